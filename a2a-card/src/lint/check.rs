@@ -1,0 +1,577 @@
+//! The checks behind each [`Rule`], over the model, with pointers in a profile's shape.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+use url::{Host, Url};
+
+use super::{Finding, Rule, is_kebab_case, is_semver};
+use crate::card::*;
+use crate::media::MediaType;
+use crate::schema::{IO_SCHEMAS_EXTENSION_URI, JSON_SCHEMA_DRAFT_2020_12, SchemaMode, check_schema_name};
+use crate::wire::{Profile, pointer_push};
+
+/// Where a model value sits in a document of one profile.
+struct Paths {
+    modern: bool,
+}
+
+impl Paths {
+    fn interface(&self, i: usize, field: &str) -> String {
+        match (self.modern, field) {
+            (true, _) => format!("/supportedInterfaces/{i}/{field}"),
+            (false, "url") if i == 0 => "/url".into(),
+            (false, "protocolBinding") if i == 0 => "/preferredTransport".into(),
+            (false, "protocolBinding") => format!("/additionalInterfaces/{i}/transport"),
+            (false, "protocolVersion") => "/protocolVersion".into(),
+            (false, _) => format!("/additionalInterfaces/{i}/{field}"),
+        }
+    }
+    fn extended_card(&self) -> &'static str {
+        if self.modern {
+            "/capabilities/extendedAgentCard"
+        } else {
+            "/supportsAuthenticatedExtendedCard"
+        }
+    }
+    fn requirement(&self, base: &str, j: usize, scheme: &str) -> String {
+        if self.modern {
+            pointer_push(&format!("{base}/securityRequirements/{j}/schemes"), scheme)
+        } else {
+            pointer_push(&format!("{base}/security/{j}"), scheme)
+        }
+    }
+    fn scheme(&self, name: &str, scheme: &SecurityScheme, field: &str) -> String {
+        let base = pointer_push("/securitySchemes", name);
+        let field = match (self.modern, field) {
+            (false, "location") => "in",
+            (_, f) => f,
+        };
+        if self.modern {
+            let wrapper = match scheme {
+                SecurityScheme::ApiKey(_) => "apiKeySecurityScheme",
+                SecurityScheme::Http(_) => "httpAuthSecurityScheme",
+                SecurityScheme::OAuth2(_) => "oauth2SecurityScheme",
+                SecurityScheme::OpenIdConnect(_) => "openIdConnectSecurityScheme",
+                SecurityScheme::MutualTls(_) => "mtlsSecurityScheme",
+            };
+            format!("{base}/{wrapper}/{field}")
+        } else {
+            format!("{base}/{field}")
+        }
+    }
+}
+
+pub(super) fn card(card: &AgentCard, profile: Profile) -> Vec<Finding> {
+    let paths = Paths {
+        modern: profile != Profile::V0_3,
+    };
+    let mut out = Vec::new();
+    identity(card, &mut out);
+    interfaces(card, &paths, &mut out);
+    capabilities(card, &paths, &mut out);
+    modes(card, &mut out);
+    skills(card, &paths, &mut out);
+    security(card, &paths, &mut out);
+    signatures(card, &mut out);
+    schemas(card, &mut out);
+    out
+}
+
+const GENERIC_NAMES: &[&str] = &[
+    "agent", "assistant", "bot", "chatbot", "helper", "my agent", "ai agent", "ai assistant",
+    "test agent", "a2a agent", "my assistant",
+];
+
+const VAGUE_PHRASES: &[&str] = &[
+    "a helpful agent", "a helpful assistant", "a helpful ai assistant", "handles code stuff",
+    "does stuff", "does things", "an agent", "an ai agent", "todo", "tbd",
+];
+
+/// Fewer words than this reads as vague.
+const MIN_DESCRIPTION_WORDS: usize = 5;
+
+fn vague(text: &str) -> bool {
+    let normalized = text.trim().trim_end_matches('.').to_lowercase();
+    normalized.split_whitespace().count() < MIN_DESCRIPTION_WORDS
+        || VAGUE_PHRASES.contains(&normalized.as_str())
+}
+
+fn identity(card: &AgentCard, out: &mut Vec<Finding>) {
+    if card.name.trim().is_empty() {
+        out.push(Finding::new(Rule::NameMissing, "/name", "the card has no name; set `name` to a human-readable name such as \"Recipe Agent\""));
+    } else if GENERIC_NAMES.contains(&card.name.trim().to_lowercase().as_str()) {
+        out.push(Finding::new(Rule::NameGeneric, "/name", format!("`{}` is too generic to tell agents apart; name what this agent does (and who provides it)", card.name)));
+    }
+    if card.description.trim().is_empty() {
+        out.push(Finding::new(Rule::DescriptionMissing, "/description", "the card has no description; say what the agent does, what it takes and what it returns"));
+    } else if vague(&card.description) {
+        out.push(Finding::new(Rule::DescriptionVague, "/description", format!("\"{}\" is too vague for an orchestrator to route on; name the inputs, outputs and specific capabilities", card.description.trim())));
+    }
+    if card.version.trim().is_empty() {
+        out.push(Finding::new(Rule::VersionMissing, "/version", "the card has no version; set `version`, e.g. \"1.0.0\""));
+    } else if !is_semver(card.version.trim()) {
+        out.push(Finding::new(Rule::VersionNotSemver, "/version", format!("`{}` is not a semantic version; use MAJOR.MINOR.PATCH such as \"1.0.0\"", card.version)));
+    }
+    if let Some(p) = &card.provider {
+        for (field, value) in [("organization", &p.organization), ("url", &p.url)] {
+            if value.trim().is_empty() {
+                out.push(Finding::new(Rule::ProviderIncomplete, format!("/provider/{field}"), format!("the provider has no `{field}`; a provider needs both `organization` and `url`")));
+            }
+        }
+        if !p.url.trim().is_empty() {
+            link(&p.url, "/provider/url", out);
+        }
+    }
+    if let Some(u) = &card.documentation_url {
+        link(u, "/documentationUrl", out);
+    }
+    if let Some(u) = &card.icon_url {
+        link(u, "/iconUrl", out);
+    }
+}
+
+/// What a URL string is.
+enum UrlKind {
+    Invalid(String),
+    Https { loopback: bool },
+    Http { loopback: bool },
+    Other(String),
+}
+
+fn classify(raw: &str) -> (UrlKind, Option<Url>) {
+    let url = match Url::parse(raw.trim()) {
+        Ok(url) => url,
+        Err(url::ParseError::RelativeUrlWithoutBase) => {
+            return (UrlKind::Invalid(format!("`{raw}` is not an absolute URL; write it with its scheme and host, e.g. https://agent.example.com/a2a")), None);
+        }
+        Err(e) => return (UrlKind::Invalid(format!("`{raw}` is not a valid URL ({e})")), None),
+    };
+    let loopback = match url.host() {
+        Some(Host::Domain(d)) => d.eq_ignore_ascii_case("localhost") || d.to_ascii_lowercase().ends_with(".localhost"),
+        Some(Host::Ipv4(ip)) => ip.is_loopback() || ip.is_unspecified(),
+        Some(Host::Ipv6(ip)) => ip.is_loopback() || ip.is_unspecified(),
+        None => false,
+    };
+    let kind = match url.scheme() {
+        "https" => UrlKind::Https { loopback },
+        "http" => UrlKind::Http { loopback },
+        other if url.host().is_none() => UrlKind::Invalid(format!("`{raw}` has no host (scheme `{other}`)")),
+        other => UrlKind::Other(other.to_owned()),
+    };
+    (kind, Some(url))
+}
+
+/// A provider, documentation or icon link.
+fn link(raw: &str, pointer: &str, out: &mut Vec<Finding>) {
+    match classify(raw).0 {
+        UrlKind::Invalid(m) => out.push(Finding::new(Rule::UrlInvalid, pointer, m)),
+        UrlKind::Http { loopback: false } | UrlKind::Other(_) => out.push(Finding::new(Rule::LinkInsecure, pointer, format!("`{raw}` is not https; serve it over https"))),
+        _ => {}
+    }
+}
+
+/// An authentication URL (OAuth, OpenID Connect): https is required.
+fn auth_url(raw: &str, pointer: String, out: &mut Vec<Finding>) {
+    match classify(raw).0 {
+        UrlKind::Invalid(m) => out.push(Finding::new(Rule::UrlInvalid, pointer, m)),
+        UrlKind::Http { loopback: false } | UrlKind::Other(_) => out.push(Finding::new(Rule::UrlInsecure, pointer, format!("`{raw}` must use https: OAuth 2.0 and OpenID Connect require TLS"))),
+        _ => {}
+    }
+}
+
+const CORE_BINDINGS: [&str; 3] = [AgentInterface::JSONRPC, AgentInterface::GRPC, AgentInterface::HTTP_JSON];
+
+fn interfaces(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
+    if card.interfaces.is_empty() {
+        let pointer = if paths.modern { "/supportedInterfaces" } else { "/url" };
+        out.push(Finding::new(Rule::InterfaceMissing, pointer, "the card does not say where to reach the agent; add an interface with its URL, protocol binding and version (0.3: `url`)"));
+    }
+    for (i, iface) in card.interfaces.iter().enumerate() {
+        let at = |field| paths.interface(i, field);
+        endpoint_url(iface, at("url"), out);
+        let binding = iface.protocol_binding.trim();
+        if binding.is_empty() {
+            out.push(Finding::new(Rule::InterfaceBindingMissing, at("protocolBinding"), "the interface has no protocol binding; use JSONRPC, GRPC or HTTP+JSON"));
+        } else if !CORE_BINDINGS.contains(&binding) {
+            let hint = CORE_BINDINGS.iter().find(|b| b.eq_ignore_ascii_case(binding) || b.replace('+', "").eq_ignore_ascii_case(&binding.replace(['+', '_', '-', '/'], "")));
+            let message = match hint {
+                Some(b) => format!("`{binding}` is not a core binding; did you mean `{b}`?"),
+                None => format!("`{binding}` is not a core binding (JSONRPC, GRPC, HTTP+JSON); make sure clients know it"),
+            };
+            out.push(Finding::new(Rule::InterfaceBindingUnknown, at("protocolBinding"), message));
+        }
+        match iface.protocol_version.as_deref().map(str::trim) {
+            None | Some("") => out.push(Finding::new(Rule::ProtocolVersionMissing, at("protocolVersion"), "the interface does not say which A2A version it speaks; set protocolVersion to \"1.0\" or \"0.3\"")),
+            Some(v) if !v.starts_with("0.") && v.split('.').count() != 2 => out.push(Finding::new(
+                Rule::ProtocolVersionFormat,
+                at("protocolVersion"),
+                format!("`{v}` is not `major.minor`; write \"{}\"", v.split('.').take(2).collect::<Vec<_>>().join(".")),
+            )),
+            _ => {}
+        }
+    }
+}
+
+fn endpoint_url(iface: &AgentInterface, pointer: String, out: &mut Vec<Finding>) {
+    let raw = iface.url.as_str();
+    if raw.trim().is_empty() {
+        out.push(Finding::new(Rule::UrlInvalid, pointer, "the interface URL is empty; set it to the endpoint where requests go"));
+        return;
+    }
+    let (kind, url) = classify(raw);
+    match kind {
+        UrlKind::Invalid(m) => return out.push(Finding::new(Rule::UrlInvalid, pointer, m)),
+        UrlKind::Http { loopback: false } => out.push(Finding::new(Rule::UrlInsecure, pointer.clone(), format!("`{raw}` uses plain http; endpoints must use https (http is only acceptable on loopback)"))),
+        UrlKind::Other(s) if iface.protocol_binding != AgentInterface::GRPC => out.push(Finding::new(Rule::UrlInsecure, pointer.clone(), format!("`{raw}` uses the `{s}` scheme; endpoints must use https"))),
+        UrlKind::Http { loopback: true } | UrlKind::Https { loopback: true } => out.push(Finding::new(Rule::UrlLocalhost, pointer.clone(), format!("`{raw}` is a hard-coded loopback address that clients elsewhere cannot reach; take the public URL from the environment in production"))),
+        _ => {}
+    }
+    if let Some(url) = url {
+        let path = url.path().to_ascii_lowercase();
+        if path.contains("/.well-known/") || path.ends_with("agent-card.json") || path.ends_with("/agent.json") {
+            out.push(Finding::new(Rule::UrlIsCardPath, pointer, format!("`{raw}` points at the agent card; the URL must be the endpoint where requests go (e.g. {}://{}/a2a)", url.scheme(), url.host_str().unwrap_or("agent.example.com"))));
+        }
+    }
+}
+
+fn capabilities(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
+    let c = &card.capabilities;
+    for (name, value) in [("streaming", c.streaming), ("pushNotifications", c.push_notifications)] {
+        if value.is_none() {
+            out.push(Finding::new(Rule::CapabilityUndeclared, format!("/capabilities/{name}"), format!("`capabilities.{name}` is not declared; set it to true or false so clients need not guess (only true if the agent really supports it)")));
+        }
+    }
+    if c.extended_agent_card == Some(true) && card.security_schemes.is_empty() {
+        out.push(Finding::new(Rule::ExtendedCardWithoutAuth, paths.extended_card(), "an extended card is served to authenticated callers, but the card declares no security scheme; declare how callers authenticate or drop the claim"));
+    }
+    for (i, ext) in c.extensions.iter().enumerate() {
+        if ext.uri.trim().is_empty() {
+            out.push(Finding::new(Rule::ExtensionUriMissing, format!("/capabilities/extensions/{i}/uri"), "the extension has no `uri`; set the URI that identifies it"));
+        }
+    }
+}
+
+/// 0.2-era mode names and the media types to use instead.
+fn mode_hint(mode: &str) -> &'static str {
+    match mode.trim().to_ascii_lowercase().as_str() {
+        "text" => "; use `text/plain`",
+        "data" | "json" => "; use `application/json`",
+        "file" => "; name the file's media type, e.g. `application/pdf` or `application/octet-stream`",
+        "image" => "; name the image type, e.g. `image/png`",
+        "audio" => "; name the audio type, e.g. `audio/mpeg`",
+        "video" => "; name the video type, e.g. `video/mp4`",
+        _ => "",
+    }
+}
+
+fn check_modes(modes: &[String], pointer: &str, out: &mut Vec<Finding>) {
+    for (i, mode) in modes.iter().enumerate() {
+        if let Err(e) = MediaType::parse(mode) {
+            out.push(Finding::new(Rule::ModeInvalid, format!("{pointer}/{i}"), format!("`{mode}` is not a media type: {e}{}", mode_hint(mode))));
+        }
+    }
+}
+
+fn modes(card: &AgentCard, out: &mut Vec<Finding>) {
+    for (field, modes) in [("defaultInputModes", &card.default_input_modes), ("defaultOutputModes", &card.default_output_modes)] {
+        if modes.is_empty() {
+            out.push(Finding::new(Rule::DefaultModesMissing, format!("/{field}"), format!("`{field}` is empty; list the media types the agent takes by default, e.g. [\"text/plain\"]")));
+        }
+        check_modes(modes, &format!("/{field}"), out);
+    }
+}
+
+fn skills(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
+    if card.skills.is_empty() {
+        out.push(Finding::new(Rule::SkillsEmpty, "/skills", "the card has no skills, so nobody can discover what it does; add at least one"));
+    }
+    let mut first_seen: HashMap<&str, usize> = HashMap::new();
+    for (i, skill) in card.skills.iter().enumerate() {
+        let at = |field: &str| format!("/skills/{i}/{field}");
+        let id = skill.id.trim();
+        if id.is_empty() {
+            out.push(Finding::new(Rule::SkillIdMissing, at("id"), "the skill has no id; set a unique kebab-case id such as \"code-review\""));
+        } else {
+            if let Some(first) = first_seen.get(id) {
+                out.push(Finding::new(Rule::SkillIdDuplicate, at("id"), format!("skill id `{id}` is already used by /skills/{first}; give each skill its own id")));
+            } else {
+                first_seen.insert(id, i);
+            }
+            if !is_kebab_case(id) {
+                out.push(Finding::new(Rule::SkillIdNotKebabCase, at("id"), format!("skill id `{id}` is not kebab-case; use `{}`", to_kebab_case(id))));
+            }
+        }
+        if skill.name.trim().is_empty() {
+            out.push(Finding::new(Rule::SkillNameMissing, at("name"), "the skill has no name; set a human-readable name such as \"Code Review\""));
+        }
+        if skill.description.trim().is_empty() {
+            out.push(Finding::new(Rule::SkillDescriptionMissing, at("description"), "the skill has no description; say what it takes and what it returns"));
+        } else if vague(&skill.description) {
+            out.push(Finding::new(Rule::SkillDescriptionVague, at("description"), format!("\"{}\" is too vague to route on; say what the skill takes and returns", skill.description.trim())));
+        }
+        if skill.examples.is_empty() {
+            out.push(Finding::new(Rule::SkillExamplesMissing, format!("/skills/{i}"), "the skill has no examples; add 2-3 sample prompts or payloads so clients and LLMs know what to send"));
+        }
+        if skill.tags.is_empty() {
+            out.push(Finding::new(Rule::SkillTagsMissing, format!("/skills/{i}"), "the skill has no tags; add a few lowercase keywords for discovery"));
+        }
+        for (t, tag) in skill.tags.iter().enumerate() {
+            if tag.chars().any(char::is_uppercase) {
+                out.push(Finding::new(Rule::SkillTagNotLowercase, format!("/skills/{i}/tags/{t}"), format!("tag `{tag}` is not lowercase; use `{}`", tag.to_lowercase())));
+            }
+        }
+        check_modes(&skill.input_modes, &at("inputModes"), out);
+        check_modes(&skill.output_modes, &at("outputModes"), out);
+        let takes_schema = card.input_modes_of(skill).iter().any(|m| SchemaMode::parse(m).is_some());
+        let takes_text = card.input_modes_of(skill).iter().any(|m| MediaType::parse(m).is_ok_and(|t| t.essence() == "text/plain"));
+        if takes_schema && !takes_text {
+            out.push(Finding::new(Rule::SchemaTextFallback, at("inputModes"), "the skill takes structured input only; also accept `text/plain` so clients that cannot fill the schema can still talk to it"));
+        }
+        requirements(card, &skill.security_requirements, &format!("/skills/{i}"), paths, out);
+    }
+}
+
+/// The kebab-case form of an id, for the fix suggestion.
+pub(crate) fn to_kebab_case(s: &str) -> String {
+    let mut out = String::new();
+    let mut prev_lower = false;
+    for c in s.chars() {
+        if c.is_alphanumeric() {
+            if c.is_uppercase() && prev_lower && !out.ends_with('-') {
+                out.push('-');
+            }
+            out.extend(c.to_lowercase());
+            prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        } else {
+            if !out.is_empty() && !out.ends_with('-') {
+                out.push('-');
+            }
+            prev_lower = false;
+        }
+    }
+    out.trim_end_matches('-').to_owned()
+}
+
+fn requirements(card: &AgentCard, reqs: &[SecurityRequirement], base: &str, paths: &Paths, out: &mut Vec<Finding>) {
+    for (j, req) in reqs.iter().enumerate() {
+        for name in req.schemes.keys() {
+            if !card.security_schemes.contains_key(name) {
+                let declared: Vec<_> = card.security_schemes.keys().map(String::as_str).collect();
+                let known = if declared.is_empty() { "none are declared".to_owned() } else { format!("declared: {}", declared.join(", ")) };
+                out.push(Finding::new(Rule::SecuritySchemeUndeclared, paths.requirement(base, j, name), format!("security scheme `{name}` is not declared in `securitySchemes` ({known}); declare it or fix the name")));
+            }
+        }
+    }
+}
+
+fn security(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
+    requirements(card, &card.security_requirements, "", paths, out);
+    for (name, scheme) in &card.security_schemes {
+        let at = |field: &str| paths.scheme(name, scheme, field);
+        let mut incomplete = |field: &str, what: &str| {
+            out.push(Finding::new(Rule::SecuritySchemeIncomplete, at(field), format!("security scheme `{name}` {what}")));
+        };
+        match scheme {
+            SecurityScheme::ApiKey(k) => {
+                if k.name.trim().is_empty() {
+                    incomplete("name", "has no `name`; set the header, query parameter or cookie that carries the key");
+                }
+                if ApiKeyLocation::parse(&k.location).is_none() {
+                    incomplete("location", &format!("has location `{}`; use `header`, `query` or `cookie`", k.location));
+                }
+            }
+            SecurityScheme::Http(h) => {
+                if h.scheme.trim().is_empty() {
+                    incomplete("scheme", "has no HTTP `scheme`; set e.g. `bearer` or `basic`");
+                }
+            }
+            SecurityScheme::OpenIdConnect(o) => {
+                if o.open_id_connect_url.trim().is_empty() {
+                    incomplete("openIdConnectUrl", "has no `openIdConnectUrl`; set the provider's discovery URL");
+                } else {
+                    auth_url(&o.open_id_connect_url, at("openIdConnectUrl"), out);
+                }
+            }
+            SecurityScheme::OAuth2(o) => oauth2(name, o, &at, out),
+            SecurityScheme::MutualTls(_) => {}
+        }
+    }
+}
+
+fn oauth2(name: &str, o: &OAuth2Scheme, at: &dyn Fn(&str) -> String, out: &mut Vec<Finding>) {
+    let count = o.flows.iter().count();
+    if count != 1 {
+        out.push(Finding::new(Rule::OAuthFlowCount, at("flows"), format!("OAuth 2.0 scheme `{name}` has {count} flows; A2A 1.0 allows exactly one (declare another scheme for each further flow)")));
+    }
+    if let Some(u) = &o.oauth2_metadata_url {
+        auth_url(u, at("oauth2MetadataUrl"), out);
+    }
+    for flow in o.flows.iter() {
+        let kind = flow.kind.wire_name();
+        let fp = |field: &str| format!("{}/{kind}/{field}", at("flows"));
+        if flow.kind.is_deprecated() {
+            out.push(Finding::new(Rule::OAuthFlowDeprecated, format!("{}/{kind}", at("flows")), format!("the `{kind}` flow is deprecated; use authorizationCode with PKCE, or deviceCode")));
+        }
+        let needed: &[(&str, &Option<String>)] = match flow.kind {
+            OAuthFlowKind::AuthorizationCode => &[("authorizationUrl", &flow.authorization_url), ("tokenUrl", &flow.token_url)],
+            OAuthFlowKind::ClientCredentials | OAuthFlowKind::Password => &[("tokenUrl", &flow.token_url)],
+            OAuthFlowKind::DeviceCode => &[("deviceAuthorizationUrl", &flow.device_authorization_url), ("tokenUrl", &flow.token_url)],
+            OAuthFlowKind::Implicit => &[("authorizationUrl", &flow.authorization_url)],
+        };
+        for (field, value) in needed {
+            match value.as_deref().map(str::trim) {
+                None | Some("") => out.push(Finding::new(Rule::SecuritySchemeIncomplete, fp(field), format!("the `{kind}` flow of `{name}` has no `{field}`; set it"))),
+                Some(u) => auth_url(u, fp(field), out),
+            }
+        }
+        if let Some(u) = &flow.refresh_url {
+            auth_url(u, fp("refreshUrl"), out);
+        }
+        if flow.kind == OAuthFlowKind::AuthorizationCode && flow.pkce_required != Some(true) {
+            out.push(Finding::new(Rule::OAuthPkceMissing, fp("pkceRequired"), format!("the authorization code flow of `{name}` does not require PKCE; set `pkceRequired: true`")));
+        }
+    }
+}
+
+fn is_base64url(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+fn signatures(card: &AgentCard, out: &mut Vec<Finding>) {
+    for (i, sig) in card.signatures.iter().enumerate() {
+        for (field, value) in [("protected", &sig.protected), ("signature", &sig.signature)] {
+            if !is_base64url(value) {
+                out.push(Finding::new(Rule::SignatureMalformed, format!("/signatures/{i}/{field}"), format!("`{field}` must be a non-empty base64url string without padding")));
+            }
+        }
+    }
+}
+
+fn schemas(card: &AgentCard, out: &mut Vec<Finding>) {
+    let mut used: Vec<(String, String)> = Vec::new(); // (name, pointer)
+    let mut collect = |modes: &[String], pointer: String| {
+        for (i, mode) in modes.iter().enumerate() {
+            if let Some(m) = SchemaMode::parse(mode) {
+                used.push((m.name().to_owned(), format!("{pointer}/{i}")));
+            }
+        }
+    };
+    collect(&card.default_input_modes, "/defaultInputModes".into());
+    collect(&card.default_output_modes, "/defaultOutputModes".into());
+    for (i, s) in card.skills.iter().enumerate() {
+        collect(&s.input_modes, format!("/skills/{i}/inputModes"));
+        collect(&s.output_modes, format!("/skills/{i}/outputModes"));
+    }
+    for (name, pointer) in &used {
+        if !card.schemas.contains_key(name) {
+            let declared: Vec<_> = card.schemas.keys().map(String::as_str).collect();
+            let known = if declared.is_empty() { "the card declares no `schemas`".to_owned() } else { format!("declared: {}", declared.join(", ")) };
+            out.push(Finding::new(Rule::SchemaUndeclared, pointer.clone(), format!("mode names schema `{name}`, which is not declared ({known}); add it to the card's `schemas` or fix the name")));
+        }
+    }
+    let uses_extension = !used.is_empty() || !card.schemas.is_empty();
+    if uses_extension && card.capabilities.extension(IO_SCHEMAS_EXTENSION_URI).is_none() {
+        out.push(Finding::new(Rule::SchemaExtensionMissing, "/capabilities/extensions", format!("the card uses named schemas but does not declare the input/output schemas extension; add {{\"uri\": \"{IO_SCHEMAS_EXTENSION_URI}\"}} to `capabilities.extensions`")));
+    }
+    for (name, schema) in &card.schemas {
+        let pointer = pointer_push("/schemas", name);
+        if let Err(m) = check_schema_name(name) {
+            out.push(Finding::new(Rule::SchemaNameInvalid, pointer.clone(), m));
+        }
+        if let Some(problem) = schema_problem(schema) {
+            out.push(Finding::new(Rule::SchemaInvalid, pointer.clone(), format!("schema `{name}` {problem}")));
+        }
+        if !used.iter().any(|(n, _)| n == name) {
+            out.push(Finding::new(Rule::SchemaUnused, pointer, format!("schema `{name}` is used by no mode; reference it as `{}` in a skill's modes, or remove it", SchemaMode::new(name.clone()).map(|m| m.to_string()).unwrap_or_default())));
+        }
+    }
+}
+
+/// Why a named schema is not a valid, self-contained draft 2020-12 schema.
+pub(crate) fn schema_problem(schema: &Value) -> Option<String> {
+    if !schema.is_object() && !schema.is_boolean() {
+        return Some("must be a JSON object (or a boolean schema)".to_owned());
+    }
+    if let Some(dialect) = schema.get("$schema") {
+        let ok = dialect.as_str().is_some_and(|d| d.trim_end_matches('#') == JSON_SCHEMA_DRAFT_2020_12);
+        if !ok {
+            return Some(format!("declares `$schema: {dialect}`; named schemas are JSON Schema draft 2020-12 (`{JSON_SCHEMA_DRAFT_2020_12}`)"));
+        }
+    }
+    if let Err(e) = jsonschema::draft202012::meta::validate(schema) {
+        let at = e.instance_path().to_string();
+        let at = if at.is_empty() { String::new() } else { format!(" at {at}") };
+        return Some(format!("is not a valid draft 2020-12 schema{at}: {e}"));
+    }
+    if let Err(e) = jsonschema::draft202012::new(schema) {
+        return Some(format!("cannot be compiled (a schema must be self-contained, with its own `$defs`): {e}"));
+    }
+    None
+}
+
+/// Unknown fields anywhere in the card, with pointers in `profile`'s shape.
+pub(super) fn unknown_fields(card: &AgentCard, profile: Profile) -> Vec<Finding> {
+    let paths = Paths {
+        modern: profile != Profile::V0_3,
+    };
+    let mut out = Vec::new();
+    let mut report = |base: String, extra: &Extra| {
+        for key in extra.keys() {
+            out.push(Finding::new(Rule::UnknownField, pointer_push(&base, key), format!("`{key}` is not an Agent Card field of A2A 0.3 or 1.0; strict clients reject unknown fields, so remove it or check its spelling")));
+        }
+    };
+    report(String::new(), &card.extra);
+    if let Some(p) = &card.provider {
+        report("/provider".into(), &p.extra);
+    }
+    for (i, iface) in card.interfaces.iter().enumerate() {
+        let base = if paths.modern { format!("/supportedInterfaces/{i}") } else if i == 0 { String::new() } else { format!("/additionalInterfaces/{i}") };
+        if !base.is_empty() {
+            report(base, &iface.extra);
+        }
+    }
+    report("/capabilities".into(), &card.capabilities.extra);
+    for (i, e) in card.capabilities.extensions.iter().enumerate() {
+        report(format!("/capabilities/extensions/{i}"), &e.extra);
+    }
+    for (i, s) in card.skills.iter().enumerate() {
+        report(format!("/skills/{i}"), &s.extra);
+    }
+    for (name, scheme) in &card.security_schemes {
+        let extra = match scheme {
+            SecurityScheme::ApiKey(s) => &s.extra,
+            SecurityScheme::Http(s) => &s.extra,
+            SecurityScheme::OAuth2(s) => &s.extra,
+            SecurityScheme::OpenIdConnect(s) => &s.extra,
+            SecurityScheme::MutualTls(s) => &s.extra,
+        };
+        let field = paths.scheme(name, scheme, "x");
+        report(field.trim_end_matches("/x").to_owned(), extra);
+    }
+    for (i, s) in card.signatures.iter().enumerate() {
+        report(format!("/signatures/{i}"), &s.extra);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kebab_suggestions() {
+        assert_eq!(to_kebab_case("currency_conversion"), "currency-conversion");
+        assert_eq!(to_kebab_case("CodeReview"), "code-review");
+        assert_eq!(to_kebab_case("Route  Planner2"), "route-planner2");
+    }
+
+    #[test]
+    fn schema_problems_are_named() {
+        assert!(schema_problem(&serde_json::json!({"type": "object"})).is_none());
+        assert!(schema_problem(&serde_json::json!({"type": 12})).unwrap().contains("not a valid"));
+        assert!(schema_problem(&serde_json::json!({"$ref": "https://elsewhere.example.com/s.json"})).unwrap().contains("self-contained"));
+        assert!(schema_problem(&serde_json::json!({"$schema": "http://json-schema.org/draft-07/schema#"})).unwrap().contains("2020-12"));
+        assert!(schema_problem(&serde_json::json!("x")).is_some());
+    }
+}

@@ -1,0 +1,193 @@
+//! Every rule of the card, in one table: its stable code, its severity and what it asks.
+//!
+//! Sources: the A2A 1.0 and 0.3 specifications and their JSON schemas, the Agent Card schema
+//! reference's *Validation Rules* and *Best Practices*, the field reference's *Common mistakes*,
+//! and the input/output schemas extension.
+
+use std::fmt;
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// A best practice is not followed; the card still works.
+    Warning,
+    /// The card breaks a rule of the protocol or of the extension; clients may fail on it.
+    Error,
+}
+
+impl Severity {
+    /// `"error"` or `"warning"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+macro_rules! rules {
+    ($( $(#[doc = $doc:literal])* $variant:ident = $code:literal, $severity:ident; )*) => {
+        /// A rule of the card. [`code`](Rule::code) is stable and safe to match on in tools.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Rule {
+            $( $(#[doc = $doc])* $variant, )*
+        }
+
+        impl Rule {
+            /// Every rule, in table order.
+            pub const ALL: &'static [Rule] = &[$(Rule::$variant),*];
+
+            /// The stable kebab-case code.
+            pub const fn code(self) -> &'static str {
+                match self { $(Rule::$variant => $code,)* }
+            }
+
+            /// How bad breaking it is.
+            pub const fn severity(self) -> Severity {
+                match self { $(Rule::$variant => Severity::$severity,)* }
+            }
+
+            /// What the rule asks, in one line.
+            pub fn summary(self) -> &'static str {
+                match self { $(Rule::$variant => concat!($($doc),*).trim_ascii(),)* }
+            }
+
+            /// The rule with this code.
+            pub fn from_code(code: &str) -> Option<Rule> {
+                Rule::ALL.iter().copied().find(|r| r.code() == code)
+            }
+        }
+    };
+}
+
+rules! {
+    /// A value has the wrong JSON type (e.g. a number where a string belongs).
+    WrongType = "wrong-type", Error;
+    /// A field this crate does not know; strict consumers such as the 1.0 JSON schema reject it.
+    UnknownField = "unknown-field", Warning;
+
+    /// `name` must be a non-empty string.
+    NameMissing = "name-missing", Error;
+    /// Avoid generic names like "Agent" or "Assistant"; orchestrators must tell agents apart.
+    NameGeneric = "name-generic", Warning;
+    /// `description` must be a non-empty string.
+    DescriptionMissing = "description-missing", Error;
+    /// Say what the agent does (inputs, outputs, languages); a few vague words do not route.
+    DescriptionVague = "description-vague", Warning;
+    /// `version` must be a non-empty string.
+    VersionMissing = "version-missing", Error;
+    /// Use semantic versioning for `version` so clients know when to re-fetch.
+    VersionNotSemver = "version-not-semver", Warning;
+    /// A provider needs both `organization` and `url`.
+    ProviderIncomplete = "provider-incomplete", Error;
+
+    /// The card must say where to reach the agent (1.0 `supportedInterfaces`, 0.3 `url`).
+    InterfaceMissing = "interface-missing", Error;
+    /// Each interface needs a protocol binding (`JSONRPC`, `GRPC`, `HTTP+JSON`).
+    InterfaceBindingMissing = "interface-binding-missing", Error;
+    /// The protocol binding is not one of the core bindings; check the spelling.
+    InterfaceBindingUnknown = "interface-binding-unknown", Warning;
+    /// Each interface should say which A2A version it speaks (`"1.0"`, `"0.3"`).
+    ProtocolVersionMissing = "protocol-version-missing", Warning;
+    /// Protocol versions are `major.minor` (`"1.0"`), without a patch number (A2A 1.0 §3.6).
+    ProtocolVersionFormat = "protocol-version-format", Warning;
+    /// A URL must be absolute and parse.
+    UrlInvalid = "url-invalid", Error;
+    /// Endpoint and authentication URLs must use https (plain http only for loopback).
+    UrlInsecure = "url-insecure", Error;
+    /// Provider, documentation and icon links should use https.
+    LinkInsecure = "link-insecure", Warning;
+    /// A hard-coded localhost URL breaks in production; take it from the environment.
+    UrlLocalhost = "url-localhost", Warning;
+    /// The endpoint URL points at the card itself; it must be where requests go.
+    UrlIsCardPath = "url-is-card-path", Error;
+
+    /// Declare `capabilities.streaming` and `capabilities.pushNotifications` explicitly.
+    CapabilityUndeclared = "capability-undeclared", Warning;
+    /// An extended card is for authenticated callers, but the card declares no security scheme.
+    ExtendedCardWithoutAuth = "extended-card-without-auth", Warning;
+    /// Each extension needs a `uri`.
+    ExtensionUriMissing = "extension-uri-missing", Error;
+
+    /// `defaultInputModes` and `defaultOutputModes` must be non-empty.
+    DefaultModesMissing = "default-modes-missing", Error;
+    /// A mode must be a media type (`text/plain`, not `text`).
+    ModeInvalid = "mode-invalid", Error;
+
+    /// A card needs at least one skill.
+    SkillsEmpty = "skills-empty", Error;
+    /// Each skill needs a non-empty `id`.
+    SkillIdMissing = "skill-id-missing", Error;
+    /// Skill ids must be unique.
+    SkillIdDuplicate = "skill-id-duplicate", Error;
+    /// Skill ids should be kebab-case (`code-review`, not `CodeReview` or `code_review`).
+    SkillIdNotKebabCase = "skill-id-not-kebab-case", Warning;
+    /// Each skill needs a non-empty `name`.
+    SkillNameMissing = "skill-name-missing", Error;
+    /// Each skill needs a non-empty `description`.
+    SkillDescriptionMissing = "skill-description-missing", Error;
+    /// Say what the skill takes and returns; orchestrators route on it.
+    SkillDescriptionVague = "skill-description-vague", Warning;
+    /// Give each skill examples (2-3) so clients and LLMs know what to send.
+    SkillExamplesMissing = "skill-examples-missing", Warning;
+    /// Give each skill tags for discovery.
+    SkillTagsMissing = "skill-tags-missing", Warning;
+    /// Tags should be lowercase keywords.
+    SkillTagNotLowercase = "skill-tag-not-lowercase", Warning;
+
+    /// A security requirement names a scheme that `securitySchemes` does not declare.
+    SecuritySchemeUndeclared = "security-scheme-undeclared", Error;
+    /// A security scheme lacks a field it needs (API key name/location, HTTP scheme, OIDC URL, flow URLs).
+    SecuritySchemeIncomplete = "security-scheme-incomplete", Error;
+    /// An OAuth 2.0 scheme must have exactly one flow in A2A 1.0.
+    OAuthFlowCount = "oauth-flow-count", Error;
+    /// The implicit and password flows are deprecated; use authorization code with PKCE or device code.
+    OAuthFlowDeprecated = "oauth-flow-deprecated", Warning;
+    /// Set `pkceRequired: true` on the authorization code flow.
+    OAuthPkceMissing = "oauth-pkce-missing", Warning;
+
+    /// A signature needs base64url `protected` and `signature` values.
+    SignatureMalformed = "signature-malformed", Error;
+
+    /// A schema mode names a schema the card's `schemas` does not declare.
+    SchemaUndeclared = "schema-undeclared", Error;
+    /// Schemas are used but the input/output schemas extension is not in `capabilities.extensions`.
+    SchemaExtensionMissing = "schema-extension-missing", Error;
+    /// A declared schema is not a valid, self-contained JSON Schema (draft 2020-12).
+    SchemaInvalid = "schema-invalid", Error;
+    /// A schema name must be usable unquoted in a media type parameter (letters, digits, `-_.`).
+    SchemaNameInvalid = "schema-name-invalid", Error;
+    /// A declared schema is used by no mode.
+    SchemaUnused = "schema-unused", Warning;
+    /// A skill that takes a schema input should also take `text/plain` (the extension highly recommends it).
+    SchemaTextFallback = "schema-text-fallback", Warning;
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_kebab_case_and_documented() {
+        let mut seen = std::collections::HashSet::new();
+        for rule in Rule::ALL {
+            assert!(seen.insert(rule.code()), "duplicate code {}", rule.code());
+            assert!(crate::lint::is_kebab_case(rule.code()), "{}", rule.code());
+            assert!(!rule.summary().is_empty());
+            assert_eq!(Rule::from_code(rule.code()), Some(*rule));
+        }
+    }
+}

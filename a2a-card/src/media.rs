@@ -1,0 +1,226 @@
+//! Media types (RFC 6838 / RFC 9110 section 8.3.1), as used in input and output modes.
+
+use std::fmt;
+
+/// A parsed media type: `type/subtype` with parameters.
+///
+/// Parsing is lenient where the RFCs allow it (case of type, subtype and parameter names,
+/// white space around `;` and `=`, quoted parameter values) and strict where they do not
+/// (token characters, a `/` between two non-empty tokens). [`Display`](fmt::Display) prints the
+/// canonical form: lowercase type, subtype and parameter names, no spaces, values quoted only
+/// when they must be.
+///
+/// ```
+/// use a2a_card::MediaType;
+/// let m = MediaType::parse(r#"Application/JSON ; schema="fightComparison""#).unwrap();
+/// assert_eq!(m.essence(), "application/json");
+/// assert_eq!(m.param("schema"), Some("fightComparison"));
+/// assert_eq!(m.to_string(), "application/json;schema=fightComparison");
+/// assert!(MediaType::parse("text").is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MediaType {
+    type_: String,
+    subtype: String,
+    params: Vec<(String, String)>,
+}
+
+/// Why a string is not a media type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MediaTypeError {
+    /// No `/` between type and subtype (e.g. `text`, a 0.2-era mode name).
+    MissingSlash,
+    /// The type or subtype is empty or has a character outside RFC 9110 `tchar`.
+    BadToken(String),
+    /// A parameter is not `name=value`.
+    BadParameter(String),
+}
+
+impl fmt::Display for MediaTypeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MediaTypeError::MissingSlash => {
+                f.write_str("a media type needs a type and a subtype separated by `/`")
+            }
+            MediaTypeError::BadToken(t) => write!(
+                f,
+                "`{t}` is not a valid type or subtype (letters, digits and !#$&-^_.+ only)"
+            ),
+            MediaTypeError::BadParameter(p) => write!(f, "parameter `{p}` is not `name=value`"),
+        }
+    }
+}
+
+impl std::error::Error for MediaTypeError {}
+
+/// RFC 9110 `tchar`.
+pub(crate) fn is_tchar(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
+}
+
+/// Whether `s` is a non-empty RFC 9110 token.
+pub(crate) fn is_token(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(is_tchar)
+}
+
+impl MediaType {
+    /// Parses a media type such as `application/json;schema=fightComparison`.
+    pub fn parse(input: &str) -> Result<MediaType, MediaTypeError> {
+        let mut pieces = split_params(input).into_iter();
+        let essence = pieces.next().unwrap_or_default();
+        let (type_, subtype) = essence
+            .split_once('/')
+            .ok_or(MediaTypeError::MissingSlash)?;
+        let (type_, subtype) = (type_.trim(), subtype.trim());
+        for token in [type_, subtype] {
+            if !is_token(token) {
+                return Err(MediaTypeError::BadToken(token.to_owned()));
+            }
+        }
+        let mut params = Vec::new();
+        for piece in pieces {
+            let piece = piece.trim();
+            if piece.is_empty() {
+                continue; // `text/plain;` is tolerated
+            }
+            let (name, value) = piece
+                .split_once('=')
+                .ok_or_else(|| MediaTypeError::BadParameter(piece.to_owned()))?;
+            let (name, value) = (name.trim(), value.trim());
+            let value = match value.strip_prefix('"') {
+                Some(quoted) => unquote(quoted).ok_or_else(|| MediaTypeError::BadParameter(piece.to_owned()))?,
+                None if is_token(value) => value.to_owned(),
+                None => return Err(MediaTypeError::BadParameter(piece.to_owned())),
+            };
+            if !is_token(name) {
+                return Err(MediaTypeError::BadParameter(piece.to_owned()));
+            }
+            params.push((name.to_ascii_lowercase(), value));
+        }
+        Ok(MediaType {
+            type_: type_.to_ascii_lowercase(),
+            subtype: subtype.to_ascii_lowercase(),
+            params,
+        })
+    }
+
+    /// The top-level type, lowercase (`application`).
+    pub fn type_(&self) -> &str {
+        &self.type_
+    }
+
+    /// The subtype, lowercase (`json`).
+    pub fn subtype(&self) -> &str {
+        &self.subtype
+    }
+
+    /// `type/subtype` without parameters, lowercase.
+    pub fn essence(&self) -> String {
+        format!("{}/{}", self.type_, self.subtype)
+    }
+
+    /// The value of the first parameter named `name` (case-insensitive).
+    pub fn param(&self, name: &str) -> Option<&str> {
+        self.params
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// All parameters, names lowercase, in order.
+    pub fn params(&self) -> &[(String, String)] {
+        &self.params
+    }
+}
+
+impl fmt::Display for MediaType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.type_, self.subtype)?;
+        for (name, value) in &self.params {
+            write!(f, ";{name}=")?;
+            write_param_value(f, value)?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes a parameter value, quoting it when it is not a token.
+pub(crate) fn write_param_value(f: &mut impl fmt::Write, value: &str) -> fmt::Result {
+    if is_token(value) {
+        f.write_str(value)
+    } else {
+        f.write_char('"')?;
+        for c in value.chars() {
+            if c == '"' || c == '\\' {
+                f.write_char('\\')?;
+            }
+            f.write_char(c)?;
+        }
+        f.write_char('"')
+    }
+}
+
+/// Splits at `;` outside quoted strings.
+fn split_params(input: &str) -> Vec<&str> {
+    let mut pieces = Vec::new();
+    let (mut start, mut quoted, mut escaped) = (0, false, false);
+    for (i, c) in input.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => quoted = !quoted,
+            ';' if !quoted => {
+                pieces.push(&input[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    pieces.push(&input[start..]);
+    pieces
+}
+
+/// The content of a quoted-string whose opening quote has been removed; `None` when the closing
+/// quote is missing or followed by anything.
+fn unquote(rest: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = rest.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.push(chars.next()?),
+            '"' => return chars.as_str().trim().is_empty().then_some(out),
+            c => out.push(c),
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_canonicalises() {
+        let m = MediaType::parse(" TEXT/Plain ; Charset=UTF-8 ").unwrap();
+        assert_eq!(m.to_string(), "text/plain;charset=UTF-8");
+        let q = MediaType::parse(r#"application/json;schema="a b\"c""#).unwrap();
+        assert_eq!(q.param("SCHEMA"), Some("a b\"c"));
+        assert_eq!(q.to_string(), r#"application/json;schema="a b\"c""#);
+        assert_eq!(
+            MediaType::parse(r#"a/b;x="1;2""#).unwrap().param("x"),
+            Some("1;2")
+        );
+    }
+
+    #[test]
+    fn rejects_what_is_not_a_media_type() {
+        assert_eq!(MediaType::parse("text"), Err(MediaTypeError::MissingSlash));
+        assert!(matches!(MediaType::parse("text/"), Err(MediaTypeError::BadToken(_))));
+        assert!(matches!(MediaType::parse("te xt/plain"), Err(MediaTypeError::BadToken(_))));
+        assert!(matches!(MediaType::parse("a/b;c"), Err(MediaTypeError::BadParameter(_))));
+        assert!(matches!(MediaType::parse(r#"a/b;c="x"y"#), Err(MediaTypeError::BadParameter(_))));
+        assert!(matches!(MediaType::parse(r#"a/b;c="x"#), Err(MediaTypeError::BadParameter(_))));
+        assert!(matches!(MediaType::parse("a/b;c=x y"), Err(MediaTypeError::BadParameter(_))));
+    }
+}
