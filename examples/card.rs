@@ -27,7 +27,8 @@ fn main() {
         }
     };
     let card = code_assist_pro();
-    let json = serde_json::to_string_pretty(&card.to_json(profile)).expect("a Value always serialises");
+    let json =
+        serde_json::to_string_pretty(&card.to_json(profile)).expect("a Value always serialises");
     println!("{json}");
 }
 
@@ -40,7 +41,8 @@ fn parse_args() -> Result<Profile, String> {
     }
 }
 
-fn code_assist_pro() -> AgentCard {
+/// The card, built with the builder (the tests check it against the official schemas).
+pub fn code_assist_pro() -> AgentCard {
     AgentCard::builder(
         "CodeAssist Pro",
         "AI-powered code assistant for development teams",

@@ -95,7 +95,11 @@ impl AgentCardBuilder {
 
     /// Adds an A2A 1.0 JSON-RPC interface at `url`: the common case.
     pub fn jsonrpc(self, url: impl Into<String>) -> Self {
-        self.interface(AgentInterface::new(url, AgentInterface::JSONRPC, ProtocolVersion::V1_0))
+        self.interface(AgentInterface::new(
+            url,
+            AgentInterface::JSONRPC,
+            ProtocolVersion::V1_0,
+        ))
     }
 
     /// Declares whether the agent streams responses.
@@ -129,13 +133,19 @@ impl AgentCardBuilder {
     }
 
     /// Sets the default input modes (replacing `text/plain`).
-    pub fn default_input_modes<S: Into<String>>(mut self, modes: impl IntoIterator<Item = S>) -> Self {
+    pub fn default_input_modes<S: Into<String>>(
+        mut self,
+        modes: impl IntoIterator<Item = S>,
+    ) -> Self {
         self.card.default_input_modes = modes.into_iter().map(Into::into).collect();
         self
     }
 
     /// Sets the default output modes (replacing `text/plain`).
-    pub fn default_output_modes<S: Into<String>>(mut self, modes: impl IntoIterator<Item = S>) -> Self {
+    pub fn default_output_modes<S: Into<String>>(
+        mut self,
+        modes: impl IntoIterator<Item = S>,
+    ) -> Self {
         self.card.default_output_modes = modes.into_iter().map(Into::into).collect();
         self
     }

@@ -308,12 +308,19 @@ impl SecurityRequirement {
     /// let req = SecurityRequirement::scheme("oauth", ["agent:execute"]);
     /// assert_eq!(req.schemes["oauth"], vec!["agent:execute".to_owned()]);
     /// ```
-    pub fn scheme<S: Into<String>>(name: impl Into<String>, scopes: impl IntoIterator<Item = S>) -> Self {
+    pub fn scheme<S: Into<String>>(
+        name: impl Into<String>,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
         SecurityRequirement::default().and(name, scopes)
     }
 
     /// Adds a scheme that is also required.
-    pub fn and<S: Into<String>>(mut self, name: impl Into<String>, scopes: impl IntoIterator<Item = S>) -> Self {
+    pub fn and<S: Into<String>>(
+        mut self,
+        name: impl Into<String>,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
         self.schemes
             .insert(name.into(), scopes.into_iter().map(Into::into).collect());
         self
@@ -323,6 +330,10 @@ impl SecurityRequirement {
 /// How a caller authenticates (after OpenAPI's Security Scheme Object).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "a card holds a handful of schemes; boxing OAuth2 would only make matching clumsier"
+)]
 pub enum SecurityScheme {
     /// An API key in a header, query parameter or cookie.
     ApiKey(ApiKeyScheme),
@@ -623,7 +634,10 @@ impl OAuthFlow {
     }
 
     /// The authorization code flow, with PKCE required.
-    pub fn authorization_code(authorization_url: impl Into<String>, token_url: impl Into<String>) -> Self {
+    pub fn authorization_code(
+        authorization_url: impl Into<String>,
+        token_url: impl Into<String>,
+    ) -> Self {
         OAuthFlow {
             authorization_url: Some(authorization_url.into()),
             token_url: Some(token_url.into()),
@@ -641,7 +655,10 @@ impl OAuthFlow {
     }
 
     /// The device code flow (RFC 8628).
-    pub fn device_code(device_authorization_url: impl Into<String>, token_url: impl Into<String>) -> Self {
+    pub fn device_code(
+        device_authorization_url: impl Into<String>,
+        token_url: impl Into<String>,
+    ) -> Self {
         OAuthFlow {
             device_authorization_url: Some(device_authorization_url.into()),
             token_url: Some(token_url.into()),

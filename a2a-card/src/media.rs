@@ -89,7 +89,9 @@ impl MediaType {
                 .ok_or_else(|| MediaTypeError::BadParameter(piece.to_owned()))?;
             let (name, value) = (name.trim(), value.trim());
             let value = match value.strip_prefix('"') {
-                Some(quoted) => unquote(quoted).ok_or_else(|| MediaTypeError::BadParameter(piece.to_owned()))?,
+                Some(quoted) => {
+                    unquote(quoted).ok_or_else(|| MediaTypeError::BadParameter(piece.to_owned()))?
+                }
                 None if is_token(value) => value.to_owned(),
                 None => return Err(MediaTypeError::BadParameter(piece.to_owned())),
             };
@@ -216,11 +218,29 @@ mod tests {
     #[test]
     fn rejects_what_is_not_a_media_type() {
         assert_eq!(MediaType::parse("text"), Err(MediaTypeError::MissingSlash));
-        assert!(matches!(MediaType::parse("text/"), Err(MediaTypeError::BadToken(_))));
-        assert!(matches!(MediaType::parse("te xt/plain"), Err(MediaTypeError::BadToken(_))));
-        assert!(matches!(MediaType::parse("a/b;c"), Err(MediaTypeError::BadParameter(_))));
-        assert!(matches!(MediaType::parse(r#"a/b;c="x"y"#), Err(MediaTypeError::BadParameter(_))));
-        assert!(matches!(MediaType::parse(r#"a/b;c="x"#), Err(MediaTypeError::BadParameter(_))));
-        assert!(matches!(MediaType::parse("a/b;c=x y"), Err(MediaTypeError::BadParameter(_))));
+        assert!(matches!(
+            MediaType::parse("text/"),
+            Err(MediaTypeError::BadToken(_))
+        ));
+        assert!(matches!(
+            MediaType::parse("te xt/plain"),
+            Err(MediaTypeError::BadToken(_))
+        ));
+        assert!(matches!(
+            MediaType::parse("a/b;c"),
+            Err(MediaTypeError::BadParameter(_))
+        ));
+        assert!(matches!(
+            MediaType::parse(r#"a/b;c="x"y"#),
+            Err(MediaTypeError::BadParameter(_))
+        ));
+        assert!(matches!(
+            MediaType::parse(r#"a/b;c="x"#),
+            Err(MediaTypeError::BadParameter(_))
+        ));
+        assert!(matches!(
+            MediaType::parse("a/b;c=x y"),
+            Err(MediaTypeError::BadParameter(_))
+        ));
     }
 }

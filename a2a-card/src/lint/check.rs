@@ -8,7 +8,9 @@ use url::{Host, Url};
 use super::{Finding, Rule, is_kebab_case, is_semver};
 use crate::card::*;
 use crate::media::MediaType;
-use crate::schema::{IO_SCHEMAS_EXTENSION_URI, JSON_SCHEMA_DRAFT_2020_12, SchemaMode, check_schema_name};
+use crate::schema::{
+    IO_SCHEMAS_EXTENSION_URI, JSON_SCHEMA_DRAFT_2020_12, SchemaMode, check_schema_name,
+};
 use crate::wire::{Profile, pointer_push};
 
 /// Where a model value sits in a document of one profile.
@@ -79,13 +81,30 @@ pub(super) fn card(card: &AgentCard, profile: Profile) -> Vec<Finding> {
 }
 
 const GENERIC_NAMES: &[&str] = &[
-    "agent", "assistant", "bot", "chatbot", "helper", "my agent", "ai agent", "ai assistant",
-    "test agent", "a2a agent", "my assistant",
+    "agent",
+    "assistant",
+    "bot",
+    "chatbot",
+    "helper",
+    "my agent",
+    "ai agent",
+    "ai assistant",
+    "test agent",
+    "a2a agent",
+    "my assistant",
 ];
 
 const VAGUE_PHRASES: &[&str] = &[
-    "a helpful agent", "a helpful assistant", "a helpful ai assistant", "handles code stuff",
-    "does stuff", "does things", "an agent", "an ai agent", "todo", "tbd",
+    "a helpful agent",
+    "a helpful assistant",
+    "a helpful ai assistant",
+    "handles code stuff",
+    "does stuff",
+    "does things",
+    "an agent",
+    "an ai agent",
+    "todo",
+    "tbd",
 ];
 
 /// Fewer words than this reads as vague.
@@ -99,7 +118,11 @@ fn vague(text: &str) -> bool {
 
 fn identity(card: &AgentCard, out: &mut Vec<Finding>) {
     if card.name.trim().is_empty() {
-        out.push(Finding::new(Rule::NameMissing, "/name", "the card has no name; set `name` to a human-readable name such as \"Recipe Agent\""));
+        out.push(Finding::new(
+            Rule::NameMissing,
+            "/name",
+            "the card has no name; set `name` to a human-readable name such as \"Recipe Agent\"",
+        ));
     } else if GENERIC_NAMES.contains(&card.name.trim().to_lowercase().as_str()) {
         out.push(Finding::new(Rule::NameGeneric, "/name", format!("`{}` is too generic to tell agents apart; name what this agent does (and who provides it)", card.name)));
     }
@@ -109,9 +132,20 @@ fn identity(card: &AgentCard, out: &mut Vec<Finding>) {
         out.push(Finding::new(Rule::DescriptionVague, "/description", format!("\"{}\" is too vague for an orchestrator to route on; name the inputs, outputs and specific capabilities", card.description.trim())));
     }
     if card.version.trim().is_empty() {
-        out.push(Finding::new(Rule::VersionMissing, "/version", "the card has no version; set `version`, e.g. \"1.0.0\""));
+        out.push(Finding::new(
+            Rule::VersionMissing,
+            "/version",
+            "the card has no version; set `version`, e.g. \"1.0.0\"",
+        ));
     } else if !is_semver(card.version.trim()) {
-        out.push(Finding::new(Rule::VersionNotSemver, "/version", format!("`{}` is not a semantic version; use MAJOR.MINOR.PATCH such as \"1.0.0\"", card.version)));
+        out.push(Finding::new(
+            Rule::VersionNotSemver,
+            "/version",
+            format!(
+                "`{}` is not a semantic version; use MAJOR.MINOR.PATCH such as \"1.0.0\"",
+                card.version
+            ),
+        ));
     }
     if let Some(p) = &card.provider {
         for (field, value) in [("organization", &p.organization), ("url", &p.url)] {
@@ -143,12 +177,24 @@ fn classify(raw: &str) -> (UrlKind, Option<Url>) {
     let url = match Url::parse(raw.trim()) {
         Ok(url) => url,
         Err(url::ParseError::RelativeUrlWithoutBase) => {
-            return (UrlKind::Invalid(format!("`{raw}` is not an absolute URL; write it with its scheme and host, e.g. https://agent.example.com/a2a")), None);
+            return (
+                UrlKind::Invalid(format!(
+                    "`{raw}` is not an absolute URL; write it with its scheme and host, e.g. https://agent.example.com/a2a"
+                )),
+                None,
+            );
         }
-        Err(e) => return (UrlKind::Invalid(format!("`{raw}` is not a valid URL ({e})")), None),
+        Err(e) => {
+            return (
+                UrlKind::Invalid(format!("`{raw}` is not a valid URL ({e})")),
+                None,
+            );
+        }
     };
     let loopback = match url.host() {
-        Some(Host::Domain(d)) => d.eq_ignore_ascii_case("localhost") || d.to_ascii_lowercase().ends_with(".localhost"),
+        Some(Host::Domain(d)) => {
+            d.eq_ignore_ascii_case("localhost") || d.to_ascii_lowercase().ends_with(".localhost")
+        }
         Some(Host::Ipv4(ip)) => ip.is_loopback() || ip.is_unspecified(),
         Some(Host::Ipv6(ip)) => ip.is_loopback() || ip.is_unspecified(),
         None => false,
@@ -156,7 +202,9 @@ fn classify(raw: &str) -> (UrlKind, Option<Url>) {
     let kind = match url.scheme() {
         "https" => UrlKind::Https { loopback },
         "http" => UrlKind::Http { loopback },
-        other if url.host().is_none() => UrlKind::Invalid(format!("`{raw}` has no host (scheme `{other}`)")),
+        other if url.host().is_none() => {
+            UrlKind::Invalid(format!("`{raw}` has no host (scheme `{other}`)"))
+        }
         other => UrlKind::Other(other.to_owned()),
     };
     (kind, Some(url))
@@ -166,7 +214,11 @@ fn classify(raw: &str) -> (UrlKind, Option<Url>) {
 fn link(raw: &str, pointer: &str, out: &mut Vec<Finding>) {
     match classify(raw).0 {
         UrlKind::Invalid(m) => out.push(Finding::new(Rule::UrlInvalid, pointer, m)),
-        UrlKind::Http { loopback: false } | UrlKind::Other(_) => out.push(Finding::new(Rule::LinkInsecure, pointer, format!("`{raw}` is not https; serve it over https"))),
+        UrlKind::Http { loopback: false } | UrlKind::Other(_) => out.push(Finding::new(
+            Rule::LinkInsecure,
+            pointer,
+            format!("`{raw}` is not https; serve it over https"),
+        )),
         _ => {}
     }
 }
@@ -175,16 +227,28 @@ fn link(raw: &str, pointer: &str, out: &mut Vec<Finding>) {
 fn auth_url(raw: &str, pointer: String, out: &mut Vec<Finding>) {
     match classify(raw).0 {
         UrlKind::Invalid(m) => out.push(Finding::new(Rule::UrlInvalid, pointer, m)),
-        UrlKind::Http { loopback: false } | UrlKind::Other(_) => out.push(Finding::new(Rule::UrlInsecure, pointer, format!("`{raw}` must use https: OAuth 2.0 and OpenID Connect require TLS"))),
+        UrlKind::Http { loopback: false } | UrlKind::Other(_) => out.push(Finding::new(
+            Rule::UrlInsecure,
+            pointer,
+            format!("`{raw}` must use https: OAuth 2.0 and OpenID Connect require TLS"),
+        )),
         _ => {}
     }
 }
 
-const CORE_BINDINGS: [&str; 3] = [AgentInterface::JSONRPC, AgentInterface::GRPC, AgentInterface::HTTP_JSON];
+const CORE_BINDINGS: [&str; 3] = [
+    AgentInterface::JSONRPC,
+    AgentInterface::GRPC,
+    AgentInterface::HTTP_JSON,
+];
 
 fn interfaces(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
     if card.interfaces.is_empty() {
-        let pointer = if paths.modern { "/supportedInterfaces" } else { "/url" };
+        let pointer = if paths.modern {
+            "/supportedInterfaces"
+        } else {
+            "/url"
+        };
         out.push(Finding::new(Rule::InterfaceMissing, pointer, "the card does not say where to reach the agent; add an interface with its URL, protocol binding and version (0.3: `url`)"));
     }
     for (i, iface) in card.interfaces.iter().enumerate() {
@@ -192,14 +256,28 @@ fn interfaces(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
         endpoint_url(iface, at("url"), out);
         let binding = iface.protocol_binding.trim();
         if binding.is_empty() {
-            out.push(Finding::new(Rule::InterfaceBindingMissing, at("protocolBinding"), "the interface has no protocol binding; use JSONRPC, GRPC or HTTP+JSON"));
+            out.push(Finding::new(
+                Rule::InterfaceBindingMissing,
+                at("protocolBinding"),
+                "the interface has no protocol binding; use JSONRPC, GRPC or HTTP+JSON",
+            ));
         } else if !CORE_BINDINGS.contains(&binding) {
-            let hint = CORE_BINDINGS.iter().find(|b| b.eq_ignore_ascii_case(binding) || b.replace('+', "").eq_ignore_ascii_case(&binding.replace(['+', '_', '-', '/'], "")));
+            let hint = CORE_BINDINGS.iter().find(|b| {
+                b.eq_ignore_ascii_case(binding)
+                    || b.replace('+', "")
+                        .eq_ignore_ascii_case(&binding.replace(['+', '_', '-', '/'], ""))
+            });
             let message = match hint {
                 Some(b) => format!("`{binding}` is not a core binding; did you mean `{b}`?"),
-                None => format!("`{binding}` is not a core binding (JSONRPC, GRPC, HTTP+JSON); make sure clients know it"),
+                None => format!(
+                    "`{binding}` is not a core binding (JSONRPC, GRPC, HTTP+JSON); make sure clients know it"
+                ),
             };
-            out.push(Finding::new(Rule::InterfaceBindingUnknown, at("protocolBinding"), message));
+            out.push(Finding::new(
+                Rule::InterfaceBindingUnknown,
+                at("protocolBinding"),
+                message,
+            ));
         }
         match iface.protocol_version.as_deref().map(str::trim) {
             None | Some("") => out.push(Finding::new(Rule::ProtocolVersionMissing, at("protocolVersion"), "the interface does not say which A2A version it speaks; set protocolVersion to \"1.0\" or \"0.3\"")),
@@ -216,7 +294,11 @@ fn interfaces(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
 fn endpoint_url(iface: &AgentInterface, pointer: String, out: &mut Vec<Finding>) {
     let raw = iface.url.as_str();
     if raw.trim().is_empty() {
-        out.push(Finding::new(Rule::UrlInvalid, pointer, "the interface URL is empty; set it to the endpoint where requests go"));
+        out.push(Finding::new(
+            Rule::UrlInvalid,
+            pointer,
+            "the interface URL is empty; set it to the endpoint where requests go",
+        ));
         return;
     }
     let (kind, url) = classify(raw);
@@ -229,7 +311,10 @@ fn endpoint_url(iface: &AgentInterface, pointer: String, out: &mut Vec<Finding>)
     }
     if let Some(url) = url {
         let path = url.path().to_ascii_lowercase();
-        if path.contains("/.well-known/") || path.ends_with("agent-card.json") || path.ends_with("/agent.json") {
+        if path.contains("/.well-known/")
+            || path.ends_with("agent-card.json")
+            || path.ends_with("/agent.json")
+        {
             out.push(Finding::new(Rule::UrlIsCardPath, pointer, format!("`{raw}` points at the agent card; the URL must be the endpoint where requests go (e.g. {}://{}/a2a)", url.scheme(), url.host_str().unwrap_or("agent.example.com"))));
         }
     }
@@ -237,7 +322,10 @@ fn endpoint_url(iface: &AgentInterface, pointer: String, out: &mut Vec<Finding>)
 
 fn capabilities(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
     let c = &card.capabilities;
-    for (name, value) in [("streaming", c.streaming), ("pushNotifications", c.push_notifications)] {
+    for (name, value) in [
+        ("streaming", c.streaming),
+        ("pushNotifications", c.push_notifications),
+    ] {
         if value.is_none() {
             out.push(Finding::new(Rule::CapabilityUndeclared, format!("/capabilities/{name}"), format!("`capabilities.{name}` is not declared; set it to true or false so clients need not guess (only true if the agent really supports it)")));
         }
@@ -247,7 +335,11 @@ fn capabilities(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
     }
     for (i, ext) in c.extensions.iter().enumerate() {
         if ext.uri.trim().is_empty() {
-            out.push(Finding::new(Rule::ExtensionUriMissing, format!("/capabilities/extensions/{i}/uri"), "the extension has no `uri`; set the URI that identifies it"));
+            out.push(Finding::new(
+                Rule::ExtensionUriMissing,
+                format!("/capabilities/extensions/{i}/uri"),
+                "the extension has no `uri`; set the URI that identifies it",
+            ));
         }
     }
 }
@@ -257,7 +349,9 @@ fn mode_hint(mode: &str) -> &'static str {
     match mode.trim().to_ascii_lowercase().as_str() {
         "text" => "; use `text/plain`",
         "data" | "json" => "; use `application/json`",
-        "file" => "; name the file's media type, e.g. `application/pdf` or `application/octet-stream`",
+        "file" => {
+            "; name the file's media type, e.g. `application/pdf` or `application/octet-stream`"
+        }
         "image" => "; name the image type, e.g. `image/png`",
         "audio" => "; name the audio type, e.g. `audio/mpeg`",
         "video" => "; name the video type, e.g. `video/mp4`",
@@ -268,15 +362,22 @@ fn mode_hint(mode: &str) -> &'static str {
 fn check_modes(modes: &[String], pointer: &str, out: &mut Vec<Finding>) {
     for (i, mode) in modes.iter().enumerate() {
         if let Err(e) = MediaType::parse(mode) {
-            out.push(Finding::new(Rule::ModeInvalid, format!("{pointer}/{i}"), format!("`{mode}` is not a media type: {e}{}", mode_hint(mode))));
+            out.push(Finding::new(
+                Rule::ModeInvalid,
+                format!("{pointer}/{i}"),
+                format!("`{mode}` is not a media type: {e}{}", mode_hint(mode)),
+            ));
         }
     }
 }
 
 fn modes(card: &AgentCard, out: &mut Vec<Finding>) {
-    for (field, modes) in [("defaultInputModes", &card.default_input_modes), ("defaultOutputModes", &card.default_output_modes)] {
+    for (field, modes, verb) in [
+        ("defaultInputModes", &card.default_input_modes, "takes"),
+        ("defaultOutputModes", &card.default_output_modes, "produces"),
+    ] {
         if modes.is_empty() {
-            out.push(Finding::new(Rule::DefaultModesMissing, format!("/{field}"), format!("`{field}` is empty; list the media types the agent takes by default, e.g. [\"text/plain\"]")));
+            out.push(Finding::new(Rule::DefaultModesMissing, format!("/{field}"), format!("`{field}` is empty; list the media types the agent {verb} by default, e.g. [\"text/plain\"]")));
         }
         check_modes(modes, &format!("/{field}"), out);
     }
@@ -284,14 +385,22 @@ fn modes(card: &AgentCard, out: &mut Vec<Finding>) {
 
 fn skills(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
     if card.skills.is_empty() {
-        out.push(Finding::new(Rule::SkillsEmpty, "/skills", "the card has no skills, so nobody can discover what it does; add at least one"));
+        out.push(Finding::new(
+            Rule::SkillsEmpty,
+            "/skills",
+            "the card has no skills, so nobody can discover what it does; add at least one",
+        ));
     }
     let mut first_seen: HashMap<&str, usize> = HashMap::new();
     for (i, skill) in card.skills.iter().enumerate() {
         let at = |field: &str| format!("/skills/{i}/{field}");
         let id = skill.id.trim();
         if id.is_empty() {
-            out.push(Finding::new(Rule::SkillIdMissing, at("id"), "the skill has no id; set a unique kebab-case id such as \"code-review\""));
+            out.push(Finding::new(
+                Rule::SkillIdMissing,
+                at("id"),
+                "the skill has no id; set a unique kebab-case id such as \"code-review\"",
+            ));
         } else {
             if let Some(first) = first_seen.get(id) {
                 out.push(Finding::new(Rule::SkillIdDuplicate, at("id"), format!("skill id `{id}` is already used by /skills/{first}; give each skill its own id")));
@@ -299,36 +408,78 @@ fn skills(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
                 first_seen.insert(id, i);
             }
             if !is_kebab_case(id) {
-                out.push(Finding::new(Rule::SkillIdNotKebabCase, at("id"), format!("skill id `{id}` is not kebab-case; use `{}`", to_kebab_case(id))));
+                out.push(Finding::new(
+                    Rule::SkillIdNotKebabCase,
+                    at("id"),
+                    format!(
+                        "skill id `{id}` is not kebab-case; use `{}`",
+                        to_kebab_case(id)
+                    ),
+                ));
             }
         }
         if skill.name.trim().is_empty() {
-            out.push(Finding::new(Rule::SkillNameMissing, at("name"), "the skill has no name; set a human-readable name such as \"Code Review\""));
+            out.push(Finding::new(
+                Rule::SkillNameMissing,
+                at("name"),
+                "the skill has no name; set a human-readable name such as \"Code Review\"",
+            ));
         }
         if skill.description.trim().is_empty() {
-            out.push(Finding::new(Rule::SkillDescriptionMissing, at("description"), "the skill has no description; say what it takes and what it returns"));
+            out.push(Finding::new(
+                Rule::SkillDescriptionMissing,
+                at("description"),
+                "the skill has no description; say what it takes and what it returns",
+            ));
         } else if vague(&skill.description) {
-            out.push(Finding::new(Rule::SkillDescriptionVague, at("description"), format!("\"{}\" is too vague to route on; say what the skill takes and returns", skill.description.trim())));
+            out.push(Finding::new(
+                Rule::SkillDescriptionVague,
+                at("description"),
+                format!(
+                    "\"{}\" is too vague to route on; say what the skill takes and returns",
+                    skill.description.trim()
+                ),
+            ));
         }
         if skill.examples.is_empty() {
             out.push(Finding::new(Rule::SkillExamplesMissing, format!("/skills/{i}"), "the skill has no examples; add 2-3 sample prompts or payloads so clients and LLMs know what to send"));
         }
         if skill.tags.is_empty() {
-            out.push(Finding::new(Rule::SkillTagsMissing, format!("/skills/{i}"), "the skill has no tags; add a few lowercase keywords for discovery"));
+            out.push(Finding::new(
+                Rule::SkillTagsMissing,
+                format!("/skills/{i}"),
+                "the skill has no tags; add a few lowercase keywords for discovery",
+            ));
         }
         for (t, tag) in skill.tags.iter().enumerate() {
             if tag.chars().any(char::is_uppercase) {
-                out.push(Finding::new(Rule::SkillTagNotLowercase, format!("/skills/{i}/tags/{t}"), format!("tag `{tag}` is not lowercase; use `{}`", tag.to_lowercase())));
+                out.push(Finding::new(
+                    Rule::SkillTagNotLowercase,
+                    format!("/skills/{i}/tags/{t}"),
+                    format!("tag `{tag}` is not lowercase; use `{}`", tag.to_lowercase()),
+                ));
             }
         }
         check_modes(&skill.input_modes, &at("inputModes"), out);
         check_modes(&skill.output_modes, &at("outputModes"), out);
-        let takes_schema = card.input_modes_of(skill).iter().any(|m| SchemaMode::parse(m).is_some());
-        let takes_text = card.input_modes_of(skill).iter().any(|m| MediaType::parse(m).is_ok_and(|t| t.essence() == "text/plain"));
+        let takes_schema = card
+            .input_modes_of(skill)
+            .iter()
+            .any(|m| SchemaMode::parse(m).is_some());
+        let takes_text = card
+            .input_modes_of(skill)
+            .iter()
+            .any(|m| MediaType::parse(m).is_ok_and(|t| t.essence() == "text/plain"));
         if takes_schema && !takes_text {
             out.push(Finding::new(Rule::SchemaTextFallback, at("inputModes"), "the skill takes structured input only; also accept `text/plain` so clients that cannot fill the schema can still talk to it"));
         }
-        requirements(card, &skill.security_requirements, &format!("/skills/{i}"), paths, out);
+        requirements(
+            card,
+            &skill.security_requirements,
+            &format!("/skills/{i}"),
+            paths,
+            out,
+        );
     }
 }
 
@@ -353,12 +504,22 @@ pub(crate) fn to_kebab_case(s: &str) -> String {
     out.trim_end_matches('-').to_owned()
 }
 
-fn requirements(card: &AgentCard, reqs: &[SecurityRequirement], base: &str, paths: &Paths, out: &mut Vec<Finding>) {
+fn requirements(
+    card: &AgentCard,
+    reqs: &[SecurityRequirement],
+    base: &str,
+    paths: &Paths,
+    out: &mut Vec<Finding>,
+) {
     for (j, req) in reqs.iter().enumerate() {
         for name in req.schemes.keys() {
             if !card.security_schemes.contains_key(name) {
                 let declared: Vec<_> = card.security_schemes.keys().map(String::as_str).collect();
-                let known = if declared.is_empty() { "none are declared".to_owned() } else { format!("declared: {}", declared.join(", ")) };
+                let known = if declared.is_empty() {
+                    "none are declared".to_owned()
+                } else {
+                    format!("declared: {}", declared.join(", "))
+                };
                 out.push(Finding::new(Rule::SecuritySchemeUndeclared, paths.requirement(base, j, name), format!("security scheme `{name}` is not declared in `securitySchemes` ({known}); declare it or fix the name")));
             }
         }
@@ -370,25 +531,44 @@ fn security(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
     for (name, scheme) in &card.security_schemes {
         let at = |field: &str| paths.scheme(name, scheme, field);
         let mut incomplete = |field: &str, what: &str| {
-            out.push(Finding::new(Rule::SecuritySchemeIncomplete, at(field), format!("security scheme `{name}` {what}")));
+            out.push(Finding::new(
+                Rule::SecuritySchemeIncomplete,
+                at(field),
+                format!("security scheme `{name}` {what}"),
+            ));
         };
         match scheme {
             SecurityScheme::ApiKey(k) => {
                 if k.name.trim().is_empty() {
-                    incomplete("name", "has no `name`; set the header, query parameter or cookie that carries the key");
+                    incomplete(
+                        "name",
+                        "has no `name`; set the header, query parameter or cookie that carries the key",
+                    );
                 }
                 if ApiKeyLocation::parse(&k.location).is_none() {
-                    incomplete("location", &format!("has location `{}`; use `header`, `query` or `cookie`", k.location));
+                    incomplete(
+                        "location",
+                        &format!(
+                            "has location `{}`; use `header`, `query` or `cookie`",
+                            k.location
+                        ),
+                    );
                 }
             }
             SecurityScheme::Http(h) => {
                 if h.scheme.trim().is_empty() {
-                    incomplete("scheme", "has no HTTP `scheme`; set e.g. `bearer` or `basic`");
+                    incomplete(
+                        "scheme",
+                        "has no HTTP `scheme`; set e.g. `bearer` or `basic`",
+                    );
                 }
             }
             SecurityScheme::OpenIdConnect(o) => {
                 if o.open_id_connect_url.trim().is_empty() {
-                    incomplete("openIdConnectUrl", "has no `openIdConnectUrl`; set the provider's discovery URL");
+                    incomplete(
+                        "openIdConnectUrl",
+                        "has no `openIdConnectUrl`; set the provider's discovery URL",
+                    );
                 } else {
                     auth_url(&o.open_id_connect_url, at("openIdConnectUrl"), out);
                 }
@@ -414,14 +594,26 @@ fn oauth2(name: &str, o: &OAuth2Scheme, at: &dyn Fn(&str) -> String, out: &mut V
             out.push(Finding::new(Rule::OAuthFlowDeprecated, format!("{}/{kind}", at("flows")), format!("the `{kind}` flow is deprecated; use authorizationCode with PKCE, or deviceCode")));
         }
         let needed: &[(&str, &Option<String>)] = match flow.kind {
-            OAuthFlowKind::AuthorizationCode => &[("authorizationUrl", &flow.authorization_url), ("tokenUrl", &flow.token_url)],
-            OAuthFlowKind::ClientCredentials | OAuthFlowKind::Password => &[("tokenUrl", &flow.token_url)],
-            OAuthFlowKind::DeviceCode => &[("deviceAuthorizationUrl", &flow.device_authorization_url), ("tokenUrl", &flow.token_url)],
+            OAuthFlowKind::AuthorizationCode => &[
+                ("authorizationUrl", &flow.authorization_url),
+                ("tokenUrl", &flow.token_url),
+            ],
+            OAuthFlowKind::ClientCredentials | OAuthFlowKind::Password => {
+                &[("tokenUrl", &flow.token_url)]
+            }
+            OAuthFlowKind::DeviceCode => &[
+                ("deviceAuthorizationUrl", &flow.device_authorization_url),
+                ("tokenUrl", &flow.token_url),
+            ],
             OAuthFlowKind::Implicit => &[("authorizationUrl", &flow.authorization_url)],
         };
         for (field, value) in needed {
             match value.as_deref().map(str::trim) {
-                None | Some("") => out.push(Finding::new(Rule::SecuritySchemeIncomplete, fp(field), format!("the `{kind}` flow of `{name}` has no `{field}`; set it"))),
+                None | Some("") => out.push(Finding::new(
+                    Rule::SecuritySchemeIncomplete,
+                    fp(field),
+                    format!("the `{kind}` flow of `{name}` has no `{field}`; set it"),
+                )),
                 Some(u) => auth_url(u, fp(field), out),
             }
         }
@@ -435,14 +627,20 @@ fn oauth2(name: &str, o: &OAuth2Scheme, at: &dyn Fn(&str) -> String, out: &mut V
 }
 
 fn is_base64url(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 fn signatures(card: &AgentCard, out: &mut Vec<Finding>) {
     for (i, sig) in card.signatures.iter().enumerate() {
         for (field, value) in [("protected", &sig.protected), ("signature", &sig.signature)] {
             if !is_base64url(value) {
-                out.push(Finding::new(Rule::SignatureMalformed, format!("/signatures/{i}/{field}"), format!("`{field}` must be a non-empty base64url string without padding")));
+                out.push(Finding::new(
+                    Rule::SignatureMalformed,
+                    format!("/signatures/{i}/{field}"),
+                    format!("`{field}` must be a non-empty base64url string without padding"),
+                ));
             }
         }
     }
@@ -466,12 +664,21 @@ fn schemas(card: &AgentCard, out: &mut Vec<Finding>) {
     for (name, pointer) in &used {
         if !card.schemas.contains_key(name) {
             let declared: Vec<_> = card.schemas.keys().map(String::as_str).collect();
-            let known = if declared.is_empty() { "the card declares no `schemas`".to_owned() } else { format!("declared: {}", declared.join(", ")) };
+            let known = if declared.is_empty() {
+                "the card declares no `schemas`".to_owned()
+            } else {
+                format!("declared: {}", declared.join(", "))
+            };
             out.push(Finding::new(Rule::SchemaUndeclared, pointer.clone(), format!("mode names schema `{name}`, which is not declared ({known}); add it to the card's `schemas` or fix the name")));
         }
     }
     let uses_extension = !used.is_empty() || !card.schemas.is_empty();
-    if uses_extension && card.capabilities.extension(IO_SCHEMAS_EXTENSION_URI).is_none() {
+    if uses_extension
+        && card
+            .capabilities
+            .extension(IO_SCHEMAS_EXTENSION_URI)
+            .is_none()
+    {
         out.push(Finding::new(Rule::SchemaExtensionMissing, "/capabilities/extensions", format!("the card uses named schemas but does not declare the input/output schemas extension; add {{\"uri\": \"{IO_SCHEMAS_EXTENSION_URI}\"}} to `capabilities.extensions`")));
     }
     for (name, schema) in &card.schemas {
@@ -480,7 +687,11 @@ fn schemas(card: &AgentCard, out: &mut Vec<Finding>) {
             out.push(Finding::new(Rule::SchemaNameInvalid, pointer.clone(), m));
         }
         if let Some(problem) = schema_problem(schema) {
-            out.push(Finding::new(Rule::SchemaInvalid, pointer.clone(), format!("schema `{name}` {problem}")));
+            out.push(Finding::new(
+                Rule::SchemaInvalid,
+                pointer.clone(),
+                format!("schema `{name}` {problem}"),
+            ));
         }
         if !used.iter().any(|(n, _)| n == name) {
             out.push(Finding::new(Rule::SchemaUnused, pointer, format!("schema `{name}` is used by no mode; reference it as `{}` in a skill's modes, or remove it", SchemaMode::new(name.clone()).map(|m| m.to_string()).unwrap_or_default())));
@@ -494,18 +705,28 @@ pub(crate) fn schema_problem(schema: &Value) -> Option<String> {
         return Some("must be a JSON object (or a boolean schema)".to_owned());
     }
     if let Some(dialect) = schema.get("$schema") {
-        let ok = dialect.as_str().is_some_and(|d| d.trim_end_matches('#') == JSON_SCHEMA_DRAFT_2020_12);
+        let ok = dialect
+            .as_str()
+            .is_some_and(|d| d.trim_end_matches('#') == JSON_SCHEMA_DRAFT_2020_12);
         if !ok {
-            return Some(format!("declares `$schema: {dialect}`; named schemas are JSON Schema draft 2020-12 (`{JSON_SCHEMA_DRAFT_2020_12}`)"));
+            return Some(format!(
+                "declares `$schema: {dialect}`; named schemas are JSON Schema draft 2020-12 (`{JSON_SCHEMA_DRAFT_2020_12}`)"
+            ));
         }
     }
     if let Err(e) = jsonschema::draft202012::meta::validate(schema) {
         let at = e.instance_path().to_string();
-        let at = if at.is_empty() { String::new() } else { format!(" at {at}") };
+        let at = if at.is_empty() {
+            String::new()
+        } else {
+            format!(" at {at}")
+        };
         return Some(format!("is not a valid draft 2020-12 schema{at}: {e}"));
     }
     if let Err(e) = jsonschema::draft202012::new(schema) {
-        return Some(format!("cannot be compiled (a schema must be self-contained, with its own `$defs`): {e}"));
+        return Some(format!(
+            "cannot be compiled (a schema must be self-contained, with its own `$defs`): {e}"
+        ));
     }
     None
 }
@@ -526,7 +747,13 @@ pub(super) fn unknown_fields(card: &AgentCard, profile: Profile) -> Vec<Finding>
         report("/provider".into(), &p.extra);
     }
     for (i, iface) in card.interfaces.iter().enumerate() {
-        let base = if paths.modern { format!("/supportedInterfaces/{i}") } else if i == 0 { String::new() } else { format!("/additionalInterfaces/{i}") };
+        let base = if paths.modern {
+            format!("/supportedInterfaces/{i}")
+        } else if i == 0 {
+            String::new()
+        } else {
+            format!("/additionalInterfaces/{i}")
+        };
         if !base.is_empty() {
             report(base, &iface.extra);
         }
@@ -569,9 +796,23 @@ mod tests {
     #[test]
     fn schema_problems_are_named() {
         assert!(schema_problem(&serde_json::json!({"type": "object"})).is_none());
-        assert!(schema_problem(&serde_json::json!({"type": 12})).unwrap().contains("not a valid"));
-        assert!(schema_problem(&serde_json::json!({"$ref": "https://elsewhere.example.com/s.json"})).unwrap().contains("self-contained"));
-        assert!(schema_problem(&serde_json::json!({"$schema": "http://json-schema.org/draft-07/schema#"})).unwrap().contains("2020-12"));
+        assert!(
+            schema_problem(&serde_json::json!({"type": 12}))
+                .unwrap()
+                .contains("not a valid")
+        );
+        assert!(
+            schema_problem(&serde_json::json!({"$ref": "https://elsewhere.example.com/s.json"}))
+                .unwrap()
+                .contains("self-contained")
+        );
+        assert!(
+            schema_problem(
+                &serde_json::json!({"$schema": "http://json-schema.org/draft-07/schema#"})
+            )
+            .unwrap()
+            .contains("2020-12")
+        );
         assert!(schema_problem(&serde_json::json!("x")).is_some());
     }
 }

@@ -71,8 +71,18 @@ impl Finding {
 
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let at = if self.pointer.is_empty() { "/" } else { &self.pointer };
-        write!(f, "{}[{}] {at}: {}", self.severity, self.rule.code(), self.message)
+        let at = if self.pointer.is_empty() {
+            "/"
+        } else {
+            &self.pointer
+        };
+        write!(
+            f,
+            "{}[{}] {at}: {}",
+            self.severity,
+            self.rule.code(),
+            self.message
+        )
     }
 }
 
@@ -90,7 +100,13 @@ pub fn lint_json(document: &Value) -> Vec<Finding> {
     let (card, issues) = wire::from_value_lenient(document);
     let mut findings: Vec<Finding> = issues
         .into_iter()
-        .map(|i| Finding::new(Rule::WrongType, i.pointer, format!("{}; fix the value's type", i.message)))
+        .map(|i| {
+            Finding::new(
+                Rule::WrongType,
+                i.pointer,
+                format!("{}; fix the value's type", i.message),
+            )
+        })
         .collect();
     findings.extend(check::unknown_fields(&card, profile));
     findings.extend(check::card(&card, profile));
@@ -115,8 +131,11 @@ pub fn has_errors(findings: &[Finding]) -> bool {
 /// ```
 pub fn is_kebab_case(s: &str) -> bool {
     !s.is_empty()
-        && s.split('-')
-            .all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
+        && s.split('-').all(|w| {
+            !w.is_empty()
+                && w.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
 }
 
 /// Whether `s` is a semantic version (`MAJOR.MINOR.PATCH`, optional `-pre` and `+build`).
@@ -134,7 +153,10 @@ pub fn is_semver(s: &str) -> bool {
             Some((pre, build)) => (pre, Some(build)),
             None => (rest, None),
         };
-        let ident_ok = |x: &str| x.split('.').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'));
+        let ident_ok = |x: &str| {
+            x.split('.')
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+        };
         (
             pre.is_empty() || pre.strip_prefix('-').is_some_and(ident_ok),
             build.is_none_or(ident_ok),
@@ -143,7 +165,9 @@ pub fn is_semver(s: &str) -> bool {
     let parts: Vec<_> = core.split('.').collect();
     parts.len() == 3
         && parts.iter().all(|p| {
-            !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && (p.len() == 1 || !p.starts_with('0'))
+            !p.is_empty()
+                && p.bytes().all(|b| b.is_ascii_digit())
+                && (p.len() == 1 || !p.starts_with('0'))
         })
         && pre_ok
         && build_ok

@@ -94,7 +94,9 @@ impl FromStr for Profile {
             "v1" | "1" | "1.0" | "v1.0" => Ok(Profile::V1),
             "v0.3" | "0.3" | "0.3.0" | "v0.3.0" => Ok(Profile::V0_3),
             "compat" => Ok(Profile::Compat),
-            other => Err(format!("unknown profile `{other}`: expected v1, v0.3 or compat")),
+            other => Err(format!(
+                "unknown profile `{other}`: expected v1, v0.3 or compat"
+            )),
         }
     }
 }
@@ -148,7 +150,11 @@ pub struct ParseIssue {
 
 impl fmt::Display for ParseIssue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let at = if self.pointer.is_empty() { "/" } else { &self.pointer };
+        let at = if self.pointer.is_empty() {
+            "/"
+        } else {
+            &self.pointer
+        };
         write!(f, "{at}: {}", self.message)
     }
 }
@@ -235,14 +241,28 @@ impl fmt::Display for CardError {
                 "the document is {size} bytes, more than the limit of {limit} bytes"
             ),
             CardError::InvalidUtf8 { line, column } => {
-                write!(f, "invalid UTF-8 at line {line} column {column}: a card must be UTF-8 JSON")
+                write!(
+                    f,
+                    "invalid UTF-8 at line {line} column {column}: a card must be UTF-8 JSON"
+                )
             }
-            CardError::TooDeep { line, column, limit } => write!(
+            CardError::TooDeep {
+                line,
+                column,
+                limit,
+            } => write!(
                 f,
                 "nesting deeper than {limit} levels at line {line} column {column}"
             ),
-            CardError::Syntax { line, column, message } => {
-                write!(f, "malformed JSON at line {line} column {column}: {message}")
+            CardError::Syntax {
+                line,
+                column,
+                message,
+            } => {
+                write!(
+                    f,
+                    "malformed JSON at line {line} column {column}: {message}"
+                )
             }
             CardError::Invalid(issues) => {
                 write!(f, "the card has {} invalid value(s):", issues.len())?;
@@ -288,7 +308,9 @@ fn lift_extension_schemas(card: &mut AgentCard) {
     else {
         return;
     };
-    let Some(params) = &mut ext.params else { return };
+    let Some(params) = &mut ext.params else {
+        return;
+    };
     if !card.schemas.is_empty() || !params.get("schemas").is_some_and(Value::is_object) {
         return;
     }
@@ -331,7 +353,12 @@ fn strip_position(message: &str) -> String {
 fn line_column(bytes: &[u8], offset: usize) -> (usize, usize) {
     let before = &bytes[..offset.min(bytes.len())];
     let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let column = offset - before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) + 1;
+    let column = offset
+        - before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1)
+        + 1;
     (line, column)
 }
 
@@ -354,7 +381,11 @@ fn check_depth(text: &str, max: usize) -> Result<(), CardError> {
                 depth += 1;
                 if depth > max {
                     let (line, column) = line_column(text.as_bytes(), i);
-                    return Err(CardError::TooDeep { line, column, limit: max });
+                    return Err(CardError::TooDeep {
+                        line,
+                        column,
+                        limit: max,
+                    });
                 }
             }
             b']' | b'}' => depth = depth.saturating_sub(1),
@@ -438,12 +469,19 @@ mod tests {
         let limits = ReadLimits::default().max_bytes(10).max_depth(3);
         assert_eq!(
             parse_document(b"[1,2,3,4,5,6]", limits),
-            Err(CardError::TooLarge { size: 13, limit: 10 })
+            Err(CardError::TooLarge {
+                size: 13,
+                limit: 10
+            })
         );
         let limits = ReadLimits::default().max_depth(3);
         assert_eq!(
             parse_document(b"{\"a\":\n [[[1]]]}", limits),
-            Err(CardError::TooDeep { line: 2, column: 4, limit: 3 })
+            Err(CardError::TooDeep {
+                line: 2,
+                column: 4,
+                limit: 3
+            })
         );
         // Brackets inside strings do not count.
         assert!(parse_document(br#"{"a": "[[[[[[\"[[["}"#, limits).is_ok());
@@ -452,7 +490,11 @@ mod tests {
             Err(CardError::InvalidUtf8 { line: 2, column: 2 })
         );
         match parse_document(b"{\n  \"a\": tru }", limits) {
-            Err(CardError::Syntax { line: 2, column, message }) => {
+            Err(CardError::Syntax {
+                line: 2,
+                column,
+                message,
+            }) => {
                 assert!(column > 0);
                 assert!(!message.contains("at line"), "{message}");
             }

@@ -43,7 +43,10 @@ impl Cx {
                 used: Vec::new(),
             }),
             other => {
-                self.issue(pointer, format!("expected an object, found {}", kind(other)));
+                self.issue(
+                    pointer,
+                    format!("expected an object, found {}", kind(other)),
+                );
                 None
             }
         }
@@ -67,7 +70,10 @@ impl Cx {
                 .filter_map(|(i, v)| self.string(v, &pointer_push(pointer, &i.to_string())))
                 .collect(),
             other => {
-                self.issue(pointer, format!("expected an array of strings, found {}", kind(other)));
+                self.issue(
+                    pointer,
+                    format!("expected an array of strings, found {}", kind(other)),
+                );
                 Vec::new()
             }
         }
@@ -193,7 +199,9 @@ fn card(cx: &mut Cx, o: &mut Obj<'_>) -> AgentCard {
         version: o.string(cx, &["version"]).unwrap_or_default(),
         ..AgentCard::default()
     };
-    card.provider = o.object(cx, &["provider"]).map(|mut p| provider(cx, &mut p));
+    card.provider = o
+        .object(cx, &["provider"])
+        .map(|mut p| provider(cx, &mut p));
     card.icon_url = o.string(cx, &["iconUrl", "icon_url"]);
     card.documentation_url = o.string(cx, &["documentationUrl", "documentation_url"]);
     card.interfaces = interfaces(cx, o);
@@ -203,7 +211,10 @@ fn card(cx: &mut Cx, o: &mut Obj<'_>) -> AgentCard {
     };
     let legacy_extended = o.bool(
         cx,
-        &["supportsAuthenticatedExtendedCard", "supports_authenticated_extended_card"],
+        &[
+            "supportsAuthenticatedExtendedCard",
+            "supports_authenticated_extended_card",
+        ],
     );
     if card.capabilities.extended_agent_card.is_none() {
         card.capabilities.extended_agent_card = legacy_extended;
@@ -309,7 +320,8 @@ fn capabilities(cx: &mut Cx, o: &mut Obj<'_>) -> AgentCapabilities {
     AgentCapabilities {
         streaming: o.bool(cx, &["streaming"]),
         push_notifications: o.bool(cx, &["pushNotifications", "push_notifications"]),
-        state_transition_history: o.bool(cx, &["stateTransitionHistory", "state_transition_history"]),
+        state_transition_history: o
+            .bool(cx, &["stateTransitionHistory", "state_transition_history"]),
         extended_agent_card: o.bool(cx, &["extendedAgentCard", "extended_agent_card"]),
         extensions: o
             .each(cx, &["extensions"])
@@ -382,7 +394,10 @@ const WRAPPERS: [(&str, &str); 5] = [
     ("apiKeySecurityScheme", "api_key_security_scheme"),
     ("httpAuthSecurityScheme", "http_auth_security_scheme"),
     ("oauth2SecurityScheme", "oauth2_security_scheme"),
-    ("openIdConnectSecurityScheme", "open_id_connect_security_scheme"),
+    (
+        "openIdConnectSecurityScheme",
+        "open_id_connect_security_scheme",
+    ),
     ("mtlsSecurityScheme", "mtls_security_scheme"),
 ];
 
@@ -404,12 +419,18 @@ fn security_scheme(cx: &mut Cx, value: &Value, pointer: &str) -> Option<Security
     }
     let (tag, tag_pointer) = outer.get(&["type"])?;
     let tag = cx.string(tag, &tag_pointer)?;
-    match LEGACY_TYPES.iter().position(|t| t.eq_ignore_ascii_case(&tag)) {
+    match LEGACY_TYPES
+        .iter()
+        .position(|t| t.eq_ignore_ascii_case(&tag))
+    {
         Some(index) => Some(scheme_of_kind(cx, index, &mut outer)),
         None => {
             cx.issue(
                 &tag_pointer,
-                format!("unknown security scheme type `{tag}` (expected one of {})", LEGACY_TYPES.join(", ")),
+                format!(
+                    "unknown security scheme type `{tag}` (expected one of {})",
+                    LEGACY_TYPES.join(", ")
+                ),
             );
             None
         }
@@ -538,7 +559,9 @@ fn legacy_authentication(cx: &mut Cx, o: &mut Obj<'_>, card: &mut AgentCard) -> 
                 ..ApiKeyScheme::default()
             }),
             "oauth2" => SecurityScheme::OAuth2(OAuth2Scheme::default()),
-            "openidconnect" | "oidc" => SecurityScheme::OpenIdConnect(OpenIdConnectScheme::default()),
+            "openidconnect" | "oidc" => {
+                SecurityScheme::OpenIdConnect(OpenIdConnectScheme::default())
+            }
             "mutualtls" | "mtls" => SecurityScheme::mutual_tls(),
             http => SecurityScheme::Http(HttpAuthScheme {
                 scheme: http.to_owned(),

@@ -62,13 +62,18 @@ pub(crate) fn render(card: &AgentCard, options: &RenderOptions) -> Value {
     if legacy {
         w.opt(
             "protocolVersion",
-            legacy_ifaces.first().and_then(|i| i.protocol_version.as_deref()),
+            legacy_ifaces
+                .first()
+                .and_then(|i| i.protocol_version.as_deref()),
         );
     }
     w.string("name", &card.name);
     w.string("description", &card.description);
     if modern {
-        w.list("supportedInterfaces", card.interfaces.iter().map(interface).collect());
+        w.list(
+            "supportedInterfaces",
+            card.interfaces.iter().map(interface).collect(),
+        );
     }
     if legacy {
         if let Some(main) = legacy_ifaces.first() {
@@ -104,11 +109,21 @@ pub(crate) fn render(card: &AgentCard, options: &RenderOptions) -> Value {
     let skills = card.skills.iter().map(|s| skill(s, profile)).collect();
     w.put("skills", Value::Array(skills));
     if legacy {
-        w.flag("supportsAuthenticatedExtendedCard", card.capabilities.extended_agent_card);
+        w.flag(
+            "supportsAuthenticatedExtendedCard",
+            card.capabilities.extended_agent_card,
+        );
     }
-    w.list("signatures", card.signatures.iter().map(signature).collect());
+    w.list(
+        "signatures",
+        card.signatures.iter().map(signature).collect(),
+    );
     if options.schemas == SchemaPlacement::Root && !card.schemas.is_empty() {
-        let schemas = card.schemas.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let schemas = card
+            .schemas
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         w.put("schemas", Value::Object(schemas));
     }
     w.extra(&card.extra)
@@ -173,7 +188,10 @@ fn extension(e: &AgentExtension, schemas: Option<&indexmap::IndexMap<String, Val
     w.flag("required", e.required);
     let mut params = e.params.clone();
     if let Some(schemas) = schemas {
-        let schemas = schemas.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let schemas = schemas
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         params
             .get_or_insert_with(Map::new)
             .insert("schemas".into(), Value::Object(schemas));
@@ -217,7 +235,14 @@ fn requirements(w: &mut W, reqs: &[SecurityRequirement], profile: Profile) {
     if profile != Profile::V1 {
         let legacy = reqs
             .iter()
-            .map(|r| Value::Object(r.schemes.iter().map(|(n, s)| (n.clone(), json!(s))).collect()))
+            .map(|r| {
+                Value::Object(
+                    r.schemes
+                        .iter()
+                        .map(|(n, s)| (n.clone(), json!(s)))
+                        .collect(),
+                )
+            })
             .collect();
         w.list("security", legacy);
     }
@@ -283,7 +308,13 @@ fn scheme_fields(s: &SecurityScheme) -> (&'static str, &'static str, Fields, Fie
         SecurityScheme::OpenIdConnect(c) => {
             let mut f = vec![("openIdConnectUrl", string(&c.open_id_connect_url))];
             f.extend(common(&c.description));
-            ("openIdConnectSecurityScheme", "openIdConnect", f.clone(), f, &c.extra)
+            (
+                "openIdConnectSecurityScheme",
+                "openIdConnect",
+                f.clone(),
+                f,
+                &c.extra,
+            )
         }
         SecurityScheme::MutualTls(m) => {
             let f = common(&m.description);
@@ -297,7 +328,10 @@ fn flows(f: &OAuthFlows) -> Value {
     for flow in f.iter() {
         let mut fw = W::new();
         fw.opt("authorizationUrl", flow.authorization_url.as_deref());
-        fw.opt("deviceAuthorizationUrl", flow.device_authorization_url.as_deref());
+        fw.opt(
+            "deviceAuthorizationUrl",
+            flow.device_authorization_url.as_deref(),
+        );
         fw.opt("tokenUrl", flow.token_url.as_deref());
         fw.opt("refreshUrl", flow.refresh_url.as_deref());
         let scopes: Map<_, _> = flow

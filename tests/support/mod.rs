@@ -1,0 +1,101 @@
+//! Helpers shared by the integration tests: the fixtures and official schemas in `../shared`.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+/// `../shared/<rel>`, next to the checkout.
+pub fn shared(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared")
+        .join(rel)
+}
+
+/// A JSON file under `../shared`.
+pub fn json(rel: &str) -> Value {
+    let path = shared(rel);
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Every card fixture: (file name, document).
+pub fn card_fixtures() -> Vec<(String, Value)> {
+    let dir = shared("fixtures/cards");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    assert!(
+        names.len() >= 5,
+        "expected the five card fixtures, found {names:?}"
+    );
+    names
+        .into_iter()
+        .map(|n| {
+            let doc = json(&format!("fixtures/cards/{n}"));
+            (n, doc)
+        })
+        .collect()
+}
+
+/// A validator for one definition of an official schema file.
+pub fn official_validator(file: &str, definition: &str) -> jsonschema::Validator {
+    let mut root = json(&format!("spec/a2a/{file}"));
+    encode_refs(&mut root);
+    let encoded = definition.replace(' ', "%20");
+    root.as_object_mut().unwrap().insert(
+        "$ref".into(),
+        Value::String(format!("#/definitions/{encoded}")),
+    );
+    jsonschema::validator_for(&root).unwrap_or_else(|e| panic!("{file}: {e}"))
+}
+
+/// Definition names in the official 1.0 schema have spaces (`#/definitions/Agent Card`); a URI
+/// reference spells them `%20`.
+fn encode_refs(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map.iter_mut() {
+                match v {
+                    Value::String(s) if k == "$ref" => *s = s.replace(' ', "%20"),
+                    other => encode_refs(other),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(encode_refs),
+        _ => {}
+    }
+}
+
+/// Every violation of `doc` against `validator`, as `pointer: message` lines.
+pub fn violations(validator: &jsonschema::Validator, doc: &Value) -> Vec<String> {
+    validator
+        .iter_errors(doc)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect()
+}
+
+/// Every path of `sub` is in `sup` with an equal value (arrays compared element-wise, same length).
+/// Returns the paths where they differ.
+pub fn missing_from(sub: &Value, sup: &Value, at: &str) -> Vec<String> {
+    match (sub, sup) {
+        (Value::Object(a), Value::Object(b)) => a
+            .iter()
+            .flat_map(|(k, v)| match b.get(k) {
+                Some(w) => missing_from(v, w, &format!("{at}/{k}")),
+                None => vec![format!("{at}/{k} (absent)")],
+            })
+            .collect(),
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
+            .iter()
+            .zip(b)
+            .enumerate()
+            .flat_map(|(i, (v, w))| missing_from(v, w, &format!("{at}/{i}")))
+            .collect(),
+        _ if sub == sup => Vec::new(),
+        _ => vec![format!("{at}: {sub} != {sup}")],
+    }
+}
