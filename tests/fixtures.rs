@@ -231,3 +231,41 @@ fn schema_rules_fire_on_a_broken_extension_card() {
         "{got:#?}"
     );
 }
+
+#[test]
+fn pointers_follow_the_document_not_the_model() {
+    // The main interface is not repeated in additionalInterfaces, so the model's index 1 is the
+    // document's index 0.
+    let mut doc = json("fixtures/cards/currency-agent-v0.3.json");
+    doc["additionalInterfaces"] =
+        serde_json::json!([{"url": "http://fx.example.com/grpc", "transport": "GRPCC", "x": 1}]);
+    let got = findings(&doc);
+    assert!(
+        got.contains(&("url-insecure", "/additionalInterfaces/0/url".into())),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&(
+            "interface-binding-unknown",
+            "/additionalInterfaces/0/transport".into()
+        )),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&("unknown-field", "/additionalInterfaces/0/x".into())),
+        "{got:?}"
+    );
+    // Unknown fields of the main interface's repetition are reported there.
+    let mut repeated = doc.clone();
+    repeated["additionalInterfaces"] =
+        serde_json::json!([{"url": "http://localhost:10999", "transport": "JSONRPC", "y": 2}]);
+    assert!(findings(&repeated).contains(&("unknown-field", "/additionalInterfaces/0/y".into())));
+    // With no top-level url, the first interface is additionalInterfaces/0, not /url.
+    doc.as_object_mut().unwrap().remove("url");
+    let got = findings(&doc);
+    assert!(
+        got.contains(&("url-insecure", "/additionalInterfaces/0/url".into())),
+        "{got:?}"
+    );
+    assert!(!got.iter().any(|(_, p)| p == "/url"), "{got:?}");
+}

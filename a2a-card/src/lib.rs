@@ -30,11 +30,11 @@
 pub mod builder;
 pub mod card;
 pub mod lint;
-pub mod media;
 pub mod schema;
 pub mod wire;
 
+pub use a2a_card_rules::media;
+pub use a2a_card_rules::{MediaType, MediaTypeError};
 pub use builder::{AgentCardBuilder, AgentSkillBuilder, BuildError};
 pub use card::*;
-pub use media::{MediaType, MediaTypeError};
 pub use schema::{IO_SCHEMAS_EXTENSION_URI, SchemaMode};

@@ -3,7 +3,8 @@
 
 use std::fmt;
 
-use crate::media::{MediaType, is_token, write_param_value};
+use a2a_card_rules::media::{MediaType, write_param_value};
+pub use a2a_card_rules::names::check_schema_name;
 
 /// The URI of the input/output schemas extension (v1), as listed in `capabilities.extensions`.
 pub const IO_SCHEMAS_EXTENSION_URI: &str =
@@ -57,25 +58,5 @@ impl fmt::Display for SchemaMode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("application/json;schema=")?;
         write_param_value(f, &self.name)
-    }
-}
-
-/// Checks that a schema name can stand unquoted as a media-type parameter value (an RFC 9110
-/// token), which every client can read back.
-///
-/// ```
-/// assert!(a2a_card::schema::check_schema_name("fightComparison").is_ok());
-/// assert!(a2a_card::schema::check_schema_name("fight comparison").is_err());
-/// ```
-pub fn check_schema_name(name: &str) -> Result<(), String> {
-    if is_token(name) {
-        Ok(())
-    } else if name.is_empty() {
-        Err("a schema name cannot be empty".to_owned())
-    } else {
-        Err(format!(
-            "schema name `{name}` has characters that a media-type parameter cannot carry unquoted; \
-             use letters, digits and !#$%&'*+-.^_`|~ only (e.g. lowerCamelCase)"
-        ))
     }
 }

@@ -44,7 +44,9 @@ use std::process::ExitCode;
 
 use a2a_card::AgentCard;
 use a2a_card::lint::{self, Finding, Severity};
-use a2a_card::wire::{CardError, Profile, ReadLimits, RenderOptions, SchemaPlacement, parse_document};
+use a2a_card::wire::{
+    CardError, Profile, ReadLimits, RenderOptions, SchemaPlacement, parse_document,
+};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::Value;
 
@@ -52,8 +54,10 @@ use serde_json::Value;
 /// versions.
 #[derive(Parser)]
 #[command(name = "a2a-card", version)]
-#[command(after_help = "Exit codes: 0 no error findings (or converted), 1 error findings, \
-                        2 unreadable or malformed input.")]
+#[command(
+    after_help = "Exit codes: 0 no error findings (or converted), 1 error findings, \
+                  2 unreadable or malformed input."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -190,7 +194,11 @@ fn run_lint(args: &LintArgs) -> Result<ExitCode, Failure> {
         }
     };
     finish_output(written)?;
-    Ok(if errors > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn run_convert(args: &ConvertArgs) -> Result<ExitCode, Failure> {
@@ -233,7 +241,9 @@ fn is_stdin(input: &Path) -> bool {
 /// Reads the document within `limits`: never more than one byte past the size limit, so a huge
 /// file or an endless stream is cut off rather than loaded.
 fn read_document(input: &Path, limits: ReadLimits) -> Result<Value, String> {
-    let cap = u64::try_from(limits.max_bytes).unwrap_or(u64::MAX).saturating_add(1);
+    let cap = u64::try_from(limits.max_bytes)
+        .unwrap_or(u64::MAX)
+        .saturating_add(1);
     let mut bytes = Vec::new();
     let read = if is_stdin(input) {
         io::stdin().lock().take(cap).read_to_end(&mut bytes)
@@ -289,7 +299,11 @@ fn write_human(
             Severity::Warning => "1;33",
         };
         let head = format!("{}[{}]", f.severity, f.rule.code());
-        let pointer = if f.pointer.is_empty() { "/" } else { &f.pointer };
+        let pointer = if f.pointer.is_empty() {
+            "/"
+        } else {
+            &f.pointer
+        };
         writeln!(
             out,
             "{} {}: {}",
@@ -298,7 +312,12 @@ fn write_human(
             sanitize(&f.message)
         )?;
     }
-    writeln!(out, "{}, {}", plural(errors, "error"), plural(warnings, "warning"))?;
+    writeln!(
+        out,
+        "{}, {}",
+        plural(errors, "error"),
+        plural(warnings, "warning")
+    )?;
     out.flush()
 }
 

@@ -2,31 +2,67 @@
 
 use std::collections::HashMap;
 
+use a2a_card_rules::names::to_kebab_case;
+use a2a_card_rules::urls::{UrlKind, check_endpoint_url, classify};
 use serde_json::Value;
-use url::{Host, Url};
 
 use super::{Finding, Rule, is_kebab_case, is_semver};
+use crate::MediaType;
 use crate::card::*;
-use crate::media::MediaType;
 use crate::schema::{
     IO_SCHEMAS_EXTENSION_URI, JSON_SCHEMA_DRAFT_2020_12, SchemaMode, check_schema_name,
 };
-use crate::wire::{Profile, pointer_push};
+use crate::wire::{Profile, Sources, pointer_push};
 
-/// Where a model value sits in a document of one profile.
-struct Paths {
+/// Where a model value sits in a document: one the crate rendered in a profile, or one it read.
+pub(super) struct Paths {
     modern: bool,
+    /// For each interface, the pointer of the object it came from (`None`: a 0.3 card's
+    /// top-level `url`).
+    interfaces: Vec<Option<String>>,
+    /// A 0.3 document's repetition of its main interface in `additionalInterfaces`.
+    main_repetition: Option<String>,
 }
 
 impl Paths {
+    /// Pointers into the document [`AgentCard::to_json`] writes for `profile`.
+    pub(super) fn rendered(profile: Profile) -> Paths {
+        Paths {
+            modern: profile != Profile::V0_3,
+            interfaces: Vec::new(),
+            main_repetition: None,
+        }
+    }
+
+    /// Pointers into a document that was read, in profile `profile`.
+    pub(super) fn of_document(profile: Profile, sources: &Sources) -> Paths {
+        Paths {
+            modern: profile != Profile::V0_3,
+            interfaces: sources.interfaces.clone(),
+            main_repetition: sources.main_repetition.clone(),
+        }
+    }
+
+    /// The object an interface came from; `None` for the 0.3 top level.
+    fn interface_base(&self, i: usize) -> Option<String> {
+        match self.interfaces.get(i) {
+            Some(source) => source.clone(),
+            None if self.modern => Some(format!("/supportedInterfaces/{i}")),
+            // The writer puts every interface in additionalInterfaces when there are several.
+            None if i == 0 => None,
+            None => Some(format!("/additionalInterfaces/{i}")),
+        }
+    }
+
     fn interface(&self, i: usize, field: &str) -> String {
-        match (self.modern, field) {
-            (true, _) => format!("/supportedInterfaces/{i}/{field}"),
-            (false, "url") if i == 0 => "/url".into(),
-            (false, "protocolBinding") if i == 0 => "/preferredTransport".into(),
-            (false, "protocolBinding") => format!("/additionalInterfaces/{i}/transport"),
-            (false, "protocolVersion") => "/protocolVersion".into(),
-            (false, _) => format!("/additionalInterfaces/{i}/{field}"),
+        let base = self.interface_base(i);
+        match (self.modern, base, field) {
+            (true, Some(base), _) => format!("{base}/{field}"),
+            (_, None, "url") => "/url".into(),
+            (_, None, "protocolBinding") => "/preferredTransport".into(),
+            (false, _, "protocolVersion") | (_, None, _) => "/protocolVersion".into(),
+            (false, Some(base), "protocolBinding") => format!("{base}/transport"),
+            (false, Some(base), _) => format!("{base}/{field}"),
         }
     }
     fn extended_card(&self) -> &'static str {
@@ -64,17 +100,14 @@ impl Paths {
     }
 }
 
-pub(super) fn card(card: &AgentCard, profile: Profile) -> Vec<Finding> {
-    let paths = Paths {
-        modern: profile != Profile::V0_3,
-    };
+pub(super) fn card(card: &AgentCard, paths: &Paths) -> Vec<Finding> {
     let mut out = Vec::new();
     identity(card, &mut out);
-    interfaces(card, &paths, &mut out);
-    capabilities(card, &paths, &mut out);
+    interfaces(card, paths, &mut out);
+    capabilities(card, paths, &mut out);
     modes(card, &mut out);
-    skills(card, &paths, &mut out);
-    security(card, &paths, &mut out);
+    skills(card, paths, &mut out);
+    security(card, paths, &mut out);
     signatures(card, &mut out);
     schemas(card, &mut out);
     out
@@ -163,51 +196,6 @@ fn identity(card: &AgentCard, out: &mut Vec<Finding>) {
     if let Some(u) = &card.icon_url {
         link(u, "/iconUrl", out);
     }
-}
-
-/// What a URL string is.
-enum UrlKind {
-    Invalid(String),
-    Https { loopback: bool },
-    Http { loopback: bool },
-    Other(String),
-}
-
-fn classify(raw: &str) -> (UrlKind, Option<Url>) {
-    let url = match Url::parse(raw.trim()) {
-        Ok(url) => url,
-        Err(url::ParseError::RelativeUrlWithoutBase) => {
-            return (
-                UrlKind::Invalid(format!(
-                    "`{raw}` is not an absolute URL; write it with its scheme and host, e.g. https://agent.example.com/a2a"
-                )),
-                None,
-            );
-        }
-        Err(e) => {
-            return (
-                UrlKind::Invalid(format!("`{raw}` is not a valid URL ({e})")),
-                None,
-            );
-        }
-    };
-    let loopback = match url.host() {
-        Some(Host::Domain(d)) => {
-            d.eq_ignore_ascii_case("localhost") || d.to_ascii_lowercase().ends_with(".localhost")
-        }
-        Some(Host::Ipv4(ip)) => ip.is_loopback() || ip.is_unspecified(),
-        Some(Host::Ipv6(ip)) => ip.is_loopback() || ip.is_unspecified(),
-        None => false,
-    };
-    let kind = match url.scheme() {
-        "https" => UrlKind::Https { loopback },
-        "http" => UrlKind::Http { loopback },
-        other if url.host().is_none() => {
-            UrlKind::Invalid(format!("`{raw}` has no host (scheme `{other}`)"))
-        }
-        other => UrlKind::Other(other.to_owned()),
-    };
-    (kind, Some(url))
 }
 
 /// A provider, documentation or icon link.
@@ -302,11 +290,16 @@ fn endpoint_url(iface: &AgentInterface, pointer: String, out: &mut Vec<Finding>)
         return;
     }
     let (kind, url) = classify(raw);
-    match kind {
-        UrlKind::Invalid(m) => return out.push(Finding::new(Rule::UrlInvalid, pointer, m)),
-        UrlKind::Http { loopback: false } => out.push(Finding::new(Rule::UrlInsecure, pointer.clone(), format!("`{raw}` uses plain http; endpoints must use https (http is only acceptable on loopback)"))),
-        UrlKind::Other(s) if iface.protocol_binding != AgentInterface::GRPC => out.push(Finding::new(Rule::UrlInsecure, pointer.clone(), format!("`{raw}` uses the `{s}` scheme; endpoints must use https"))),
-        UrlKind::Http { loopback: true } | UrlKind::Https { loopback: true } => out.push(Finding::new(Rule::UrlLocalhost, pointer.clone(), format!("`{raw}` is a hard-coded loopback address that clients elsewhere cannot reach; take the public URL from the environment in production"))),
+    match (kind, check_endpoint_url(raw)) {
+        (UrlKind::Invalid(m), _) => return out.push(Finding::new(Rule::UrlInvalid, pointer, m)),
+        // gRPC endpoints may use their own scheme.
+        (UrlKind::Other(_), _) if iface.protocol_binding == AgentInterface::GRPC => {}
+        (_, Err(m)) => out.push(Finding::new(Rule::UrlInsecure, pointer.clone(), m)),
+        (UrlKind::Http { loopback: true } | UrlKind::Https { loopback: true }, Ok(())) => out.push(Finding::new(
+            Rule::UrlLocalhost,
+            pointer.clone(),
+            format!("`{raw}` is a hard-coded loopback address that clients elsewhere cannot reach; take the public URL from the environment in production"),
+        )),
         _ => {}
     }
     if let Some(url) = url {
@@ -481,27 +474,6 @@ fn skills(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
             out,
         );
     }
-}
-
-/// The kebab-case form of an id, for the fix suggestion.
-pub(crate) fn to_kebab_case(s: &str) -> String {
-    let mut out = String::new();
-    let mut prev_lower = false;
-    for c in s.chars() {
-        if c.is_alphanumeric() {
-            if c.is_uppercase() && prev_lower && !out.ends_with('-') {
-                out.push('-');
-            }
-            out.extend(c.to_lowercase());
-            prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        } else {
-            if !out.is_empty() && !out.ends_with('-') {
-                out.push('-');
-            }
-            prev_lower = false;
-        }
-    }
-    out.trim_end_matches('-').to_owned()
 }
 
 fn requirements(
@@ -732,10 +704,7 @@ pub(crate) fn schema_problem(schema: &Value) -> Option<String> {
 }
 
 /// Unknown fields anywhere in the card, with pointers in `profile`'s shape.
-pub(super) fn unknown_fields(card: &AgentCard, profile: Profile) -> Vec<Finding> {
-    let paths = Paths {
-        modern: profile != Profile::V0_3,
-    };
+pub(super) fn unknown_fields(card: &AgentCard, paths: &Paths) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut report = |base: String, extra: &Extra| {
         for key in extra.keys() {
@@ -747,14 +716,12 @@ pub(super) fn unknown_fields(card: &AgentCard, profile: Profile) -> Vec<Finding>
         report("/provider".into(), &p.extra);
     }
     for (i, iface) in card.interfaces.iter().enumerate() {
-        let base = if paths.modern {
-            format!("/supportedInterfaces/{i}")
-        } else if i == 0 {
-            String::new()
+        let repetition = if i == 0 {
+            paths.main_repetition.clone()
         } else {
-            format!("/additionalInterfaces/{i}")
+            None
         };
-        if !base.is_empty() {
+        if let Some(base) = paths.interface_base(i).or(repetition) {
             report(base, &iface.extra);
         }
     }
@@ -785,13 +752,6 @@ pub(super) fn unknown_fields(card: &AgentCard, profile: Profile) -> Vec<Finding>
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn kebab_suggestions() {
-        assert_eq!(to_kebab_case("currency_conversion"), "currency-conversion");
-        assert_eq!(to_kebab_case("CodeReview"), "code-review");
-        assert_eq!(to_kebab_case("Route  Planner2"), "route-planner2");
-    }
 
     #[test]
     fn schema_problems_are_named() {

@@ -88,7 +88,7 @@ impl fmt::Display for Finding {
 
 /// Lints a card, with pointers in the shape of `profile`'s document.
 pub fn lint(card: &AgentCard, profile: Profile) -> Vec<Finding> {
-    let mut findings = check::card(card, profile);
+    let mut findings = check::card(card, &check::Paths::rendered(profile));
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
     findings
 }
@@ -97,7 +97,7 @@ pub fn lint(card: &AgentCard, profile: Profile) -> Vec<Finding> {
 /// rule of [`lint`], with pointers into this document.
 pub fn lint_json(document: &Value) -> Vec<Finding> {
     let profile = Profile::detect(document);
-    let (card, issues) = wire::from_value_lenient(document);
+    let (card, issues, sources) = wire::read_with_sources(document);
     let mut findings: Vec<Finding> = issues
         .into_iter()
         .map(|i| {
@@ -108,8 +108,9 @@ pub fn lint_json(document: &Value) -> Vec<Finding> {
             )
         })
         .collect();
-    findings.extend(check::unknown_fields(&card, profile));
-    findings.extend(check::card(&card, profile));
+    let paths = check::Paths::of_document(profile, &sources);
+    findings.extend(check::unknown_fields(&card, &paths));
+    findings.extend(check::card(&card, &paths));
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
     findings
 }
@@ -119,56 +120,4 @@ pub fn has_errors(findings: &[Finding]) -> bool {
     findings.iter().any(|f| f.severity == Severity::Error)
 }
 
-/// Whether `s` is kebab-case: lowercase ASCII letters and digits in words joined by single `-`.
-///
-/// ```
-/// use a2a_card::lint::is_kebab_case;
-/// assert!(is_kebab_case("code-review"));
-/// assert!(is_kebab_case("route2"));
-/// assert!(!is_kebab_case("code_review"));
-/// assert!(!is_kebab_case("CodeReview"));
-/// assert!(!is_kebab_case("-x") && !is_kebab_case("a--b") && !is_kebab_case(""));
-/// ```
-pub fn is_kebab_case(s: &str) -> bool {
-    !s.is_empty()
-        && s.split('-').all(|w| {
-            !w.is_empty()
-                && w.bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-        })
-}
-
-/// Whether `s` is a semantic version (`MAJOR.MINOR.PATCH`, optional `-pre` and `+build`).
-///
-/// ```
-/// use a2a_card::lint::is_semver;
-/// assert!(is_semver("2.1.0") && is_semver("1.0.0-rc.1+b5"));
-/// assert!(!is_semver("v1") && !is_semver("1.0") && !is_semver("01.0.0"));
-/// ```
-pub fn is_semver(s: &str) -> bool {
-    let core = s.split(['-', '+']).next().unwrap_or_default();
-    let (pre_ok, build_ok) = {
-        let rest = &s[core.len()..];
-        let (pre, build) = match rest.split_once('+') {
-            Some((pre, build)) => (pre, Some(build)),
-            None => (rest, None),
-        };
-        let ident_ok = |x: &str| {
-            x.split('.')
-                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
-        };
-        (
-            pre.is_empty() || pre.strip_prefix('-').is_some_and(ident_ok),
-            build.is_none_or(ident_ok),
-        )
-    };
-    let parts: Vec<_> = core.split('.').collect();
-    parts.len() == 3
-        && parts.iter().all(|p| {
-            !p.is_empty()
-                && p.bytes().all(|b| b.is_ascii_digit())
-                && (p.len() == 1 || !p.starts_with('0'))
-        })
-        && pre_ok
-        && build_ok
-}
+pub use a2a_card_rules::names::{is_kebab_case, is_semver};

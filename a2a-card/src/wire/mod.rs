@@ -292,9 +292,17 @@ pub fn read_lenient(
 /// Reads a card from a JSON value of any profile, skipping values of the wrong type and reporting
 /// each.
 pub fn from_value_lenient(value: &Value) -> (AgentCard, Vec<ParseIssue>) {
-    let (mut card, issues) = read::read_card(value);
-    lift_extension_schemas(&mut card);
+    let (card, issues, _) = read_with_sources(value);
     (card, issues)
+}
+
+pub(crate) use read::Sources;
+
+/// [`from_value_lenient`], with where the interfaces came from (for the linter's pointers).
+pub(crate) fn read_with_sources(value: &Value) -> (AgentCard, Vec<ParseIssue>, Sources) {
+    let (mut card, issues, sources) = read::read_card(value);
+    lift_extension_schemas(&mut card);
+    (card, issues, sources)
 }
 
 /// Schemas carried in the extension entry's `params.schemas` (the strict placement) move to the
@@ -335,11 +343,24 @@ pub fn parse_document(bytes: &[u8], limits: ReadLimits) -> Result<Value, CardErr
         CardError::InvalidUtf8 { line, column }
     })?;
     check_depth(text, limits.max_depth)?;
-    serde_json::from_str(text).map_err(|e| CardError::Syntax {
-        line: e.line(),
-        column: e.column(),
-        message: strip_position(&e.to_string()),
+    serde_json::from_str(text).map_err(|e| {
+        let (line, column) = syntax_position(text, e.line(), e.column());
+        CardError::Syntax {
+            line,
+            column,
+            message: strip_position(&e.to_string()),
+        }
     })
+}
+
+/// serde_json gives column 0 for an error at a line break or at the end of input; point at the
+/// end of the line before instead, so positions are always 1-based.
+fn syntax_position(text: &str, line: usize, column: usize) -> (usize, usize) {
+    if column > 0 || line <= 1 {
+        return (line.max(1), column.max(1));
+    }
+    let previous = text.split('\n').nth(line - 2).unwrap_or_default();
+    (line - 1, previous.trim_end_matches('\r').len() + 1)
 }
 
 /// serde_json appends " at line L column C"; the error carries those separately.
@@ -488,6 +509,14 @@ mod tests {
         assert_eq!(
             parse_document(b"{\"a\":\n\"\xff\"}", limits),
             Err(CardError::InvalidUtf8 { line: 2, column: 2 })
+        );
+        assert_eq!(
+            parse_document(b"{\"a\": 1,\n", limits),
+            Err(CardError::Syntax {
+                line: 1,
+                column: 9,
+                message: "EOF while parsing a value".into()
+            })
         );
         match parse_document(b"{\n  \"a\": tru }", limits) {
             Err(CardError::Syntax {

@@ -13,18 +13,30 @@ use crate::card::*;
 use super::{ParseIssue, pointer_push};
 
 /// Reads `value` into a card, collecting every issue.
-pub(crate) fn read_card(value: &Value) -> (AgentCard, Vec<ParseIssue>) {
+pub(crate) fn read_card(value: &Value) -> (AgentCard, Vec<ParseIssue>, Sources) {
     let mut cx = Cx::default();
     let card = match cx.object(value, "") {
         Some(mut o) => card(&mut cx, &mut o),
         None => AgentCard::default(),
     };
-    (card, cx.issues)
+    (card, cx.issues, cx.sources)
+}
+
+/// Where parts of the model came from in the document, for pointers that the model alone
+/// cannot give.
+#[derive(Debug, Default)]
+pub(crate) struct Sources {
+    /// For each of `card.interfaces`, the pointer of the object it was read from; `None` for a
+    /// 0.3 card's main interface, which is the top-level `url` and `preferredTransport`.
+    pub interfaces: Vec<Option<String>>,
+    /// In a 0.3 card, the `additionalInterfaces` entry that repeats the main interface.
+    pub main_repetition: Option<String>,
 }
 
 #[derive(Default)]
 struct Cx {
     issues: Vec<ParseIssue>,
+    sources: Sources,
 }
 
 impl Cx {
@@ -271,13 +283,16 @@ fn interfaces(cx: &mut Cx, o: &mut Obj<'_>) -> Vec<AgentInterface> {
     let transport = o.string(cx, &["preferredTransport", "preferred_transport"]);
     let version = o.string(cx, &["protocolVersion", "protocol_version"]);
     let additional = o.each(cx, &["additionalInterfaces", "additional_interfaces"]);
-    if has_supported {
-        return supported
-            .into_iter()
-            .filter_map(|(v, p)| cx.object(v, &p).map(|mut i| interface(cx, &mut i, None)))
-            .collect();
-    }
     let mut list = Vec::new();
+    if has_supported {
+        for (v, p) in supported {
+            if let Some(mut i) = cx.object(v, &p) {
+                list.push(interface(cx, &mut i, None));
+                cx.sources.interfaces.push(Some(p));
+            }
+        }
+        return list;
+    }
     if let Some(url) = url {
         list.push(AgentInterface {
             url,
@@ -285,17 +300,27 @@ fn interfaces(cx: &mut Cx, o: &mut Obj<'_>) -> Vec<AgentInterface> {
             protocol_version: version.clone(),
             ..AgentInterface::default()
         });
+        cx.sources.interfaces.push(None);
     }
+    // 0.3 asks that additionalInterfaces repeat the main interface; that one repetition is not a
+    // second interface.
+    let mut main_repeated = false;
     for (v, p) in additional {
         if let Some(mut i) = cx.object(v, &p) {
             let iface = interface(cx, &mut i, version.as_deref());
-            let repeats_main = list.first().is_some_and(|main: &AgentInterface| {
-                main.url == iface.url
-                    && main.protocol_binding == iface.protocol_binding
-                    && iface.extra.is_empty()
-            });
-            if !repeats_main {
+            let repeats_main = !main_repeated
+                && list.first().is_some_and(|main: &AgentInterface| {
+                    main.url == iface.url && main.protocol_binding == iface.protocol_binding
+                });
+            main_repeated |= repeats_main;
+            if repeats_main {
+                // The top level has no room for the main interface's own unknown fields; they
+                // live in its repetition.
+                list[0].extra = iface.extra;
+                cx.sources.main_repetition = Some(p);
+            } else {
                 list.push(iface);
+                cx.sources.interfaces.push(Some(p));
             }
         }
     }

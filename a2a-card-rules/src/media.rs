@@ -11,7 +11,7 @@ use std::fmt;
 /// when they must be.
 ///
 /// ```
-/// use a2a_card::MediaType;
+/// use a2a_card_rules::MediaType;
 /// let m = MediaType::parse(r#"Application/JSON ; schema="fightComparison""#).unwrap();
 /// assert_eq!(m.essence(), "application/json");
 /// assert_eq!(m.param("schema"), Some("fightComparison"));
@@ -54,13 +54,13 @@ impl fmt::Display for MediaTypeError {
 
 impl std::error::Error for MediaTypeError {}
 
-/// RFC 9110 `tchar`.
-pub(crate) fn is_tchar(c: char) -> bool {
+/// Whether `c` is an RFC 9110 `tchar`.
+pub fn is_tchar(c: char) -> bool {
     c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
 }
 
 /// Whether `s` is a non-empty RFC 9110 token.
-pub(crate) fn is_token(s: &str) -> bool {
+pub fn is_token(s: &str) -> bool {
     !s.is_empty() && s.chars().all(is_tchar)
 }
 
@@ -148,7 +148,7 @@ impl fmt::Display for MediaType {
 }
 
 /// Writes a parameter value, quoting it when it is not a token.
-pub(crate) fn write_param_value(f: &mut impl fmt::Write, value: &str) -> fmt::Result {
+pub fn write_param_value(f: &mut impl fmt::Write, value: &str) -> fmt::Result {
     if is_token(value) {
         f.write_str(value)
     } else {

@@ -1,0 +1,91 @@
+//! What a URL in a card is: absolute or not, https or not, loopback or not.
+
+use url::{Host, Url};
+
+/// The kind of a URL string, as the card's rules see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum UrlKind {
+    /// Not an absolute URL; the message says why and how to fix it.
+    Invalid(String),
+    /// `https://`.
+    Https {
+        /// Whether the host is loopback (`localhost`, `127.0.0.0/8`, `::1`) or unspecified.
+        loopback: bool,
+    },
+    /// Plain `http://`.
+    Http {
+        /// Whether the host is loopback or unspecified.
+        loopback: bool,
+    },
+    /// Another scheme with a host (`grpc://`, `wss://`, ...).
+    Other(String),
+}
+
+/// Classifies a URL string, returning the parsed URL when it parses.
+///
+/// ```
+/// use a2a_card_rules::urls::{classify, UrlKind};
+/// assert_eq!(classify("https://a.example.com").0, UrlKind::Https { loopback: false });
+/// assert_eq!(classify("http://127.0.0.1:8080").0, UrlKind::Http { loopback: true });
+/// assert!(matches!(classify("/a2a").0, UrlKind::Invalid(_)));
+/// ```
+pub fn classify(raw: &str) -> (UrlKind, Option<Url>) {
+    let url = match Url::parse(raw.trim()) {
+        Ok(url) => url,
+        Err(url::ParseError::RelativeUrlWithoutBase) => {
+            return (
+                UrlKind::Invalid(format!(
+                    "`{raw}` is not an absolute URL; write it with its scheme and host, e.g. https://agent.example.com/a2a"
+                )),
+                None,
+            );
+        }
+        Err(e) => {
+            return (
+                UrlKind::Invalid(format!("`{raw}` is not a valid URL ({e})")),
+                None,
+            );
+        }
+    };
+    let loopback = match url.host() {
+        Some(Host::Domain(d)) => {
+            d.eq_ignore_ascii_case("localhost") || d.to_ascii_lowercase().ends_with(".localhost")
+        }
+        Some(Host::Ipv4(ip)) => ip.is_loopback() || ip.is_unspecified(),
+        Some(Host::Ipv6(ip)) => ip.is_loopback() || ip.is_unspecified(),
+        None => false,
+    };
+    let kind = match url.scheme() {
+        "https" => UrlKind::Https { loopback },
+        "http" => UrlKind::Http { loopback },
+        other if url.host().is_none() => {
+            UrlKind::Invalid(format!("`{raw}` has no host (scheme `{other}`)"))
+        }
+        other => UrlKind::Other(other.to_owned()),
+    };
+    (kind, Some(url))
+}
+
+/// The rule for an agent's endpoint URL: absolute, and https unless the host is loopback.
+/// Returns the message that says what is wrong and how to fix it.
+///
+/// ```
+/// use a2a_card_rules::urls::check_endpoint_url;
+/// assert!(check_endpoint_url("https://agent.example.com/a2a").is_ok());
+/// assert!(check_endpoint_url("http://localhost:8080").is_ok());
+/// assert!(check_endpoint_url("http://agent.example.com").unwrap_err().contains("https"));
+/// assert!(check_endpoint_url("agent.example.com").unwrap_err().contains("absolute"));
+/// ```
+pub fn check_endpoint_url(raw: &str) -> Result<(), String> {
+    match classify(raw).0 {
+        UrlKind::Invalid(m) => Err(m),
+        UrlKind::Http { loopback: false } => Err(format!(
+            "`{raw}` uses plain http; endpoints must use https (http is only acceptable on loopback)"
+        )),
+        UrlKind::Other(s) => Err(format!(
+            "`{raw}` uses the `{s}` scheme; endpoints must use https"
+        )),
+        UrlKind::Https { .. } | UrlKind::Http { loopback: true } => Ok(()),
+    }
+}
