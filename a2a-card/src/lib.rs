@@ -27,14 +27,46 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod agent;
 pub mod builder;
 pub mod card;
+mod checks;
 pub mod lint;
 pub mod schema;
+pub mod skill;
 pub mod wire;
 
 pub use a2a_card_rules::media;
 pub use a2a_card_rules::{MediaType, MediaTypeError};
+pub use agent::Agent;
 pub use builder::{AgentCardBuilder, AgentSkillBuilder, BuildError};
 pub use card::*;
-pub use schema::{IO_SCHEMAS_EXTENSION_URI, SchemaMode};
+pub use schema::{IO_SCHEMAS_EXTENSION_URI, NamedSchema, SchemaMode, SchemaOptions};
+pub use skill::{Input, Output, Reply, SkillContext, SkillError};
+
+pub use a2a_card_derive::{Schema, agent, skill};
+
+/// What the macros' generated code names; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::agent::{
+        AgentDecl, RequirementDecl, Routes, Skill, SkillDecl, build_card, unknown_skill,
+    };
+    pub use crate::checks::*;
+    pub use crate::skill::{
+        CallInput, Io, SchemaRef, SkillArg, SkillCall, SkillFuture, SkillReturn,
+    };
+    pub use schemars;
+    pub use serde_json;
+    pub use std::boxed::Box;
+    pub use std::sync::OnceLock;
+
+    /// Security schemes from any iterator of `(name, scheme)`.
+    pub fn schemes<I, K>(iter: I) -> Vec<(String, crate::SecurityScheme)>
+    where
+        I: IntoIterator<Item = (K, crate::SecurityScheme)>,
+        K: Into<String>,
+    {
+        iter.into_iter().map(|(k, v)| (k.into(), v)).collect()
+    }
+}

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use serde_json::Value;
+
 use a2a_card_rules::media::{MediaType, write_param_value};
 pub use a2a_card_rules::names::check_schema_name;
 
@@ -58,5 +60,212 @@ impl fmt::Display for SchemaMode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("application/json;schema=")?;
         write_param_value(f, &self.name)
+    }
+}
+
+/// The description the crate gives the extension's entry in `capabilities.extensions` (the
+/// extension's own wording).
+pub const IO_SCHEMAS_EXTENSION_DESCRIPTION: &str = "Allow more deterministic invoking of tasks by providing JSON input corresponding to a provided schema";
+
+/// A Rust type whose JSON Schema the card publishes under a name, for
+/// `application/json;schema=NAME` modes.
+///
+/// Derive it with [`#[derive(Schema)]`](macro@crate::Schema) next to `schemars::JsonSchema` and
+/// serde; the name defaults to the type name in lowerCamelCase.
+///
+/// ```
+/// use a2a_card::{NamedSchema, Schema};
+/// use schemars::JsonSchema;
+///
+/// /// Two contestants.
+/// #[derive(serde::Deserialize, JsonSchema, Schema)]
+/// #[serde(deny_unknown_fields)]
+/// struct FightComparison {
+///     /// The name of the first contestant
+///     a: String,
+///     /// The name of the second contestant
+///     b: String,
+/// }
+///
+/// assert_eq!(FightComparison::SCHEMA_NAME, "fightComparison");
+/// let schema = FightComparison::json_schema_value();
+/// assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
+/// assert_eq!(schema["additionalProperties"], false);
+/// ```
+pub trait NamedSchema: schemars::JsonSchema {
+    /// The schema's name on the card (a media-type token).
+    const SCHEMA_NAME: &'static str;
+
+    /// How to generate the schema.
+    const SCHEMA_OPTIONS: SchemaOptions = SchemaOptions::DEFAULT;
+
+    /// The self-contained draft 2020-12 schema of the type.
+    fn json_schema_value() -> Value {
+        schema_for::<Self>(Self::SCHEMA_OPTIONS)
+    }
+
+    /// The mode that names this schema: `application/json;schema=NAME`.
+    fn schema_mode() -> SchemaMode {
+        SchemaMode {
+            name: Self::SCHEMA_NAME.to_owned(),
+        }
+    }
+}
+
+/// How a named schema is generated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct SchemaOptions {
+    /// Inline every subschema instead of referencing `$defs`, for clients that do not resolve
+    /// `$ref` (recursive types keep their references).
+    pub inline: bool,
+}
+
+impl SchemaOptions {
+    /// Subschemas in `$defs`, referenced with `$ref`.
+    pub const DEFAULT: SchemaOptions = SchemaOptions { inline: false };
+    /// Every subschema inlined.
+    pub const INLINE: SchemaOptions = SchemaOptions { inline: true };
+}
+
+impl Default for SchemaOptions {
+    fn default() -> Self {
+        SchemaOptions::DEFAULT
+    }
+}
+
+/// The named schema of `T`: self-contained (nested types in its own `$defs`), JSON Schema
+/// draft 2020-12, doc comments as descriptions, serde attributes honoured.
+///
+/// Two adjustments make it portable: the root `title` that schemars derives from the Rust type
+/// name is dropped (the card names the schema), and OpenAPI's numeric `format`s (`int32`,
+/// `uint8`, `double`, ...), which draft 2020-12 does not define, become the `minimum` and
+/// `maximum` they imply. `Option<T>` fields are `anyOf: [T, {"type": "null"}]` (or
+/// `type: [T, "null"]` for simple types) and are left out of `required`.
+pub fn schema_for<T: schemars::JsonSchema + ?Sized>(options: SchemaOptions) -> Value {
+    let mut settings = schemars::generate::SchemaSettings::draft2020_12();
+    settings.inline_subschemas = options.inline;
+    let root = settings.into_generator().into_root_schema_for::<T>();
+    let mut value = root.to_value();
+    if let Value::Object(map) = &mut value {
+        if map.get("title").and_then(Value::as_str) == Some(T::schema_name().as_ref()) {
+            map.shift_remove("title");
+        }
+    }
+    portable_formats(&mut value);
+    tidy(&mut value);
+    value
+}
+
+/// Keywords in the order a reader expects them; others follow in the order they came, and
+/// `$defs` ends the schema.
+const KEYWORD_ORDER: &[&str] = &[
+    "$schema",
+    "$id",
+    "$ref",
+    "title",
+    "description",
+    "type",
+    "const",
+    "enum",
+    "format",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "prefixItems",
+    "minimum",
+    "exclusiveMinimum",
+    "maximum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "not",
+    "default",
+    "examples",
+];
+
+/// Keywords whose value is a map from names to subschemas.
+const SCHEMA_MAPS: &[&str] = &[
+    "properties",
+    "$defs",
+    "definitions",
+    "patternProperties",
+    "dependentSchemas",
+];
+/// Keywords whose value is data, not a schema.
+const DATA: &[&str] = &["const", "enum", "default", "examples", "required"];
+
+/// Orders a schema's keywords (see [`KEYWORD_ORDER`]), and those of its subschemas.
+fn tidy(schema: &mut Value) {
+    let Value::Object(map) = schema else { return };
+    let rank = |k: &str| match KEYWORD_ORDER.iter().position(|o| *o == k) {
+        Some(i) => i,
+        None if k == "$defs" || k == "definitions" => usize::MAX,
+        None => KEYWORD_ORDER.len(),
+    };
+    // A stable sort: unknown keywords keep their relative order.
+    let mut entries: Vec<(String, Value)> = std::mem::take(map).into_iter().collect();
+    entries.sort_by_key(|(k, _)| rank(k));
+    for (key, value) in &mut entries {
+        if SCHEMA_MAPS.contains(&key.as_str()) {
+            if let Value::Object(subs) = value {
+                subs.values_mut().for_each(tidy);
+            }
+        } else if !DATA.contains(&key.as_str()) {
+            match value {
+                Value::Array(items) => items.iter_mut().for_each(tidy),
+                other => tidy(other),
+            }
+        }
+    }
+    map.extend(entries);
+}
+
+/// Replaces OpenAPI numeric formats with the bounds they imply, everywhere in a schema.
+fn portable_formats(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            let bounds: Option<(Option<i128>, Option<i128>)> =
+                match map.get("format").and_then(Value::as_str) {
+                    Some("int8") => Some((Some(i8::MIN.into()), Some(i8::MAX.into()))),
+                    Some("int16") => Some((Some(i16::MIN.into()), Some(i16::MAX.into()))),
+                    Some("int32") => Some((Some(i32::MIN.into()), Some(i32::MAX.into()))),
+                    Some("int64") => Some((Some(i64::MIN.into()), Some(i64::MAX.into()))),
+                    Some("uint8") => Some((Some(0), Some(u8::MAX.into()))),
+                    Some("uint16") => Some((Some(0), Some(u16::MAX.into()))),
+                    Some("uint32") => Some((Some(0), Some(u32::MAX.into()))),
+                    Some("uint64") => Some((Some(0), Some(u64::MAX.into()))),
+                    Some("uint") => Some((Some(0), None)),
+                    Some("int" | "float" | "double" | "int128" | "uint128") => Some((None, None)),
+                    _ => None,
+                };
+            if let Some((min, max)) = bounds {
+                map.shift_remove("format");
+                for (key, bound) in [("minimum", min), ("maximum", max)] {
+                    if let Some(b) = bound {
+                        if !map.contains_key(key) {
+                            let n = i64::try_from(b).map(Value::from).unwrap_or_else(|_| {
+                                Value::from(u64::try_from(b).unwrap_or(u64::MAX))
+                            });
+                            map.insert(key.to_owned(), n);
+                        }
+                    }
+                }
+            }
+            map.values_mut().for_each(portable_formats);
+        }
+        Value::Array(items) => items.iter_mut().for_each(portable_formats),
+        _ => {}
     }
 }

@@ -166,6 +166,8 @@ rules! {
     SchemaNameInvalid = "schema-name-invalid", Error;
     /// A declared schema is used by no mode.
     SchemaUnused = "schema-unused", Warning;
+    /// Two different types publish a schema under one name (found when a declared agent's card is built).
+    SchemaNameConflict = "schema-name-conflict", Error;
     /// A skill that takes a schema input should also take `text/plain` (the extension highly recommends it).
     SchemaTextFallback = "schema-text-fallback", Warning;
 }

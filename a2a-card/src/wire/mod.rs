@@ -322,7 +322,7 @@ fn lift_extension_schemas(card: &mut AgentCard) {
     if !card.schemas.is_empty() || !params.get("schemas").is_some_and(Value::is_object) {
         return;
     }
-    if let Some(Value::Object(schemas)) = params.remove("schemas") {
+    if let Some(Value::Object(schemas)) = params.shift_remove("schemas") {
         card.schemas = schemas.into_iter().collect();
     }
     if params.is_empty() {

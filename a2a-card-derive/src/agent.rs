@@ -1,0 +1,521 @@
+//! `#[agent]`: an `impl` block of skills (or a type that lists skills from other modules)
+//! becomes an agent with a compile-time-checked card.
+//!
+//! parse (card-level keys, the skills of the block, the listed skills) -> check (the card's
+//! rules on literal values, duplicate ids the macro can see, at least one skill) -> expand (the
+//! `Agent` impl, and a constant check per skill for what only the compiler can evaluate:
+//! ids and input schemas across modules).
+
+use a2a_card_rules::names::title_case;
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::parse::Parser;
+use syn::spanned::Spanned;
+use syn::{Attribute, ImplItem, Item, LitBool, LitStr, Meta, Path};
+
+use crate::attr::{self, Requirement, Text};
+use crate::checks;
+use crate::ctxt::{Errors, unknown_key};
+use crate::docs::{self, Docs};
+use crate::skill;
+
+const KEYS: &[&str] = &[
+    "name",
+    "description",
+    "version",
+    "url",
+    "provider",
+    "documentation_url",
+    "icon_url",
+    "streaming",
+    "push_notifications",
+    "state_transition_history",
+    "extended_agent_card",
+    "default_input_modes",
+    "default_output_modes",
+    "security_schemes",
+    "security",
+    "skills",
+    "crate",
+];
+
+/// What `#[agent(...)]` says.
+#[derive(Default)]
+struct Attrs {
+    name: Option<Text>,
+    description: Option<Text>,
+    version: Option<Text>,
+    url: Option<LitStr>,
+    url_env: Option<LitStr>,
+    provider: Option<(LitStr, LitStr)>,
+    documentation_url: Option<LitStr>,
+    icon_url: Option<LitStr>,
+    streaming: Option<LitBool>,
+    push_notifications: Option<LitBool>,
+    state_transition_history: Option<LitBool>,
+    extended_agent_card: Option<LitBool>,
+    default_input_modes: Vec<LitStr>,
+    default_output_modes: Vec<LitStr>,
+    security_schemes: Option<Path>,
+    security: Vec<Requirement>,
+    skills: Vec<Path>,
+    krate: Option<Path>,
+}
+
+fn parse_attrs(args: TokenStream, errors: &mut Errors) -> Attrs {
+    let mut a = Attrs::default();
+    let parser = syn::meta::parser(|meta| {
+        let key = meta
+            .path
+            .get_ident()
+            .map(|i| i.to_string())
+            .unwrap_or_default();
+        match key.as_str() {
+            "name" => a.name = Some(attr::text(&meta)?),
+            "description" => a.description = Some(attr::text(&meta)?),
+            "version" => a.version = Some(attr::text(&meta)?),
+            "url" if meta.input.peek(syn::token::Paren) => {
+                meta.parse_nested_meta(|inner| {
+                    if inner.path.is_ident("env") {
+                        a.url_env = Some(attr::lit_str(&inner)?);
+                    } else if inner.path.is_ident("default") {
+                        a.url = Some(attr::lit_str(&inner)?);
+                    } else {
+                        return Err(unknown_key(
+                            &inner.path,
+                            &["env", "default"],
+                            "agent(url(..))",
+                        ));
+                    }
+                    Ok(())
+                })?;
+                if a.url.is_none() {
+                    return Err(meta.error("url(env = \"VAR\", default = \"https://...\") needs a default, used when VAR is not set"));
+                }
+            }
+            "url" => a.url = Some(attr::lit_str(&meta)?),
+            "provider" => {
+                let (mut organization, mut url) = (None, None);
+                meta.parse_nested_meta(|inner| {
+                    if inner.path.is_ident("organization") {
+                        organization = Some(attr::lit_str(&inner)?);
+                    } else if inner.path.is_ident("url") {
+                        url = Some(attr::lit_str(&inner)?);
+                    } else {
+                        return Err(unknown_key(
+                            &inner.path,
+                            &["organization", "url"],
+                            "agent(provider(..))",
+                        ));
+                    }
+                    Ok(())
+                })?;
+                match (organization, url) {
+                    (Some(o), Some(u)) => a.provider = Some((o, u)),
+                    _ => return Err(meta.error("a provider needs both: provider(organization = \"...\", url = \"https://...\")")),
+                }
+            }
+            "documentation_url" => a.documentation_url = Some(attr::lit_str(&meta)?),
+            "icon_url" => a.icon_url = Some(attr::lit_str(&meta)?),
+            "streaming" => a.streaming = Some(attr::flag(&meta)?),
+            "push_notifications" => a.push_notifications = Some(attr::flag(&meta)?),
+            "state_transition_history" => a.state_transition_history = Some(attr::flag(&meta)?),
+            "extended_agent_card" => a.extended_agent_card = Some(attr::flag(&meta)?),
+            "default_input_modes" => a.default_input_modes.extend(attr::lit_strs(&meta)?),
+            "default_output_modes" => a.default_output_modes.extend(attr::lit_strs(&meta)?),
+            "security_schemes" => a.security_schemes = Some(meta.value()?.parse()?),
+            "security" => a.security.push(attr::requirement(&meta)?),
+            "skills" => meta.parse_nested_meta(|inner| {
+                a.skills.push(inner.path);
+                Ok(())
+            })?,
+            "crate" => a.krate = Some(attr::krate(&meta)?),
+            _ => return Err(unknown_key(&meta.path, KEYS, "agent")),
+        }
+        Ok(())
+    });
+    errors.ok(parser.parse2(args));
+    a
+}
+
+/// One skill of the agent, as the macro sees it.
+struct SkillRef {
+    /// The constant that declares it.
+    decl: TokenStream,
+    /// How to call it (`self` and `call` in scope).
+    call: TokenStream,
+    /// Where its checks point.
+    span: Span,
+    /// Its id, when the macro can know it.
+    id: Option<String>,
+    /// The handler, for messages.
+    source: String,
+}
+
+fn is_skill_attr(attr: &Attribute) -> bool {
+    attr.path()
+        .segments
+        .last()
+        .is_some_and(|s| s.ident == "skill")
+}
+
+/// Adds the method marker to a method's `#[skill]` attribute, returning its arguments.
+fn mark_method(attr: &mut Attribute) -> TokenStream {
+    let marker = syn::Ident::new(skill::METHOD_MARKER, Span::call_site());
+    match &mut attr.meta {
+        Meta::Path(path) => {
+            let path = path.clone();
+            attr.meta = syn::parse_quote!(#path(#marker));
+            TokenStream::new()
+        }
+        Meta::List(list) => {
+            let args = list.tokens.clone();
+            list.tokens = quote!(#marker, #args);
+            args
+        }
+        Meta::NameValue(_) => TokenStream::new(),
+    }
+}
+
+/// The skills of an impl block: its `#[skill]` methods.
+fn block_skills(block: &mut syn::ItemImpl, errors: &mut Errors) -> Vec<SkillRef> {
+    let mut found = Vec::new();
+    for item in &mut block.items {
+        let ImplItem::Fn(method) = item else { continue };
+        let Some(attr) = method.attrs.iter_mut().find(|a| is_skill_attr(a)) else {
+            continue;
+        };
+        let args = mark_method(attr);
+        // The skill's own macro reports errors in its arguments; here only its id matters.
+        let mut ignored = Errors::default();
+        let attrs = skill::parse_attrs(args, &mut ignored);
+        let ident = method.sig.ident.clone();
+        let (id, span) = match &attrs.id {
+            Some(text) => (text.value(), text.span()),
+            None => (
+                Some(a2a_card_rules::names::to_kebab_case(
+                    ident.to_string().trim_start_matches("r#"),
+                )),
+                ident.span(),
+            ),
+        };
+        let (decl_const, call_fn) = (skill::decl_const(&ident), skill::call_fn(&ident));
+        found.push(SkillRef {
+            decl: quote!(Self::#decl_const),
+            call: quote!(Self::#call_fn(self, call)),
+            span,
+            id,
+            source: ident.to_string(),
+        });
+    }
+    let _ = errors;
+    found
+}
+
+/// The skills listed in `skills(..)`: `Self::method` / `Type::method`, or `path::to::function`.
+fn listed_skills(paths: &[Path], self_name: &str, krate: &TokenStream) -> Vec<SkillRef> {
+    paths
+        .iter()
+        .map(|path| {
+            let mut path = path.clone();
+            let source = quote!(#path).to_string().replace(' ', "");
+            let first = path
+                .segments
+                .first()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default();
+            let is_method = path.segments.len() == 2 && (first == "Self" || first == self_name);
+            let span = path.span();
+            let Some(last) = path.segments.last_mut() else {
+                unreachable!("a parsed path has a segment")
+            };
+            let ident = last.ident.clone();
+            if is_method {
+                let (decl_const, call_fn) = (skill::decl_const(&ident), skill::call_fn(&ident));
+                SkillRef {
+                    decl: quote_spanned!(span=> Self::#decl_const),
+                    call: quote_spanned!(span=> Self::#call_fn(self, call)),
+                    span,
+                    id: None,
+                    source,
+                }
+            } else {
+                last.ident = skill::free_struct(&ident);
+                let holder = quote_spanned!(span=> <#path as #krate::__private::Skill<Self>>);
+                SkillRef {
+                    decl: quote!(#holder::DECL),
+                    call: quote!(#holder::call(self, call)),
+                    span,
+                    id: None,
+                    source,
+                }
+            }
+        })
+        .collect()
+}
+
+/// `FightClub` -> `Fight Club`.
+fn words(type_name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in type_name.chars().enumerate() {
+        if i > 0 && c.is_uppercase() {
+            out.push('_');
+        }
+        out.push(c);
+    }
+    title_case(&out)
+}
+
+fn option<T: quote::ToTokens>(value: &Option<T>) -> TokenStream {
+    match value {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// Entry point of `#[agent]`.
+pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut item: Item = match syn::parse2(item.clone()) {
+        Ok(item) => item,
+        Err(e) => {
+            let e = e.to_compile_error();
+            return quote!(#e #item);
+        }
+    };
+    let mut errors = Errors::default();
+    let attrs = parse_attrs(args, &mut errors);
+    let krate = attr::runtime(&attrs.krate);
+    let item_kind = if matches!(item, Item::Impl(_)) {
+        "this impl block"
+    } else {
+        "this struct"
+    };
+    let (self_ty, self_name, item_attrs, mut skills) = match &mut item {
+        Item::Impl(block) => {
+            if block.trait_.is_some() {
+                errors.at(&block.self_ty, "#[agent] goes on the inherent `impl` block that holds the skills, not on a trait impl");
+            }
+            if !block.generics.params.is_empty() {
+                errors.at(&block.generics, "an agent cannot be generic yet: its card and routes are built once per type; wrap the generic part in a concrete type");
+            }
+            let name = match &*block.self_ty {
+                syn::Type::Path(p) => p
+                    .path
+                    .segments
+                    .last()
+                    .map(|s| s.ident.to_string())
+                    .unwrap_or_default(),
+                other => {
+                    errors.at(other, "#[agent] needs an impl block for a named type");
+                    String::new()
+                }
+            };
+            let ty = block.self_ty.clone();
+            let found = block_skills(block, &mut errors);
+            (quote!(#ty), name, block.attrs.clone(), found)
+        }
+        Item::Struct(s) => {
+            if !s.generics.params.is_empty() {
+                errors.at(
+                    &s.generics,
+                    "an agent cannot be generic yet: its card and routes are built once per type",
+                );
+            }
+            let ident = s.ident.clone();
+            (
+                quote!(#ident),
+                ident.to_string(),
+                s.attrs.clone(),
+                Vec::new(),
+            )
+        }
+        other => {
+            errors.at(&*other, "#[agent] goes on an `impl` block of skills, or on a struct that lists them with skills(..)");
+            return errors.to_compile_errors();
+        }
+    };
+    skills.extend(listed_skills(&attrs.skills, &self_name, &krate));
+
+    // Checks the macro can make now.
+    if skills.is_empty() {
+        errors.push(syn::Error::new(
+            Span::call_site(),
+            "an agent needs at least one skill: mark a method of this block with #[skill], or list skill functions with #[agent(skills(path::to::handler))]",
+        ));
+    }
+    for (j, s) in skills.iter().enumerate() {
+        let first = skills[..j].iter().find(|t| t.id.is_some() && t.id == s.id);
+        if let (Some(first), Some(id)) = (first, &s.id) {
+            errors.push(syn::Error::new(s.span, format!(
+                "skill id `{id}` is already the id of `{}`; give one of them another id with #[skill(id = \"...\")]",
+                first.source
+            )));
+        }
+    }
+    let docs = docs::read(&item_attrs);
+    let description = match (&attrs.description, docs) {
+        (Some(d), _) => checks::not_blank(
+            d,
+            "the agent description",
+            "say what the agent does",
+            &krate,
+            &mut errors,
+        ),
+        (None, Some(Docs::Text { body, .. })) if !body.is_empty() => quote!(#body),
+        (None, Some(Docs::Expr(e))) => {
+            let text = Text::Expr(syn::parse_quote!(#e));
+            checks::not_blank(
+                &text,
+                "the agent description",
+                "say what the agent does",
+                &krate,
+                &mut errors,
+            )
+        }
+        (None, _) => {
+            errors.push(syn::Error::new(Span::call_site(), format!(
+                "agent `{self_name}` has no description; add a doc comment on {item_kind} (`/// What the agent does`) or #[agent(description = \"...\")]"
+            )));
+            quote!("")
+        }
+    };
+    let name = attrs
+        .name
+        .clone()
+        .unwrap_or_else(|| Text::new(&words(&self_name), Span::call_site()));
+    let name = checks::not_blank(
+        &name,
+        "the agent name",
+        "set #[agent(name = \"...\")]",
+        &krate,
+        &mut errors,
+    );
+    let version = match &attrs.version {
+        Some(v) => checks::not_blank(
+            v,
+            "the agent version",
+            "set #[agent(version = \"1.0.0\")], or leave it out to use the crate's version",
+            &krate,
+            &mut errors,
+        ),
+        None => quote!(::core::env!("CARGO_PKG_VERSION")),
+    };
+    let url = match &attrs.url {
+        Some(u) => {
+            checks::endpoint_url(u, &mut errors);
+            quote!(#u)
+        }
+        None => {
+            errors.push(syn::Error::new(Span::call_site(), "an agent needs the URL clients send requests to: #[agent(url = \"https://agent.example.com/a2a\")], or url(env = \"AGENT_URL\", default = \"http://127.0.0.1:8080\") to take it from the environment"));
+            quote!("")
+        }
+    };
+    if let Some((_, u)) = &attrs.provider {
+        checks::link(u, &mut errors);
+    }
+    for u in [&attrs.documentation_url, &attrs.icon_url]
+        .into_iter()
+        .flatten()
+    {
+        checks::link(u, &mut errors);
+    }
+    for m in attrs
+        .default_input_modes
+        .iter()
+        .chain(&attrs.default_output_modes)
+    {
+        checks::media_type(m, &mut errors);
+    }
+
+    let ok = errors.is_empty();
+    let errors = errors.to_compile_errors();
+    let agent_impl = if ok {
+        let url_env = option(&attrs.url_env);
+        let provider = option(&attrs.provider.as_ref().map(|(o, u)| quote!((#o, #u))));
+        let documentation_url = option(&attrs.documentation_url);
+        let icon_url = option(&attrs.icon_url);
+        let streaming = option(&attrs.streaming);
+        let push = option(&attrs.push_notifications);
+        let history = option(&attrs.state_transition_history);
+        let extended = option(&attrs.extended_agent_card);
+        let (inputs, outputs) = (&attrs.default_input_modes, &attrs.default_output_modes);
+        let schemes = option(&attrs.security_schemes.as_ref().map(|path| quote! {{
+            fn __a2a_security_schemes() -> ::std::vec::Vec<(::std::string::String, #krate::SecurityScheme)> {
+                #krate::__private::schemes(#path())
+            }
+            __a2a_security_schemes as fn() -> _
+        }}));
+        let security = attrs.security.iter().map(Requirement::tokens);
+        let decls = skills.iter().map(|s| &s.decl);
+        let calls = skills.iter().enumerate().map(|(i, s)| {
+            let call = &s.call;
+            quote!(#i => #call)
+        });
+        let checks = (0..skills.len()).map(|j| {
+            let span = skills[j].span;
+            quote_spanned!(span=> const _: () = #krate::__private::check_skill(<#self_ty as #krate::Agent>::SKILLS, #j);)
+        });
+        quote! {
+            impl #krate::Agent for #self_ty {
+                const DECL: #krate::__private::AgentDecl = #krate::__private::AgentDecl {
+                    name: #name,
+                    description: #description,
+                    version: #version,
+                    url_env: #url_env,
+                    url: #url,
+                    provider: #provider,
+                    documentation_url: #documentation_url,
+                    icon_url: #icon_url,
+                    streaming: #streaming,
+                    push_notifications: #push,
+                    state_transition_history: #history,
+                    extended_agent_card: #extended,
+                    default_input_modes: &[#(#inputs),*],
+                    default_output_modes: &[#(#outputs),*],
+                    security_schemes: #schemes,
+                    security: &[#(#security),*],
+                    source: #self_name,
+                };
+                const SKILLS: &'static [#krate::__private::SkillDecl] = &[#(#decls),*];
+
+                fn card() -> ::core::result::Result<&'static #krate::AgentCard, &'static #krate::BuildError> {
+                    static CARD: #krate::__private::OnceLock<::core::result::Result<#krate::AgentCard, #krate::BuildError>> =
+                        #krate::__private::OnceLock::new();
+                    CARD.get_or_init(|| {
+                        #krate::__private::build_card(&<Self as #krate::Agent>::DECL, <Self as #krate::Agent>::SKILLS)
+                    })
+                    .as_ref()
+                }
+
+                fn call_skill<'__a>(&'__a self, index: usize, call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> {
+                    match index {
+                        #(#calls,)*
+                        _ => #krate::__private::unknown_skill(index),
+                    }
+                }
+            }
+            #(#checks)*
+        }
+    } else {
+        // One mistake, one error: the type still implements `Agent`, so code that uses it does
+        // not fail a second time. This impl is never compiled into a program (the errors above
+        // stop the build).
+        quote! {
+            impl #krate::Agent for #self_ty {
+                const DECL: #krate::__private::AgentDecl = #krate::__private::AgentDecl::POISONED;
+                const SKILLS: &'static [#krate::__private::SkillDecl] = &[];
+                fn card() -> ::core::result::Result<&'static #krate::AgentCard, &'static #krate::BuildError> {
+                    ::core::unreachable!()
+                }
+                fn call_skill<'__a>(&'__a self, index: usize, _call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> {
+                    #krate::__private::unknown_skill(index)
+                }
+            }
+        }
+    };
+    quote! {
+        #errors
+        #item
+        #agent_impl
+    }
+}

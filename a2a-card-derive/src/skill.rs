@@ -1,0 +1,381 @@
+//! `#[skill]`: a handler function becomes a skill of the card.
+//!
+//! parse (attribute keys, the signature) -> check (the card's rules, the shapes the dispatcher
+//! can call) -> expand (the declaration constant and the call glue). A method expands into
+//! associated items (`__A2A_SKILL_name`, `__a2a_call_name`); a free function into a hidden unit
+//! struct `__a2a_skill_name` beside it, which `#[agent(skills(path::to::name))]` finds.
+
+use a2a_card_rules::names::{title_case, to_kebab_case};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::parse::Parser;
+use syn::spanned::Spanned;
+use syn::{FnArg, Ident, ItemFn, LitStr, Pat, ReceiverKind, ReturnType, Safety, Type};
+
+use crate::attr::{self, Requirement, Text};
+use crate::checks;
+use crate::ctxt::{Errors, unknown_key};
+use crate::docs::{self, Docs};
+
+const KEYS: &[&str] = &[
+    "id",
+    "name",
+    "description",
+    "tags",
+    "examples",
+    "input_modes",
+    "output_modes",
+    "security",
+    "crate",
+];
+
+/// The marker `#[agent]` adds to the `#[skill]` attributes of its methods, so that a method
+/// without `self` is known to be a method.
+pub const METHOD_MARKER: &str = "__method";
+
+/// The shapes of handler the dispatcher can call, for signature errors.
+const SHAPES: &str = "a skill handler is `[async] fn name(&self, input: I) -> R` (or without `&self` outside an impl), where the one input `I` is a type deriving `a2a_card::Schema`, `String` or `a2a_card::Input<T>`, an extra argument may be `a2a_card::SkillContext`, and `R` is a type deriving `a2a_card::Schema`, `String`, `a2a_card::Output<T>`, or a `Result` of one of these";
+
+/// What `#[skill(...)]` says.
+#[derive(Default)]
+pub struct Attrs {
+    pub id: Option<Text>,
+    pub name: Option<Text>,
+    pub description: Option<Text>,
+    pub tags: Vec<Text>,
+    pub examples: Vec<Text>,
+    pub input_modes: Vec<LitStr>,
+    pub output_modes: Vec<LitStr>,
+    pub security: Vec<Requirement>,
+    pub krate: Option<syn::Path>,
+    pub method: bool,
+}
+
+/// Parses the attribute's arguments, recording every error.
+pub fn parse_attrs(args: TokenStream, errors: &mut Errors) -> Attrs {
+    let mut a = Attrs::default();
+    let parser = syn::meta::parser(|meta| {
+        let key = meta
+            .path
+            .get_ident()
+            .map(Ident::to_string)
+            .unwrap_or_default();
+        match key.as_str() {
+            "id" => a.id = Some(attr::text(&meta)?),
+            "name" => a.name = Some(attr::text(&meta)?),
+            "description" => a.description = Some(attr::text(&meta)?),
+            "tags" => a.tags.extend(attr::texts(&meta)?),
+            "examples" => a.examples.extend(attr::texts(&meta)?),
+            "input_modes" => a.input_modes.extend(attr::lit_strs(&meta)?),
+            "output_modes" => a.output_modes.extend(attr::lit_strs(&meta)?),
+            "security" => a.security.push(attr::requirement(&meta)?),
+            "crate" => a.krate = Some(attr::krate(&meta)?),
+            k if k == METHOD_MARKER => a.method = true,
+            _ => return Err(unknown_key(&meta.path, KEYS, "skill")),
+        }
+        Ok(())
+    });
+    errors.ok(parser.parse2(args));
+    a
+}
+
+/// A handler, checked.
+pub struct Skill {
+    pub attrs: Attrs,
+    pub ident: Ident,
+    pub is_async: bool,
+    /// Takes `&self` (a method with a receiver).
+    pub receiver: bool,
+    /// Argument types, in order.
+    pub args: Vec<Type>,
+    pub ret: Type,
+    pub docs: Option<Docs>,
+}
+
+impl Skill {
+    /// The skill id as the macro knows it: explicit, or the function name in kebab-case.
+    pub fn id(&self) -> Text {
+        self.attrs.id.clone().unwrap_or_else(|| {
+            let name = self.ident.to_string();
+            Text::new(
+                &to_kebab_case(name.trim_start_matches("r#")),
+                self.ident.span(),
+            )
+        })
+    }
+
+    fn is_method(&self) -> bool {
+        self.receiver || self.attrs.method
+    }
+}
+
+/// Checks the signature against the shapes the dispatcher can call.
+fn signature(func: &ItemFn, errors: &mut Errors) -> (bool, Vec<Type>, Option<Type>) {
+    let sig = &func.sig;
+    if let Some(c) = &sig.constness {
+        errors.at(
+            c,
+            format!("a skill handler cannot be a `const fn`; {SHAPES}"),
+        );
+    }
+    if let Safety::Unsafe(u) = &sig.safety {
+        errors.at(u, "a skill handler cannot be `unsafe`: the dispatcher calls it with whatever a peer sends");
+    }
+    if let Some(abi) = &sig.abi {
+        errors.at(abi, format!("a skill handler cannot have an ABI; {SHAPES}"));
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        errors.at(&sig.generics, format!("a skill handler cannot be generic: the dispatcher must know its argument types; {SHAPES}"));
+    }
+    if let Some(v) = &sig.variadic {
+        errors.at(v, format!("a skill handler cannot be variadic; {SHAPES}"));
+    }
+    let mut receiver = false;
+    let mut args = Vec::new();
+    for input in &sig.inputs {
+        match input {
+            FnArg::Receiver(r) => match &r.kind {
+                ReceiverKind::Reference(_, _, None) => receiver = true,
+                ReceiverKind::Reference(_, _, Some(m)) => errors.at(m, "a skill takes `&self`, not `&mut self`: the skills of an agent may run at the same time; keep mutable state behind a `Mutex` or an atomic"),
+                _ => errors.at(r, format!("a skill takes `&self`; {SHAPES}")),
+            },
+            FnArg::Typed(pt) => {
+                if !matches!(&*pt.pat, Pat::Ident(_) | Pat::Wild(_)) {
+                    errors.at(&pt.pat, "bind a skill argument to a name (patterns are not supported)");
+                }
+                match &*pt.ty {
+                    Type::Reference(r) => errors.at(r, "a skill takes its arguments by value (the call outlives the message it came in); take the owned type"),
+                    Type::ImplTrait(t) => errors.at(t, format!("a skill argument needs a concrete type; {SHAPES}")),
+                    ty => args.push(ty.clone()),
+                }
+            }
+        }
+    }
+    let ret = match &sig.output {
+        ReturnType::Default => {
+            errors.at(
+                &sig.ident,
+                format!(
+                    "skill `{}` returns nothing, but a skill must answer; {SHAPES}",
+                    sig.ident
+                ),
+            );
+            None
+        }
+        ReturnType::Type(_, ty) => match &**ty {
+            Type::ImplTrait(t) => {
+                errors.at(t, format!("a skill returns a concrete type (write `async fn` rather than returning `impl Future`); {SHAPES}"));
+                None
+            }
+            ty => Some(ty.clone()),
+        },
+    };
+    (receiver, args, ret)
+}
+
+/// Parses and checks a handler; `None` when a check failed (the errors say why).
+pub fn parse(args: TokenStream, func: &ItemFn, errors: &mut Errors) -> Option<Skill> {
+    let attrs = parse_attrs(args, errors);
+    let (receiver, arg_types, ret) = signature(func, errors);
+    let docs = docs::read(&func.attrs);
+    let no_description = attrs.description.is_none()
+        && !matches!(&docs, Some(Docs::Text { body, .. }) if !body.is_empty())
+        && !matches!(&docs, Some(Docs::Expr(_)));
+    if no_description {
+        errors.at(&func.sig.ident, format!(
+            "skill `{}` has no description; add a doc comment (`/// What it takes and returns`) or #[skill(description = \"...\")]",
+            func.sig.ident
+        ));
+    }
+    Some(Skill {
+        attrs,
+        ident: func.sig.ident.clone(),
+        is_async: func.sig.asyncness.is_some(),
+        receiver,
+        args: arg_types,
+        ret: ret?,
+        docs,
+    })
+}
+
+/// The `SkillDecl` constant of a skill.
+fn decl(skill: &Skill, krate: &TokenStream, errors: &mut Errors) -> TokenStream {
+    let source = skill.ident.to_string();
+    let a = &skill.attrs;
+    let id = checks::skill_id(&skill.id(), &source, krate, errors);
+    let name = a.name.clone().unwrap_or_else(|| match &skill.docs {
+        Some(Docs::Text {
+            heading: Some(h), ..
+        }) => Text::new(h, skill.ident.span()),
+        _ => Text::new(&title_case(&source), skill.ident.span()),
+    });
+    let name = checks::not_blank(
+        &name,
+        "the skill name",
+        "give the skill a name with #[skill(name = \"...\")]",
+        krate,
+        errors,
+    );
+    let description = match (&a.description, &skill.docs) {
+        (Some(d), _) => checks::not_blank(
+            d,
+            "the skill description",
+            "say what the skill takes and returns",
+            krate,
+            errors,
+        ),
+        (None, Some(Docs::Text { body, .. })) => quote!(#body),
+        (None, Some(Docs::Expr(e))) => {
+            let text = Text::Expr(syn::parse_quote!(#e));
+            checks::not_blank(
+                &text,
+                "the skill description",
+                "say what the skill takes and returns",
+                krate,
+                errors,
+            )
+        }
+        (None, None) => quote!(""),
+    };
+    for m in a.input_modes.iter().chain(&a.output_modes) {
+        checks::media_type(m, errors);
+    }
+    let (tags, examples) = (&a.tags, &a.examples);
+    let (input_modes, output_modes) = (&a.input_modes, &a.output_modes);
+    let security = a.security.iter().map(Requirement::tokens);
+    let arg_types = &skill.args;
+    let ret = &skill.ret;
+    let span = skill.ident.span();
+    let input = quote_spanned! {span=>
+        #krate::__private::merge_inputs(&[#(<#arg_types as #krate::__private::SkillArg>::INPUT),*], #source)
+    };
+    let output = quote_spanned!(ret.span()=> <#ret as #krate::__private::SkillReturn>::OUTPUT);
+    quote! {
+        #krate::__private::SkillDecl {
+            id: #id,
+            name: #name,
+            description: #description,
+            tags: &[#(#tags),*],
+            examples: &[#(#examples),*],
+            input: #input,
+            output: #output,
+            extra_input_modes: &[#(#input_modes),*],
+            extra_output_modes: &[#(#output_modes),*],
+            security: &[#(#security),*],
+            source: #source,
+            poisoned: false,
+        }
+    }
+}
+
+/// The body of the call glue: take each argument from the call, run the handler, turn its value
+/// into an answer.
+fn call_body(skill: &Skill, krate: &TokenStream, handler: TokenStream) -> TokenStream {
+    let names: Vec<Ident> = (0..skill.args.len())
+        .map(|i| format_ident!("__arg{}", i))
+        .collect();
+    let types = &skill.args;
+    let ret = &skill.ret;
+    let call = if skill.is_async {
+        quote!(#handler(#(#names),*).await)
+    } else {
+        quote!(#handler(#(#names),*))
+    };
+    quote_spanned! {skill.ident.span()=>
+        #krate::__private::Box::pin(async move {
+            #(let #names = <#types as #krate::__private::SkillArg>::extract(&mut __call)?;)*
+            <#ret as #krate::__private::SkillReturn>::into_reply(#call)
+        })
+    }
+}
+
+/// The names of the items a skill expands to.
+pub fn decl_const(ident: &Ident) -> Ident {
+    format_ident!("__A2A_SKILL_{}", ident.to_string().trim_start_matches("r#"))
+}
+pub fn call_fn(ident: &Ident) -> Ident {
+    format_ident!("__a2a_call_{}", ident.to_string().trim_start_matches("r#"))
+}
+pub fn free_struct(ident: &Ident) -> Ident {
+    format_ident!("__a2a_skill_{}", ident.to_string().trim_start_matches("r#"))
+}
+
+/// Entry point of `#[skill]`.
+pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let func: ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(e) => {
+            let message = format!("#[skill] goes on a handler function; {SHAPES}");
+            let mut err = syn::Error::new(e.span(), message);
+            err.combine(e);
+            let err = err.to_compile_error();
+            return quote!(#err #item);
+        }
+    };
+    let mut errors = Errors::default();
+    let skill = parse(args, &func, &mut errors);
+    let krate = match &skill {
+        Some(s) => attr::runtime(&s.attrs.krate),
+        None => quote!(::a2a_card),
+    };
+    let decl = skill.as_ref().map(|s| decl(s, &krate, &mut errors));
+    let method = skill.as_ref().is_some_and(Skill::is_method)
+        || func
+            .sig
+            .inputs
+            .iter()
+            .any(|i| matches!(i, FnArg::Receiver(_)));
+    let ident = &func.sig.ident;
+    let (decl, body) = match (errors.is_empty(), decl, &skill) {
+        (true, Some(decl), Some(skill)) => {
+            let handler = if skill.receiver {
+                quote!(self.#ident)
+            } else if method {
+                quote!(Self::#ident)
+            } else {
+                quote!(#ident)
+            };
+            (decl, call_body(skill, &krate, handler))
+        }
+        // One mistake, one error: stand-ins that the agent can name without further errors.
+        _ => (
+            quote!(#krate::__private::SkillDecl::POISONED),
+            quote!(#krate::__private::unknown_skill(usize::MAX)),
+        ),
+    };
+    let errors = errors.to_compile_errors();
+    if method {
+        let (decl_const, call_fn) = (decl_const(ident), call_fn(ident));
+        quote! {
+            #errors
+            #func
+            #[doc(hidden)]
+            #[allow(non_upper_case_globals)]
+            const #decl_const: #krate::__private::SkillDecl = #decl;
+            #[doc(hidden)]
+            #[allow(unused_mut, unused_variables, clippy::all)]
+            fn #call_fn<'__a>(&'__a self, mut __call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> {
+                #body
+            }
+        }
+    } else {
+        let vis = &func.vis;
+        let holder = free_struct(ident);
+        let doc = format!("The skill declaration of [`{ident}`], for `#[agent(skills(..))]`.");
+        quote! {
+            #errors
+            #func
+            #[doc = #doc]
+            #[doc(hidden)]
+            #[allow(non_camel_case_types, dead_code)]
+            #vis struct #holder;
+            #[allow(unused_mut, unused_variables, clippy::all)]
+            impl<__A: ?::core::marker::Sized + ::core::marker::Sync> #krate::__private::Skill<__A> for #holder {
+                const DECL: #krate::__private::SkillDecl = #decl;
+                fn call<'__a>(_agent: &'__a __A, mut __call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> {
+                    #body
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,316 @@
+//! The trait a declared agent implements, and how its declaration becomes a card.
+//!
+//! `#[agent]` implements [`Agent`] for the type; the declaration it generates (skills, modes,
+//! schemas, card values) is checked at compile time where the values are known then, and turned
+//! into an [`AgentCard`] once, at first use, by [`Agent::card`].
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::builder::{AgentCardBuilder, BuildError};
+use crate::card::*;
+use crate::lint::{Finding, Rule};
+use crate::schema::{IO_SCHEMAS_EXTENSION_DESCRIPTION, IO_SCHEMAS_EXTENSION_URI, SchemaMode};
+use crate::skill::{Io, SkillCall, SkillError, SkillFuture};
+
+/// An agent declared with `#[agent]`: its card, and the glue the dispatcher uses to call its
+/// skills.
+pub trait Agent: Send + Sync + 'static {
+    /// The card-level declaration.
+    #[doc(hidden)]
+    const DECL: AgentDecl;
+    /// The skills, in declaration order.
+    #[doc(hidden)]
+    const SKILLS: &'static [SkillDecl];
+
+    /// The agent's card, built once from the declaration at first use.
+    ///
+    /// Fails only for what the compiler could not check: a URL taken from the environment at
+    /// run time, security schemes built by a function, or two different types that publish a
+    /// schema under one name.
+    fn card() -> Result<&'static AgentCard, &'static BuildError>;
+
+    /// Calls skill `index` (of [`SKILLS`](Agent::SKILLS)) with the call's input.
+    #[doc(hidden)]
+    fn call_skill<'a>(&'a self, index: usize, call: SkillCall) -> SkillFuture<'a>;
+}
+
+/// A function that gives the agent's security schemes, by name.
+pub type SchemesFn = fn() -> Vec<(String, SecurityScheme)>;
+
+/// A scheme name and its scopes, in a security requirement.
+pub type RequirementDecl = &'static [(&'static str, &'static [&'static str])];
+
+/// The card-level values of `#[agent(...)]`.
+#[derive(Debug, Clone, Copy)]
+#[doc(hidden)]
+pub struct AgentDecl {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub version: &'static str,
+    /// An environment variable that overrides `url` at run time.
+    pub url_env: Option<&'static str>,
+    pub url: &'static str,
+    pub provider: Option<(&'static str, &'static str)>,
+    pub documentation_url: Option<&'static str>,
+    pub icon_url: Option<&'static str>,
+    pub streaming: Option<bool>,
+    pub push_notifications: Option<bool>,
+    pub state_transition_history: Option<bool>,
+    pub extended_agent_card: Option<bool>,
+    pub default_input_modes: &'static [&'static str],
+    pub default_output_modes: &'static [&'static str],
+    pub security_schemes: Option<SchemesFn>,
+    pub security: &'static [RequirementDecl],
+    /// Where the declaration is (the type name), for messages.
+    pub source: &'static str,
+}
+
+impl AgentDecl {
+    /// A stand-in for an agent whose macro reported an error.
+    pub const POISONED: AgentDecl = AgentDecl {
+        name: "",
+        description: "",
+        version: "",
+        url_env: None,
+        url: "",
+        provider: None,
+        documentation_url: None,
+        icon_url: None,
+        streaming: None,
+        push_notifications: None,
+        state_transition_history: None,
+        extended_agent_card: None,
+        default_input_modes: &[],
+        default_output_modes: &[],
+        security_schemes: None,
+        security: &[],
+        source: "",
+    };
+}
+
+/// A skill declared on a free function, usable by any agent (`#[agent(skills(path))]`).
+#[doc(hidden)]
+pub trait Skill<A: ?Sized> {
+    /// The declaration.
+    const DECL: SkillDecl;
+    /// Calls the handler.
+    fn call<'a>(agent: &'a A, call: SkillCall) -> SkillFuture<'a>;
+}
+
+/// One skill, as `#[skill]` declares it.
+#[derive(Debug, Clone, Copy)]
+#[doc(hidden)]
+pub struct SkillDecl {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub description: &'static str,
+    pub tags: &'static [&'static str],
+    pub examples: &'static [&'static str],
+    pub input: Io,
+    pub output: Io,
+    pub extra_input_modes: &'static [&'static str],
+    pub extra_output_modes: &'static [&'static str],
+    pub security: &'static [RequirementDecl],
+    /// The handler as written (`fight_comparison`, `fx::convert`), for messages.
+    pub source: &'static str,
+    /// Set when the macro reported an error: the declaration is a stand-in, skipped by checks.
+    pub poisoned: bool,
+}
+
+impl SkillDecl {
+    /// A stand-in for a skill whose macro reported an error (so that one mistake gives one
+    /// error).
+    pub const POISONED: SkillDecl = SkillDecl {
+        id: "",
+        name: "",
+        description: "",
+        tags: &[],
+        examples: &[],
+        input: Io::NONE,
+        output: Io::NONE,
+        extra_input_modes: &[],
+        extra_output_modes: &[],
+        security: &[],
+        source: "",
+        poisoned: true,
+    };
+}
+
+fn modes(io: Io, extra: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    if io.text {
+        out.push(crate::builder::TEXT_PLAIN.to_owned());
+    }
+    if let Some(schema) = io.schema {
+        out.extend(SchemaMode::new(schema.name).map(|m| m.to_string()));
+    }
+    for m in extra {
+        if !out.iter().any(|o| o == m) {
+            out.push((*m).to_owned());
+        }
+    }
+    out
+}
+
+fn requirements(decls: &[RequirementDecl]) -> Vec<SecurityRequirement> {
+    decls
+        .iter()
+        .map(|req| {
+            req.iter()
+                .fold(SecurityRequirement::default(), |r, (name, scopes)| {
+                    r.and(*name, scopes.iter().copied())
+                })
+        })
+        .collect()
+}
+
+/// Builds the card of an agent from its declaration (what [`Agent::card`] calls once).
+#[doc(hidden)]
+pub fn build_card(agent: &AgentDecl, skills: &[SkillDecl]) -> Result<AgentCard, BuildError> {
+    let url = agent
+        .url_env
+        .and_then(|var| std::env::var(var).ok())
+        .filter(|v| !v.trim().is_empty())
+        .unwrap_or_else(|| agent.url.to_owned());
+    let mut b = AgentCard::builder(agent.name, agent.description, agent.version).jsonrpc(url);
+    if let Some((organization, url)) = agent.provider {
+        b = b.provider(organization, url);
+    }
+    if let Some(u) = agent.documentation_url {
+        b = b.documentation_url(u);
+    }
+    if let Some(u) = agent.icon_url {
+        b = b.icon_url(u);
+    }
+    for (flag, set) in [
+        (
+            agent.streaming,
+            AgentCardBuilder::streaming as fn(_, _) -> _,
+        ),
+        (
+            agent.push_notifications,
+            AgentCardBuilder::push_notifications,
+        ),
+        (
+            agent.state_transition_history,
+            AgentCardBuilder::state_transition_history,
+        ),
+        (
+            agent.extended_agent_card,
+            AgentCardBuilder::extended_agent_card,
+        ),
+    ] {
+        if let Some(yes) = flag {
+            b = set(b, yes);
+        }
+    }
+    if !agent.default_input_modes.is_empty() {
+        b = b.default_input_modes(agent.default_input_modes.iter().copied());
+    }
+    if !agent.default_output_modes.is_empty() {
+        b = b.default_output_modes(agent.default_output_modes.iter().copied());
+    }
+    if let Some(schemes) = agent.security_schemes {
+        for (name, scheme) in schemes() {
+            b = b.security_scheme(name, scheme);
+        }
+    }
+    for req in requirements(agent.security) {
+        b = b.security_requirement(req);
+    }
+    let mut schemas: Vec<(&'static str, Value)> = Vec::new();
+    let mut conflicts = Vec::new();
+    for skill in skills {
+        let mut s = AgentSkill::builder(skill.id, skill.name, skill.description)
+            .tags(skill.tags.iter().copied());
+        for e in skill.examples {
+            s = s.example(*e);
+        }
+        for m in modes(skill.input, skill.extra_input_modes) {
+            s = s.input_mode(m);
+        }
+        for m in modes(skill.output, skill.extra_output_modes) {
+            s = s.output_mode(m);
+        }
+        for req in requirements(skill.security) {
+            s = s.security_requirement(req);
+        }
+        b = b.skill(s);
+        for schema in [skill.input.schema, skill.output.schema]
+            .into_iter()
+            .flatten()
+        {
+            let value = (schema.schema)();
+            match schemas.iter().find(|(name, _)| *name == schema.name) {
+                Some((_, known)) if *known != value => conflicts.push(schema.name),
+                Some(_) => {}
+                None => schemas.push((schema.name, value)),
+            }
+        }
+    }
+    if !schemas.is_empty() {
+        b = b.extension(
+            AgentExtension::new(IO_SCHEMAS_EXTENSION_URI)
+                .with_description(IO_SCHEMAS_EXTENSION_DESCRIPTION),
+        );
+    }
+    for (name, value) in schemas {
+        b = b.schema(name, value);
+    }
+    if !conflicts.is_empty() {
+        let findings = conflicts
+            .into_iter()
+            .map(|name| {
+                Finding::new(
+                    Rule::SchemaNameConflict,
+                    crate::wire::pointer_push("/schemas", name),
+                    format!("two different types of `{}` publish a schema named `{name}`; give one of them another name with #[schema(name = \"...\")]", agent.source),
+                )
+            })
+            .collect();
+        return Err(BuildError { findings });
+    }
+    b.build()
+}
+
+/// Routes structured input: the skill that takes each schema name, built once per agent.
+#[derive(Debug, Clone, Default)]
+#[doc(hidden)]
+pub struct Routes {
+    by_schema: HashMap<&'static str, usize>,
+    text: Vec<usize>,
+}
+
+impl Routes {
+    /// The routes of a list of skills.
+    pub fn new(skills: &[SkillDecl]) -> Routes {
+        let mut routes = Routes::default();
+        for (i, skill) in skills.iter().enumerate() {
+            if let Some(schema) = skill.input.schema {
+                routes.by_schema.entry(schema.name).or_insert(i);
+            }
+            if skill.input.text {
+                routes.text.push(i);
+            }
+        }
+        routes
+    }
+
+    /// The skill that takes schema `name`.
+    pub fn for_schema(&self, name: &str) -> Option<usize> {
+        self.by_schema.get(name).copied()
+    }
+
+    /// The skills that take text.
+    pub fn for_text(&self) -> &[usize] {
+        &self.text
+    }
+}
+
+/// The future of a call to a skill index that does not exist.
+#[doc(hidden)]
+pub fn unknown_skill<'a>(index: usize) -> SkillFuture<'a> {
+    Box::pin(async move { Err(SkillError::UnknownSkill(index)) })
+}

@@ -1,0 +1,346 @@
+//! What a skill handler takes and returns.
+//!
+//! A handler's arguments and return value are ordinary Rust types; these traits say how each
+//! becomes part of the card (its input and output modes) and how the incoming message becomes
+//! the argument:
+//!
+//! | argument type | input mode | takes |
+//! |---|---|---|
+//! | `T` deriving [`Schema`](macro@crate::Schema) (and `Deserialize`) | `application/json;schema=NAME` | a data part that follows the schema |
+//! | `String` | `text/plain` | the message's text |
+//! | [`Input<T>`] | both | either |
+//! | [`SkillContext`] | none | the task and context ids and the raw message |
+//!
+//! | return type | output mode |
+//! |---|---|
+//! | `T` deriving [`Schema`](macro@crate::Schema) (and `Serialize`) | `application/json;schema=NAME` (a data artifact) |
+//! | `String`, `&'static str` | `text/plain` |
+//! | [`Output<T>`] | both |
+//! | `Result<R, E>` with `E: Display` | as `R`; an `Err` fails the task with its message |
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::schema::NamedSchema;
+
+/// The incoming message, as the dispatcher gives it to a skill.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct SkillCall {
+    /// The input the message carries for the skill.
+    pub input: CallInput,
+    /// The task, the context and the raw message.
+    pub context: SkillContext,
+}
+
+impl SkillCall {
+    /// A call with this input and context.
+    pub fn new(input: CallInput, context: SkillContext) -> Self {
+        SkillCall { input, context }
+    }
+}
+
+/// The input of a call.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum CallInput {
+    /// The message's text.
+    Text(String),
+    /// The data of the message's structured part (already validated against the schema).
+    Data(Value),
+    /// Nothing (already taken by an argument).
+    None,
+}
+
+/// Where a call happens: its task and context, and the message that started it.
+///
+/// Take it as a handler argument to see them.
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
+pub struct SkillContext {
+    /// The task the call runs in.
+    pub task_id: Option<String>,
+    /// The conversation context.
+    pub context_id: Option<String>,
+    /// The incoming message, as JSON.
+    pub message: Value,
+}
+
+impl SkillContext {
+    /// A context with these ids and message.
+    pub fn new(task_id: Option<String>, context_id: Option<String>, message: Value) -> Self {
+        SkillContext {
+            task_id,
+            context_id,
+            message,
+        }
+    }
+}
+
+/// A skill's answer.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Reply {
+    /// Text, as a text part.
+    Text(String),
+    /// Structured data following the named schema, as a data part with mode
+    /// `application/json;schema=NAME`.
+    Data {
+        /// The schema name.
+        schema: &'static str,
+        /// The data.
+        value: Value,
+    },
+}
+
+/// Why a skill produced no answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SkillError {
+    /// The message's input cannot be given to the handler (wrong kind, or data that does not
+    /// deserialise into the handler's type).
+    Input(String),
+    /// The handler returned an error: the task fails with this message.
+    Failed(String),
+    /// The handler's output could not be serialised.
+    Output(String),
+    /// No skill has this index.
+    UnknownSkill(usize),
+}
+
+impl fmt::Display for SkillError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SkillError::Input(m) => write!(f, "invalid input: {m}"),
+            SkillError::Failed(m) => f.write_str(m),
+            SkillError::Output(m) => write!(f, "the skill's output could not be serialised: {m}"),
+            SkillError::UnknownSkill(i) => write!(f, "no skill has index {i}"),
+        }
+    }
+}
+
+impl std::error::Error for SkillError {}
+
+/// The future a skill call returns.
+pub type SkillFuture<'a> = Pin<Box<dyn Future<Output = Result<Reply, SkillError>> + Send + 'a>>;
+
+/// A skill input that is either text or data following `T`'s schema: the skill lists both
+/// `text/plain` and `application/json;schema=NAME`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input<T> {
+    /// The message's text.
+    Text(String),
+    /// Structured data.
+    Data(T),
+}
+
+/// A skill output that is either text or data following `T`'s schema: the skill lists both
+/// `text/plain` and `application/json;schema=NAME`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output<T> {
+    /// Text.
+    Text(String),
+    /// Structured data.
+    Data(T),
+}
+
+/// What an input or output carries: text, a named schema, both, or nothing.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct Io {
+    /// Whether it is `text/plain`.
+    pub text: bool,
+    /// The named schema, if any.
+    pub schema: Option<SchemaRef>,
+}
+
+impl Io {
+    /// Neither text nor data.
+    pub const NONE: Io = Io {
+        text: false,
+        schema: None,
+    };
+    /// Text only.
+    pub const TEXT: Io = Io {
+        text: true,
+        schema: None,
+    };
+
+    /// Data following `T`'s schema, and text too when `text`.
+    pub const fn of<T: NamedSchema>(text: bool) -> Io {
+        Io {
+            text,
+            schema: Some(SchemaRef::of::<T>()),
+        }
+    }
+
+    /// Whether it carries anything.
+    pub const fn is_some(&self) -> bool {
+        self.text || self.schema.is_some()
+    }
+}
+
+/// A named schema, by name and generator.
+#[derive(Clone, Copy)]
+pub struct SchemaRef {
+    /// The schema name.
+    pub name: &'static str,
+    /// Generates the schema.
+    pub schema: fn() -> Value,
+}
+
+impl SchemaRef {
+    /// The schema of `T`.
+    pub const fn of<T: NamedSchema>() -> SchemaRef {
+        SchemaRef {
+            name: T::SCHEMA_NAME,
+            schema: T::json_schema_value,
+        }
+    }
+}
+
+impl fmt::Debug for SchemaRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SchemaRef")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+/// A type a skill handler can take as an argument. See the [module docs](self) for the types
+/// that are.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an argument of a skill",
+    label = "the dispatcher cannot produce this argument",
+    note = "a skill takes at most one input: a type deriving `a2a_card::Schema` and `serde::Deserialize`, `String`, or `a2a_card::Input<T>`; and optionally an `a2a_card::SkillContext`"
+)]
+pub trait SkillArg: Sized + Send {
+    /// The input this argument takes from the message.
+    const INPUT: Io;
+    /// Takes the argument from the call.
+    fn extract(call: &mut SkillCall) -> Result<Self, SkillError>;
+}
+
+/// A type a skill handler can return. See the [module docs](self) for the types that are.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned by a skill",
+    label = "the dispatcher cannot turn this into an answer",
+    note = "a skill returns a type deriving `a2a_card::Schema` and `serde::Serialize`, `String`, `a2a_card::Output<T>`, or a `Result` of one of these whose error implements `Display`"
+)]
+pub trait SkillReturn {
+    /// The output modes the return type gives the skill.
+    const OUTPUT: Io;
+    /// Turns the value into an answer.
+    fn into_reply(self) -> Result<Reply, SkillError>;
+}
+
+fn take_input(call: &mut SkillCall) -> CallInput {
+    std::mem::replace(&mut call.input, CallInput::None)
+}
+
+fn data<T: NamedSchema + DeserializeOwned>(value: Value) -> Result<T, SkillError> {
+    serde_json::from_value(value).map_err(|e| {
+        SkillError::Input(format!(
+            "the data does not fit schema `{}`: {e}",
+            T::SCHEMA_NAME
+        ))
+    })
+}
+
+impl<T: NamedSchema + DeserializeOwned + Send> SkillArg for T {
+    const INPUT: Io = Io::of::<T>(false);
+    fn extract(call: &mut SkillCall) -> Result<Self, SkillError> {
+        match take_input(call) {
+            CallInput::Data(value) => data(value),
+            _ => Err(SkillError::Input(format!(
+                "this skill takes structured data (application/json;schema={}), not text",
+                T::SCHEMA_NAME
+            ))),
+        }
+    }
+}
+
+impl<T: NamedSchema + DeserializeOwned + Send> SkillArg for Input<T> {
+    const INPUT: Io = Io::of::<T>(true);
+    fn extract(call: &mut SkillCall) -> Result<Self, SkillError> {
+        match take_input(call) {
+            CallInput::Text(text) => Ok(Input::Text(text)),
+            CallInput::Data(value) => data(value).map(Input::Data),
+            CallInput::None => Err(SkillError::Input("the message has no input".into())),
+        }
+    }
+}
+
+impl SkillArg for String {
+    const INPUT: Io = Io::TEXT;
+    fn extract(call: &mut SkillCall) -> Result<Self, SkillError> {
+        match take_input(call) {
+            CallInput::Text(text) => Ok(text),
+            _ => Err(SkillError::Input(
+                "this skill takes text (text/plain)".into(),
+            )),
+        }
+    }
+}
+
+impl SkillArg for SkillContext {
+    const INPUT: Io = Io::NONE;
+    fn extract(call: &mut SkillCall) -> Result<Self, SkillError> {
+        Ok(call.context.clone())
+    }
+}
+
+fn serialise<T: NamedSchema + Serialize>(value: &T) -> Result<Reply, SkillError> {
+    serde_json::to_value(value)
+        .map(|value| Reply::Data {
+            schema: T::SCHEMA_NAME,
+            value,
+        })
+        .map_err(|e| SkillError::Output(e.to_string()))
+}
+
+impl<T: NamedSchema + Serialize> SkillReturn for T {
+    const OUTPUT: Io = Io::of::<T>(false);
+    fn into_reply(self) -> Result<Reply, SkillError> {
+        serialise(&self)
+    }
+}
+
+impl<T: NamedSchema + Serialize> SkillReturn for Output<T> {
+    const OUTPUT: Io = Io::of::<T>(true);
+    fn into_reply(self) -> Result<Reply, SkillError> {
+        match self {
+            Output::Text(text) => Ok(Reply::Text(text)),
+            Output::Data(value) => serialise(&value),
+        }
+    }
+}
+
+impl SkillReturn for String {
+    const OUTPUT: Io = Io::TEXT;
+    fn into_reply(self) -> Result<Reply, SkillError> {
+        Ok(Reply::Text(self))
+    }
+}
+
+impl SkillReturn for &'static str {
+    const OUTPUT: Io = Io::TEXT;
+    fn into_reply(self) -> Result<Reply, SkillError> {
+        Ok(Reply::Text(self.to_owned()))
+    }
+}
+
+impl<R: SkillReturn, E: fmt::Display> SkillReturn for Result<R, E> {
+    const OUTPUT: Io = R::OUTPUT;
+    fn into_reply(self) -> Result<Reply, SkillError> {
+        match self {
+            Ok(r) => r.into_reply(),
+            Err(e) => Err(SkillError::Failed(e.to_string())),
+        }
+    }
+}
