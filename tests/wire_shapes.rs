@@ -196,3 +196,57 @@ fn serde_round_trip_uses_the_1_0_profile() {
     let back: AgentCard = serde_json::from_str(&text).unwrap();
     assert_eq!(back, card);
 }
+
+#[test]
+fn nothing_is_dropped_silently() {
+    // Keys beside a 1.0 wrapper key.
+    let mut doc = base();
+    doc["securitySchemes"] =
+        json!({"k": {"apiKeySecurityScheme": {"location": "header", "name": "K"}, "x-extra": 1}});
+    let Err(CardError::Invalid(issues)) = AgentCard::from_json(&doc) else {
+        panic!("should fail")
+    };
+    assert_eq!(issues[0].pointer, "/securitySchemes/k/x-extra");
+    // A scheme with neither a wrapper key nor a type.
+    doc["securitySchemes"] = json!({"oauth": {}});
+    let Err(CardError::Invalid(issues)) = AgentCard::from_json(&doc) else {
+        panic!("should fail")
+    };
+    assert_eq!(issues[0].pointer, "/securitySchemes/oauth");
+    assert!(issues[0].message.contains("wrapper key"));
+    // A scope list object without `list`.
+    doc.as_object_mut().unwrap().remove("securitySchemes");
+    doc["securityRequirements"] = json!([{"schemes": {"k": {"scopes": ["a"]}}}]);
+    let Err(CardError::Invalid(issues)) = AgentCard::from_json(&doc) else {
+        panic!("should fail")
+    };
+    assert_eq!(
+        issues[0].pointer,
+        "/securityRequirements/0/schemes/k/scopes"
+    );
+    // An empty 1.0 interface list does not hide the 0.3 url.
+    let mut doc = base();
+    doc["supportedInterfaces"] = json!([]);
+    assert_eq!(
+        AgentCard::from_json(&doc).unwrap().interfaces[0].url,
+        "https://shapes.example.com/a2a"
+    );
+}
+
+#[test]
+fn unknown_keys_inside_oauth_flows_are_reported_where_they_are() {
+    let mut doc = base();
+    doc["securitySchemes"] = json!({"o": {"type": "oauth2", "flows": {"x": 1, "client_credentials": {"token_url": "https://t.example.com", "scopes": {}, "y": 2}}}});
+    let unknown: Vec<_> = a2a_card::lint::lint_json(&doc)
+        .into_iter()
+        .filter(|f| f.rule.code() == "unknown-field")
+        .map(|f| f.pointer)
+        .collect();
+    assert_eq!(
+        unknown,
+        [
+            "/securitySchemes/o/flows/x",
+            "/securitySchemes/o/flows/client_credentials/y"
+        ]
+    );
+}

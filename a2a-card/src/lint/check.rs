@@ -1,4 +1,5 @@
-//! The checks behind each [`Rule`], over the model, with pointers in a profile's shape.
+//! The checks behind each [`Rule`], over the model, with pointers to where the document has
+//! each value (as the reader recorded it).
 
 use std::collections::HashMap;
 
@@ -12,91 +13,115 @@ use crate::card::*;
 use crate::schema::{
     IO_SCHEMAS_EXTENSION_URI, JSON_SCHEMA_DRAFT_2020_12, SchemaMode, check_schema_name,
 };
-use crate::wire::{Profile, Sources, pointer_push};
+use crate::wire::{Sources, pointer_push};
 
-/// Where a model value sits in a document: one the crate rendered in a profile, or one it read.
-pub(super) struct Paths {
-    modern: bool,
-    /// For each interface, the pointer of the object it came from (`None`: a 0.3 card's
-    /// top-level `url`).
-    interfaces: Vec<Option<String>>,
-    /// A 0.3 document's repetition of its main interface in `additionalInterfaces`.
-    main_repetition: Option<String>,
-}
+/// Where each model value sits in the document the linter reports on: what the reader
+/// recorded, with the document's own shape for parts it lacks.
+pub(super) type Paths = Sources;
 
-impl Paths {
-    /// Pointers into the document [`AgentCard::to_json`] writes for `profile`.
-    pub(super) fn rendered(profile: Profile) -> Paths {
-        Paths {
-            modern: profile != Profile::V0_3,
-            interfaces: Vec::new(),
-            main_repetition: None,
-        }
-    }
-
-    /// Pointers into a document that was read, in profile `profile`.
-    pub(super) fn of_document(profile: Profile, sources: &Sources) -> Paths {
-        Paths {
-            modern: profile != Profile::V0_3,
-            interfaces: sources.interfaces.clone(),
-            main_repetition: sources.main_repetition.clone(),
-        }
-    }
-
+impl Sources {
     /// The object an interface came from; `None` for the 0.3 top level.
     fn interface_base(&self, i: usize) -> Option<String> {
         match self.interfaces.get(i) {
-            Some(source) => source.clone(),
-            None if self.modern => Some(format!("/supportedInterfaces/{i}")),
-            // The writer puts every interface in additionalInterfaces when there are several.
-            None if i == 0 => None,
-            None => Some(format!("/additionalInterfaces/{i}")),
+            Some(source) => source.base.clone(),
+            None => Some(format!("/supportedInterfaces/{i}")),
         }
     }
 
     fn interface(&self, i: usize, field: &str) -> String {
-        let base = self.interface_base(i);
-        match (self.modern, base, field) {
-            (true, Some(base), _) => format!("{base}/{field}"),
-            (_, None, "url") => "/url".into(),
-            (_, None, "protocolBinding") => "/preferredTransport".into(),
-            (false, _, "protocolVersion") | (_, None, _) => "/protocolVersion".into(),
-            (false, Some(base), "protocolBinding") => format!("{base}/transport"),
-            (false, Some(base), _) => format!("{base}/{field}"),
-        }
-    }
-    fn extended_card(&self) -> &'static str {
-        if self.modern {
-            "/capabilities/extendedAgentCard"
-        } else {
-            "/supportsAuthenticatedExtendedCard"
-        }
-    }
-    fn requirement(&self, base: &str, j: usize, scheme: &str) -> String {
-        if self.modern {
-            pointer_push(&format!("{base}/securityRequirements/{j}/schemes"), scheme)
-        } else {
-            pointer_push(&format!("{base}/security/{j}"), scheme)
-        }
-    }
-    fn scheme(&self, name: &str, scheme: &SecurityScheme, field: &str) -> String {
-        let base = pointer_push("/securitySchemes", name);
-        let field = match (self.modern, field) {
-            (false, "location") => "in",
-            (_, f) => f,
+        let Some(source) = self.interfaces.get(i) else {
+            return format!("/supportedInterfaces/{i}/{field}");
         };
-        if self.modern {
-            let wrapper = match scheme {
-                SecurityScheme::ApiKey(_) => "apiKeySecurityScheme",
-                SecurityScheme::Http(_) => "httpAuthSecurityScheme",
-                SecurityScheme::OAuth2(_) => "oauth2SecurityScheme",
-                SecurityScheme::OpenIdConnect(_) => "openIdConnectSecurityScheme",
-                SecurityScheme::MutualTls(_) => "mtlsSecurityScheme",
-            };
-            format!("{base}/{wrapper}/{field}")
-        } else {
-            format!("{base}/{field}")
+        match field {
+            "url" => source.url.clone(),
+            "protocolBinding" => source.binding.clone(),
+            "protocolVersion" => source.version.clone(),
+            other => format!("{}/{other}", source.base.as_deref().unwrap_or_default()),
         }
+    }
+
+    fn skill_base(&self, i: usize) -> String {
+        self.skills
+            .get(i)
+            .map_or_else(|| format!("/skills/{i}"), |s| s.base.clone())
+    }
+
+    fn modes(&self, skill: Option<usize>, input: bool) -> String {
+        match (skill.and_then(|i| self.skills.get(i)), input) {
+            (Some(s), true) => s.input_modes.clone(),
+            (Some(s), false) => s.output_modes.clone(),
+            (None, true) => self.default_input_modes.clone(),
+            (None, false) => self.default_output_modes.clone(),
+        }
+    }
+
+    /// Where scheme `name` of requirement `j` (of a skill, or of the card) is.
+    fn requirement(&self, skill: Option<usize>, j: usize, name: &str) -> String {
+        let list = match skill {
+            Some(i) => self.skills.get(i).map(|s| &s.requirements),
+            None => Some(&self.requirements),
+        };
+        match list.and_then(|l| l.get(j)) {
+            Some(base) => pointer_push(base, name),
+            None => pointer_push(&format!("/securityRequirements/{j}/schemes"), name),
+        }
+    }
+
+    /// Where field `field` (by its 1.0 name) of scheme `name` is.
+    fn scheme(&self, name: &str, field: &str) -> String {
+        match self.schemes.get(name).and_then(|s| s.at.get(field)) {
+            Some(at) => at.clone(),
+            None => pointer_push(&self.scheme_base(name), field),
+        }
+    }
+
+    /// Where field `field` of flow `kind` (its wire name) of scheme `name` is.
+    fn flow(&self, name: &str, kind: &str, field: &str) -> String {
+        let flow = self.schemes.get(name).and_then(|s| s.flows.get(kind));
+        match flow {
+            Some((base, at)) => at
+                .get(field)
+                .cloned()
+                .unwrap_or_else(|| pointer_push(base, field)),
+            None => pointer_push(&pointer_push(&self.scheme(name, "flows"), kind), field),
+        }
+    }
+
+    fn flow_base(&self, name: &str, kind: &str) -> String {
+        match self.schemes.get(name).and_then(|s| s.flows.get(kind)) {
+            Some((base, _)) => base.clone(),
+            None => pointer_push(&self.scheme(name, "flows"), kind),
+        }
+    }
+
+    fn scheme_base(&self, name: &str) -> String {
+        self.schemes.get(name).map_or_else(
+            || pointer_push("/securitySchemes", name),
+            |s| s.fields.clone(),
+        )
+    }
+
+    fn extension(&self, i: usize) -> String {
+        self.extensions
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| format!("/capabilities/extensions/{i}"))
+    }
+
+    fn signature(&self, i: usize) -> String {
+        self.signatures
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| format!("/signatures/{i}"))
+    }
+
+    fn schema(&self, name: &str) -> String {
+        let base = if self.schemas.is_empty() {
+            "/schemas"
+        } else {
+            &self.schemas
+        };
+        pointer_push(base, name)
     }
 }
 
@@ -105,11 +130,11 @@ pub(super) fn card(card: &AgentCard, paths: &Paths) -> Vec<Finding> {
     identity(card, &mut out);
     interfaces(card, paths, &mut out);
     capabilities(card, paths, &mut out);
-    modes(card, &mut out);
+    modes(card, paths, &mut out);
     skills(card, paths, &mut out);
     security(card, paths, &mut out);
-    signatures(card, &mut out);
-    schemas(card, &mut out);
+    signatures(card, paths, &mut out);
+    schemas(card, paths, &mut out);
     out
 }
 
@@ -237,6 +262,7 @@ fn interfaces(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
         } else {
             "/url"
         };
+        let pointer = pointer.to_owned();
         out.push(Finding::new(Rule::InterfaceMissing, pointer, "the card does not say where to reach the agent; add an interface with its URL, protocol binding and version (0.3: `url`)"));
     }
     for (i, iface) in card.interfaces.iter().enumerate() {
@@ -324,13 +350,13 @@ fn capabilities(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
         }
     }
     if c.extended_agent_card == Some(true) && card.security_schemes.is_empty() {
-        out.push(Finding::new(Rule::ExtendedCardWithoutAuth, paths.extended_card(), "an extended card is served to authenticated callers, but the card declares no security scheme; declare how callers authenticate or drop the claim"));
+        out.push(Finding::new(Rule::ExtendedCardWithoutAuth, paths.extended_card.clone(), "an extended card is served to authenticated callers, but the card declares no security scheme; declare how callers authenticate or drop the claim"));
     }
     for (i, ext) in c.extensions.iter().enumerate() {
         if ext.uri.trim().is_empty() {
             out.push(Finding::new(
                 Rule::ExtensionUriMissing,
-                format!("/capabilities/extensions/{i}/uri"),
+                pointer_push(&paths.extension(i), "uri"),
                 "the extension has no `uri`; set the URI that identifies it",
             ));
         }
@@ -364,15 +390,15 @@ fn check_modes(modes: &[String], pointer: &str, out: &mut Vec<Finding>) {
     }
 }
 
-fn modes(card: &AgentCard, out: &mut Vec<Finding>) {
+fn modes(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
     for (field, modes, verb) in [
         ("defaultInputModes", &card.default_input_modes, "takes"),
         ("defaultOutputModes", &card.default_output_modes, "produces"),
     ] {
         if modes.is_empty() {
-            out.push(Finding::new(Rule::DefaultModesMissing, format!("/{field}"), format!("`{field}` is empty; list the media types the agent {verb} by default, e.g. [\"text/plain\"]")));
+            out.push(Finding::new(Rule::DefaultModesMissing, paths.modes(None, field == "defaultInputModes"), format!("`{field}` is empty; list the media types the agent {verb} by default, e.g. [\"text/plain\"]")));
         }
-        check_modes(modes, &format!("/{field}"), out);
+        check_modes(modes, &paths.modes(None, field == "defaultInputModes"), out);
     }
 }
 
@@ -386,7 +412,8 @@ fn skills(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
     }
     let mut first_seen: HashMap<&str, usize> = HashMap::new();
     for (i, skill) in card.skills.iter().enumerate() {
-        let at = |field: &str| format!("/skills/{i}/{field}");
+        let base = paths.skill_base(i);
+        let at = |field: &str| pointer_push(&base, field);
         let id = skill.id.trim();
         if id.is_empty() {
             out.push(Finding::new(
@@ -435,12 +462,12 @@ fn skills(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
             ));
         }
         if skill.examples.is_empty() {
-            out.push(Finding::new(Rule::SkillExamplesMissing, format!("/skills/{i}"), "the skill has no examples; add 2-3 sample prompts or payloads so clients and LLMs know what to send"));
+            out.push(Finding::new(Rule::SkillExamplesMissing, base.clone(), "the skill has no examples; add 2-3 sample prompts or payloads so clients and LLMs know what to send"));
         }
         if skill.tags.is_empty() {
             out.push(Finding::new(
                 Rule::SkillTagsMissing,
-                format!("/skills/{i}"),
+                base.clone(),
                 "the skill has no tags; add a few lowercase keywords for discovery",
             ));
         }
@@ -448,13 +475,13 @@ fn skills(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
             if tag.chars().any(char::is_uppercase) {
                 out.push(Finding::new(
                     Rule::SkillTagNotLowercase,
-                    format!("/skills/{i}/tags/{t}"),
+                    format!("{}/{t}", at("tags")),
                     format!("tag `{tag}` is not lowercase; use `{}`", tag.to_lowercase()),
                 ));
             }
         }
-        check_modes(&skill.input_modes, &at("inputModes"), out);
-        check_modes(&skill.output_modes, &at("outputModes"), out);
+        check_modes(&skill.input_modes, &paths.modes(Some(i), true), out);
+        check_modes(&skill.output_modes, &paths.modes(Some(i), false), out);
         let takes_schema = card
             .input_modes_of(skill)
             .iter()
@@ -466,20 +493,14 @@ fn skills(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
         if takes_schema && !takes_text {
             out.push(Finding::new(Rule::SchemaTextFallback, at("inputModes"), "the skill takes structured input only; also accept `text/plain` so clients that cannot fill the schema can still talk to it"));
         }
-        requirements(
-            card,
-            &skill.security_requirements,
-            &format!("/skills/{i}"),
-            paths,
-            out,
-        );
+        requirements(card, &skill.security_requirements, Some(i), paths, out);
     }
 }
 
 fn requirements(
     card: &AgentCard,
     reqs: &[SecurityRequirement],
-    base: &str,
+    skill: Option<usize>,
     paths: &Paths,
     out: &mut Vec<Finding>,
 ) {
@@ -492,16 +513,16 @@ fn requirements(
                 } else {
                     format!("declared: {}", declared.join(", "))
                 };
-                out.push(Finding::new(Rule::SecuritySchemeUndeclared, paths.requirement(base, j, name), format!("security scheme `{name}` is not declared in `securitySchemes` ({known}); declare it or fix the name")));
+                out.push(Finding::new(Rule::SecuritySchemeUndeclared, paths.requirement(skill, j, name), format!("security scheme `{name}` is not declared in `securitySchemes` ({known}); declare it or fix the name")));
             }
         }
     }
 }
 
 fn security(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
-    requirements(card, &card.security_requirements, "", paths, out);
+    requirements(card, &card.security_requirements, None, paths, out);
     for (name, scheme) in &card.security_schemes {
-        let at = |field: &str| paths.scheme(name, scheme, field);
+        let at = |field: &str| paths.scheme(name, field);
         let mut incomplete = |field: &str, what: &str| {
             out.push(Finding::new(
                 Rule::SecuritySchemeIncomplete,
@@ -545,13 +566,14 @@ fn security(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
                     auth_url(&o.open_id_connect_url, at("openIdConnectUrl"), out);
                 }
             }
-            SecurityScheme::OAuth2(o) => oauth2(name, o, &at, out),
+            SecurityScheme::OAuth2(o) => oauth2(name, o, paths, out),
             SecurityScheme::MutualTls(_) => {}
         }
     }
 }
 
-fn oauth2(name: &str, o: &OAuth2Scheme, at: &dyn Fn(&str) -> String, out: &mut Vec<Finding>) {
+fn oauth2(name: &str, o: &OAuth2Scheme, paths: &Paths, out: &mut Vec<Finding>) {
+    let at = |field: &str| paths.scheme(name, field);
     let count = o.flows.iter().count();
     if count != 1 {
         out.push(Finding::new(Rule::OAuthFlowCount, at("flows"), format!("OAuth 2.0 scheme `{name}` has {count} flows; A2A 1.0 allows exactly one (declare another scheme for each further flow)")));
@@ -561,9 +583,9 @@ fn oauth2(name: &str, o: &OAuth2Scheme, at: &dyn Fn(&str) -> String, out: &mut V
     }
     for flow in o.flows.iter() {
         let kind = flow.kind.wire_name();
-        let fp = |field: &str| format!("{}/{kind}/{field}", at("flows"));
+        let fp = |field: &str| paths.flow(name, kind, field);
         if flow.kind.is_deprecated() {
-            out.push(Finding::new(Rule::OAuthFlowDeprecated, format!("{}/{kind}", at("flows")), format!("the `{kind}` flow is deprecated; use authorizationCode with PKCE, or deviceCode")));
+            out.push(Finding::new(Rule::OAuthFlowDeprecated, paths.flow_base(name, kind), format!("the `{kind}` flow is deprecated; use authorizationCode with PKCE, or deviceCode")));
         }
         let needed: &[(&str, &Option<String>)] = match flow.kind {
             OAuthFlowKind::AuthorizationCode => &[
@@ -604,13 +626,13 @@ fn is_base64url(s: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
-fn signatures(card: &AgentCard, out: &mut Vec<Finding>) {
+fn signatures(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
     for (i, sig) in card.signatures.iter().enumerate() {
         for (field, value) in [("protected", &sig.protected), ("signature", &sig.signature)] {
             if !is_base64url(value) {
                 out.push(Finding::new(
                     Rule::SignatureMalformed,
-                    format!("/signatures/{i}/{field}"),
+                    pointer_push(&paths.signature(i), field),
                     format!("`{field}` must be a non-empty base64url string without padding"),
                 ));
             }
@@ -618,7 +640,7 @@ fn signatures(card: &AgentCard, out: &mut Vec<Finding>) {
     }
 }
 
-fn schemas(card: &AgentCard, out: &mut Vec<Finding>) {
+fn schemas(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
     let mut used: Vec<(String, String)> = Vec::new(); // (name, pointer)
     let mut collect = |modes: &[String], pointer: String| {
         for (i, mode) in modes.iter().enumerate() {
@@ -627,11 +649,11 @@ fn schemas(card: &AgentCard, out: &mut Vec<Finding>) {
             }
         }
     };
-    collect(&card.default_input_modes, "/defaultInputModes".into());
-    collect(&card.default_output_modes, "/defaultOutputModes".into());
+    collect(&card.default_input_modes, paths.modes(None, true));
+    collect(&card.default_output_modes, paths.modes(None, false));
     for (i, s) in card.skills.iter().enumerate() {
-        collect(&s.input_modes, format!("/skills/{i}/inputModes"));
-        collect(&s.output_modes, format!("/skills/{i}/outputModes"));
+        collect(&s.input_modes, paths.modes(Some(i), true));
+        collect(&s.output_modes, paths.modes(Some(i), false));
     }
     for (name, pointer) in &used {
         if !card.schemas.contains_key(name) {
@@ -654,7 +676,7 @@ fn schemas(card: &AgentCard, out: &mut Vec<Finding>) {
         out.push(Finding::new(Rule::SchemaExtensionMissing, "/capabilities/extensions", format!("the card uses named schemas but does not declare the input/output schemas extension; add {{\"uri\": \"{IO_SCHEMAS_EXTENSION_URI}\"}} to `capabilities.extensions`")));
     }
     for (name, schema) in &card.schemas {
-        let pointer = pointer_push("/schemas", name);
+        let pointer = paths.schema(name);
         if let Err(m) = check_schema_name(name) {
             out.push(Finding::new(Rule::SchemaNameInvalid, pointer.clone(), m));
         }
@@ -703,7 +725,7 @@ pub(crate) fn schema_problem(schema: &Value) -> Option<String> {
     None
 }
 
-/// Unknown fields anywhere in the card, with pointers in `profile`'s shape.
+/// Unknown fields anywhere in the card, where the document has them.
 pub(super) fn unknown_fields(card: &AgentCard, paths: &Paths) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut report = |base: String, extra: &Extra| {
@@ -727,10 +749,10 @@ pub(super) fn unknown_fields(card: &AgentCard, paths: &Paths) -> Vec<Finding> {
     }
     report("/capabilities".into(), &card.capabilities.extra);
     for (i, e) in card.capabilities.extensions.iter().enumerate() {
-        report(format!("/capabilities/extensions/{i}"), &e.extra);
+        report(paths.extension(i), &e.extra);
     }
     for (i, s) in card.skills.iter().enumerate() {
-        report(format!("/skills/{i}"), &s.extra);
+        report(paths.skill_base(i), &s.extra);
     }
     for (name, scheme) in &card.security_schemes {
         let extra = match scheme {
@@ -740,11 +762,16 @@ pub(super) fn unknown_fields(card: &AgentCard, paths: &Paths) -> Vec<Finding> {
             SecurityScheme::OpenIdConnect(s) => &s.extra,
             SecurityScheme::MutualTls(s) => &s.extra,
         };
-        let field = paths.scheme(name, scheme, "x");
-        report(field.trim_end_matches("/x").to_owned(), extra);
+        report(paths.scheme_base(name), extra);
+        if let SecurityScheme::OAuth2(o) = scheme {
+            report(paths.scheme(name, "flows"), &o.flows.extra);
+            for flow in o.flows.iter() {
+                report(paths.flow_base(name, flow.kind.wire_name()), &flow.extra);
+            }
+        }
     }
     for (i, s) in card.signatures.iter().enumerate() {
-        report(format!("/signatures/{i}"), &s.extra);
+        report(paths.signature(i), &s.extra);
     }
     out
 }

@@ -88,7 +88,9 @@ impl fmt::Display for Finding {
 
 /// Lints a card, with pointers in the shape of `profile`'s document.
 pub fn lint(card: &AgentCard, profile: Profile) -> Vec<Finding> {
-    let mut findings = check::card(card, &check::Paths::rendered(profile));
+    // Pointers come from where the reader finds each value in the card's own document.
+    let (_, _, sources) = wire::read_with_sources(&card.to_json(profile));
+    let mut findings = check::card(card, &sources);
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
     findings
 }
@@ -96,7 +98,6 @@ pub fn lint(card: &AgentCard, profile: Profile) -> Vec<Finding> {
 /// Lints a card document of any profile: values of the wrong type, unknown fields, then every
 /// rule of [`lint`], with pointers into this document.
 pub fn lint_json(document: &Value) -> Vec<Finding> {
-    let profile = Profile::detect(document);
     let (card, issues, sources) = wire::read_with_sources(document);
     let mut findings: Vec<Finding> = issues
         .into_iter()
@@ -108,9 +109,8 @@ pub fn lint_json(document: &Value) -> Vec<Finding> {
             )
         })
         .collect();
-    let paths = check::Paths::of_document(profile, &sources);
-    findings.extend(check::unknown_fields(&card, &paths));
-    findings.extend(check::card(&card, &paths));
+    findings.extend(check::unknown_fields(&card, &sources));
+    findings.extend(check::card(&card, &sources));
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
     findings
 }

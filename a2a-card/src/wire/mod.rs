@@ -300,27 +300,25 @@ pub(crate) use read::Sources;
 
 /// [`from_value_lenient`], with where the interfaces came from (for the linter's pointers).
 pub(crate) fn read_with_sources(value: &Value) -> (AgentCard, Vec<ParseIssue>, Sources) {
-    let (mut card, issues, sources) = read::read_card(value);
-    lift_extension_schemas(&mut card);
+    let (mut card, issues, mut sources) = read::read_card(value);
+    if let Some(at) = lift_extension_schemas(&mut card, &sources) {
+        sources.schemas = at;
+    }
     (card, issues, sources)
 }
 
 /// Schemas carried in the extension entry's `params.schemas` (the strict placement) move to the
-/// card's `schemas`, where the model keeps them.
-fn lift_extension_schemas(card: &mut AgentCard) {
-    let Some(ext) = card
+/// card's `schemas`, where the model keeps them. Returns where they were.
+fn lift_extension_schemas(card: &mut AgentCard, sources: &Sources) -> Option<String> {
+    let index = card
         .capabilities
         .extensions
-        .iter_mut()
-        .find(|e| e.uri == IO_SCHEMAS_EXTENSION_URI)
-    else {
-        return;
-    };
-    let Some(params) = &mut ext.params else {
-        return;
-    };
+        .iter()
+        .position(|e| e.uri == IO_SCHEMAS_EXTENSION_URI)?;
+    let ext = &mut card.capabilities.extensions[index];
+    let params = ext.params.as_mut()?;
     if !card.schemas.is_empty() || !params.get("schemas").is_some_and(Value::is_object) {
-        return;
+        return None;
     }
     if let Some(Value::Object(schemas)) = params.shift_remove("schemas") {
         card.schemas = schemas.into_iter().collect();
@@ -328,6 +326,10 @@ fn lift_extension_schemas(card: &mut AgentCard) {
     if params.is_empty() {
         ext.params = None;
     }
+    sources
+        .extensions
+        .get(index)
+        .map(|e| format!("{e}/params/schemas"))
 }
 
 /// Parses bytes into JSON within the limits, with line and column for every error.

@@ -6,15 +6,18 @@
 //! the bare-array security requirements some SDKs emit. A value of the wrong type is an issue with
 //! its JSON pointer; reading goes on so that every issue is reported at once.
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value};
 
 use crate::card::*;
 
-use super::{ParseIssue, pointer_push};
+use super::{ParseIssue, Profile, pointer_push};
 
 /// Reads `value` into a card, collecting every issue.
 pub(crate) fn read_card(value: &Value) -> (AgentCard, Vec<ParseIssue>, Sources) {
     let mut cx = Cx::default();
+    cx.sources.modern = Profile::detect(value) != Profile::V0_3;
     let card = match cx.object(value, "") {
         Some(mut o) => card(&mut cx, &mut o),
         None => AgentCard::default(),
@@ -22,16 +25,99 @@ pub(crate) fn read_card(value: &Value) -> (AgentCard, Vec<ParseIssue>, Sources) 
     (card, cx.issues, cx.sources)
 }
 
-/// Where parts of the model came from in the document, for pointers that the model alone
-/// cannot give.
-#[derive(Debug, Default)]
+/// Where each part of the model was read in the document, so that the linter points at the
+/// value itself whatever spelling or shape the document used. A part the document lacks points
+/// where it belongs (in the document's own shape).
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Sources {
-    /// For each of `card.interfaces`, the pointer of the object it was read from; `None` for a
-    /// 0.3 card's main interface, which is the top-level `url` and `preferredTransport`.
-    pub interfaces: Vec<Option<String>>,
+    /// The document has the 1.0 shape (for parts it lacks).
+    pub modern: bool,
+    pub interfaces: Vec<InterfaceSource>,
     /// In a 0.3 card, the `additionalInterfaces` entry that repeats the main interface.
     pub main_repetition: Option<String>,
+    pub extended_card: String,
+    pub extensions: Vec<String>,
+    pub default_input_modes: String,
+    pub default_output_modes: String,
+    pub skills: Vec<SkillSource>,
+    /// For each card-level requirement, the object whose keys are scheme names.
+    pub requirements: Vec<String>,
+    pub schemes: HashMap<String, SchemeSource>,
+    pub signatures: Vec<String>,
+    pub schemas: String,
 }
+
+/// Where an interface's fields are.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct InterfaceSource {
+    /// The object it was read from; `None` for a 0.3 card's top level.
+    pub base: Option<String>,
+    pub url: String,
+    pub binding: String,
+    pub version: String,
+}
+
+/// Where a skill and its lists are.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SkillSource {
+    pub base: String,
+    pub input_modes: String,
+    pub output_modes: String,
+    pub requirements: Vec<String>,
+}
+
+/// Where a security scheme's fields are: the 1.0 wrapper's content, or the 0.3 object itself.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SchemeSource {
+    pub fields: String,
+    /// Field (by its 1.0 camelCase name) -> where it is, in whatever spelling the document used.
+    pub at: HashMap<&'static str, String>,
+    /// Each OAuth flow, by its wire name: its object and its fields.
+    pub flows: HashMap<&'static str, (String, HashMap<&'static str, String>)>,
+}
+
+impl SchemeSource {
+    fn of(o: &Obj<'_>, fields: &[(&'static str, &[&str])]) -> SchemeSource {
+        SchemeSource {
+            fields: o.pointer.clone(),
+            at: fields
+                .iter()
+                .map(|(name, keys)| (*name, o.at(keys)))
+                .collect(),
+            flows: HashMap::new(),
+        }
+    }
+}
+
+/// Every field of a security scheme or flow: its 1.0 name, and the keys it is read from.
+const SCHEME_FIELDS: &[(&str, &[&str])] = &[
+    ("name", &["name"]),
+    ("location", &["location", "in"]),
+    ("scheme", &["scheme"]),
+    ("bearerFormat", &["bearerFormat", "bearer_format"]),
+    ("flows", &["flows"]),
+    (
+        "oauth2MetadataUrl",
+        &["oauth2MetadataUrl", "oauth2_metadata_url"],
+    ),
+    (
+        "openIdConnectUrl",
+        &["openIdConnectUrl", "open_id_connect_url"],
+    ),
+];
+const FLOW_FIELDS: &[(&str, &[&str])] = &[
+    (
+        "authorizationUrl",
+        &["authorizationUrl", "authorization_url"],
+    ),
+    ("tokenUrl", &["tokenUrl", "token_url"]),
+    (
+        "deviceAuthorizationUrl",
+        &["deviceAuthorizationUrl", "device_authorization_url"],
+    ),
+    ("refreshUrl", &["refreshUrl", "refresh_url"]),
+    ("pkceRequired", &["pkceRequired", "pkce_required"]),
+];
 
 #[derive(Default)]
 struct Cx {
@@ -137,6 +223,15 @@ impl<'a> Obj<'a> {
         found
     }
 
+    /// The pointer of the first present alias among `keys`, or where the first would be.
+    fn at(&self, keys: &[&str]) -> String {
+        let key = keys
+            .iter()
+            .find(|k| self.map.contains_key(**k))
+            .unwrap_or(&keys[0]);
+        pointer_push(&self.pointer, key)
+    }
+
     fn has(&self, key: &str) -> bool {
         self.map.get(key).is_some_and(|v| !v.is_null())
     }
@@ -217,6 +312,22 @@ fn card(cx: &mut Cx, o: &mut Obj<'_>) -> AgentCard {
     card.icon_url = o.string(cx, &["iconUrl", "icon_url"]);
     card.documentation_url = o.string(cx, &["documentationUrl", "documentation_url"]);
     card.interfaces = interfaces(cx, o);
+    const EXTENDED: [&str; 2] = ["extendedAgentCard", "extended_agent_card"];
+    const LEGACY_EXTENDED: [&str; 2] = [
+        "supportsAuthenticatedExtendedCard",
+        "supports_authenticated_extended_card",
+    ];
+    let caps = o.map.get("capabilities").and_then(Value::as_object);
+    let in_caps = EXTENDED
+        .iter()
+        .find(|k| caps.is_some_and(|c| c.contains_key(**k)));
+    cx.sources.extended_card = match in_caps {
+        Some(key) => pointer_push(&o.at(&["capabilities"]), key),
+        None if LEGACY_EXTENDED.iter().any(|k| o.has(k)) || !cx.sources.modern => {
+            o.at(&LEGACY_EXTENDED)
+        }
+        None => pointer_push(&o.at(&["capabilities"]), EXTENDED[0]),
+    };
     card.capabilities = match o.object(cx, &["capabilities"]) {
         Some(mut c) => capabilities(cx, &mut c),
         None => AgentCapabilities::default(),
@@ -231,30 +342,39 @@ fn card(cx: &mut Cx, o: &mut Obj<'_>) -> AgentCard {
     if card.capabilities.extended_agent_card.is_none() {
         card.capabilities.extended_agent_card = legacy_extended;
     }
-    card.default_input_modes = o.strings(cx, &["defaultInputModes", "default_input_modes"]);
-    card.default_output_modes = o.strings(cx, &["defaultOutputModes", "default_output_modes"]);
-    card.skills = o
-        .each(cx, &["skills"])
-        .into_iter()
-        .filter_map(|(v, p)| cx.object(v, &p).map(|mut s| skill(cx, &mut s)))
-        .collect();
+    const INPUTS: [&str; 2] = ["defaultInputModes", "default_input_modes"];
+    const OUTPUTS: [&str; 2] = ["defaultOutputModes", "default_output_modes"];
+    cx.sources.default_input_modes = o.at(&INPUTS);
+    cx.sources.default_output_modes = o.at(&OUTPUTS);
+    card.default_input_modes = o.strings(cx, &INPUTS);
+    card.default_output_modes = o.strings(cx, &OUTPUTS);
+    for (v, p) in o.each(cx, &["skills"]) {
+        if let Some(mut s) = cx.object(v, &p) {
+            card.skills.push(skill(cx, &mut s));
+        }
+    }
     if let Some(schemes) = o.object(cx, &["securitySchemes", "security_schemes"]) {
         for (name, value) in schemes.map {
             let pointer = pointer_push(&schemes.pointer, name);
-            if let Some(scheme) = security_scheme(cx, value, &pointer) {
+            if let Some((scheme, source)) = security_scheme(cx, value, &pointer) {
                 card.security_schemes.insert(name.clone(), scheme);
+                cx.sources.schemes.insert(name.clone(), source);
             }
         }
     }
-    card.security_requirements = requirements(cx, o);
+    let (requirements, pointers) = requirements(cx, o);
+    card.security_requirements = requirements;
+    cx.sources.requirements = pointers;
     let legacy_auth = o
         .object(cx, &["authentication"])
         .and_then(|mut auth| legacy_authentication(cx, &mut auth, &mut card));
-    card.signatures = o
-        .each(cx, &["signatures"])
-        .into_iter()
-        .filter_map(|(v, p)| cx.object(v, &p).map(|mut s| signature(cx, &mut s)))
-        .collect();
+    for (v, p) in o.each(cx, &["signatures"]) {
+        if let Some(mut s) = cx.object(v, &p) {
+            card.signatures.push(signature(cx, &mut s));
+            cx.sources.signatures.push(p);
+        }
+    }
+    cx.sources.schemas = o.at(&["schemas"]);
     if let Some(schemas) = o.map(cx, &["schemas"]) {
         card.schemas = schemas.into_iter().collect();
     }
@@ -278,17 +398,27 @@ fn provider(cx: &mut Cx, o: &mut Obj<'_>) -> AgentProvider {
 /// repeat it, are consumed.
 fn interfaces(cx: &mut Cx, o: &mut Obj<'_>) -> Vec<AgentInterface> {
     let supported = o.each(cx, &["supportedInterfaces", "supported_interfaces"]);
-    let has_supported = o.has("supportedInterfaces") || o.has("supported_interfaces");
+    // An empty 1.0 list beside 0.3 fields does not hide them.
+    let has_supported = !supported.is_empty();
+    const TRANSPORT: [&str; 2] = ["preferredTransport", "preferred_transport"];
+    const VERSION: [&str; 2] = ["protocolVersion", "protocol_version"];
+    let main = InterfaceSource {
+        base: None,
+        url: o.at(&["url"]),
+        binding: o.at(&TRANSPORT),
+        version: o.at(&VERSION),
+    };
     let url = o.string(cx, &["url"]);
-    let transport = o.string(cx, &["preferredTransport", "preferred_transport"]);
-    let version = o.string(cx, &["protocolVersion", "protocol_version"]);
+    let transport = o.string(cx, &TRANSPORT);
+    let version = o.string(cx, &VERSION);
     let additional = o.each(cx, &["additionalInterfaces", "additional_interfaces"]);
     let mut list = Vec::new();
     if has_supported {
         for (v, p) in supported {
             if let Some(mut i) = cx.object(v, &p) {
+                let source = interface_source(&i, None);
                 list.push(interface(cx, &mut i, None));
-                cx.sources.interfaces.push(Some(p));
+                cx.sources.interfaces.push(source);
             }
         }
         return list;
@@ -300,13 +430,14 @@ fn interfaces(cx: &mut Cx, o: &mut Obj<'_>) -> Vec<AgentInterface> {
             protocol_version: version.clone(),
             ..AgentInterface::default()
         });
-        cx.sources.interfaces.push(None);
+        cx.sources.interfaces.push(main.clone());
     }
     // 0.3 asks that additionalInterfaces repeat the main interface; that one repetition is not a
     // second interface.
     let mut main_repeated = false;
     for (v, p) in additional {
         if let Some(mut i) = cx.object(v, &p) {
+            let source = interface_source(&i, Some(&main.version));
             let iface = interface(cx, &mut i, version.as_deref());
             let repeats_main = !main_repeated
                 && list.first().is_some_and(|main: &AgentInterface| {
@@ -320,11 +451,24 @@ fn interfaces(cx: &mut Cx, o: &mut Obj<'_>) -> Vec<AgentInterface> {
                 cx.sources.main_repetition = Some(p);
             } else {
                 list.push(iface);
-                cx.sources.interfaces.push(Some(p));
+                cx.sources.interfaces.push(source);
             }
         }
     }
     list
+}
+
+/// Where an interface object's fields are; a 0.3 entry's version is the card's.
+fn interface_source(o: &Obj<'_>, card_version: Option<&String>) -> InterfaceSource {
+    InterfaceSource {
+        base: Some(o.pointer.clone()),
+        url: o.at(&["url"]),
+        binding: o.at(&["protocolBinding", "protocol_binding", "transport"]),
+        version: match card_version {
+            Some(v) if !o.has("protocolVersion") && !o.has("protocol_version") => v.clone(),
+            _ => o.at(&["protocolVersion", "protocol_version"]),
+        },
+    }
 }
 
 fn interface(cx: &mut Cx, o: &mut Obj<'_>, card_version: Option<&str>) -> AgentInterface {
@@ -351,7 +495,11 @@ fn capabilities(cx: &mut Cx, o: &mut Obj<'_>) -> AgentCapabilities {
         extensions: o
             .each(cx, &["extensions"])
             .into_iter()
-            .filter_map(|(v, p)| cx.object(v, &p).map(|mut e| extension(cx, &mut e)))
+            .filter_map(|(v, p)| {
+                let ext = cx.object(v, &p).map(|mut e| extension(cx, &mut e))?;
+                cx.sources.extensions.push(p);
+                Some(ext)
+            })
             .collect(),
         extra: o.finish(),
     }
@@ -368,6 +516,15 @@ fn extension(cx: &mut Cx, o: &mut Obj<'_>) -> AgentExtension {
 }
 
 fn skill(cx: &mut Cx, o: &mut Obj<'_>) -> AgentSkill {
+    let mut source = SkillSource {
+        base: o.pointer.clone(),
+        input_modes: o.at(&["inputModes", "input_modes"]),
+        output_modes: o.at(&["outputModes", "output_modes"]),
+        requirements: Vec::new(),
+    };
+    let (security_requirements, pointers) = requirements(cx, o);
+    source.requirements = pointers;
+    cx.sources.skills.push(source);
     AgentSkill {
         id: o.string(cx, &["id"]).unwrap_or_default(),
         name: o.string(cx, &["name"]).unwrap_or_default(),
@@ -376,14 +533,14 @@ fn skill(cx: &mut Cx, o: &mut Obj<'_>) -> AgentSkill {
         examples: o.strings(cx, &["examples"]),
         input_modes: o.strings(cx, &["inputModes", "input_modes"]),
         output_modes: o.strings(cx, &["outputModes", "output_modes"]),
-        security_requirements: requirements(cx, o),
+        security_requirements,
         extra: o.finish(),
     }
 }
 
 /// 1.0 `securityRequirements` (`[{schemes: {NAME: {list: [..]}}}]`, also with bare arrays), or
-/// 0.3 `security` (`[{NAME: [..]}]`).
-fn requirements(cx: &mut Cx, o: &mut Obj<'_>) -> Vec<SecurityRequirement> {
+/// 0.3 `security` (`[{NAME: [..]}]`); with, for each, the object whose keys are scheme names.
+fn requirements(cx: &mut Cx, o: &mut Obj<'_>) -> (Vec<SecurityRequirement>, Vec<String>) {
     let modern = o.each(cx, &["securityRequirements", "security_requirements"]);
     let legacy = o.each(cx, &["security"]);
     let entries = if modern.is_empty() { legacy } else { modern };
@@ -401,18 +558,28 @@ fn requirements(cx: &mut Cx, o: &mut Obj<'_>) -> Vec<SecurityRequirement> {
             for (name, scopes) in map {
                 let sp = pointer_push(&pointer, name);
                 let list = match scopes {
-                    Value::Object(l) => match l.get("list") {
-                        Some(list) => cx.strings(list, &pointer_push(&sp, "list")),
-                        None => Vec::new(),
-                    },
+                    Value::Object(l) => {
+                        for key in l.keys().filter(|k| *k != "list") {
+                            cx.issue(
+                                &pointer_push(&sp, key),
+                                format!(
+                                    "unknown key `{key}` in a scope list; the scopes go in `list`"
+                                ),
+                            );
+                        }
+                        match l.get("list") {
+                            Some(list) => cx.strings(list, &pointer_push(&sp, "list")),
+                            None => Vec::new(),
+                        }
+                    }
                     other => cx.strings(other, &sp),
                 };
                 req.schemes.insert(name.clone(), list);
             }
             entry.used.extend(entry.map.keys().map(String::as_str));
-            Some(req)
+            Some((req, pointer))
         })
-        .collect()
+        .unzip()
 }
 
 const WRAPPERS: [(&str, &str); 5] = [
@@ -430,25 +597,45 @@ const LEGACY_TYPES: [&str; 5] = ["apiKey", "http", "oauth2", "openIdConnect", "m
 
 /// A 1.0 scheme (one wrapper key) or a 0.3 scheme (`type` tag); a compat scheme carries both, and
 /// the wrapper wins.
-fn security_scheme(cx: &mut Cx, value: &Value, pointer: &str) -> Option<SecurityScheme> {
+fn security_scheme(
+    cx: &mut Cx,
+    value: &Value,
+    pointer: &str,
+) -> Option<(SecurityScheme, SchemeSource)> {
     let mut outer = cx.object(value, pointer)?;
     for (index, keys) in WRAPPERS.iter().enumerate() {
         if let Some(mut inner) = outer.object(cx, &[keys.0, keys.1]) {
-            let scheme = scheme_of_kind(cx, index, &mut inner);
+            let mut source = SchemeSource::of(&inner, SCHEME_FIELDS);
+            let scheme = scheme_of_kind(cx, index, &mut inner, &mut source);
             if outer.map.contains_key("type") {
                 // The compat document's 0.3 copy of the same scheme.
                 outer.used.extend(outer.map.keys().map(String::as_str));
+            } else {
+                for key in outer.finish().keys() {
+                    cx.issue(&pointer_push(pointer, key), format!("`{key}` beside the wrapper key `{}`: a 1.0 security scheme is exactly one wrapper key", keys.0));
+                }
             }
-            return Some(scheme);
+            return Some((scheme, source));
         }
     }
-    let (tag, tag_pointer) = outer.get(&["type"])?;
+    let Some((tag, tag_pointer)) = outer.get(&["type"]) else {
+        let wrappers: Vec<_> = WRAPPERS.iter().map(|w| w.0).collect();
+        cx.issue(
+            pointer,
+            format!(
+                "a security scheme needs a wrapper key ({}) or, in 0.3, a `type`",
+                wrappers.join(", ")
+            ),
+        );
+        return None;
+    };
     let tag = cx.string(tag, &tag_pointer)?;
+    let mut source = SchemeSource::of(&outer, SCHEME_FIELDS);
     match LEGACY_TYPES
         .iter()
         .position(|t| t.eq_ignore_ascii_case(&tag))
     {
-        Some(index) => Some(scheme_of_kind(cx, index, &mut outer)),
+        Some(index) => Some((scheme_of_kind(cx, index, &mut outer, &mut source), source)),
         None => {
             cx.issue(
                 &tag_pointer,
@@ -462,7 +649,12 @@ fn security_scheme(cx: &mut Cx, value: &Value, pointer: &str) -> Option<Security
     }
 }
 
-fn scheme_of_kind(cx: &mut Cx, index: usize, o: &mut Obj<'_>) -> SecurityScheme {
+fn scheme_of_kind(
+    cx: &mut Cx,
+    index: usize,
+    o: &mut Obj<'_>,
+    source: &mut SchemeSource,
+) -> SecurityScheme {
     let description = o.string(cx, &["description"]);
     let scheme = match index {
         0 => SecurityScheme::ApiKey(ApiKeyScheme {
@@ -480,7 +672,7 @@ fn scheme_of_kind(cx: &mut Cx, index: usize, o: &mut Obj<'_>) -> SecurityScheme 
         2 => SecurityScheme::OAuth2(OAuth2Scheme {
             flows: o
                 .object(cx, &["flows"])
-                .map(|mut f| flows(cx, &mut f))
+                .map(|mut f| flows(cx, &mut f, source))
                 .unwrap_or_default(),
             oauth2_metadata_url: o.string(cx, &["oauth2MetadataUrl", "oauth2_metadata_url"]),
             description,
@@ -514,11 +706,18 @@ fn with_extra(mut scheme: SecurityScheme, extra: Extra) -> SecurityScheme {
     scheme
 }
 
-fn flows(cx: &mut Cx, o: &mut Obj<'_>) -> OAuthFlows {
+fn flows(cx: &mut Cx, o: &mut Obj<'_>, source: &mut SchemeSource) -> OAuthFlows {
     let mut flows = OAuthFlows::default();
     for kind in OAuthFlowKind::ALL {
         let snake = snake_case(kind.wire_name());
         if let Some(mut f) = o.object(cx, &[kind.wire_name(), &snake]) {
+            let at = FLOW_FIELDS
+                .iter()
+                .map(|(name, keys)| (*name, f.at(keys)))
+                .collect();
+            source
+                .flows
+                .insert(kind.wire_name(), (f.pointer.clone(), at));
             let mut flow = OAuthFlow::of_kind(kind);
             flow.authorization_url = f.string(cx, &["authorizationUrl", "authorization_url"]);
             flow.token_url = f.string(cx, &["tokenUrl", "token_url"]);
@@ -571,9 +770,11 @@ fn signature(cx: &mut Cx, o: &mut Obj<'_>) -> AgentCardSignature {
 /// Returns what the object held beyond `schemes` and `credentials`, to be kept.
 fn legacy_authentication(cx: &mut Cx, o: &mut Obj<'_>, card: &mut AgentCard) -> Option<Value> {
     let names = o.strings(cx, &["schemes"]);
+    let names_at = o.at(&["schemes"]);
     let credentials = o.string(cx, &["credentials"]);
     let add_requirements = card.security_requirements.is_empty();
-    for name in names {
+    for (i, name) in names.into_iter().enumerate() {
+        let at = pointer_push(&names_at, &i.to_string());
         let scheme = match name.to_ascii_lowercase().as_str() {
             "none" => continue,
             "apikey" => SecurityScheme::ApiKey(ApiKeyScheme {
@@ -595,10 +796,23 @@ fn legacy_authentication(cx: &mut Cx, o: &mut Obj<'_>, card: &mut AgentCard) -> 
         };
         if !card.security_schemes.contains_key(&name) {
             card.security_schemes.insert(name.clone(), scheme);
+            let fields = SCHEME_FIELDS
+                .iter()
+                .map(|(f, _)| (*f, at.clone()))
+                .collect();
+            cx.sources.schemes.insert(
+                name.clone(),
+                SchemeSource {
+                    fields: at.clone(),
+                    at: fields,
+                    flows: HashMap::new(),
+                },
+            );
         }
         if add_requirements {
             card.security_requirements
                 .push(SecurityRequirement::scheme(name, Vec::<String>::new()));
+            cx.sources.requirements.push(names_at.clone());
         }
     }
     let rest = o.finish();
