@@ -44,7 +44,142 @@ pub use card::*;
 pub use schema::{IO_SCHEMAS_EXTENSION_URI, NamedSchema, SchemaMode, SchemaOptions};
 pub use skill::{Input, Output, Reply, SkillContext, SkillError};
 
-pub use a2a_card_derive::{Schema, agent, skill};
+/// Names a type's JSON Schema for the input/output schemas extension: implements
+/// [`NamedSchema`] on top of `schemars::JsonSchema`.
+///
+/// The name defaults to the type name in lowerCamelCase (`FightComparison` ->
+/// `fightComparison`) and must be usable unquoted in a media type (checked at compile time).
+/// Doc comments become descriptions and serde attributes are honoured (schemars reads them);
+/// `#[serde(deny_unknown_fields)]` gives `additionalProperties: false`.
+///
+/// | attribute | meaning |
+/// |---|---|
+/// | `#[schema(name = "...")]` | the schema's name on the card |
+/// | `#[schema(inline)]` | inline every subschema instead of `$defs` + `$ref` |
+/// | `#[schema(crate = "path")]` | where `a2a_card` is, for re-exporters |
+///
+/// ```
+/// use a2a_card::{NamedSchema, Schema};
+/// use schemars::JsonSchema;
+///
+/// #[derive(serde::Deserialize, JsonSchema, Schema)]
+/// #[schema(name = "quote-request")]
+/// struct QuoteRequest {
+///     /// ISO 4217 code of the currency to sell
+///     from: String,
+///     /// ISO 4217 code of the currency to buy
+///     to: String,
+/// }
+/// assert_eq!(QuoteRequest::SCHEMA_NAME, "quote-request");
+/// assert_eq!(QuoteRequest::json_schema_value()["properties"]["from"]["type"], "string");
+/// ```
+pub use a2a_card_derive::Schema;
+
+/// Makes a handler a skill of the agent.
+///
+/// On a method of an [`#[agent]`](macro@agent) impl block, or on a free function that an agent
+/// lists with `#[agent(skills(path::to::function))]`. Everything has a default:
+///
+/// | attribute | default |
+/// |---|---|
+/// | `id = "..."` | the function name in kebab-case (`fight_comparison` -> `fight-comparison`) |
+/// | `name = "..."` | a `# Heading` opening the doc comment, else the function name in Title Case |
+/// | `description = "..."` | the doc comment (a skill needs one or the other) |
+/// | `tags("a", "b")`, `examples("...")` | none |
+/// | `input_modes("image/png")`, `output_modes(..)` | extra modes, beside those of the signature |
+/// | `security(scheme, oauth = ["scope"])` | one alternative requirement per `security(..)` |
+/// | `crate = "path"` | `::a2a_card` |
+///
+/// String values may be literals, `concat!(..)`, `include_str!(..)` or `const`s.
+///
+/// The signature gives the modes (see [`skill`](mod@crate::skill) for the table): the input is
+/// one argument that is a type deriving [`Schema`](macro@Schema) (`application/json;schema=NAME`),
+/// a `String` (`text/plain`) or an [`Input<T>`] (both), plus optionally a [`SkillContext`]; the
+/// return is such a type, a `String`, an [`Output<T>`], or a `Result` of one of these whose error
+/// fails the task with its message. Handlers may be `async` or not, and take `&self` for shared
+/// state. Anything else is a compile error at the token at fault that says which shapes work.
+///
+/// ```
+/// use a2a_card::{Agent, Schema, agent, skill};
+/// use schemars::JsonSchema;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Deserialize, JsonSchema, Schema)]
+/// struct Order { item: String, quantity: u32 }
+///
+/// #[derive(Serialize, JsonSchema, Schema)]
+/// struct Receipt { total_cents: u64 }
+///
+/// struct Shop;
+///
+/// /// Takes orders for the corner shop and answers questions about opening hours.
+/// #[agent(url = "https://shop.example.com/a2a", streaming = false, push_notifications = false)]
+/// impl Shop {
+///     /// Places an order and returns the receipt, or fails when the item is sold out.
+///     #[skill(tags("orders"), examples(r#"{"item": "apples", "quantity": 3}"#))]
+///     async fn place_order(&self, order: Order) -> Result<Receipt, String> {
+///         Ok(Receipt { total_cents: 150 * u64::from(order.quantity) })
+///     }
+///
+///     /// # Opening Hours
+///     /// Says when the shop is open.
+///     #[skill]
+///     fn hours(&self, _question: String) -> &'static str {
+///         "8:00 to 20:00, every day"
+///     }
+/// }
+///
+/// let card = Shop::card().unwrap();
+/// assert_eq!(card.skills[0].id, "place-order");
+/// assert_eq!(card.skills[0].input_modes, ["application/json;schema=order"]);
+/// assert_eq!(card.skills[1].name, "Opening Hours");
+/// assert_eq!(card.skills[1].output_modes, ["text/plain"]);
+/// ```
+pub use a2a_card_derive::skill;
+
+/// Makes an `impl` block of [`#[skill]`](macro@skill) methods (or a struct that lists skill
+/// functions from other modules) an [`Agent`] with a card checked at compile time.
+///
+/// | attribute | meaning |
+/// |---|---|
+/// | `name = "..."` | default: the type name in words (`FightClub` -> `Fight Club`) |
+/// | `description = "..."` | default: the doc comment of the item (one or the other is required) |
+/// | `version = "..."` | default: the crate's `CARGO_PKG_VERSION` |
+/// | `url = "https://..."` | the endpoint clients send requests to (https, or http on loopback) |
+/// | `url(env = "VAR", default = "...")` | the same, taken from `VAR` at run time when set |
+/// | `provider(organization = "...", url = "...")` | the provider |
+/// | `documentation_url`, `icon_url` | links |
+/// | `streaming`, `push_notifications`, `state_transition_history`, `extended_agent_card` | capabilities (`= true/false`, or bare for `true`); say only what is true |
+/// | `default_input_modes(..)`, `default_output_modes(..)` | default: `text/plain` |
+/// | `security_schemes = path` | a function returning `(name, SecurityScheme)` pairs |
+/// | `security(scheme, oauth = ["scope"])` | one alternative requirement per `security(..)` |
+/// | `skills(Self::method, module::function, ..)` | skills declared outside this block |
+/// | `crate = "path"` | `::a2a_card` |
+///
+/// Checked at compile time: at least one skill; unique skill ids (across modules too); no two
+/// skills taking the same input schema; non-empty name, description and version; modes that are
+/// media types; a URL that parses, is absolute, and is https unless loopback; unknown keys (with
+/// a suggestion). [`Agent::card`] builds the card once, at first use.
+///
+/// ```
+/// mod fx {
+///     /// Converts an amount between two currencies, given as "100 EUR to USD".
+///     #[a2a_card::skill(tags("fx"))]
+///     pub fn convert(request: String) -> String {
+///         format!("converted: {request}")
+///     }
+/// }
+///
+/// /// Converts currencies at today's rates, from plain-text requests.
+/// #[a2a_card::agent(url(env = "FX_URL", default = "http://127.0.0.1:9000"), skills(fx::convert))]
+/// struct Exchange;
+///
+/// use a2a_card::Agent;
+/// let card = Exchange::card().unwrap();
+/// assert_eq!(card.skills[0].id, "convert");
+/// assert_eq!(card.version, env!("CARGO_PKG_VERSION"));
+/// ```
+pub use a2a_card_derive::agent;
 
 /// What the macros' generated code names; not a public API.
 #[doc(hidden)]
