@@ -30,6 +30,7 @@
 pub mod agent;
 pub mod builder;
 pub mod card;
+pub mod dispatch;
 mod checks;
 pub mod lint;
 pub mod schema;

@@ -67,7 +67,8 @@ pub struct SkillContext {
     pub task_id: Option<String>,
     /// The conversation context.
     pub context_id: Option<String>,
-    /// The incoming message, as JSON.
+    /// The incoming message, as JSON. The dispatcher moves the structured part's `data` into the
+    /// call's input rather than copying it, so that part has no `data` here.
     pub message: Value,
 }
 

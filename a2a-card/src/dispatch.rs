@@ -1,0 +1,411 @@
+//! The structured input flow of the input/output schemas extension (its section 3), usable
+//! without any server.
+//!
+//! [`Dispatcher::dispatch`] takes an incoming message, in the A2A 1.0 shape or the 0.3 shape
+//! (`kind`-tagged parts, `metadata.mimeType`), and whether it names an existing task, and says
+//! what to answer. One rule each:
+//!
+//! 1. A part is a *candidate* when it is a data part whose media type is
+//!    `application/json;schema=NAME` (1.0: the part's `mediaType`; 0.3 and 1.0: its
+//!    `metadata.mimeType`), read leniently (case, spaces, quotes).
+//! 2. Only the first candidate counts; the rest are ignored.
+//! 3. NAME not declared as an input of the card: [`DispatchError::UndeclaredSchema`]. Declared:
+//!    the data is validated against the schema, compiled once when the dispatcher is built; a
+//!    failure is [`DispatchError::InvalidData`] listing every violation (capped).
+//! 4. No task yet and valid data: the skill that takes NAME runs ([`Decision::Run`]).
+//! 5. A candidate on a message that names an existing task: [`DispatchError::TaskAlreadyRunning`].
+//! 6. No candidate: the message's text goes to the first skill that takes `text/plain`, or
+//!    [`DispatchError::NoTextSkill`] when none does.
+//!
+//! ```
+//! use a2a_card::dispatch::{Decision, Dispatcher};
+//! # use a2a_card::{Schema, agent, skill};
+//! # #[derive(serde::Deserialize, schemars::JsonSchema, Schema)]
+//! # #[serde(deny_unknown_fields)]
+//! # struct Pair { a: String, b: String }
+//! # struct Judge;
+//! # /// Picks a winner between two contestants, from data or text.
+//! # #[agent(url = "https://judge.example.com/a2a")]
+//! # impl Judge {
+//! #     /// Picks the winner of a pair.
+//! #     #[skill]
+//! #     fn pick(&self, pair: a2a_card::Input<Pair>) -> String { String::new() }
+//! # }
+//! let dispatcher = Dispatcher::for_agent::<Judge>().unwrap();
+//! let message = serde_json::json!({
+//!     "role": "ROLE_USER", "messageId": "m1",
+//!     "parts": [{"data": {"a": "Lion", "b": "Tiger"}, "mediaType": "application/json;schema=pair"}]
+//! });
+//! let Decision::Run { skill, .. } = dispatcher.dispatch(message, None) else {
+//!     panic!("valid data runs the skill")
+//! };
+//! assert_eq!(skill, 0);
+//! ```
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde_json::{Value, json};
+
+use crate::agent::{Agent, SkillDecl};
+use crate::schema::SchemaMode;
+use crate::skill::{CallInput, SkillCall, SkillContext};
+
+/// How many violations an [`DispatchError::InvalidData`] lists at most.
+pub const MAX_VIOLATIONS: usize = 16;
+/// How long (in bytes) a violation's message, or a path, may be before it is cut.
+pub const MAX_DETAIL_LEN: usize = 256;
+
+/// What to answer to a message: run a skill, or reject the message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    /// Run skill `skill` (an index into [`Agent::SKILLS`](crate::Agent)) with this call.
+    Run {
+        /// The skill.
+        skill: usize,
+        /// The input and context to call it with.
+        call: SkillCall,
+    },
+    /// Answer with this error.
+    Reject(DispatchError),
+}
+
+/// One way the data of a structured part breaks its schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Violation {
+    /// Where in the data (a JSON pointer).
+    pub instance_path: String,
+    /// Which keyword of the schema (a JSON pointer into the schema).
+    pub schema_path: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Why a message cannot run a skill, with the A2A error code to answer with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DispatchError {
+    /// The message's structured part names a schema that no skill of the card takes.
+    UndeclaredSchema {
+        /// The part's mode as sent.
+        mode: String,
+        /// The schema name it names.
+        name: String,
+    },
+    /// The structured part's data does not follow its schema.
+    InvalidData {
+        /// The schema.
+        schema: String,
+        /// The violations, at most [`MAX_VIOLATIONS`].
+        violations: Vec<Violation>,
+        /// Whether there were more than are listed.
+        truncated: bool,
+    },
+    /// The message carries structured input but names a task that already exists.
+    TaskAlreadyRunning {
+        /// The task.
+        task_id: String,
+        /// The schema of the structured part.
+        schema: String,
+    },
+    /// The message has no structured part, and no skill takes text.
+    NoTextSkill,
+    /// The message has no structured part and no text.
+    NoInput,
+    /// The message is not a message object (no `parts` array).
+    Malformed(String),
+}
+
+impl DispatchError {
+    /// The A2A error code: `-32005` (content type not supported) for input the agent does not
+    /// take, `-32602` (invalid params) for data that breaks its schema or comes on a running task.
+    pub fn code(&self) -> i64 {
+        match self {
+            DispatchError::UndeclaredSchema { .. }
+            | DispatchError::NoTextSkill
+            | DispatchError::NoInput => -32005,
+            DispatchError::InvalidData { .. }
+            | DispatchError::TaskAlreadyRunning { .. }
+            | DispatchError::Malformed(_) => -32602,
+        }
+    }
+
+    /// The error's details, for the `data` of the error answer.
+    pub fn data(&self) -> Value {
+        match self {
+            DispatchError::UndeclaredSchema { mode, name } => {
+                json!({"reason": "undeclared-schema", "mode": mode, "schema": name})
+            }
+            DispatchError::InvalidData {
+                schema,
+                violations,
+                truncated,
+            } => json!({
+                "reason": "invalid-data",
+                "schema": schema,
+                "violations": violations.iter().map(|v| json!({
+                    "instancePath": v.instance_path,
+                    "schemaPath": v.schema_path,
+                    "message": v.message,
+                })).collect::<Vec<_>>(),
+                "truncated": truncated,
+            }),
+            DispatchError::TaskAlreadyRunning { task_id, schema } => json!({
+                "reason": "task-already-running", "taskId": task_id, "schema": schema
+            }),
+            DispatchError::NoTextSkill => json!({"reason": "no-text-skill"}),
+            DispatchError::NoInput => json!({"reason": "no-input"}),
+            DispatchError::Malformed(m) => json!({"reason": "malformed-message", "detail": m}),
+        }
+    }
+}
+
+impl fmt::Display for DispatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DispatchError::UndeclaredSchema { name, .. } => write!(
+                f,
+                "the structured input names schema `{name}`, which no skill of this agent takes"
+            ),
+            DispatchError::InvalidData {
+                schema, violations, ..
+            } => {
+                write!(f, "the data does not follow schema `{schema}`")?;
+                if let Some(v) = violations.first() {
+                    let at = if v.instance_path.is_empty() { "(root)" } else { &v.instance_path };
+                    write!(f, ": {at}: {}", v.message)?;
+                    if violations.len() > 1 {
+                        write!(f, " (and {} more)", violations.len() - 1)?;
+                    }
+                }
+                Ok(())
+            }
+            DispatchError::TaskAlreadyRunning { task_id, .. } => write!(
+                f,
+                "structured input is rejected: task `{task_id}` is already running; send it in a new message without a task id"
+            ),
+            DispatchError::NoTextSkill => f.write_str(
+                "this agent takes only structured input: send a data part with an `application/json;schema=NAME` media type",
+            ),
+            DispatchError::NoInput => f.write_str("the message has neither text nor a structured data part"),
+            DispatchError::Malformed(m) => write!(f, "malformed message: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for DispatchError {}
+
+/// A schema input route: the skill and the compiled validator.
+struct Route {
+    skill: usize,
+    validator: jsonschema::Validator,
+}
+
+/// Routes messages to skills; built once per agent.
+pub struct Dispatcher {
+    routes: HashMap<String, Route>,
+    text_skill: Option<usize>,
+}
+
+impl fmt::Debug for Dispatcher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Dispatcher")
+            .field("schemas", &self.routes.keys().collect::<Vec<_>>())
+            .field("text_skill", &self.text_skill)
+            .finish()
+    }
+}
+
+/// A named schema that does not compile into a validator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaCompileError {
+    /// The schema name.
+    pub schema: String,
+    /// What the validator said.
+    pub message: String,
+}
+
+impl fmt::Display for SchemaCompileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "schema `{}` does not compile: {}",
+            self.schema, self.message
+        )
+    }
+}
+
+impl std::error::Error for SchemaCompileError {}
+
+impl Dispatcher {
+    /// The dispatcher of a declared agent: a validator per input schema, compiled now.
+    pub fn for_agent<A: Agent>() -> Result<Dispatcher, SchemaCompileError> {
+        Dispatcher::new(A::SKILLS)
+    }
+
+    /// The dispatcher of a list of skills.
+    pub fn new(skills: &[SkillDecl]) -> Result<Dispatcher, SchemaCompileError> {
+        let mut routes = HashMap::new();
+        let mut text_skill = None;
+        for (index, skill) in skills.iter().enumerate() {
+            if let Some(schema) = skill.input.schema {
+                if !routes.contains_key(schema.name) {
+                    let value = (schema.schema)();
+                    let validator =
+                        jsonschema::draft202012::new(&value).map_err(|e| SchemaCompileError {
+                            schema: schema.name.to_owned(),
+                            message: e.to_string(),
+                        })?;
+                    routes.insert(
+                        schema.name.to_owned(),
+                        Route {
+                            skill: index,
+                            validator,
+                        },
+                    );
+                }
+            }
+            if skill.input.text && text_skill.is_none() {
+                text_skill = Some(index);
+            }
+        }
+        Ok(Dispatcher { routes, text_skill })
+    }
+
+    /// The skill that takes schema `name`.
+    pub fn skill_for_schema(&self, name: &str) -> Option<usize> {
+        self.routes.get(name).map(|r| r.skill)
+    }
+
+    /// The skill that takes free text.
+    pub fn text_skill(&self) -> Option<usize> {
+        self.text_skill
+    }
+
+    /// Decides what to answer to `message` (its JSON, 1.0 or 0.3 shape). `existing_task` is
+    /// the id of the task the message names, when that task exists.
+    pub fn dispatch(&self, message: Value, existing_task: Option<&str>) -> Decision {
+        let Value::Object(mut message) = message else {
+            return Decision::Reject(DispatchError::Malformed(
+                "a message is a JSON object".into(),
+            ));
+        };
+        let Some(Value::Array(mut parts)) = message.shift_remove("parts") else {
+            return Decision::Reject(DispatchError::Malformed(
+                "a message has a `parts` array".into(),
+            ));
+        };
+        let context = |message: serde_json::Map<String, Value>| {
+            let id = |k: &str| message.get(k).and_then(Value::as_str).map(str::to_owned);
+            SkillContext::new(
+                id("taskId").or_else(|| existing_task.map(str::to_owned)),
+                id("contextId"),
+                Value::Object(message),
+            )
+        };
+        if let Some((index, mode)) = parts
+            .iter()
+            .enumerate()
+            .find_map(|(i, p)| candidate(p).map(|m| (i, m)))
+        {
+            let name = mode.name().to_owned();
+            if let Some(task_id) = existing_task {
+                return Decision::Reject(DispatchError::TaskAlreadyRunning {
+                    task_id: task_id.to_owned(),
+                    schema: name,
+                });
+            }
+            let Some(route) = self.routes.get(&name) else {
+                let sent = media_type_of(&parts[index]).unwrap_or_default().to_owned();
+                return Decision::Reject(DispatchError::UndeclaredSchema { mode: sent, name });
+            };
+            let data = match &mut parts[index] {
+                Value::Object(part) => part.shift_remove("data").unwrap_or(Value::Null),
+                _ => Value::Null,
+            };
+            if !route.validator.is_valid(&data) {
+                let mut violations: Vec<Violation> = route
+                    .validator
+                    .iter_errors(&data)
+                    .take(MAX_VIOLATIONS + 1)
+                    .map(|e| Violation {
+                        instance_path: cut(e.instance_path().to_string()),
+                        schema_path: cut(e.schema_path().to_string()),
+                        message: cut(e.to_string()),
+                    })
+                    .collect();
+                let truncated = violations.len() > MAX_VIOLATIONS;
+                violations.truncate(MAX_VIOLATIONS);
+                return Decision::Reject(DispatchError::InvalidData {
+                    schema: name,
+                    violations,
+                    truncated,
+                });
+            }
+            message.insert("parts".into(), Value::Array(parts));
+            return Decision::Run {
+                skill: route.skill,
+                call: SkillCall::new(CallInput::Data(data), context(message)),
+            };
+        }
+        let text: Vec<&str> = parts.iter().filter_map(text_of).collect();
+        if text.is_empty() {
+            return Decision::Reject(DispatchError::NoInput);
+        }
+        let Some(skill) = self.text_skill else {
+            return Decision::Reject(DispatchError::NoTextSkill);
+        };
+        let text = text.join("\n");
+        message.insert("parts".into(), Value::Array(parts));
+        Decision::Run {
+            skill,
+            call: SkillCall::new(CallInput::Text(text), context(message)),
+        }
+    }
+}
+
+/// A part's media type: 1.0 `mediaType`, or `metadata.mimeType` (0.3, and accepted in 1.0).
+fn media_type_of(part: &Value) -> Option<&str> {
+    part.get("mediaType")
+        .or_else(|| part.get("media_type"))
+        .and_then(Value::as_str)
+        .or_else(|| part.get("metadata")?.get("mimeType")?.as_str())
+}
+
+/// Whether a part is a data part: a 1.0 part with `data`, or a 0.3 part of `kind: "data"`.
+fn is_data(part: &Value) -> bool {
+    match part.get("kind").and_then(Value::as_str) {
+        Some(kind) => kind == "data" && part.get("data").is_some(),
+        None => part.get("data").is_some(),
+    }
+}
+
+/// The schema mode of a candidate part.
+fn candidate(part: &Value) -> Option<SchemaMode> {
+    if !is_data(part) {
+        return None;
+    }
+    SchemaMode::parse(media_type_of(part)?)
+}
+
+/// The text of a text part (1.0 `text`, 0.3 `kind: "text"`).
+fn text_of(part: &Value) -> Option<&str> {
+    match part.get("kind").and_then(Value::as_str) {
+        Some(kind) if kind != "text" => None,
+        _ => part.get("text")?.as_str(),
+    }
+}
+
+/// Cuts a detail at [`MAX_DETAIL_LEN`] bytes, on a character boundary.
+fn cut(mut s: String) -> String {
+    if s.len() > MAX_DETAIL_LEN {
+        let mut end = MAX_DETAIL_LEN;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s.truncate(end);
+        s.push('…');
+    }
+    s
+}
