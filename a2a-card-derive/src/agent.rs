@@ -9,12 +9,10 @@
 use a2a_card_rules::names::title_case;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
-use syn::parse::Parser;
-use syn::spanned::Spanned;
-use syn::{Attribute, ImplItem, Item, LitBool, LitStr, Meta, Path};
+use syn::{Attribute, Ident, ImplItem, Item, LitBool, LitStr, Meta, Path};
 
 use crate::attr::{self, Requirement, Text};
-use crate::checks;
+use crate::checks::{self, ConstChecks};
 use crate::ctxt::{Errors, unknown_key};
 use crate::docs::{self, Docs};
 use crate::skill;
@@ -63,8 +61,7 @@ struct Attrs {
 }
 
 fn parse_attrs(args: TokenStream, errors: &mut Errors) -> Attrs {
-    let mut a = Attrs::default();
-    let parser = syn::meta::parser(|meta| {
+    attr::parse_entries(args, errors, |a: &mut Attrs, meta| {
         let key = meta
             .path
             .get_ident()
@@ -133,9 +130,7 @@ fn parse_attrs(args: TokenStream, errors: &mut Errors) -> Attrs {
             _ => return Err(unknown_key(&meta.path, KEYS, "agent")),
         }
         Ok(())
-    });
-    errors.ok(parser.parse2(args));
-    a
+    })
 }
 
 /// One skill of the agent, as the macro sees it.
@@ -150,6 +145,9 @@ struct SkillRef {
     id: Option<String>,
     /// The handler, for messages.
     source: String,
+    /// For a method listed in `skills(Self::name)`: the names of the items its `#[skill]` adds,
+    /// which the agent replaces with stand-ins that fail a check when they are missing.
+    listed_method: Option<(Ident, Ident)>,
 }
 
 fn is_skill_attr(attr: &Attribute) -> bool {
@@ -159,33 +157,41 @@ fn is_skill_attr(attr: &Attribute) -> bool {
         .is_some_and(|s| s.ident == "skill")
 }
 
-/// Adds the method marker to a method's `#[skill]` attribute, returning its arguments.
-fn mark_method(attr: &mut Attribute) -> TokenStream {
+/// Adds the method marker to a method's `#[skill]` attribute, and the agent's `crate = ..`
+/// unless the skill has its own; returns the attribute's arguments as written.
+fn mark_method(attr: &mut Attribute, krate: Option<&Path>) -> TokenStream {
     let marker = syn::Ident::new(skill::METHOD_MARKER, Span::call_site());
+    let args = match &attr.meta {
+        Meta::List(list) => list.tokens.clone(),
+        Meta::Path(_) | Meta::NameValue(_) => TokenStream::new(),
+    };
+    let own_crate = skill::parse_attrs(args.clone(), &mut Errors::default())
+        .krate
+        .is_some();
+    let krate = match krate {
+        Some(path) if !own_crate => quote!(crate = #path,),
+        _ => TokenStream::new(),
+    };
     match &mut attr.meta {
         Meta::Path(path) => {
             let path = path.clone();
-            attr.meta = syn::parse_quote!(#path(#marker));
-            TokenStream::new()
+            attr.meta = syn::parse_quote!(#path(#marker, #krate));
         }
-        Meta::List(list) => {
-            let args = list.tokens.clone();
-            list.tokens = quote!(#marker, #args);
-            args
-        }
-        Meta::NameValue(_) => TokenStream::new(),
+        Meta::List(list) => list.tokens = quote!(#marker, #krate #args),
+        Meta::NameValue(_) => {}
     }
+    args
 }
 
 /// The skills of an impl block: its `#[skill]` methods.
-fn block_skills(block: &mut syn::ItemImpl, errors: &mut Errors) -> Vec<SkillRef> {
+fn block_skills(block: &mut syn::ItemImpl, krate: Option<&Path>) -> Vec<SkillRef> {
     let mut found = Vec::new();
     for item in &mut block.items {
         let ImplItem::Fn(method) = item else { continue };
         let Some(attr) = method.attrs.iter_mut().find(|a| is_skill_attr(a)) else {
             continue;
         };
-        let args = mark_method(attr);
+        let args = mark_method(attr, krate);
         // The skill's own macro reports errors in its arguments; here only its id matters.
         let mut ignored = Errors::default();
         let attrs = skill::parse_attrs(args, &mut ignored);
@@ -206,9 +212,9 @@ fn block_skills(block: &mut syn::ItemImpl, errors: &mut Errors) -> Vec<SkillRef>
             span,
             id,
             source: ident.to_string(),
+            listed_method: None,
         });
     }
-    let _ = errors;
     found
 }
 
@@ -225,22 +231,29 @@ fn listed_skills(paths: &[Path], self_name: &str, krate: &TokenStream) -> Vec<Sk
                 .map(|s| s.ident.to_string())
                 .unwrap_or_default();
             let is_method = path.segments.len() == 2 && (first == "Self" || first == self_name);
-            let span = path.span();
             let Some(last) = path.segments.last_mut() else {
                 unreachable!("a parsed path has a segment")
             };
             let ident = last.ident.clone();
+            // Errors about the skill point at its name in the list.
+            let span = ident.span();
+            let named = |mut generated: Ident| {
+                generated.set_span(span);
+                generated
+            };
             if is_method {
-                let (decl_const, call_fn) = (skill::decl_const(&ident), skill::call_fn(&ident));
+                let decl_const = named(skill::decl_const(&ident));
+                let call_fn = named(skill::call_fn(&ident));
                 SkillRef {
                     decl: quote_spanned!(span=> Self::#decl_const),
                     call: quote_spanned!(span=> Self::#call_fn(self, call)),
                     span,
                     id: None,
                     source,
+                    listed_method: Some((decl_const, call_fn)),
                 }
             } else {
-                last.ident = skill::free_struct(&ident);
+                last.ident = named(skill::free_struct(&ident));
                 let holder = quote_spanned!(span=> <#path as #krate::__private::Skill<Self>>);
                 SkillRef {
                     decl: quote!(#holder::DECL),
@@ -248,6 +261,7 @@ fn listed_skills(paths: &[Path], self_name: &str, krate: &TokenStream) -> Vec<Sk
                     span,
                     id: None,
                     source,
+                    listed_method: None,
                 }
             }
         })
@@ -284,6 +298,9 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let mut errors = Errors::default();
     let attrs = parse_attrs(args, &mut errors);
+    // A mistake in the attribute may hide what it gives (a URL, the skills): report the mistake
+    // only, not the values it seems to miss.
+    let attrs_ok = errors.is_empty();
     let krate = attr::runtime(&attrs.krate);
     let item_kind = if matches!(item, Item::Impl(_)) {
         "this impl block"
@@ -311,7 +328,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                 }
             };
             let ty = block.self_ty.clone();
-            let found = block_skills(block, &mut errors);
+            let found = block_skills(block, attrs.krate.as_ref());
             (quote!(#ty), name, block.attrs.clone(), found)
         }
         Item::Struct(s) => {
@@ -337,7 +354,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     skills.extend(listed_skills(&attrs.skills, &self_name, &krate));
 
     // Checks the macro can make now.
-    if skills.is_empty() {
+    if skills.is_empty() && attrs_ok {
         errors.push(syn::Error::new(
             Span::call_site(),
             "an agent needs at least one skill: mark a method of this block with #[skill], or list skill functions with #[agent(skills(path::to::handler))]",
@@ -353,12 +370,14 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     }
     let docs = docs::read(&item_attrs);
+    let mut consts = ConstChecks::default();
     let description = match (&attrs.description, docs) {
         (Some(d), _) => checks::not_blank(
             d,
             "the agent description",
             "say what the agent does",
             &krate,
+            &mut consts,
             &mut errors,
         ),
         (None, Some(Docs::Text { body, .. })) if !body.is_empty() => quote!(#body),
@@ -369,9 +388,11 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                 "the agent description",
                 "say what the agent does",
                 &krate,
+                &mut consts,
                 &mut errors,
             )
         }
+        (None, _) if !attrs_ok => quote!(""),
         (None, _) => {
             errors.push(syn::Error::new(Span::call_site(), format!(
                 "agent `{self_name}` has no description; add a doc comment on {item_kind} (`/// What the agent does`) or #[agent(description = \"...\")]"
@@ -388,6 +409,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         "the agent name",
         "set #[agent(name = \"...\")]",
         &krate,
+        &mut consts,
         &mut errors,
     );
     let version = match &attrs.version {
@@ -396,15 +418,17 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             "the agent version",
             "set #[agent(version = \"1.0.0\")], or leave it out to use the crate's version",
             &krate,
+            &mut consts,
             &mut errors,
         ),
         None => quote!(::core::env!("CARGO_PKG_VERSION")),
     };
     let url = match &attrs.url {
         Some(u) => {
-            checks::endpoint_url(u, &mut errors);
+            checks::endpoint_url(u, attrs.url_env.as_ref(), &mut errors);
             quote!(#u)
         }
+        None if !attrs_ok => quote!(""),
         None => {
             errors.push(syn::Error::new(Span::call_site(), "an agent needs the URL clients send requests to: #[agent(url = \"https://agent.example.com/a2a\")], or url(env = \"AGENT_URL\", default = \"http://127.0.0.1:8080\") to take it from the environment"));
             quote!("")
@@ -451,50 +475,84 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             let call = &s.call;
             quote!(#i => #call)
         });
-        let checks = (0..skills.len()).map(|j| {
-            let span = skills[j].span;
-            quote_spanned!(span=> const _: () = #krate::__private::check_skill(<#self_ty as #krate::Agent>::SKILLS, #j);)
+        // Checked in the block of the impl (never nested in an impl: `Self` is not a concern).
+        let mut skill_checks = ConstChecks::default();
+        let mut stand_ins = Vec::new();
+        for s in &skills {
+            if let Some((decl_const, call_fn)) = &s.listed_method {
+                let source = &s.source;
+                let check = quote_spanned!(s.span=> #krate::__private::check_listed(&<#self_ty>::#decl_const, #source));
+                skill_checks.push(check, &TokenStream::new(), s.span, &krate);
+                stand_ins.push(quote! {
+                    const #decl_const: #krate::__private::SkillDecl = #krate::__private::not_a_skill();
+                    fn #call_fn<'__a>(&'__a self, _call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> {
+                        #krate::__private::unknown_skill(::core::primitive::usize::MAX)
+                    }
+                });
+            }
+        }
+        for (j, s) in skills.iter().enumerate() {
+            let check = quote_spanned!(s.span=> #krate::__private::check_skill(<#self_ty as #krate::Agent>::SKILLS, #j));
+            skill_checks.push(check, &TokenStream::new(), s.span, &krate);
+        }
+        let checks = skill_checks.items();
+        // A method listed in `skills(Self::name)` that has no `#[skill]` lacks the items the
+        // agent names: these stand-ins (which inherent items shadow) fail a check instead.
+        let stand_ins = (!stand_ins.is_empty()).then(|| {
+            quote! {
+                #[allow(dead_code, non_camel_case_types, non_upper_case_globals)]
+                trait __A2aListedSkills {
+                    #(#stand_ins)*
+                }
+                impl __A2aListedSkills for #self_ty {}
+            }
+        });
+        let decl = consts.wrap(quote! {
+            #krate::__private::AgentDecl {
+                name: #name,
+                description: #description,
+                version: #version,
+                url_env: #url_env,
+                url: #url,
+                provider: #provider,
+                documentation_url: #documentation_url,
+                icon_url: #icon_url,
+                streaming: #streaming,
+                push_notifications: #push,
+                state_transition_history: #history,
+                extended_agent_card: #extended,
+                default_input_modes: &[#(#inputs),*],
+                default_output_modes: &[#(#outputs),*],
+                security_schemes: #schemes,
+                security: &[#(#security),*],
+                source: #self_name,
+            }
         });
         quote! {
-            impl #krate::Agent for #self_ty {
-                const DECL: #krate::__private::AgentDecl = #krate::__private::AgentDecl {
-                    name: #name,
-                    description: #description,
-                    version: #version,
-                    url_env: #url_env,
-                    url: #url,
-                    provider: #provider,
-                    documentation_url: #documentation_url,
-                    icon_url: #icon_url,
-                    streaming: #streaming,
-                    push_notifications: #push,
-                    state_transition_history: #history,
-                    extended_agent_card: #extended,
-                    default_input_modes: &[#(#inputs),*],
-                    default_output_modes: &[#(#outputs),*],
-                    security_schemes: #schemes,
-                    security: &[#(#security),*],
-                    source: #self_name,
-                };
-                const SKILLS: &'static [#krate::__private::SkillDecl] = &[#(#decls),*];
+            const _: () = {
+                #stand_ins
+                impl #krate::Agent for #self_ty {
+                    const DECL: #krate::__private::AgentDecl = #decl;
+                    const SKILLS: &'static [#krate::__private::SkillDecl] = &[#(#decls),*];
 
-                fn card() -> ::core::result::Result<&'static #krate::AgentCard, &'static #krate::BuildError> {
-                    static CARD: #krate::__private::OnceLock<::core::result::Result<#krate::AgentCard, #krate::BuildError>> =
-                        #krate::__private::OnceLock::new();
-                    CARD.get_or_init(|| {
-                        #krate::__private::build_card(&<Self as #krate::Agent>::DECL, <Self as #krate::Agent>::SKILLS)
-                    })
-                    .as_ref()
-                }
+                    fn card() -> ::core::result::Result<&'static #krate::AgentCard, &'static #krate::BuildError> {
+                        static CARD: #krate::__private::OnceLock<::core::result::Result<#krate::AgentCard, #krate::BuildError>> =
+                            #krate::__private::OnceLock::new();
+                        CARD.get_or_init(|| {
+                            #krate::__private::build_card(&<Self as #krate::Agent>::DECL, <Self as #krate::Agent>::SKILLS)
+                        })
+                        .as_ref()
+                    }
 
-                fn call_skill<'__a>(&'__a self, index: usize, call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> {
-                    match index {
-                        #(#calls,)*
-                        _ => #krate::__private::unknown_skill(index),
+                    fn call_skill<'__a>(&'__a self, index: ::core::primitive::usize, call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> {
+                        match index {
+                            #(#calls,)*
+                            _ => #krate::__private::unknown_skill(index),
+                        }
                     }
                 }
-            }
-            #(#checks)*
+                #(#checks)*
+            };
         }
     } else {
         // One mistake, one error: the type still implements `Agent`, so code that uses it does
@@ -507,7 +565,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                 fn card() -> ::core::result::Result<&'static #krate::AgentCard, &'static #krate::BuildError> {
                     ::core::unreachable!()
                 }
-                fn call_skill<'__a>(&'__a self, index: usize, _call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> {
+                fn call_skill<'__a>(&'__a self, index: ::core::primitive::usize, _call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> {
                     #krate::__private::unknown_skill(index)
                 }
             }

@@ -1,12 +1,56 @@
 //! Parsing the values of attribute keys: strings (literal or constant expression), lists,
 //! booleans, security requirements and the crate path.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote};
 use syn::meta::ParseNestedMeta;
+use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, Lit, LitBool, LitStr, Token, bracketed, parenthesized};
+
+use crate::ctxt::Errors;
+
+/// Parses the `key = value, key(..), ..` entries of an attribute into an `A`, recording every
+/// error. When the list does not parse as a whole, each entry is parsed on its own, so that a
+/// mistake in one entry gives one error and the other entries still count (no error for a
+/// "missing" key that was written after the mistake).
+pub fn parse_entries<A: Default>(
+    args: TokenStream,
+    errors: &mut Errors,
+    mut entry: impl FnMut(&mut A, ParseNestedMeta) -> syn::Result<()>,
+) -> A {
+    let mut whole = A::default();
+    let result = syn::meta::parser(|meta| entry(&mut whole, meta)).parse2(args.clone());
+    let Err(error) = result else {
+        return whole;
+    };
+    let before = errors.len();
+    let mut each = A::default();
+    for tokens in split_entries(args) {
+        errors.ok(syn::meta::parser(|meta| entry(&mut each, meta)).parse2(tokens));
+    }
+    if errors.len() == before {
+        errors.push(error);
+    }
+    each
+}
+
+/// The entries of an attribute's list: its tokens split at the commas outside groups.
+fn split_entries(args: TokenStream) -> Vec<TokenStream> {
+    let mut entries = vec![TokenStream::new()];
+    for tt in args {
+        match &tt {
+            TokenTree::Punct(p) if p.as_char() == ',' => entries.push(TokenStream::new()),
+            _ => entries
+                .last_mut()
+                .into_iter()
+                .for_each(|e| e.extend([tt.clone()])),
+        }
+    }
+    entries.retain(|e| !e.is_empty());
+    entries
+}
 
 /// A string value: a literal the macro can check now, or a constant expression (`concat!`,
 /// `include_str!`, a `const`) that a constant check verifies when the compiler evaluates it.

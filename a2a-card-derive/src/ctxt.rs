@@ -30,6 +30,11 @@ impl Errors {
         self.errors.is_empty()
     }
 
+    /// How many errors so far.
+    pub fn len(&self) -> usize {
+        self.errors.len()
+    }
+
     /// Every error as `compile_error!` invocations.
     pub fn to_compile_errors(&self) -> TokenStream {
         self.errors

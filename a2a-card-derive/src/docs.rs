@@ -1,7 +1,8 @@
 //! Doc comments as names and descriptions.
 
-use proc_macro2::TokenStream;
-use quote::quote;
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::{Attribute, Expr, ExprLit, Lit, Meta};
 
 /// What a doc comment gives: a heading (`# Name`) and the text.
@@ -19,7 +20,8 @@ pub enum Docs {
 pub fn read(attrs: &[Attribute]) -> Option<Docs> {
     let mut lines = Vec::new();
     let mut exprs = Vec::new();
-    let mut all_literal = true;
+    // Where a check of the text points: the first doc attribute that is an expression.
+    let mut expr_span: Option<Span> = None;
     for attr in attrs {
         let Meta::NameValue(nv) = &attr.meta else {
             continue;
@@ -40,7 +42,7 @@ pub fn read(attrs: &[Attribute]) -> Option<Docs> {
                 exprs.push(quote!(#s));
             }
             other => {
-                all_literal = false;
+                expr_span.get_or_insert(other.span());
                 exprs.push(quote!(#other));
             }
         }
@@ -48,8 +50,10 @@ pub fn read(attrs: &[Attribute]) -> Option<Docs> {
     if exprs.is_empty() {
         return None;
     }
-    if !all_literal {
-        return Some(Docs::Expr(quote!(::core::concat!(#(#exprs, "\n"),*))));
+    if let Some(span) = expr_span {
+        return Some(Docs::Expr(
+            quote_spanned!(span=> ::core::concat!(#(#exprs, "\n"),*)),
+        ));
     }
     let mut lines: Vec<&str> = lines.iter().map(|l| l.trim_end()).collect();
     while lines.first().is_some_and(|l| l.is_empty()) {

@@ -21,7 +21,10 @@ struct Attrs {
 fn parse(input: &DeriveInput, errors: &mut Errors) -> Attrs {
     let mut attrs = Attrs::default();
     for a in input.attrs.iter().filter(|a| a.path().is_ident("schema")) {
-        let result = a.parse_nested_meta(|meta| {
+        let Some(list) = errors.ok(a.meta.require_list()) else {
+            continue;
+        };
+        let these = attr::parse_entries(list.tokens.clone(), errors, |attrs: &mut Attrs, meta| {
             if meta.path.is_ident("name") {
                 attrs.name = Some(attr::lit_str(&meta)?);
             } else if meta.path.is_ident("inline") {
@@ -33,7 +36,9 @@ fn parse(input: &DeriveInput, errors: &mut Errors) -> Attrs {
             }
             Ok(())
         });
-        errors.ok(result);
+        attrs.name = these.name.or(attrs.name);
+        attrs.inline |= these.inline;
+        attrs.krate = these.krate.or(attrs.krate);
     }
     attrs
 }
@@ -58,10 +63,27 @@ pub fn expand(input: DeriveInput) -> TokenStream {
             format!("{message}; set another with #[schema(name = \"...\")]"),
         );
     }
-    if !errors.is_empty() {
-        return errors.to_compile_errors();
-    }
     let krate = attr::runtime(&attrs.krate);
+    if !errors.is_empty() {
+        // One mistake, one error: the type still names a schema, so that the skills that take
+        // or return it do not fail a second time. Never compiled into a program.
+        let errors = errors.to_compile_errors();
+        let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+        let mut where_clause = where_clause
+            .cloned()
+            .unwrap_or_else(|| syn::parse_quote!(where));
+        if !input.generics.params.is_empty() {
+            where_clause.predicates.push(
+                syn::parse_quote!(#ident #ty_generics: #krate::__private::schemars::JsonSchema),
+            );
+        }
+        return quote! {
+            #errors
+            impl #impl_generics #krate::NamedSchema for #ident #ty_generics #where_clause {
+                const SCHEMA_NAME: &'static str = #name;
+            }
+        };
+    }
     let options = if attrs.inline {
         quote!(const SCHEMA_OPTIONS: #krate::SchemaOptions = #krate::SchemaOptions::INLINE;)
     } else {

@@ -8,12 +8,11 @@
 use a2a_card_rules::names::{title_case, to_kebab_case};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
-use syn::parse::Parser;
 use syn::spanned::Spanned;
 use syn::{FnArg, Ident, ItemFn, LitStr, Pat, ReceiverKind, ReturnType, Safety, Type};
 
 use crate::attr::{self, Requirement, Text};
-use crate::checks;
+use crate::checks::{self, ConstChecks};
 use crate::ctxt::{Errors, unknown_key};
 use crate::docs::{self, Docs};
 
@@ -53,8 +52,7 @@ pub struct Attrs {
 
 /// Parses the attribute's arguments, recording every error.
 pub fn parse_attrs(args: TokenStream, errors: &mut Errors) -> Attrs {
-    let mut a = Attrs::default();
-    let parser = syn::meta::parser(|meta| {
+    attr::parse_entries(args, errors, |a: &mut Attrs, meta| {
         let key = meta
             .path
             .get_ident()
@@ -74,9 +72,7 @@ pub fn parse_attrs(args: TokenStream, errors: &mut Errors) -> Attrs {
             _ => return Err(unknown_key(&meta.path, KEYS, "skill")),
         }
         Ok(())
-    });
-    errors.ok(parser.parse2(args));
-    a
+    })
 }
 
 /// A handler, checked.
@@ -137,14 +133,18 @@ fn signature(func: &ItemFn, errors: &mut Errors) -> (bool, Vec<Type>, Option<Typ
             FnArg::Receiver(r) => match &r.kind {
                 ReceiverKind::Reference(_, _, None) => receiver = true,
                 ReceiverKind::Reference(_, _, Some(m)) => errors.at(m, "a skill takes `&self`, not `&mut self`: the skills of an agent may run at the same time; keep mutable state behind a `Mutex` or an atomic"),
-                _ => errors.at(r, format!("a skill takes `&self`; {SHAPES}")),
+                ReceiverKind::Value => errors.at(r, "a skill takes `&self`, not `self`: one agent value serves every call; write `&self`"),
+                _ => errors.at(r, format!("a skill takes `&self` (or no `self` at all); {SHAPES}")),
             },
             FnArg::Typed(pt) => {
                 if !matches!(&*pt.pat, Pat::Ident(_) | Pat::Wild(_)) {
                     errors.at(&pt.pat, "bind a skill argument to a name (patterns are not supported)");
                 }
                 match &*pt.ty {
-                    Type::Reference(r) => errors.at(r, "a skill takes its arguments by value (the call outlives the message it came in); take the owned type"),
+                    Type::Reference(r) => errors.at(r, format!(
+                        "a skill takes its arguments by value (the call outlives the message it came in); take {}",
+                        owned(&r.elem)
+                    )),
                     Type::ImplTrait(t) => errors.at(t, format!("a skill argument needs a concrete type; {SHAPES}")),
                     ty => args.push(ty.clone()),
                 }
@@ -173,12 +173,26 @@ fn signature(func: &ItemFn, errors: &mut Errors) -> (bool, Vec<Type>, Option<Typ
     (receiver, args, ret)
 }
 
+/// The owned type to take instead of a reference to `elem`, for messages.
+fn owned(elem: &Type) -> String {
+    let text = |t: &dyn quote::ToTokens| t.to_token_stream().to_string().replace(' ', "");
+    match elem {
+        Type::Path(p) if p.path.is_ident("str") => "`String` instead of `&str`".to_owned(),
+        Type::Slice(s) => format!("`Vec<{}>` instead of a slice", text(&s.elem)),
+        other => format!("`{}` instead of a reference", text(other)),
+    }
+}
+
 /// Parses and checks a handler; `None` when a check failed (the errors say why).
 pub fn parse(args: TokenStream, func: &ItemFn, errors: &mut Errors) -> Option<Skill> {
+    let before = errors.len();
     let attrs = parse_attrs(args, errors);
+    // A mistake in the attribute may hide the description it gives: report the mistake only.
+    let attrs_ok = errors.len() == before;
     let (receiver, arg_types, ret) = signature(func, errors);
     let docs = docs::read(&func.attrs);
-    let no_description = attrs.description.is_none()
+    let no_description = attrs_ok
+        && attrs.description.is_none()
         && !matches!(&docs, Some(Docs::Text { body, .. }) if !body.is_empty())
         && !matches!(&docs, Some(Docs::Expr(_)));
     if no_description {
@@ -202,7 +216,8 @@ pub fn parse(args: TokenStream, func: &ItemFn, errors: &mut Errors) -> Option<Sk
 fn decl(skill: &Skill, krate: &TokenStream, errors: &mut Errors) -> TokenStream {
     let source = skill.ident.to_string();
     let a = &skill.attrs;
-    let id = checks::skill_id(&skill.id(), &source, krate, errors);
+    let mut consts = ConstChecks::default();
+    let id = checks::skill_id(&skill.id(), &source, krate, &mut consts, errors);
     let name = a.name.clone().unwrap_or_else(|| match &skill.docs {
         Some(Docs::Text {
             heading: Some(h), ..
@@ -214,6 +229,7 @@ fn decl(skill: &Skill, krate: &TokenStream, errors: &mut Errors) -> TokenStream 
         "the skill name",
         "give the skill a name with #[skill(name = \"...\")]",
         krate,
+        &mut consts,
         errors,
     );
     let description = match (&a.description, &skill.docs) {
@@ -222,6 +238,7 @@ fn decl(skill: &Skill, krate: &TokenStream, errors: &mut Errors) -> TokenStream 
             "the skill description",
             "say what the skill takes and returns",
             krate,
+            &mut consts,
             errors,
         ),
         (None, Some(Docs::Text { body, .. })) => quote!(#body),
@@ -232,6 +249,7 @@ fn decl(skill: &Skill, krate: &TokenStream, errors: &mut Errors) -> TokenStream 
                 "the skill description",
                 "say what the skill takes and returns",
                 krate,
+                &mut consts,
                 errors,
             )
         }
@@ -246,11 +264,16 @@ fn decl(skill: &Skill, krate: &TokenStream, errors: &mut Errors) -> TokenStream 
     let arg_types = &skill.args;
     let ret = &skill.ret;
     let span = skill.ident.span();
-    let input = quote_spanned! {span=>
-        #krate::__private::merge_inputs(&[#(<#arg_types as #krate::__private::SkillArg>::INPUT),*], #source)
+    let inputs = quote_spanned! {span=>
+        [#(<#arg_types as #krate::__private::SkillArg>::INPUT),*]
     };
+    if arg_types.len() > 1 {
+        let check = quote_spanned!(span=> #krate::__private::check_inputs(&#inputs, #source));
+        consts.push(check, &quote!(#(#arg_types)*), span, krate);
+    }
+    let input = quote_spanned!(span=> #krate::__private::merge_inputs(&#inputs));
     let output = quote_spanned!(ret.span()=> <#ret as #krate::__private::SkillReturn>::OUTPUT);
-    quote! {
+    consts.wrap(quote! {
         #krate::__private::SkillDecl {
             id: #id,
             name: #name,
@@ -265,7 +288,7 @@ fn decl(skill: &Skill, krate: &TokenStream, errors: &mut Errors) -> TokenStream 
             source: #source,
             poisoned: false,
         }
-    }
+    })
 }
 
 /// The body of the call glue: take each argument from the call, run the handler, turn its value
@@ -276,6 +299,8 @@ fn call_body(skill: &Skill, krate: &TokenStream, handler: TokenStream) -> TokenS
         .collect();
     let types = &skill.args;
     let ret = &skill.ret;
+    // Spanned at the handler, so that a future that is not `Send` is reported there.
+    let krate = checks::respan(krate, skill.ident.span());
     let call = if skill.is_async {
         quote!(#handler(#(#names),*).await)
     } else {
@@ -313,11 +338,9 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let mut errors = Errors::default();
+    // The runtime path, even when the skill has a mistake (its stand-ins name it too).
+    let krate = attr::runtime(&parse_attrs(args.clone(), &mut Errors::default()).krate);
     let skill = parse(args, &func, &mut errors);
-    let krate = match &skill {
-        Some(s) => attr::runtime(&s.attrs.krate),
-        None => quote!(::a2a_card),
-    };
     let decl = skill.as_ref().map(|s| decl(s, &krate, &mut errors));
     let method = skill.as_ref().is_some_and(Skill::is_method)
         || func
@@ -340,7 +363,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         // One mistake, one error: stand-ins that the agent can name without further errors.
         _ => (
             quote!(#krate::__private::SkillDecl::POISONED),
-            quote!(#krate::__private::unknown_skill(usize::MAX)),
+            quote!(#krate::__private::unknown_skill(::core::primitive::usize::MAX)),
         ),
     };
     let errors = errors.to_compile_errors();
@@ -350,10 +373,10 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             #errors
             #func
             #[doc(hidden)]
-            #[allow(non_upper_case_globals)]
+            #[allow(non_upper_case_globals, dead_code)]
             const #decl_const: #krate::__private::SkillDecl = #decl;
             #[doc(hidden)]
-            #[allow(unused_mut, unused_variables, clippy::all)]
+            #[allow(unused_mut, unused_variables, dead_code, clippy::all)]
             fn #call_fn<'__a>(&'__a self, mut __call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> {
                 #body
             }

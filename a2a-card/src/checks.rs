@@ -3,13 +3,49 @@
 //! What a macro can see in its own tokens it checks itself. What it cannot (a skill declared in
 //! another module, a schema name that comes from a derive elsewhere, a description given as a
 //! `const` or `include_str!`), these functions check when the compiler evaluates the constant the
-//! macro emits, spanned at the token at fault. A failed check is a compile error whose message
-//! says what is wrong and how to fix it.
+//! macro emits. Each returns a [`Check`]; the generated constant panics with its message through
+//! [`fail!`](crate::__private::fail), spanned at the token at fault, so that the compile error
+//! points there and says what is wrong and how to fix it.
 
 use crate::agent::SkillDecl;
 use crate::skill::Io;
 
-/// A message assembled in a constant, for `panic!` during constant evaluation.
+/// The outcome of a check: nothing, or the message of a compile error.
+pub struct Check {
+    failure: Option<Msg>,
+}
+
+impl Check {
+    /// The check passed.
+    pub const OK: Check = Check { failure: None };
+
+    const fn failed(message: Msg) -> Check {
+        Check {
+            failure: Some(message),
+        }
+    }
+
+    /// The message, when the check failed.
+    pub const fn message(&self) -> Option<&str> {
+        match &self.failure {
+            Some(m) => Some(m.as_str()),
+            None => None,
+        }
+    }
+}
+
+/// Fails the evaluation of a constant with a message, in the edition of this crate whatever the
+/// edition of the crate that expands it (`panic!("{}", ..)` is constant only since 2021).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __a2a_card_fail {
+    ($message:expr) => {
+        ::core::panic!("{}", $message)
+    };
+}
+pub use crate::__a2a_card_fail as fail;
+
+/// A message assembled in a constant.
 struct Msg {
     buf: [u8; 512],
     len: usize,
@@ -43,11 +79,53 @@ impl Msg {
         self
     }
 
-    const fn fail(&self) -> ! {
+    const fn push_byte(mut self, b: u8) -> Msg {
+        if self.len < self.buf.len() {
+            self.buf[self.len] = b;
+            self.len += 1;
+        }
+        self
+    }
+
+    /// Pushes the kebab-case form of an ASCII identifier (`FightComparison`,
+    /// `fight_comparison` -> `fight-comparison`), as `a2a_card_rules::names::to_kebab_case` does;
+    /// other characters separate words.
+    const fn push_kebab(mut self, id: &str) -> Msg {
+        let start = self.len;
+        let b = id.as_bytes();
+        let mut prev_lower = false;
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            let dash = self.len > start && self.buf[self.len - 1] == b'-';
+            if c.is_ascii_alphanumeric() {
+                if c.is_ascii_uppercase() && prev_lower && !dash {
+                    self = self.push_byte(b'-');
+                }
+                self = self.push_byte(c.to_ascii_lowercase());
+                prev_lower = !c.is_ascii_uppercase();
+            } else {
+                if self.len > start && !dash {
+                    self = self.push_byte(b'-');
+                }
+                prev_lower = false;
+            }
+            i += 1;
+        }
+        while self.len > start && self.buf[self.len - 1] == b'-' {
+            self.len -= 1;
+        }
+        if self.len == start {
+            self = self.push("code-review");
+        }
+        self
+    }
+
+    const fn as_str(&self) -> &str {
         let (head, _) = self.buf.split_at(self.len);
         match core::str::from_utf8(head) {
-            Ok(message) => panic!("{}", message),
-            Err(_) => panic!("a2a-card: a declaration check failed"),
+            Ok(message) => message,
+            Err(_) => "a2a-card: a declaration check failed",
         }
     }
 }
@@ -81,73 +159,118 @@ const fn is_blank(s: &str) -> bool {
 
 /// Skill `j` against the skills before it: ids are unique, and no two skills take the same
 /// input schema (a structured message could not be routed).
-pub const fn check_skill(skills: &[SkillDecl], j: usize) {
+pub const fn check_skill(skills: &[SkillDecl], j: usize) -> Check {
     let s = &skills[j];
     if s.poisoned {
-        return;
+        return Check::OK;
     }
     let mut i = 0;
     while i < j {
         let t = &skills[i];
         if !t.poisoned {
             if str_eq(t.id, s.id) {
-                Msg::new()
-                    .push("skill id `")
-                    .push(s.id)
-                    .push("` of `")
-                    .push(s.source)
-                    .push("` is already the id of `")
-                    .push(t.source)
-                    .push("`; give one of them another id with #[skill(id = \"...\")]")
-                    .fail();
+                return Check::failed(
+                    Msg::new()
+                        .push("skill id `")
+                        .push(s.id)
+                        .push("` of `")
+                        .push(s.source)
+                        .push("` is already the id of `")
+                        .push(t.source)
+                        .push("`; give one of them another id with #[skill(id = \"...\")]"),
+                );
             }
             if let (Some(a), Some(b)) = (t.input.schema, s.input.schema) {
                 if str_eq(a.name, b.name) {
-                    Msg::new()
-                        .push("skills `")
-                        .push(t.source)
-                        .push("` and `")
-                        .push(s.source)
-                        .push("` both take schema `")
-                        .push(a.name)
-                        .push("`, so a structured message could not be routed; give one of them another input type, or rename a schema with #[schema(name = \"...\")]")
-                        .fail();
+                    return Check::failed(
+                        Msg::new()
+                            .push("skills `")
+                            .push(t.source)
+                            .push("` and `")
+                            .push(s.source)
+                            .push("` both take schema `")
+                            .push(a.name)
+                            .push("`, so a structured message could not be routed; give one of them another input type, or rename a schema with #[schema(name = \"...\")]"),
+                    );
                 }
             }
         }
         i += 1;
     }
+    Check::OK
 }
 
-/// The input of a handler from the inputs of its arguments: at most one argument takes input.
-pub const fn merge_inputs(args: &[Io], source: &str) -> Io {
-    let mut found = Io::NONE;
+/// The id of the stand-in for a method listed in `skills(Self::name)` that is not a skill.
+const NOT_A_SKILL: &str = "\0not-a-skill";
+
+/// The stand-in for a method listed in `skills(Self::name)` that is not a skill (it has no
+/// `#[skill]`, so none of the items the macro adds): what the agent finds in its place.
+pub const fn not_a_skill() -> SkillDecl {
+    SkillDecl {
+        id: NOT_A_SKILL,
+        ..SkillDecl::POISONED
+    }
+}
+
+/// A method listed in `skills(Self::name)` is a skill.
+pub const fn check_listed(decl: &SkillDecl, listed: &str) -> Check {
+    if str_eq(decl.id, NOT_A_SKILL) {
+        Check::failed(
+            Msg::new()
+                .push("`")
+                .push(listed)
+                .push("` is listed in #[agent(skills(..))] but is not a skill; mark it with #[skill] and give it a doc comment"),
+        )
+    } else {
+        Check::OK
+    }
+}
+
+/// The input of a handler from the inputs of its arguments: that of the argument that takes
+/// input ([`check_inputs`] makes sure there is at most one).
+pub const fn merge_inputs(args: &[Io]) -> Io {
     let mut i = 0;
     while i < args.len() {
         if args[i].is_some() {
-            if found.is_some() {
-                Msg::new()
-                    .push("skill `")
-                    .push(source)
-                    .push("` has two input arguments; a message carries one input, so take one argument (use `a2a_card::Input<T>` to take either text or data)")
-                    .fail();
-            }
-            found = args[i];
+            return args[i];
         }
         i += 1;
     }
-    found
+    Io::NONE
+}
+
+/// At most one argument of a handler takes input.
+pub const fn check_inputs(args: &[Io], source: &str) -> Check {
+    let mut found = false;
+    let mut i = 0;
+    while i < args.len() {
+        if args[i].is_some() {
+            if found {
+                return Check::failed(
+                    Msg::new()
+                        .push("skill `")
+                        .push(source)
+                        .push("` has two input arguments; a message carries one input, so take one argument (use `a2a_card::Input<T>` to take either text or data, and `a2a_card::SkillContext` for the rest of the message)"),
+                );
+            }
+            found = true;
+        }
+        i += 1;
+    }
+    Check::OK
 }
 
 /// A string value the card needs (a name, a description, a version) is not empty.
-pub const fn check_not_blank(value: &str, what: &str, fix: &str) {
+pub const fn check_not_blank(value: &str, what: &str, fix: &str) -> Check {
     if is_blank(value) {
-        Msg::new().push(what).push(" is empty; ").push(fix).fail();
+        Check::failed(Msg::new().push(what).push(" is empty; ").push(fix))
+    } else {
+        Check::OK
     }
 }
 
 /// A skill id given as an expression is kebab-case.
-pub const fn check_kebab_case(id: &str, source: &str) {
+pub const fn check_kebab_case(id: &str, source: &str) -> Check {
     let b = id.as_bytes();
     let mut ok = !b.is_empty() && b[0] != b'-' && b[b.len() - 1] != b'-';
     let mut i = 0;
@@ -159,14 +282,19 @@ pub const fn check_kebab_case(id: &str, source: &str) {
         }
         i += 1;
     }
-    if !ok {
-        Msg::new()
-            .push("skill id `")
-            .push(id)
-            .push("` of `")
-            .push(source)
-            .push("` is not kebab-case; use lowercase words joined by `-`, e.g. `code-review`")
-            .fail();
+    if ok {
+        Check::OK
+    } else {
+        Check::failed(
+            Msg::new()
+                .push("skill id `")
+                .push(id)
+                .push("` of `")
+                .push(source)
+                .push("` is not kebab-case; use lowercase words joined by `-`, e.g. id = \"")
+                .push_kebab(id)
+                .push("\""),
+        )
     }
 }
 
@@ -196,8 +324,49 @@ mod tests {
             "a_b",
             "é",
         ] {
-            let const_ok = std::panic::catch_unwind(|| check_kebab_case(id, "t")).is_ok();
+            let const_ok = check_kebab_case(id, "t").message().is_none();
             assert_eq!(const_ok, crate::lint::is_kebab_case(id), "{id:?}");
         }
+    }
+
+    #[test]
+    fn the_suggested_id_is_the_kebab_case_of_the_rules() {
+        for id in [
+            "FightComparison",
+            "fight_comparison",
+            "Route  Planner2",
+            "HTTPRequest",
+            "a--b",
+            "-x-",
+            "Code Review!",
+        ] {
+            let msg = Msg::new().push_kebab(id);
+            assert_eq!(
+                msg.as_str(),
+                a2a_card_rules::names::to_kebab_case(id),
+                "{id:?}"
+            );
+        }
+        assert_eq!(Msg::new().push_kebab("__").as_str(), "code-review");
+    }
+
+    #[test]
+    fn checks_say_what_is_wrong() {
+        assert!(check_not_blank("x", "the name", "fix").message().is_none());
+        assert_eq!(
+            check_not_blank(" ", "the name", "set one").message(),
+            Some("the name is empty; set one")
+        );
+        assert_eq!(
+            check_kebab_case("Fight_Comparison", "winner").message(),
+            Some(
+                "skill id `Fight_Comparison` of `winner` is not kebab-case; use lowercase words joined by `-`, e.g. id = \"fight-comparison\""
+            )
+        );
+        let (text, none) = (Io::TEXT, Io::NONE);
+        assert!(check_inputs(&[none, text, none], "f").message().is_none());
+        assert!(check_inputs(&[text, none, text], "f").message().is_some());
+        assert!(merge_inputs(&[none, text]).text);
+        assert!(!merge_inputs(&[none]).is_some());
     }
 }

@@ -29,11 +29,14 @@
 
 pub mod agent;
 pub mod builder;
+pub mod capabilities;
 pub mod card;
 pub mod dispatch;
 mod checks;
 pub mod lint;
 pub mod schema;
+#[cfg(feature = "server")]
+pub mod server;
 pub mod skill;
 pub mod wire;
 
@@ -44,6 +47,9 @@ pub use builder::{AgentCardBuilder, AgentSkillBuilder, BuildError};
 pub use card::*;
 pub use schema::{IO_SCHEMAS_EXTENSION_URI, NamedSchema, SchemaMode, SchemaOptions};
 pub use skill::{Input, Output, Reply, SkillContext, SkillError};
+
+#[cfg(feature = "server")]
+pub use server::serve;
 
 /// Names a type's JSON Schema for the input/output schemas extension: implements
 /// [`NamedSchema`] on top of `schemars::JsonSchema`.

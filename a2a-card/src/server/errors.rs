@@ -1,0 +1,98 @@
+//! How the structured input flow's errors and a skill's errors become A2A errors.
+
+use std::collections::HashMap;
+
+use a2a::errordetails::{FieldViolation, TypedDetail};
+use a2a::{A2AError, error_code};
+use serde_json::Value;
+
+use crate::dispatch::DispatchError;
+use crate::skill::SkillError;
+
+/// The A2A error answering a message the [dispatcher](crate::dispatch::Dispatcher) rejected.
+///
+/// The code is [`DispatchError::code`] (`-32005` content type not supported, `-32602` invalid
+/// params), the message is the error's own, and the details are
+/// [`DispatchError::data`] as a `google.protobuf.Struct` detail, plus, for data that breaks its
+/// schema, a `google.rpc.BadRequest` detail with one field violation per schema violation (the
+/// field is the instance path, a JSON pointer into the part's data).
+///
+/// ```
+/// use a2a_card::dispatch::DispatchError;
+/// use a2a_card::server::dispatch_error;
+///
+/// let err = dispatch_error(&DispatchError::NoTextSkill);
+/// assert_eq!(err.code, -32005);
+/// let details = err.details.unwrap();
+/// assert_eq!(details[0].value["reason"], "no-text-skill");
+/// ```
+pub fn dispatch_error(error: &DispatchError) -> A2AError {
+    let code = i32::try_from(error.code()).unwrap_or(error_code::INVALID_PARAMS);
+    let mut details = vec![TypedDetail::from_struct(object(error.data()))];
+    if let DispatchError::InvalidData { violations, .. } = error {
+        details.push(TypedDetail::bad_request(
+            violations
+                .iter()
+                .map(|v| FieldViolation {
+                    field: v.instance_path.clone(),
+                    description: v.message.clone(),
+                })
+                .collect(),
+        ));
+    }
+    A2AError::new(code, error.to_string()).with_details(details)
+}
+
+/// The A2A error of a skill call that could not take the message's input
+/// ([`SkillError::Input`]): invalid params, with the reason in a struct detail.
+pub(crate) fn input_error(error: &SkillError) -> A2AError {
+    let mut fields = HashMap::new();
+    fields.insert("reason".to_owned(), Value::from("invalid-input"));
+    fields.insert("detail".to_owned(), Value::from(error.to_string()));
+    A2AError::invalid_params(error.to_string()).with_details(vec![TypedDetail::from_struct(fields)])
+}
+
+/// A JSON object's fields (anything else under `value`).
+fn object(value: Value) -> HashMap<String, Value> {
+    match value {
+        Value::Object(map) => map.into_iter().collect(),
+        other => HashMap::from([("value".to_owned(), other)]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dispatch::Violation;
+
+    #[test]
+    fn invalid_data_carries_the_struct_and_the_field_violations() {
+        let violation = Violation {
+            instance_path: "/b".into(),
+            schema_path: "/properties/b/type".into(),
+            message: "1 is not of type \"string\"".into(),
+        };
+        let err = dispatch_error(&DispatchError::InvalidData {
+            schema: "fightComparison".into(),
+            violations: vec![violation],
+            truncated: false,
+        });
+        assert_eq!(err.code, error_code::INVALID_PARAMS);
+        let details = err.details.unwrap_or_default();
+        assert_eq!(details.len(), 2);
+        assert_eq!(details[0].type_url, a2a::errordetails::STRUCT_TYPE);
+        assert_eq!(details[0].value["schema"], "fightComparison");
+        assert_eq!(details[1].type_url, a2a::errordetails::BAD_REQUEST_TYPE);
+        assert_eq!(details[1].value["fieldViolations"][0]["field"], "/b");
+    }
+
+    #[test]
+    fn undeclared_schemas_are_content_type_errors() {
+        let err = dispatch_error(&DispatchError::UndeclaredSchema {
+            mode: "application/json;schema=nope".into(),
+            name: "nope".into(),
+        });
+        assert_eq!(err.code, error_code::CONTENT_TYPE_NOT_SUPPORTED);
+        assert!(err.message.contains("nope"));
+    }
+}

@@ -1,0 +1,220 @@
+//! The structured input flow in front of the official request handler, before any task exists.
+
+use std::fmt;
+use std::sync::Arc;
+
+use a2a::*;
+use a2a_server::task_store::TaskVersion;
+use a2a_server::{DefaultRequestHandler, RequestHandler, ServiceParams, TaskStore};
+use async_trait::async_trait;
+use futures::stream::BoxStream;
+
+use crate::dispatch::{Decision, Dispatcher};
+
+use super::errors::dispatch_error;
+use super::message::message_json;
+
+/// A [`RequestHandler`] that runs the [dispatcher](Dispatcher) on every incoming message before
+/// handing it to the inner handler (by default the official [`DefaultRequestHandler`]).
+///
+/// The official handler creates the task (`submitted`) before its executor sees the message, so
+/// a message refused there would leave a task behind. Here a refused message is answered at
+/// once with the dispatcher's error (see [`dispatch_error`](super::dispatch_error)) and no
+/// task is created. A message that names an existing task (in any state) and carries a
+/// structured part gets the extension's "task already running" answer (`-32602`), not the
+/// official handler's "terminal state" one. Every other call goes to the inner handler as is.
+///
+/// ```
+/// use std::sync::Arc;
+/// use a2a_card::dispatch::Dispatcher;
+/// use a2a_card::server::{SkillExecutor, StructuredInput};
+/// use a2a_card::server::a2a_server::{DefaultRequestHandler, InMemoryTaskStore};
+/// use a2a_card::{agent, skill};
+///
+/// struct Echo;
+/// /// Says back what it is told.
+/// #[agent(url = "http://127.0.0.1:9000")]
+/// impl Echo {
+///     /// Echoes the text.
+///     #[skill]
+///     fn echo(&self, text: String) -> String { text }
+/// }
+///
+/// let inner = DefaultRequestHandler::new(SkillExecutor::new(Echo)?, InMemoryTaskStore::new());
+/// let handler = StructuredInput::new(inner, Arc::new(Dispatcher::for_agent::<Echo>()?));
+/// # drop(handler);
+/// # Ok::<(), a2a_card::dispatch::SchemaCompileError>(())
+/// ```
+pub struct StructuredInput<H = DefaultRequestHandler> {
+    inner: H,
+    dispatcher: Arc<Dispatcher>,
+}
+
+impl<H> fmt::Debug for StructuredInput<H> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StructuredInput")
+            .field("dispatcher", &self.dispatcher)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<H: RequestHandler> StructuredInput<H> {
+    /// Runs `dispatcher` in front of `inner`.
+    pub fn new(inner: H, dispatcher: Arc<Dispatcher>) -> Self {
+        StructuredInput { inner, dispatcher }
+    }
+
+    /// The inner handler.
+    pub fn inner(&self) -> &H {
+        &self.inner
+    }
+
+    /// `Err` with the answer when the dispatcher refuses the request's message.
+    async fn check(
+        &self,
+        params: &ServiceParams,
+        req: &SendMessageRequest,
+    ) -> Result<(), A2AError> {
+        let existing = match req.message.task_id.as_deref() {
+            None => None,
+            Some(id) => {
+                let lookup = GetTaskRequest {
+                    id: id.to_owned(),
+                    history_length: Some(0),
+                    tenant: req.tenant.clone(),
+                };
+                match self.inner.get_task(params, lookup).await {
+                    Ok(_) => Some(id),
+                    // No such task: the inner handler says so, in its own words.
+                    Err(e) if e.code == error_code::TASK_NOT_FOUND => return Ok(()),
+                    Err(e) => return Err(e),
+                }
+            }
+        };
+        let message = message_json(&req.message)?;
+        match self.dispatcher.dispatch(message, existing) {
+            Decision::Run { .. } => Ok(()),
+            Decision::Reject(e) => Err(dispatch_error(&e)),
+        }
+    }
+}
+
+#[async_trait]
+impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
+    async fn send_message(
+        &self,
+        params: &ServiceParams,
+        req: SendMessageRequest,
+    ) -> Result<SendMessageResponse, A2AError> {
+        self.check(params, &req).await?;
+        self.inner.send_message(params, req).await
+    }
+
+    async fn send_streaming_message(
+        &self,
+        params: &ServiceParams,
+        req: SendMessageRequest,
+    ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
+        self.check(params, &req).await?;
+        self.inner.send_streaming_message(params, req).await
+    }
+
+    async fn get_task(
+        &self,
+        params: &ServiceParams,
+        req: GetTaskRequest,
+    ) -> Result<Task, A2AError> {
+        self.inner.get_task(params, req).await
+    }
+
+    async fn list_tasks(
+        &self,
+        params: &ServiceParams,
+        req: ListTasksRequest,
+    ) -> Result<ListTasksResponse, A2AError> {
+        self.inner.list_tasks(params, req).await
+    }
+
+    async fn cancel_task(
+        &self,
+        params: &ServiceParams,
+        req: CancelTaskRequest,
+    ) -> Result<Task, A2AError> {
+        self.inner.cancel_task(params, req).await
+    }
+
+    async fn subscribe_to_task(
+        &self,
+        params: &ServiceParams,
+        req: SubscribeToTaskRequest,
+    ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
+        self.inner.subscribe_to_task(params, req).await
+    }
+
+    async fn create_push_config(
+        &self,
+        params: &ServiceParams,
+        req: TaskPushNotificationConfig,
+    ) -> Result<TaskPushNotificationConfig, A2AError> {
+        self.inner.create_push_config(params, req).await
+    }
+
+    async fn get_push_config(
+        &self,
+        params: &ServiceParams,
+        req: GetTaskPushNotificationConfigRequest,
+    ) -> Result<TaskPushNotificationConfig, A2AError> {
+        self.inner.get_push_config(params, req).await
+    }
+
+    async fn list_push_configs(
+        &self,
+        params: &ServiceParams,
+        req: ListTaskPushNotificationConfigsRequest,
+    ) -> Result<ListTaskPushNotificationConfigsResponse, A2AError> {
+        self.inner.list_push_configs(params, req).await
+    }
+
+    async fn delete_push_config(
+        &self,
+        params: &ServiceParams,
+        req: DeleteTaskPushNotificationConfigRequest,
+    ) -> Result<(), A2AError> {
+        self.inner.delete_push_config(params, req).await
+    }
+
+    async fn get_extended_agent_card(
+        &self,
+        params: &ServiceParams,
+        req: GetExtendedAgentCardRequest,
+    ) -> Result<a2a::AgentCard, A2AError> {
+        self.inner.get_extended_agent_card(params, req).await
+    }
+}
+
+/// One task store shared by the official handler and the executor (which marks a task failed
+/// when it answers with an error).
+pub(crate) struct SharedStore(pub(crate) Arc<dyn TaskStore>);
+
+#[async_trait]
+impl TaskStore for SharedStore {
+    async fn create(&self, task: Task) -> Result<TaskVersion, A2AError> {
+        self.0.create(task).await
+    }
+
+    async fn update(&self, task: Task) -> Result<TaskVersion, A2AError> {
+        self.0.update(task).await
+    }
+
+    async fn get(&self, task_id: &str) -> Result<Option<Task>, A2AError> {
+        self.0.get(task_id).await
+    }
+
+    async fn list(&self, req: &ListTasksRequest) -> Result<ListTasksResponse, A2AError> {
+        self.0.list(req).await
+    }
+
+    async fn begin_cancel(&self, task_id: &str) -> Result<Task, A2AError> {
+        self.0.begin_cancel(task_id).await
+    }
+}

@@ -1,0 +1,174 @@
+//! The interfaces the served card advertises, and the path they are mounted at.
+
+use std::net::{IpAddr, SocketAddr};
+
+use axum::http::Uri;
+
+use crate::card::{AgentCard, AgentInterface, ProtocolVersion};
+
+use super::ServerError;
+use super::documents::{AGENT_CARD_PATH, CAPABILITIES_PATH};
+
+/// Where the agent is reached: the URL of its interfaces and the path they are mounted at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Endpoint {
+    /// The absolute URL every interface of the served card names.
+    pub(crate) url: String,
+    /// The URL's path: the JSON-RPC route, and the base of the HTTP+JSON routes.
+    pub(crate) path: String,
+}
+
+impl Endpoint {
+    /// The endpoint of `url`, checked: absolute http(s), a path the router can mount.
+    pub(crate) fn parse(url: &str) -> Result<Endpoint, ServerError> {
+        let bad = |reason: &str| ServerError::Url {
+            url: url.to_owned(),
+            reason: reason.to_owned(),
+        };
+        let uri: Uri = url.parse().map_err(|_| bad("it is not an absolute URL"))?;
+        match uri.scheme_str() {
+            Some("http" | "https") => {}
+            _ => return Err(bad("its scheme is not http or https")),
+        }
+        if uri.authority().is_none() {
+            return Err(bad("it has no host"));
+        }
+        let path = match uri.path() {
+            "" => "/",
+            p => p,
+        };
+        if path.contains(['{', '}', '*']) || path.contains("//") {
+            return Err(bad("its path has `{`, `}`, `*` or an empty segment"));
+        }
+        let reserved = |p: &str| path == p || path.starts_with(&format!("{p}/"));
+        if reserved(CAPABILITIES_PATH) || reserved("/.well-known") || path == AGENT_CARD_PATH {
+            return Err(bad(
+                "its path is taken by the card or capabilities route; choose another, such as /a2a",
+            ));
+        }
+        Ok(Endpoint {
+            url: url.to_owned(),
+            path: path.to_owned(),
+        })
+    }
+
+    /// The served card: `card` with exactly the interfaces that are mounted (JSON-RPC 1.0,
+    /// HTTP+JSON 1.0, and JSON-RPC 0.3 when 0.3 is translated), all at this URL.
+    pub(crate) fn card(&self, card: &AgentCard, v0_3: bool) -> AgentCard {
+        let mut served = card.clone();
+        served.interfaces = vec![
+            AgentInterface::new(&self.url, AgentInterface::JSONRPC, ProtocolVersion::V1_0),
+            AgentInterface::new(&self.url, AgentInterface::HTTP_JSON, ProtocolVersion::V1_0),
+        ];
+        if v0_3 {
+            served.interfaces.push(AgentInterface::new(
+                &self.url,
+                AgentInterface::JSONRPC,
+                ProtocolVersion::V0_3,
+            ));
+        }
+        served
+    }
+}
+
+/// The URL to serve at: `declared`, except that a loopback host (which can only mean this
+/// machine) takes the address actually bound, so the card names where the agent listens.
+pub(crate) fn bound_url(declared: &str, bound: SocketAddr) -> String {
+    let Some(scheme_end) = declared.find("://") else {
+        return declared.to_owned();
+    };
+    let start = scheme_end + 3;
+    let end = declared[start..]
+        .find(['/', '?', '#'])
+        .map_or(declared.len(), |i| start + i);
+    let authority = &declared[start..end];
+    if authority.contains('@') {
+        return declared.to_owned();
+    }
+    let host = match authority.rfind(':') {
+        Some(i) if !authority[i..].contains(']') => &authority[..i],
+        _ => authority,
+    };
+    if !is_loopback(host) {
+        return declared.to_owned();
+    }
+    let ip = bound.ip();
+    let new_host = if ip.is_unspecified() {
+        host.to_owned()
+    } else {
+        match ip {
+            IpAddr::V4(v4) => v4.to_string(),
+            IpAddr::V6(v6) => format!("[{v6}]"),
+        }
+    };
+    format!(
+        "{}{new_host}:{}{}",
+        &declared[..start],
+        bound.port(),
+        &declared[end..]
+    )
+}
+
+fn is_loopback(host: &str) -> bool {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    bare.eq_ignore_ascii_case("localhost")
+        || bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn addr(s: &str) -> SocketAddr {
+        s.parse()
+            .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 1)))
+    }
+
+    #[test]
+    fn a_loopback_url_takes_the_bound_address() {
+        let bound = addr("127.0.0.1:9123");
+        assert_eq!(
+            bound_url("http://127.0.0.1:8080", bound),
+            "http://127.0.0.1:9123"
+        );
+        assert_eq!(
+            bound_url("http://localhost:8080/a2a?x=1", bound),
+            "http://127.0.0.1:9123/a2a?x=1"
+        );
+        assert_eq!(
+            bound_url("http://[::1]:8080/a2a", addr("[::1]:7000")),
+            "http://[::1]:7000/a2a"
+        );
+        assert_eq!(
+            bound_url("http://localhost/a2a", addr("0.0.0.0:7000")),
+            "http://localhost:7000/a2a"
+        );
+        // Anything else is where the declaration says (behind a proxy, say).
+        for url in [
+            "https://fights.example.com/a2a",
+            "http://10.0.0.1:8080",
+            "nonsense",
+        ] {
+            assert_eq!(bound_url(url, bound), url);
+        }
+    }
+
+    #[test]
+    fn endpoints_are_checked() {
+        let e = Endpoint::parse("http://127.0.0.1:8080").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(e.path, "/");
+        let e =
+            Endpoint::parse("https://a.example.com/agents/fx").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(e.path, "/agents/fx");
+        for bad in [
+            "/relative",
+            "ftp://a.example.com/",
+            "http://a.example.com/{id}",
+            "http://a.example.com//x",
+            "http://a.example.com/capabilities",
+            "http://a.example.com/.well-known/agent-card.json",
+        ] {
+            assert!(Endpoint::parse(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,404 @@
+//! The JSON-RPC endpoint: request checks that answer a clean 4xx, the A2A 0.3 translation, and
+//! the official JSON-RPC router behind them.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use a2a::{A2AError, JsonRpcId, JsonRpcResponse, error_code};
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::response::Response;
+use futures::StreamExt;
+use serde_json::Value;
+use tower::ServiceExt;
+
+use super::documents::A2A_VERSION_HEADER;
+use super::v0_3::{self, Method};
+
+/// The largest answer of the 1.0 handler the 0.3 layer reads back to translate.
+const MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
+
+/// The JSON-RPC endpoint in front of the official router.
+pub(crate) struct JsonRpc {
+    /// The official JSON-RPC router (its one route is `/`).
+    pub(crate) inner: axum::Router,
+    /// The largest request body.
+    pub(crate) body_limit: usize,
+    /// Whether A2A 0.3 requests are translated.
+    pub(crate) v0_3: bool,
+}
+
+/// An answer to a request that did not reach the handler: a JSON-RPC error with an HTTP
+/// status.
+fn refuse(status: StatusCode, id: JsonRpcId, code: i32, message: impl Into<String>) -> Response {
+    let error = A2AError::new(code, message).to_jsonrpc_error();
+    json_response(status, &JsonRpcResponse::error(id, error))
+}
+
+fn json_response(status: StatusCode, body: &impl serde::Serialize) -> Response {
+    let bytes = serde_json::to_vec(body).unwrap_or_default();
+    let mut response = Response::new(Body::from(bytes));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// Whether the request says its body is JSON (`application/json` or `application/*+json`,
+/// with any parameters).
+fn is_json(headers: &HeaderMap) -> bool {
+    let Some(value) = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let essence = value
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || essence
+            .strip_prefix("application/")
+            .is_some_and(|s| s.ends_with("+json"))
+}
+
+/// The request's id, when it has a valid one.
+fn id_of(request: &Value) -> Option<JsonRpcId> {
+    match request.get("id")? {
+        Value::String(s) => Some(JsonRpcId::String(s.clone())),
+        Value::Number(n) => n.as_i64().map(JsonRpcId::Number),
+        Value::Null => Some(JsonRpcId::Null),
+        _ => None,
+    }
+}
+
+/// Whether the `A2A-Version` header asks for 0.3 (absent means 0.3, A2A section 3.6).
+fn asks_for_0_3(headers: &HeaderMap) -> bool {
+    match headers.get(A2A_VERSION_HEADER).map(|v| v.to_str()) {
+        None => true,
+        Some(Ok(v)) => {
+            let v = v.trim();
+            v.is_empty() || v == "0" || v.starts_with("0.")
+        }
+        Some(Err(_)) => false,
+    }
+}
+
+/// Handles `POST` on the JSON-RPC path.
+pub(crate) async fn endpoint(State(rpc): State<Arc<JsonRpc>>, request: Request) -> Response {
+    let (mut parts, body) = request.into_parts();
+    if !is_json(&parts.headers) {
+        return refuse(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            JsonRpcId::Null,
+            error_code::INVALID_REQUEST,
+            "a JSON-RPC request is sent with `Content-Type: application/json`",
+        );
+    }
+    let too_large = || {
+        refuse(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            JsonRpcId::Null,
+            error_code::INVALID_REQUEST,
+            format!(
+                "the request body is larger than this agent accepts ({} bytes)",
+                rpc.body_limit
+            ),
+        )
+    };
+    let declared = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > rpc.body_limit as u64) {
+        return too_large();
+    }
+    let bytes = match axum::body::to_bytes(body, rpc.body_limit).await {
+        Ok(bytes) => bytes,
+        Err(e) if is_length_limit(&e) => return too_large(),
+        Err(_) => {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                JsonRpcId::Null,
+                error_code::PARSE_ERROR,
+                "the request body could not be read",
+            );
+        }
+    };
+    if std::str::from_utf8(&bytes).is_err() {
+        return refuse(
+            StatusCode::BAD_REQUEST,
+            JsonRpcId::Null,
+            error_code::PARSE_ERROR,
+            "parse error: the request body is not valid UTF-8",
+        );
+    }
+    let request: Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                JsonRpcId::Null,
+                error_code::PARSE_ERROR,
+                format!("parse error: {e}"),
+            );
+        }
+    };
+    let invalid = |id: JsonRpcId, why: &str| {
+        refuse(
+            StatusCode::BAD_REQUEST,
+            id,
+            error_code::INVALID_REQUEST,
+            format!("invalid request: {why}"),
+        )
+    };
+    if request.is_array() {
+        return invalid(JsonRpcId::Null, "batch requests are not supported");
+    }
+    if !request.is_object() {
+        return invalid(JsonRpcId::Null, "a JSON-RPC request is a JSON object");
+    }
+    let Some(id) = id_of(&request) else {
+        return invalid(
+            JsonRpcId::Null,
+            "`id` is required, and is a string, an integer or null",
+        );
+    };
+    if request.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return invalid(id, "`jsonrpc` must be \"2.0\"");
+    }
+    let Some(method) = request.get("method").and_then(Value::as_str) else {
+        return invalid(id, "`method` is required, and is a string");
+    };
+    if let Some(params) = request.get("params") {
+        if !params.is_object() && !params.is_null() {
+            return invalid(id, "`params` is an object");
+        }
+    }
+    let legacy = Method::parse(method).filter(|_| rpc.v0_3 && asks_for_0_3(&parts.headers));
+    if let Some(legacy) = legacy {
+        return translate(&rpc, parts, request, legacy, id).await;
+    }
+    if !a2a::methods::is_valid(method) {
+        let hint = if Method::parse(method).is_some() {
+            " (an A2A 0.3 method: send it without an `A2A-Version: 1.0` header, or use its 1.0 name)"
+        } else {
+            ""
+        };
+        return refuse(
+            StatusCode::NOT_FOUND,
+            id,
+            error_code::METHOD_NOT_FOUND,
+            format!(
+                "method not found: {}{hint}",
+                method.chars().take(64).collect::<String>()
+            ),
+        );
+    }
+    parts.uri = Uri::from_static("/");
+    forward(&rpc, Request::from_parts(parts, Body::from(bytes))).await
+}
+
+/// Whether a body error is the size limit.
+fn is_length_limit(error: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(e) = source {
+        if e.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        source = e.source();
+    }
+    false
+}
+
+async fn forward(rpc: &JsonRpc, request: Request) -> Response {
+    match rpc.inner.clone().oneshot(request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    }
+}
+
+/// Runs a 0.3 request as its 1.0 equivalent and translates the answer back.
+async fn translate(
+    rpc: &JsonRpc,
+    mut parts: axum::http::request::Parts,
+    request: Value,
+    method: Method,
+    id: JsonRpcId,
+) -> Response {
+    let params = request.get("params").cloned().unwrap_or(Value::Null);
+    let v1 = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": request.get("id").cloned().unwrap_or(Value::Null),
+        "method": method.v1(),
+        "params": method.params_to_v1(params),
+    });
+    let body = serde_json::to_vec(&v1).unwrap_or_default();
+    parts.uri = Uri::from_static("/");
+    parts.headers.remove(header::CONTENT_LENGTH);
+    parts
+        .headers
+        .insert(A2A_VERSION_HEADER, HeaderValue::from_static("1.0"));
+    let response = forward(rpc, Request::from_parts(parts, Body::from(body))).await;
+    let (mut head, body) = response.into_parts();
+    let streaming = head
+        .headers
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
+    if streaming && method.streams() {
+        head.headers.remove(header::CONTENT_LENGTH);
+        return Response::from_parts(head, sse_to_v0_3(body, method));
+    }
+    let bytes = match axum::body::to_bytes(body, MAX_ANSWER_BYTES).await {
+        Ok(bytes) => bytes,
+        Err(_) => {
+            return refuse(
+                StatusCode::OK,
+                id,
+                error_code::INTERNAL_ERROR,
+                "the answer could not be read",
+            );
+        }
+    };
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(answer) => json_response(head.status, &answer_to_v0_3(answer, method)),
+        Err(_) => Response::from_parts(head, Body::from(bytes)),
+    }
+}
+
+/// A 1.0 JSON-RPC response as 0.3.
+fn answer_to_v0_3(mut answer: Value, method: Method) -> Value {
+    if let Value::Object(a) = &mut answer {
+        if let Some(result) = a.remove("result") {
+            a.insert("result".into(), method.result_to_v0_3(result));
+        }
+        if let Some(error) = a.remove("error") {
+            a.insert("error".into(), v0_3::error_to_v0_3(error));
+        }
+    }
+    answer
+}
+
+/// An SSE body of 1.0 JSON-RPC responses as one of 0.3 responses, event by event.
+fn sse_to_v0_3(body: Body, method: Method) -> Body {
+    struct Frames {
+        inner: axum::body::BodyDataStream,
+        buffer: Vec<u8>,
+        done: bool,
+    }
+    let state = Frames {
+        inner: body.into_data_stream(),
+        buffer: Vec::new(),
+        done: false,
+    };
+    let frames = futures::stream::unfold(state, move |mut s| async move {
+        loop {
+            if let Some(end) = find(&s.buffer, b"\n\n") {
+                let frame: Vec<u8> = s.buffer.drain(..end + 2).collect();
+                let out = frame_to_v0_3(&frame[..end], method);
+                return Some((Ok::<Bytes, Infallible>(out), s));
+            }
+            if s.done {
+                if s.buffer.is_empty() {
+                    return None;
+                }
+                let rest = std::mem::take(&mut s.buffer);
+                return Some((Ok(frame_to_v0_3(&rest, method)), s));
+            }
+            match s.inner.next().await {
+                Some(Ok(chunk)) => s.buffer.extend_from_slice(&chunk),
+                Some(Err(_)) | None => s.done = true,
+            }
+        }
+    });
+    Body::from_stream(frames)
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// One SSE frame (without its blank line) with its `data` translated.
+fn frame_to_v0_3(frame: &[u8], method: Method) -> Bytes {
+    let text = String::from_utf8_lossy(frame);
+    let mut out = String::with_capacity(text.len() + 32);
+    let mut data = String::new();
+    for line in text.split('\n') {
+        match line.strip_prefix("data:") {
+            Some(d) => {
+                if !data.is_empty() {
+                    data.push('\n');
+                }
+                data.push_str(d.strip_prefix(' ').unwrap_or(d));
+            }
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    if !data.is_empty() {
+        let translated = match serde_json::from_str::<Value>(&data) {
+            Ok(answer) => answer_to_v0_3(answer, method).to_string(),
+            Err(_) => data,
+        };
+        for line in translated.split('\n') {
+            out.push_str("data: ");
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out.push('\n');
+    Bytes::from(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_types() {
+        let mut h = HeaderMap::new();
+        assert!(!is_json(&h));
+        for (ct, ok) in [
+            ("application/json", true),
+            ("Application/JSON; charset=utf-8", true),
+            ("application/a2a+json", true),
+            ("text/plain", false),
+            ("application/jsonx", false),
+        ] {
+            h.insert(header::CONTENT_TYPE, HeaderValue::from_static(ct));
+            assert_eq!(is_json(&h), ok, "{ct}");
+        }
+    }
+
+    #[test]
+    fn the_version_header_says_0_3_when_absent() {
+        let mut h = HeaderMap::new();
+        assert!(asks_for_0_3(&h));
+        h.insert(A2A_VERSION_HEADER, HeaderValue::from_static("0.3"));
+        assert!(asks_for_0_3(&h));
+        h.insert(A2A_VERSION_HEADER, HeaderValue::from_static("1.0"));
+        assert!(!asks_for_0_3(&h));
+    }
+
+    #[test]
+    fn sse_frames_are_translated_and_the_rest_kept() {
+        let frame = b"id: 1\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"statusUpdate\":{\"taskId\":\"t\",\"contextId\":\"c\",\"status\":{\"state\":\"TASK_STATE_WORKING\"}}}}";
+        let out = frame_to_v0_3(frame, Method::Stream);
+        let text = std::str::from_utf8(&out).unwrap_or_default();
+        assert!(text.starts_with("id: 1\ndata: {"), "{text}");
+        assert!(text.ends_with("}\n\n"), "{text}");
+        assert!(text.contains("\"kind\":\"status-update\""), "{text}");
+        assert!(text.contains("\"state\":\"working\""), "{text}");
+        let comment = frame_to_v0_3(b":", Method::Stream);
+        assert_eq!(&comment[..], b":\n\n");
+    }
+}

@@ -1,0 +1,80 @@
+//! The incoming message as the JSON the dispatcher reads.
+
+use a2a::{A2AError, Message};
+use serde_json::{Number, Value};
+
+/// The message as JSON (the 1.0 shape), with whole numbers back as integers.
+///
+/// The official server carries a data part as a `google.protobuf.Struct`, whose numbers are
+/// all doubles: `{"quantity": 3}` arrives as `{"quantity": 3.0}`, which a `u32` field refuses.
+/// A double with no fraction that fits an `i64` or `u64` is turned back into an integer
+/// (a float field takes it all the same); other numbers are left as they are.
+pub(crate) fn message_json(message: &Message) -> Result<Value, A2AError> {
+    let mut json = serde_json::to_value(message)
+        .map_err(|e| A2AError::invalid_params(format!("unreadable message: {e}")))?;
+    if let Some(Value::Array(parts)) = json.get_mut("parts") {
+        for part in parts {
+            if let Some(data) = part.get_mut("data") {
+                integers(data);
+            }
+        }
+    }
+    Ok(json)
+}
+
+/// Turns whole doubles into integers, everywhere in `value`.
+fn integers(value: &mut Value) {
+    match value {
+        Value::Number(n) => {
+            if let Some(i) = whole(n) {
+                *n = i;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integers),
+        Value::Object(map) => map.values_mut().for_each(integers),
+        _ => {}
+    }
+}
+
+fn whole(n: &Number) -> Option<Number> {
+    if !n.is_f64() {
+        return None;
+    }
+    let f = n.as_f64()?;
+    if f.fract() != 0.0 || !f.is_finite() {
+        return None;
+    }
+    // 2^63 and 2^64, exactly representable as doubles.
+    const I64_END: f64 = 9_223_372_036_854_775_808.0;
+    const U64_END: f64 = 18_446_744_073_709_551_616.0;
+    if (-I64_END..I64_END).contains(&f) {
+        Some(Number::from(f as i64))
+    } else if (0.0..U64_END).contains(&f) {
+        Some(Number::from(f as u64))
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use a2a::{Part, Role};
+    use serde_json::json;
+
+    #[test]
+    fn whole_doubles_in_data_parts_become_integers() {
+        let data = json!({"quantity": 3.0, "price": 2.5, "list": [1.0, -4.0, 1e300], "big": 1e19});
+        let message = Message::new(Role::User, vec![Part::data(data), Part::text("3.0")]);
+        let json = message_json(&message).unwrap_or_default();
+        let data = &json["parts"][0]["data"];
+        assert_eq!(data["quantity"], json!(3));
+        assert!(data["quantity"].is_i64());
+        assert_eq!(data["price"], json!(2.5));
+        assert_eq!(data["list"][0], json!(1));
+        assert_eq!(data["list"][1], json!(-4));
+        assert!(data["list"][2].is_f64());
+        assert!(data["big"].is_u64());
+        assert_eq!(json["parts"][1]["text"], "3.0");
+    }
+}

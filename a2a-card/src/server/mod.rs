@@ -1,0 +1,463 @@
+//! Serving a declared agent on the official A2A Rust server (feature `server`).
+//!
+//! One call gives an [`axum::Router`] (or a running server) with:
+//!
+//! | route | what |
+//! |---|---|
+//! | `POST <path>` | A2A JSON-RPC: the official router, with A2A 0.3 requests translated onto it |
+//! | `<path>/message:send`, `<path>/tasks/{id}`, ... | A2A HTTP+JSON: the official router |
+//! | `GET /.well-known/agent-card.json` | the card, profile by the `A2A-Version` request header |
+//! | `GET /capabilities` | the AG-UI `AgentCapabilities` snapshot of the same declaration |
+//!
+//! `<path>` is the path of the card's URL (`/` for `http://127.0.0.1:8080`, `/a2a` for
+//! `https://shop.example.com/a2a`). Messages go through the
+//! [structured input flow](crate::dispatch) before any task exists ([`StructuredInput`]), then
+//! to the skills ([`SkillExecutor`]).
+//!
+//! The card served names exactly what is mounted: a JSON-RPC 1.0 and an HTTP+JSON 1.0
+//! interface at the card's URL, and a JSON-RPC 0.3 interface there too unless
+//! [`Server::a2a_0_3`] turns the translation off. The URL is the declared one
+//! (`#[agent(url = ...)]`), or [`Server::public_url`]; when the declared host is loopback,
+//! [`Server::bind`] (and [`serve`]) put in the address actually bound, so that the card says
+//! where the agent listens.
+//!
+//! | card request header | profile |
+//! |---|---|
+//! | none | compat (1.0 and 0.3 fields in one document) |
+//! | `A2A-Version: 1.0` (any `1.x`) | A2A 1.0 |
+//! | `A2A-Version: 0.3` | A2A 0.3 |
+//! | anything else | `400`, saying which versions there are |
+//!
+//! Each document is serialised once, when the router is built, and answered with a strong
+//! `ETag` (`If-None-Match` gives `304`), `Cache-Control: public, max-age=300` (see
+//! [`Server::card_max_age`]), `Vary: A2A-Version` and `Access-Control-Allow-Origin: *`, with
+//! `OPTIONS` preflight.
+//!
+//! Protocol requests are limited to [`DEFAULT_BODY_LIMIT`] bytes (see [`Server::body_limit`]).
+//! On the JSON-RPC route, a body that is too large (`413`), not declared as JSON (`415`), not
+//! UTF-8 or not JSON (`400`, `-32700`), not a JSON-RPC request (`400`, `-32600`), or that names
+//! an unknown method (`404`, `-32601`) is answered with a JSON-RPC error and that status.
+//!
+//! ```no_run
+//! use a2a_card::{agent, skill};
+//!
+//! struct Echo;
+//! /// Says back what it is told.
+//! #[agent(url = "http://127.0.0.1:9000")]
+//! impl Echo {
+//!     /// Echoes the text.
+//!     #[skill]
+//!     fn echo(&self, text: String) -> String { text }
+//! }
+//!
+//! # async fn run() -> Result<(), a2a_card::server::ServerError> {
+//! a2a_card::serve(Echo, "127.0.0.1:9000").await
+//! # }
+//! ```
+
+mod body_limit;
+mod documents;
+mod errors;
+mod executor;
+mod handler;
+mod interfaces;
+mod jsonrpc;
+mod message;
+mod v0_3;
+
+use std::fmt;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use a2a_server::{DefaultRequestHandler, InMemoryPushConfigStore, InMemoryTaskStore, TaskStore};
+use axum::routing::post;
+use tokio::net::{TcpListener, ToSocketAddrs};
+
+use crate::agent::Agent;
+use crate::builder::BuildError;
+use crate::card::AgentCard;
+use crate::dispatch::{Dispatcher, SchemaCompileError};
+
+pub use documents::{AGENT_CARD_PATH, CAPABILITIES_PATH};
+pub use errors::dispatch_error;
+pub use executor::SkillExecutor;
+pub use handler::StructuredInput;
+
+/// The official A2A types (`a2a-lf`), as this crate uses them.
+pub use a2a;
+/// The official A2A server (`a2a-server-lf`), as this crate uses it.
+pub use a2a_server;
+/// The web framework the routers are made with.
+pub use axum;
+
+use documents::Documents;
+use handler::SharedStore;
+use interfaces::Endpoint;
+
+/// The default largest request body of the protocol routes: 1 MiB.
+pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
+/// The default `max-age` of the card and capabilities documents: 5 minutes.
+pub const DEFAULT_CARD_MAX_AGE: Duration = Duration::from_secs(300);
+
+/// Why the agent cannot be served.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ServerError {
+    /// The agent's card could not be built (a URL from the environment that is not valid, say).
+    Card(BuildError),
+    /// A named schema of the agent does not compile into a validator.
+    Schema(SchemaCompileError),
+    /// The URL to serve at cannot be mounted.
+    Url {
+        /// The URL.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// Binding or serving failed.
+    Io(std::io::Error),
+}
+
+impl fmt::Display for ServerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServerError::Card(e) => write!(f, "the agent's card cannot be built: {e}"),
+            ServerError::Schema(e) => write!(f, "{e}"),
+            ServerError::Url { url, reason } => {
+                write!(f, "the agent cannot be served at `{url}`: {reason}")
+            }
+            ServerError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ServerError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ServerError::Card(e) => Some(e),
+            ServerError::Schema(e) => Some(e),
+            ServerError::Io(e) => Some(e),
+            ServerError::Url { .. } => None,
+        }
+    }
+}
+
+impl From<std::io::Error> for ServerError {
+    fn from(e: std::io::Error) -> Self {
+        ServerError::Io(e)
+    }
+}
+
+/// A declared agent, ready to serve; the options have defaults.
+///
+/// ```
+/// use std::time::Duration;
+/// use a2a_card::server::Server;
+/// use a2a_card::{agent, skill};
+///
+/// struct Echo;
+/// /// Says back what it is told.
+/// #[agent(url = "http://127.0.0.1:9000")]
+/// impl Echo {
+///     /// Echoes the text.
+///     #[skill]
+///     fn echo(&self, text: String) -> String { text }
+/// }
+///
+/// let server = Server::new(Echo)
+///     .public_url("https://echo.example.com/a2a")
+///     .body_limit(64 * 1024)
+///     .card_max_age(Duration::from_secs(60));
+/// let card = server.card()?;
+/// assert_eq!(card.interfaces[0].url, "https://echo.example.com/a2a");
+/// assert_eq!(card.interfaces.len(), 3); // JSON-RPC 1.0, HTTP+JSON 1.0, JSON-RPC 0.3
+/// let app: axum::Router = server.router()?; // routes under /a2a, the card at the root
+/// # drop(app);
+/// # Ok::<(), a2a_card::server::ServerError>(())
+/// ```
+pub struct Server<A: Agent> {
+    agent: A,
+    public_url: Option<String>,
+    body_limit: usize,
+    card_max_age: Duration,
+    v0_3: bool,
+}
+
+impl<A: Agent> fmt::Debug for Server<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Server")
+            .field("agent", &A::DECL.source)
+            .field("public_url", &self.public_url)
+            .field("body_limit", &self.body_limit)
+            .field("card_max_age", &self.card_max_age)
+            .field("a2a_0_3", &self.v0_3)
+            .finish()
+    }
+}
+
+impl<A: Agent> Server<A> {
+    /// Serves `agent` with the default options.
+    pub fn new(agent: A) -> Self {
+        Server {
+            agent,
+            public_url: None,
+            body_limit: DEFAULT_BODY_LIMIT,
+            card_max_age: DEFAULT_CARD_MAX_AGE,
+            v0_3: true,
+        }
+    }
+
+    /// The URL clients reach the agent at, instead of the declared one (`#[agent(url = ..)]`):
+    /// behind a proxy, or on an address chosen at run time. The card names it, and the
+    /// protocol routes are mounted at its path.
+    pub fn public_url(mut self, url: impl Into<String>) -> Self {
+        self.public_url = Some(url.into());
+        self
+    }
+
+    /// The largest request body of the protocol routes, in bytes ([`DEFAULT_BODY_LIMIT`]).
+    pub fn body_limit(mut self, bytes: usize) -> Self {
+        self.body_limit = bytes;
+        self
+    }
+
+    /// How long clients may cache the card and the capabilities ([`DEFAULT_CARD_MAX_AGE`]).
+    pub fn card_max_age(mut self, max_age: Duration) -> Self {
+        self.card_max_age = max_age;
+        self
+    }
+
+    /// Whether A2A 0.3 JSON-RPC requests are translated onto the 1.0 handler, and the card
+    /// advertises a 0.3 JSON-RPC interface (default: yes).
+    pub fn a2a_0_3(mut self, yes: bool) -> Self {
+        self.v0_3 = yes;
+        self
+    }
+
+    /// The card as it is served (before [`bind`](Self::bind) puts in a bound loopback
+    /// address).
+    pub fn card(&self) -> Result<AgentCard, ServerError> {
+        let (card, _) = self.served(None)?;
+        Ok(card)
+    }
+
+    /// The served card and where its interfaces are mounted.
+    fn served(&self, bound: Option<SocketAddr>) -> Result<(AgentCard, Endpoint), ServerError> {
+        let card = A::card().map_err(|e| ServerError::Card(e.clone()))?;
+        let url = match (&self.public_url, card.interfaces.first()) {
+            (Some(url), _) => url.clone(),
+            (None, Some(declared)) => match bound {
+                Some(bound) => interfaces::bound_url(&declared.url, bound),
+                None => declared.url.clone(),
+            },
+            (None, None) => {
+                return Err(ServerError::Url {
+                    url: String::new(),
+                    reason: "the card has no URL; set one with Server::public_url".into(),
+                });
+            }
+        };
+        let endpoint = Endpoint::parse(&url)?;
+        Ok((endpoint.card(card, self.v0_3), endpoint))
+    }
+
+    /// The router: protocol routes, card and capabilities. Nest it into an axum app, or serve
+    /// it as it is.
+    pub fn router(self) -> Result<axum::Router, ServerError> {
+        let (card, endpoint) = self.served(None)?;
+        self.router_for(card, &endpoint)
+    }
+
+    fn router_for(self, card: AgentCard, endpoint: &Endpoint) -> Result<axum::Router, ServerError> {
+        let dispatcher = Arc::new(Dispatcher::for_agent::<A>().map_err(ServerError::Schema)?);
+        let store: Arc<dyn TaskStore> = Arc::new(InMemoryTaskStore::new());
+        let executor = SkillExecutor::with_parts(
+            Arc::new(self.agent),
+            Arc::clone(&dispatcher),
+            Some(Arc::clone(&store)),
+        );
+        let caps = &card.capabilities;
+        let mut inner = DefaultRequestHandler::new(executor, SharedStore(store)).with_capabilities(
+            a2a::AgentCapabilities {
+                streaming: caps.streaming,
+                push_notifications: caps.push_notifications,
+                extensions: None,
+                extended_agent_card: caps.extended_agent_card,
+            },
+        );
+        if caps.push_notifications == Some(true) {
+            inner = inner.with_push_config_store(InMemoryPushConfigStore::new());
+        }
+        let handler = Arc::new(StructuredInput::new(inner, dispatcher));
+
+        let rpc = Arc::new(jsonrpc::JsonRpc {
+            inner: a2a_server::jsonrpc::jsonrpc_router(Arc::clone(&handler)),
+            body_limit: self.body_limit,
+            v0_3: self.v0_3,
+        });
+        let rest = a2a_server::rest::rest_router(handler).layer(
+            axum::middleware::from_fn_with_state(self.body_limit, body_limit::limit_body),
+        );
+        let protocol = axum::Router::new()
+            .route("/", post(jsonrpc::endpoint).with_state(Arc::clone(&rpc)))
+            .merge(rest);
+        let documents = Arc::new(Documents::new(&card, self.card_max_age)).router();
+        let base = endpoint.path.trim_end_matches('/');
+        if base.is_empty() {
+            return Ok(documents.merge(protocol));
+        }
+        let app = documents.nest(base, protocol);
+        // `https://a.example.com/a2a/`: JSON-RPC clients post to the URL as written.
+        Ok(if endpoint.path.ends_with('/') {
+            app.route(&endpoint.path, post(jsonrpc::endpoint).with_state(rpc))
+        } else {
+            app
+        })
+    }
+
+    /// Binds `addr`; [`Listening::serve`] then serves there. A loopback URL in the declaration
+    /// takes the address bound.
+    pub async fn bind(self, addr: impl ToSocketAddrs) -> Result<Listening, ServerError> {
+        let listener = TcpListener::bind(addr).await?;
+        self.listen(listener)
+    }
+
+    /// Builds the router for `listener`; [`Listening::serve`] then serves there. A loopback URL
+    /// in the declaration takes the listener's address.
+    pub fn listen(self, listener: TcpListener) -> Result<Listening, ServerError> {
+        let local_addr = listener.local_addr()?;
+        let (card, endpoint) = self.served(Some(local_addr))?;
+        let app = self.router_for(card.clone(), &endpoint)?;
+        Ok(Listening {
+            listener,
+            local_addr,
+            app,
+            card,
+            endpoint,
+        })
+    }
+
+    /// Serves on `listener` until the process ends.
+    pub async fn serve(self, listener: TcpListener) -> Result<(), ServerError> {
+        self.listen(listener)?.serve().await
+    }
+}
+
+/// A bound server, about to serve: where it listens, and the card it serves.
+///
+/// ```no_run
+/// # use a2a_card::{agent, skill};
+/// # struct Echo;
+/// # /// Says back what it is told.
+/// # #[agent(url = "http://127.0.0.1:9000")]
+/// # impl Echo {
+/// #     /// Echoes the text.
+/// #     #[skill]
+/// #     fn echo(&self, text: String) -> String { text }
+/// # }
+/// # async fn run() -> Result<(), a2a_card::server::ServerError> {
+/// let listening = a2a_card::server::Server::new(Echo).bind("127.0.0.1:0").await?;
+/// println!("card: http://{}/.well-known/agent-card.json", listening.local_addr());
+/// assert_eq!(listening.card().interfaces[0].url, listening.url());
+/// listening.serve().await
+/// # }
+/// ```
+pub struct Listening {
+    listener: TcpListener,
+    local_addr: SocketAddr,
+    app: axum::Router,
+    card: AgentCard,
+    endpoint: Endpoint,
+}
+
+impl fmt::Debug for Listening {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Listening")
+            .field("local_addr", &self.local_addr)
+            .field("url", &self.endpoint.url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Listening {
+    /// The address the server listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The URL the card names for the protocol interfaces.
+    pub fn url(&self) -> &str {
+        &self.endpoint.url
+    }
+
+    /// The path the protocol routes are mounted at (the path of [`url`](Self::url)).
+    pub fn path(&self) -> &str {
+        &self.endpoint.path
+    }
+
+    /// The card as served.
+    pub fn card(&self) -> &AgentCard {
+        &self.card
+    }
+
+    /// Serves until the process ends.
+    pub async fn serve(self) -> Result<(), ServerError> {
+        self.serve_with_shutdown(std::future::pending()).await
+    }
+
+    /// Serves until `shutdown` completes, then finishes the requests under way.
+    pub async fn serve_with_shutdown<F>(self, shutdown: F) -> Result<(), ServerError>
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        axum::serve(self.listener, self.app)
+            .with_graceful_shutdown(shutdown)
+            .await?;
+        Ok(())
+    }
+}
+
+/// The router of `agent` with the default options: see [`Server`].
+///
+/// ```
+/// use a2a_card::{agent, skill};
+///
+/// struct Echo;
+/// /// Says back what it is told.
+/// #[agent(url = "http://127.0.0.1:9000")]
+/// impl Echo {
+///     /// Echoes the text.
+///     #[skill]
+///     fn echo(&self, text: String) -> String { text }
+/// }
+///
+/// let app = axum::Router::new().merge(a2a_card::server::router(Echo)?);
+/// # drop(app);
+/// # Ok::<(), a2a_card::server::ServerError>(())
+/// ```
+pub fn router<A: Agent>(agent: A) -> Result<axum::Router, ServerError> {
+    Server::new(agent).router()
+}
+
+/// Binds `addr` and serves `agent` there with the default options, until the process ends.
+/// A loopback URL in the declaration takes the address bound. See [`Server`] for the options.
+///
+/// ```no_run
+/// # use a2a_card::{agent, skill};
+/// # struct Echo;
+/// # /// Says back what it is told.
+/// # #[agent(url = "http://127.0.0.1:9000")]
+/// # impl Echo {
+/// #     /// Echoes the text.
+/// #     #[skill]
+/// #     fn echo(&self, text: String) -> String { text }
+/// # }
+/// # async fn run() -> Result<(), a2a_card::server::ServerError> {
+/// a2a_card::server::serve(Echo, "127.0.0.1:9000").await
+/// # }
+/// ```
+pub async fn serve<A: Agent>(agent: A, addr: impl ToSocketAddrs) -> Result<(), ServerError> {
+    Server::new(agent).bind(addr).await?.serve().await
+}

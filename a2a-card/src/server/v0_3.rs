@@ -1,0 +1,569 @@
+//! A2A 0.3 JSON-RPC, translated onto the 1.0 handler: method names, request params, results,
+//! stream events and errors.
+//!
+//! The official Rust server speaks only 1.0 (it answers a request without an `A2A-Version`
+//! header, which A2A says means 0.3, with `VersionNotSupported`). The compat card advertises a
+//! 0.3 JSON-RPC interface beside the 1.0 ones, so 0.3 requests (`message/send` with
+//! `kind`-tagged parts, `tasks/get`, ...) are rewritten into 1.0 ones, run by the same handler,
+//! and their answers rewritten back, as the official Python SDK's compatibility layer does.
+//! Everything here works on JSON values and never fails: what it does not recognise it leaves
+//! as it is, for the 1.0 handler to judge.
+
+use serde_json::{Map, Value, json};
+
+/// A 0.3 method this layer translates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Method {
+    Send,
+    Stream,
+    GetTask,
+    CancelTask,
+    Resubscribe,
+    SetPushConfig,
+    GetPushConfig,
+    ListPushConfigs,
+    DeletePushConfig,
+    ExtendedCard,
+}
+
+impl Method {
+    /// The 0.3 method named `name`.
+    pub(crate) fn parse(name: &str) -> Option<Method> {
+        Some(match name {
+            "message/send" => Method::Send,
+            "message/stream" => Method::Stream,
+            "tasks/get" => Method::GetTask,
+            "tasks/cancel" => Method::CancelTask,
+            "tasks/resubscribe" => Method::Resubscribe,
+            "tasks/pushNotificationConfig/set" => Method::SetPushConfig,
+            "tasks/pushNotificationConfig/get" => Method::GetPushConfig,
+            "tasks/pushNotificationConfig/list" => Method::ListPushConfigs,
+            "tasks/pushNotificationConfig/delete" => Method::DeletePushConfig,
+            "agent/getAuthenticatedExtendedCard" => Method::ExtendedCard,
+            _ => return None,
+        })
+    }
+
+    /// The 1.0 method.
+    pub(crate) fn v1(self) -> &'static str {
+        use a2a::methods::*;
+        match self {
+            Method::Send => SEND_MESSAGE,
+            Method::Stream => SEND_STREAMING_MESSAGE,
+            Method::GetTask => GET_TASK,
+            Method::CancelTask => CANCEL_TASK,
+            Method::Resubscribe => SUBSCRIBE_TO_TASK,
+            Method::SetPushConfig => CREATE_PUSH_CONFIG,
+            Method::GetPushConfig => GET_PUSH_CONFIG,
+            Method::ListPushConfigs => LIST_PUSH_CONFIGS,
+            Method::DeletePushConfig => DELETE_PUSH_CONFIG,
+            Method::ExtendedCard => GET_EXTENDED_AGENT_CARD,
+        }
+    }
+
+    /// Whether the answer is a stream of events.
+    pub(crate) fn streams(self) -> bool {
+        matches!(self, Method::Stream | Method::Resubscribe)
+    }
+
+    /// The 1.0 params of a 0.3 request's params.
+    pub(crate) fn params_to_v1(self, params: Value) -> Value {
+        let Value::Object(mut p) = params else {
+            return match self {
+                Method::ExtendedCard => json!({}),
+                _ => params,
+            };
+        };
+        match self {
+            Method::Send | Method::Stream => {
+                if let Some(message) = p.get_mut("message") {
+                    message_to_v1(message);
+                }
+                if let Some(Value::Object(config)) = p.get_mut("configuration") {
+                    if let Some(push) = config.remove("pushNotificationConfig") {
+                        config.insert("taskPushNotificationConfig".into(), push_to_v1(push, None));
+                    }
+                    if let Some(blocking) = config.remove("blocking") {
+                        if blocking == Value::Bool(false) {
+                            config.insert("returnImmediately".into(), Value::Bool(true));
+                        }
+                    }
+                }
+            }
+            Method::GetTask => {
+                p.remove("metadata");
+            }
+            Method::Resubscribe => {
+                p.remove("metadata");
+            }
+            Method::CancelTask => {}
+            Method::SetPushConfig => {
+                let task_id = p.remove("taskId");
+                let config = p.remove("pushNotificationConfig").unwrap_or(Value::Null);
+                return push_to_v1(config, task_id);
+            }
+            Method::GetPushConfig | Method::DeletePushConfig => {
+                let task_id = p.remove("id").unwrap_or(Value::Null);
+                let config_id = p
+                    .remove("pushNotificationConfigId")
+                    .unwrap_or_else(|| task_id.clone());
+                return json!({"taskId": task_id, "id": config_id});
+            }
+            Method::ListPushConfigs => {
+                let task_id = p.remove("id").unwrap_or(Value::Null);
+                return json!({"taskId": task_id});
+            }
+            Method::ExtendedCard => return json!({}),
+        }
+        Value::Object(p)
+    }
+
+    /// The 0.3 result of a 1.0 result (for streams: of one event).
+    pub(crate) fn result_to_v0_3(self, result: Value) -> Value {
+        match self {
+            Method::Send | Method::Stream | Method::Resubscribe => event_to_v0_3(result),
+            Method::GetTask | Method::CancelTask => task_to_v0_3(result),
+            Method::SetPushConfig | Method::GetPushConfig => push_to_v0_3(result),
+            Method::ListPushConfigs => match result {
+                Value::Object(mut r) => match r.remove("configs") {
+                    Some(Value::Array(configs)) => {
+                        Value::Array(configs.into_iter().map(push_to_v0_3).collect())
+                    }
+                    _ => Value::Array(Vec::new()),
+                },
+                other => other,
+            },
+            Method::DeletePushConfig => Value::Null,
+            Method::ExtendedCard => match crate::card::AgentCard::from_json(&result) {
+                Ok(card) => card.to_json(crate::wire::Profile::V0_3),
+                Err(_) => result,
+            },
+        }
+    }
+}
+
+/// A 0.3 error's `data`: the agent's own details object when the 1.0 error carries one (a
+/// `google.protobuf.Struct` detail), otherwise the 1.0 details as they are.
+pub(crate) fn error_to_v0_3(mut error: Value) -> Value {
+    if let Some(data) = error.get_mut("data") {
+        let own = data.as_array().and_then(|details| {
+            details.iter().find(|d| {
+                d.get("@type").and_then(Value::as_str) == Some(a2a::errordetails::STRUCT_TYPE)
+            })
+        });
+        if let Some(Value::Object(own)) = own.cloned() {
+            let mut own = own;
+            own.remove("@type");
+            *data = Value::Object(own);
+        }
+    }
+    error
+}
+
+/// A 0.3 message as 1.0: no `kind`, `ROLE_*` roles, 1.0 parts, string ids.
+fn message_to_v1(message: &mut Value) {
+    let Value::Object(m) = message else { return };
+    m.remove("kind");
+    if let Some(role) = m.get_mut("role") {
+        let v1 = match role.as_str() {
+            Some("user") => Some("ROLE_USER"),
+            Some("agent") => Some("ROLE_AGENT"),
+            _ => None,
+        };
+        if let Some(v1) = v1 {
+            *role = Value::from(v1);
+        }
+    }
+    // Some 0.3 senders (the extension's own example) number their messages.
+    if let Some(id) = m.get_mut("messageId") {
+        if id.is_number() {
+            *id = Value::String(id.to_string());
+        }
+    }
+    if let Some(Value::Array(parts)) = m.get_mut("parts") {
+        for part in parts {
+            part_to_v1(part);
+        }
+    }
+}
+
+/// A 0.3 part (`kind` text, data or file) as a 1.0 part.
+fn part_to_v1(part: &mut Value) {
+    let Value::Object(p) = part else { return };
+    let Some(kind) = p.remove("kind") else { return };
+    match kind.as_str() {
+        Some("data") => {
+            let mode = p
+                .get("metadata")
+                .and_then(|m| m.get("mimeType"))
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            if let Some(mode) = mode {
+                p.entry("mediaType").or_insert(Value::String(mode));
+            }
+        }
+        Some("file") => {
+            if let Some(Value::Object(mut file)) = p.remove("file") {
+                if let Some(bytes) = file.remove("bytes") {
+                    p.insert("raw".into(), bytes);
+                }
+                if let Some(uri) = file.remove("uri") {
+                    p.insert("url".into(), uri);
+                }
+                if let Some(mime) = file.remove("mimeType") {
+                    p.insert("mediaType".into(), mime);
+                }
+                if let Some(name) = file.remove("name") {
+                    p.insert("filename".into(), name);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A 0.3 `PushNotificationConfig` (with its task id) as a 1.0 `TaskPushNotificationConfig`.
+fn push_to_v1(config: Value, task_id: Option<Value>) -> Value {
+    let Value::Object(mut c) = config else {
+        return config;
+    };
+    if let Some(task_id) = task_id {
+        c.insert("taskId".into(), task_id);
+    }
+    if let Some(Value::Object(mut auth)) = c.remove("authentication") {
+        let scheme = match auth.remove("schemes") {
+            Some(Value::Array(schemes)) => schemes.into_iter().next().unwrap_or_default(),
+            _ => Value::Null,
+        };
+        if let Some(scheme) = scheme.as_str() {
+            auth.insert("scheme".into(), Value::from(scheme));
+            c.insert("authentication".into(), Value::Object(auth));
+        }
+    }
+    Value::Object(c)
+}
+
+/// A 1.0 `TaskPushNotificationConfig` as a 0.3 `TaskPushNotificationConfig`.
+fn push_to_v0_3(config: Value) -> Value {
+    let Value::Object(mut c) = config else {
+        return config;
+    };
+    let task_id = c.remove("taskId").unwrap_or(Value::Null);
+    c.remove("tenant");
+    if let Some(Value::Object(mut auth)) = c.remove("authentication") {
+        let scheme = auth.remove("scheme").unwrap_or(Value::Null);
+        auth.insert("schemes".into(), json!([scheme]));
+        c.insert("authentication".into(), Value::Object(auth));
+    }
+    json!({"taskId": task_id, "pushNotificationConfig": Value::Object(c)})
+}
+
+/// A 1.0 `SendMessageResponse` or `StreamResponse` (`{"task": ..}`, `{"message": ..}`,
+/// `{"statusUpdate": ..}`, `{"artifactUpdate": ..}`) as its 0.3 `kind`-tagged object.
+fn event_to_v0_3(event: Value) -> Value {
+    let Value::Object(mut e) = event else {
+        return event;
+    };
+    if let Some(task) = e.remove("task") {
+        return task_to_v0_3(task);
+    }
+    if let Some(message) = e.remove("message") {
+        return message_to_v0_3(message);
+    }
+    if let Some(Value::Object(mut update)) = e.remove("statusUpdate") {
+        let state = update
+            .get("status")
+            .and_then(|s| s.get("state"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        if let Some(status) = update.remove("status") {
+            update.insert("status".into(), status_to_v0_3(status));
+        }
+        let last = matches!(
+            state.as_str(),
+            "TASK_STATE_COMPLETED"
+                | "TASK_STATE_FAILED"
+                | "TASK_STATE_CANCELED"
+                | "TASK_STATE_REJECTED"
+                | "TASK_STATE_INPUT_REQUIRED"
+                | "TASK_STATE_AUTH_REQUIRED"
+        );
+        update.insert("final".into(), Value::Bool(last));
+        return tagged("status-update", update);
+    }
+    if let Some(Value::Object(mut update)) = e.remove("artifactUpdate") {
+        if let Some(artifact) = update.remove("artifact") {
+            update.insert("artifact".into(), artifact_to_v0_3(artifact));
+        }
+        return tagged("artifact-update", update);
+    }
+    Value::Object(e)
+}
+
+/// `object` with `kind` first.
+fn tagged(kind: &str, object: Map<String, Value>) -> Value {
+    let mut out = Map::with_capacity(object.len() + 1);
+    out.insert("kind".into(), Value::from(kind));
+    out.extend(object);
+    Value::Object(out)
+}
+
+fn task_to_v0_3(task: Value) -> Value {
+    let Value::Object(mut t) = task else {
+        return task;
+    };
+    if let Some(status) = t.remove("status") {
+        t.insert("status".into(), status_to_v0_3(status));
+    }
+    if let Some(Value::Array(artifacts)) = t.remove("artifacts") {
+        let artifacts = artifacts.into_iter().map(artifact_to_v0_3).collect();
+        t.insert("artifacts".into(), Value::Array(artifacts));
+    }
+    if let Some(Value::Array(history)) = t.remove("history") {
+        let history = history.into_iter().map(message_to_v0_3).collect();
+        t.insert("history".into(), Value::Array(history));
+    }
+    tagged("task", t)
+}
+
+fn status_to_v0_3(status: Value) -> Value {
+    let Value::Object(mut s) = status else {
+        return status;
+    };
+    if let Some(state) = s.get_mut("state") {
+        if let Some(name) = state.as_str() {
+            *state = Value::from(state_to_v0_3(name));
+        }
+    }
+    if let Some(message) = s.remove("message") {
+        s.insert("message".into(), message_to_v0_3(message));
+    }
+    Value::Object(s)
+}
+
+/// `TASK_STATE_INPUT_REQUIRED` -> `input-required`.
+fn state_to_v0_3(state: &str) -> String {
+    match state.strip_prefix("TASK_STATE_") {
+        Some("UNSPECIFIED") | None => "unknown".to_owned(),
+        Some(rest) => rest.to_ascii_lowercase().replace('_', "-"),
+    }
+}
+
+fn message_to_v0_3(message: Value) -> Value {
+    let Value::Object(mut m) = message else {
+        return message;
+    };
+    if let Some(role) = m.get_mut("role") {
+        let old = match role.as_str() {
+            Some("ROLE_USER") => Some("user"),
+            Some("ROLE_AGENT") => Some("agent"),
+            _ => None,
+        };
+        if let Some(old) = old {
+            *role = Value::from(old);
+        }
+    }
+    if let Some(Value::Array(parts)) = m.remove("parts") {
+        let parts = parts.into_iter().map(part_to_v0_3).collect();
+        m.insert("parts".into(), Value::Array(parts));
+    }
+    tagged("message", m)
+}
+
+fn artifact_to_v0_3(artifact: Value) -> Value {
+    let Value::Object(mut a) = artifact else {
+        return artifact;
+    };
+    if let Some(Value::Array(parts)) = a.remove("parts") {
+        let parts = parts.into_iter().map(part_to_v0_3).collect();
+        a.insert("parts".into(), Value::Array(parts));
+    }
+    Value::Object(a)
+}
+
+/// A 1.0 part as a 0.3 `kind`-tagged part; a data part's media type goes to
+/// `metadata.mimeType`, where 0.3 readers look for it.
+fn part_to_v0_3(part: Value) -> Value {
+    let Value::Object(mut p) = part else {
+        return part;
+    };
+    let media_type = p.remove("mediaType");
+    let filename = p.remove("filename");
+    if p.contains_key("text") {
+        return tagged("text", p);
+    }
+    if p.contains_key("data") {
+        if let Some(mode) = media_type {
+            let metadata = p
+                .entry("metadata")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(metadata) = metadata {
+                metadata.entry("mimeType").or_insert(mode);
+            }
+        }
+        return tagged("data", p);
+    }
+    let mut file = Map::new();
+    if let Some(raw) = p.remove("raw") {
+        file.insert("bytes".into(), raw);
+    }
+    if let Some(url) = p.remove("url") {
+        file.insert("uri".into(), url);
+    }
+    if let Some(mime) = media_type {
+        file.insert("mimeType".into(), mime);
+    }
+    if let Some(name) = filename {
+        file.insert("name".into(), name);
+    }
+    p.insert("file".into(), Value::Object(file));
+    tagged("file", p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_0_3_message_send_becomes_a_1_0_send_message() {
+        let params = json!({
+            "message": {
+                "kind": "message", "role": "user", "messageId": 7,
+                "parts": [
+                    {"kind": "text", "text": "Who wins?"},
+                    {"kind": "data", "data": {"a": "Lion", "b": "Tiger"},
+                     "metadata": {"mimeType": "application/json;schema=fightComparison"}},
+                    {"kind": "file", "file": {"uri": "https://x.example/a.png", "mimeType": "image/png", "name": "a.png"}}
+                ]
+            },
+            "configuration": {"blocking": false, "acceptedOutputModes": ["text/plain"]}
+        });
+        let v1 = Method::Send.params_to_v1(params);
+        assert_eq!(
+            v1,
+            json!({
+                "message": {
+                    "role": "ROLE_USER", "messageId": "7",
+                    "parts": [
+                        {"text": "Who wins?"},
+                        {"data": {"a": "Lion", "b": "Tiger"},
+                         "metadata": {"mimeType": "application/json;schema=fightComparison"},
+                         "mediaType": "application/json;schema=fightComparison"},
+                        {"url": "https://x.example/a.png", "mediaType": "image/png", "filename": "a.png"}
+                    ]
+                },
+                "configuration": {"acceptedOutputModes": ["text/plain"], "returnImmediately": true}
+            })
+        );
+        assert_eq!(Method::Send.v1(), "SendMessage");
+    }
+
+    #[test]
+    fn a_1_0_task_becomes_a_0_3_task() {
+        let result = json!({"task": {
+            "id": "t1", "contextId": "c1",
+            "status": {"state": "TASK_STATE_INPUT_REQUIRED", "timestamp": "2026-01-01T00:00:00Z",
+                       "message": {"messageId": "m2", "role": "ROLE_AGENT", "parts": [{"text": "more?"}]}},
+            "artifacts": [{"artifactId": "a1", "parts": [
+                {"data": {"winner": "Tiger"}, "mediaType": "application/json;schema=fightResponse"},
+                {"raw": "AAE=", "mediaType": "application/octet-stream", "filename": "x.bin"}
+            ]}],
+            "history": [{"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}]
+        }});
+        let old = Method::Send.result_to_v0_3(result);
+        assert_eq!(old["kind"], "task");
+        assert_eq!(old["status"]["state"], "input-required");
+        assert_eq!(old["status"]["message"]["kind"], "message");
+        assert_eq!(old["status"]["message"]["role"], "agent");
+        assert_eq!(
+            old["status"]["message"]["parts"][0],
+            json!({"kind": "text", "text": "more?"})
+        );
+        assert_eq!(
+            old["artifacts"][0]["parts"][0],
+            json!({"kind": "data", "data": {"winner": "Tiger"},
+                   "metadata": {"mimeType": "application/json;schema=fightResponse"}})
+        );
+        assert_eq!(
+            old["artifacts"][0]["parts"][1],
+            json!({"kind": "file", "file": {"bytes": "AAE=", "mimeType": "application/octet-stream", "name": "x.bin"}})
+        );
+        assert_eq!(old["history"][0]["role"], "user");
+    }
+
+    #[test]
+    fn stream_events_are_kind_tagged_with_final() {
+        let done = Method::Stream.result_to_v0_3(json!({"statusUpdate": {
+            "taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}
+        }}));
+        assert_eq!(done["kind"], "status-update");
+        assert_eq!(done["final"], true);
+        assert_eq!(done["status"]["state"], "completed");
+        let working = Method::Stream.result_to_v0_3(json!({"statusUpdate": {
+            "taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}
+        }}));
+        assert_eq!(working["final"], false);
+        let artifact = Method::Resubscribe.result_to_v0_3(json!({"artifactUpdate": {
+            "taskId": "t", "contextId": "c", "artifact": {"artifactId": "a", "parts": [{"text": "x"}]}
+        }}));
+        assert_eq!(artifact["kind"], "artifact-update");
+        assert_eq!(artifact["artifact"]["parts"][0]["kind"], "text");
+    }
+
+    #[test]
+    fn push_configs_change_shape_both_ways() {
+        let v1 = Method::SetPushConfig.params_to_v1(json!({
+            "taskId": "t1",
+            "pushNotificationConfig": {"url": "https://hook.example/x", "token": "k",
+                                       "authentication": {"schemes": ["Bearer"], "credentials": "c"}}
+        }));
+        assert_eq!(
+            v1,
+            json!({"url": "https://hook.example/x", "token": "k", "taskId": "t1",
+                   "authentication": {"credentials": "c", "scheme": "Bearer"}})
+        );
+        let old = Method::SetPushConfig.result_to_v0_3(v1);
+        assert_eq!(old["taskId"], "t1");
+        assert_eq!(
+            old["pushNotificationConfig"]["authentication"]["schemes"],
+            json!(["Bearer"])
+        );
+        assert_eq!(
+            Method::GetPushConfig
+                .params_to_v1(json!({"id": "t1", "pushNotificationConfigId": "p"})),
+            json!({"taskId": "t1", "id": "p"})
+        );
+        assert_eq!(
+            Method::ListPushConfigs
+                .result_to_v0_3(json!({"configs": [{"taskId": "t1", "url": "u"}]})),
+            json!([{"taskId": "t1", "pushNotificationConfig": {"url": "u"}}])
+        );
+    }
+
+    #[test]
+    fn errors_carry_the_agent_s_own_details() {
+        let error = json!({"code": -32602, "message": "bad", "data": [
+            {"@type": a2a::errordetails::STRUCT_TYPE, "reason": "invalid-data"},
+            {"@type": a2a::errordetails::ERROR_INFO_TYPE, "reason": "INVALID_PARAMS"}
+        ]});
+        assert_eq!(
+            error_to_v0_3(error),
+            json!({"code": -32602, "message": "bad", "data": {"reason": "invalid-data"}})
+        );
+        let plain =
+            json!({"code": -32001, "message": "no task", "data": [{"reason": "TASK_NOT_FOUND"}]});
+        assert_eq!(error_to_v0_3(plain.clone()), plain);
+    }
+
+    #[test]
+    fn anything_unexpected_is_left_alone() {
+        for value in [json!(null), json!(3), json!("x"), json!([1])] {
+            assert_eq!(Method::Send.params_to_v1(value.clone()), value);
+            assert_eq!(Method::GetTask.result_to_v0_3(value.clone()), value);
+        }
+        assert_eq!(Method::ExtendedCard.params_to_v1(json!(null)), json!({}));
+        assert_eq!(Method::parse("tasks/list"), None);
+        assert!(Method::parse("message/stream").is_some_and(Method::streams));
+    }
+}

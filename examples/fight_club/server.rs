@@ -1,0 +1,55 @@
+//! Where the fight-comparison agent is served, and what the example prints about it; shared
+//! by the example and the end-to-end test.
+
+use a2a_card::server::{Listening, Server, ServerError};
+
+use crate::agent::FightClub;
+
+/// The port when neither `--port` nor `PORT` gives one.
+pub const DEFAULT_PORT: u16 = 8080;
+
+/// Binds the agent on 127.0.0.1 at `port` (0: any free port), ready to serve.
+pub async fn bind(port: u16) -> Result<Listening, ServerError> {
+    Server::new(FightClub).bind(("127.0.0.1", port)).await
+}
+
+/// The base URL of a bound server: `http://127.0.0.1:PORT`.
+pub fn base_url(listening: &Listening) -> String {
+    format!("http://{}", listening.local_addr())
+}
+
+/// A JSON-RPC `SendMessage` with one structured part following `fightComparison`.
+pub fn structured_request(a: &str, b: &str) -> serde_json::Value {
+    serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "SendMessage",
+        "params": {"message": {
+            "messageId": "m1",
+            "role": "ROLE_USER",
+            "parts": [{
+                "data": {"a": a, "b": b},
+                "mediaType": "application/json;schema=fightComparison"
+            }]
+        }}
+    })
+}
+
+/// What the example prints at start: where the agent, its card and its capabilities are, and
+/// a `curl` line to try.
+pub fn banner(listening: &Listening) -> String {
+    let base = base_url(listening);
+    let endpoint = format!("{base}{}", listening.path());
+    let request = structured_request("Lion", "Tiger");
+    format!(
+        "Fight Club agent listening on {base}\n\
+         card:          {base}/.well-known/agent-card.json\n\
+         capabilities:  {base}/capabilities\n\
+         A2A endpoint:  {url} (JSON-RPC; HTTP+JSON under it)\n\
+         \n\
+         Try a structured message:\n\
+         curl -s {endpoint} -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' \\\n  \
+         -d '{request}'\n",
+        url = listening.url(),
+    )
+}

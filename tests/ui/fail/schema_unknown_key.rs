@@ -1,0 +1,27 @@
+use a2a_card::{Schema, agent, skill};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// Two contestants.
+#[derive(Deserialize, JsonSchema, Schema)]
+#[schema(nmae = "fight")]
+pub struct Fight {
+    pub a: String,
+    pub b: String,
+}
+
+pub struct Judge;
+
+/// Judges fights.
+#[agent(url = "https://judge.example.com/a2a")]
+impl Judge {
+    /// Names the winner of a fight.
+    #[skill]
+    fn winner(&self, fight: Fight) -> String {
+        fight.a
+    }
+}
+
+fn main() {
+    let _ = <Judge as a2a_card::Agent>::card();
+}
