@@ -1,12 +1,13 @@
 //! Card route throughput on loopback, three servers in one run:
 //!
-//! 1. `ours`: `GET /.well-known/agent-card.json` of the fight_club agent's full router
-//!    (`a2a_card::server`): the compat document, serialised once at start, with its headers
-//!    (ETag, Cache-Control, Vary, CORS).
+//! 1. `ours`: `GET /.well-known/agent-card.json` (with `A2A-Version: 1.0`) of the fight_club
+//!    agent's full router (`a2a_card::server`): the 1.0 card, serialised once at start, with its
+//!    headers (ETag, Cache-Control, Vary, CORS).
 //! 2. `official`: the official server's `agent_card_router` over a `StaticAgentCard` of the same
-//!    card, which clones and serialises the card on every request.
+//!    card (its schemas in the extension's `params`, since the official card type has no root
+//!    `schemas` key), which clones and serialises the card on every request.
 //! 3. `fixed`: an axum route answering the same bytes as `ours`, with only a content type: the
-//!    floor of what any route can cost on this stack.
+//!    floor of what any route costs on this stack (hyper, axum's router, the loopback socket).
 //!
 //! Targets: `ours` >= 3x `official`, and >= 0.9x `fixed` (requests per second).
 //!
@@ -33,8 +34,9 @@ use std::time::{Duration, Instant};
 
 use a2a_card::server::a2a_server::agent_card::{StaticAgentCard, agent_card_router};
 use a2a_card::server::axum;
+use a2a_card::server::axum::serve::ListenerExt;
 use a2a_card::server::{AGENT_CARD_PATH, Server};
-use a2a_card::wire::Profile;
+use a2a_card::wire::{Profile, RenderOptions, SchemaPlacement};
 use a2a_card::{Agent, server::a2a};
 use criterion::{Criterion, Throughput};
 use fight_club::FightClub;
@@ -51,7 +53,8 @@ const ROUND: u64 = 20_000;
 /// Rounds per route of the ratio measurement.
 const ROUNDS: usize = 9;
 
-const REQUEST: &[u8] = b"GET /.well-known/agent-card.json HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n";
+const REQUEST: &[u8] =
+    b"GET /.well-known/agent-card.json HTTP/1.1\r\nhost: 127.0.0.1\r\na2a-version: 1.0\r\n\r\n";
 
 /// The three servers, on their own runtime.
 struct Servers {
@@ -70,9 +73,10 @@ fn servers() -> Servers {
         .build()
         .expect("a runtime");
     let card = FightClub::card().expect("the card builds");
-    let compat = serde_json::to_vec(&card.to_json(Profile::Compat)).expect("JSON");
+    let v1 = serde_json::to_vec(&card.to_json(Profile::V1)).expect("JSON");
+    let in_params = RenderOptions::new(Profile::V1).schemas(SchemaPlacement::ExtensionParams);
     let official_card: a2a::AgentCard =
-        serde_json::from_value(card.to_json(Profile::V1)).expect("the official type reads v1");
+        serde_json::from_value(card.to_json_with(&in_params)).expect("the official type reads v1");
     let official_size = serde_json::to_vec(&official_card).expect("JSON").len();
     let (ours, official, fixed) = runtime.block_on(async {
         let ours = Server::new(FightClub)
@@ -85,7 +89,7 @@ fn servers() -> Servers {
         let official = agent_card_router(Arc::new(StaticAgentCard::new(official_card)));
         let official_addr = spawn(official).await;
 
-        let body = axum::body::Bytes::from(compat.clone());
+        let body = axum::body::Bytes::from(v1.clone());
         let fixed = axum::Router::new().route(
             AGENT_CARD_PATH,
             axum::routing::get(move || {
@@ -101,13 +105,17 @@ fn servers() -> Servers {
         ours,
         official,
         fixed,
-        sizes: [compat.len(), official_size, compat.len()],
+        sizes: [v1.len(), official_size, v1.len()],
     }
 }
 
 async fn spawn(app: axum::Router) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("an address");
+    // As `a2a_card::server` does: no Nagle delay on the answers.
+    let listener = listener.tap_io(|stream| {
+        let _ = stream.set_nodelay(true);
+    });
     tokio::spawn(async move { axum::serve(listener, app).await });
     addr
 }

@@ -46,7 +46,7 @@ fn the_fight_club_agent_projects_exactly() {
             "name": "Fight Club",
             "type": "a2a",
             "description": "Judges hypothetical fights between any two contestants, in plain text or as structured data.",
-            "version": env!("CARGO_PKG_VERSION")
+            "version": "1.0.0"
         },
         "transport": {"streaming": false, "pushNotifications": false},
         "tools": {

@@ -291,34 +291,46 @@ impl Dispatcher {
                 "a message is a JSON object".into(),
             ));
         };
-        let Some(Value::Array(mut parts)) = message.shift_remove("parts") else {
+        // In place: no removal and re-insertion of `parts` in the message's map.
+        let Some(Value::Array(parts)) = message.get_mut("parts") else {
             return Decision::Reject(DispatchError::Malformed(
                 "a message has a `parts` array".into(),
             ));
         };
         let context = |message: serde_json::Map<String, Value>| {
-            let id = |k: &str| message.get(k).and_then(Value::as_str).map(str::to_owned);
+            // One pass over the message's fields for both ids.
+            let (mut task, mut ctx) = (None, None);
+            for (k, v) in &message {
+                match k.as_str() {
+                    "taskId" => task = v.as_str(),
+                    "contextId" => ctx = v.as_str(),
+                    _ => {}
+                }
+            }
             SkillContext::new(
-                id("taskId").or_else(|| existing_task.map(str::to_owned)),
-                id("contextId"),
+                task.or(existing_task).map(str::to_owned),
+                ctx.map(str::to_owned),
                 Value::Object(message),
             )
         };
-        if let Some((index, mode)) = parts
+        if let Some((index, name)) = parts
             .iter()
             .enumerate()
-            .find_map(|(i, p)| candidate(p).map(|m| (i, m)))
+            .find_map(|(i, p)| candidate_name(p).map(|m| (i, m)))
         {
-            let name = mode.name().to_owned();
             if let Some(task_id) = existing_task {
                 return Decision::Reject(DispatchError::TaskAlreadyRunning {
                     task_id: task_id.to_owned(),
-                    schema: name,
+                    schema: name.into_owned(),
                 });
             }
-            let Some(route) = self.routes.get(&name) else {
+            // Looked up by the borrowed name: no allocation on the happy path.
+            let Some((schema, route)) = self.routes.get_key_value(name.as_ref()) else {
                 let sent = media_type_of(&parts[index]).unwrap_or_default().to_owned();
-                return Decision::Reject(DispatchError::UndeclaredSchema { mode: sent, name });
+                return Decision::Reject(DispatchError::UndeclaredSchema {
+                    mode: sent,
+                    name: name.into_owned(),
+                });
             };
             let data = match &mut parts[index] {
                 Value::Object(part) => part.shift_remove("data").unwrap_or(Value::Null),
@@ -338,12 +350,11 @@ impl Dispatcher {
                 let truncated = violations.len() > MAX_VIOLATIONS;
                 violations.truncate(MAX_VIOLATIONS);
                 return Decision::Reject(DispatchError::InvalidData {
-                    schema: name,
+                    schema: schema.clone(),
                     violations,
                     truncated,
                 });
             }
-            message.insert("parts".into(), Value::Array(parts));
             return Decision::Run {
                 skill: route.skill,
                 call: SkillCall::new(CallInput::Data(data), context(message)),
@@ -357,12 +368,39 @@ impl Dispatcher {
             return Decision::Reject(DispatchError::NoTextSkill);
         };
         let text = text.join("\n");
-        message.insert("parts".into(), Value::Array(parts));
         Decision::Run {
             skill,
             call: SkillCall::new(CallInput::Text(text), context(message)),
         }
     }
+}
+
+/// The schema name of a candidate part, borrowed from the part when the mode needs no unquoting.
+/// One pass over the part's fields instead of a hashed lookup per field.
+fn candidate_name(part: &Value) -> Option<std::borrow::Cow<'_, str>> {
+    let Value::Object(map) = part else {
+        return None;
+    };
+    let (mut kind, mut data, mut media, mut media_snake, mut metadata) =
+        (None, false, None, None, None);
+    for (k, v) in map {
+        match k.as_str() {
+            "kind" => kind = Some(v),
+            "data" => data = true,
+            "mediaType" => media = Some(v),
+            "media_type" => media_snake = Some(v),
+            "metadata" => metadata = Some(v),
+            _ => {}
+        }
+    }
+    if !data || kind.and_then(Value::as_str).is_some_and(|k| k != "data") {
+        return None;
+    }
+    let mode = media
+        .or(media_snake)
+        .and_then(Value::as_str)
+        .or_else(|| metadata?.get("mimeType")?.as_str())?;
+    SchemaMode::name_in(mode)
 }
 
 /// A part's media type: 1.0 `mediaType`, or `metadata.mimeType` (0.3, and accepted in 1.0).
@@ -371,22 +409,6 @@ fn media_type_of(part: &Value) -> Option<&str> {
         .or_else(|| part.get("media_type"))
         .and_then(Value::as_str)
         .or_else(|| part.get("metadata")?.get("mimeType")?.as_str())
-}
-
-/// Whether a part is a data part: a 1.0 part with `data`, or a 0.3 part of `kind: "data"`.
-fn is_data(part: &Value) -> bool {
-    match part.get("kind").and_then(Value::as_str) {
-        Some(kind) => kind == "data" && part.get("data").is_some(),
-        None => part.get("data").is_some(),
-    }
-}
-
-/// The schema mode of a candidate part.
-fn candidate(part: &Value) -> Option<SchemaMode> {
-    if !is_data(part) {
-        return None;
-    }
-    SchemaMode::parse(media_type_of(part)?)
 }
 
 /// The text of a text part (1.0 `text`, 0.3 `kind: "text"`).

@@ -31,8 +31,8 @@ pub mod agent;
 pub mod builder;
 pub mod capabilities;
 pub mod card;
-pub mod dispatch;
 mod checks;
+pub mod dispatch;
 pub mod lint;
 pub mod schema;
 #[cfg(feature = "server")]

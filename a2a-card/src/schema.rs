@@ -5,7 +5,9 @@ use std::fmt;
 
 use serde_json::Value;
 
-use a2a_card_rules::media::{MediaType, write_param_value};
+use std::borrow::Cow;
+
+use a2a_card_rules::media::{MediaType, is_token, write_param_value};
 pub use a2a_card_rules::names::check_schema_name;
 
 /// The URI of the input/output schemas extension (v1), as listed in `capabilities.extensions`.
@@ -43,11 +45,54 @@ impl SchemaMode {
     /// Reads a mode string; `None` unless it is `application/json` with a non-empty `schema`
     /// parameter.
     pub fn parse(mode: &str) -> Option<SchemaMode> {
-        let media = MediaType::parse(mode).ok()?;
-        if media.type_() != "application" || media.subtype() != "json" {
+        SchemaMode::name_in(mode).and_then(SchemaMode::new)
+    }
+
+    /// The schema name a mode string names, borrowed from the string unless it had to be
+    /// unquoted: what [`parse`](Self::parse) reads, without allocating on the dispatch path.
+    ///
+    /// ```
+    /// use a2a_card::SchemaMode;
+    /// assert_eq!(SchemaMode::name_in("application/json;schema=fightComparison").as_deref(), Some("fightComparison"));
+    /// assert_eq!(SchemaMode::name_in(r#"Application/JSON; schema="a b""#).as_deref(), Some("a b"));
+    /// assert_eq!(SchemaMode::name_in("application/json;schema=a;x"), None);
+    /// ```
+    pub fn name_in(mode: &str) -> Option<Cow<'_, str>> {
+        // The canonical form, as the extension and this crate write it.
+        if let Some(name) = mode.strip_prefix("application/json;schema=") {
+            if is_token(name) {
+                return Some(Cow::Borrowed(name));
+            }
+        }
+        // Quoted values need unquoting: the full parser.
+        if mode.contains('"') {
+            let media = MediaType::parse(mode).ok()?;
+            if media.type_() != "application" || media.subtype() != "json" {
+                return None;
+            }
+            let name = media.param("schema")?;
+            return (!name.is_empty()).then(|| Cow::Owned(name.to_owned()));
+        }
+        // Unquoted: the same rules as `MediaType::parse`, on slices.
+        let mut pieces = mode.split(';');
+        let (type_, subtype) = pieces.next()?.split_once('/')?;
+        if !type_.trim().eq_ignore_ascii_case("application")
+            || !subtype.trim().eq_ignore_ascii_case("json")
+        {
             return None;
         }
-        SchemaMode::new(media.param("schema")?)
+        let mut found = None;
+        for piece in pieces.map(str::trim).filter(|p| !p.is_empty()) {
+            let (name, value) = piece.split_once('=')?;
+            let (name, value) = (name.trim(), value.trim());
+            if !is_token(name) || !is_token(value) {
+                return None;
+            }
+            if found.is_none() && name.eq_ignore_ascii_case("schema") {
+                found = Some(value);
+            }
+        }
+        found.map(Cow::Borrowed)
     }
 
     /// The schema name.
@@ -267,5 +312,39 @@ fn portable_formats(value: &mut Value) {
         }
         Value::Array(items) => items.iter_mut().for_each(portable_formats),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The reading `name_in` must agree with: the full media-type parser.
+    fn reference(mode: &str) -> Option<String> {
+        let media = MediaType::parse(mode).ok()?;
+        if media.type_() != "application" || media.subtype() != "json" {
+            return None;
+        }
+        media
+            .param("schema")
+            .filter(|n| !n.is_empty())
+            .map(str::to_owned)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 4096, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn name_in_agrees_with_the_media_type_parser(
+            mode in r#"( ?[aA]pplication ?/ ?[jJ][sS][oO][nN] ?| ?text/plain)(( ?; ?)([sS]chema|x|q)( ?= ?)([a-zA-Z0-9._-]{0,6}|"[a-z \\"]{0,5}")){0,3};?"#
+        ) {
+            prop_assert_eq!(SchemaMode::name_in(&mode).map(Cow::into_owned), reference(&mode), "{}", mode);
+        }
+
+        #[test]
+        fn name_in_agrees_on_any_text(mode in ".{0,40}") {
+            prop_assert_eq!(SchemaMode::name_in(&mode).map(Cow::into_owned), reference(&mode));
+        }
     }
 }

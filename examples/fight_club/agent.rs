@@ -36,6 +36,7 @@ pub struct FightClub;
 /// Judges hypothetical fights between any two contestants, in plain text or as structured data.
 #[agent(
     url(env = "FIGHT_CLUB_URL", default = "http://127.0.0.1:8080"),
+    version = "1.0.0",
     streaming = false,
     push_notifications = false
 )]

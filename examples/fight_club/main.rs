@@ -12,6 +12,7 @@
 mod agent;
 mod server;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use a2a_card::{Agent, wire::Profile};
@@ -87,10 +88,15 @@ fn main() -> ExitCode {
 fn print_card(profile: Profile) -> ExitCode {
     match agent::FightClub::card() {
         Ok(card) => match serde_json::to_string_pretty(&card.to_json(profile)) {
-            Ok(json) => {
-                println!("{json}");
-                ExitCode::SUCCESS
-            }
+            // A closed pipe (`| head`) is not an error worth a panic.
+            Ok(json) => match writeln!(std::io::stdout(), "{json}") {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("cannot print the card: {e}");
+                    ExitCode::FAILURE
+                }
+            },
             Err(e) => {
                 eprintln!("cannot print the card: {e}");
                 ExitCode::FAILURE
@@ -113,7 +119,8 @@ fn serve(port: u16) -> ExitCode {
     };
     let result = runtime.block_on(async {
         let listening = server::bind(port).await?;
-        println!("{}", server::banner(&listening));
+        // Serving goes on even if nobody reads the banner.
+        let _ = writeln!(std::io::stdout(), "{}", server::banner(&listening));
         listening
             .serve_with_shutdown(async {
                 // Ctrl-C ends the server; if the signal cannot be watched, it runs until killed.

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::extract::State;
+use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
 use axum::routing::get;
@@ -57,20 +57,20 @@ impl Document {
             .get_all(header::IF_NONE_MATCH)
             .iter()
             .any(|v| matches_etag(v.as_bytes(), self.etag.as_bytes()));
-        let mut response = if fresh {
-            let mut r = Response::new(Body::empty());
-            *r.status_mut() = StatusCode::NOT_MODIFIED;
-            r
+        let mut h = HeaderMap::with_capacity(8);
+        let (status, body) = if fresh {
+            (StatusCode::NOT_MODIFIED, Body::empty())
         } else {
-            let mut r = Response::new(Body::from(self.body.clone()));
-            r.headers_mut().insert(header::CONTENT_TYPE, JSON);
-            r
+            h.insert(header::CONTENT_TYPE, JSON);
+            (StatusCode::OK, Body::from(self.body.clone()))
         };
-        let h = response.headers_mut();
         h.insert(header::ETAG, self.etag.clone());
         h.insert(header::CACHE_CONTROL, cache_control.clone());
         h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, ANY_ORIGIN);
         h.insert(header::ACCESS_CONTROL_EXPOSE_HEADERS, EXPOSE);
+        let mut response = Response::new(body);
+        *response.status_mut() = status;
+        *response.headers_mut() = h;
         response
     }
 }
@@ -169,9 +169,11 @@ pub(crate) fn profile_for(headers: &HeaderMap) -> Result<Profile, String> {
     }
 }
 
-async fn card_route(State(docs): State<Arc<Documents>>, headers: HeaderMap) -> Response {
-    let mut response = match profile_for(&headers) {
-        Ok(profile) => docs.card(profile).answer(&headers, &docs.cache_control),
+// The handlers take the request rather than a `HeaderMap`, which axum would clone.
+async fn card_route(State(docs): State<Arc<Documents>>, request: Request) -> Response {
+    let headers = request.headers();
+    let mut response = match profile_for(headers) {
+        Ok(profile) => docs.card(profile).answer(headers, &docs.cache_control),
         Err(message) => {
             let body = serde_json::json!({"error": message, "supportedVersions": ["1.0", "0.3"]});
             let mut r = Response::new(Body::from(body.to_string()));
@@ -186,8 +188,9 @@ async fn card_route(State(docs): State<Arc<Documents>>, headers: HeaderMap) -> R
     response
 }
 
-async fn capabilities_route(State(docs): State<Arc<Documents>>, headers: HeaderMap) -> Response {
-    docs.capabilities.answer(&headers, &docs.cache_control)
+async fn capabilities_route(State(docs): State<Arc<Documents>>, request: Request) -> Response {
+    docs.capabilities
+        .answer(request.headers(), &docs.cache_control)
 }
 
 /// The CORS preflight of the discovery routes.

@@ -73,6 +73,7 @@ use std::time::Duration;
 
 use a2a_server::{DefaultRequestHandler, InMemoryPushConfigStore, InMemoryTaskStore, TaskStore};
 use axum::routing::post;
+use axum::serve::ListenerExt;
 use tokio::net::{TcpListener, ToSocketAddrs};
 
 use crate::agent::Agent;
@@ -412,7 +413,13 @@ impl Listening {
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        axum::serve(self.listener, self.app)
+        // Answers go out whole: Nagle's algorithm would only hold back the last segment of
+        // each (and stall pipelined requests behind delayed acknowledgements).
+        let listener = self.listener.tap_io(|stream| {
+            // A socket that refuses the option still works, only slower.
+            let _ = stream.set_nodelay(true);
+        });
+        axum::serve(listener, self.app)
             .with_graceful_shutdown(shutdown)
             .await?;
         Ok(())
