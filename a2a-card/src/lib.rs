@@ -37,6 +37,8 @@ pub mod lint;
 pub mod schema;
 #[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "sign")]
+pub mod sign;
 pub mod skill;
 pub mod wire;
 

@@ -5,6 +5,9 @@
 //! ```text
 //! a2a-card lint [--format human|json] FILE|-
 //! a2a-card convert --to v1|v0.3|compat [--schemas root|extension-params] FILE|-
+//! a2a-card keygen --alg EdDSA|ES256 [--kid KID] --out-private FILE --out-public FILE
+//! a2a-card sign --key KEY.jwk|KEY.pem [--kid KID] [--jku URL] FILE|-
+//! a2a-card verify --jwks KEYS.json [--alg EdDSA,ES256] FILE|-
 //! ```
 //!
 //! `FILE` is a card document in any profile (A2A 1.0, 0.3, or a compat document holding both);
@@ -24,13 +27,22 @@
 //!   the input/output schemas extension at the card's root (`--schemas root`, the default) or in
 //!   the extension entry's `params` (`--schemas extension-params`) for consumers that reject
 //!   unknown root keys.
+//! - `keygen` writes a new private key and its public key as JWK files (the private one readable
+//!   only by its owner, on Unix); neither file may exist yet. The `kid` defaults to the key's
+//!   RFC 7638 thumbprint.
+//! - `sign` signs the card (see [`a2a_card::sign`]) with a private JWK or PKCS#8 PEM key and
+//!   prints the signed card in the 1.0 profile. The `kid` defaults to the JWK's `kid`, else the
+//!   key's thumbprint.
+//! - `verify` checks the card's signatures against the keys of a JWKS document (or one JWK)
+//!   with the listed algorithms (default: both). It prints `verified: ...` and exits 0 when one
+//!   signature verifies, or prints `rejected: REASON` and exits 1.
 //!
 //! # Exit codes
 //!
 //! | code | meaning |
 //! |---|---|
-//! | 0 | `lint`: no error findings (warnings are allowed); `convert`: the card was written |
-//! | 1 | `lint`: at least one error finding |
+//! | 0 | `lint`: no error findings (warnings are allowed); `convert`, `sign`, `keygen`: written; `verify`: verified |
+//! | 1 | `lint`: at least one error finding; `verify`: rejected |
 //! | 2 | the input could not be used: missing or unreadable file, I/O error, larger than the size limit, nested deeper than the depth limit, not UTF-8, malformed JSON (with line and column), or, for `convert`, values of the wrong type; also a usage error or output that could not be written |
 //!
 //! Every such problem is reported on standard error, naming the file. A reader that closes the
@@ -44,6 +56,7 @@ use std::process::ExitCode;
 
 use a2a_card::AgentCard;
 use a2a_card::lint::{self, Finding, Severity};
+use a2a_card::sign::{self, Algorithm, Jwks, SignOptions, SigningKey};
 use a2a_card::wire::{
     CardError, Profile, ReadLimits, RenderOptions, SchemaPlacement, parse_document,
 };
@@ -75,6 +88,76 @@ enum Command {
     /// The card is read strictly: a value of the wrong type stops the conversion (exit 2) and is
     /// reported with its JSON pointer. Run `lint` for everything else.
     Convert(ConvertArgs),
+    /// Make a key pair for signing cards, as two JWK files.
+    Keygen(KeygenArgs),
+    /// Sign a card (JWS, A2A 1.0 section 8.4) and print the signed card in the 1.0 profile.
+    Sign(SignArgs),
+    /// Verify a card's signatures against trusted keys: exit 0 verified, 1 rejected.
+    Verify(VerifyArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum AlgArg {
+    /// Ed25519.
+    #[value(name = "EdDSA", alias = "eddsa")]
+    EdDSA,
+    /// ECDSA P-256 with SHA-256.
+    #[value(name = "ES256", alias = "es256")]
+    ES256,
+}
+
+impl From<AlgArg> for Algorithm {
+    fn from(a: AlgArg) -> Algorithm {
+        match a {
+            AlgArg::EdDSA => Algorithm::EdDSA,
+            AlgArg::ES256 => Algorithm::ES256,
+        }
+    }
+}
+
+#[derive(Args)]
+struct KeygenArgs {
+    /// The algorithm of the key.
+    #[arg(long, value_enum)]
+    alg: AlgArg,
+    /// The key id; default: the key's RFC 7638 thumbprint.
+    #[arg(long)]
+    kid: Option<String>,
+    /// Where to write the private JWK (must not exist).
+    #[arg(long, value_name = "FILE")]
+    out_private: PathBuf,
+    /// Where to write the public JWK (must not exist).
+    #[arg(long, value_name = "FILE")]
+    out_public: PathBuf,
+}
+
+#[derive(Args)]
+struct SignArgs {
+    /// The private key: a JWK, or a PKCS#8 PEM file.
+    #[arg(long, value_name = "FILE")]
+    key: PathBuf,
+    /// The key id; default: the JWK's `kid`, else the key's thumbprint.
+    #[arg(long)]
+    kid: Option<String>,
+    /// The URL of a JWKS holding the public key, put in the protected header.
+    #[arg(long, value_name = "URL")]
+    jku: Option<String>,
+    /// The card document, in any protocol version, or `-` for standard input.
+    #[arg(value_name = "FILE")]
+    input: PathBuf,
+}
+
+#[derive(Args)]
+struct VerifyArgs {
+    /// The trusted keys: a JWKS document (`{"keys": [...]}`) or one JWK.
+    #[arg(long, value_name = "FILE")]
+    jwks: PathBuf,
+    /// The algorithms to accept.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [AlgArg::EdDSA, AlgArg::ES256])]
+    alg: Vec<AlgArg>,
+    /// The card document, in any protocol version, or `-` for standard input.
+    #[arg(value_name = "FILE")]
+    input: PathBuf,
 }
 
 #[derive(Args)]
@@ -161,6 +244,9 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Lint(args) => run_lint(&args),
         Command::Convert(args) => run_convert(&args),
+        Command::Keygen(args) => run_keygen(&args),
+        Command::Sign(args) => run_sign(&args),
+        Command::Verify(args) => run_verify(&args),
     };
     outcome.unwrap_or_else(|Failure(lines)| {
         let mut err = io::stderr().lock();
@@ -202,27 +288,123 @@ fn run_lint(args: &LintArgs) -> Result<ExitCode, Failure> {
 }
 
 fn run_convert(args: &ConvertArgs) -> Result<ExitCode, Failure> {
-    let name = display_name(&args.input);
-    let document = read_document(&args.input, ReadLimits::default())
+    let card = read_card(&args.input, "converted")?;
+    let options = RenderOptions::new(args.to.into()).schemas(args.schemas.into());
+    let json = card.to_json_with(&options);
+    finish_output(write_json(&mut io::stdout().lock(), &json))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `text` to a new file (never over an existing one), owner-only on Unix when `private`.
+fn write_new(path: &Path, text: &str, private: bool) -> Result<(), Failure> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    if private {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    #[cfg(not(unix))]
+    let _ = private;
+    options
+        .open(path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|e| Failure::from(format!("{}: cannot write: {e}", path.display())))
+}
+
+fn run_keygen(args: &KeygenArgs) -> Result<ExitCode, Failure> {
+    let key = SigningKey::generate(args.alg.into()).map_err(|e| Failure::from(e.to_string()))?;
+    let kid = args
+        .kid
+        .clone()
+        .unwrap_or_else(|| key.verifying_key().thumbprint());
+    let private = key.to_jwk(Some(&kid));
+    let public = key.verifying_key().to_jwk(Some(&kid));
+    let pretty = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default() + "\n";
+    write_new(&args.out_public, &pretty(&public), false)?;
+    write_new(&args.out_private, &pretty(&private), true)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Reads a small text file (a key or a key set), at most 1 MiB.
+fn read_text(path: &Path) -> Result<String, Failure> {
+    let mut text = String::new();
+    File::open(path)
+        .and_then(|f| f.take(1 << 20).read_to_string(&mut text))
+        .map_err(|e| Failure::from(format!("{}: cannot read: {e}", path.display())))?;
+    Ok(text)
+}
+
+fn run_sign(args: &SignArgs) -> Result<ExitCode, Failure> {
+    let card = read_card(&args.input, "signed")?;
+    let text = read_text(&args.key)?;
+    let key = SigningKey::from_text(&text)
+        .map_err(|e| Failure::from(format!("{}: {e}", args.key.display())))?;
+    let kid = args.kid.clone().or_else(|| {
+        serde_json::from_str::<Value>(&text)
+            .ok()
+            .and_then(|jwk| jwk.get("kid")?.as_str().map(str::to_owned))
+    });
+    let mut options = SignOptions::default();
+    if let Some(kid) = kid {
+        options = options.with_kid(kid);
+    }
+    if let Some(jku) = &args.jku {
+        options = options.with_jku(jku);
+    }
+    let signed = sign::sign(&card, &key, options)
+        .map_err(|e| Failure::from(format!("{}: {e}", display_name(&args.input))))?;
+    finish_output(write_json(
+        &mut io::stdout().lock(),
+        &signed.to_json(Profile::V1),
+    ))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_verify(args: &VerifyArgs) -> Result<ExitCode, Failure> {
+    let card = read_card(&args.input, "verified")?;
+    let jwks = Jwks::from_text(&read_text(&args.jwks)?)
+        .map_err(|e| Failure::from(format!("{}: {e}", args.jwks.display())))?;
+    let allowed: Vec<Algorithm> = args.alg.iter().map(|&a| a.into()).collect();
+    let mut out = io::stdout().lock();
+    let (line, code) = match sign::verify(&card, &jwks, &allowed) {
+        Ok(v) => (
+            format!(
+                "verified: signature #{} ({}, kid {})",
+                v.index,
+                v.algorithm,
+                sanitize(&v.kid)
+            ),
+            ExitCode::SUCCESS,
+        ),
+        Err(e) => (
+            format!("rejected: {}", sanitize(&e.to_string())),
+            ExitCode::from(1),
+        ),
+    };
+    finish_output(writeln!(out, "{line}").and_then(|()| out.flush()))?;
+    Ok(code)
+}
+
+/// Reads a card strictly: a value of the wrong type is an error with its JSON pointer.
+fn read_card(input: &Path, done: &str) -> Result<AgentCard, Failure> {
+    let name = display_name(input);
+    let document = read_document(input, ReadLimits::default())
         .map_err(|message| format!("{name}: {message}"))?;
-    let card = AgentCard::from_json(&document).map_err(|e| match e {
+    AgentCard::from_json(&document).map_err(|e| match e {
         CardError::Invalid(issues) => {
             let mut lines: Vec<String> = issues
                 .iter()
                 .map(|issue| format!("{name}: {issue}"))
                 .collect();
             lines.push(format!(
-                "{name}: not converted: {} value(s) of the wrong type; fix them (`a2a-card lint` lists every finding)",
+                "{name}: not {done}: {} value(s) of the wrong type; fix them (`a2a-card lint` lists every finding)",
                 issues.len()
             ));
             Failure(lines)
         }
         other => Failure::from(format!("{name}: {other}")),
-    })?;
-    let options = RenderOptions::new(args.to.into()).schemas(args.schemas.into());
-    let json = card.to_json_with(&options);
-    finish_output(write_json(&mut io::stdout().lock(), &json))?;
-    Ok(ExitCode::SUCCESS)
+    })
 }
 
 /// The input's name in messages: its path, or `<stdin>`.

@@ -627,6 +627,18 @@ fn is_base64url(s: &str) -> bool {
 }
 
 fn signatures(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
+    let bound = card
+        .capabilities
+        .extension(IO_SCHEMAS_EXTENSION_URI)
+        .and_then(|ext| ext.params.as_ref())
+        .is_some_and(|params| params.contains_key("schemasDigest"));
+    if !card.signatures.is_empty() && !card.schemas.is_empty() && !bound {
+        out.push(Finding::new(
+            Rule::SignatureSchemasUnbound,
+            paths.signature(0),
+            "the card is signed but its root `schemas` are outside every signature (the official SDKs sign only the fields they know); bind them with `params.schemasDigest` in the input/output schemas extension entry by signing with `a2a_card::sign` or `a2a-card sign`".to_owned(),
+        ));
+    }
     for (i, sig) in card.signatures.iter().enumerate() {
         for (field, value) in [("protected", &sig.protected), ("signature", &sig.signature)] {
             if !is_base64url(value) {

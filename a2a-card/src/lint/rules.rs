@@ -155,6 +155,8 @@ rules! {
 
     /// A signature needs base64url `protected` and `signature` values.
     SignatureMalformed = "signature-malformed", Error;
+    /// The card is signed and has root `schemas`, but no `params.schemasDigest` in the input/output schemas extension entry binds them: no signature covers the schemas.
+    SignatureSchemasUnbound = "signature-schemas-unbound", Warning;
 
     /// A schema mode names a schema the card's `schemas` does not declare.
     SchemaUndeclared = "schema-undeclared", Error;

@@ -97,6 +97,18 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
+/// The card without its signatures, for the 0.3 document: a card signature covers the 1.0
+/// fields, which the 0.3 document does not all hold (it lists only the 0.3 interfaces), so it
+/// would not verify there.
+fn unsigned(card: &AgentCard) -> std::borrow::Cow<'_, AgentCard> {
+    if card.signatures.is_empty() {
+        return std::borrow::Cow::Borrowed(card);
+    }
+    let mut card = card.clone();
+    card.signatures.clear();
+    std::borrow::Cow::Owned(card)
+}
+
 /// The card in every profile and the capabilities snapshot, serialised once.
 #[derive(Debug)]
 pub(crate) struct Documents {
@@ -115,7 +127,7 @@ impl Documents {
                 .unwrap_or_else(|_| HeaderValue::from_static("public, max-age=300"));
         Documents {
             v1: Document::new(&card.to_json(Profile::V1)),
-            v0_3: Document::new(&card.to_json(Profile::V0_3)),
+            v0_3: Document::new(&unsigned(card).to_json(Profile::V0_3)),
             compat: Document::new(&card.to_json(Profile::Compat)),
             capabilities: Document::new(&capabilities),
             cache_control,

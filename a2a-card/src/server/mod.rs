@@ -119,6 +119,9 @@ pub enum ServerError {
     },
     /// Binding or serving failed.
     Io(std::io::Error),
+    /// The card could not be signed (see [`Server::sign_with`]).
+    #[cfg(feature = "sign")]
+    Sign(crate::sign::SignError),
 }
 
 impl fmt::Display for ServerError {
@@ -130,6 +133,8 @@ impl fmt::Display for ServerError {
                 write!(f, "the agent cannot be served at `{url}`: {reason}")
             }
             ServerError::Io(e) => write!(f, "{e}"),
+            #[cfg(feature = "sign")]
+            ServerError::Sign(e) => write!(f, "{e}"),
         }
     }
 }
@@ -141,6 +146,8 @@ impl std::error::Error for ServerError {
             ServerError::Schema(e) => Some(e),
             ServerError::Io(e) => Some(e),
             ServerError::Url { .. } => None,
+            #[cfg(feature = "sign")]
+            ServerError::Sign(e) => Some(e),
         }
     }
 }
@@ -184,6 +191,8 @@ pub struct Server<A: Agent> {
     body_limit: usize,
     card_max_age: Duration,
     v0_3: bool,
+    #[cfg(feature = "sign")]
+    signer: Option<(crate::sign::SigningKey, crate::sign::SignOptions)>,
 }
 
 impl<A: Agent> fmt::Debug for Server<A> {
@@ -207,7 +216,24 @@ impl<A: Agent> Server<A> {
             body_limit: DEFAULT_BODY_LIMIT,
             card_max_age: DEFAULT_CARD_MAX_AGE,
             v0_3: true,
+            #[cfg(feature = "sign")]
+            signer: None,
         }
+    }
+
+    /// Signs the served card with `key` ([`a2a_card::sign`](crate::sign), A2A 1.0 section
+    /// 8.4). The card is signed once, when the router is built (after the served URL is put
+    /// in). The 1.0 and compat documents of the card route carry the signature (it covers the
+    /// 1.0 fields, which both hold); the 0.3 document, which lists only the 0.3 interfaces and
+    /// so could not match it, is served unsigned.
+    #[cfg(feature = "sign")]
+    pub fn sign_with(
+        mut self,
+        key: crate::sign::SigningKey,
+        options: crate::sign::SignOptions,
+    ) -> Self {
+        self.signer = Some((key, options));
+        self
     }
 
     /// The URL clients reach the agent at, instead of the declared one (`#[agent(url = ..)]`):
@@ -261,7 +287,15 @@ impl<A: Agent> Server<A> {
             }
         };
         let endpoint = Endpoint::parse(&url)?;
-        Ok((endpoint.card(card, self.v0_3), endpoint))
+        let card = endpoint.card(card, self.v0_3);
+        #[cfg(feature = "sign")]
+        let card = match &self.signer {
+            Some((key, options)) => {
+                crate::sign::sign(&card, key, options.clone()).map_err(ServerError::Sign)?
+            }
+            None => card,
+        };
+        Ok((card, endpoint))
     }
 
     /// The router: protocol routes, card and capabilities. Nest it into an axum app, or serve
