@@ -9,15 +9,22 @@ variants:
   macros            the skills as `#[skill]` methods of one `#[agent]` impl block, every input and
                     output type deriving `a2a_card::Schema` (besides serde and schemars).
   hand              the same handlers and types (serde + schemars only), the card built with
-                    `AgentCard::builder` / `AgentSkill::builder`, and a hand-written `match` from
-                    skill id to handler that deserialises the input and serialises the output.
+                    `AgentCard::builder` / `AgentSkill::builder` (schemas from
+                    `a2a_card::schema::schema_for::<T>`, so that the card is the macros' card
+                    exactly), and a hand-written `match` from skill id to handler that
+                    deserialises the input and serialises the output.
   expanded          (investigation) what the macros expand to, written out by this generator from
                     the expansion code in a2a-card-derive/src/{skill,agent,schema}.rs (as of
-                    commit 309ed11; update it when the expansion changes): the
+                    commit 2122556; update it when the expansion changes): the
                     declaration constants, call glue, `Agent` impl and per-skill `check_skill`
                     constants, with no proc macro of a2a-card run. macros - expanded is the cost
-                    of running the proc macros; expanded - hand the cost of the code they emit.
+                    of the expansion itself (running the proc macros, and rustc handing them the
+                    tokens and parsing what they return); expanded - hand the cost of the code
+                    they emit.
   expanded-nocheck  (investigation) `expanded` without the per-skill `check_skill` constants.
+
+After the timings, every variant is built and run: each must print the number of skills, and
+all must print the same card JSON and the same replies to calls of their first five skills.
 
 Every variant has the same dependencies and the same Cargo.lock, and they share one target
 directory: the dependencies are checked once, by an untimed warm-up, before any timing, so the
@@ -319,6 +326,9 @@ class Skill:
     def expanded_items(self) -> str:
         p = "::a2a_card::__private"
         inputs = ", ".join(f"<{t} as {p}::SkillArg>::INPUT" for t in self.arg_types)
+        # More than one argument: a constant check that at most one takes input.
+        check_inputs = "" if len(self.arg_types) < 2 else (
+            f"{{ const _: () = {const_check(f'{p}::check_inputs(&[{inputs}], {rust_str(self.fn)})')} ")
         tags = ", ".join(rust_str(t) for t in self.tags)
         examples = ", ".join(raw_str(e) for e in self.examples)
         names = [f"__arg{i}" for i in range(len(self.arg_types))]
@@ -327,29 +337,35 @@ class Skill:
             for n, t in zip(names, self.arg_types))
         aw = ".await" if self.is_async else ""
         return f"""    #[doc(hidden)]
-    #[allow(non_upper_case_globals)]
-    const __A2A_SKILL_{self.fn}: {p}::SkillDecl = {p}::SkillDecl {{
+    #[allow(non_upper_case_globals, dead_code)]
+    const __A2A_SKILL_{self.fn}: {p}::SkillDecl = {check_inputs}{p}::SkillDecl {{
         id: {rust_str(self.id)},
         name: {rust_str(self.name)},
         description: {rust_str(self.description)},
         tags: &[{tags}],
         examples: &[{examples}],
-        input: {p}::merge_inputs(&[{inputs}], {rust_str(self.fn)}),
+        input: {p}::merge_inputs(&[{inputs}]),
         output: <{self.ret_type} as {p}::SkillReturn>::OUTPUT,
         extra_input_modes: &[],
         extra_output_modes: &[],
         security: &[],
         source: {rust_str(self.fn)},
         poisoned: false,
-    }};
+    }}{" }" if check_inputs else ""};
     #[doc(hidden)]
-    #[allow(unused_mut, unused_variables, clippy::all)]
+    #[allow(unused_mut, unused_variables, dead_code, clippy::all)]
     fn __a2a_call_{self.fn}<'__a>(&'__a self, mut __call: {p}::SkillCall) -> {p}::SkillFuture<'__a> {{
         {p}::Box::pin(async move {{
 {extract}
             <{self.ret_type} as {p}::SkillReturn>::into_reply(self.{self.fn}({', '.join(names)}){aw})
         }})
     }}"""
+
+
+def const_check(check: str) -> str:
+    # A check of a2a-card-derive/src/checks.rs `ConstChecks::push`, as a constant item's value.
+    return (f"if let ::core::option::Option::Some(__a2a_message) = {check}.message() "
+            "{ ::a2a_card::__private::fail!(__a2a_message) };")
 
 
 def named_schema_impl(ty: str, name: str) -> str:
@@ -455,7 +471,7 @@ def agent_rs(skills: list[Skill], variant: str) -> str:
     decls = ", ".join(f"Self::__A2A_SKILL_{s.fn}" for s in skills)
     calls = "\n".join(f"            {i} => Self::__a2a_call_{s.fn}(self, call)," for i, s in enumerate(skills))
     checks = "" if variant == "expanded-nocheck" else "\n".join(
-        f"const _: () = {{ let _ = {p}::check_skill(<BenchAgent as ::a2a_card::Agent>::SKILLS, {i}); }};"
+        f"const _: () = {const_check(f'{p}::check_skill(<BenchAgent as ::a2a_card::Agent>::SKILLS, {i})')}"
         for i in range(len(skills)))
     return f"""//! The agent as the macros expand it, written out.
 
@@ -470,6 +486,7 @@ pub struct BenchAgent;
 impl BenchAgent {{
 {chr(10).join(items)}
 }}
+const _: () = {{
 impl ::a2a_card::Agent for BenchAgent {{
     const DECL: {p}::AgentDecl = {p}::AgentDecl {{
         name: "Bench Agent",
@@ -501,7 +518,7 @@ impl ::a2a_card::Agent for BenchAgent {{
         .as_ref()
     }}
 
-    fn call_skill<'__a>(&'__a self, index: usize, call: {p}::SkillCall) -> {p}::SkillFuture<'__a> {{
+    fn call_skill<'__a>(&'__a self, index: ::core::primitive::usize, call: {p}::SkillCall) -> {p}::SkillFuture<'__a> {{
         match index {{
 {calls}
             _ => {p}::unknown_skill(index),
@@ -509,6 +526,7 @@ impl ::a2a_card::Agent for BenchAgent {{
     }}
 }}
 {checks}
+}};
 """
 
 

@@ -8,8 +8,12 @@
 use a2a_card_rules::names::{title_case, to_kebab_case};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
+use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned;
-use syn::{FnArg, Ident, ItemFn, LitStr, Pat, ReceiverKind, ReturnType, Safety, Type};
+use syn::{
+    Attribute, FnArg, Ident, LitStr, Pat, ReceiverKind, ReturnType, Safety, Signature, Type,
+    Visibility,
+};
 
 use crate::attr::{self, Requirement, Text};
 use crate::checks::{self, ConstChecks};
@@ -105,8 +109,52 @@ impl Skill {
     }
 }
 
+/// A handler as the macro needs it: attributes, visibility and signature parsed; the body kept
+/// as the tokens it came as, never parsed (the macro has no use for it, and large handlers then
+/// cost the compiler nothing extra).
+pub struct Handler {
+    pub attrs: Vec<Attribute>,
+    pub vis: Visibility,
+    pub sig: Signature,
+    pub body: proc_macro2::Group,
+}
+
+impl Parse for Handler {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let vis = input.parse()?;
+        let sig = input.parse()?;
+        let body = match input.parse::<proc_macro2::TokenTree>()? {
+            proc_macro2::TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Brace => g,
+            other => {
+                return Err(syn::Error::new(
+                    other.span(),
+                    "expected the function's body `{ .. }`",
+                ));
+            }
+        };
+        Ok(Handler {
+            attrs,
+            vis,
+            sig,
+            body,
+        })
+    }
+}
+
+impl quote::ToTokens for Handler {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        for attr in &self.attrs {
+            attr.to_tokens(tokens);
+        }
+        self.vis.to_tokens(tokens);
+        self.sig.to_tokens(tokens);
+        self.body.to_tokens(tokens);
+    }
+}
+
 /// Checks the signature against the shapes the dispatcher can call.
-fn signature(func: &ItemFn, errors: &mut Errors) -> (bool, Vec<Type>, Option<Type>) {
+fn signature(func: &Handler, errors: &mut Errors) -> (bool, Vec<Type>, Option<Type>) {
     let sig = &func.sig;
     if let Some(c) = &sig.constness {
         errors.at(
@@ -184,7 +232,7 @@ fn owned(elem: &Type) -> String {
 }
 
 /// Parses and checks a handler; `None` when a check failed (the errors say why).
-pub fn parse(args: TokenStream, func: &ItemFn, errors: &mut Errors) -> Option<Skill> {
+pub fn parse(args: TokenStream, func: &Handler, errors: &mut Errors) -> Option<Skill> {
     let before = errors.len();
     let attrs = parse_attrs(args, errors);
     // A mistake in the attribute may hide the description it gives: report the mistake only.
@@ -327,7 +375,7 @@ pub fn free_struct(ident: &Ident) -> Ident {
 
 /// Entry point of `#[skill]`.
 pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
-    let func: ItemFn = match syn::parse2(item.clone()) {
+    let func: Handler = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(e) => {
             let message = format!("#[skill] goes on a handler function; {SHAPES}");
