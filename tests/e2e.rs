@@ -235,16 +235,7 @@ async fn every_branch_of_the_flow_over_json_rpc_and_http_json() {
     // Refused messages left no task behind: only the four that ran are there.
     let client = client(&card, "JSONRPC").await;
     let list = client
-        .list_tasks(&ListTasksRequest {
-            context_id: None,
-            status: None,
-            page_size: None,
-            page_token: None,
-            history_length: None,
-            status_timestamp_after: None,
-            include_artifacts: None,
-            tenant: None,
-        })
+        .list_tasks(&every_task())
         .await
         .expect("tasks are listed");
     assert_eq!(list.tasks.len(), 4, "{:?}", list.tasks);
@@ -669,16 +660,7 @@ mod failures {
         assert_eq!(err.code, error_code::INVALID_PARAMS, "{err:?}");
         assert!(err.message.contains("3 is odd"), "{}", err.message);
         let list = client
-            .list_tasks(&ListTasksRequest {
-                context_id: None,
-                status: None,
-                page_size: None,
-                page_token: None,
-                history_length: None,
-                status_timestamp_after: None,
-                include_artifacts: None,
-                tenant: None,
-            })
+            .list_tasks(&every_task())
             .await
             .expect("tasks are listed");
         let mut states: Vec<_> = list.tasks.iter().map(|t| t.status.state.clone()).collect();
@@ -688,5 +670,19 @@ mod failures {
             [TaskState::Completed, TaskState::Failed, TaskState::Failed]
         );
         drop(stop);
+    }
+}
+
+/// A request for every task, unfiltered.
+fn every_task() -> ListTasksRequest {
+    ListTasksRequest {
+        context_id: None,
+        status: None,
+        page_size: None,
+        page_token: None,
+        history_length: None,
+        status_timestamp_after: None,
+        include_artifacts: None,
+        tenant: None,
     }
 }
