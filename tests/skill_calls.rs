@@ -6,7 +6,8 @@ mod support;
 #[path = "../examples/fight_club/agent.rs"]
 mod fight_club;
 
-use a2a_card::__private::{CallInput, Routes, SkillCall};
+use a2a_card::__private::{CallInput, SkillCall};
+use a2a_card::dispatch::Dispatcher;
 use a2a_card::{Agent, Reply, SkillContext, SkillError};
 use fight_club::FightClub;
 use serde_json::json;
@@ -64,10 +65,10 @@ fn an_unknown_skill_index_is_an_error_not_a_panic() {
 
 #[test]
 fn routes_find_the_skill_that_takes_a_schema() {
-    let routes = Routes::new(FightClub::SKILLS);
-    assert_eq!(routes.for_schema("fightComparison"), Some(0));
-    assert_eq!(routes.for_schema("fightResponse"), None);
-    assert_eq!(routes.for_text(), &[0]);
+    let routes = Dispatcher::for_agent::<FightClub>().unwrap();
+    assert_eq!(routes.skill_for_schema("fightComparison"), Some(0));
+    assert_eq!(routes.skill_for_schema("fightResponse"), None);
+    assert_eq!(routes.text_skill(), Some(0));
 }
 
 mod errors {

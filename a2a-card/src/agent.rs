@@ -4,8 +4,6 @@
 //! schemas, card values) is checked at compile time where the values are known then, and turned
 //! into an [`AgentCard`] once, at first use, by [`Agent::card`].
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use crate::builder::{AgentCardBuilder, BuildError};
@@ -273,40 +271,6 @@ pub fn build_card(agent: &AgentDecl, skills: &[SkillDecl]) -> Result<AgentCard, 
         return Err(BuildError { findings });
     }
     b.build()
-}
-
-/// Routes structured input: the skill that takes each schema name, built once per agent.
-#[derive(Debug, Clone, Default)]
-#[doc(hidden)]
-pub struct Routes {
-    by_schema: HashMap<&'static str, usize>,
-    text: Vec<usize>,
-}
-
-impl Routes {
-    /// The routes of a list of skills.
-    pub fn new(skills: &[SkillDecl]) -> Routes {
-        let mut routes = Routes::default();
-        for (i, skill) in skills.iter().enumerate() {
-            if let Some(schema) = skill.input.schema {
-                routes.by_schema.entry(schema.name).or_insert(i);
-            }
-            if skill.input.text {
-                routes.text.push(i);
-            }
-        }
-        routes
-    }
-
-    /// The skill that takes schema `name`.
-    pub fn for_schema(&self, name: &str) -> Option<usize> {
-        self.by_schema.get(name).copied()
-    }
-
-    /// The skills that take text.
-    pub fn for_text(&self) -> &[usize] {
-        &self.text
-    }
 }
 
 /// The future of a call to a skill index that does not exist.

@@ -194,7 +194,7 @@ pub use a2a_card_derive::agent;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::agent::{
-        AgentDecl, RequirementDecl, Routes, Skill, SkillDecl, build_card, unknown_skill,
+        AgentDecl, RequirementDecl, Skill, SkillDecl, build_card, unknown_skill,
     };
     pub use crate::checks::*;
     pub use crate::skill::{
