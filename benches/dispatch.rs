@@ -66,7 +66,7 @@ fn dispatch_fight(dispatcher: &Dispatcher, message: Value) -> FightComparison {
             }
             other => panic!("expected data, got {other:?}"),
         },
-        Decision::Reject(e) => panic!("the message is valid: {e}"),
+        other => panic!("the message is valid: {other:?}"),
     }
 }
 
@@ -89,7 +89,7 @@ fn hand_routed(mut message: Value) -> FightComparison {
 fn route(dispatcher: &Dispatcher, message: Value) -> usize {
     match dispatcher.dispatch(message, None) {
         Decision::Run { skill, .. } => skill,
-        Decision::Reject(e) => panic!("the message is valid: {e}"),
+        other => panic!("the message is valid: {other:?}"),
     }
 }
 

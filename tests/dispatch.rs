@@ -32,7 +32,7 @@ fn fight(a: &str, b: &str) -> Value {
 fn run(decision: Decision) -> (usize, CallInput) {
     match decision {
         Decision::Run { skill, call } => (skill, call.input),
-        Decision::Reject(e) => panic!("expected a run, got: {e}"),
+        other => panic!("expected a run, got: {other:?}"),
     }
 }
 
@@ -248,9 +248,18 @@ fn without_a_candidate_text_goes_to_the_text_skill() {
         None,
     ));
     assert_eq!(input, CallInput::Text("Lion vs Tiger".into()));
-    // On an existing task too, with the task in the context.
+    // On an existing task, text is the answer to the task's question (rule 7), with the task
+    // in the context.
     match d.dispatch(v1(json!([{"text": "and now?"}])), Some("t9")) {
-        Decision::Run { call, .. } => assert_eq!(call.context.task_id.as_deref(), Some("t9")),
+        Decision::FollowUp(call) => {
+            assert_eq!(call.context.task_id.as_deref(), Some("t9"));
+            assert_eq!(call.input, CallInput::Text("and now?".into()));
+        }
+        other => panic!("{other:?}"),
+    }
+    // So is data without a schema mode.
+    match d.dispatch(v1(json!([{"data": {"day": 3}}])), Some("t9")) {
+        Decision::FollowUp(call) => assert_eq!(call.input, CallInput::Data(json!({"day": 3}))),
         other => panic!("{other:?}"),
     }
     // Data without a schema mode, or a text part with one, is no candidate.

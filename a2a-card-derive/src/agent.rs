@@ -495,6 +495,13 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             let check = quote_spanned!(s.span=> #krate::__private::check_skill(<#self_ty as #krate::Agent>::SKILLS, #j));
             skill_checks.push(check, &TokenStream::new(), s.span, &krate);
         }
+        // `streaming = false` with a skill that streams: the error points at the `false`.
+        if let Some(flag) = attrs.streaming.as_ref().filter(|f| !f.value) {
+            for j in 0..skills.len() {
+                let check = quote_spanned!(flag.span=> #krate::__private::check_streaming(<#self_ty as #krate::Agent>::SKILLS, #j));
+                skill_checks.push(check, &TokenStream::new(), flag.span, &krate);
+            }
+        }
         let checks = skill_checks.items();
         // A method listed in `skills(Self::name)` that has no `#[skill]` lacks the items the
         // agent names: these stand-ins (which inherent items shadow) fail a check instead.

@@ -7,7 +7,7 @@
 
 use a2a_card_rules::names::{title_case, to_kebab_case};
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned;
 use syn::{
@@ -37,7 +37,7 @@ const KEYS: &[&str] = &[
 pub const METHOD_MARKER: &str = "__method";
 
 /// The shapes of handler the dispatcher can call, for signature errors.
-const SHAPES: &str = "a skill handler is `[async] fn name(&self, input: I) -> R` (or without `&self` outside an impl), where the one input `I` is a type deriving `a2a_card::Schema`, `String` or `a2a_card::Input<T>`, an extra argument may be `a2a_card::SkillContext`, and `R` is a type deriving `a2a_card::Schema`, `String`, `a2a_card::Output<T>`, or a `Result` of one of these";
+const SHAPES: &str = "a skill handler is `[async] fn name(&self, input: I) -> R` (or without `&self` outside an impl), where the one input `I` is a type deriving `a2a_card::Schema`, `String` or `a2a_card::Input<T>`, extra arguments may be `a2a_card::SkillContext` and files (`a2a_card::File`, `Option<File>`, `Vec<File>`), and `R` is a type deriving `a2a_card::Schema`, `String`, `a2a_card::Output<T>`, `a2a_card::File`, `impl Stream<Item = R>` of one of these, or a `Result` of one of these";
 
 /// What `#[skill(...)]` says.
 #[derive(Default)]
@@ -89,6 +89,8 @@ pub struct Skill {
     /// Argument types, in order.
     pub args: Vec<Type>,
     pub ret: Type,
+    /// The handler returns `impl Stream<Item = ret>`.
+    pub streaming: bool,
     pub docs: Option<Docs>,
 }
 
@@ -154,7 +156,7 @@ impl quote::ToTokens for Handler {
 }
 
 /// Checks the signature against the shapes the dispatcher can call.
-fn signature(func: &Handler, errors: &mut Errors) -> (bool, Vec<Type>, Option<Type>) {
+fn signature(func: &Handler, errors: &mut Errors) -> (bool, Vec<Type>, Option<(Type, bool)>) {
     let sig = &func.sig;
     if let Some(c) = &sig.constness {
         errors.at(
@@ -211,14 +213,46 @@ fn signature(func: &Handler, errors: &mut Errors) -> (bool, Vec<Type>, Option<Ty
             None
         }
         ReturnType::Type(_, ty) => match &**ty {
-            Type::ImplTrait(t) => {
-                errors.at(t, format!("a skill returns a concrete type (write `async fn` rather than returning `impl Future`); {SHAPES}"));
-                None
-            }
-            ty => Some(ty.clone()),
+            Type::ImplTrait(t) => match stream_item(t) {
+                Some(item) => Some((item, true)),
+                None => {
+                    errors.at(t, format!("a skill returns a concrete type or `impl Stream<Item = R>` (write `async fn` rather than returning `impl Future`); {SHAPES}"));
+                    None
+                }
+            },
+            ty => Some((ty.clone(), false)),
         },
     };
     (receiver, args, ret)
+}
+
+/// Whether a type names `File` anywhere (`File`, `Option<File>`, `a2a_card::File`).
+fn names_file(ty: &Type) -> bool {
+    ty.to_token_stream()
+        .into_iter()
+        .any(|t| matches!(&t, proc_macro2::TokenTree::Ident(i) if i == "File") || {
+            matches!(&t, proc_macro2::TokenTree::Group(g) if g.stream().into_iter().any(|t| matches!(&t, proc_macro2::TokenTree::Ident(i) if i == "File")))
+        })
+}
+
+/// `R` of a return type `impl Stream<Item = R> [+ Send ..]`.
+fn stream_item(t: &syn::TypeImplTrait) -> Option<Type> {
+    t.bounds.iter().find_map(|bound| {
+        let syn::TypeParamBound::Trait(tb) = bound else {
+            return None;
+        };
+        let last = tb.path.segments.last()?;
+        if last.ident != "Stream" {
+            return None;
+        }
+        let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+            return None;
+        };
+        args.args.iter().find_map(|arg| match arg {
+            syn::GenericArgument::AssocType(a) if a.ident == "Item" => Some(a.ty.clone()),
+            _ => None,
+        })
+    })
 }
 
 /// The owned type to take instead of a reference to `elem`, for messages.
@@ -249,13 +283,15 @@ pub fn parse(args: TokenStream, func: &Handler, errors: &mut Errors) -> Option<S
             func.sig.ident
         ));
     }
+    let (ret, streaming) = ret?;
     Some(Skill {
         attrs,
         ident: func.sig.ident.clone(),
         is_async: func.sig.asyncness.is_some(),
         receiver,
         args: arg_types,
-        ret: ret?,
+        ret,
+        streaming,
         docs,
     })
 }
@@ -320,7 +356,26 @@ fn decl(skill: &Skill, krate: &TokenStream, errors: &mut Errors) -> TokenStream 
         consts.push(check, &quote!(#(#arg_types)*), span, krate);
     }
     let input = quote_spanned!(span=> #krate::__private::merge_inputs(&#inputs));
-    let output = quote_spanned!(ret.span()=> <#ret as #krate::__private::SkillReturn>::OUTPUT);
+    let output = if skill.streaming {
+        quote_spanned!(ret.span()=> <#ret as #krate::__private::SkillReturn>::OUTPUT.streamed())
+    } else {
+        quote_spanned!(ret.span()=> <#ret as #krate::__private::SkillReturn>::OUTPUT)
+    };
+    // Files taken or returned need declared media types (checked where a type names `File`:
+    // the check costs compile time, and every other skill would pass it).
+    if arg_types.iter().any(names_file) {
+        let at = arg_types
+            .iter()
+            .map(Spanned::span)
+            .reduce(|a, b| a.join(b).unwrap_or(a))
+            .unwrap_or(span);
+        let check = quote_spanned!(at=> #krate::__private::check_file_modes(#input, &[#(#input_modes),*], false, #source));
+        consts.push(check, &quote!(#(#arg_types)*), at, krate);
+    }
+    if names_file(ret) {
+        let check = quote_spanned!(ret.span()=> #krate::__private::check_file_modes(#output, &[#(#output_modes),*], true, #source));
+        consts.push(check, ret, ret.span(), krate);
+    }
     consts.wrap(quote! {
         #krate::__private::SkillDecl {
             id: #id,
@@ -354,6 +409,15 @@ fn call_body(skill: &Skill, krate: &TokenStream, handler: TokenStream) -> TokenS
     } else {
         quote!(#handler(#(#names),*))
     };
+    if skill.streaming {
+        return quote_spanned! {skill.ident.span()=>
+            #krate::__private::Box::pin(async move {
+                let __context = ::core::clone::Clone::clone(&__call.context);
+                #(let #names = <#types as #krate::__private::SkillArg>::extract(&mut __call)?;)*
+                #krate::__private::drain::<_, #ret>(#call, &__context).await
+            })
+        };
+    }
     quote_spanned! {skill.ident.span()=>
         #krate::__private::Box::pin(async move {
             #(let #names = <#types as #krate::__private::SkillArg>::extract(&mut __call)?;)*

@@ -182,9 +182,12 @@ pub fn build_card(agent: &AgentDecl, skills: &[SkillDecl]) -> Result<AgentCard, 
     if let Some(u) = agent.icon_url {
         b = b.icon_url(u);
     }
+    // A skill that streams makes the card say so (`streaming = false` beside one does not
+    // compile).
+    let streams = skills.iter().any(|s| s.output.streaming);
     for (flag, set) in [
         (
-            agent.streaming,
+            agent.streaming.or(streams.then_some(true)),
             AgentCardBuilder::streaming as fn(_, _) -> _,
         ),
         (

@@ -229,14 +229,80 @@ pub const fn check_listed(decl: &SkillDecl, listed: &str) -> Check {
 /// The input of a handler from the inputs of its arguments: that of the argument that takes
 /// input ([`check_inputs`] makes sure there is at most one).
 pub const fn merge_inputs(args: &[Io]) -> Io {
+    let mut input = Io::NONE;
+    let mut files = false;
     let mut i = 0;
     while i < args.len() {
-        if args[i].is_some() {
-            return args[i];
+        if args[i].is_some() && !input.is_some() {
+            input = args[i];
+        }
+        files |= args[i].files;
+        i += 1;
+    }
+    input.files = files;
+    input
+}
+
+/// A skill that takes or returns files declares their media types (`input_modes(..)`,
+/// `output_modes(..)`): the card must say which files the skill handles.
+pub const fn check_file_modes(io: Io, declared: &[&str], output: bool, source: &str) -> Check {
+    if !io.files {
+        return Check::OK;
+    }
+    let mut i = 0;
+    while i < declared.len() {
+        if !str_eq(declared[i], "text/plain") && !starts_with(declared[i], "application/json") {
+            return Check::OK;
         }
         i += 1;
     }
-    Io::NONE
+    let (what, key, example) = if output {
+        ("returns a file", "output_modes", "image/png")
+    } else {
+        ("takes a file", "input_modes", "application/pdf")
+    };
+    Check::failed(
+        Msg::new()
+            .push("skill `")
+            .push(source)
+            .push("` ")
+            .push(what)
+            .push(" but declares no file media type; say which with #[skill(")
+            .push(key)
+            .push("(\"")
+            .push(example)
+            .push("\"))]"),
+    )
+}
+
+/// An agent that says `streaming = false` has no skill that streams.
+pub const fn check_streaming(skills: &[SkillDecl], index: usize) -> Check {
+    let skill = &skills[index];
+    if skill.poisoned || !skill.output.streaming {
+        return Check::OK;
+    }
+    Check::failed(
+        Msg::new()
+            .push("the agent says `streaming = false`, but skill `")
+            .push(skill.source)
+            .push("` returns a stream; remove `streaming = false` (a streaming skill makes the card declare streaming)"),
+    )
+}
+
+/// Whether `s` starts with `prefix`.
+const fn starts_with(s: &str, prefix: &str) -> bool {
+    let (s, p) = (s.as_bytes(), prefix.as_bytes());
+    if s.len() < p.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < p.len() {
+        if s[i] != p[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// At most one argument of a handler takes input.

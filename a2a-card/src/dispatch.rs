@@ -15,7 +15,15 @@
 //! 4. No task yet and valid data: the skill that takes NAME runs ([`Decision::Run`]).
 //! 5. A candidate on a message that names an existing task: [`DispatchError::TaskAlreadyRunning`].
 //! 6. No candidate: the message's text goes to the first skill that takes `text/plain`, or
-//!    [`DispatchError::NoTextSkill`] when none does.
+//!    [`DispatchError::NoTextSkill`] when none does. A message with files and no text goes to
+//!    the first skill that takes files of the first file's media type.
+//! 7. No candidate on a message that names an existing task: it is the caller's answer to a
+//!    question the task asked ([`Decision::FollowUp`]); the extension's rule 5 keeps
+//!    structured input out of running tasks, so answers are text or unflagged data.
+//!
+//! The files a message carries ([`Dispatcher::dispatch_with_files`]) go to the skill with its
+//! input; a file whose media type that skill does not declare is
+//! [`DispatchError::UnsupportedFile`].
 //!
 //! ```
 //! use a2a_card::dispatch::{Decision, Dispatcher};
@@ -48,16 +56,20 @@ use std::fmt;
 use serde_json::{Value, json};
 
 use crate::agent::{Agent, SkillDecl};
+use crate::context::SkillContext;
+use crate::file::{self, File};
 use crate::schema::SchemaMode;
-use crate::skill::{CallInput, SkillCall, SkillContext};
+use crate::skill::{CallInput, SkillCall};
 
 /// How many violations an [`DispatchError::InvalidData`] lists at most.
 pub const MAX_VIOLATIONS: usize = 16;
 /// How long (in bytes) a violation's message, or a path, may be before it is cut.
 pub const MAX_DETAIL_LEN: usize = 256;
 
-/// What to answer to a message: run a skill, or reject the message.
+/// What to answer to a message: run a skill, give a running task the caller's answer, or reject
+/// the message.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Decision {
     /// Run skill `skill` (an index into [`Agent::SKILLS`](crate::Agent)) with this call.
     Run {
@@ -66,6 +78,9 @@ pub enum Decision {
         /// The input and context to call it with.
         call: SkillCall,
     },
+    /// The message names an existing task and carries no structured input: it answers a
+    /// question the task asked. The call holds its text (or unflagged data) and files.
+    FollowUp(SkillCall),
     /// Answer with this error.
     Reject(DispatchError),
 }
@@ -115,6 +130,15 @@ pub enum DispatchError {
     NoInput,
     /// The message is not a message object (no `parts` array).
     Malformed(String),
+    /// The message carries a file of a media type the skill does not take.
+    UnsupportedFile {
+        /// The file's media type as sent (empty when it gave none).
+        media_type: String,
+        /// The skill.
+        skill: String,
+        /// The media types the skill takes files of.
+        accepted: Vec<String>,
+    },
 }
 
 impl DispatchError {
@@ -124,7 +148,8 @@ impl DispatchError {
         match self {
             DispatchError::UndeclaredSchema { .. }
             | DispatchError::NoTextSkill
-            | DispatchError::NoInput => -32005,
+            | DispatchError::NoInput
+            | DispatchError::UnsupportedFile { .. } => -32005,
             DispatchError::InvalidData { .. }
             | DispatchError::TaskAlreadyRunning { .. }
             | DispatchError::Malformed(_) => -32602,
@@ -157,6 +182,13 @@ impl DispatchError {
             DispatchError::NoTextSkill => json!({"reason": "no-text-skill"}),
             DispatchError::NoInput => json!({"reason": "no-input"}),
             DispatchError::Malformed(m) => json!({"reason": "malformed-message", "detail": m}),
+            DispatchError::UnsupportedFile {
+                media_type,
+                skill,
+                accepted,
+            } => json!({
+                "reason": "unsupported-file", "mediaType": media_type, "skill": skill, "accepted": accepted
+            }),
         }
     }
 }
@@ -188,8 +220,26 @@ impl fmt::Display for DispatchError {
             DispatchError::NoTextSkill => f.write_str(
                 "this agent takes only structured input: send a data part with an `application/json;schema=NAME` media type",
             ),
-            DispatchError::NoInput => f.write_str("the message has neither text nor a structured data part"),
+            DispatchError::NoInput => f.write_str("the message has no text, no structured data part, and no file that a skill of this agent takes"),
             DispatchError::Malformed(m) => write!(f, "malformed message: {m}"),
+            DispatchError::UnsupportedFile {
+                media_type,
+                skill,
+                accepted,
+            } if accepted.is_empty() => write!(
+                f,
+                "skill `{skill}` takes no files, and the message carries one ({})",
+                if media_type.is_empty() { "no media type" } else { media_type }
+            ),
+            DispatchError::UnsupportedFile {
+                media_type,
+                skill,
+                accepted,
+            } => write!(
+                f,
+                "skill `{skill}` takes files of {}, not `{media_type}`",
+                accepted.join(", ")
+            ),
         }
     }
 }
@@ -206,6 +256,8 @@ struct Route {
 pub struct Dispatcher {
     routes: HashMap<String, Route>,
     text_skill: Option<usize>,
+    /// Per skill: its id and the media types it takes files of (empty: no files).
+    skills: Vec<(&'static str, &'static [&'static str])>,
 }
 
 impl fmt::Debug for Dispatcher {
@@ -248,6 +300,17 @@ impl Dispatcher {
     pub fn new(skills: &[SkillDecl]) -> Result<Dispatcher, SchemaCompileError> {
         let mut routes = HashMap::new();
         let mut text_skill = None;
+        let files = skills
+            .iter()
+            .map(|s| {
+                let modes: &'static [&'static str] = if s.input.files {
+                    s.extra_input_modes
+                } else {
+                    &[]
+                };
+                (s.id, modes)
+            })
+            .collect();
         for (index, skill) in skills.iter().enumerate() {
             if let Some(schema) = skill.input.schema {
                 if !routes.contains_key(schema.name) {
@@ -270,7 +333,11 @@ impl Dispatcher {
                 text_skill = Some(index);
             }
         }
-        Ok(Dispatcher { routes, text_skill })
+        Ok(Dispatcher {
+            routes,
+            text_skill,
+            skills: files,
+        })
     }
 
     /// The skill that takes schema `name`.
@@ -286,6 +353,17 @@ impl Dispatcher {
     /// Decides what to answer to `message` (its JSON, 1.0 or 0.3 shape). `existing_task` is
     /// the id of the task the message names, when that task exists.
     pub fn dispatch(&self, message: Value, existing_task: Option<&str>) -> Decision {
+        self.dispatch_with_files(message, Vec::new(), existing_task)
+    }
+
+    /// Like [`dispatch`](Self::dispatch), for a message whose file parts were taken out as
+    /// `files`: they go to the chosen skill, which must take their media types.
+    pub fn dispatch_with_files(
+        &self,
+        message: Value,
+        files: Vec<File>,
+        existing_task: Option<&str>,
+    ) -> Decision {
         let Value::Object(mut message) = message else {
             return Decision::Reject(DispatchError::Malformed(
                 "a message is a JSON object".into(),
@@ -355,23 +433,72 @@ impl Dispatcher {
                     truncated,
                 });
             }
+            if let Err(e) = self.check_files(route.skill, &files) {
+                return Decision::Reject(e);
+            }
             return Decision::Run {
                 skill: route.skill,
-                call: SkillCall::new(CallInput::Data(data), context(message)),
+                call: SkillCall::new(CallInput::Data(data), context(message)).with_files(files),
             };
         }
         let text: Vec<&str> = parts.iter().filter_map(text_of).collect();
+        if existing_task.is_some() {
+            // An answer to the task's question: its text, else its first data part.
+            let input = if text.is_empty() {
+                let data = parts.iter_mut().find_map(|p| match p {
+                    Value::Object(part) if part.contains_key("data") => part.shift_remove("data"),
+                    _ => None,
+                });
+                data.map_or(CallInput::None, CallInput::Data)
+            } else {
+                CallInput::Text(text.join("\n"))
+            };
+            return Decision::FollowUp(SkillCall::new(input, context(message)).with_files(files));
+        }
         if text.is_empty() {
-            return Decision::Reject(DispatchError::NoInput);
+            let routed = files.first().and_then(|f| {
+                let media = f.media_type.as_deref().unwrap_or_default();
+                self.skills
+                    .iter()
+                    .position(|(_, modes)| !modes.is_empty() && file::accepts(modes, media))
+            });
+            return match routed {
+                Some(skill) => Decision::Run {
+                    skill,
+                    call: SkillCall::new(CallInput::None, context(message)).with_files(files),
+                },
+                None => Decision::Reject(DispatchError::NoInput),
+            };
         }
         let Some(skill) = self.text_skill else {
             return Decision::Reject(DispatchError::NoTextSkill);
         };
+        if let Err(e) = self.check_files(skill, &files) {
+            return Decision::Reject(e);
+        }
         let text = text.join("\n");
         Decision::Run {
             skill,
-            call: SkillCall::new(CallInput::Text(text), context(message)),
+            call: SkillCall::new(CallInput::Text(text), context(message)).with_files(files),
         }
+    }
+
+    /// Every file is of a media type skill `skill` takes.
+    fn check_files(&self, skill: usize, files: &[File]) -> Result<(), DispatchError> {
+        let Some((id, modes)) = self.skills.get(skill) else {
+            return Ok(());
+        };
+        for f in files {
+            let media = f.media_type.as_deref().unwrap_or_default();
+            if !file::accepts(modes, media) {
+                return Err(DispatchError::UnsupportedFile {
+                    media_type: media.to_owned(),
+                    skill: (*id).to_owned(),
+                    accepted: modes.iter().map(|m| (*m).to_owned()).collect(),
+                });
+            }
+        }
+        Ok(())
     }
 }
 

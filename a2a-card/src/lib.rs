@@ -32,7 +32,9 @@ pub mod builder;
 pub mod capabilities;
 pub mod card;
 mod checks;
+pub mod context;
 pub mod dispatch;
+pub mod file;
 pub mod lint;
 pub mod schema;
 #[cfg(feature = "server")]
@@ -48,7 +50,9 @@ pub use agent::Agent;
 pub use builder::{AgentCardBuilder, AgentSkillBuilder, BuildError};
 pub use card::*;
 pub use schema::{IO_SCHEMAS_EXTENSION_URI, NamedSchema, SchemaMode, SchemaOptions};
-pub use skill::{Input, Output, Reply, SkillContext, SkillError};
+pub use context::{Answer, Artifact, Interrupted, SkillContext};
+pub use file::{File, FileContent};
+pub use skill::{Input, Output, Reply, SkillError};
 
 #[cfg(feature = "server")]
 pub use server::serve;
@@ -198,7 +202,7 @@ pub mod __private {
     };
     pub use crate::checks::*;
     pub use crate::skill::{
-        CallInput, Io, SchemaRef, SkillArg, SkillCall, SkillFuture, SkillReturn,
+        CallInput, Io, SchemaRef, SkillArg, SkillCall, SkillFuture, SkillReturn, drain,
     };
     pub use schemars;
     pub use serde_json;

@@ -9,14 +9,22 @@
 //! | `T` deriving [`Schema`](macro@crate::Schema) (and `Deserialize`) | `application/json;schema=NAME` | a data part that follows the schema |
 //! | `String` | `text/plain` | the message's text |
 //! | [`Input<T>`] | both | either |
-//! | [`SkillContext`] | none | the task and context ids and the raw message |
+//! | [`SkillContext`] | none | the task, the raw message, and progress, artifacts, questions |
+//! | [`File`], `Option<File>`, `Vec<File>` | the skill's declared `input_modes(..)` | the message's files (exactly one, at most one, any) |
 //!
 //! | return type | output mode |
 //! |---|---|
 //! | `T` deriving [`Schema`](macro@crate::Schema) (and `Serialize`) | `application/json;schema=NAME` (a data artifact) |
 //! | `String`, `&'static str` | `text/plain` |
 //! | [`Output<T>`] | both |
+//! | [`File`] | the skill's declared `output_modes(..)` (a file artifact) |
+//! | `impl Stream<Item = R>`, `R` one of the above | as `R`, streamed: each item a chunk of one artifact |
 //! | `Result<R, E>` with `E: Display` | as `R`; an `Err` fails the task with its message |
+//!
+//! A skill that returns a stream makes the card declare `capabilities.streaming`. Each item is
+//! sent as soon as the stream yields it, as a chunk of one artifact named after the skill; see
+//! [`Artifact`](crate::Artifact) for how chunks are marked, and [`SkillContext`] for
+//! progress, questions, named artifacts and cancellation.
 
 use std::fmt;
 use std::future::Future;
@@ -26,6 +34,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::context::SkillContext;
+use crate::file::File;
 use crate::schema::NamedSchema;
 
 /// The incoming message, as the dispatcher gives it to a skill.
@@ -34,6 +44,8 @@ use crate::schema::NamedSchema;
 pub struct SkillCall {
     /// The input the message carries for the skill.
     pub input: CallInput,
+    /// The message's files, in order.
+    pub files: Vec<File>,
     /// The task, the context and the raw message.
     pub context: SkillContext,
 }
@@ -41,7 +53,17 @@ pub struct SkillCall {
 impl SkillCall {
     /// A call with this input and context.
     pub fn new(input: CallInput, context: SkillContext) -> Self {
-        SkillCall { input, context }
+        SkillCall {
+            input,
+            files: Vec::new(),
+            context,
+        }
+    }
+
+    /// The same call, carrying these files.
+    pub fn with_files(mut self, files: Vec<File>) -> Self {
+        self.files = files;
+        self
     }
 }
 
@@ -55,32 +77,6 @@ pub enum CallInput {
     Data(Value),
     /// Nothing (already taken by an argument).
     None,
-}
-
-/// Where a call happens: its task and context, and the message that started it.
-///
-/// Take it as a handler argument to see them.
-#[derive(Debug, Clone, PartialEq, Default)]
-#[non_exhaustive]
-pub struct SkillContext {
-    /// The task the call runs in.
-    pub task_id: Option<String>,
-    /// The conversation context.
-    pub context_id: Option<String>,
-    /// The incoming message, as JSON. The dispatcher moves the structured part's `data` into the
-    /// call's input rather than copying it, so that part has no `data` here.
-    pub message: Value,
-}
-
-impl SkillContext {
-    /// A context with these ids and message.
-    pub fn new(task_id: Option<String>, context_id: Option<String>, message: Value) -> Self {
-        SkillContext {
-            task_id,
-            context_id,
-            message,
-        }
-    }
 }
 
 /// A skill's answer.
@@ -97,6 +93,10 @@ pub enum Reply {
         /// The data.
         value: Value,
     },
+    /// A file, as a file part.
+    File(File),
+    /// Nothing more: the output was sent as it was produced (a streaming skill).
+    Streamed,
 }
 
 /// Why a skill produced no answer.
@@ -158,6 +158,10 @@ pub struct Io {
     pub text: bool,
     /// The named schema, if any.
     pub schema: Option<SchemaRef>,
+    /// Whether it carries files (of the skill's declared modes).
+    pub files: bool,
+    /// Whether it is streamed (an output only).
+    pub streaming: bool,
 }
 
 impl Io {
@@ -165,11 +169,18 @@ impl Io {
     pub const NONE: Io = Io {
         text: false,
         schema: None,
+        files: false,
+        streaming: false,
     };
     /// Text only.
     pub const TEXT: Io = Io {
         text: true,
-        schema: None,
+        ..Io::NONE
+    };
+    /// Files only.
+    pub const FILES: Io = Io {
+        files: true,
+        ..Io::NONE
     };
 
     /// Data following `T`'s schema, and text too when `text`.
@@ -177,10 +188,19 @@ impl Io {
         Io {
             text,
             schema: Some(SchemaRef::of::<T>()),
+            ..Io::NONE
         }
     }
 
-    /// Whether it carries anything.
+    /// The same, streamed.
+    pub const fn streamed(self) -> Io {
+        Io {
+            streaming: true,
+            ..self
+        }
+    }
+
+    /// Whether it takes the message's input (text or data).
     pub const fn is_some(&self) -> bool {
         self.text || self.schema.is_some()
     }
@@ -218,7 +238,7 @@ impl fmt::Debug for SchemaRef {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an argument of a skill",
     label = "the dispatcher cannot produce this argument",
-    note = "a skill takes at most one input: a type deriving `a2a_card::Schema` and `serde::Deserialize`, `String`, or `a2a_card::Input<T>`; and optionally an `a2a_card::SkillContext`"
+    note = "a skill takes at most one input: a type deriving `a2a_card::Schema` and `serde::Deserialize`, `String`, or `a2a_card::Input<T>`; and optionally an `a2a_card::SkillContext` and the message's files (`a2a_card::File`, `Option<File>`, `Vec<File>`)"
 )]
 pub trait SkillArg: Sized + Send {
     /// The input this argument takes from the message.
@@ -231,7 +251,7 @@ pub trait SkillArg: Sized + Send {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned by a skill",
     label = "the dispatcher cannot turn this into an answer",
-    note = "a skill returns a type deriving `a2a_card::Schema` and `serde::Serialize`, `String`, `a2a_card::Output<T>`, or a `Result` of one of these whose error implements `Display`"
+    note = "a skill returns a type deriving `a2a_card::Schema` and `serde::Serialize`, `String`, `a2a_card::Output<T>`, `a2a_card::File`, `impl Stream<Item = R>` of one of these, or a `Result` of one of these whose error implements `Display`"
 )]
 pub trait SkillReturn {
     /// The output modes the return type gives the skill.
@@ -296,6 +316,32 @@ impl SkillArg for SkillContext {
     }
 }
 
+impl SkillArg for File {
+    const INPUT: Io = Io::FILES;
+    fn extract(call: &mut SkillCall) -> Result<Self, SkillError> {
+        if call.files.is_empty() {
+            return Err(SkillError::Input(
+                "this skill takes a file: attach one as a file part".into(),
+            ));
+        }
+        Ok(call.files.remove(0))
+    }
+}
+
+impl SkillArg for Option<File> {
+    const INPUT: Io = Io::FILES;
+    fn extract(call: &mut SkillCall) -> Result<Self, SkillError> {
+        Ok((!call.files.is_empty()).then(|| call.files.remove(0)))
+    }
+}
+
+impl SkillArg for Vec<File> {
+    const INPUT: Io = Io::FILES;
+    fn extract(call: &mut SkillCall) -> Result<Self, SkillError> {
+        Ok(std::mem::take(&mut call.files))
+    }
+}
+
 fn serialise<T: NamedSchema + Serialize>(value: &T) -> Result<Reply, SkillError> {
     serde_json::to_value(value)
         .map(|value| Reply::Data {
@@ -320,6 +366,24 @@ impl<T: NamedSchema + Serialize> SkillReturn for Output<T> {
             Output::Data(value) => serialise(&value),
         }
     }
+}
+
+impl SkillReturn for File {
+    const OUTPUT: Io = Io::FILES;
+    fn into_reply(self) -> Result<Reply, SkillError> {
+        Ok(Reply::File(self))
+    }
+}
+
+/// Sends a streaming handler's items as they come (what `#[skill]` calls for a handler that
+/// returns `impl Stream<Item = R>`).
+#[doc(hidden)]
+pub async fn drain<S, R>(stream: S, context: &SkillContext) -> Result<Reply, SkillError>
+where
+    S: futures::Stream<Item = R> + Send,
+    R: SkillReturn,
+{
+    context.drain(stream).await
 }
 
 impl SkillReturn for String {

@@ -1,38 +1,61 @@
 //! The official server's [`AgentExecutor`] for a declared agent: the structured input flow,
-//! then the skill, then the answer as task events.
+//! then the skill, run as a task that streams, reports progress, asks, and can be cancelled.
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use a2a::{
     A2AError, Artifact, Message, Part, PartContent, Role, StreamResponse, TaskArtifactUpdateEvent,
     TaskState, TaskStatus, TaskStatusUpdateEvent,
 };
 use a2a_server::{AgentExecutor, ExecutorContext, TaskStore};
-use futures::StreamExt;
+use futures::channel::{mpsc, oneshot};
+use futures::future::{self, Either};
 use futures::stream::{self, BoxStream};
+use futures::{FutureExt, StreamExt};
 use serde_json::Value;
+use tokio::sync::OwnedMutexGuard;
 
 use crate::agent::Agent;
+use crate::context::{Answer, Event, LinkHandle};
 use crate::dispatch::{Decision, Dispatcher, SchemaCompileError};
+use crate::file::{File, FileContent};
 use crate::schema::SchemaMode;
-use crate::skill::{Reply, SkillError};
+use crate::skill::{CallInput, Reply, SkillCall, SkillError};
 
 use super::errors::{dispatch_error, input_error};
-use super::message::message_json;
+use super::message::{message_json, split_files};
+use super::push::Delivery;
+
+/// How many events a handler may run ahead of the task before it waits.
+const EVENT_BUFFER: usize = 16;
+
+/// The status message of a task whose handler panicked (the panic's text goes to the log only).
+pub(crate) const PANIC_MESSAGE: &str =
+    "the skill failed unexpectedly; the agent's log has the details";
 
 /// Runs a declared agent's skills for the official A2A server.
 ///
-/// For each message: the [dispatcher](Dispatcher) picks the skill (or rejects the message),
-/// the skill runs, and its answer becomes task events:
+/// For each message the [dispatcher](Dispatcher) picks the skill (or rejects the message), and
+/// the handler runs in its own task; what it does becomes task events, in order:
 ///
-/// | answer | events |
+/// | the handler | events |
 /// |---|---|
-/// | [`Reply::Data`] | a `working` status, an artifact with one data part whose `mediaType` and `metadata.mimeType` are `application/json;schema=NAME`, a `completed` status |
-/// | [`Reply::Text`] | the same with one text part |
-/// | [`SkillError::Failed`] (the handler's `Err`) | a `failed` status whose message carries the error's text |
-/// | [`SkillError::Input`], or a message the dispatcher rejects | an A2A error (`-32602`, or the dispatcher's code) |
+/// | starts | a `working` status |
+/// | calls [`SkillContext::progress`](crate::SkillContext::progress) | a `working` status carrying the text |
+/// | sends artifact chunks, or returns a stream | `TaskArtifactUpdateEvent`s (see [`Artifact`](crate::Artifact)) |
+/// | calls [`SkillContext::ask`](crate::SkillContext::ask) | an `input-required` status carrying the question (`auth-required` for [`ask_auth`](crate::SkillContext::ask_auth)); the caller's next message on the task resumes the handler |
+/// | returns [`Reply::Data`] / [`Reply::Text`] / [`Reply::File`] | an artifact with one data part (`mediaType` and `metadata.mimeType` `application/json;schema=NAME`), text part or file part, then `completed` |
+/// | returns `Err` ([`SkillError::Failed`]) | a `failed` status carrying the error's text |
+/// | panics | a `failed` status with a generic message; the panic's text goes to the log only |
+/// | is cancelled (`CancelTask`) | its future is dropped at its next `.await`; the task is `canceled` |
+///
+/// A message that answers a question (it names a task waiting in `input-required`) resumes the
+/// handler that asked, in this process. When no handler here is waiting for it (the agent
+/// restarted since it asked), the task fails with a message that says so: the caller starts a
+/// new task rather than waiting for an answer that cannot come.
 ///
 /// The dispatcher normally runs before the task exists, in
 /// [`StructuredInput`](super::StructuredInput); the executor checks again so that it is correct
@@ -62,6 +85,9 @@ pub struct SkillExecutor<A: Agent> {
     agent: Arc<A>,
     dispatcher: Arc<Dispatcher>,
     store: Option<Arc<dyn TaskStore>>,
+    sessions: Arc<Sessions>,
+    max_inline_file: usize,
+    push: Option<Arc<Delivery>>,
 }
 
 impl<A: Agent> fmt::Debug for SkillExecutor<A> {
@@ -69,6 +95,7 @@ impl<A: Agent> fmt::Debug for SkillExecutor<A> {
         f.debug_struct("SkillExecutor")
             .field("agent", &A::DECL.source)
             .field("dispatcher", &self.dispatcher)
+            .field("max_inline_file", &self.max_inline_file)
             .finish_non_exhaustive()
     }
 }
@@ -80,6 +107,8 @@ impl<A: Agent> SkillExecutor<A> {
             Arc::new(agent),
             Arc::new(Dispatcher::for_agent::<A>()?),
             None,
+            super::DEFAULT_MAX_INLINE_FILE,
+            None,
         ))
     }
 
@@ -88,12 +117,139 @@ impl<A: Agent> SkillExecutor<A> {
         agent: Arc<A>,
         dispatcher: Arc<Dispatcher>,
         store: Option<Arc<dyn TaskStore>>,
+        max_inline_file: usize,
+        push: Option<Arc<Delivery>>,
     ) -> Self {
         SkillExecutor {
             agent,
             dispatcher,
             store,
+            sessions: Arc::new(Sessions::default()),
+            max_inline_file,
+            push,
         }
+    }
+
+    /// Starts the handler of `skill` for a new task.
+    fn start(
+        &self,
+        ids: Ids,
+        skill: usize,
+        mut call: SkillCall,
+    ) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
+        call.context.task_id = Some(ids.task.clone());
+        call.context.context_id = Some(ids.context.clone());
+        let skill_id = A::SKILLS.get(skill).map_or("output", |s| s.id);
+        let (link, events) = call.context.link(skill_id, EVENT_BUFFER);
+        let (abort, aborted) = oneshot::channel::<()>();
+        let session = Arc::new(Session {
+            pump: Arc::new(tokio::sync::Mutex::new(Pump {
+                events,
+                open: Vec::new(),
+            })),
+            waiting: Mutex::new(None),
+            abort: Mutex::new(Some(abort)),
+            link: link.clone(),
+        });
+        self.sessions.lock().insert(ids.task.clone(), Arc::clone(&session));
+        let agent = Arc::clone(&self.agent);
+        let task = ids.task.clone();
+        tokio::spawn(async move {
+            let run = AssertUnwindSafe(agent.call_skill(skill, call)).catch_unwind();
+            let outcome = match future::select(std::pin::pin!(run), aborted).await {
+                Either::Left((Ok(outcome), _)) => outcome,
+                Either::Left((Err(panic), _)) => {
+                    let text = panic
+                        .downcast_ref::<&str>()
+                        .map(|s| (*s).to_owned())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "(no message)".to_owned());
+                    tracing::error!(task = %task, skill = skill_id, panic = %text, "a skill handler panicked");
+                    Err(SkillError::Failed(PANIC_MESSAGE.to_owned()))
+                }
+                // Cancelled: the handler's future is dropped here, and nothing more is sent.
+                Either::Right(_) => return,
+            };
+            link.end(outcome).await;
+        });
+        let working = stream::iter([Ok(ids.status(TaskState::Working, None))]);
+        Box::pin(working.chain(self.pump(session, ids)))
+    }
+
+    /// Gives a waiting handler the caller's answer and follows it again.
+    fn resume(&self, ids: Ids, call: SkillCall) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
+        let session = self.sessions.lock().get(&ids.task).cloned();
+        let Some(session) = session else {
+            let why = format!(
+                "task `{}` was waiting for input, but the handler that asked is no longer running (the agent restarted since); start a new task",
+                ids.task
+            );
+            return Box::pin(stream::iter([Ok(ids.status(TaskState::Failed, Some(why)))]));
+        };
+        let waiting = lock(&session.waiting).take();
+        let Some(waiting) = waiting else {
+            let err = A2AError::invalid_request(format!(
+                "task `{}` is working and has not asked for input; wait for it to ask (input-required) before answering",
+                ids.task
+            ));
+            return Box::pin(stream::iter([Err(err)]));
+        };
+        let SkillCall {
+            input,
+            files,
+            context,
+            ..
+        } = call;
+        let (text, data) = match input {
+            CallInput::Text(text) => (text, None),
+            CallInput::Data(data) => (String::new(), Some(data)),
+            _ => (String::new(), None),
+        };
+        let mut answer = Answer::new(text, data);
+        answer.files = files;
+        answer.message = context.message;
+        // A handler that was dropped meanwhile (cancelled) leaves nothing to resume.
+        let _ = waiting.send(answer);
+        let working = stream::iter([Ok(ids.status(TaskState::Working, None))]);
+        Box::pin(working.chain(self.pump(session, ids)))
+    }
+
+    /// The task events of a session, until the handler ends, asks, or is cancelled.
+    fn pump(
+        &self,
+        session: Arc<Session>,
+        ids: Ids,
+    ) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
+        let ctx = PumpContext {
+            session,
+            ids,
+            store: self.store.clone(),
+            sessions: Arc::clone(&self.sessions),
+            push: self.push.clone(),
+        };
+        let state = (ctx, None::<OwnedMutexGuard<Pump>>, false);
+        Box::pin(
+            stream::unfold(state, |(ctx, guard, stop)| async move {
+                if stop {
+                    return None;
+                }
+                // One follower at a time: a resumed turn waits for the previous one to let go.
+                let mut guard = match guard {
+                    Some(g) => g,
+                    None => Arc::clone(&ctx.session.pump).lock_owned().await,
+                };
+                // `None`: every sender is gone (the task was cancelled).
+                let event = guard.events.next().await?;
+                let (out, stop) = ctx.handle(&mut guard, event).await;
+                if let Some(push) = &ctx.push {
+                    for event in out.iter().flatten() {
+                        push.deliver(&ctx.ids.task, event).await;
+                    }
+                }
+                Some((stream::iter(out), (ctx, Some(guard), stop)))
+            })
+            .flatten(),
+        )
     }
 }
 
@@ -107,45 +263,27 @@ impl<A: Agent> AgentExecutor for SkillExecutor<A> {
             context: ctx.context_id,
         };
         let store = self.store.clone();
-        let Some(message) = ctx.message else {
+        let Some(mut message) = ctx.message else {
             let err = A2AError::invalid_params("a message is required to run a skill");
             return refuse(store, ids, err);
         };
         let existing_task = message.task_id.clone();
+        let files = match split_files(&mut message, self.max_inline_file) {
+            Ok(files) => files,
+            Err(err) => return refuse(store, ids, err),
+        };
         let json = match message_json(&message) {
             Ok(json) => json,
             Err(err) => return refuse(store, ids, err),
         };
-        let (skill, mut call) = match self.dispatcher.dispatch(json, existing_task.as_deref()) {
-            Decision::Run { skill, call } => (skill, call),
-            Decision::Reject(e) => return refuse(store, ids, dispatch_error(&e)),
-        };
-        call.context.task_id = Some(ids.task.clone());
-        call.context.context_id = Some(ids.context.clone());
-        let skill_id = A::SKILLS.get(skill).map(|s| s.id).unwrap_or_default();
-        let agent = Arc::clone(&self.agent);
-        let working = stream::iter([Ok(ids.status(TaskState::Working, None))]);
-        let answer = stream::once(async move {
-            let events: Vec<Result<StreamResponse, A2AError>> =
-                match agent.call_skill(skill, call).await {
-                    Ok(reply) => vec![
-                        Ok(ids.artifact(skill_id, reply)),
-                        Ok(ids.status(TaskState::Completed, None)),
-                    ],
-                    Err(e @ SkillError::Input(_)) => {
-                        let err = input_error(&e);
-                        fail_in_store(store.as_deref(), &ids, &err.message).await;
-                        vec![Err(err)]
-                    }
-                    Err(e) => {
-                        let text = e.to_string();
-                        vec![Ok(ids.status(TaskState::Failed, Some(text)))]
-                    }
-                };
-            stream::iter(events)
-        })
-        .flatten();
-        Box::pin(working.chain(answer))
+        match self
+            .dispatcher
+            .dispatch_with_files(json, files, existing_task.as_deref())
+        {
+            Decision::Run { skill, call } => self.start(ids, skill, call),
+            Decision::FollowUp(call) => self.resume(ids, call),
+            Decision::Reject(e) => refuse(store, ids, dispatch_error(&e)),
+        }
     }
 
     fn cancel(&self, ctx: ExecutorContext) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
@@ -153,10 +291,141 @@ impl<A: Agent> AgentExecutor for SkillExecutor<A> {
             task: ctx.task_id,
             context: ctx.context_id,
         };
-        // A skill call is one await: there is nothing to stop, only the answer to drop, which
-        // the server does once the task is canceled.
+        if let Some(session) = self.sessions.lock().remove(&ids.task) {
+            session.link.cancel();
+            if let Some(abort) = lock(&session.abort).take() {
+                let _ = abort.send(());
+            }
+            // A handler waiting for an answer is dropped with the rest.
+            lock(&session.waiting).take();
+        }
         Box::pin(stream::iter([Ok(ids.status(TaskState::Canceled, None))]))
     }
+}
+
+/// The running handlers of this process, by task.
+#[derive(Default)]
+pub(crate) struct Sessions(Mutex<HashMap<String, Arc<Session>>>);
+
+impl Sessions {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Arc<Session>>> {
+        lock(&self.0)
+    }
+}
+
+/// A handler running for a task.
+struct Session {
+    /// Its events, followed by one execution stream at a time.
+    pump: Arc<tokio::sync::Mutex<Pump>>,
+    /// Where the answer goes while it waits in `input-required`.
+    waiting: Mutex<Option<oneshot::Sender<Answer>>>,
+    /// Drops the handler's future (cancellation).
+    abort: Mutex<Option<oneshot::Sender<()>>>,
+    link: LinkHandle,
+}
+
+/// What follows a handler: its events, and the artifacts it has not closed.
+struct Pump {
+    events: mpsc::Receiver<Event>,
+    open: Vec<Open>,
+}
+
+/// An artifact sent in chunks and not yet complete: its parts so far.
+struct Open {
+    id: String,
+    name: String,
+    parts: Vec<Part>,
+}
+
+struct PumpContext {
+    session: Arc<Session>,
+    ids: Ids,
+    store: Option<Arc<dyn TaskStore>>,
+    sessions: Arc<Sessions>,
+    push: Option<Arc<Delivery>>,
+}
+
+type Out = Vec<Result<StreamResponse, A2AError>>;
+
+impl PumpContext {
+    /// The task events of one handler event, and whether the stream stops after them.
+    async fn handle(&self, pump: &mut Pump, event: Event) -> (Out, bool) {
+        let ids = &self.ids;
+        match event {
+            Event::Progress(text) => (vec![Ok(ids.status(TaskState::Working, Some(text)))], false),
+            Event::Chunk {
+                id,
+                name,
+                reply,
+                append,
+                last,
+            } => {
+                let Some(part) = reply_part(reply) else {
+                    return (Vec::new(), false);
+                };
+                let position = pump.open.iter().position(|o| o.id == id);
+                match (last, position) {
+                    (true, Some(i)) => {
+                        pump.open.swap_remove(i);
+                    }
+                    (true, None) => {}
+                    (false, Some(i)) => pump.open[i].parts.push(part.clone()),
+                    (false, None) => pump.open.push(Open {
+                        id: id.clone(),
+                        name: name.clone(),
+                        parts: vec![part.clone()],
+                    }),
+                }
+                let event = ids.artifact(id, name, vec![part], append, last);
+                (vec![Ok(event)], false)
+            }
+            Event::Close { id } => match pump.open.iter().position(|o| o.id == id) {
+                Some(i) => {
+                    let open = pump.open.swap_remove(i);
+                    (vec![Ok(ids.whole(open))], false)
+                }
+                None => (Vec::new(), false),
+            },
+            Event::Ask {
+                auth,
+                question,
+                answer,
+            } => {
+                *lock(&self.session.waiting) = Some(answer);
+                let state = if auth {
+                    TaskState::AuthRequired
+                } else {
+                    TaskState::InputRequired
+                };
+                (vec![Ok(ids.status(state, Some(question)))], true)
+            }
+            Event::End { outcome, artifact_id } => {
+                self.sessions.lock().remove(&ids.task);
+                let mut out: Out = pump.open.drain(..).map(|o| Ok(ids.whole(o))).collect();
+                match outcome {
+                    Ok(reply) => {
+                        if let Some(part) = reply_part(reply) {
+                            let name = artifact_id.clone();
+                            out.push(Ok(ids.artifact(artifact_id, name, vec![part], false, true)));
+                        }
+                        out.push(Ok(ids.status(TaskState::Completed, None)));
+                    }
+                    Err(e @ SkillError::Input(_)) => {
+                        let err = input_error(&e);
+                        fail_in_store(self.store.as_deref(), ids, &err.message).await;
+                        out.push(Err(err));
+                    }
+                    Err(e) => out.push(Ok(ids.status(TaskState::Failed, Some(e.to_string())))),
+                }
+                (out, true)
+            }
+        }
+    }
+}
+
+/// Locks a mutex whose data stays consistent even if a holder panicked.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// An error answer: the task (already created by the server) is marked failed, then the error.
@@ -189,6 +458,7 @@ async fn fail_in_store(store: Option<&dyn TaskStore>, ids: &Ids, why: &str) {
 }
 
 /// The task and context of one execution.
+#[derive(Clone)]
 struct Ids {
     task: String,
     context: String,
@@ -215,28 +485,40 @@ impl Ids {
         })
     }
 
-    fn artifact(&self, skill_id: &str, reply: Reply) -> StreamResponse {
+    fn artifact(
+        &self,
+        id: String,
+        name: String,
+        parts: Vec<Part>,
+        append: bool,
+        last: bool,
+    ) -> StreamResponse {
         StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
             task_id: self.task.clone(),
             context_id: self.context.clone(),
             artifact: Artifact {
-                artifact_id: a2a::new_artifact_id(),
-                name: (!skill_id.is_empty()).then(|| skill_id.to_owned()),
+                artifact_id: id,
+                name: Some(name),
                 description: None,
-                parts: vec![reply_part(reply)],
+                parts,
                 metadata: None,
                 extensions: None,
             },
-            append: None,
-            last_chunk: Some(true),
+            append: append.then_some(true),
+            last_chunk: Some(last),
             metadata: None,
         })
     }
+
+    /// The closing update of an artifact sent in chunks: all of it, complete.
+    fn whole(&self, open: Open) -> StreamResponse {
+        self.artifact(open.id, open.name, open.parts, false, true)
+    }
 }
 
-/// The part that carries a skill's answer.
-pub(crate) fn reply_part(reply: Reply) -> Part {
-    match reply {
+/// The part that carries a skill's answer (`None` for [`Reply::Streamed`]: already sent).
+pub(crate) fn reply_part(reply: Reply) -> Option<Part> {
+    let part = match reply {
         Reply::Text(text) => Part::text(text),
         Reply::Data { schema, value } => {
             let mode = SchemaMode::new(schema)
@@ -252,5 +534,27 @@ pub(crate) fn reply_part(reply: Reply) -> Part {
                 media_type: Some(mode),
             }
         }
+        Reply::File(file) => file_part(file),
+        Reply::Streamed => return None,
+    };
+    Some(part)
+}
+
+/// A file as a file part.
+fn file_part(file: File) -> Part {
+    let File {
+        name,
+        media_type,
+        content,
+        ..
+    } = file;
+    Part {
+        content: match content {
+            FileContent::Bytes(bytes) => PartContent::Raw(bytes),
+            FileContent::Url(url) => PartContent::Url(url),
+        },
+        filename: name,
+        media_type,
+        metadata: None,
     }
 }

@@ -5,14 +5,15 @@ use std::sync::Arc;
 
 use a2a::*;
 use a2a_server::task_store::TaskVersion;
-use a2a_server::{DefaultRequestHandler, RequestHandler, ServiceParams, TaskStore};
+use a2a_server::{DefaultRequestHandler, PushConfigStore, RequestHandler, ServiceParams, TaskStore};
 use async_trait::async_trait;
 use futures::stream::BoxStream;
 
 use crate::dispatch::{Decision, Dispatcher};
 
 use super::errors::dispatch_error;
-use super::message::message_json;
+use super::message::{message_json, split_files};
+use super::push::Webhooks;
 
 /// A [`RequestHandler`] that runs the [dispatcher](Dispatcher) on every incoming message before
 /// handing it to the inner handler (by default the official [`DefaultRequestHandler`]).
@@ -20,9 +21,15 @@ use super::message::message_json;
 /// The official handler creates the task (`submitted`) before its executor sees the message, so
 /// a message refused there would leave a task behind. Here a refused message is answered at
 /// once with the dispatcher's error (see [`dispatch_error`](super::dispatch_error)) and no
-/// task is created. A message that names an existing task (in any state) and carries a
-/// structured part gets the extension's "task already running" answer (`-32602`), not the
-/// official handler's "terminal state" one. Every other call goes to the inner handler as is.
+/// task is created: so is a file over the inline size limit, or of a media type the skill does
+/// not take. A message that names an existing task (in any state) and carries a structured
+/// part gets the extension's "task already running" answer (`-32602`), not the official
+/// handler's "terminal state" one; one without (an answer to the task's question) goes on.
+///
+/// With push notifications on ([`Server::webhooks`](super::Server::webhooks)), a webhook URL
+/// (in `CreateTaskPushNotificationConfig`, or in a message's configuration) that the policy
+/// refuses is answered `-32602` before anything is stored. Every other call goes to the inner
+/// handler as is.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -48,6 +55,8 @@ use super::message::message_json;
 pub struct StructuredInput<H = DefaultRequestHandler> {
     inner: H,
     dispatcher: Arc<Dispatcher>,
+    max_inline_file: usize,
+    push: Option<(Arc<dyn PushConfigStore>, Webhooks)>,
 }
 
 impl<H> fmt::Debug for StructuredInput<H> {
@@ -61,7 +70,32 @@ impl<H> fmt::Debug for StructuredInput<H> {
 impl<H: RequestHandler> StructuredInput<H> {
     /// Runs `dispatcher` in front of `inner`.
     pub fn new(inner: H, dispatcher: Arc<Dispatcher>) -> Self {
-        StructuredInput { inner, dispatcher }
+        StructuredInput {
+            inner,
+            dispatcher,
+            max_inline_file: super::DEFAULT_MAX_INLINE_FILE,
+            push: None,
+        }
+    }
+
+    /// The largest file a message may carry inline, in bytes.
+    pub(crate) fn max_inline_file(mut self, bytes: usize) -> Self {
+        self.max_inline_file = bytes;
+        self
+    }
+
+    /// Checks webhook URLs against `policy`, and lists configs from `store` (which the inner
+    /// handler holds behind [`ConfigsOnly`](super::push::ConfigsOnly)).
+    pub(crate) fn push(mut self, store: Arc<dyn PushConfigStore>, policy: Webhooks) -> Self {
+        self.push = Some((store, policy));
+        self
+    }
+
+    async fn check_webhook(&self, url: &str) -> Result<(), A2AError> {
+        match &self.push {
+            Some((_, policy)) => policy.check(url).await,
+            None => Ok(()),
+        }
     }
 
     /// The inner handler.
@@ -91,10 +125,19 @@ impl<H: RequestHandler> StructuredInput<H> {
                 }
             }
         };
-        let message = message_json(&req.message)?;
-        match self.dispatcher.dispatch(message, existing) {
-            Decision::Run { .. } => Ok(()),
+        if let Some(config) = req
+            .configuration
+            .as_ref()
+            .and_then(|c| c.task_push_notification_config.as_ref())
+        {
+            self.check_webhook(&config.url).await?;
+        }
+        let mut message = req.message.clone();
+        let files = split_files(&mut message, self.max_inline_file)?;
+        let message = message_json(&message)?;
+        match self.dispatcher.dispatch_with_files(message, files, existing) {
             Decision::Reject(e) => Err(dispatch_error(&e)),
+            _ => Ok(()),
         }
     }
 }
@@ -156,6 +199,7 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
         params: &ServiceParams,
         req: TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig, A2AError> {
+        self.check_webhook(&req.url).await?;
         self.inner.create_push_config(params, req).await
     }
 
@@ -172,7 +216,31 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
         params: &ServiceParams,
         req: ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse, A2AError> {
-        self.inner.list_push_configs(params, req).await
+        let Some((store, _)) = &self.push else {
+            return self.inner.list_push_configs(params, req).await;
+        };
+        // The inner handler's view of the store lists nothing (see `ConfigsOnly`): page here.
+        let task = GetTaskRequest {
+            id: req.task_id.clone(),
+            history_length: Some(0),
+            tenant: req.tenant.clone(),
+        };
+        self.inner.get_task(params, task).await?;
+        let mut configs = store.list(&req.task_id).await?;
+        configs.sort_by(|a, b| a.id.cmp(&b.id));
+        let size = a2a_server::pagination::resolve_page_size(req.page_size);
+        let start = match &req.page_token {
+            Some(token) => token
+                .parse::<usize>()
+                .map_err(|_| A2AError::invalid_params("invalid page token"))?,
+            None => 0,
+        }
+        .min(configs.len());
+        let end = (start + size).min(configs.len());
+        Ok(ListTaskPushNotificationConfigsResponse {
+            next_page_token: (end < configs.len()).then(|| end.to_string()),
+            configs: configs.drain(start..end).collect(),
+        })
     }
 
     async fn delete_push_config(

@@ -1,7 +1,52 @@
-//! The incoming message as the JSON the dispatcher reads.
+//! The incoming message as the JSON the dispatcher reads, and its files.
 
-use a2a::{A2AError, Message};
+use a2a::{A2AError, Message, PartContent};
 use serde_json::{Number, Value};
+
+use crate::file::{File, FileContent};
+
+/// Takes the file parts (inline bytes or URL) out of `message`, in order, refusing inline
+/// bytes over `max_inline` with an invalid-params error that names the file and the limit.
+pub(crate) fn split_files(message: &mut Message, max_inline: usize) -> Result<Vec<File>, A2AError> {
+    if !message
+        .parts
+        .iter()
+        .any(|p| matches!(p.content, PartContent::Raw(_) | PartContent::Url(_)))
+    {
+        return Ok(Vec::new());
+    }
+    let mut files = Vec::new();
+    let mut kept = Vec::with_capacity(message.parts.len());
+    for (index, part) in std::mem::take(&mut message.parts).into_iter().enumerate() {
+        let content = match part.content {
+            PartContent::Raw(bytes) => {
+                if bytes.len() > max_inline {
+                    let name = part.filename.as_deref().unwrap_or("(unnamed)");
+                    return Err(A2AError::invalid_params(format!(
+                        "file `{name}` (part {index}) carries {} bytes inline; this agent takes at most {max_inline} bytes inline: send a smaller file, or a URL",
+                        bytes.len()
+                    )));
+                }
+                FileContent::Bytes(bytes)
+            }
+            PartContent::Url(url) => FileContent::Url(url),
+            other => {
+                kept.push(a2a::Part {
+                    content: other,
+                    ..part
+                });
+                continue;
+            }
+        };
+        files.push(File {
+            name: part.filename,
+            media_type: part.media_type,
+            content,
+        });
+    }
+    message.parts = kept;
+    Ok(files)
+}
 
 /// The message as JSON (the 1.0 shape), with whole numbers back as integers.
 ///

@@ -63,6 +63,7 @@ mod handler;
 mod interfaces;
 mod jsonrpc;
 mod message;
+mod push;
 mod v0_3;
 
 use std::fmt;
@@ -71,7 +72,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_server::{DefaultRequestHandler, InMemoryPushConfigStore, InMemoryTaskStore, TaskStore};
+use a2a_server::{
+    DefaultRequestHandler, InMemoryPushConfigStore, InMemoryTaskStore, PushConfigStore, TaskStore,
+};
 use axum::routing::post;
 use axum::serve::ListenerExt;
 use tokio::net::{TcpListener, ToSocketAddrs};
@@ -85,6 +88,7 @@ pub use documents::{AGENT_CARD_PATH, CAPABILITIES_PATH};
 pub use errors::dispatch_error;
 pub use executor::SkillExecutor;
 pub use handler::StructuredInput;
+pub use push::Webhooks;
 
 /// The official A2A types (`a2a-lf`), as this crate uses them.
 pub use a2a;
@@ -99,6 +103,9 @@ use interfaces::Endpoint;
 
 /// The default largest request body of the protocol routes: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
+/// The default largest file a message may carry inline (base64 bytes in a file part): 512 KiB.
+/// Larger files come by URL.
+pub const DEFAULT_MAX_INLINE_FILE: usize = 512 * 1024;
 /// The default `max-age` of the card and capabilities documents: 5 minutes.
 pub const DEFAULT_CARD_MAX_AGE: Duration = Duration::from_secs(300);
 
@@ -191,6 +198,9 @@ pub struct Server<A: Agent> {
     body_limit: usize,
     card_max_age: Duration,
     v0_3: bool,
+    max_inline_file: usize,
+    webhooks: Webhooks,
+    task_store: Option<Arc<dyn TaskStore>>,
     #[cfg(feature = "sign")]
     signer: Option<(crate::sign::SigningKey, crate::sign::SignOptions)>,
 }
@@ -203,7 +213,9 @@ impl<A: Agent> fmt::Debug for Server<A> {
             .field("body_limit", &self.body_limit)
             .field("card_max_age", &self.card_max_age)
             .field("a2a_0_3", &self.v0_3)
-            .finish()
+            .field("max_inline_file", &self.max_inline_file)
+            .field("webhooks", &self.webhooks)
+            .finish_non_exhaustive()
     }
 }
 
@@ -216,9 +228,37 @@ impl<A: Agent> Server<A> {
             body_limit: DEFAULT_BODY_LIMIT,
             card_max_age: DEFAULT_CARD_MAX_AGE,
             v0_3: true,
+            max_inline_file: DEFAULT_MAX_INLINE_FILE,
+            webhooks: Webhooks::default(),
+            task_store: None,
             #[cfg(feature = "sign")]
             signer: None,
         }
+    }
+
+    /// The largest file a message may carry inline, in bytes ([`DEFAULT_MAX_INLINE_FILE`]); a
+    /// larger one is refused (`-32602`) before a task exists. The request body limit
+    /// ([`body_limit`](Self::body_limit)) bounds it too.
+    pub fn max_inline_file(mut self, bytes: usize) -> Self {
+        self.max_inline_file = bytes;
+        self
+    }
+
+    /// Which push-notification webhooks the agent posts to, and its retries (when the card
+    /// declares push notifications). See [`Webhooks`]: by default no loopback or private
+    /// address.
+    pub fn webhooks(mut self, webhooks: Webhooks) -> Self {
+        self.webhooks = webhooks;
+        self
+    }
+
+    /// Keeps tasks in `store` instead of a new in-memory store of this server's own. Servers
+    /// that share a store see each other's tasks; a question a handler asks is answered only
+    /// in the process where that handler runs (elsewhere the answer fails the task, saying
+    /// why).
+    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.task_store = Some(store);
+        self
     }
 
     /// Signs the served card with `key` ([`a2a_card::sign`](crate::sign), A2A 1.0 section
@@ -307,13 +347,28 @@ impl<A: Agent> Server<A> {
 
     fn router_for(self, card: AgentCard, endpoint: &Endpoint) -> Result<axum::Router, ServerError> {
         let dispatcher = Arc::new(Dispatcher::for_agent::<A>().map_err(ServerError::Schema)?);
-        let store: Arc<dyn TaskStore> = Arc::new(InMemoryTaskStore::new());
+        let store: Arc<dyn TaskStore> = self
+            .task_store
+            .unwrap_or_else(|| Arc::new(InMemoryTaskStore::new()));
+        let caps = &card.capabilities;
+        let push = if caps.push_notifications == Some(true) {
+            let configs: Arc<dyn PushConfigStore> = Arc::new(InMemoryPushConfigStore::new());
+            let delivery = push::Delivery::new(self.webhooks.clone(), Arc::clone(&configs))
+                .map_err(|reason| ServerError::Url {
+                    url: String::new(),
+                    reason,
+                })?;
+            Some((configs, Arc::new(delivery)))
+        } else {
+            None
+        };
         let executor = SkillExecutor::with_parts(
             Arc::new(self.agent),
             Arc::clone(&dispatcher),
             Some(Arc::clone(&store)),
+            self.max_inline_file,
+            push.as_ref().map(|(_, d)| Arc::clone(d)),
         );
-        let caps = &card.capabilities;
         let mut inner = DefaultRequestHandler::new(executor, SharedStore(store)).with_capabilities(
             a2a::AgentCapabilities {
                 streaming: caps.streaming,
@@ -322,10 +377,16 @@ impl<A: Agent> Server<A> {
                 extended_agent_card: caps.extended_agent_card,
             },
         );
-        if caps.push_notifications == Some(true) {
-            inner = inner.with_push_config_store(InMemoryPushConfigStore::new());
+        if let Some((configs, _)) = &push {
+            // The official handler stores the configs; the executor delivers (see `push`).
+            inner = inner.with_push_config_store(push::ConfigsOnly(Arc::clone(configs)));
         }
-        let handler = Arc::new(StructuredInput::new(inner, dispatcher));
+        let mut handler =
+            StructuredInput::new(inner, dispatcher).max_inline_file(self.max_inline_file);
+        if let Some((configs, _)) = push {
+            handler = handler.push(configs, self.webhooks.clone());
+        }
+        let handler = Arc::new(handler);
 
         let rpc = Arc::new(jsonrpc::JsonRpc {
             inner: a2a_server::jsonrpc::jsonrpc_router(Arc::clone(&handler)),

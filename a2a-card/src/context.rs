@@ -1,0 +1,481 @@
+//! What a running skill can do besides returning its answer: see where it runs, report
+//! progress, send artifacts as it makes them, ask the caller for more input, and notice that it
+//! was cancelled.
+//!
+//! A handler gets all of this through a [`SkillContext`] argument:
+//!
+//! | call | on the task |
+//! |---|---|
+//! | [`ctx.progress("Looking up flights")`](SkillContext::progress) | a `working` status update carrying the text (in streams, `GetTask`, push) |
+//! | [`ctx.artifact::<T>("name")`](SkillContext::artifact), then [`send`](Artifact::send) | a named artifact, sent chunk by chunk as `TaskArtifactUpdateEvent`s |
+//! | [`ctx.ask("Which date?").await?`](SkillContext::ask) | `input-required` with the question; the caller's next message on the task is the answer |
+//! | [`ctx.ask_auth("Sign in at ...").await?`](SkillContext::ask_auth) | `auth-required`, likewise |
+//! | [`ctx.is_cancelled()`](SkillContext::is_cancelled) | whether `CancelTask` reached the task |
+//!
+//! Cancellation: when the task is cancelled, the handler's future is dropped at its next
+//! `.await` (so `Drop` guards run, and nothing after that point runs); a handler that computes
+//! for a long time without awaiting can poll [`SkillContext::is_cancelled`] between steps.
+//!
+//! Outside a server (a handler called directly, as in a unit test) there is no task:
+//! `progress` and artifacts go nowhere, and `ask` answers [`Interrupted`].
+//!
+//! ```
+//! use a2a_card::{SkillContext, agent, skill};
+//!
+//! struct Concierge;
+//! /// Books tables at restaurants.
+//! #[agent(url = "http://127.0.0.1:9000")]
+//! impl Concierge {
+//!     /// Books a table; asks for the time when the request gives none.
+//!     #[skill]
+//!     async fn book(&self, request: String, ctx: SkillContext) -> Result<String, String> {
+//!         ctx.progress("Checking availability").await;
+//!         let time = if request.contains(':') {
+//!             request.clone()
+//!         } else {
+//!             ctx.ask("At what time?").await?.text().to_owned()
+//!         };
+//!         Ok(format!("Booked: {request} at {time}"))
+//!     }
+//! }
+//! ```
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use futures::SinkExt;
+use futures::channel::{mpsc, oneshot};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::file::File;
+use crate::skill::{Reply, SkillError, SkillReturn};
+
+/// Where a call runs: its task and context, the message that started it, and the handle
+/// through which the handler reports progress, sends artifacts and asks the caller.
+///
+/// Take it as a handler argument. Cloning it is cheap, and clones share the task.
+#[derive(Clone, Default)]
+#[non_exhaustive]
+pub struct SkillContext {
+    /// The task the call runs in.
+    pub task_id: Option<String>,
+    /// The conversation context.
+    pub context_id: Option<String>,
+    /// The incoming message, as JSON. The dispatcher moves the structured part's `data` into the
+    /// call's input rather than copying it, and file parts into its files, so those parts are
+    /// not here.
+    pub message: Value,
+    link: Option<Arc<Link>>,
+}
+
+impl PartialEq for SkillContext {
+    fn eq(&self, other: &Self) -> bool {
+        self.task_id == other.task_id
+            && self.context_id == other.context_id
+            && self.message == other.message
+    }
+}
+
+impl fmt::Debug for SkillContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SkillContext")
+            .field("task_id", &self.task_id)
+            .field("context_id", &self.context_id)
+            .field("message", &self.message)
+            .field("in_task", &self.link.is_some())
+            .finish()
+    }
+}
+
+/// The running task's side of a context: where events go.
+pub(crate) struct Link {
+    events: mpsc::Sender<Event>,
+    cancelled: AtomicBool,
+    /// The artifact ids given out, so that each is unique within the task.
+    artifact_ids: Mutex<Vec<String>>,
+    /// The id of the skill, the name of the artifact a streaming return fills.
+    skill_id: &'static str,
+}
+
+/// What a running handler tells the task, in order.
+pub(crate) enum Event {
+    /// A `working` status with this text.
+    Progress(String),
+    /// A chunk of artifact `id`.
+    Chunk {
+        id: String,
+        name: String,
+        reply: Reply,
+        append: bool,
+        last: bool,
+    },
+    /// Artifact `id` is complete (its last chunk was sent without `last`).
+    Close { id: String },
+    /// Ask the caller; the answer comes back on `answer`.
+    Ask {
+        auth: bool,
+        question: String,
+        answer: oneshot::Sender<Answer>,
+    },
+    /// The handler returned: its answer goes into artifact `artifact_id`.
+    End {
+        outcome: Result<Reply, SkillError>,
+        artifact_id: String,
+    },
+}
+
+/// The task end of a [`Link`]: what the executor keeps.
+#[derive(Clone)]
+pub(crate) struct LinkHandle {
+    link: Arc<Link>,
+}
+
+impl LinkHandle {
+    /// Marks the task cancelled (what [`SkillContext::is_cancelled`] reads).
+    pub(crate) fn cancel(&self) {
+        self.link.cancelled.store(true, Ordering::Release);
+    }
+
+    /// Sends the handler's outcome, the last event.
+    pub(crate) async fn end(&self, outcome: Result<Reply, SkillError>) {
+        let artifact_id = self.link.unique_id(self.link.skill_id);
+        // Nobody listens any more only when the task was dropped: nothing to tell.
+        let _ = self
+            .link
+            .events
+            .clone()
+            .send(Event::End {
+                outcome,
+                artifact_id,
+            })
+            .await;
+    }
+}
+
+impl Link {
+    /// `name`, or `name-2`, `name-3`.. when taken: an artifact id unique within the task.
+    fn unique_id(&self, name: &str) -> String {
+        let mut ids = self
+            .artifact_ids
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut id = name.to_owned();
+        let mut n = 1;
+        while ids.contains(&id) {
+            n += 1;
+            id = format!("{name}-{n}");
+        }
+        ids.push(id.clone());
+        id
+    }
+}
+
+impl SkillContext {
+    /// A context with these ids and message, outside any task.
+    pub fn new(task_id: Option<String>, context_id: Option<String>, message: Value) -> Self {
+        SkillContext {
+            task_id,
+            context_id,
+            message,
+            link: None,
+        }
+    }
+
+    /// Links the context to a running task: its events go to the returned receiver, in order,
+    /// with room for `buffer` before the handler waits.
+    pub(crate) fn link(
+        &mut self,
+        skill_id: &'static str,
+        buffer: usize,
+    ) -> (LinkHandle, mpsc::Receiver<Event>) {
+        let (events, receiver) = mpsc::channel(buffer);
+        let link = Arc::new(Link {
+            events,
+            cancelled: AtomicBool::new(false),
+            artifact_ids: Mutex::new(Vec::new()),
+            skill_id,
+        });
+        self.link = Some(Arc::clone(&link));
+        (LinkHandle { link }, receiver)
+    }
+
+    /// Whether the call runs in a task (on a server), rather than being called directly.
+    pub fn in_task(&self) -> bool {
+        self.link.is_some()
+    }
+
+    /// Whether the task was cancelled. The handler's future is dropped at its next `.await`
+    /// once it is; this is for handlers that work long between awaits.
+    pub fn is_cancelled(&self) -> bool {
+        self.link
+            .as_ref()
+            .is_some_and(|l| l.cancelled.load(Ordering::Acquire))
+    }
+
+    /// Reports progress: a `working` status update whose message is `text`. Streaming callers
+    /// see it at once; `GetTask` shows the latest.
+    pub async fn progress(&self, text: impl Into<String>) {
+        self.send(Event::Progress(text.into())).await;
+    }
+
+    /// Opens an artifact named `name`, to send chunk by chunk (each chunk one part: `T` as a
+    /// data part of its schema, text as a text part, a [`File`] as a file part). The artifact's
+    /// id is its name (made unique within the task when a name is used twice).
+    ///
+    /// ```
+    /// # use a2a_card::{SkillContext, agent, skill};
+    /// # struct Writer;
+    /// # /// Writes.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Writer {
+    /// /// Writes a poem and its notes, line by line.
+    /// #[skill]
+    /// async fn poem(&self, topic: String, ctx: SkillContext) -> Result<String, String> {
+    ///     let mut poem = ctx.artifact::<String>("poem");
+    ///     poem.send(format!("Of {topic} I sing,")).await?;
+    ///     poem.send_last("and then I stop.".to_owned()).await?;
+    ///     Ok("Done.".to_owned())
+    /// }
+    /// # }
+    /// ```
+    pub fn artifact<T: SkillReturn>(&self, name: impl Into<String>) -> Artifact<T> {
+        let name = name.into();
+        let id = match &self.link {
+            Some(link) => link.unique_id(&name),
+            None => name.clone(),
+        };
+        Artifact {
+            ctx: self.clone(),
+            id,
+            name,
+            sent: false,
+            done: false,
+            _item: PhantomData,
+        }
+    }
+
+    /// Asks the caller a question and waits for the answer: the task goes `input-required`
+    /// with `question` as its status message (a blocking `SendMessage` returns the task then),
+    /// and the caller's next message on the task (text, or data without a schema media type)
+    /// is the answer.
+    ///
+    /// Fails with [`Interrupted`] only when there is no one to ask: outside a task, or when
+    /// the server drops the task. A cancelled task drops the handler instead.
+    pub async fn ask(&self, question: impl Into<String>) -> Result<Answer, Interrupted> {
+        self.ask_with(false, question.into()).await
+    }
+
+    /// Like [`ask`](Self::ask), for credentials: the task goes `auth-required`.
+    pub async fn ask_auth(&self, question: impl Into<String>) -> Result<Answer, Interrupted> {
+        self.ask_with(true, question.into()).await
+    }
+
+    async fn ask_with(&self, auth: bool, question: String) -> Result<Answer, Interrupted> {
+        if self.link.is_none() {
+            return Err(Interrupted(
+                "this call runs outside a task: there is no caller to ask".into(),
+            ));
+        }
+        let (answer, receiver) = oneshot::channel();
+        if !self
+            .send(Event::Ask {
+                auth,
+                question,
+                answer,
+            })
+            .await
+        {
+            return Err(Interrupted("the task is no longer running".into()));
+        }
+        receiver
+            .await
+            .map_err(|_| Interrupted("the task ended before the caller answered".into()))
+    }
+
+    /// Sends an event; `false` when the task no longer listens.
+    async fn send(&self, event: Event) -> bool {
+        match &self.link {
+            Some(link) => link.events.clone().send(event).await.is_ok(),
+            None => false,
+        }
+    }
+
+    /// Sends a streaming handler's items as chunks of one artifact named after the skill, then
+    /// closes it.
+    pub(crate) async fn drain<S, X>(&self, stream: S) -> Result<Reply, SkillError>
+    where
+        S: futures::Stream<Item = X> + Send,
+        X: SkillReturn,
+    {
+        use futures::StreamExt;
+        let name = self.link.as_ref().map_or("output", |l| l.skill_id);
+        let mut artifact = self.artifact::<X>(name);
+        let mut stream = std::pin::pin!(stream);
+        while let Some(item) = stream.next().await {
+            artifact.send(item).await?;
+        }
+        artifact.close().await;
+        Ok(Reply::Streamed)
+    }
+}
+
+/// An artifact a handler sends chunk by chunk (see [`SkillContext::artifact`]).
+///
+/// The first chunk creates the artifact (`append: false`), the next ones add to it
+/// (`append: true`). [`send_last`](Self::send_last) marks the last chunk (`lastChunk: true`).
+/// An artifact still open when the handler returns, or closed with [`close`](Self::close), is
+/// closed by one more update carrying the whole artifact (`append: false`, `lastChunk: true`):
+/// the protocol wants at least one part in every update, and the end of a stream is known only
+/// after its last item was sent. That update also completes the artifact for a client that
+/// missed a chunk.
+#[must_use = "an artifact sends nothing until `send` is called"]
+pub struct Artifact<T> {
+    ctx: SkillContext,
+    id: String,
+    name: String,
+    sent: bool,
+    done: bool,
+    _item: PhantomData<fn(T)>,
+}
+
+impl<T> fmt::Debug for Artifact<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Artifact")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("sent", &self.sent)
+            .field("done", &self.done)
+            .finish()
+    }
+}
+
+impl<T: SkillReturn> Artifact<T> {
+    /// The artifact's id (unique within the task).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Sends `item` as the next chunk. An item that is an `Err` fails the skill with its
+    /// message.
+    pub async fn send(&mut self, item: T) -> Result<(), SkillError> {
+        self.chunk(item, false).await
+    }
+
+    /// Sends `item` as the last chunk: the artifact is complete.
+    pub async fn send_last(&mut self, item: T) -> Result<(), SkillError> {
+        self.chunk(item, true).await
+    }
+
+    /// Closes the artifact, when its last chunk was sent with [`send`](Self::send). Nothing
+    /// happens when it was already closed or nothing was sent.
+    pub async fn close(mut self) {
+        self.finish().await;
+    }
+
+    async fn finish(&mut self) {
+        if self.sent && !self.done {
+            self.done = true;
+            self.ctx
+                .send(Event::Close {
+                    id: self.id.clone(),
+                })
+                .await;
+        }
+    }
+
+    async fn chunk(&mut self, item: T, last: bool) -> Result<(), SkillError> {
+        if self.done {
+            return Err(SkillError::Failed(format!(
+                "artifact `{}` was already complete",
+                self.id
+            )));
+        }
+        let reply = item.into_reply()?;
+        let append = std::mem::replace(&mut self.sent, true);
+        self.done = last;
+        self.ctx
+            .send(Event::Chunk {
+                id: self.id.clone(),
+                name: self.name.clone(),
+                reply,
+                append,
+                last,
+            })
+            .await;
+        Ok(())
+    }
+}
+
+/// The caller's answer to [`SkillContext::ask`]: the message it sent on the task.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Answer {
+    /// The message's text (its text parts, joined by newlines).
+    pub text: String,
+    /// The data of its first data part, if any.
+    pub data: Option<Value>,
+    /// Its files.
+    pub files: Vec<File>,
+    /// The whole message, as JSON (file parts taken out into `files`).
+    pub message: Value,
+}
+
+impl Answer {
+    /// The answer's text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The answer's data as `T`.
+    ///
+    /// ```
+    /// let answer = a2a_card::Answer::new("", Some(serde_json::json!({"day": 3})));
+    /// #[derive(serde::Deserialize)]
+    /// struct Day { day: u8 }
+    /// assert_eq!(answer.data::<Day>().unwrap().day, 3);
+    /// ```
+    pub fn data<T: DeserializeOwned>(&self) -> Result<T, SkillError> {
+        let data = self.data.clone().ok_or_else(|| {
+            SkillError::Input("the answer carries no data part".to_owned())
+        })?;
+        serde_json::from_value(data)
+            .map_err(|e| SkillError::Input(format!("the answer's data does not fit: {e}")))
+    }
+
+    /// An answer of this text and data (for tests of handlers).
+    pub fn new(text: impl Into<String>, data: Option<Value>) -> Answer {
+        Answer {
+            text: text.into(),
+            data,
+            files: Vec::new(),
+            message: Value::Null,
+        }
+    }
+}
+
+/// Why [`SkillContext::ask`] has no answer: there is no caller to ask.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interrupted(String);
+
+impl fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
+impl From<Interrupted> for String {
+    fn from(e: Interrupted) -> String {
+        e.0
+    }
+}
+
+impl From<Interrupted> for SkillError {
+    fn from(e: Interrupted) -> SkillError {
+        SkillError::Failed(e.0)
+    }
+}

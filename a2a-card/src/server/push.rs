@@ -1,0 +1,381 @@
+//! Push notifications: which webhook URLs are accepted, and delivery with retries.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use a2a::{A2AError, StreamResponse, TaskPushNotificationConfig};
+use a2a_server::PushConfigStore;
+use async_trait::async_trait;
+use tokio::sync::mpsc;
+
+/// Which webhooks the agent posts task updates to, and how hard it tries.
+///
+/// By default a webhook URL must be `http` to a host that is not loopback (`127.0.0.0/8`,
+/// `::1`, `localhost`), link-local (`169.254.0.0/16`, `fe80::/10`, which holds cloud metadata
+/// services), private (`10/8`, `172.16/12`, `192.168/16`, `fc00::/7`), unspecified, shared
+/// (`100.64/10`) or multicast: a caller must not be able to make the agent reach into its own
+/// network. A URL that names such an address, or a host name that resolves to one, is refused
+/// when the config is set (`-32602`), and every delivery resolves again and connects only to
+/// allowed addresses. Redirects are not followed.
+///
+/// Each status and artifact update is POSTed as the A2A 1.0 `StreamResponse` JSON, with the
+/// config's `token` in `A2A-Notification-Token` and its credentials in `Authorization`; a
+/// failed delivery (no connection, or a status other than 2xx) is retried with exponential
+/// backoff, and the updates of one task are delivered in order.
+///
+/// This crate builds the server without TLS, so webhooks are plain `http` (reach `https`
+/// endpoints through an egress proxy that you run); an `https` webhook is refused with a
+/// message that says so.
+///
+/// ```
+/// use std::time::Duration;
+/// use a2a_card::server::Webhooks;
+///
+/// // Tests that post to a webhook on this machine:
+/// let webhooks = Webhooks::default().allow_loopback(true).retries(2).backoff(Duration::from_millis(50));
+/// # drop(webhooks);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Webhooks {
+    allow_loopback: bool,
+    allow_private: bool,
+    retries: u32,
+    backoff: Duration,
+    timeout: Duration,
+}
+
+impl Default for Webhooks {
+    fn default() -> Self {
+        Webhooks {
+            allow_loopback: false,
+            allow_private: false,
+            retries: 4,
+            backoff: Duration::from_millis(250),
+            timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+impl Webhooks {
+    /// Accepts webhooks on loopback addresses (for tests and local development).
+    pub fn allow_loopback(mut self, yes: bool) -> Self {
+        self.allow_loopback = yes;
+        self
+    }
+
+    /// Accepts webhooks on private, shared and link-local addresses (an agent deployed beside
+    /// its callers on a private network).
+    pub fn allow_private_networks(mut self, yes: bool) -> Self {
+        self.allow_private = yes;
+        self
+    }
+
+    /// How many times a failed delivery is tried again (default 4).
+    pub fn retries(mut self, n: u32) -> Self {
+        self.retries = n;
+        self
+    }
+
+    /// The wait before the first retry, doubled for each next one (default 250 ms).
+    pub fn backoff(mut self, first: Duration) -> Self {
+        self.backoff = first;
+        self
+    }
+
+    /// How long one delivery may take (default 10 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Why the agent does not post to `ip`, if it does not.
+    fn refuses(&self, ip: IpAddr) -> Option<&'static str> {
+        let ip = match ip {
+            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
+            v4 => v4,
+        };
+        let (loopback, private, other) = match ip {
+            IpAddr::V4(v4) => {
+                let [a, b, ..] = v4.octets();
+                (
+                    v4.is_loopback(),
+                    v4.is_private() || v4.is_link_local() || (a == 100 && (64..128).contains(&b)),
+                    v4.is_unspecified() || v4.is_multicast() || v4.is_broadcast(),
+                )
+            }
+            IpAddr::V6(v6) => {
+                let first = v6.segments()[0];
+                (
+                    v6.is_loopback(),
+                    (first & 0xfe00) == 0xfc00 || (first & 0xffc0) == 0xfe80,
+                    v6.is_unspecified() || v6.is_multicast(),
+                )
+            }
+        };
+        if other {
+            Some("an unspecified, broadcast or multicast address")
+        } else if loopback && !self.allow_loopback {
+            Some("a loopback address")
+        } else if private && !self.allow_private {
+            Some("a private or link-local address")
+        } else {
+            None
+        }
+    }
+
+    /// Checks a webhook URL before it is stored: `http`, and a host the agent may post to.
+    pub(crate) async fn check(&self, url: &str) -> Result<(), A2AError> {
+        let refuse = |why: String| A2AError::invalid_params(format!("push notification URL `{}` is refused: {why}", shorten(url)));
+        let parsed = url::Url::parse(url).map_err(|e| refuse(format!("it is not an absolute URL ({e})")))?;
+        match parsed.scheme() {
+            "http" => {}
+            "https" => {
+                return Err(refuse(
+                    "this agent is built without TLS, so it posts to http webhooks only (reach https ones through an egress proxy)".into(),
+                ));
+            }
+            other => return Err(refuse(format!("the scheme is `{other}`; a webhook is an http URL"))),
+        }
+        let Some(host) = parsed.host() else {
+            return Err(refuse("it has no host".into()));
+        };
+        let port = parsed.port_or_known_default().unwrap_or(80);
+        let addrs: Vec<IpAddr> = match host {
+            url::Host::Ipv4(ip) => vec![IpAddr::V4(ip)],
+            url::Host::Ipv6(ip) => vec![IpAddr::V6(ip)],
+            url::Host::Domain(name) => {
+                let name = name.trim_end_matches('.').to_ascii_lowercase();
+                if (name == "localhost" || name.ends_with(".localhost")) && !self.allow_loopback {
+                    return Err(refuse("it names a loopback host".into()));
+                }
+                tokio::net::lookup_host((name.as_str(), port))
+                    .await
+                    .map_err(|e| refuse(format!("its host does not resolve ({e})")))?
+                    .map(|a| a.ip())
+                    .collect()
+            }
+        };
+        for ip in addrs {
+            if let Some(why) = self.refuses(ip) {
+                return Err(refuse(format!("its host is {why} ({ip})")));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A URL cut for messages.
+fn shorten(url: &str) -> String {
+    const MAX: usize = 200;
+    if url.len() <= MAX {
+        return url.to_owned();
+    }
+    let mut end = MAX;
+    while !url.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &url[..end])
+}
+
+/// Resolves webhook hosts, keeping only the addresses the policy allows: a host name cannot
+/// lead a delivery to a refused address, whatever it resolves to at the time.
+struct GuardedResolver(Webhooks);
+
+impl reqwest::dns::Resolve for GuardedResolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let policy = self.0.clone();
+        Box::pin(async move {
+            let found = tokio::net::lookup_host((name.as_str(), 0)).await?;
+            let allowed: Vec<SocketAddr> = found.filter(|a| policy.refuses(a.ip()).is_none()).collect();
+            if allowed.is_empty() {
+                return Err(format!("webhook host `{}` resolves to no address this agent posts to", name.as_str()).into());
+            }
+            Ok(Box::new(allowed.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
+}
+
+/// Posts the updates of tasks to their webhooks: in order per task, with retries, off the
+/// task's own path (a slow webhook does not slow the skill).
+pub(crate) struct Delivery {
+    policy: Webhooks,
+    store: Arc<dyn PushConfigStore>,
+    client: reqwest::Client,
+    queues: Mutex<HashMap<String, mpsc::UnboundedSender<(Vec<TaskPushNotificationConfig>, StreamResponse)>>>,
+}
+
+impl fmt::Debug for Delivery {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Delivery").field("policy", &self.policy).finish_non_exhaustive()
+    }
+}
+
+impl Delivery {
+    pub(crate) fn new(policy: Webhooks, store: Arc<dyn PushConfigStore>) -> Result<Delivery, String> {
+        let client = reqwest::Client::builder()
+            .timeout(policy.timeout)
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .dns_resolver(Arc::new(GuardedResolver(policy.clone())))
+            .build()
+            .map_err(|e| format!("the webhook client cannot be built: {e}"))?;
+        Ok(Delivery {
+            policy,
+            store,
+            client,
+            queues: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Queues `event` for every webhook of `task`.
+    pub(crate) async fn deliver(self: &Arc<Self>, task: &str, event: &StreamResponse) {
+        let configs = match self.store.list(task).await {
+            Ok(configs) => configs,
+            Err(e) => {
+                tracing::warn!(task, error = %e.message, "push configs could not be read");
+                return;
+            }
+        };
+        let terminal = match event {
+            StreamResponse::StatusUpdate(u) => u.status.state.is_terminal(),
+            StreamResponse::Task(t) => t.status.state.is_terminal(),
+            _ => false,
+        };
+        let mut queues = self.queues.lock().unwrap_or_else(|p| p.into_inner());
+        if configs.is_empty() {
+            if terminal {
+                queues.remove(task);
+            }
+            return;
+        }
+        let sender = queues.entry(task.to_owned()).or_insert_with(|| {
+            let (sender, receiver) = mpsc::unbounded_channel();
+            tokio::spawn(Arc::clone(self).run(receiver));
+            sender
+        });
+        let _ = sender.send((configs, event.clone()));
+        if terminal {
+            // The worker delivers what is queued, then ends.
+            queues.remove(task);
+        }
+    }
+
+    async fn run(
+        self: Arc<Self>,
+        mut queue: mpsc::UnboundedReceiver<(Vec<TaskPushNotificationConfig>, StreamResponse)>,
+    ) {
+        while let Some((configs, event)) = queue.recv().await {
+            let body = match serde_json::to_vec(&event) {
+                Ok(body) => body,
+                Err(e) => {
+                    tracing::warn!(error = %e, "a push notification could not be serialised");
+                    continue;
+                }
+            };
+            for config in &configs {
+                self.post(config, &body).await;
+            }
+        }
+    }
+
+    /// One update to one webhook, tried again on failure.
+    async fn post(&self, config: &TaskPushNotificationConfig, body: &[u8]) {
+        let mut wait = self.policy.backoff;
+        for attempt in 0..=self.policy.retries {
+            if attempt > 0 {
+                tokio::time::sleep(wait).await;
+                wait = wait.saturating_mul(2);
+            }
+            // IP literals skip the resolver: check them here too.
+            if let Err(e) = self.policy.check_literal(&config.url) {
+                tracing::warn!(task = %config.task_id, error = %e, "push notification not sent");
+                return;
+            }
+            let mut request = self
+                .client
+                .post(&config.url)
+                .header("Content-Type", "application/json")
+                .body(body.to_vec());
+            if let Some(token) = &config.token {
+                request = request.header("A2A-Notification-Token", token);
+            }
+            if let Some(auth) = &config.authentication {
+                if let Some(credentials) = &auth.credentials {
+                    request = request.header("Authorization", format!("{} {credentials}", auth.scheme));
+                }
+            }
+            match request.send().await {
+                Ok(response) if response.status().is_success() => return,
+                Ok(response) => tracing::warn!(task = %config.task_id, status = %response.status(), attempt, "webhook refused a push notification"),
+                Err(e) => tracing::warn!(task = %config.task_id, error = %e, attempt, "push notification delivery failed"),
+            }
+        }
+        tracing::warn!(task = %config.task_id, "push notification dropped after every retry");
+    }
+}
+
+impl Webhooks {
+    /// The check of a URL whose host is an IP literal (host names go through the resolver).
+    fn check_literal(&self, url: &str) -> Result<(), String> {
+        let parsed = url::Url::parse(url).map_err(|e| e.to_string())?;
+        let ip = match parsed.host() {
+            Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip),
+            Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip),
+            _ => return Ok(()),
+        };
+        match self.refuses(ip) {
+            Some(why) => Err(format!("the webhook's host is {why}")),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The push-config store as the official handler sees it: it stores, reads and deletes
+/// configs, but lists none to the official sender, since [`Delivery`] delivers instead (with
+/// retries and the address policy); listing for callers goes to the store itself.
+pub(crate) struct ConfigsOnly(pub(crate) Arc<dyn PushConfigStore>);
+
+#[async_trait]
+impl PushConfigStore for ConfigsOnly {
+    async fn save(&self, config: TaskPushNotificationConfig) -> Result<TaskPushNotificationConfig, A2AError> {
+        self.0.save(config).await
+    }
+
+    async fn get(&self, task_id: &str, config_id: &str) -> Result<TaskPushNotificationConfig, A2AError> {
+        self.0.get(task_id, config_id).await
+    }
+
+    async fn list(&self, _task_id: &str) -> Result<Vec<TaskPushNotificationConfig>, A2AError> {
+        Ok(Vec::new())
+    }
+
+    async fn delete(&self, task_id: &str, config_id: &str) -> Result<(), A2AError> {
+        self.0.delete(task_id, config_id).await
+    }
+
+    async fn delete_all(&self, task_id: &str) -> Result<(), A2AError> {
+        self.0.delete_all(task_id).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn address_ranges() {
+        let strict = Webhooks::default();
+        for ip in ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1", "fe80::1", "fd00::1", "::ffff:127.0.0.1", "224.0.0.1"] {
+            assert!(strict.refuses(ip.parse().unwrap()).is_some(), "{ip} is refused");
+        }
+        for ip in ["93.184.216.34", "2606:2800:220:1::1", "172.32.0.1", "100.128.0.1"] {
+            assert!(strict.refuses(ip.parse().unwrap()).is_none(), "{ip} is allowed");
+        }
+        let local = Webhooks::default().allow_loopback(true);
+        assert!(local.refuses("127.0.0.1".parse().unwrap()).is_none());
+        assert!(local.refuses("10.0.0.1".parse().unwrap()).is_some());
+    }
+}
