@@ -1,0 +1,19 @@
+//! The trip planner: an agent whose skills stream, report progress, ask for input, take and
+//! return files, and can be cancelled; deterministic (no model, no network), on 127.0.0.1.
+//!
+//! ```text
+//! cargo run --example trip_planner                     # serve on port $PORT, else 8081
+//! cargo run --example trip_planner -- --port 0         # any free port
+//! cargo run --example trip_planner -- --print-card     # print the card (A2A 1.0) and exit
+//! ```
+
+mod agent;
+#[path = "../common/cli.rs"]
+mod cli;
+mod server;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    cli::run::<agent::TripPlanner, _, _>("trip_planner", server::DEFAULT_PORT, server::bind, server::banner)
+}

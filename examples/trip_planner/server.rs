@@ -1,0 +1,49 @@
+//! Where the trip planner is served, and what the example prints about it; shared by the
+//! example and the end-to-end tests.
+
+use std::time::Duration;
+
+use a2a_card::server::{Listening, Server, ServerError, Webhooks};
+
+use crate::agent::TripPlanner;
+
+/// The port when neither `--port` nor `PORT` gives one.
+pub const DEFAULT_PORT: u16 = 8081;
+
+/// How long the example takes to plan one day (long enough to watch the stream, and to cancel).
+pub const PACE: Duration = Duration::from_millis(400);
+
+/// The trip planner's server: the example's pace; webhooks only on public addresses.
+pub fn server(pace: Duration, webhooks: Webhooks) -> Server<TripPlanner> {
+    Server::new(TripPlanner { pace }).webhooks(webhooks)
+}
+
+/// Binds the agent on 127.0.0.1 at `port` (0: any free port), ready to serve.
+pub async fn bind(port: u16) -> Result<Listening, ServerError> {
+    server(PACE, Webhooks::default())
+        .bind(("127.0.0.1", port))
+        .await
+}
+
+/// What the example prints at start: where the agent is, and `curl` lines to try.
+pub fn banner(listening: &Listening) -> String {
+    let base = format!("http://{}", listening.local_addr());
+    let endpoint = format!("{base}{}", listening.path());
+    let plan = serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
+        "params": {"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{
+            "data": {"destination": "Lisbon", "days": 3},
+            "mediaType": "application/json;schema=tripRequest"
+        }]}}
+    });
+    format!(
+        "Trip planner listening on {base}\n\
+         card:          {base}/.well-known/agent-card.json\n\
+         A2A endpoint:  {url} (JSON-RPC; HTTP+JSON under it)\n\
+         \n\
+         Stream a plan (it asks for the start date: answer with a message on the same taskId):\n\
+         curl -sN {endpoint} -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' \\\n  \
+         -d '{plan}'\n",
+        url = listening.url(),
+    )
+}
