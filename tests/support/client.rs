@@ -1,0 +1,89 @@
+//! The official Rust client (`a2a-client-lf`) against a server of this crate, on a free
+//! loopback port.
+
+use std::collections::HashMap;
+
+use a2a_card::Agent;
+use a2a_card::server::Server;
+use a2a_card::server::a2a::{
+    A2AError, AgentCard, Message, Part, Role, SendMessageRequest, SendMessageResponse, Task,
+};
+use a2a_client::agent_card::AgentCardResolver;
+use a2a_client::{A2AClient, A2AClientFactory, Transport};
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+/// A server running until the guard is dropped.
+pub struct Running {
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+    _stop: oneshot::Sender<()>,
+}
+
+/// Serves `server` on a free loopback port.
+pub async fn serve<A: Agent>(server: Server<A>) -> Running {
+    let listening = server
+        .bind("127.0.0.1:0")
+        .await
+        .expect("bind a free loopback port");
+    let base = format!("http://{}", listening.local_addr());
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(listening.serve_with_shutdown(async {
+        let _ = stopped.await;
+    }));
+    Running { base, _stop: stop }
+}
+
+/// The served card, as the official client resolves it.
+pub async fn card(base: &str) -> AgentCard {
+    AgentCardResolver::new(None)
+        .resolve(base)
+        .await
+        .expect("the official client reads the served card")
+}
+
+/// A client speaking `binding` (`JSONRPC`, `HTTP+JSON`).
+pub async fn client(card: &AgentCard, binding: &str) -> A2AClient<Box<dyn Transport>> {
+    A2AClientFactory::builder()
+        .preferred_bindings(vec![binding.to_owned()])
+        .build()
+        .create_from_card(card)
+        .await
+        .expect("a transport for the card's interfaces")
+}
+
+/// A data part of schema `schema`.
+pub fn data_part(schema: &str, data: Value) -> Part {
+    Part::data(data).with_media_type(format!("application/json;schema={schema}"))
+}
+
+/// A `SendMessage` request of these parts, on task `task_id` when given.
+pub fn request(parts: Vec<Part>, task_id: Option<String>) -> SendMessageRequest {
+    let mut message = Message::new(Role::User, parts);
+    message.task_id = task_id;
+    SendMessageRequest {
+        message,
+        configuration: None,
+        metadata: None,
+        tenant: None,
+    }
+}
+
+/// The task of an answer.
+pub fn task(response: SendMessageResponse) -> Task {
+    match response {
+        SendMessageResponse::Task(task) => task,
+        SendMessageResponse::Message(m) => panic!("expected a task, got a message: {m:?}"),
+    }
+}
+
+/// The struct detail (`DispatchError::data`) of an error.
+pub fn details(error: &A2AError) -> HashMap<String, Value> {
+    error
+        .details
+        .iter()
+        .flatten()
+        .find(|d| d.type_url == "type.googleapis.com/google.protobuf.Struct")
+        .map(|d| d.value.clone())
+        .unwrap_or_else(|| panic!("no struct detail in {error:?}"))
+}
