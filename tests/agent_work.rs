@@ -726,3 +726,18 @@ async fn the_example_serves_where_it_says_and_prints_how_to_try_it() {
     assert!(banner.contains("schema=tripRequest") && banner.contains("SendStreamingMessage"), "{banner}");
     assert!(server::PACE >= Duration::from_millis(100), "slow enough to watch, and to cancel");
 }
+
+#[tokio::test]
+async fn the_ag_ui_capabilities_tell_what_the_skills_do() {
+    let running = planner(Duration::from_millis(1)).await;
+    let caps: Value = reqwest::get(format!("{}/capabilities", running.base))
+        .await
+        .expect("capabilities")
+        .json()
+        .await
+        .expect("JSON");
+    assert_eq!(caps["transport"], json!({"streaming": true, "pushNotifications": true, "resumable": true}));
+    assert_eq!(caps["humanInTheLoop"], json!({"supported": true}), "plan-trip asks for a date");
+    assert_eq!(caps["custom"]["a2a"]["cancellation"], true);
+    assert_eq!(caps["output"]["supportedMimeTypes"], json!(["application/json", "text/calendar"]));
+}

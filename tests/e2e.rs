@@ -438,6 +438,9 @@ async fn the_card_route_negotiates_caches_and_allows_any_origin() {
     let caps: Value = caps.json().await.expect("JSON");
     assert_eq!(caps["identity"]["name"], "Fight Club");
     assert_eq!(caps["tools"]["items"][0]["name"], "fight-comparison");
+    // Its one skill takes no context, so it never asks; it can be cancelled all the same.
+    assert!(caps.get("humanInTheLoop").is_none(), "{caps}");
+    assert_eq!(caps["custom"]["a2a"]["cancellation"], true);
 }
 
 #[tokio::test]

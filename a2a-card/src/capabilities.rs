@@ -29,6 +29,15 @@
 //! An object with nothing in it is left out, so a card that says nothing about transport gives no
 //! `transport` key at all.
 //!
+//! A served agent knows more than its card says: [`Capabilities::for_agent`] (what the server's
+//! `GET /capabilities` answers) adds, from the declaration:
+//!
+//! | AG-UI field | emitted when | value |
+//! |---|---|---|
+//! | `humanInTheLoop.supported` | a skill takes a [`SkillContext`](crate::SkillContext), with which it can ask the caller (`input-required`) | `true` |
+//! | `transport.resumable` | the agent streams: `SubscribeToTask` picks up a running task's events again after a dropped stream | `true` |
+//! | `custom.a2a.cancellation` | always: `CancelTask` reaches the running handler | `true` |
+//!
 //! **`identity.type`.** AG-UI defines it as "the framework or platform powering this agent"
 //! (`"langgraph"`, `"mastra"`, ...). The projection is a function of the card, which may have been
 //! parsed from any A2A agent, so it names the one thing every card is true of: the agent is an A2A
@@ -121,8 +130,8 @@ pub fn text_parameters() -> Value {
 /// *unknown*. Build it from a card with [`from_card`](Self::from_card) (the rules are in the
 /// [module docs](self)), then serialise it with serde or [`to_json`](Self::to_json).
 ///
-/// Only the categories a card can speak to are modelled; AG-UI's `state`, `multiAgent`,
-/// `reasoning`, `execution` and `humanInTheLoop` are never emitted.
+/// Only the categories a card or a declaration can speak to are modelled; AG-UI's `state`,
+/// `multiAgent`, `reasoning` and `execution` are never emitted.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -142,6 +151,9 @@ pub struct Capabilities {
     /// Which non-text modalities the agent takes and produces.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub multimodal: Option<MultimodalCapabilities>,
+    /// Whether the agent pauses for a person's input.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub human_in_the_loop: Option<HumanInTheLoopCapabilities>,
     /// Integration-specific capabilities (AG-UI's escape hatch); omitted when empty.
     #[serde(skip_serializing_if = "Map::is_empty")]
     pub custom: Map<String, Value>,
@@ -195,6 +207,16 @@ pub struct TransportCapabilities {
     /// Resumes interrupted streams.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resumable: Option<bool>,
+}
+
+/// AG-UI's `HumanInTheLoopCapabilities`: whether the agent pauses for a person.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct HumanInTheLoopCapabilities {
+    /// The agent can stop and ask for input.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub supported: Option<bool>,
 }
 
 /// AG-UI's `ToolsCapabilities`: the tools the agent provides.
@@ -321,8 +343,51 @@ impl Capabilities {
             tools: tools(card),
             output: output(card),
             multimodal: multimodal(card),
+            human_in_the_loop: None,
             custom: custom(card),
         }
+    }
+
+    /// The capabilities of a declared agent served with this crate's server: those of `card`
+    /// (the card as served), plus what the declaration tells (see the [module docs](self)).
+    ///
+    /// ```
+    /// use a2a_card::capabilities::Capabilities;
+    /// use a2a_card::{Agent, SkillContext, agent, skill};
+    ///
+    /// struct Booker;
+    /// /// Books tables.
+    /// #[agent(url = "http://127.0.0.1:9000")]
+    /// impl Booker {
+    ///     /// Books a table, asking for the time when it is missing.
+    ///     #[skill]
+    ///     async fn book(&self, request: String, ctx: SkillContext) -> Result<String, String> {
+    ///         let time = ctx.ask("At what time?").await?;
+    ///         Ok(format!("{request} at {}", time.text()))
+    ///     }
+    /// }
+    /// let caps = Capabilities::for_agent::<Booker>(Booker::card().unwrap()).to_json();
+    /// assert_eq!(caps["humanInTheLoop"]["supported"], true);
+    /// assert_eq!(caps["custom"]["a2a"]["cancellation"], true);
+    /// ```
+    pub fn for_agent<A: crate::Agent>(card: &AgentCard) -> Self {
+        let mut caps = Capabilities::from_card(card);
+        if A::SKILLS.iter().any(|s| s.input.context) {
+            caps.human_in_the_loop = Some(HumanInTheLoopCapabilities {
+                supported: Some(true),
+            });
+        }
+        if card.capabilities.streaming == Some(true) {
+            caps.transport.get_or_insert_with(Default::default).resumable = Some(true);
+        }
+        let a2a = caps
+            .custom
+            .entry("a2a")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(a2a) = a2a {
+            a2a.insert("cancellation".into(), Value::Bool(true));
+        }
+        caps
     }
 
     /// The JSON of the snapshot.

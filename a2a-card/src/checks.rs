@@ -230,16 +230,18 @@ pub const fn check_listed(decl: &SkillDecl, listed: &str) -> Check {
 /// input ([`check_inputs`] makes sure there is at most one).
 pub const fn merge_inputs(args: &[Io]) -> Io {
     let mut input = Io::NONE;
-    let mut files = false;
+    let (mut files, mut context) = (false, false);
     let mut i = 0;
     while i < args.len() {
         if args[i].is_some() && !input.is_some() {
             input = args[i];
         }
         files |= args[i].files;
+        context |= args[i].context;
         i += 1;
     }
     input.files = files;
+    input.context = context;
     input
 }
 

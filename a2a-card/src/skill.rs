@@ -162,6 +162,8 @@ pub struct Io {
     pub files: bool,
     /// Whether it is streamed (an output only).
     pub streaming: bool,
+    /// Whether the handler takes a [`SkillContext`] (and so can report progress and ask).
+    pub context: bool,
 }
 
 impl Io {
@@ -171,6 +173,7 @@ impl Io {
         schema: None,
         files: false,
         streaming: false,
+        context: false,
     };
     /// Text only.
     pub const TEXT: Io = Io {
@@ -310,7 +313,10 @@ impl SkillArg for String {
 }
 
 impl SkillArg for SkillContext {
-    const INPUT: Io = Io::NONE;
+    const INPUT: Io = Io {
+        context: true,
+        ..Io::NONE
+    };
     fn extract(call: &mut SkillCall) -> Result<Self, SkillError> {
         Ok(call.context.clone())
     }

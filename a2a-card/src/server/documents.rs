@@ -120,8 +120,7 @@ pub(crate) struct Documents {
 }
 
 impl Documents {
-    pub(crate) fn new(card: &AgentCard, max_age: Duration) -> Documents {
-        let capabilities = crate::capabilities::agent_capabilities(card);
+    pub(crate) fn new(card: &AgentCard, capabilities: &Value, max_age: Duration) -> Documents {
         let cache_control =
             HeaderValue::from_str(&format!("public, max-age={}", max_age.as_secs()))
                 .unwrap_or_else(|_| HeaderValue::from_static("public, max-age=300"));
@@ -129,7 +128,7 @@ impl Documents {
             v1: Document::new(&card.to_json(Profile::V1)),
             v0_3: Document::new(&unsigned(card).to_json(Profile::V0_3)),
             compat: Document::new(&card.to_json(Profile::Compat)),
-            capabilities: Document::new(&capabilities),
+            capabilities: Document::new(capabilities),
             cache_control,
         }
     }

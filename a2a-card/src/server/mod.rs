@@ -399,7 +399,8 @@ impl<A: Agent> Server<A> {
         let protocol = axum::Router::new()
             .route("/", post(jsonrpc::endpoint).with_state(Arc::clone(&rpc)))
             .merge(rest);
-        let documents = Arc::new(Documents::new(&card, self.card_max_age)).router();
+        let capabilities = crate::capabilities::Capabilities::for_agent::<A>(&card).to_json();
+        let documents = Arc::new(Documents::new(&card, &capabilities, self.card_max_age)).router();
         let base = endpoint.path.trim_end_matches('/');
         if base.is_empty() {
             return Ok(documents.merge(protocol));
