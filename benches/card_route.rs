@@ -27,10 +27,12 @@
 #[path = "../examples/fight_club/agent.rs"]
 #[allow(dead_code)]
 mod fight_club;
+#[path = "support/load.rs"]
+mod load;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use a2a_card::server::a2a_server::agent_card::{StaticAgentCard, agent_card_router};
 use a2a_card::server::axum;
@@ -40,14 +42,12 @@ use a2a_card::wire::{Profile, RenderOptions, SchemaPlacement};
 use a2a_card::{Agent, server::a2a};
 use criterion::{Criterion, Throughput};
 use fight_club::FightClub;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use load::{BATCH, Client, median};
+use tokio::net::TcpListener;
 use tokio::runtime::Runtime;
 
 /// Keep-alive connections of the client.
 const CONNECTIONS: usize = 8;
-/// Requests written at once on a connection.
-const BATCH: usize = 32;
 /// Requests per timed round of the ratio measurement.
 const ROUND: u64 = 20_000;
 /// Rounds per route of the ratio measurement.
@@ -120,116 +120,6 @@ async fn spawn(app: axum::Router) -> SocketAddr {
     addr
 }
 
-/// One keep-alive connection that sends pipelined requests and counts whole answers.
-struct Connection {
-    stream: TcpStream,
-    buffer: Vec<u8>,
-    batch: Vec<u8>,
-}
-
-impl Connection {
-    async fn open(addr: SocketAddr) -> Connection {
-        let stream = TcpStream::connect(addr).await.expect("connect");
-        stream.set_nodelay(true).expect("nodelay");
-        Connection {
-            stream,
-            buffer: Vec::with_capacity(1 << 16),
-            batch: REQUEST.repeat(BATCH),
-        }
-    }
-
-    /// Sends `n` requests (in batches) and waits for their `200` answers.
-    async fn requests(&mut self, mut n: u64) {
-        while n > 0 {
-            let k = n.min(BATCH as u64) as usize;
-            self.stream
-                .write_all(&self.batch[..k * REQUEST.len()])
-                .await
-                .expect("write");
-            let mut answered = 0;
-            while answered < k {
-                match parse(&self.buffer) {
-                    Some(len) => {
-                        self.buffer.drain(..len);
-                        answered += 1;
-                    }
-                    None => {
-                        let mut chunk = [0u8; 1 << 16];
-                        let read = self.stream.read(&mut chunk).await.expect("read");
-                        assert!(read > 0, "the server closed the connection");
-                        self.buffer.extend_from_slice(&chunk[..read]);
-                    }
-                }
-            }
-            n -= k as u64;
-        }
-    }
-}
-
-/// The length of the first whole `200` answer in `buffer`.
-fn parse(buffer: &[u8]) -> Option<usize> {
-    let head_end = buffer.windows(4).position(|w| w == b"\r\n\r\n")?;
-    let head = &buffer[..head_end];
-    assert!(
-        head.starts_with(b"HTTP/1.1 200"),
-        "{}",
-        String::from_utf8_lossy(head)
-    );
-    let length = head
-        .split(|b| *b == b'\n')
-        .find_map(|line| {
-            let line = std::str::from_utf8(line).ok()?.trim();
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("content-length")
-                .then(|| value.trim().parse::<usize>().ok())?
-        })
-        .expect("a content-length");
-    let total = head_end + 4 + length;
-    (buffer.len() >= total).then_some(total)
-}
-
-/// The client: connections to one server.
-struct Client {
-    runtime: Runtime,
-    connections: Vec<Connection>,
-}
-
-impl Client {
-    fn new(addr: SocketAddr) -> Client {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime");
-        let connections = runtime.block_on(async {
-            let mut all = Vec::new();
-            for _ in 0..CONNECTIONS {
-                all.push(Connection::open(addr).await);
-            }
-            all
-        });
-        Client {
-            runtime,
-            connections,
-        }
-    }
-
-    /// Sends `n` requests spread over the connections; the time they took.
-    fn run(&mut self, n: u64) -> Duration {
-        let per = n / CONNECTIONS as u64;
-        let extra = n % CONNECTIONS as u64;
-        let start = Instant::now();
-        self.runtime.block_on(async {
-            let work = self
-                .connections
-                .iter_mut()
-                .enumerate()
-                .map(|(i, c)| c.requests(per + u64::from((i as u64) < extra)));
-            futures::future::join_all(work).await;
-        });
-        start.elapsed()
-    }
-}
-
 const NAMES: [&str; 3] = ["ours", "official", "fixed"];
 
 fn criterion_benches(c: &mut Criterion, servers: &Servers) {
@@ -239,21 +129,16 @@ fn criterion_benches(c: &mut Criterion, servers: &Servers) {
         .into_iter()
         .zip([servers.ours, servers.official, servers.fixed])
     {
-        let mut client = Client::new(addr);
+        let mut client = Client::new(addr, CONNECTIONS, REQUEST);
         group.bench_function(name, |b| b.iter_custom(|iters| client.run(iters)));
     }
     group.finish();
 }
 
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
-}
-
 fn ratios(servers: &Servers) {
     let mut clients: Vec<Client> = [servers.ours, servers.official, servers.fixed]
         .into_iter()
-        .map(Client::new)
+        .map(|addr| Client::new(addr, CONNECTIONS, REQUEST))
         .collect();
     for client in &mut clients {
         client.run(ROUND);
@@ -284,7 +169,7 @@ fn ratios(servers: &Servers) {
 /// Each route answers a request, as the bench sees it.
 fn smoke(servers: &Servers) {
     for addr in [servers.ours, servers.official, servers.fixed] {
-        let mut client = Client::new(addr);
+        let mut client = Client::new(addr, CONNECTIONS, REQUEST);
         client.run(CONNECTIONS as u64 * 2);
     }
 }

@@ -414,7 +414,7 @@ fn call_body(skill: &Skill, krate: &TokenStream, handler: TokenStream) -> TokenS
             #krate::__private::Box::pin(async move {
                 let __context = ::core::clone::Clone::clone(&__call.context);
                 #(let #names = <#types as #krate::__private::SkillArg>::extract(&mut __call)?;)*
-                #krate::__private::drain::<_, #ret>(#call, &__context).await
+                #krate::__private::drain(#call, &__context, <#ret as #krate::__private::SkillReturn>::into_reply).await
             })
         };
     }

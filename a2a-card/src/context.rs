@@ -303,19 +303,23 @@ impl SkillContext {
         }
     }
 
-    /// Sends a streaming handler's items as chunks of one artifact named after the skill, then
-    /// closes it.
-    pub(crate) async fn drain<S, X>(&self, stream: S) -> Result<Reply, SkillError>
+    /// Sends a streaming handler's items, each turned into a reply by `reply`, as chunks of
+    /// one artifact named after the skill, then closes it.
+    pub(crate) async fn drain<S, R>(
+        &self,
+        stream: S,
+        reply: fn(R) -> Result<Reply, SkillError>,
+    ) -> Result<Reply, SkillError>
     where
-        S: futures::Stream<Item = X> + Send,
-        X: SkillReturn,
+        S: futures::Stream<Item = R> + Send,
     {
         use futures::StreamExt;
         let name = self.link.as_ref().map_or("output", |l| l.skill_id);
-        let mut artifact = self.artifact::<X>(name);
+        // The item type is erased: chunks go as replies.
+        let mut artifact = self.artifact::<String>(name);
         let mut stream = std::pin::pin!(stream);
         while let Some(item) = stream.next().await {
-            artifact.send(item).await?;
+            artifact.send_reply(reply(item)?, false).await?;
         }
         artifact.close().await;
         Ok(Reply::Streamed)
@@ -387,13 +391,18 @@ impl<T: SkillReturn> Artifact<T> {
     }
 
     async fn chunk(&mut self, item: T, last: bool) -> Result<(), SkillError> {
+        self.send_reply(item.into_reply()?, last).await
+    }
+}
+
+impl<T> Artifact<T> {
+    async fn send_reply(&mut self, reply: Reply, last: bool) -> Result<(), SkillError> {
         if self.done {
             return Err(SkillError::Failed(format!(
                 "artifact `{}` was already complete",
                 self.id
             )));
         }
-        let reply = item.into_reply()?;
         let append = std::mem::replace(&mut self.sent, true);
         self.done = last;
         self.ctx
@@ -471,6 +480,12 @@ impl std::error::Error for Interrupted {}
 impl From<Interrupted> for String {
     fn from(e: Interrupted) -> String {
         e.0
+    }
+}
+
+impl From<SkillError> for String {
+    fn from(e: SkillError) -> String {
+        e.to_string()
     }
 }
 

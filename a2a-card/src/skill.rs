@@ -381,15 +381,19 @@ impl SkillReturn for File {
     }
 }
 
-/// Sends a streaming handler's items as they come (what `#[skill]` calls for a handler that
-/// returns `impl Stream<Item = R>`).
+/// Sends a streaming handler's items as they come, each turned into a reply by `reply` (what
+/// `#[skill]` calls for a handler that returns `impl Stream<Item = R>`, with
+/// `R::into_reply`).
 #[doc(hidden)]
-pub async fn drain<S, R>(stream: S, context: &SkillContext) -> Result<Reply, SkillError>
+pub async fn drain<S, R>(
+    stream: S,
+    context: &SkillContext,
+    reply: fn(R) -> Result<Reply, SkillError>,
+) -> Result<Reply, SkillError>
 where
     S: futures::Stream<Item = R> + Send,
-    R: SkillReturn,
 {
-    context.drain(stream).await
+    context.drain(stream, reply).await
 }
 
 impl SkillReturn for String {

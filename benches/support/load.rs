@@ -1,0 +1,132 @@
+//! A load generator for the benchmarks: keep-alive connections on loopback that send
+//! pipelined batches of one request and read the answers by their `Content-Length`, so that
+//! the client does as little per request as a client can.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::runtime::Runtime;
+
+/// Requests written at once on a connection.
+pub const BATCH: usize = 32;
+
+/// One keep-alive connection that sends pipelined requests and counts whole answers.
+struct Connection {
+    stream: TcpStream,
+    buffer: Vec<u8>,
+    batch: Vec<u8>,
+    request_len: usize,
+}
+
+impl Connection {
+    async fn open(addr: SocketAddr, request: &[u8]) -> Connection {
+        let stream = TcpStream::connect(addr).await.expect("connect");
+        stream.set_nodelay(true).expect("nodelay");
+        Connection {
+            stream,
+            buffer: Vec::with_capacity(1 << 16),
+            batch: request.repeat(BATCH),
+            request_len: request.len(),
+        }
+    }
+
+    /// Sends `n` requests (in batches) and waits for their `200` answers.
+    async fn requests(&mut self, mut n: u64) {
+        while n > 0 {
+            let k = n.min(BATCH as u64) as usize;
+            self.stream
+                .write_all(&self.batch[..k * self.request_len])
+                .await
+                .expect("write");
+            let mut answered = 0;
+            while answered < k {
+                match parse(&self.buffer) {
+                    Some(len) => {
+                        self.buffer.drain(..len);
+                        answered += 1;
+                    }
+                    None => {
+                        let mut chunk = [0u8; 1 << 16];
+                        let read = self.stream.read(&mut chunk).await.expect("read");
+                        assert!(read > 0, "the server closed the connection");
+                        self.buffer.extend_from_slice(&chunk[..read]);
+                    }
+                }
+            }
+            n -= k as u64;
+        }
+    }
+}
+
+/// The length of the first whole `200` answer in `buffer`.
+fn parse(buffer: &[u8]) -> Option<usize> {
+    let head_end = buffer.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = &buffer[..head_end];
+    assert!(
+        head.starts_with(b"HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(head)
+    );
+    let length = head
+        .split(|b| *b == b'\n')
+        .find_map(|line| {
+            let line = std::str::from_utf8(line).ok()?.trim();
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("content-length")
+                .then(|| value.trim().parse::<usize>().ok())?
+        })
+        .expect("a content-length");
+    let total = head_end + 4 + length;
+    (buffer.len() >= total).then_some(total)
+}
+
+/// The client: connections to one server, all sending the same request.
+pub struct Client {
+    runtime: Runtime,
+    connections: Vec<Connection>,
+}
+
+impl Client {
+    /// `connections` connections to `addr`, each sending `request` (a whole HTTP/1.1 request).
+    pub fn new(addr: SocketAddr, connections: usize, request: &[u8]) -> Client {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        let connections = runtime.block_on(async {
+            let mut all = Vec::new();
+            for _ in 0..connections {
+                all.push(Connection::open(addr, request).await);
+            }
+            all
+        });
+        Client {
+            runtime,
+            connections,
+        }
+    }
+
+    /// Sends `n` requests spread over the connections; the time they took.
+    pub fn run(&mut self, n: u64) -> Duration {
+        let per = n / self.connections.len() as u64;
+        let extra = n % self.connections.len() as u64;
+        let start = Instant::now();
+        self.runtime.block_on(async {
+            let work = self
+                .connections
+                .iter_mut()
+                .enumerate()
+                .map(|(i, c)| c.requests(per + u64::from((i as u64) < extra)));
+            futures::future::join_all(work).await;
+        });
+        start.elapsed()
+    }
+}
+
+/// The median of some measurements.
+pub fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
