@@ -614,8 +614,9 @@ fn security(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
 fn oauth2(name: &str, o: &OAuth2Scheme, paths: &Paths, out: &mut Vec<Finding>) {
     let at = |field: &str| paths.scheme(name, field);
     let count = o.flows.iter().count();
-    // 0.3 allows several flows (and none); judge a 0.3 card by 0.3.
-    if count != 1 && paths.modern {
+    // 0.3 itself allows several flows, but the official SDK's client, which reads 0.3 cards as
+    // 1.0, fails on them: the rule holds for every version.
+    if count != 1 {
         out.push(Finding::new(Rule::OAuthFlowCount, at("flows"), format!("OAuth 2.0 scheme `{}` has {count} flows; A2A 1.0 allows exactly one (declare another scheme for each further flow)", short(name))));
     }
     if let Some(u) = &o.oauth2_metadata_url {

@@ -301,7 +301,7 @@ fn requirement_shapes(
                 Some(Value::Object(schemes)) => {
                     for (name, scopes) in schemes {
                         if scopes.is_array() {
-                            out.push(Finding::new(Rule::SecurityRequirementShape, pointer_push(&pointer_push(&at, "schemes"), name), format!("the scopes of `{}` are a bare array; in 1.0 they are {{\"list\": [..]}}, and the official SDK's parser fails on the card", short(name))));
+                            out.push(Finding::new(Rule::SecurityRequirementShape, pointer_push(&pointer_push(&at, "schemes"), name), format!("the scopes of `{}` are a bare array; in 1.0 they are {{\"list\": [..]}}, and the official SDK's parser silently drops a bare array's scopes", short(name))));
                         }
                     }
                 }

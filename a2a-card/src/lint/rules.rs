@@ -169,7 +169,7 @@ rules! {
 
     /// A security requirement names a scheme that `securitySchemes` does not declare.
     SecuritySchemeUndeclared = "security-scheme-undeclared", Error;
-    /// A security requirement is not in its field's shape (1.0 `securityRequirements`: `{"schemes": {NAME: {"list": [..]}}}`; 0.3 `security`: `{NAME: [..]}`); official parsers fail on it or read it as no requirement at all.
+    /// A security requirement is not in its field's shape (1.0 `securityRequirements`: `{"schemes": {NAME: {"list": [..]}}}`; 0.3 `security`: `{NAME: [..]}`); official parsers misread it (the 1.0 SDK reads a bare map as no requirement at all, and drops the scopes of bare arrays).
     SecurityRequirementShape = "security-requirement-shape", Error, conformance;
     /// A security scheme lacks a field it needs (API key name/location, HTTP scheme, OIDC URL, flow URLs, flow scopes).
     SecuritySchemeIncomplete = "security-scheme-incomplete", Error, conformance;

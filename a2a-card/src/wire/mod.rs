@@ -26,8 +26,11 @@
 //! assert_eq!(AgentCard::from_json(&v1).unwrap(), card);
 //! ```
 
+mod convert;
 mod read;
 mod write;
+
+pub use convert::{Conversion, ConvertError, DEFAULT_0_3_PROTOCOL_VERSION, convert};
 
 use std::fmt;
 use std::str::FromStr;
