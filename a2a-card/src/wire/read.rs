@@ -636,6 +636,12 @@ fn security_scheme(
     };
     let tag = cx.string(tag, &tag_pointer)?;
     let mut source = SchemeSource::of(&outer, SCHEME_FIELDS);
+    if !outer.map.contains_key("location") {
+        // A 0.3 scheme names the API key's location `in`.
+        source
+            .at
+            .insert("location", pointer_push(&outer.pointer, "in"));
+    }
     match LEGACY_TYPES
         .iter()
         .position(|t| t.eq_ignore_ascii_case(&tag))
