@@ -226,7 +226,7 @@ fn sdk(label: &str, cards: &[(String, Value)]) -> Option<BTreeMap<String, Sdk>> 
                         .as_array()
                         .unwrap()
                         .iter()
-                        .filter_map(|v| text(v))
+                        .filter_map(text)
                         .collect(),
                     strict: text(&r["strict"]),
                     v03: text(&r["v03"]),
