@@ -347,8 +347,8 @@ pub struct Document {
     /// The JSON. Where a key appears twice in one object, the last value is kept (as in most
     /// JSON parsers).
     pub value: Value,
-    /// The JSON pointer of each key that appears more than once in its object, once each, in
-    /// document order.
+    /// The JSON pointer of each key that appears more than once in its object, once each, in the
+    /// order the parser finds them (a duplicate is found at the end of its second value).
     pub duplicate_keys: Vec<String>,
 }
 
@@ -665,6 +665,40 @@ mod tests {
                 assert!(!message.contains("at line"), "{message}");
             }
             other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn duplicate_keys_are_noted_once_each_where_they_are() {
+        let text = br#"{"a": 1, "b": [{"x/y": 1, "x/y": 2, "x/y": 3}, {"x/y": 4}], "a": {"c": 1, "c": 2}}"#;
+        let doc = Document::parse(text, ReadLimits::default()).unwrap();
+        assert_eq!(doc.duplicate_keys, ["/b/0/x~1y", "/a/c", "/a"]);
+        // The value is what serde_json gives: the last one wins, in the first one's place.
+        let plain: Value = serde_json::from_slice(text).unwrap();
+        assert_eq!(doc.value, plain);
+        assert_eq!(
+            Document::parse(b"[1, 2]", ReadLimits::default())
+                .unwrap()
+                .duplicate_keys,
+            Vec::<String>::new()
+        );
+        // Trailing garbage is still a syntax error.
+        assert!(matches!(
+            Document::parse(b"{} x", ReadLimits::default()),
+            Err(CardError::Syntax { line: 1, .. })
+        ));
+    }
+
+    #[test]
+    fn quoted_values_are_capped() {
+        let long = "é".repeat(5000);
+        let quoted = crate::lint::short(&long);
+        assert!(quoted.chars().count() < 120, "{quoted}");
+        assert!(quoted.contains("5000 characters"), "{quoted}");
+        assert_eq!(crate::lint::short("short"), "short");
+        let card = serde_json::json!({"name": "Agent", "description": long});
+        for f in crate::lint::lint_json(&card) {
+            assert!(f.message.len() < 1000, "{f}");
         }
     }
 
