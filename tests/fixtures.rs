@@ -136,13 +136,13 @@ fn the_linter_finds_what_is_wrong_with_the_fixtures_and_nothing_that_is_right() 
         findings(&json("fixtures/cards/spec-v1.0-sample.json")),
         vec![]
     );
-    // The currency agent: 0.2-era `text` modes, a snake_case id, localhost, an http provider
+    // The currency agent: 0.2-era `text` modes (a warning: official schemas accept them), a snake_case id, localhost, an http provider
     // link, vague descriptions and an undeclared pushNotifications.
     assert_eq!(
         findings(&json("fixtures/cards/currency-agent-v0.3.json")),
         expect(&[
-            ("mode-invalid", "/defaultInputModes/0"),
-            ("mode-invalid", "/defaultOutputModes/0"),
+            ("mode-shorthand", "/defaultInputModes/0"),
+            ("mode-shorthand", "/defaultOutputModes/0"),
             ("description-vague", "/description"),
             ("link-insecure", "/provider/url"),
             ("url-localhost", "/url"),
@@ -155,8 +155,8 @@ fn the_linter_finds_what_is_wrong_with_the_fixtures_and_nothing_that_is_right() 
     assert_eq!(
         findings(&json("fixtures/cards/skills-agent-v1.0.json")),
         expect(&[
-            ("mode-invalid", "/defaultInputModes/0"),
-            ("mode-invalid", "/defaultOutputModes/0"),
+            ("mode-shorthand", "/defaultInputModes/0"),
+            ("mode-shorthand", "/defaultOutputModes/0"),
             ("description-vague", "/description"),
             ("link-insecure", "/provider/url"),
             ("url-localhost", "/supportedInterfaces/0/url"),
@@ -170,8 +170,8 @@ fn the_linter_finds_what_is_wrong_with_the_fixtures_and_nothing_that_is_right() 
     assert_eq!(
         findings(&json("fixtures/cards/orchestrator-v0.2.json")),
         expect(&[
-            ("mode-invalid", "/defaultInputModes/0"),
-            ("mode-invalid", "/defaultOutputModes/0"),
+            ("mode-shorthand", "/defaultInputModes/0"),
+            ("mode-shorthand", "/defaultOutputModes/0"),
             ("url-localhost", "/url"),
             ("protocol-version-missing", "/protocolVersion"),
         ])

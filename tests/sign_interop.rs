@@ -8,6 +8,8 @@
 //! only when `python3` (or `node`/`npm`) is absent; it fails when the runtime is there but the
 //! SDK cannot be installed.
 
+mod support;
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -18,8 +20,8 @@ use a2a_card::wire::Profile;
 use a2a_card::{AgentCard, AgentSkill, SecurityRequirement, SecurityScheme};
 use serde_json::{Value, json};
 
-/// The SDK versions CI pins (keep in step with `.ci/run`).
-const PY_SDK: &str = "a2a-sdk[signing]==1.3.0";
+/// The JS SDK version CI pins (keep in step with `.ci/run`; the Python one is
+/// `support::PY_SDK`).
 const JS_SDK: &str = "@a2a-js/sdk@1.3.0";
 
 fn tmp() -> &'static Path {
@@ -32,33 +34,8 @@ fn succeeds(command: &mut Command) -> bool {
 
 /// The command that runs the Python driver, or `None` (with the reason printed) to skip.
 fn python() -> Option<Vec<OsString>> {
-    static PY: OnceLock<Option<PathBuf>> = OnceLock::new();
-    let py = PY.get_or_init(|| {
-        if let Some(py) = std::env::var_os("A2A_PY") {
-            return Some(PathBuf::from(py));
-        }
-        if Command::new("python3").arg("--version").output().is_err() {
-            eprintln!("skipping the Python SDK interop: no python3 on PATH and A2A_PY unset");
-            return None;
-        }
-        let venv = tmp().join("a2a-py-venv");
-        let py = venv.join("bin/python");
-        let ready = |py: &Path| succeeds(Command::new(py).args(["-c", "import a2a.utils.signing"]));
-        if !ready(&py) {
-            assert!(
-                succeeds(Command::new("python3").arg("-m").arg("venv").arg(&venv)),
-                "python3 -m venv failed"
-            );
-            assert!(
-                succeeds(Command::new(&py).args(["-m", "pip", "install", "--quiet", PY_SDK])),
-                "pip install {PY_SDK} failed"
-            );
-            assert!(ready(&py), "{PY_SDK} installed but does not import");
-        }
-        Some(py)
-    });
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/a2a_py.py");
-    py.as_ref().map(|py| vec![py.into(), script.into()])
+    support::a2a_python().map(|py| vec![py.into(), script.into()])
 }
 
 /// The command that runs the JS driver, or `None` (with the reason printed) to skip.

@@ -145,12 +145,12 @@ const TEN_MISTAKES: &str = r#"{
 /// The ten findings of [`TEN_MISTAKES`]: (code, pointer), sorted.
 fn ten_expected() -> Vec<(String, String)> {
     let mut expected: Vec<(String, String)> = [
-        ("description-missing", "/description"),  // no description
-        ("version-missing", "/version"),          // empty version
-        ("provider-incomplete", "/provider/url"), // provider without url
-        ("url-insecure", "/url"),                 // plain http, not loopback
-        ("mode-invalid", "/defaultInputModes/0"), // `text`, not a media type
-        ("skill-id-duplicate", "/skills/2/id"),   // `exchange-rates` twice
+        ("description-missing", "/description"),    // no description
+        ("version-missing", "/version"),            // empty version
+        ("provider-incomplete", "/provider/url"),   // provider without url
+        ("url-insecure", "/url"),                   // plain http, not loopback
+        ("mode-shorthand", "/defaultInputModes/0"), // `text`, not a media type (a warning)
+        ("skill-id-duplicate", "/skills/2/id"),     // `exchange-rates` twice
         ("security-scheme-undeclared", "/security/1/apiKey"), // requirement names no scheme
         ("oauth-flow-count", "/securitySchemes/oauth/flows"), // two OAuth flows
         ("schema-undeclared", "/skills/0/inputModes/1"), // schema mode, no such schema
@@ -189,7 +189,7 @@ fn ten_mistakes_give_ten_findings_in_both_formats() {
     assert_eq!(human.status.code(), Some(1), "{}", stderr(&human));
     let lines: Vec<&str> = stdout(&human).lines().collect();
     let (summary, finding_lines) = lines.split_last().expect("some output");
-    assert_eq!(*summary, "9 errors, 1 warning");
+    assert_eq!(*summary, "8 errors, 2 warnings");
     assert_eq!(finding_lines.len(), 10, "{}", stdout(&human));
     let parsed: Vec<_> = finding_lines.iter().map(|l| parse_human_line(l)).collect();
     let mut found: Vec<_> = parsed
@@ -200,7 +200,7 @@ fn ten_mistakes_give_ten_findings_in_both_formats() {
     assert_eq!(found, ten_expected());
     // Errors come first, then warnings.
     let severities: Vec<_> = parsed.iter().map(|(_, _, s)| s.as_str()).collect();
-    assert_eq!(severities.iter().filter(|s| **s == "error").count(), 9);
+    assert_eq!(severities.iter().filter(|s| **s == "error").count(), 8);
     assert_eq!(severities.last(), Some(&"warning"));
     assert!(stderr(&human).is_empty(), "{}", stderr(&human));
 
@@ -209,8 +209,8 @@ fn ten_mistakes_give_ten_findings_in_both_formats() {
     let report = json_stdout(&machine);
     assert_eq!(report["file"], card.path());
     assert_eq!(report["profile"], "v0.3");
-    assert_eq!(report["errors"], 9);
-    assert_eq!(report["warnings"], 1);
+    assert_eq!(report["errors"], 8);
+    assert_eq!(report["warnings"], 2);
     let findings = report["findings"].as_array().expect("findings array");
     assert_eq!(findings.len(), 10);
     for f in findings {
@@ -593,6 +593,24 @@ fn convert_moves_schemas_into_extension_params() {
             .expect("the extension entry")
     };
 
+    // The extension's example is only the part of a card it is about; completed, it converts.
+    let mut complete = original.clone();
+    for (key, value) in [
+        ("name", json!("Fight Club")),
+        (
+            "description",
+            json!("Compares two fighters and says who would win, and why."),
+        ),
+        ("version", json!("1.0.0")),
+        ("url", json!("https://fights.example.com/a2a")),
+        ("protocolVersion", json!("0.3.0")),
+        ("defaultInputModes", json!(["text/plain"])),
+        ("defaultOutputModes", json!(["text/plain"])),
+    ] {
+        complete[key] = value;
+    }
+    let file = TempFile::new("partial-completed.json", complete.to_string().as_bytes());
+    let partial = file.path().to_owned();
     let root = convert(&["convert", "--to", "v1", &partial]);
     assert_eq!(&root["schemas"], schemas);
     assert!(extension(&root).pointer("/params/schemas").is_none());
@@ -637,4 +655,156 @@ fn usage_errors_exit_two() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("v0.3"), "{}", stderr(&out));
     assert_eq!(run(&["lint"], None).status.code(), Some(2));
+}
+
+#[test]
+fn convert_refuses_a_card_that_lacks_what_the_target_requires() {
+    // The extension's partial example has no name, description, version, interface or modes:
+    // a v1 card made from it would be invalid, so nothing is written and each lack is listed.
+    let partial = format!("{FIXTURES}/io-schemas-extension/agent-card-partial.json");
+    let out = run(&["convert", "--to", "v1", &partial], None);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(out.stdout.is_empty());
+    let message = stderr(&out);
+    for code in [
+        "name-missing",
+        "description-missing",
+        "version-missing",
+        "interface-missing",
+    ] {
+        assert!(
+            message.contains(&format!("error[{code}]")),
+            "{code}: {message}"
+        );
+    }
+    assert!(message.contains("not converted"), "{message}");
+    // A skill without tags cannot become a 1.0 skill either.
+    let mut card = valid_card();
+    card["skills"][0].as_object_mut().unwrap().remove("tags");
+    let out = run(
+        &["convert", "--to", "v1", "-"],
+        Some(card.to_string().as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("error[skill-tags-missing] /skills/0/tags"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn convert_fills_only_documented_defaults_and_says_so() {
+    // A 0.3 card that says neither its protocol version nor its transport.
+    let mut card = valid_card();
+    let obj = card.as_object_mut().unwrap();
+    obj.remove("supportedInterfaces");
+    obj.insert("url".into(), json!("https://recipes.example.com/a2a"));
+    obj.insert("x-internal".into(), json!({"team": "fx"}));
+    let bytes = card.to_string();
+    let out = run(&["convert", "--to", "v1", "-"], Some(bytes.as_bytes()));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v1 = json_stdout(&out);
+    assert_eq!(v1["supportedInterfaces"][0]["protocolVersion"], "0.3.0");
+    assert_eq!(v1["supportedInterfaces"][0]["protocolBinding"], "JSONRPC");
+    assert!(v1.get("x-internal").is_none(), "{v1:#}");
+    let notes = stderr(&out);
+    assert!(
+        notes.contains("note: /protocolVersion: missing; filled"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("note: /preferredTransport: missing; filled"),
+        "{notes}"
+    );
+    assert!(notes.contains("note: /x-internal: left out"), "{notes}");
+    // 0.3 allows extra fields: kept there, with no note.
+    let out = run(&["convert", "--to", "v0.3", "-"], Some(bytes.as_bytes()));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v03 = json_stdout(&out);
+    assert_eq!(v03["x-internal"], json!({"team": "fx"}));
+    assert_eq!(v03["protocolVersion"], "0.3.0");
+    assert!(!stderr(&out).contains("left out"), "{}", stderr(&out));
+}
+
+#[test]
+fn strict_makes_mode_shorthands_and_unknown_fields_errors() {
+    let mut card = valid_card();
+    card["defaultInputModes"] = json!(["text"]);
+    card["x-internal"] = json!(1);
+    let bytes = card.to_string();
+    let lenient = run(&["lint", "--format", "json", "-"], Some(bytes.as_bytes()));
+    assert_eq!(lenient.status.code(), Some(0), "{}", stdout(&lenient));
+    let report = json_stdout(&lenient);
+    assert_eq!(report["errors"], 0, "{report:#}");
+    let strict = run(
+        &["lint", "--strict", "--format", "json", "-"],
+        Some(bytes.as_bytes()),
+    );
+    assert_eq!(strict.status.code(), Some(1));
+    let report = json_stdout(&strict);
+    let errors: Vec<_> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .map(|f| (f["code"].as_str().unwrap(), f["pointer"].as_str().unwrap()))
+        .collect();
+    assert!(
+        errors.contains(&("mode-shorthand", "/defaultInputModes/0")),
+        "{errors:?}"
+    );
+    assert!(
+        errors.contains(&("unknown-field", "/x-internal")),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn max_bytes_raises_the_size_limit() {
+    // A valid card pretty-printed past 4 MiB by a long description: refused by default, read
+    // with a larger limit, and no finding quotes the whole description.
+    let mut card = valid_card();
+    card["description"] = json!("x".repeat(4 * 1024 * 1024));
+    let bytes = serde_json::to_vec_pretty(&card).unwrap();
+    let file = TempFile::new("big-card.json", &bytes);
+    let refused = run(&["lint", file.path()], None);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("--max-bytes"),
+        "{}",
+        stderr(&refused)
+    );
+    let limit = (bytes.len() + 1).to_string();
+    let read = run(&["lint", "--max-bytes", &limit, file.path()], None);
+    assert_ne!(read.status.code(), Some(2), "{}", stderr(&read));
+    assert!(
+        stdout(&read).len() < 10_000,
+        "{} bytes of findings",
+        stdout(&read).len()
+    );
+    let converted = run(
+        &["convert", "--to", "v1", "--max-bytes", &limit, file.path()],
+        None,
+    );
+    assert_eq!(converted.status.code(), Some(0), "{}", stderr(&converted));
+}
+
+#[test]
+fn duplicate_keys_are_errors() {
+    let text = valid_card().to_string();
+    let text = text.replacen("{", "{\"name\": \"Shadowed Agent\", ", 1);
+    let out = run(&["lint", "--format", "json", "-"], Some(text.as_bytes()));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let report = json_stdout(&out);
+    assert!(
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["code"] == "duplicate-key"
+                && f["pointer"] == "/name"
+                && f["severity"] == "error"),
+        "{report:#}"
+    );
 }

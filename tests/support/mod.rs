@@ -1,9 +1,55 @@
 //! Helpers shared by the integration tests: the fixtures and official schemas in `../shared`.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
 
 use serde_json::Value;
+
+/// The official Python SDK version CI pins (keep in step with `.ci/run`).
+pub const PY_SDK: &str = "a2a-sdk[signing]==1.3.0";
+
+fn succeeds(command: &mut Command) -> bool {
+    command.status().is_ok_and(|s| s.success())
+}
+
+/// A Python with the official A2A SDK: `$A2A_PY` (which CI sets), else a venv under the target
+/// directory with [`PY_SDK`] installed on first use. `None`, with the reason printed, only when
+/// there is no `python3` (the caller then skips); a failed install fails the test.
+pub fn a2a_python() -> Option<PathBuf> {
+    static PY: OnceLock<Option<PathBuf>> = OnceLock::new();
+    PY.get_or_init(|| {
+        if let Some(py) = std::env::var_os("A2A_PY") {
+            return Some(PathBuf::from(py));
+        }
+        if Command::new("python3").arg("--version").output().is_err() {
+            eprintln!("skipping the Python SDK checks: no python3 on PATH and A2A_PY unset");
+            return None;
+        }
+        let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("a2a-py-venv");
+        let py = venv.join("bin/python");
+        let ready = |py: &Path| {
+            succeeds(Command::new(py).args([
+                "-c",
+                "import a2a.utils.signing, a2a.client.card_resolver, a2a.compat.v0_3.types",
+            ]))
+        };
+        if !ready(&py) {
+            assert!(
+                succeeds(Command::new("python3").arg("-m").arg("venv").arg(&venv)),
+                "python3 -m venv failed"
+            );
+            assert!(
+                succeeds(Command::new(&py).args(["-m", "pip", "install", "--quiet", PY_SDK])),
+                "pip install {PY_SDK} failed"
+            );
+            assert!(ready(&py), "{PY_SDK} installed but does not import");
+        }
+        Some(py)
+    })
+    .clone()
+}
 
 /// `../shared/<rel>`, next to the checkout.
 pub fn shared(rel: &str) -> PathBuf {

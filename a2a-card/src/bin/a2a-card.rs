@@ -3,8 +3,8 @@
 //! Install it with `cargo install a2a-card --features cli`.
 //!
 //! ```text
-//! a2a-card lint [--format human|json] FILE|-
-//! a2a-card convert --to v1|v0.3|compat [--schemas root|extension-params] FILE|-
+//! a2a-card lint [--format human|json] [--strict] [--max-bytes N] FILE|-
+//! a2a-card convert --to v1|v0.3|compat [--schemas root|extension-params] [--max-bytes N] FILE|-
 //! a2a-card keygen --alg EdDSA|ES256 [--kid KID] --out-private FILE --out-public FILE
 //! a2a-card sign --key KEY.jwk|KEY.pem [--kid KID] [--jku URL] FILE|-
 //! a2a-card verify --jwks KEYS.json [--alg EdDSA,ES256] FILE|-
@@ -12,8 +12,9 @@
 //!
 //! `FILE` is a card document in any profile (A2A 1.0, 0.3, or a compat document holding both);
 //! `-` reads standard input (write `./-` for a file named `-`). The input is treated as untrusted:
-//! at most [`ReadLimits::default`] bytes (4 MiB) are read, never the whole of a larger file or an
-//! endless stream, nesting is limited to 64 levels, and it must be UTF-8 JSON.
+//! at most `--max-bytes` bytes (default [`ReadLimits::default`]: 4 MiB, 4194304 bytes) are read,
+//! never the whole of a larger file or an endless stream, nesting is limited to 64 levels, and it
+//! must be UTF-8 JSON.
 //!
 //! - `lint` reports every finding of the [linter](a2a_card::lint): in the human format one line
 //!   per finding, `error[skill-id-not-kebab-case] /skills/0/id: message`, then a summary line
@@ -21,12 +22,20 @@
 //!   `NO_COLOR` is unset or empty. In the JSON format, one object
 //!   `{"file", "profile", "findings": [{severity, code, pointer, message}], "errors", "warnings"}`,
 //!   where `profile` is the profile the document was detected as (`v1`, `v0.3`, `compat`) and
-//!   `file` is `<stdin>` for standard input.
+//!   `file` is `<stdin>` for standard input. Each card is judged by its own A2A version; duplicate
+//!   keys are reported too. `--strict` judges as a strict consumer does: the warnings that
+//!   official parsers tolerate but strict ones reject (unknown fields, the `text`/`file`/`data`
+//!   mode shorthands) become errors.
 //! - `convert` reads the card strictly (a value of the wrong type is an error, listed with its
 //!   JSON pointer) and writes it as pretty JSON in the requested profile, with the named schemas of
 //!   the input/output schemas extension at the card's root (`--schemas root`, the default) or in
 //!   the extension entry's `params` (`--schemas extension-params`) for consumers that reject
-//!   unknown root keys.
+//!   unknown root keys. The output is a valid card of the target version, or nothing: a value the
+//!   target requires is filled only where a specification defines its default (a 0.3 card's
+//!   `protocolVersion` `"0.3.0"`, `preferredTransport` `JSONRPC`), fields the strict `v1`
+//!   profile does not allow are left out, each noted on standard error as
+//!   `a2a-card: FILE: note: POINTER: ...`; anything else missing refuses the conversion
+//!   (exit 1), listing every problem as a lint finding of the output.
 //! - `keygen` writes a new private key and its public key as JWK files (the private one readable
 //!   only by its owner, on Unix); neither file may exist yet. The `kid` defaults to the key's
 //!   RFC 7638 thumbprint.
@@ -42,7 +51,7 @@
 //! | code | meaning |
 //! |---|---|
 //! | 0 | `lint`: no error findings (warnings are allowed); `convert`, `sign`, `keygen`: written; `verify`: verified |
-//! | 1 | `lint`: at least one error finding; `verify`: rejected |
+//! | 1 | `lint`: at least one error finding; `convert`: the card lacks what the target version requires (listed on standard error); `verify`: rejected |
 //! | 2 | the input could not be used: missing or unreadable file, I/O error, larger than the size limit, nested deeper than the depth limit, not UTF-8, malformed JSON (with line and column), or, for `convert`, values of the wrong type; also a usage error or output that could not be written |
 //!
 //! Every such problem is reported on standard error, naming the file. A reader that closes the
@@ -55,10 +64,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use a2a_card::AgentCard;
-use a2a_card::lint::{self, Finding, Severity};
+use a2a_card::lint::{self, Finding, LintOptions, Severity};
 use a2a_card::sign::{self, Algorithm, Jwks, SignOptions, SigningKey};
 use a2a_card::wire::{
-    CardError, Profile, ReadLimits, RenderOptions, SchemaPlacement, parse_document,
+    self, CardError, ConvertError, Document, Profile, ReadLimits, RenderOptions, SchemaPlacement,
 };
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::Value;
@@ -160,11 +169,21 @@ struct VerifyArgs {
     input: PathBuf,
 }
 
+/// The default of `--max-bytes`: [`ReadLimits::default`]'s 4 MiB.
+const DEFAULT_MAX_BYTES: usize = 4 * 1024 * 1024;
+
 #[derive(Args)]
 struct LintArgs {
     /// How to print the findings.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
+    /// Judge as a strict consumer does: unknown fields and the `text`/`file`/`data` mode
+    /// shorthands are errors, not warnings.
+    #[arg(long)]
+    strict: bool,
+    /// The largest document to read, in bytes.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_BYTES)]
+    max_bytes: usize,
     /// The card document, or `-` for standard input.
     #[arg(value_name = "FILE")]
     input: PathBuf,
@@ -178,6 +197,9 @@ struct ConvertArgs {
     /// Where to put the named schemas of the input/output schemas extension.
     #[arg(long, value_enum, value_name = "PLACEMENT", default_value_t = SchemasArg::Root)]
     schemas: SchemasArg,
+    /// The largest document to read, in bytes.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_BYTES)]
+    max_bytes: usize,
     /// The card document, in any protocol version, or `-` for standard input.
     #[arg(value_name = "FILE")]
     input: PathBuf,
@@ -260,9 +282,10 @@ fn main() -> ExitCode {
 
 fn run_lint(args: &LintArgs) -> Result<ExitCode, Failure> {
     let name = display_name(&args.input);
-    let document = read_document(&args.input, ReadLimits::default())
-        .map_err(|message| format!("{name}: {message}"))?;
-    let findings = lint::lint_json(&document);
+    let limits = ReadLimits::default().max_bytes(args.max_bytes);
+    let document =
+        read_document(&args.input, limits).map_err(|message| format!("{name}: {message}"))?;
+    let findings = lint::lint_document(&document, &LintOptions::default().strict(args.strict));
     let count = |severity| findings.iter().filter(|f| f.severity == severity).count();
     let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
     let mut out = io::stdout().lock();
@@ -271,7 +294,7 @@ fn run_lint(args: &LintArgs) -> Result<ExitCode, Failure> {
         Format::Json => {
             let report = serde_json::json!({
                 "file": name,
-                "profile": Profile::detect(&document).as_str(),
+                "profile": Profile::detect(&document.value).as_str(),
                 "findings": findings.iter().map(Finding::to_json).collect::<Vec<_>>(),
                 "errors": errors,
                 "warnings": warnings,
@@ -288,11 +311,60 @@ fn run_lint(args: &LintArgs) -> Result<ExitCode, Failure> {
 }
 
 fn run_convert(args: &ConvertArgs) -> Result<ExitCode, Failure> {
-    let card = read_card(&args.input, "converted")?;
+    let name = display_name(&args.input);
+    let limits = ReadLimits::default().max_bytes(args.max_bytes);
+    let document =
+        read_document(&args.input, limits).map_err(|message| format!("{name}: {message}"))?;
     let options = RenderOptions::new(args.to.into()).schemas(args.schemas.into());
-    let json = card.to_json_with(&options);
-    finish_output(write_json(&mut io::stdout().lock(), &json))?;
-    Ok(ExitCode::SUCCESS)
+    match wire::convert(&document.value, &options) {
+        Ok(done) => {
+            let mut err = io::stderr().lock();
+            for note in &done.notes {
+                // Standard error is only for notes here; losing it must not lose the card.
+                let _ = writeln!(
+                    err,
+                    "a2a-card: {}: note: {}",
+                    sanitize(&name),
+                    sanitize(note)
+                );
+            }
+            finish_output(write_json(&mut io::stdout().lock(), &done.document))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(ConvertError::Invalid(issues)) => Err(wrong_types(&name, &issues, "converted")),
+        Err(ConvertError::Incomplete { profile, findings }) => {
+            let mut err = io::stderr().lock();
+            for f in &findings {
+                let _ = writeln!(
+                    err,
+                    "a2a-card: {}: {}",
+                    sanitize(&name),
+                    sanitize(&f.to_string())
+                );
+            }
+            let _ = writeln!(
+                err,
+                "a2a-card: {}: not converted: a {profile} card made from it would be invalid ({} problem(s) above, pointers into the {profile} output); add what is missing (`a2a-card lint` lists every finding)",
+                sanitize(&name),
+                findings.len()
+            );
+            Ok(ExitCode::from(1))
+        }
+        Err(other) => Err(Failure::from(format!("{name}: {other}"))),
+    }
+}
+
+/// The lines that list values of the wrong type, and the verdict.
+fn wrong_types(name: &str, issues: &[a2a_card::wire::ParseIssue], done: &str) -> Failure {
+    let mut lines: Vec<String> = issues
+        .iter()
+        .map(|issue| format!("{name}: {issue}"))
+        .collect();
+    lines.push(format!(
+        "{name}: not {done}: {} value(s) of the wrong type; fix them (`a2a-card lint` lists every finding)",
+        issues.len()
+    ));
+    Failure(lines)
 }
 
 /// Writes `text` to a new file (never over an existing one), owner-only on Unix when `private`.
@@ -391,18 +463,8 @@ fn read_card(input: &Path, done: &str) -> Result<AgentCard, Failure> {
     let name = display_name(input);
     let document = read_document(input, ReadLimits::default())
         .map_err(|message| format!("{name}: {message}"))?;
-    AgentCard::from_json(&document).map_err(|e| match e {
-        CardError::Invalid(issues) => {
-            let mut lines: Vec<String> = issues
-                .iter()
-                .map(|issue| format!("{name}: {issue}"))
-                .collect();
-            lines.push(format!(
-                "{name}: not {done}: {} value(s) of the wrong type; fix them (`a2a-card lint` lists every finding)",
-                issues.len()
-            ));
-            Failure(lines)
-        }
+    AgentCard::from_json(&document.value).map_err(|e| match e {
+        CardError::Invalid(issues) => wrong_types(&name, &issues, done),
         other => Failure::from(format!("{name}: {other}")),
     })
 }
@@ -422,7 +484,7 @@ fn is_stdin(input: &Path) -> bool {
 
 /// Reads the document within `limits`: never more than one byte past the size limit, so a huge
 /// file or an endless stream is cut off rather than loaded.
-fn read_document(input: &Path, limits: ReadLimits) -> Result<Value, String> {
+fn read_document(input: &Path, limits: ReadLimits) -> Result<Document, String> {
     let cap = u64::try_from(limits.max_bytes)
         .unwrap_or(u64::MAX)
         .saturating_add(1);
@@ -433,10 +495,12 @@ fn read_document(input: &Path, limits: ReadLimits) -> Result<Value, String> {
         File::open(input).and_then(|file| file.take(cap).read_to_end(&mut bytes))
     };
     read.map_err(|e| format!("cannot read: {e}"))?;
-    parse_document(&bytes, limits).map_err(|e| match e {
+    Document::parse(&bytes, limits).map_err(|e| match e {
         // Reading stopped one byte past the limit, so the size in the error is only a lower bound.
         CardError::TooLarge { limit, .. } => {
-            format!("the document is larger than the limit of {limit} bytes")
+            format!(
+                "the document is larger than the limit of {limit} bytes (raise it with --max-bytes)"
+            )
         }
         other => other.to_string(),
     })

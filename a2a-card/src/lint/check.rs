@@ -7,7 +7,7 @@ use a2a_card_rules::names::to_kebab_case;
 use a2a_card_rules::urls::{UrlKind, check_endpoint_url, classify};
 use serde_json::Value;
 
-use super::{Finding, Rule, is_kebab_case, is_semver};
+use super::{Finding, Rule, is_kebab_case, is_semver, short};
 use crate::MediaType;
 use crate::card::*;
 use crate::schema::{
@@ -182,12 +182,12 @@ fn identity(card: &AgentCard, out: &mut Vec<Finding>) {
             "the card has no name; set `name` to a human-readable name such as \"Recipe Agent\"",
         ));
     } else if GENERIC_NAMES.contains(&card.name.trim().to_lowercase().as_str()) {
-        out.push(Finding::new(Rule::NameGeneric, "/name", format!("`{}` is too generic to tell agents apart; name what this agent does (and who provides it)", card.name)));
+        out.push(Finding::new(Rule::NameGeneric, "/name", format!("`{}` is too generic to tell agents apart; name what this agent does (and who provides it)", short(&card.name))));
     }
     if card.description.trim().is_empty() {
         out.push(Finding::new(Rule::DescriptionMissing, "/description", "the card has no description; say what the agent does, what it takes and what it returns"));
     } else if vague(&card.description) {
-        out.push(Finding::new(Rule::DescriptionVague, "/description", format!("\"{}\" is too vague for an orchestrator to route on; name the inputs, outputs and specific capabilities", card.description.trim())));
+        out.push(Finding::new(Rule::DescriptionVague, "/description", format!("\"{}\" is too vague for an orchestrator to route on; name the inputs, outputs and specific capabilities", short(card.description.trim()))));
     }
     if card.version.trim().is_empty() {
         out.push(Finding::new(
@@ -201,7 +201,7 @@ fn identity(card: &AgentCard, out: &mut Vec<Finding>) {
             "/version",
             format!(
                 "`{}` is not a semantic version; use MAJOR.MINOR.PATCH such as \"1.0.0\"",
-                card.version
+                short(&card.version)
             ),
         ));
     }
@@ -230,7 +230,7 @@ fn link(raw: &str, pointer: &str, out: &mut Vec<Finding>) {
         UrlKind::Http { loopback: false } | UrlKind::Other(_) => out.push(Finding::new(
             Rule::LinkInsecure,
             pointer,
-            format!("`{raw}` is not https; serve it over https"),
+            format!("`{}` is not https; serve it over https", short(raw)),
         )),
         _ => {}
     }
@@ -243,7 +243,10 @@ fn auth_url(raw: &str, pointer: String, out: &mut Vec<Finding>) {
         UrlKind::Http { loopback: false } | UrlKind::Other(_) => out.push(Finding::new(
             Rule::UrlInsecure,
             pointer,
-            format!("`{raw}` must use https: OAuth 2.0 and OpenID Connect require TLS"),
+            format!(
+                "`{}` must use https: OAuth 2.0 and OpenID Connect require TLS",
+                short(raw)
+            ),
         )),
         _ => {}
     }
@@ -282,9 +285,13 @@ fn interfaces(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
                         .eq_ignore_ascii_case(&binding.replace(['+', '_', '-', '/'], ""))
             });
             let message = match hint {
-                Some(b) => format!("`{binding}` is not a core binding; did you mean `{b}`?"),
+                Some(b) => format!(
+                    "`{}` is not a core binding; did you mean `{b}`?",
+                    short(binding)
+                ),
                 None => format!(
-                    "`{binding}` is not a core binding (JSONRPC, GRPC, HTTP+JSON); make sure clients know it"
+                    "`{}` is not a core binding (JSONRPC, GRPC, HTTP+JSON); make sure clients know it",
+                    short(binding)
                 ),
             };
             out.push(Finding::new(
@@ -298,7 +305,7 @@ fn interfaces(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
             Some(v) if !v.starts_with("0.") && v.split('.').count() != 2 => out.push(Finding::new(
                 Rule::ProtocolVersionFormat,
                 at("protocolVersion"),
-                format!("`{v}` is not `major.minor`; write \"{}\"", v.split('.').take(2).collect::<Vec<_>>().join(".")),
+                format!("`{}` is not `major.minor`; write \"{}\"", short(v), short(&v.split('.').take(2).collect::<Vec<_>>().join("."))),
             )),
             _ => {}
         }
@@ -324,7 +331,7 @@ fn endpoint_url(iface: &AgentInterface, pointer: String, out: &mut Vec<Finding>)
         (UrlKind::Http { loopback: true } | UrlKind::Https { loopback: true }, Ok(())) => out.push(Finding::new(
             Rule::UrlLocalhost,
             pointer.clone(),
-            format!("`{raw}` is a hard-coded loopback address that clients elsewhere cannot reach; take the public URL from the environment in production"),
+            format!("`{}` is a hard-coded loopback address that clients elsewhere cannot reach; take the public URL from the environment in production", short(raw)),
         )),
         _ => {}
     }
@@ -334,7 +341,7 @@ fn endpoint_url(iface: &AgentInterface, pointer: String, out: &mut Vec<Finding>)
             || path.ends_with("agent-card.json")
             || path.ends_with("/agent.json")
         {
-            out.push(Finding::new(Rule::UrlIsCardPath, pointer, format!("`{raw}` points at the agent card; the URL must be the endpoint where requests go (e.g. {}://{}/a2a)", url.scheme(), url.host_str().unwrap_or("agent.example.com"))));
+            out.push(Finding::new(Rule::UrlIsCardPath, pointer, format!("`{}` points at the agent card; the URL must be the endpoint where requests go (e.g. {}://{}/a2a)", short(raw), url.scheme(), short(url.host_str().unwrap_or("agent.example.com")))));
         }
     }
 }
@@ -378,13 +385,35 @@ fn mode_hint(mode: &str) -> &'static str {
     }
 }
 
+/// The 0.2-era shorthands that official samples still use and official schemas accept, with the
+/// media type each stands for.
+fn shorthand(mode: &str) -> Option<&'static str> {
+    match mode.trim() {
+        "text" => Some("text/plain"),
+        "file" => Some("application/octet-stream"),
+        "data" => Some("application/json"),
+        _ => None,
+    }
+}
+
 fn check_modes(modes: &[String], pointer: &str, out: &mut Vec<Finding>) {
     for (i, mode) in modes.iter().enumerate() {
-        if let Err(e) = MediaType::parse(mode) {
+        if let Some(media_type) = shorthand(mode) {
+            out.push(Finding::new(
+                Rule::ModeShorthand,
+                format!("{pointer}/{i}"),
+                format!("`{}` is a 0.2-era shorthand, not a media type; clients that match media types will not recognise it: use `{media_type}`", mode.trim()),
+            ));
+        } else if let Err(e) = MediaType::parse(mode) {
             out.push(Finding::new(
                 Rule::ModeInvalid,
                 format!("{pointer}/{i}"),
-                format!("`{mode}` is not a media type: {e}{}", mode_hint(mode)),
+                format!(
+                    "`{}` is not a media type: {}{}",
+                    short(mode),
+                    short(&e.to_string()),
+                    mode_hint(mode)
+                ),
             ));
         }
     }
@@ -423,7 +452,7 @@ fn skills(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
             ));
         } else {
             if let Some(first) = first_seen.get(id) {
-                out.push(Finding::new(Rule::SkillIdDuplicate, at("id"), format!("skill id `{id}` is already used by /skills/{first}; give each skill its own id")));
+                out.push(Finding::new(Rule::SkillIdDuplicate, at("id"), format!("skill id `{}` is already used by /skills/{first}; give each skill its own id", short(id))));
             } else {
                 first_seen.insert(id, i);
             }
@@ -432,8 +461,9 @@ fn skills(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
                     Rule::SkillIdNotKebabCase,
                     at("id"),
                     format!(
-                        "skill id `{id}` is not kebab-case; use `{}`",
-                        to_kebab_case(id)
+                        "skill id `{}` is not kebab-case; use `{}`",
+                        short(id),
+                        short(&to_kebab_case(id))
                     ),
                 ));
             }
@@ -457,7 +487,7 @@ fn skills(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
                 at("description"),
                 format!(
                     "\"{}\" is too vague to route on; say what the skill takes and returns",
-                    skill.description.trim()
+                    short(skill.description.trim())
                 ),
             ));
         }
@@ -466,9 +496,9 @@ fn skills(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
         }
         if skill.tags.is_empty() {
             out.push(Finding::new(
-                Rule::SkillTagsMissing,
-                base.clone(),
-                "the skill has no tags; add a few lowercase keywords for discovery",
+                Rule::SkillTagsEmpty,
+                at("tags"),
+                "the skill has no tags; add a few lowercase keywords for discovery (A2A 1.0 requires at least one)",
             ));
         }
         for (t, tag) in skill.tags.iter().enumerate() {
@@ -476,7 +506,11 @@ fn skills(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
                 out.push(Finding::new(
                     Rule::SkillTagNotLowercase,
                     format!("{}/{t}", at("tags")),
-                    format!("tag `{tag}` is not lowercase; use `{}`", tag.to_lowercase()),
+                    format!(
+                        "tag `{}` is not lowercase; use `{}`",
+                        short(tag),
+                        short(&tag.to_lowercase())
+                    ),
                 ));
             }
         }
@@ -507,13 +541,13 @@ fn requirements(
     for (j, req) in reqs.iter().enumerate() {
         for name in req.schemes.keys() {
             if !card.security_schemes.contains_key(name) {
-                let declared: Vec<_> = card.security_schemes.keys().map(String::as_str).collect();
+                let declared: Vec<_> = card.security_schemes.keys().map(|k| short(k)).collect();
                 let known = if declared.is_empty() {
                     "none are declared".to_owned()
                 } else {
                     format!("declared: {}", declared.join(", "))
                 };
-                out.push(Finding::new(Rule::SecuritySchemeUndeclared, paths.requirement(skill, j, name), format!("security scheme `{name}` is not declared in `securitySchemes` ({known}); declare it or fix the name")));
+                out.push(Finding::new(Rule::SecuritySchemeUndeclared, paths.requirement(skill, j, name), format!("security scheme `{}` is not declared in `securitySchemes` ({known}); declare it or fix the name", short(name))));
             }
         }
     }
@@ -522,12 +556,17 @@ fn requirements(
 fn security(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
     requirements(card, &card.security_requirements, None, paths, out);
     for (name, scheme) in &card.security_schemes {
+        if paths.schemes.get(name).is_some_and(|s| s.legacy) {
+            // Named in the 0.1/0.2 `authentication` object, which cannot say more: the document
+            // rules report that object instead.
+            continue;
+        }
         let at = |field: &str| paths.scheme(name, field);
         let mut incomplete = |field: &str, what: &str| {
             out.push(Finding::new(
                 Rule::SecuritySchemeIncomplete,
                 at(field),
-                format!("security scheme `{name}` {what}"),
+                format!("security scheme `{}` {what}", short(name)),
             ));
         };
         match scheme {
@@ -543,7 +582,7 @@ fn security(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
                         "location",
                         &format!(
                             "has location `{}`; use `header`, `query` or `cookie`",
-                            k.location
+                            short(&k.location)
                         ),
                     );
                 }
@@ -575,8 +614,10 @@ fn security(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
 fn oauth2(name: &str, o: &OAuth2Scheme, paths: &Paths, out: &mut Vec<Finding>) {
     let at = |field: &str| paths.scheme(name, field);
     let count = o.flows.iter().count();
+    // 0.3 itself allows several flows, but the official SDK's client, which reads 0.3 cards as
+    // 1.0, fails on them: the rule holds for every version.
     if count != 1 {
-        out.push(Finding::new(Rule::OAuthFlowCount, at("flows"), format!("OAuth 2.0 scheme `{name}` has {count} flows; A2A 1.0 allows exactly one (declare another scheme for each further flow)")));
+        out.push(Finding::new(Rule::OAuthFlowCount, at("flows"), format!("OAuth 2.0 scheme `{}` has {count} flows; A2A 1.0 allows exactly one (declare another scheme for each further flow)", short(name))));
     }
     if let Some(u) = &o.oauth2_metadata_url {
         auth_url(u, at("oauth2MetadataUrl"), out);
@@ -586,6 +627,22 @@ fn oauth2(name: &str, o: &OAuth2Scheme, paths: &Paths, out: &mut Vec<Finding>) {
         let fp = |field: &str| paths.flow(name, kind, field);
         if flow.kind.is_deprecated() {
             out.push(Finding::new(Rule::OAuthFlowDeprecated, paths.flow_base(name, kind), format!("the `{kind}` flow is deprecated; use authorizationCode with PKCE, or deviceCode")));
+        }
+        let scopes_required = matches!(
+            flow.kind,
+            OAuthFlowKind::AuthorizationCode
+                | OAuthFlowKind::ClientCredentials
+                | OAuthFlowKind::DeviceCode
+        );
+        if scopes_required && flow.scopes.is_empty() && paths.modern {
+            out.push(Finding::new(
+                Rule::SecuritySchemeIncomplete,
+                fp("scopes"),
+                format!(
+                    "the `{kind}` flow of `{}` has no scopes; A2A 1.0 requires at least one in `scopes` (scope name -> description)",
+                    short(name)
+                ),
+            ));
         }
         let needed: &[(&str, &Option<String>)] = match flow.kind {
             OAuthFlowKind::AuthorizationCode => &[
@@ -606,7 +663,10 @@ fn oauth2(name: &str, o: &OAuth2Scheme, paths: &Paths, out: &mut Vec<Finding>) {
                 None | Some("") => out.push(Finding::new(
                     Rule::SecuritySchemeIncomplete,
                     fp(field),
-                    format!("the `{kind}` flow of `{name}` has no `{field}`; set it"),
+                    format!(
+                        "the `{kind}` flow of `{}` has no `{field}`; set it",
+                        short(name)
+                    ),
                 )),
                 Some(u) => auth_url(u, fp(field), out),
             }
@@ -615,7 +675,7 @@ fn oauth2(name: &str, o: &OAuth2Scheme, paths: &Paths, out: &mut Vec<Finding>) {
             auth_url(u, fp("refreshUrl"), out);
         }
         if flow.kind == OAuthFlowKind::AuthorizationCode && flow.pkce_required != Some(true) {
-            out.push(Finding::new(Rule::OAuthPkceMissing, fp("pkceRequired"), format!("the authorization code flow of `{name}` does not require PKCE; set `pkceRequired: true`")));
+            out.push(Finding::new(Rule::OAuthPkceMissing, fp("pkceRequired"), format!("the authorization code flow of `{}` does not require PKCE; set `pkceRequired: true`", short(name))));
         }
     }
 }
@@ -669,13 +729,13 @@ fn schemas(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
     }
     for (name, pointer) in &used {
         if !card.schemas.contains_key(name) {
-            let declared: Vec<_> = card.schemas.keys().map(String::as_str).collect();
+            let declared: Vec<_> = card.schemas.keys().map(|k| short(k)).collect();
             let known = if declared.is_empty() {
                 "the card declares no `schemas`".to_owned()
             } else {
                 format!("declared: {}", declared.join(", "))
             };
-            out.push(Finding::new(Rule::SchemaUndeclared, pointer.clone(), format!("mode names schema `{name}`, which is not declared ({known}); add it to the card's `schemas` or fix the name")));
+            out.push(Finding::new(Rule::SchemaUndeclared, pointer.clone(), format!("mode names schema `{}`, which is not declared ({known}); add it to the card's `schemas` or fix the name", short(name))));
         }
     }
     let uses_extension = !used.is_empty() || !card.schemas.is_empty();
@@ -696,11 +756,11 @@ fn schemas(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
             out.push(Finding::new(
                 Rule::SchemaInvalid,
                 pointer.clone(),
-                format!("schema `{name}` {problem}"),
+                format!("schema `{}` {problem}", short(name)),
             ));
         }
         if !used.iter().any(|(n, _)| n == name) {
-            out.push(Finding::new(Rule::SchemaUnused, pointer, format!("schema `{name}` is used by no mode; reference it as `{}` in a skill's modes, or remove it", SchemaMode::new(name.clone()).map(|m| m.to_string()).unwrap_or_default())));
+            out.push(Finding::new(Rule::SchemaUnused, pointer, format!("schema `{}` is used by no mode; reference it as `{}` in a skill's modes, or remove it", short(name), short(&SchemaMode::new(name.clone()).map(|m| m.to_string()).unwrap_or_default()))));
         }
     }
 }
@@ -716,7 +776,8 @@ pub(crate) fn schema_problem(schema: &Value) -> Option<String> {
             .is_some_and(|d| d.trim_end_matches('#') == JSON_SCHEMA_DRAFT_2020_12);
         if !ok {
             return Some(format!(
-                "declares `$schema: {dialect}`; named schemas are JSON Schema draft 2020-12 (`{JSON_SCHEMA_DRAFT_2020_12}`)"
+                "declares `$schema: {}`; named schemas are JSON Schema draft 2020-12 (`{JSON_SCHEMA_DRAFT_2020_12}`)",
+                short(&dialect.to_string())
             ));
         }
     }
@@ -727,11 +788,16 @@ pub(crate) fn schema_problem(schema: &Value) -> Option<String> {
         } else {
             format!(" at {at}")
         };
-        return Some(format!("is not a valid draft 2020-12 schema{at}: {e}"));
+        return Some(format!(
+            "is not a valid draft 2020-12 schema{}: {}",
+            short(&at),
+            short(&e.to_string())
+        ));
     }
     if let Err(e) = jsonschema::draft202012::new(schema) {
         return Some(format!(
-            "cannot be compiled (a schema must be self-contained, with its own `$defs`): {e}"
+            "cannot be compiled (a schema must be self-contained, with its own `$defs`): {}",
+            short(&e.to_string())
         ));
     }
     None
@@ -742,7 +808,7 @@ pub(super) fn unknown_fields(card: &AgentCard, paths: &Paths) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut report = |base: String, extra: &Extra| {
         for key in extra.keys() {
-            out.push(Finding::new(Rule::UnknownField, pointer_push(&base, key), format!("`{key}` is not an Agent Card field of A2A 0.3 or 1.0; strict clients reject unknown fields, so remove it or check its spelling")));
+            out.push(Finding::new(Rule::UnknownField, pointer_push(&base, key), format!("`{}` is not an Agent Card field of A2A 0.3 or 1.0; strict clients reject unknown fields, so remove it or check its spelling", short(key))));
         }
     };
     report(String::new(), &card.extra);

@@ -26,8 +26,11 @@
 //! assert_eq!(AgentCard::from_json(&v1).unwrap(), card);
 //! ```
 
+mod convert;
 mod read;
 mod write;
+
+pub use convert::{Conversion, ConvertError, DEFAULT_0_3_PROTOCOL_VERSION, convert};
 
 use std::fmt;
 use std::str::FromStr;
@@ -334,25 +337,157 @@ fn lift_extension_schemas(card: &mut AgentCard, sources: &Sources) -> Option<Str
 
 /// Parses bytes into JSON within the limits, with line and column for every error.
 pub fn parse_document(bytes: &[u8], limits: ReadLimits) -> Result<Value, CardError> {
-    if bytes.len() > limits.max_bytes {
-        return Err(CardError::TooLarge {
-            size: bytes.len(),
-            limit: limits.max_bytes,
-        });
-    }
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        let (line, column) = line_column(bytes, e.valid_up_to());
-        CardError::InvalidUtf8 { line, column }
-    })?;
-    check_depth(text, limits.max_depth)?;
-    serde_json::from_str(text).map_err(|e| {
-        let (line, column) = syntax_position(text, e.line(), e.column());
-        CardError::Syntax {
-            line,
-            column,
-            message: strip_position(&e.to_string()),
+    Document::parse(bytes, limits).map(|d| d.value)
+}
+
+/// A card document as read from bytes: its JSON, and what only the text shows.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Document {
+    /// The JSON. Where a key appears twice in one object, the last value is kept (as in most
+    /// JSON parsers).
+    pub value: Value,
+    /// The JSON pointer of each key that appears more than once in its object, once each, in the
+    /// order the parser finds them (a duplicate is found at the end of its second value).
+    pub duplicate_keys: Vec<String>,
+}
+
+impl Document {
+    /// Parses bytes into JSON within the limits (size, UTF-8, nesting depth), with line and
+    /// column for every error, noting duplicate keys on the way (one pass).
+    ///
+    /// ```
+    /// use a2a_card::wire::{Document, ReadLimits};
+    /// let doc = Document::parse(br#"{"skills": [{"id": "a", "id": "b"}]}"#, ReadLimits::default()).unwrap();
+    /// assert_eq!(doc.duplicate_keys, ["/skills/0/id"]);
+    /// assert_eq!(doc.value["skills"][0]["id"], "b");
+    /// ```
+    pub fn parse(bytes: &[u8], limits: ReadLimits) -> Result<Document, CardError> {
+        if bytes.len() > limits.max_bytes {
+            return Err(CardError::TooLarge {
+                size: bytes.len(),
+                limit: limits.max_bytes,
+            });
         }
-    })
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            let (line, column) = line_column(bytes, e.valid_up_to());
+            CardError::InvalidUtf8 { line, column }
+        })?;
+        // The depth is checked first, so the recursive parse below is bounded by it.
+        check_depth(text, limits.max_depth)?;
+        let syntax = |e: serde_json::Error| {
+            let (line, column) = syntax_position(text, e.line(), e.column());
+            CardError::Syntax {
+                line,
+                column,
+                message: strip_position(&e.to_string()),
+            }
+        };
+        let mut tracker = dup::Tracker::default();
+        let mut de = serde_json::Deserializer::from_str(text);
+        let value = serde::de::DeserializeSeed::deserialize(dup::Node(&mut tracker), &mut de)
+            .map_err(syntax)?;
+        de.end().map_err(syntax)?;
+        Ok(Document {
+            value,
+            duplicate_keys: tracker.duplicates,
+        })
+    }
+}
+
+/// Building a [`Value`] while noting duplicate keys, in serde_json's one pass.
+mod dup {
+    use std::fmt;
+
+    use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+    use serde_json::{Map, Number, Value};
+
+    #[derive(Default)]
+    pub(super) struct Tracker {
+        /// Reference tokens from the root to the value being read.
+        path: Vec<String>,
+        pub(super) duplicates: Vec<String>,
+    }
+
+    impl Tracker {
+        fn duplicate(&mut self, key: &str) {
+            let mut pointer = String::new();
+            for token in &self.path {
+                pointer = super::pointer_push(&pointer, token);
+            }
+            let pointer = super::pointer_push(&pointer, key);
+            if !self.duplicates.contains(&pointer) {
+                self.duplicates.push(pointer);
+            }
+        }
+    }
+
+    pub(super) struct Node<'t>(pub(super) &'t mut Tracker);
+
+    impl<'de> DeserializeSeed<'de> for Node<'_> {
+        type Value = Value;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Node<'_> {
+        type Value = Value;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a JSON value")
+        }
+        fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+            Ok(Value::Bool(b))
+        }
+        fn visit_i64<E>(self, n: i64) -> Result<Value, E> {
+            Ok(Value::from(n))
+        }
+        fn visit_u64<E>(self, n: u64) -> Result<Value, E> {
+            Ok(Value::from(n))
+        }
+        fn visit_f64<E>(self, n: f64) -> Result<Value, E> {
+            Ok(Number::from_f64(n).map_or(Value::Null, Value::Number))
+        }
+        fn visit_str<E>(self, s: &str) -> Result<Value, E> {
+            Ok(Value::String(s.to_owned()))
+        }
+        fn visit_string<E>(self, s: String) -> Result<Value, E> {
+            Ok(Value::String(s))
+        }
+        fn visit_unit<E>(self) -> Result<Value, E> {
+            Ok(Value::Null)
+        }
+        fn visit_none<E>(self) -> Result<Value, E> {
+            Ok(Value::Null)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+            let mut items = Vec::new();
+            loop {
+                self.0.path.push(items.len().to_string());
+                let next = seq.next_element_seed(Node(&mut *self.0));
+                self.0.path.pop();
+                match next? {
+                    Some(item) => items.push(item),
+                    None => return Ok(Value::Array(items)),
+                }
+            }
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+            let mut object = Map::new();
+            while let Some(key) = map.next_key::<String>()? {
+                self.0.path.push(key);
+                let value = map.next_value_seed(Node(&mut *self.0));
+                let key = self.0.path.pop().unwrap_or_default();
+                let value = value?;
+                if object.contains_key(&key) {
+                    self.0.duplicate(&key);
+                }
+                object.insert(key, value);
+            }
+            Ok(Value::Object(object))
+        }
+    }
 }
 
 /// serde_json gives column 0 for an error at a line break or at the end of input; point at the
@@ -530,6 +665,40 @@ mod tests {
                 assert!(!message.contains("at line"), "{message}");
             }
             other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn duplicate_keys_are_noted_once_each_where_they_are() {
+        let text = br#"{"a": 1, "b": [{"x/y": 1, "x/y": 2, "x/y": 3}, {"x/y": 4}], "a": {"c": 1, "c": 2}}"#;
+        let doc = Document::parse(text, ReadLimits::default()).unwrap();
+        assert_eq!(doc.duplicate_keys, ["/b/0/x~1y", "/a/c", "/a"]);
+        // The value is what serde_json gives: the last one wins, in the first one's place.
+        let plain: Value = serde_json::from_slice(text).unwrap();
+        assert_eq!(doc.value, plain);
+        assert_eq!(
+            Document::parse(b"[1, 2]", ReadLimits::default())
+                .unwrap()
+                .duplicate_keys,
+            Vec::<String>::new()
+        );
+        // Trailing garbage is still a syntax error.
+        assert!(matches!(
+            Document::parse(b"{} x", ReadLimits::default()),
+            Err(CardError::Syntax { line: 1, .. })
+        ));
+    }
+
+    #[test]
+    fn quoted_values_are_capped() {
+        let long = "é".repeat(5000);
+        let quoted = crate::lint::short(&long);
+        assert!(quoted.chars().count() < 120, "{quoted}");
+        assert!(quoted.contains("5000 characters"), "{quoted}");
+        assert_eq!(crate::lint::short("short"), "short");
+        let card = serde_json::json!({"name": "Agent", "description": long});
+        for f in crate::lint::lint_json(&card) {
+            assert!(f.message.len() < 1000, "{f}");
         }
     }
 

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use crate::card::*;
+use crate::lint::short;
 
 use super::{ParseIssue, Profile, pointer_push};
 
@@ -74,6 +75,8 @@ pub(crate) struct SchemeSource {
     pub at: HashMap<&'static str, String>,
     /// Each OAuth flow, by its wire name: its object and its fields.
     pub flows: HashMap<&'static str, (String, HashMap<&'static str, String>)>,
+    /// Named only in the A2A 0.1/0.2 `authentication` object, which gives no details.
+    pub legacy: bool,
 }
 
 impl SchemeSource {
@@ -85,6 +88,7 @@ impl SchemeSource {
                 .map(|(name, keys)| (*name, o.at(keys)))
                 .collect(),
             flows: HashMap::new(),
+            legacy: false,
         }
     }
 }
@@ -563,7 +567,8 @@ fn requirements(cx: &mut Cx, o: &mut Obj<'_>) -> (Vec<SecurityRequirement>, Vec<
                             cx.issue(
                                 &pointer_push(&sp, key),
                                 format!(
-                                    "unknown key `{key}` in a scope list; the scopes go in `list`"
+                                    "unknown key `{}` in a scope list; the scopes go in `list`",
+                                    short(key)
                                 ),
                             );
                         }
@@ -612,7 +617,7 @@ fn security_scheme(
                 outer.used.extend(outer.map.keys().map(String::as_str));
             } else {
                 for key in outer.finish().keys() {
-                    cx.issue(&pointer_push(pointer, key), format!("`{key}` beside the wrapper key `{}`: a 1.0 security scheme is exactly one wrapper key", keys.0));
+                    cx.issue(&pointer_push(pointer, key), format!("`{}` beside the wrapper key `{}`: a 1.0 security scheme is exactly one wrapper key", short(key), keys.0));
                 }
             }
             return Some((scheme, source));
@@ -631,6 +636,12 @@ fn security_scheme(
     };
     let tag = cx.string(tag, &tag_pointer)?;
     let mut source = SchemeSource::of(&outer, SCHEME_FIELDS);
+    if !outer.map.contains_key("location") {
+        // A 0.3 scheme names the API key's location `in`.
+        source
+            .at
+            .insert("location", pointer_push(&outer.pointer, "in"));
+    }
     match LEGACY_TYPES
         .iter()
         .position(|t| t.eq_ignore_ascii_case(&tag))
@@ -640,7 +651,8 @@ fn security_scheme(
             cx.issue(
                 &tag_pointer,
                 format!(
-                    "unknown security scheme type `{tag}` (expected one of {})",
+                    "unknown security scheme type `{}` (expected one of {})",
+                    short(&tag),
                     LEGACY_TYPES.join(", ")
                 ),
             );
@@ -806,6 +818,7 @@ fn legacy_authentication(cx: &mut Cx, o: &mut Obj<'_>, card: &mut AgentCard) -> 
                     fields: at.clone(),
                     at: fields,
                     flows: HashMap::new(),
+                    legacy: true,
                 },
             );
         }
