@@ -99,7 +99,7 @@ pub use a2a_card_derive::Schema;
 /// | `name = "..."` | a `# Heading` opening the doc comment, else the function name in Title Case |
 /// | `description = "..."` | the doc comment (a skill needs one or the other) |
 /// | `tags("a", "b")`, `examples("...")` | none |
-/// | `input_modes("image/png")`, `output_modes(..)` | extra modes, beside those of the signature |
+/// | `input_modes("image/png")`, `output_modes(..)` | extra modes, beside those of the signature: the media types of the files it takes and returns |
 /// | `security(scheme, oauth = ["scope"])` | one alternative requirement per `security(..)` |
 /// | `crate = "path"` | `::a2a_card` |
 ///
@@ -107,8 +107,12 @@ pub use a2a_card_derive::Schema;
 ///
 /// The signature gives the modes (see [`skill`](mod@crate::skill) for the table): the input is
 /// one argument that is a type deriving [`Schema`](macro@Schema) (`application/json;schema=NAME`),
-/// a `String` (`text/plain`) or an [`Input<T>`] (both), plus optionally a [`SkillContext`]; the
-/// return is such a type, a `String`, an [`Output<T>`], or a `Result` of one of these whose error
+/// a `String` (`text/plain`) or an [`Input<T>`] (both), plus optionally a [`SkillContext`]
+/// (progress, named artifacts, questions to the caller, cancellation: see
+/// [`context`](mod@crate::context)) and the message's files ([`File`], `Option<File>`,
+/// `Vec<File>`, of the skill's declared `input_modes`); the return is such a type, a `String`,
+/// an [`Output<T>`], a [`File`], `impl Stream<Item = R>` of one of these (streamed as it is
+/// produced; the card then declares streaming), or a `Result` of one of these whose error
 /// fails the task with its message. Handlers may be `async` or not, and take `&self` for shared
 /// state. Anything else is a compile error at the token at fault that says which shapes work.
 ///
