@@ -171,6 +171,44 @@ mod streaming {
         }
     }
 
+    /// Streams a burst of chunks as fast as it can.
+    struct Burst;
+
+    /// Bursts.
+    #[a2a_card::agent(url = "http://127.0.0.1:1")]
+    impl Burst {
+        /// Streams 600 chunks of 16 kB at once: more than a socket holds.
+        #[skill]
+        fn burst(&self, _start: String) -> impl Stream<Item = String> + Send {
+            futures::stream::iter((0..600).map(|i| format!("{i:>16384}")))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_reader_that_falls_behind_a_burst_catches_up_with_the_task() {
+        let running = serve(Server::new(Burst)).await;
+        let card = card(&running.base).await;
+        for binding in BINDINGS {
+            let client = client(&card, binding).await;
+            let mut events = client
+                .send_streaming_message(&request(vec![Part::text("go")], None))
+                .await
+                .expect("a stream");
+            let first = events.next().await.expect("an event").expect("no error");
+            // Read nothing for a while: the burst fills the socket, the server's writer waits,
+            // and the official handler's channel (32 events) overflows.
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let (mut last, mut snapshot) = (state_of(&first), false);
+            while let Some(event) = events.next().await {
+                let event = event.unwrap_or_else(|e| panic!("{binding}: the stream failed: {e:?}"));
+                snapshot |= matches!(event, StreamResponse::Task(_));
+                last = state_of(&event).or(last);
+            }
+            assert_eq!(last, Some(TaskState::Completed), "{binding}");
+            assert!(snapshot, "{binding}: the reader was given the task as it was, then the rest");
+        }
+    }
+
     #[tokio::test]
     async fn a_blocking_send_returns_the_assembled_artifact() {
         let running = planner(Duration::from_millis(1)).await;

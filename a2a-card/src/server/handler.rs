@@ -53,7 +53,7 @@ use super::push::Webhooks;
 /// # Ok::<(), a2a_card::dispatch::SchemaCompileError>(())
 /// ```
 pub struct StructuredInput<H = DefaultRequestHandler> {
-    inner: H,
+    inner: Arc<H>,
     dispatcher: Arc<Dispatcher>,
     max_inline_file: usize,
     push: Option<(Arc<dyn PushConfigStore>, Webhooks)>,
@@ -71,7 +71,7 @@ impl<H: RequestHandler> StructuredInput<H> {
     /// Runs `dispatcher` in front of `inner`.
     pub fn new(inner: H, dispatcher: Arc<Dispatcher>) -> Self {
         StructuredInput {
-            inner,
+            inner: Arc::new(inner),
             dispatcher,
             max_inline_file: super::DEFAULT_MAX_INLINE_FILE,
             push: None,
@@ -159,7 +159,8 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
         req: SendMessageRequest,
     ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
         self.check(params, &req).await?;
-        self.inner.send_streaming_message(params, req).await
+        let events = self.inner.send_streaming_message(params, req).await?;
+        Ok(resync(Arc::clone(&self.inner), params.clone(), None, events))
     }
 
     async fn get_task(
@@ -191,7 +192,9 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
         params: &ServiceParams,
         req: SubscribeToTaskRequest,
     ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
-        self.inner.subscribe_to_task(params, req).await
+        let id = req.id.clone();
+        let events = self.inner.subscribe_to_task(params, req).await?;
+        Ok(resync(Arc::clone(&self.inner), params.clone(), Some(id), events))
     }
 
     async fn create_push_config(
@@ -258,6 +261,93 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
     ) -> Result<a2a::AgentCard, A2AError> {
         self.inner.get_extended_agent_card(params, req).await
     }
+}
+
+/// How many times one stream is picked up again after falling behind.
+const MAX_RESYNCS: u32 = 16;
+
+/// Follows a task's event stream; when it fails with an internal error while the task runs
+/// (the official handler's subscriber fell behind the 32 events its channel holds, under a
+/// burst of events), picks the task up again with `SubscribeToTask`: the caller gets the task
+/// as it is now (artifacts assembled so far), then the events that follow, instead of losing
+/// the stream. When the task has ended meanwhile, the caller gets the final task.
+fn resync<H: RequestHandler>(
+    inner: Arc<H>,
+    params: ServiceParams,
+    task: Option<String>,
+    events: BoxStream<'static, Result<StreamResponse, A2AError>>,
+) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
+    use futures::StreamExt;
+    struct Follow<H> {
+        inner: Arc<H>,
+        params: ServiceParams,
+        task: Option<String>,
+        events: BoxStream<'static, Result<StreamResponse, A2AError>>,
+        resyncs: u32,
+        done: bool,
+    }
+    let state = Follow {
+        inner,
+        params,
+        task,
+        events,
+        resyncs: 0,
+        done: false,
+    };
+    Box::pin(futures::stream::unfold(state, |mut st| async move {
+        if st.done {
+            return None;
+        }
+        loop {
+            let item = st.events.next().await?;
+            match &item {
+                Ok(event) => {
+                    let (id, terminal) = match event {
+                        StreamResponse::Task(t) => (Some(&t.id), t.status.state.is_terminal()),
+                        StreamResponse::StatusUpdate(u) => {
+                            (Some(&u.task_id), u.status.state.is_terminal())
+                        }
+                        StreamResponse::ArtifactUpdate(u) => (Some(&u.task_id), false),
+                        StreamResponse::Message(_) => (None, false),
+                    };
+                    if let (None, Some(id)) = (&st.task, id) {
+                        st.task = Some(id.clone());
+                    }
+                    st.done = terminal;
+                }
+                Err(e) if e.code == error_code::INTERNAL_ERROR && st.resyncs < MAX_RESYNCS => {
+                    if let Some(id) = st.task.clone() {
+                        st.resyncs += 1;
+                        let again = SubscribeToTaskRequest {
+                            id: id.clone(),
+                            tenant: None,
+                        };
+                        match st.inner.subscribe_to_task(&st.params, again).await {
+                            Ok(events) => {
+                                st.events = events;
+                                continue;
+                            }
+                            Err(_) => {
+                                // Ended meanwhile: the final task says how.
+                                let get = GetTaskRequest {
+                                    id,
+                                    history_length: None,
+                                    tenant: None,
+                                };
+                                if let Ok(task) = st.inner.get_task(&st.params, get).await {
+                                    st.done = true;
+                                    return Some((Ok(StreamResponse::Task(task)), st));
+                                }
+                            }
+                        }
+                    }
+                    st.done = true;
+                }
+                Err(_) => st.done = true,
+            }
+            return Some((item, st));
+        }
+    }))
 }
 
 /// One task store shared by the official handler and the executor (which marks a task failed
