@@ -447,9 +447,10 @@ impl Answer {
     /// assert_eq!(answer.data::<Day>().unwrap().day, 3);
     /// ```
     pub fn data<T: DeserializeOwned>(&self) -> Result<T, SkillError> {
-        let data = self.data.clone().ok_or_else(|| {
-            SkillError::Input("the answer carries no data part".to_owned())
-        })?;
+        let data = self
+            .data
+            .clone()
+            .ok_or_else(|| SkillError::Input("the answer carries no data part".to_owned()))?;
         serde_json::from_value(data)
             .map_err(|e| SkillError::Input(format!("the answer's data does not fit: {e}")))
     }

@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use a2a::*;
 use a2a_server::task_store::TaskVersion;
-use a2a_server::{DefaultRequestHandler, PushConfigStore, RequestHandler, ServiceParams, TaskStore};
+use a2a_server::{
+    DefaultRequestHandler, PushConfigStore, RequestHandler, ServiceParams, TaskStore,
+};
 use async_trait::async_trait;
 use futures::stream::BoxStream;
 
@@ -135,7 +137,10 @@ impl<H: RequestHandler> StructuredInput<H> {
         let mut message = req.message.clone();
         let files = split_files(&mut message, self.max_inline_file)?;
         let message = message_json(&message)?;
-        match self.dispatcher.dispatch_with_files(message, files, existing) {
+        match self
+            .dispatcher
+            .dispatch_with_files(message, files, existing)
+        {
             Decision::Reject(e) => Err(dispatch_error(&e)),
             _ => Ok(()),
         }
@@ -160,7 +165,12 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
     ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
         self.check(params, &req).await?;
         let events = self.inner.send_streaming_message(params, req).await?;
-        Ok(resync(Arc::clone(&self.inner), params.clone(), None, events))
+        Ok(resync(
+            Arc::clone(&self.inner),
+            params.clone(),
+            None,
+            events,
+        ))
     }
 
     async fn get_task(
@@ -194,7 +204,12 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
     ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
         let id = req.id.clone();
         let events = self.inner.subscribe_to_task(params, req).await?;
-        Ok(resync(Arc::clone(&self.inner), params.clone(), Some(id), events))
+        Ok(resync(
+            Arc::clone(&self.inner),
+            params.clone(),
+            Some(id),
+            events,
+        ))
     }
 
     async fn create_push_config(
