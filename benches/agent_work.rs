@@ -334,7 +334,7 @@ async fn latencies(addr: SocketAddr, n: usize) -> Vec<f64> {
 
 fn latency(runtime: &Runtime) {
     let mut micros = runtime.block_on(async {
-        let app = Server::new(Clock).router().expect("the router");
+        let app = Server::new(Clock).router().await.expect("the router");
         let addr = serve(app).await;
         latencies(addr, 50).await;
         latencies(addr, LATENCY_CHUNKS).await
@@ -432,6 +432,7 @@ fn blocking_servers() -> (Runtime, [SocketAddr; 2]) {
     let addrs = runtime.block_on(async {
         let ours = Server::new(fight_club::FightClub)
             .router()
+            .await
             .expect("the router");
         let handler = Arc::new(DefaultRequestHandler::new(
             HandJudge,
@@ -485,7 +486,7 @@ fn main() {
             for h in &stream_handlers() {
                 stream_on_worker(h, 100).await;
             }
-            let addr = serve(Server::new(Clock).router().expect("the router")).await;
+            let addr = serve(Server::new(Clock).router().await.expect("the router")).await;
             latencies(addr, 20).await;
         });
         let (_servers, addrs) = blocking_servers();

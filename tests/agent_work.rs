@@ -16,6 +16,7 @@ use a2a_card::server::a2a::{
     CancelTaskRequest, GetTaskRequest, Part, PartContent, SendMessageConfiguration, StreamResponse,
     SubscribeToTaskRequest, Task, TaskPushNotificationConfig, TaskState, error_code,
 };
+use a2a_card::server::store::Tasks;
 use a2a_card::server::{Server, Webhooks};
 use a2a_card::{SkillContext, skill};
 use futures::{Stream, StreamExt};
@@ -462,12 +463,14 @@ mod multi_turn {
             Arc::new(a2a_card::server::a2a_server::InMemoryTaskStore::new());
         let a = serve(
             server::server(Duration::from_millis(1), Webhooks::default())
-                .task_store(Arc::clone(&store)),
+                .tasks(Tasks::Custom(Arc::clone(&store))),
         )
         .await;
-        let b =
-            serve(server::server(Duration::from_millis(1), Webhooks::default()).task_store(store))
-                .await;
+        let b = serve(
+            server::server(Duration::from_millis(1), Webhooks::default())
+                .tasks(Tasks::Custom(store)),
+        )
+        .await;
         let on_a = client(&card(&a.base).await, "JSONRPC").await;
         let on_b = client(&card(&b.base).await, "JSONRPC").await;
         let asked = task(
@@ -1048,7 +1051,9 @@ async fn the_example_serves_where_it_says_and_prints_how_to_try_it() {
             .url
             .ends_with(&format!(":{}", server::DEFAULT_PORT))
     );
-    let listening = server::bind(0).await.expect("bind");
+    let listening = server::bind(0, a2a_card::server::store::Tasks::memory())
+        .await
+        .expect("bind");
     let banner = server::banner(&listening);
     assert!(
         banner.contains(&listening.local_addr().to_string()),

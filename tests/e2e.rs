@@ -25,7 +25,9 @@ struct Running {
 }
 
 async fn start() -> Running {
-    let listening = server::bind(0).await.expect("bind a free loopback port");
+    let listening = server::bind(0, a2a_card::server::store::Tasks::memory())
+        .await
+        .expect("bind a free loopback port");
     let base = server::base_url(&listening);
     let (stop, stopped) = oneshot::channel::<()>();
     tokio::spawn(listening.serve_with_shutdown(async {
@@ -447,7 +449,9 @@ async fn the_card_route_negotiates_caches_and_allows_any_origin() {
 async fn the_example_banner_says_where_and_its_curl_request_works() {
     // The README promises port 8080 when neither --port nor PORT says otherwise.
     assert_eq!(server::DEFAULT_PORT, 8080);
-    let listening = server::bind(0).await.expect("bind a free loopback port");
+    let listening = server::bind(0, a2a_card::server::store::Tasks::memory())
+        .await
+        .expect("bind a free loopback port");
     let base = server::base_url(&listening);
     let banner = server::banner(&listening);
     assert!(

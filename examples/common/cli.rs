@@ -4,26 +4,30 @@ use std::future::Future;
 use std::io::Write;
 use std::process::ExitCode;
 
+use a2a_card::server::store::Tasks;
 use a2a_card::server::{Listening, ServerError};
 use a2a_card::{Agent, wire::Profile};
 
 /// What the command line asks for.
 enum Command {
-    Serve { port: u16 },
+    Serve { port: u16, tasks: Tasks },
     PrintCard(Profile),
     Help,
 }
 
 fn usage(name: &str, default_port: u16) -> String {
     format!(
-        "usage: {name} [--port N] [--print-card [v1|v0.3|compat]]
+        "usage: {name} [--port N] [--tasks URL] [--print-card [v1|v0.3|compat]]
   --port N        serve on 127.0.0.1:N (default: $PORT, else {default_port}; 0 picks a free port)
+  --tasks URL     where tasks are kept: sqlite://FILE or memory (default: $A2A_TASKS, else
+                  sqlite://{name}.tasks.db, so a restarted agent still knows its tasks)
   --print-card P  print the card in profile P (default v1) and exit"
     )
 }
 
-fn parse(args: &[String], default_port: u16) -> Result<Command, String> {
+fn parse(args: &[String], name: &str, default_port: u16) -> Result<Command, String> {
     let mut port = None;
+    let mut tasks = None;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -33,6 +37,14 @@ fn parse(args: &[String], default_port: u16) -> Result<Command, String> {
                 i += 1;
             }
             arg if arg.starts_with("--port=") => port = Some(parse_port(&arg[7..])?),
+            "--tasks" => {
+                let value = args
+                    .get(i + 1)
+                    .ok_or("--tasks needs a URL (sqlite://FILE or memory)")?;
+                tasks = Some(Tasks::from_url(value)?);
+                i += 1;
+            }
+            arg if arg.starts_with("--tasks=") => tasks = Some(Tasks::from_url(&arg[8..])?),
             "--print-card" => {
                 let profile = match args.get(i + 1) {
                     Some(p) if !p.starts_with('-') => p.parse()?,
@@ -54,7 +66,16 @@ fn parse(args: &[String], default_port: u16) -> Result<Command, String> {
             _ => default_port,
         },
     };
-    Ok(Command::Serve { port })
+    let tasks = match tasks {
+        Some(tasks) => tasks,
+        None => match std::env::var("A2A_TASKS") {
+            Ok(url) if !url.trim().is_empty() => {
+                Tasks::from_url(&url).map_err(|e| format!("A2A_TASKS: {e}"))?
+            }
+            _ => Tasks::sqlite(format!("{name}.tasks.db")),
+        },
+    };
+    Ok(Command::Serve { port, tasks })
 }
 
 fn parse_port(value: &str) -> Result<u16, String> {
@@ -63,8 +84,8 @@ fn parse_port(value: &str) -> Result<u16, String> {
         .map_err(|_| format!("`{value}` is not a port number (0 to 65535)"))
 }
 
-/// Runs the example: parses the arguments, then prints the card of `A` or binds with `bind`,
-/// prints `banner` and serves until Ctrl-C.
+/// Runs the example: parses the arguments, then prints the card of `A` or binds with `bind`
+/// (on the port and task store asked for), prints `banner` and serves until Ctrl-C.
 pub fn run<A, B, F>(
     name: &str,
     default_port: u16,
@@ -73,17 +94,17 @@ pub fn run<A, B, F>(
 ) -> ExitCode
 where
     A: Agent,
-    B: FnOnce(u16) -> F,
+    B: FnOnce(u16, Tasks) -> F,
     F: Future<Output = Result<Listening, ServerError>>,
 {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match parse(&args, default_port) {
+    match parse(&args, name, default_port) {
         Ok(Command::Help) => {
             println!("{}", usage(name, default_port));
             ExitCode::SUCCESS
         }
         Ok(Command::PrintCard(profile)) => print_card::<A>(profile),
-        Ok(Command::Serve { port }) => serve(name, bind(port), banner),
+        Ok(Command::Serve { port, tasks }) => serve(name, bind(port, tasks), banner),
         Err(e) => {
             eprintln!("{e}\n{}", usage(name, default_port));
             ExitCode::from(2)

@@ -1,6 +1,7 @@
 //! Where the fight-comparison agent is served, and what the example prints about it; shared
 //! by the example and the end-to-end test.
 
+use a2a_card::server::store::Tasks;
 use a2a_card::server::{Listening, Server, ServerError};
 
 use crate::agent::FightClub;
@@ -8,9 +9,13 @@ use crate::agent::FightClub;
 /// The port when neither `--port` nor `PORT` gives one.
 pub const DEFAULT_PORT: u16 = 8080;
 
-/// Binds the agent on 127.0.0.1 at `port` (0: any free port), ready to serve.
-pub async fn bind(port: u16) -> Result<Listening, ServerError> {
-    Server::new(FightClub).bind(("127.0.0.1", port)).await
+/// Binds the agent on 127.0.0.1 at `port` (0: any free port), keeping tasks in `tasks`, ready
+/// to serve.
+pub async fn bind(port: u16, tasks: Tasks) -> Result<Listening, ServerError> {
+    Server::new(FightClub)
+        .tasks(tasks)
+        .bind(("127.0.0.1", port))
+        .await
 }
 
 /// The base URL of a bound server: `http://127.0.0.1:PORT`.

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use a2a_card::server::store::Tasks;
 use a2a_card::server::{Listening, Server, ServerError, Webhooks};
 
 use crate::agent::TripPlanner;
@@ -18,9 +19,11 @@ pub fn server(pace: Duration, webhooks: Webhooks) -> Server<TripPlanner> {
     Server::new(TripPlanner { pace }).webhooks(webhooks)
 }
 
-/// Binds the agent on 127.0.0.1 at `port` (0: any free port), ready to serve.
-pub async fn bind(port: u16) -> Result<Listening, ServerError> {
+/// Binds the agent on 127.0.0.1 at `port` (0: any free port), keeping tasks in `tasks`, ready
+/// to serve.
+pub async fn bind(port: u16, tasks: Tasks) -> Result<Listening, ServerError> {
     server(PACE, Webhooks::default())
+        .tasks(tasks)
         .bind(("127.0.0.1", port))
         .await
 }

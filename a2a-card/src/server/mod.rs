@@ -64,6 +64,7 @@ mod interfaces;
 mod jsonrpc;
 mod message;
 mod push;
+pub mod store;
 mod v0_3;
 
 use std::fmt;
@@ -72,9 +73,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_server::{
-    DefaultRequestHandler, InMemoryPushConfigStore, InMemoryTaskStore, PushConfigStore, TaskStore,
-};
+use a2a_server::{DefaultRequestHandler, InMemoryPushConfigStore, PushConfigStore, TaskStore};
 use axum::routing::post;
 use axum::serve::ListenerExt;
 use tokio::net::{TcpListener, ToSocketAddrs};
@@ -126,6 +125,8 @@ pub enum ServerError {
     },
     /// Binding or serving failed.
     Io(std::io::Error),
+    /// The task store cannot be opened (see [`Server::tasks`]).
+    Store(store::StoreError),
     /// The card could not be signed (see [`Server::sign_with`]).
     #[cfg(feature = "sign")]
     Sign(crate::sign::SignError),
@@ -140,6 +141,7 @@ impl fmt::Display for ServerError {
                 write!(f, "the agent cannot be served at `{url}`: {reason}")
             }
             ServerError::Io(e) => write!(f, "{e}"),
+            ServerError::Store(e) => write!(f, "{e}"),
             #[cfg(feature = "sign")]
             ServerError::Sign(e) => write!(f, "{e}"),
         }
@@ -152,6 +154,7 @@ impl std::error::Error for ServerError {
             ServerError::Card(e) => Some(e),
             ServerError::Schema(e) => Some(e),
             ServerError::Io(e) => Some(e),
+            ServerError::Store(e) => Some(e),
             ServerError::Url { .. } => None,
             #[cfg(feature = "sign")]
             ServerError::Sign(e) => Some(e),
@@ -188,8 +191,10 @@ impl From<std::io::Error> for ServerError {
 /// let card = server.card()?;
 /// assert_eq!(card.interfaces[0].url, "https://echo.example.com/a2a");
 /// assert_eq!(card.interfaces.len(), 3); // JSON-RPC 1.0, HTTP+JSON 1.0, JSON-RPC 0.3
-/// let app: axum::Router = server.router()?; // routes under /a2a, the card at the root
+/// # futures::executor::block_on(async {
+/// let app: axum::Router = server.router().await?; // routes under /a2a, the card at the root
 /// # drop(app);
+/// # Ok::<(), a2a_card::server::ServerError>(()) })?;
 /// # Ok::<(), a2a_card::server::ServerError>(())
 /// ```
 pub struct Server<A: Agent> {
@@ -200,7 +205,7 @@ pub struct Server<A: Agent> {
     v0_3: bool,
     max_inline_file: usize,
     webhooks: Webhooks,
-    task_store: Option<Arc<dyn TaskStore>>,
+    tasks: store::Tasks,
     #[cfg(feature = "sign")]
     signer: Option<(crate::sign::SigningKey, crate::sign::SignOptions)>,
 }
@@ -230,7 +235,7 @@ impl<A: Agent> Server<A> {
             v0_3: true,
             max_inline_file: DEFAULT_MAX_INLINE_FILE,
             webhooks: Webhooks::default(),
-            task_store: None,
+            tasks: store::Tasks::memory(),
             #[cfg(feature = "sign")]
             signer: None,
         }
@@ -252,12 +257,15 @@ impl<A: Agent> Server<A> {
         self
     }
 
-    /// Keeps tasks in `store` instead of a new in-memory store of this server's own. Servers
-    /// that share a store see each other's tasks; a question a handler asks is answered only
-    /// in the process where that handler runs (elsewhere the answer fails the task, saying
-    /// why).
-    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
-        self.task_store = Some(store);
+    /// Where tasks are kept ([`Tasks::memory`](store::Tasks::memory) by default: bounded,
+    /// lost on restart). [`Tasks::sqlite`](store::Tasks::sqlite) keeps them in a file, so a
+    /// restarted agent still answers `GetTask` for them; tasks a previous run left running are
+    /// failed at start, saying why. [`Tasks::Custom`](store::Tasks::Custom) shares a store of
+    /// your own: servers on one store see each other's tasks, and a question a handler asks is
+    /// answered only in the process where that handler runs (elsewhere the answer fails the
+    /// task, saying why).
+    pub fn tasks(mut self, tasks: store::Tasks) -> Self {
+        self.tasks = tasks;
         self
     }
 
@@ -340,16 +348,18 @@ impl<A: Agent> Server<A> {
 
     /// The router: protocol routes, card and capabilities. Nest it into an axum app, or serve
     /// it as it is.
-    pub fn router(self) -> Result<axum::Router, ServerError> {
+    pub async fn router(self) -> Result<axum::Router, ServerError> {
         let (card, endpoint) = self.served(None)?;
-        self.router_for(card, &endpoint)
+        self.router_for(card, &endpoint).await
     }
 
-    fn router_for(self, card: AgentCard, endpoint: &Endpoint) -> Result<axum::Router, ServerError> {
+    async fn router_for(
+        self,
+        card: AgentCard,
+        endpoint: &Endpoint,
+    ) -> Result<axum::Router, ServerError> {
         let dispatcher = Arc::new(Dispatcher::for_agent::<A>().map_err(ServerError::Schema)?);
-        let store: Arc<dyn TaskStore> = self
-            .task_store
-            .unwrap_or_else(|| Arc::new(InMemoryTaskStore::new()));
+        let store: Arc<dyn TaskStore> = self.tasks.open().await.map_err(ServerError::Store)?;
         let caps = &card.capabilities;
         let push = if caps.push_notifications == Some(true) {
             let configs: Arc<dyn PushConfigStore> = Arc::new(InMemoryPushConfigStore::new());
@@ -418,15 +428,15 @@ impl<A: Agent> Server<A> {
     /// takes the address bound.
     pub async fn bind(self, addr: impl ToSocketAddrs) -> Result<Listening, ServerError> {
         let listener = TcpListener::bind(addr).await?;
-        self.listen(listener)
+        self.listen(listener).await
     }
 
     /// Builds the router for `listener`; [`Listening::serve`] then serves there. A loopback URL
     /// in the declaration takes the listener's address.
-    pub fn listen(self, listener: TcpListener) -> Result<Listening, ServerError> {
+    pub async fn listen(self, listener: TcpListener) -> Result<Listening, ServerError> {
         let local_addr = listener.local_addr()?;
         let (card, endpoint) = self.served(Some(local_addr))?;
-        let app = self.router_for(card.clone(), &endpoint)?;
+        let app = self.router_for(card.clone(), &endpoint).await?;
         Ok(Listening {
             listener,
             local_addr,
@@ -438,7 +448,7 @@ impl<A: Agent> Server<A> {
 
     /// Serves on `listener` until the process ends.
     pub async fn serve(self, listener: TcpListener) -> Result<(), ServerError> {
-        self.listen(listener)?.serve().await
+        self.listen(listener).await?.serve().await
     }
 }
 
@@ -536,12 +546,13 @@ impl Listening {
 ///     fn echo(&self, text: String) -> String { text }
 /// }
 ///
-/// let app = axum::Router::new().merge(a2a_card::server::router(Echo)?);
+/// # async fn run() -> Result<(), a2a_card::server::ServerError> {
+/// let app = axum::Router::new().merge(a2a_card::server::router(Echo).await?);
 /// # drop(app);
-/// # Ok::<(), a2a_card::server::ServerError>(())
+/// # Ok(()) }
 /// ```
-pub fn router<A: Agent>(agent: A) -> Result<axum::Router, ServerError> {
-    Server::new(agent).router()
+pub async fn router<A: Agent>(agent: A) -> Result<axum::Router, ServerError> {
+    Server::new(agent).router().await
 }
 
 /// Binds `addr` and serves `agent` there with the default options, until the process ends.

@@ -1,0 +1,156 @@
+//! Tasks in memory, bounded: terminal tasks go as their [`Retention`] says.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::Instant;
+
+use a2a::{A2AError, ListTasksRequest, ListTasksResponse, Task, TaskState};
+use a2a_server::TaskStore;
+use a2a_server::task_store::TaskVersion;
+use async_trait::async_trait;
+use tokio::sync::RwLock;
+
+use super::Retention;
+
+/// A task store in memory whose terminal tasks are removed as its [`Retention`] says, so that
+/// memory stays flat under sustained load. Lost when the process ends.
+///
+/// ```
+/// use a2a_card::server::store::{MemoryTasks, Retention};
+/// let store = MemoryTasks::new(Retention::default().max_terminal(1_000));
+/// # drop(store);
+/// ```
+pub struct MemoryTasks {
+    retention: Retention,
+    inner: RwLock<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    tasks: HashMap<String, (Task, TaskVersion)>,
+    /// Terminal tasks, oldest first, with when they ended.
+    ended: VecDeque<(Instant, String)>,
+}
+
+impl std::fmt::Debug for MemoryTasks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryTasks")
+            .field("retention", &self.retention)
+            .finish_non_exhaustive()
+    }
+}
+
+impl MemoryTasks {
+    /// An empty store.
+    pub fn new(retention: Retention) -> MemoryTasks {
+        MemoryTasks {
+            retention,
+            inner: RwLock::new(Inner::default()),
+        }
+    }
+}
+
+impl Inner {
+    /// Records that `id` ended now, and removes what retention lets go.
+    fn ended(&mut self, id: &str, retention: &Retention) {
+        self.ended.push_back((Instant::now(), id.to_owned()));
+        self.prune(retention);
+    }
+
+    fn prune(&mut self, retention: &Retention) {
+        let now = Instant::now();
+        while let Some((at, id)) = self.ended.front() {
+            let too_many = retention
+                .count_limit()
+                .is_some_and(|max| self.ended.len() > max);
+            let too_old = retention
+                .age_limit()
+                .is_some_and(|age| now.duration_since(*at) > age);
+            if !(too_many || too_old) {
+                break;
+            }
+            let id = id.clone();
+            self.ended.pop_front();
+            self.tasks.remove(&id);
+        }
+    }
+}
+
+#[async_trait]
+impl TaskStore for MemoryTasks {
+    async fn create(&self, task: Task) -> Result<TaskVersion, A2AError> {
+        let mut inner = self.inner.write().await;
+        if inner.tasks.contains_key(&task.id) {
+            return Err(A2AError::invalid_request(format!(
+                "task {} already exists",
+                task.id
+            )));
+        }
+        let (id, terminal) = (task.id.clone(), task.status.state.is_terminal());
+        inner.tasks.insert(id.clone(), (task, 1));
+        if terminal {
+            inner.ended(&id, &self.retention);
+        } else {
+            inner.prune(&self.retention);
+        }
+        Ok(1)
+    }
+
+    async fn update(&self, task: Task) -> Result<TaskVersion, A2AError> {
+        let mut inner = self.inner.write().await;
+        let (stored, version) = inner
+            .tasks
+            .get_mut(&task.id)
+            .ok_or_else(|| A2AError::task_not_found(&task.id))?;
+        let was = stored.status.state.clone();
+        if was.is_terminal() && was != task.status.state {
+            return Err(terminal_error(&task.id, &was, &task.status.state));
+        }
+        *version += 1;
+        let version = *version;
+        let ends = !was.is_terminal() && task.status.state.is_terminal();
+        let id = task.id.clone();
+        *stored = task;
+        if ends {
+            inner.ended(&id, &self.retention);
+        }
+        Ok(version)
+    }
+
+    async fn get(&self, task_id: &str) -> Result<Option<Task>, A2AError> {
+        let inner = self.inner.read().await;
+        Ok(inner.tasks.get(task_id).map(|(t, _)| t.clone()))
+    }
+
+    async fn list(&self, req: &ListTasksRequest) -> Result<ListTasksResponse, A2AError> {
+        let inner = self.inner.read().await;
+        let tasks = inner.tasks.values().map(|(t, _)| t);
+        super::page(
+            tasks.filter(|t| super::matches(req, t)).cloned().collect(),
+            req,
+        )
+    }
+
+    async fn begin_cancel(&self, task_id: &str) -> Result<Task, A2AError> {
+        let mut inner = self.inner.write().await;
+        let (task, version) = inner
+            .tasks
+            .get_mut(task_id)
+            .ok_or_else(|| A2AError::task_not_found(task_id))?;
+        if task.status.state.is_terminal() {
+            return Err(A2AError::task_not_cancelable(task_id));
+        }
+        *version += 1;
+        task.status.state = TaskState::Canceled;
+        task.status.timestamp = Some(chrono::Utc::now());
+        let task = task.clone();
+        inner.ended(task_id, &self.retention);
+        Ok(task)
+    }
+}
+
+/// The error of an update that would leave a terminal state.
+pub(crate) fn terminal_error(id: &str, was: &TaskState, to: &TaskState) -> A2AError {
+    A2AError::invalid_request(format!(
+        "task {id} is in terminal state {was:?} and cannot change to {to:?}"
+    ))
+}

@@ -1,0 +1,505 @@
+//! The task stores (`a2a_card::server::store`): one conformance suite run against each, and
+//! what only a durable store does (survive a restart, recover tasks left running, refuse a
+//! database that is not its own, detect a second writer).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use a2a_card::server::a2a::{
+    ListTasksRequest, Message, Part, Role, Task, TaskState, TaskStatus, error_code,
+};
+use a2a_card::server::a2a_server::TaskStore;
+use a2a_card::server::store::{INTERRUPTED, Retention, SqliteTasks, StoreError, Tasks};
+
+fn task(id: &str, context: &str, state: TaskState) -> Task {
+    Task {
+        id: id.to_owned(),
+        context_id: context.to_owned(),
+        status: TaskStatus {
+            state,
+            message: None,
+            timestamp: Some(chrono::Utc::now()),
+        },
+        artifacts: None,
+        history: Some(vec![Message::new(
+            Role::User,
+            vec![Part::text(format!("hello {id}"))],
+        )]),
+        metadata: None,
+    }
+}
+
+fn list() -> ListTasksRequest {
+    ListTasksRequest {
+        context_id: None,
+        status: None,
+        page_size: None,
+        page_token: None,
+        history_length: None,
+        status_timestamp_after: None,
+        include_artifacts: None,
+        tenant: None,
+    }
+}
+
+/// A fresh database file under `target/`.
+fn db_path(name: &str) -> std::path::PathBuf {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("stores");
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let path = dir.join(format!("{name}-{}.db", std::process::id()));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    path
+}
+
+/// Every store under test, with a retention.
+async fn stores(name: &str, retention: Retention) -> Vec<(&'static str, Arc<dyn TaskStore>)> {
+    vec![
+        (
+            "memory",
+            Tasks::memory()
+                .retention(retention)
+                .open()
+                .await
+                .expect("memory"),
+        ),
+        (
+            "sqlite",
+            Tasks::sqlite(db_path(name))
+                .retention(retention)
+                .open()
+                .await
+                .expect("sqlite"),
+        ),
+    ]
+}
+
+#[tokio::test]
+async fn create_get_update_and_terminal_states_are_final() {
+    for (name, store) in stores("basics", Retention::forever()).await {
+        assert_eq!(
+            store
+                .create(task("t1", "c1", TaskState::Submitted))
+                .await
+                .expect("created"),
+            1,
+            "{name}"
+        );
+        let err = store
+            .create(task("t1", "c1", TaskState::Submitted))
+            .await
+            .expect_err("a second create");
+        assert_eq!(err.code, error_code::INVALID_REQUEST, "{name}: {err:?}");
+        let got = store.get("t1").await.expect("read").expect("there");
+        assert_eq!(
+            got.history.as_ref().map(Vec::len),
+            Some(1),
+            "{name}: the whole task comes back"
+        );
+        assert!(store.get("nope").await.expect("read").is_none(), "{name}");
+        let v2 = store
+            .update(task("t1", "c1", TaskState::Working))
+            .await
+            .expect("updated");
+        let v3 = store
+            .update(task("t1", "c1", TaskState::Completed))
+            .await
+            .expect("updated");
+        assert!(v3 > v2 && v2 > 1, "{name}: versions grow ({v2}, {v3})");
+        let err = store
+            .update(task("t1", "c1", TaskState::Working))
+            .await
+            .expect_err("terminal is final");
+        assert_eq!(err.code, error_code::INVALID_REQUEST, "{name}");
+        store
+            .update(task("t1", "c1", TaskState::Completed))
+            .await
+            .expect("the same terminal state again");
+        let err = store
+            .update(task("ghost", "c1", TaskState::Working))
+            .await
+            .expect_err("unknown");
+        assert_eq!(err.code, error_code::TASK_NOT_FOUND, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn begin_cancel_checks_and_cancels_in_one_step() {
+    for (name, store) in stores("cancel", Retention::forever()).await {
+        store
+            .create(task("run", "c", TaskState::Working))
+            .await
+            .expect("created");
+        store
+            .create(task("done", "c", TaskState::Completed))
+            .await
+            .expect("created");
+        let canceled = store.begin_cancel("run").await.expect("cancelable");
+        assert_eq!(canceled.status.state, TaskState::Canceled, "{name}");
+        assert_eq!(
+            store
+                .get("run")
+                .await
+                .expect("read")
+                .expect("there")
+                .status
+                .state,
+            TaskState::Canceled
+        );
+        let err = store.begin_cancel("done").await.expect_err("finished");
+        assert_eq!(err.code, error_code::TASK_NOT_CANCELABLE, "{name}");
+        let err = store
+            .begin_cancel("run")
+            .await
+            .expect_err("already canceled");
+        assert_eq!(err.code, error_code::TASK_NOT_CANCELABLE, "{name}");
+        let err = store.begin_cancel("nope").await.expect_err("unknown");
+        assert_eq!(err.code, error_code::TASK_NOT_FOUND, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn list_filters_and_pages() {
+    for (name, store) in stores("list", Retention::forever()).await {
+        let before = chrono::Utc::now() - chrono::Duration::seconds(1);
+        for (id, ctx, state) in [
+            ("a", "x", TaskState::Working),
+            ("b", "x", TaskState::Completed),
+            ("c", "y", TaskState::Working),
+            ("d", "x", TaskState::Working),
+            ("e", "x", TaskState::Working),
+        ] {
+            store.create(task(id, ctx, state)).await.expect("created");
+        }
+        let all = store.list(&list()).await.expect("a list");
+        assert_eq!(
+            all.tasks.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),
+            ["a", "b", "c", "d", "e"],
+            "{name}"
+        );
+        assert_eq!(all.total_size, 5);
+        let in_x = store
+            .list(&ListTasksRequest {
+                context_id: Some("x".into()),
+                ..list()
+            })
+            .await
+            .expect("a list");
+        assert_eq!(in_x.total_size, 4, "{name}");
+        let working_x = store
+            .list(&ListTasksRequest {
+                context_id: Some("x".into()),
+                status: Some(TaskState::Working),
+                ..list()
+            })
+            .await
+            .expect("a list");
+        assert_eq!(
+            working_x
+                .tasks
+                .iter()
+                .map(|t| t.id.as_str())
+                .collect::<Vec<_>>(),
+            ["a", "d", "e"],
+            "{name}"
+        );
+        let recent = store
+            .list(&ListTasksRequest {
+                status_timestamp_after: Some(before),
+                ..list()
+            })
+            .await
+            .expect("a list");
+        assert_eq!(recent.total_size, 5, "{name}");
+        let later = store
+            .list(&ListTasksRequest {
+                status_timestamp_after: Some(chrono::Utc::now() + chrono::Duration::seconds(60)),
+                ..list()
+            })
+            .await
+            .expect("a list");
+        assert_eq!(later.total_size, 0, "{name}");
+        // Paging: 2, 2, 1.
+        let mut seen = Vec::new();
+        let mut token = None;
+        loop {
+            let page = store
+                .list(&ListTasksRequest {
+                    page_size: Some(2),
+                    page_token: token.clone(),
+                    history_length: Some(0),
+                    ..list()
+                })
+                .await
+                .expect("a page");
+            assert!(page.tasks.len() <= 2, "{name}");
+            assert!(
+                page.tasks
+                    .iter()
+                    .all(|t| t.history.as_ref().is_none_or(Vec::is_empty)),
+                "{name}: historyLength 0"
+            );
+            seen.extend(page.tasks.into_iter().map(|t| t.id));
+            if page.next_page_token.is_empty() {
+                break;
+            }
+            token = Some(page.next_page_token);
+        }
+        assert_eq!(seen, ["a", "b", "c", "d", "e"], "{name}");
+        let err = store
+            .list(&ListTasksRequest {
+                page_token: Some("garbage".into()),
+                ..list()
+            })
+            .await
+            .expect_err("a bad token");
+        assert_eq!(err.code, error_code::INVALID_PARAMS, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn retention_removes_the_oldest_terminal_tasks_and_never_running_ones() {
+    for (name, store) in stores("retention", Retention::forever().max_terminal(2)).await {
+        store
+            .create(task("running", "c", TaskState::Working))
+            .await
+            .expect("created");
+        for id in ["t1", "t2", "t3"] {
+            store
+                .create(task(id, "c", TaskState::Working))
+                .await
+                .expect("created");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            store
+                .update(task(id, "c", TaskState::Completed))
+                .await
+                .expect("done");
+        }
+        assert!(
+            store.get("t1").await.expect("read").is_none(),
+            "{name}: the oldest went"
+        );
+        assert!(store.get("t2").await.expect("read").is_some(), "{name}");
+        assert!(store.get("t3").await.expect("read").is_some(), "{name}");
+        assert!(
+            store.get("running").await.expect("read").is_some(),
+            "{name}: running tasks stay"
+        );
+    }
+    for (name, store) in stores(
+        "retention-age",
+        Retention::forever().max_age(Duration::from_millis(20)),
+    )
+    .await
+    {
+        store
+            .create(task("old", "c", TaskState::Working))
+            .await
+            .expect("created");
+        store
+            .update(task("old", "c", TaskState::Failed))
+            .await
+            .expect("done");
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        store
+            .create(task("new", "c", TaskState::Working))
+            .await
+            .expect("created");
+        store
+            .update(task("new", "c", TaskState::Completed))
+            .await
+            .expect("done");
+        assert!(
+            store.get("old").await.expect("read").is_none(),
+            "{name}: older than the age limit"
+        );
+        assert!(store.get("new").await.expect("read").is_some(), "{name}");
+    }
+}
+
+#[tokio::test]
+async fn a_sqlite_store_survives_a_restart_and_fails_what_was_left_running() {
+    let path = db_path("restart");
+    {
+        let store = Tasks::sqlite(&path).open().await.expect("opened");
+        store
+            .create(task("done", "c", TaskState::Completed))
+            .await
+            .expect("created");
+        store
+            .create(task("busy", "c", TaskState::Working))
+            .await
+            .expect("created");
+        store
+            .create(task("asking", "c", TaskState::InputRequired))
+            .await
+            .expect("created");
+    }
+    let store = Tasks::sqlite(&path).open().await.expect("opened again");
+    assert_eq!(
+        store
+            .get("done")
+            .await
+            .expect("read")
+            .expect("kept")
+            .status
+            .state,
+        TaskState::Completed
+    );
+    for id in ["busy", "asking"] {
+        let t = store.get(id).await.expect("read").expect("kept");
+        assert_eq!(
+            t.status.state,
+            TaskState::Failed,
+            "{id}: no handler runs it any more"
+        );
+        let text = format!("{:?}", t.status.message);
+        assert!(text.contains(INTERRUPTED), "{text}");
+    }
+}
+
+#[tokio::test]
+async fn two_writers_on_one_file_never_silently_overwrite_each_other() {
+    let path = db_path("writers");
+    let a = Tasks::sqlite(&path).open().await.expect("opened");
+    a.create(task("t", "c", TaskState::Working))
+        .await
+        .expect("created");
+    // A second process on the file (opened without recovery, which assumes one process).
+    let b = SqliteTasks::open(&path, Retention::forever())
+        .await
+        .expect("opened");
+    // B cancels; A, which last wrote version 1, must not overwrite that.
+    b.begin_cancel("t").await.expect("canceled");
+    let err = a
+        .update(task("t", "c", TaskState::Working))
+        .await
+        .expect_err("a stale writer");
+    assert_eq!(err.code, error_code::INVALID_REQUEST, "{err:?}");
+    assert_eq!(
+        a.get("t").await.expect("read").expect("there").status.state,
+        TaskState::Canceled
+    );
+}
+
+#[tokio::test]
+async fn a_database_that_is_not_ours_or_is_newer_is_refused_and_left_untouched() {
+    // Another application's database.
+    let path = db_path("foreign");
+    {
+        use sqlx_probe::*;
+        create_foreign(&path).await;
+    }
+    let before = std::fs::read(&path).expect("the file");
+    match Tasks::sqlite(&path).open().await {
+        Err(StoreError::Foreign(why)) => assert!(why.contains("recipes"), "{why}"),
+        other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
+    }
+    assert!(
+        std::fs::read(&path).expect("the file") == before,
+        "the foreign file was changed"
+    );
+
+    // Ours, from a newer release.
+    let path = db_path("newer");
+    drop(Tasks::sqlite(&path).open().await.expect("created"));
+    sqlx_probe::set_version(&path, 99).await;
+    match Tasks::sqlite(&path).open().await {
+        Err(e @ StoreError::Newer { found: 99, .. }) => {
+            assert!(e.to_string().contains("newer"), "{e}")
+        }
+        other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
+    }
+
+    // Not a database at all.
+    let path = db_path("garbage");
+    std::fs::write(
+        &path,
+        b"these are not the tables you are looking for, at all, no",
+    )
+    .expect("written");
+    assert!(Tasks::sqlite(&path).open().await.is_err());
+}
+
+#[tokio::test]
+async fn a_restarted_server_still_answers_for_its_tasks() {
+    use a2a_card::server::Server;
+    let path = db_path("server");
+    let id = {
+        let running =
+            support::client::serve(Server::new(fight_club::FightClub).tasks(Tasks::sqlite(&path)))
+                .await;
+        let client =
+            support::client::client(&support::client::card(&running.base).await, "JSONRPC").await;
+        let done = support::client::task(
+            client
+                .send_message(&support::client::request(
+                    vec![support::client::data_part(
+                        "fightComparison",
+                        serde_json::json!({"a": "Lion", "b": "Tiger"}),
+                    )],
+                    None,
+                ))
+                .await
+                .expect("a verdict"),
+        );
+        done.id
+    };
+    let running =
+        support::client::serve(Server::new(fight_club::FightClub).tasks(Tasks::sqlite(&path)))
+            .await;
+    let client =
+        support::client::client(&support::client::card(&running.base).await, "HTTP+JSON").await;
+    let again = client
+        .get_task(&a2a_card::server::a2a::GetTaskRequest {
+            id: id.clone(),
+            history_length: None,
+            tenant: None,
+        })
+        .await
+        .expect("the task from before the restart");
+    assert_eq!(again.status.state, TaskState::Completed);
+    assert_eq!(again.artifacts.map(|a| a.len()), Some(1));
+}
+
+#[path = "../examples/fight_club/agent.rs"]
+#[allow(dead_code)]
+mod fight_club;
+mod support;
+
+/// A second SQLite client for the tests, to make files this crate did not make.
+mod sqlx_probe {
+    use std::path::Path;
+
+    pub async fn create_foreign(path: &Path) {
+        run(
+            path,
+            "CREATE TABLE recipes (name TEXT); INSERT INTO recipes VALUES ('soup');",
+        )
+        .await;
+    }
+
+    pub async fn set_version(path: &Path, version: i64) {
+        run(
+            path,
+            &format!("UPDATE a2a_card_schema SET version = {version};"),
+        )
+        .await;
+    }
+
+    async fn run(path: &Path, sql: &str) {
+        use sqlx::Connection;
+        let options = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true);
+        let mut db = sqlx::SqliteConnection::connect_with(&options)
+            .await
+            .expect("a SQLite connection");
+        sqlx::raw_sql(sql)
+            .execute(&mut db)
+            .await
+            .expect("the statements run");
+        db.close().await.expect("closed");
+    }
+}
