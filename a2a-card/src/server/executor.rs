@@ -130,6 +130,11 @@ impl<A: Agent> SkillExecutor<A> {
         }
     }
 
+    /// The handlers running in this process.
+    pub(crate) fn sessions(&self) -> Arc<Sessions> {
+        Arc::clone(&self.sessions)
+    }
+
     /// Starts the handler of `skill` for a new task.
     fn start(
         &self,
@@ -297,14 +302,7 @@ impl<A: Agent> AgentExecutor for SkillExecutor<A> {
             task: ctx.task_id,
             context: ctx.context_id,
         };
-        if let Some(session) = self.sessions.lock().remove(&ids.task) {
-            session.link.cancel();
-            if let Some(abort) = lock(&session.abort).take() {
-                let _ = abort.send(());
-            }
-            // A handler waiting for an answer is dropped with the rest.
-            lock(&session.waiting).take();
-        }
+        self.sessions.cancel(&ids.task);
         Box::pin(stream::iter([Ok(ids.status(TaskState::Canceled, None))]))
     }
 }
@@ -316,6 +314,23 @@ pub(crate) struct Sessions(Mutex<HashMap<String, Arc<Session>>>);
 impl Sessions {
     fn lock(&self) -> MutexGuard<'_, HashMap<String, Arc<Session>>> {
         lock(&self.0)
+    }
+
+    /// Whether a handler of task `id` runs here.
+    pub(crate) fn runs(&self, id: &str) -> bool {
+        self.lock().contains_key(id)
+    }
+
+    /// Drops the handler of task `id`, if it runs here (waiting for an answer or not).
+    pub(crate) fn cancel(&self, id: &str) {
+        let Some(session) = self.lock().remove(id) else {
+            return;
+        };
+        session.link.cancel();
+        if let Some(abort) = lock(&session.abort).take() {
+            let _ = abort.send(());
+        }
+        lock(&session.waiting).take();
     }
 }
 

@@ -59,6 +59,8 @@ pub struct StructuredInput<H = DefaultRequestHandler> {
     dispatcher: Arc<Dispatcher>,
     max_inline_file: usize,
     push: Option<(Arc<dyn PushConfigStore>, Webhooks)>,
+    /// The task store and its change feed, when replicas share the store.
+    replicas: Option<(Arc<dyn TaskStore>, tokio::sync::broadcast::Sender<String>)>,
 }
 
 impl<H> fmt::Debug for StructuredInput<H> {
@@ -77,7 +79,19 @@ impl<H: RequestHandler> StructuredInput<H> {
             dispatcher,
             max_inline_file: super::DEFAULT_MAX_INLINE_FILE,
             push: None,
+            replicas: None,
         }
+    }
+
+    /// Follows tasks that other replicas run, through the store's change feed, when asked to
+    /// subscribe to one.
+    pub(crate) fn follow(
+        mut self,
+        store: Arc<dyn TaskStore>,
+        changes: tokio::sync::broadcast::Sender<String>,
+    ) -> Self {
+        self.replicas = Some((store, changes));
+        self
     }
 
     /// The largest file a message may carry inline, in bytes.
@@ -203,13 +217,25 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
         req: SubscribeToTaskRequest,
     ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
         let id = req.id.clone();
-        let events = self.inner.subscribe_to_task(params, req).await?;
-        Ok(resync(
-            Arc::clone(&self.inner),
-            params.clone(),
-            Some(id),
-            events,
-        ))
+        let events = match self.inner.subscribe_to_task(params, req).await {
+            Ok(events) => events,
+            // Not running here: on another replica, if the shared store has it running.
+            Err(e) if e.code == error_code::TASK_NOT_FOUND => {
+                let Some((store, changes)) = &self.replicas else {
+                    return Err(e);
+                };
+                // Subscribed before reading, so that no change is missed in between.
+                let feed = changes.subscribe();
+                match store.get(&id).await? {
+                    Some(task) if !task.status.state.is_terminal() => {
+                        return Ok(super::replicas::follow(id, Arc::clone(store), feed));
+                    }
+                    _ => return Err(e),
+                }
+            }
+            Err(e) => return Err(e),
+        };
+        Ok(resync(Arc::clone(&self.inner), params.clone(), Some(id), events))
     }
 
     async fn create_push_config(

@@ -64,6 +64,7 @@ mod interfaces;
 mod jsonrpc;
 mod message;
 mod push;
+mod replicas;
 pub mod store;
 mod v0_3;
 
@@ -73,7 +74,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_server::{DefaultRequestHandler, InMemoryPushConfigStore, PushConfigStore, TaskStore};
+use a2a_server::{DefaultRequestHandler, InMemoryPushConfigStore, PushConfigStore};
 use axum::routing::post;
 use axum::serve::ListenerExt;
 use tokio::net::{TcpListener, ToSocketAddrs};
@@ -359,10 +360,14 @@ impl<A: Agent> Server<A> {
         endpoint: &Endpoint,
     ) -> Result<axum::Router, ServerError> {
         let dispatcher = Arc::new(Dispatcher::for_agent::<A>().map_err(ServerError::Schema)?);
-        let store: Arc<dyn TaskStore> = self.tasks.open().await.map_err(ServerError::Store)?;
+        let opened = self.tasks.open_all().await.map_err(ServerError::Store)?;
+        let store = Arc::clone(&opened.tasks);
         let caps = &card.capabilities;
         let push = if caps.push_notifications == Some(true) {
-            let configs: Arc<dyn PushConfigStore> = Arc::new(InMemoryPushConfigStore::new());
+            let configs: Arc<dyn PushConfigStore> = opened
+                .push_configs
+                .clone()
+                .unwrap_or_else(|| Arc::new(InMemoryPushConfigStore::new()));
             let delivery = push::Delivery::new(self.webhooks.clone(), Arc::clone(&configs))
                 .map_err(|reason| ServerError::Url {
                     url: String::new(),
@@ -379,7 +384,10 @@ impl<A: Agent> Server<A> {
             self.max_inline_file,
             push.as_ref().map(|(_, d)| Arc::clone(d)),
         );
-        let mut inner = DefaultRequestHandler::new(executor, SharedStore(store)).with_capabilities(
+        if let Some(changes) = &opened.changes {
+            replicas::cancel_here(changes.subscribe(), executor.sessions(), Arc::clone(&store));
+        }
+        let mut inner = DefaultRequestHandler::new(executor, SharedStore(Arc::clone(&store))).with_capabilities(
             a2a::AgentCapabilities {
                 streaming: caps.streaming,
                 push_notifications: caps.push_notifications,
@@ -395,6 +403,9 @@ impl<A: Agent> Server<A> {
             StructuredInput::new(inner, dispatcher).max_inline_file(self.max_inline_file);
         if let Some((configs, _)) = push {
             handler = handler.push(configs, self.webhooks.clone());
+        }
+        if let Some(changes) = opened.changes {
+            handler = handler.follow(store, changes);
         }
         let handler = Arc::new(handler);
 

@@ -1,5 +1,5 @@
-//! Where the server keeps tasks: in memory (bounded), or in a SQLite file (feature `sqlite`),
-//! and for how long.
+//! Where the server keeps tasks: in memory (bounded), in a SQLite file (feature `sqlite`), or
+//! in Postgres for several replicas (feature `postgres`), and for how long.
 //!
 //! ```
 //! use std::time::Duration;
@@ -17,10 +17,23 @@
 //! by context, state and status time and pages by an opaque token. Retention applies to
 //! terminal tasks only: those older than [`Retention::max_age`] go, and beyond
 //! [`Retention::max_terminal`] the oldest go first; tasks still running are never removed.
+//!
+//! **Several replicas.** With [`Tasks::postgres`], any number of server processes share one
+//! database (no shared memory, no cluster of our own): each sees every task (`GetTask`,
+//! `ListTasks`); a `CancelTask` on one reaches the handler running on another (the store
+//! announces each change with Postgres `NOTIFY`, and each replica `LISTEN`s); a
+//! `SubscribeToTask` on a replica that does not run the task follows it through the same
+//! notifications (each change as the task as it now is); and when a replica dies, the others
+//! fail its running tasks once its lease runs out ([`SqlTasks`]). A question a handler asks is
+//! answered only on the replica that runs the handler: an answer sent elsewhere fails the task
+//! with a message that says so, so route a task's follow-ups to one replica (sticky sessions on
+//! the task id) if your skills ask.
 
 mod memory;
-#[cfg(feature = "sqlite")]
-mod sqlite;
+#[cfg(feature = "postgres")]
+mod notify;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod sql;
 
 use std::fmt;
 use std::sync::Arc;
@@ -30,8 +43,8 @@ use a2a::{Task, TaskState};
 use a2a_server::TaskStore;
 
 pub use memory::MemoryTasks;
-#[cfg(feature = "sqlite")]
-pub use sqlite::SqliteTasks;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub use sql::{DEFAULT_LEASE, SqlPushConfigs, SqlTasks};
 
 /// How long finished tasks are kept.
 ///
@@ -90,13 +103,15 @@ impl Retention {
 pub enum Tasks {
     /// In memory, bounded by its retention.
     Memory(Retention),
-    /// A SQLite database file (created when missing, WAL mode).
-    #[cfg(feature = "sqlite")]
-    Sqlite {
-        /// The file.
-        path: std::path::PathBuf,
+    /// A SQL database: a SQLite file (created when missing, WAL) or Postgres.
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    Sql {
+        /// The sqlx URL (`sqlite://FILE?mode=rwc`, `postgres://...`).
+        url: String,
         /// How long finished tasks are kept.
         retention: Retention,
+        /// How long a replica that stopped renewing still owns its running tasks.
+        lease: Duration,
     },
     /// A store of your own.
     Custom(Arc<dyn TaskStore>),
@@ -106,15 +121,28 @@ impl fmt::Debug for Tasks {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Tasks::Memory(r) => f.debug_tuple("Memory").field(r).finish(),
-            #[cfg(feature = "sqlite")]
-            Tasks::Sqlite { path, retention } => f
-                .debug_struct("Sqlite")
-                .field("path", path)
+            #[cfg(any(feature = "sqlite", feature = "postgres"))]
+            Tasks::Sql {
+                url,
+                retention,
+                lease,
+            } => f
+                .debug_struct("Sql")
+                .field("url", &sql::redact(url))
                 .field("retention", retention)
+                .field("lease", lease)
                 .finish(),
             Tasks::Custom(_) => f.write_str("Custom(..)"),
         }
     }
+}
+
+/// An opened store: the tasks, their push configs where the database keeps them, and the
+/// change feed where the database has one.
+pub(crate) struct Opened {
+    pub(crate) tasks: Arc<dyn TaskStore>,
+    pub(crate) push_configs: Option<Arc<dyn a2a_server::PushConfigStore>>,
+    pub(crate) changes: Option<tokio::sync::broadcast::Sender<String>>,
 }
 
 impl Tasks {
@@ -125,15 +153,26 @@ impl Tasks {
 
     /// Tasks in the SQLite file at `path`, with the default [`Retention`].
     #[cfg(feature = "sqlite")]
-    pub fn sqlite(path: impl Into<std::path::PathBuf>) -> Tasks {
-        Tasks::Sqlite {
-            path: path.into(),
+    pub fn sqlite(path: impl AsRef<std::path::Path>) -> Tasks {
+        Tasks::Sql {
+            url: sql::sqlite_url(path.as_ref()),
             retention: Retention::default(),
+            lease: DEFAULT_LEASE,
         }
     }
 
-    /// Tasks from a URL, as a `--tasks` flag takes it: `memory`, `sqlite:PATH` or
-    /// `sqlite://PATH`.
+    /// Tasks in the Postgres database at `url`, shared by every replica that uses it.
+    #[cfg(feature = "postgres")]
+    pub fn postgres(url: impl Into<String>) -> Tasks {
+        Tasks::Sql {
+            url: url.into(),
+            retention: Retention::default(),
+            lease: DEFAULT_LEASE,
+        }
+    }
+
+    /// Tasks from a URL, as a `--tasks` flag takes it: `memory`, `sqlite:PATH`,
+    /// `sqlite://PATH`, or `postgres://...` / `postgresql://...`.
     ///
     /// ```
     /// use a2a_card::server::store::Tasks;
@@ -149,6 +188,7 @@ impl Tasks {
             .strip_prefix("sqlite://")
             .or_else(|| url.strip_prefix("sqlite:"))
         {
+            let path = path.split('?').next().unwrap_or_default();
             #[cfg(feature = "sqlite")]
             return match path {
                 "" => Err("`sqlite:` needs a file path, e.g. sqlite://tasks.db".to_owned()),
@@ -159,8 +199,17 @@ impl Tasks {
                 "`{path}`: this build has no SQLite store (enable the `sqlite` feature of a2a-card)"
             ));
         }
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            #[cfg(feature = "postgres")]
+            return Ok(Tasks::postgres(url));
+            #[cfg(not(feature = "postgres"))]
+            return Err(
+                "this build has no Postgres store (enable the `postgres` feature of a2a-card)"
+                    .to_owned(),
+            );
+        }
         Err(format!(
-            "`{url}` is not a task store: use `memory` or `sqlite://PATH`"
+            "`{url}` is not a task store: use `memory`, `sqlite://PATH` or `postgres://...`"
         ))
     }
 
@@ -168,24 +217,67 @@ impl Tasks {
     pub fn retention(self, retention: Retention) -> Tasks {
         match self {
             Tasks::Memory(_) => Tasks::Memory(retention),
-            #[cfg(feature = "sqlite")]
-            Tasks::Sqlite { path, .. } => Tasks::Sqlite { path, retention },
+            #[cfg(any(feature = "sqlite", feature = "postgres"))]
+            Tasks::Sql { url, lease, .. } => Tasks::Sql {
+                url,
+                retention,
+                lease,
+            },
             custom => custom,
         }
     }
 
-    /// Opens the store: creates or migrates the database, and fails the tasks a previous run
-    /// left running (see [`recover`]).
-    pub async fn open(&self) -> Result<Arc<dyn TaskStore>, StoreError> {
+    /// The same store with another lease (SQL stores; see [`SqlTasks`]): how long a replica
+    /// that stopped renewing still owns its running tasks ([`DEFAULT_LEASE`]).
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    pub fn lease(self, lease: Duration) -> Tasks {
         match self {
-            Tasks::Memory(retention) => Ok(Arc::new(MemoryTasks::new(*retention))),
-            #[cfg(feature = "sqlite")]
-            Tasks::Sqlite { path, retention } => {
-                let store = SqliteTasks::open(path, *retention).await?;
+            Tasks::Sql { url, retention, .. } => Tasks::Sql {
+                url,
+                retention,
+                lease,
+            },
+            other => other,
+        }
+    }
+
+    /// Opens the store: creates or migrates the database, and fails the tasks of replicas
+    /// that stopped (see [`SqlTasks`]).
+    pub async fn open(&self) -> Result<Arc<dyn TaskStore>, StoreError> {
+        Ok(self.open_all().await?.tasks)
+    }
+
+    pub(crate) async fn open_all(&self) -> Result<Opened, StoreError> {
+        match self {
+            Tasks::Memory(retention) => Ok(Opened {
+                tasks: Arc::new(MemoryTasks::new(*retention)),
+                push_configs: None,
+                changes: None,
+            }),
+            #[cfg(any(feature = "sqlite", feature = "postgres"))]
+            Tasks::Sql {
+                url,
+                retention,
+                lease,
+            } => {
+                let dialect = if url.starts_with("sqlite:") {
+                    sql::Dialect::Sqlite
+                } else {
+                    sql::Dialect::Postgres
+                };
+                let store = SqlTasks::open(url, dialect, *retention, *lease).await?;
                 store.recover().await?;
-                Ok(Arc::new(store))
+                Ok(Opened {
+                    push_configs: Some(Arc::new(store.push_configs())),
+                    changes: store.changes().await,
+                    tasks: Arc::new(store),
+                })
             }
-            Tasks::Custom(store) => Ok(Arc::clone(store)),
+            Tasks::Custom(store) => Ok(Opened {
+                tasks: Arc::clone(store),
+                push_configs: None,
+                changes: None,
+            }),
         }
     }
 }

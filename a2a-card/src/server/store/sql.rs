@@ -1,0 +1,811 @@
+//! Tasks in a SQL database, on sqlx: a SQLite file (feature `sqlite`) or Postgres (feature
+//! `postgres`), one implementation for both.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use a2a::{A2AError, ListTasksRequest, ListTasksResponse, Task, TaskState};
+use a2a_server::TaskStore;
+use a2a_server::task_store::TaskVersion;
+use async_trait::async_trait;
+use sqlx::AnyPool;
+use sqlx::any::AnyPoolOptions;
+use sqlx::{Any, Row, Transaction};
+
+use super::memory::terminal_error;
+use super::{Retention, StoreError};
+
+/// The name the schema table gives this crate's databases.
+const SCHEMA_NAME: &str = "a2a-card tasks";
+
+/// The schema this release writes, and the steps that bring an older database to it (step
+/// `i` takes version `i` to `i + 1`). A later release appends a step; it never edits one.
+/// Written in the SQL both databases speak.
+const MIGRATIONS: &[&str] = &[
+    // 0 -> 1: tasks, their push-notification configs, and the replicas that run them.
+    "CREATE TABLE a2a_card_tasks (
+        id TEXT PRIMARY KEY,
+        context_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        status_at TEXT,
+        version BIGINT NOT NULL,
+        ended_at BIGINT,
+        owner TEXT,
+        body TEXT NOT NULL
+    );
+    CREATE INDEX a2a_card_tasks_context ON a2a_card_tasks (context_id, id);
+    CREATE INDEX a2a_card_tasks_state ON a2a_card_tasks (state);
+    CREATE INDEX a2a_card_tasks_ended ON a2a_card_tasks (ended_at);
+    CREATE INDEX a2a_card_tasks_owner ON a2a_card_tasks (owner);
+    CREATE TABLE a2a_card_push_configs (
+        task_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (task_id, id)
+    );
+    CREATE TABLE a2a_card_replicas (
+        id TEXT PRIMARY KEY,
+        seen_at BIGINT NOT NULL
+    );",
+];
+
+/// How long a replica that stopped renewing its lease still owns its running tasks.
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(10);
+
+/// Which SQL database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    Sqlite,
+    Postgres,
+}
+
+/// A task store in a SQL database: a SQLite file (one file, WAL) or Postgres, with its schema
+/// versioned and migrated at open.
+///
+/// - **Concurrency.** Each update is a compare-and-swap on the task's version: the version this
+///   store last wrote must still be the stored one, so two writers (two replicas) never
+///   silently overwrite each other; the loser gets an error. A terminal state is final.
+///   `begin_cancel` checks and cancels in one transaction.
+/// - **Replicas and crashes.** Each open store is a replica with a lease it renews every
+///   third of [`DEFAULT_LEASE`]; the running tasks it writes are its own. When a replica's
+///   lease runs out (its process died), the replicas still alive fail its running tasks, with
+///   a status message that says why ([`INTERRUPTED`](super::INTERRUPTED)): no task stays
+///   `working` forever.
+/// - **Retention.** Terminal tasks go as the [`Retention`] says, checked when tasks end.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), a2a_card::server::store::StoreError> {
+/// use a2a_card::server::store::{Retention, SqlTasks};
+/// let store = SqlTasks::sqlite("tasks.db", Retention::default()).await?;
+/// # drop(store);
+/// # Ok(()) }
+/// ```
+pub struct SqlTasks {
+    inner: Arc<Shared>,
+}
+
+struct Shared {
+    pool: AnyPool,
+    dialect: Dialect,
+    retention: Retention,
+    lease: Duration,
+    /// This replica's id.
+    replica: String,
+    /// The version of each task this store last wrote.
+    written: Mutex<HashMap<String, i64>>,
+    /// The connection URL (for Postgres notifications).
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    url: String,
+}
+
+impl std::fmt::Debug for SqlTasks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqlTasks")
+            .field("dialect", &self.inner.dialect)
+            .field("retention", &self.inner.retention)
+            .field("replica", &self.inner.replica)
+            .finish_non_exhaustive()
+    }
+}
+
+fn db_error(e: sqlx::Error) -> A2AError {
+    // The cause goes to the log; the caller learns only that the store failed.
+    tracing::error!(error = %e, "task store error");
+    A2AError::internal("the task store is unavailable")
+}
+
+fn encode(task: &Task) -> Result<String, A2AError> {
+    serde_json::to_string(task)
+        .map_err(|e| A2AError::internal(format!("a task could not be stored: {e}")))
+}
+
+fn decode(body: &str) -> Result<Task, A2AError> {
+    serde_json::from_str(body)
+        .map_err(|e| A2AError::internal(format!("a stored task could not be read: {e}")))
+}
+
+fn state_name(state: &TaskState) -> String {
+    serde_json::to_value(state)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_else(|| format!("{state:?}"))
+}
+
+fn now_millis() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+fn millis(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+impl SqlTasks {
+    /// Opens (or creates) the SQLite database at `path`.
+    #[cfg(feature = "sqlite")]
+    pub async fn sqlite(
+        path: impl AsRef<std::path::Path>,
+        retention: Retention,
+    ) -> Result<SqlTasks, StoreError> {
+        SqlTasks::open(&sqlite_url(path.as_ref()), Dialect::Sqlite, retention, DEFAULT_LEASE).await
+    }
+
+    /// Connects to the Postgres database at `url` (`postgres://user:pass@host:port/db`, or a
+    /// unix socket with `?host=/path`).
+    #[cfg(feature = "postgres")]
+    pub async fn postgres(url: &str, retention: Retention) -> Result<SqlTasks, StoreError> {
+        SqlTasks::open(url, Dialect::Postgres, retention, DEFAULT_LEASE).await
+    }
+
+    /// Opens the database at `url` with this lease: how long a replica that stopped renewing
+    /// still owns its running tasks.
+    pub(crate) async fn open(
+        url: &str,
+        dialect: Dialect,
+        retention: Retention,
+        lease: Duration,
+    ) -> Result<SqlTasks, StoreError> {
+        sqlx::any::install_default_drivers();
+        let shown = redact(url);
+        let pool = AnyPoolOptions::new()
+            .max_connections(if dialect == Dialect::Sqlite { 4 } else { 8 })
+            .acquire_timeout(Duration::from_secs(5))
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if dialect == Dialect::Sqlite {
+                        sqlx::query("PRAGMA busy_timeout = 5000").execute(&mut *conn).await?;
+                    }
+                    Ok(())
+                })
+            })
+            .connect(url)
+            .await
+            .map_err(|e| StoreError::Unavailable(format!("{shown}: {e}")))?;
+        migrate(&pool, dialect).await?;
+        if dialect == Dialect::Sqlite {
+            // Only once the file is known to be ours: a foreign file stays as it was.
+            sqlx::query("PRAGMA journal_mode = WAL")
+                .execute(&pool)
+                .await
+                .map_err(|e| StoreError::Unavailable(e.to_string()))?;
+        }
+        let store = SqlTasks {
+            inner: Arc::new(Shared {
+                pool,
+                dialect,
+                retention,
+                lease,
+                replica: a2a::new_task_id(),
+                written: Mutex::new(HashMap::new()),
+                url: url.to_owned(),
+            }),
+        };
+        store.inner.renew().await.map_err(|e| StoreError::Unavailable(e.message))?;
+        spawn_lease(Arc::downgrade(&store.inner));
+        Ok(store)
+    }
+
+    /// Fails the running tasks of replicas whose lease ran out (their process died): no
+    /// handler runs them any more. The number failed.
+    pub async fn recover(&self) -> Result<usize, StoreError> {
+        self.inner
+            .recover()
+            .await
+            .map_err(|e| StoreError::Unavailable(e.message))
+    }
+
+    /// This store's replica id.
+    pub fn replica(&self) -> &str {
+        &self.inner.replica
+    }
+
+    /// The push-notification configs, in the same database.
+    pub fn push_configs(&self) -> SqlPushConfigs {
+        SqlPushConfigs {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+
+    /// The ids of tasks that change in the database, as any replica writes them (Postgres
+    /// only: `LISTEN`); `None` for SQLite.
+    pub(crate) async fn changes(&self) -> Option<tokio::sync::broadcast::Sender<String>> {
+        match self.inner.dialect {
+            #[cfg(feature = "postgres")]
+            Dialect::Postgres => super::notify::listen(&self.inner.url).await,
+            _ => None,
+        }
+    }
+}
+
+/// The sqlx URL of a SQLite file, created when missing.
+pub(crate) fn sqlite_url(path: &std::path::Path) -> String {
+    format!("sqlite://{}?mode=rwc", path.display())
+}
+
+/// The URL with its password hidden, for messages.
+pub(crate) fn redact(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("***"));
+            u.to_string()
+        }
+        _ => url.to_owned(),
+    }
+}
+
+/// Renews the lease and recovers dead replicas' tasks, while the store lives.
+fn spawn_lease(store: Weak<Shared>) {
+    tokio::spawn(async move {
+        loop {
+            let period = match store.upgrade() {
+                Some(s) => s.lease / 3,
+                None => return,
+            };
+            tokio::time::sleep(period.max(Duration::from_millis(100))).await;
+            let Some(s) = store.upgrade() else { return };
+            if let Err(e) = s.renew().await {
+                tracing::warn!(error = %e.message, "the task store lease could not be renewed");
+                continue;
+            }
+            if let Err(e) = s.recover().await {
+                tracing::warn!(error = %e.message, "tasks of stopped replicas could not be recovered");
+            }
+        }
+    });
+}
+
+impl Shared {
+    /// The statement in this database's syntax: `?` placeholders become `$1, $2, ..` for
+    /// Postgres.
+    fn sql<'a>(&self, sql: &'a str) -> Cow<'a, str> {
+        match self.dialect {
+            Dialect::Sqlite => Cow::Borrowed(sql),
+            Dialect::Postgres => {
+                let mut out = String::with_capacity(sql.len() + 8);
+                let mut n = 0;
+                for c in sql.chars() {
+                    if c == '?' {
+                        n += 1;
+                        out.push('$');
+                        out.push_str(&n.to_string());
+                    } else {
+                        out.push(c);
+                    }
+                }
+                Cow::Owned(out)
+            }
+        }
+    }
+
+    /// `FOR UPDATE` where the database locks rows (SQLite locks the whole file on write).
+    fn for_update(&self) -> &'static str {
+        match self.dialect {
+            Dialect::Sqlite => "",
+            Dialect::Postgres => " FOR UPDATE",
+        }
+    }
+
+    async fn renew(&self) -> Result<(), A2AError> {
+        let sql = self.sql(
+            "INSERT INTO a2a_card_replicas (id, seen_at) VALUES (?, ?)
+             ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at",
+        );
+        sqlx::query(&sql)
+            .bind(&self.replica)
+            .bind(now_millis())
+            .execute(&self.pool)
+            .await
+            .map_err(db_error)?;
+        Ok(())
+    }
+
+    async fn recover(&self) -> Result<usize, A2AError> {
+        let cutoff = now_millis() - millis(self.lease);
+        let sql = self.sql(
+            "SELECT body FROM a2a_card_tasks WHERE ended_at IS NULL AND (owner IS NULL OR owner NOT IN
+                (SELECT id FROM a2a_card_replicas WHERE seen_at >= ?))",
+        );
+        let rows = sqlx::query(&sql)
+            .bind(cutoff)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db_error)?;
+        let mut n = 0;
+        for row in rows {
+            let body: String = row.get(0);
+            let Ok(task) = decode(&body) else { continue };
+            if !super::was_running(&task.status.state) {
+                continue;
+            }
+            // Another replica may recover it at the same time: whoever writes first wins.
+            if self.write(&super::interrupted(task), None).await.is_ok() {
+                n += 1;
+            }
+        }
+        let forget = self.sql("DELETE FROM a2a_card_replicas WHERE seen_at < ?");
+        sqlx::query(&forget)
+            .bind(cutoff - millis(self.lease) * 10)
+            .execute(&self.pool)
+            .await
+            .map_err(db_error)?;
+        Ok(n)
+    }
+
+    fn remember(&self, id: &str, version: i64) {
+        self.written
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.to_owned(), version);
+    }
+
+    fn forget(&self, id: &str) {
+        self.written
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
+    }
+
+    fn last_written(&self, id: &str) -> Option<i64> {
+        self.written
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(id)
+            .copied()
+    }
+
+    /// Tells the other replicas that task `id` changed (Postgres), in the transaction.
+    async fn announce(&self, tx: &mut Transaction<'_, Any>, id: &str) -> Result<(), A2AError> {
+        if self.dialect == Dialect::Postgres {
+            sqlx::query("SELECT pg_notify('a2a_card_tasks', $1)")
+                .bind(id)
+                .execute(&mut **tx)
+                .await
+                .map_err(db_error)?;
+        }
+        Ok(())
+    }
+
+    /// Writes `task` over the stored one; `expected` is the version it must still have
+    /// (`None`: whatever it has). The new version.
+    async fn write(&self, task: &Task, expected: Option<i64>) -> Result<i64, A2AError> {
+        let mut tx = self.pool.begin().await.map_err(db_error)?;
+        let select = format!(
+            "SELECT state, version, ended_at FROM a2a_card_tasks WHERE id = ?{}",
+            self.for_update()
+        );
+        let row = sqlx::query(&self.sql(&select))
+            .bind(&task.id)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(db_error)?;
+        let Some(row) = row else {
+            return Err(A2AError::task_not_found(&task.id));
+        };
+        let (state, version, ended): (String, i64, Option<i64>) =
+            (row.get(0), row.get(1), row.get(2));
+        let new_state = state_name(&task.status.state);
+        if ended.is_some() && state != new_state {
+            let was: TaskState = serde_json::from_value(serde_json::Value::String(state))
+                .unwrap_or(TaskState::Failed);
+            return Err(terminal_error(&task.id, &was, &task.status.state));
+        }
+        if expected.is_some_and(|e| e != version) {
+            return Err(A2AError::invalid_request(format!(
+                "task {} was changed by another writer since this one last wrote it; read it again",
+                task.id
+            )));
+        }
+        let terminal = task.status.state.is_terminal();
+        let ended_at = ended.or_else(|| terminal.then(now_millis));
+        let owner = (!terminal).then_some(self.replica.as_str());
+        let update = self.sql(
+            "UPDATE a2a_card_tasks SET context_id = ?, state = ?, status_at = ?, version = ?, ended_at = ?, owner = ?, body = ? WHERE id = ?",
+        );
+        sqlx::query(&update)
+            .bind(&task.context_id)
+            .bind(&new_state)
+            .bind(task.status.timestamp.map(|t| t.to_rfc3339()))
+            .bind(version + 1)
+            .bind(ended_at)
+            .bind(owner)
+            .bind(encode(task)?)
+            .bind(&task.id)
+            .execute(&mut *tx)
+            .await
+            .map_err(db_error)?;
+        if ended.is_none() && ended_at.is_some() {
+            self.prune(&mut tx).await?;
+        }
+        self.announce(&mut tx, &task.id).await?;
+        tx.commit().await.map_err(db_error)?;
+        if terminal {
+            // No more writes are expected from this store: the entry would only grow the map.
+            self.forget(&task.id);
+        } else {
+            self.remember(&task.id, version + 1);
+        }
+        Ok(version + 1)
+    }
+
+    /// Removes the terminal tasks (and their push configs) retention lets go.
+    async fn prune(&self, tx: &mut Transaction<'_, Any>) -> Result<(), A2AError> {
+        let mut doomed = String::new();
+        if let Some(age) = self.retention.age_limit() {
+            doomed.push_str(&format!(
+                "SELECT id FROM a2a_card_tasks WHERE ended_at IS NOT NULL AND ended_at < {}",
+                now_millis() - millis(age)
+            ));
+        }
+        if let Some(max) = self.retention.count_limit() {
+            if !doomed.is_empty() {
+                doomed.push_str(" UNION ");
+            }
+            let all = match self.dialect {
+                Dialect::Sqlite => " LIMIT -1",
+                Dialect::Postgres => "",
+            };
+            doomed.push_str(&format!(
+                "SELECT id FROM (SELECT id FROM a2a_card_tasks WHERE ended_at IS NOT NULL ORDER BY ended_at DESC, id DESC{all} OFFSET {max}) AS old"
+            ));
+        }
+        if doomed.is_empty() {
+            return Ok(());
+        }
+        for table in ["a2a_card_push_configs WHERE task_id", "a2a_card_tasks WHERE id"] {
+            sqlx::query(&format!("DELETE FROM {table} IN ({doomed})"))
+                .execute(&mut **tx)
+                .await
+                .map_err(db_error)?;
+        }
+        Ok(())
+    }
+}
+
+/// Creates or migrates the schema, refusing foreign and newer databases.
+async fn migrate(pool: &AnyPool, dialect: Dialect) -> Result<(), StoreError> {
+    let unavailable = |e: sqlx::Error| StoreError::Unavailable(e.to_string());
+    let mut tx = pool.begin().await.map_err(unavailable)?;
+    if dialect == Dialect::Postgres {
+        // Replicas starting together migrate one at a time.
+        sqlx::query("SELECT pg_advisory_xact_lock(727274101)")
+            .execute(&mut *tx)
+            .await
+            .map_err(unavailable)?;
+    }
+    let list = match dialect {
+        Dialect::Sqlite => {
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        }
+        Dialect::Postgres => {
+            "SELECT table_name::TEXT FROM information_schema.tables WHERE table_schema = current_schema()"
+        }
+    };
+    let tables: Vec<String> = sqlx::query_scalar(list)
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(|e| StoreError::Foreign(format!("it cannot be read as a database: {e}")))?;
+    let known = MIGRATIONS.len() as i64;
+    let current = if tables.iter().any(|t| t == "a2a_card_schema") {
+        let row = sqlx::query("SELECT name, version FROM a2a_card_schema")
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(unavailable)?;
+        match row {
+            Some(row) if row.get::<String, _>(0) == SCHEMA_NAME => row.get::<i64, _>(1),
+            _ => {
+                return Err(StoreError::Foreign(
+                    "its schema table names another schema".into(),
+                ));
+            }
+        }
+    } else if tables.is_empty() {
+        sqlx::query("CREATE TABLE a2a_card_schema (name TEXT NOT NULL, version BIGINT NOT NULL)")
+            .execute(&mut *tx)
+            .await
+            .map_err(unavailable)?;
+        let insert = match dialect {
+            Dialect::Sqlite => "INSERT INTO a2a_card_schema (name, version) VALUES (?, 0)",
+            Dialect::Postgres => "INSERT INTO a2a_card_schema (name, version) VALUES ($1, 0)",
+        };
+        sqlx::query(insert)
+            .bind(SCHEMA_NAME)
+            .execute(&mut *tx)
+            .await
+            .map_err(unavailable)?;
+        0
+    } else {
+        return Err(StoreError::Foreign(format!(
+            "it has other tables: {}",
+            tables.join(", ")
+        )));
+    };
+    if current > known {
+        return Err(StoreError::Newer {
+            found: current,
+            known,
+        });
+    }
+    for step in MIGRATIONS.iter().skip(usize::try_from(current).unwrap_or(0)) {
+        sqlx::raw_sql(step)
+            .execute(&mut *tx)
+            .await
+            .map_err(unavailable)?;
+    }
+    sqlx::query(&format!("UPDATE a2a_card_schema SET version = {known}"))
+        .execute(&mut *tx)
+        .await
+        .map_err(unavailable)?;
+    tx.commit().await.map_err(unavailable)
+}
+
+#[async_trait]
+impl TaskStore for SqlTasks {
+    async fn create(&self, task: Task) -> Result<TaskVersion, A2AError> {
+        let s = &self.inner;
+        let terminal = task.status.state.is_terminal();
+        let insert = s.sql(
+            "INSERT INTO a2a_card_tasks (id, context_id, state, status_at, version, ended_at, owner, body) VALUES (?, ?, ?, ?, 1, ?, ?, ?)",
+        );
+        let mut tx = s.pool.begin().await.map_err(db_error)?;
+        let result = sqlx::query(&insert)
+            .bind(&task.id)
+            .bind(&task.context_id)
+            .bind(state_name(&task.status.state))
+            .bind(task.status.timestamp.map(|t| t.to_rfc3339()))
+            .bind(terminal.then(now_millis))
+            .bind((!terminal).then_some(s.replica.as_str()))
+            .bind(encode(&task)?)
+            .execute(&mut *tx)
+            .await;
+        match result {
+            Ok(_) => {}
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+                return Err(A2AError::invalid_request(format!(
+                    "task {} already exists",
+                    task.id
+                )));
+            }
+            Err(e) => return Err(db_error(e)),
+        }
+        s.announce(&mut tx, &task.id).await?;
+        tx.commit().await.map_err(db_error)?;
+        s.remember(&task.id, 1);
+        Ok(1)
+    }
+
+    async fn update(&self, task: Task) -> Result<TaskVersion, A2AError> {
+        let expected = self.inner.last_written(&task.id);
+        self.inner
+            .write(&task, expected)
+            .await
+            .map(|v| TaskVersion::try_from(v).unwrap_or_default())
+    }
+
+    async fn get(&self, task_id: &str) -> Result<Option<Task>, A2AError> {
+        let s = &self.inner;
+        let body: Option<String> = sqlx::query_scalar(&s.sql("SELECT body FROM a2a_card_tasks WHERE id = ?"))
+            .bind(task_id)
+            .fetch_optional(&s.pool)
+            .await
+            .map_err(db_error)?;
+        body.as_deref().map(decode).transpose()
+    }
+
+    async fn list(&self, req: &ListTasksRequest) -> Result<ListTasksResponse, A2AError> {
+        let s = &self.inner;
+        let size = a2a_server::pagination::resolve_page_size(req.page_size);
+        let offset = super::offset(req)?;
+        let mut filter = String::from("1 = 1");
+        let mut binds: Vec<String> = Vec::new();
+        if let Some(c) = &req.context_id {
+            filter.push_str(" AND context_id = ?");
+            binds.push(c.clone());
+        }
+        if let Some(st) = &req.status {
+            filter.push_str(" AND state = ?");
+            binds.push(state_name(st));
+        }
+        if let Some(after) = req.status_timestamp_after {
+            filter.push_str(" AND status_at > ?");
+            binds.push(after.to_rfc3339());
+        }
+        let count = s.sql(&format!("SELECT COUNT(*) FROM a2a_card_tasks WHERE {filter}")).into_owned();
+        let mut q = sqlx::query_scalar::<_, i64>(&count);
+        for b in &binds {
+            q = q.bind(b);
+        }
+        let total = q.fetch_one(&s.pool).await.map_err(db_error)?;
+        let page = s
+            .sql(&format!(
+                "SELECT body FROM a2a_card_tasks WHERE {filter} ORDER BY id LIMIT {size} OFFSET {offset}"
+            ))
+            .into_owned();
+        let mut q = sqlx::query_scalar::<_, String>(&page);
+        for b in &binds {
+            q = q.bind(b);
+        }
+        let bodies = q.fetch_all(&s.pool).await.map_err(db_error)?;
+        let tasks = bodies
+            .iter()
+            .map(|b| decode(b).map(|t| super::shape(t, req)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let end = offset + tasks.len();
+        let total = usize::try_from(total).unwrap_or(0);
+        Ok(ListTasksResponse {
+            tasks,
+            next_page_token: if end < total { end.to_string() } else { String::new() },
+            page_size: i32::try_from(size).unwrap_or(i32::MAX),
+            total_size: i32::try_from(total).unwrap_or(i32::MAX),
+        })
+    }
+
+    async fn begin_cancel(&self, task_id: &str) -> Result<Task, A2AError> {
+        let s = &self.inner;
+        // One transaction: the check and the change cannot interleave with another writer.
+        let mut tx = s.pool.begin().await.map_err(db_error)?;
+        let select = format!(
+            "SELECT body, version, ended_at FROM a2a_card_tasks WHERE id = ?{}",
+            s.for_update()
+        );
+        let row = sqlx::query(&s.sql(&select))
+            .bind(task_id)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(db_error)?;
+        let Some(row) = row else {
+            return Err(A2AError::task_not_found(task_id));
+        };
+        let (body, version, ended): (String, i64, Option<i64>) =
+            (row.get(0), row.get(1), row.get(2));
+        if ended.is_some() {
+            return Err(A2AError::task_not_cancelable(task_id));
+        }
+        let mut task = decode(&body)?;
+        task.status.state = TaskState::Canceled;
+        task.status.timestamp = Some(chrono::Utc::now());
+        let update = s.sql(
+            "UPDATE a2a_card_tasks SET state = ?, status_at = ?, version = ?, ended_at = ?, owner = NULL, body = ? WHERE id = ? AND version = ?",
+        );
+        let changed = sqlx::query(&update)
+            .bind(state_name(&task.status.state))
+            .bind(task.status.timestamp.map(|t| t.to_rfc3339()))
+            .bind(version + 1)
+            .bind(now_millis())
+            .bind(encode(&task)?)
+            .bind(task_id)
+            .bind(version)
+            .execute(&mut *tx)
+            .await
+            .map_err(db_error)?;
+        if changed.rows_affected() != 1 {
+            return Err(A2AError::task_not_cancelable(task_id));
+        }
+        s.prune(&mut tx).await?;
+        s.announce(&mut tx, task_id).await?;
+        tx.commit().await.map_err(db_error)?;
+        // The cancel is this store's last write of the task: later ones from its executor are
+        // checked against it.
+        s.remember(task_id, version + 1);
+        Ok(task)
+    }
+}
+
+/// Push-notification configs in the database of a [`SqlTasks`], removed with their task.
+pub struct SqlPushConfigs {
+    inner: Arc<Shared>,
+}
+
+impl std::fmt::Debug for SqlPushConfigs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqlPushConfigs").finish_non_exhaustive()
+    }
+}
+
+#[async_trait]
+impl a2a_server::PushConfigStore for SqlPushConfigs {
+    async fn save(
+        &self,
+        mut config: a2a::TaskPushNotificationConfig,
+    ) -> Result<a2a::TaskPushNotificationConfig, A2AError> {
+        let s = &self.inner;
+        let id = config.id.get_or_insert_with(a2a::new_task_id).clone();
+        let body = serde_json::to_string(&config)
+            .map_err(|e| A2AError::internal(format!("a push config could not be stored: {e}")))?;
+        let sql = s.sql(
+            "INSERT INTO a2a_card_push_configs (task_id, id, body) VALUES (?, ?, ?)
+             ON CONFLICT (task_id, id) DO UPDATE SET body = excluded.body",
+        );
+        sqlx::query(&sql)
+            .bind(&config.task_id)
+            .bind(&id)
+            .bind(body)
+            .execute(&s.pool)
+            .await
+            .map_err(db_error)?;
+        Ok(config)
+    }
+
+    async fn get(
+        &self,
+        task_id: &str,
+        config_id: &str,
+    ) -> Result<a2a::TaskPushNotificationConfig, A2AError> {
+        let s = &self.inner;
+        let body: Option<String> = sqlx::query_scalar(&s.sql(
+            "SELECT body FROM a2a_card_push_configs WHERE task_id = ? AND id = ?",
+        ))
+        .bind(task_id)
+        .bind(config_id)
+        .fetch_optional(&s.pool)
+        .await
+        .map_err(db_error)?;
+        let body = body.ok_or_else(|| {
+            A2AError::invalid_params(format!(
+                "task {task_id} has no push notification config {config_id}"
+            ))
+        })?;
+        serde_json::from_str(&body)
+            .map_err(|e| A2AError::internal(format!("a stored push config could not be read: {e}")))
+    }
+
+    async fn list(&self, task_id: &str) -> Result<Vec<a2a::TaskPushNotificationConfig>, A2AError> {
+        let s = &self.inner;
+        let bodies: Vec<String> = sqlx::query_scalar(&s.sql(
+            "SELECT body FROM a2a_card_push_configs WHERE task_id = ? ORDER BY id",
+        ))
+        .bind(task_id)
+        .fetch_all(&s.pool)
+        .await
+        .map_err(db_error)?;
+        bodies
+            .iter()
+            .map(|b| {
+                serde_json::from_str(b).map_err(|e| {
+                    A2AError::internal(format!("a stored push config could not be read: {e}"))
+                })
+            })
+            .collect()
+    }
+
+    async fn delete(&self, task_id: &str, config_id: &str) -> Result<(), A2AError> {
+        let s = &self.inner;
+        sqlx::query(&s.sql("DELETE FROM a2a_card_push_configs WHERE task_id = ? AND id = ?"))
+            .bind(task_id)
+            .bind(config_id)
+            .execute(&s.pool)
+            .await
+            .map_err(db_error)?;
+        Ok(())
+    }
+
+    async fn delete_all(&self, task_id: &str) -> Result<(), A2AError> {
+        let s = &self.inner;
+        sqlx::query(&s.sql("DELETE FROM a2a_card_push_configs WHERE task_id = ?"))
+            .bind(task_id)
+            .execute(&s.pool)
+            .await
+            .map_err(db_error)?;
+        Ok(())
+    }
+}
