@@ -57,16 +57,31 @@ fn db_path(name: &str) -> std::path::PathBuf {
 /// cluster the tests start).
 async fn stores(name: &str, retention: Retention) -> Vec<(&'static str, Arc<dyn TaskStore>)> {
     let mut all = vec![
-        ("memory", Tasks::memory().retention(retention).open().await.expect("memory")),
+        (
+            "memory",
+            Tasks::memory()
+                .retention(retention)
+                .open()
+                .await
+                .expect("memory"),
+        ),
         (
             "sqlite",
-            Tasks::sqlite(db_path(name)).retention(retention).open().await.expect("sqlite"),
+            Tasks::sqlite(db_path(name))
+                .retention(retention)
+                .open()
+                .await
+                .expect("sqlite"),
         ),
     ];
     match support::postgres::database(name).await {
         Ok(url) => all.push((
             "postgres",
-            Tasks::postgres(url).retention(retention).open().await.expect("postgres"),
+            Tasks::postgres(url)
+                .retention(retention)
+                .open()
+                .await
+                .expect("postgres"),
         )),
         Err(why) => skip_postgres(&why),
     }
@@ -330,7 +345,11 @@ async fn a_sqlite_store_survives_a_restart_and_fails_what_was_left_running() {
     let path = db_path("restart");
     let lease = Duration::from_millis(300);
     {
-        let store = Tasks::sqlite(&path).lease(lease).open().await.expect("opened");
+        let store = Tasks::sqlite(&path)
+            .lease(lease)
+            .open()
+            .await
+            .expect("opened");
         store
             .create(task("done", "c", TaskState::Completed))
             .await
@@ -346,7 +365,11 @@ async fn a_sqlite_store_survives_a_restart_and_fails_what_was_left_running() {
     }
     // The first process's lease runs out: it renews no more (it stopped).
     tokio::time::sleep(lease * 2).await;
-    let store = Tasks::sqlite(&path).lease(lease).open().await.expect("opened again");
+    let store = Tasks::sqlite(&path)
+        .lease(lease)
+        .open()
+        .await
+        .expect("opened again");
     assert_eq!(
         store
             .get("done")

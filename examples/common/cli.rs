@@ -19,8 +19,9 @@ fn usage(name: &str, default_port: u16) -> String {
     format!(
         "usage: {name} [--port N] [--tasks URL] [--print-card [v1|v0.3|compat]]
   --port N        serve on 127.0.0.1:N (default: $PORT, else {default_port}; 0 picks a free port)
-  --tasks URL     where tasks are kept: sqlite://FILE or memory (default: $A2A_TASKS, else
-                  sqlite://{name}.tasks.db, so a restarted agent still knows its tasks)
+  --tasks URL     where tasks are kept: sqlite://FILE, postgres://... (shared by replicas) or
+                  memory (default: $A2A_TASKS, else sqlite://{name}.tasks.db, so a restarted
+                  agent still knows its tasks); $A2A_TASKS_LEASE_MS sets the replica lease
   --print-card P  print the card in profile P (default v1) and exit"
     )
 }
@@ -74,6 +75,15 @@ fn parse(args: &[String], name: &str, default_port: u16) -> Result<Command, Stri
             }
             _ => Tasks::sqlite(format!("{name}.tasks.db")),
         },
+    };
+    let tasks = match std::env::var("A2A_TASKS_LEASE_MS") {
+        Ok(ms) => {
+            let ms: u64 = ms.trim().parse().map_err(|_| {
+                format!("A2A_TASKS_LEASE_MS: `{ms}` is not a number of milliseconds")
+            })?;
+            tasks.lease(std::time::Duration::from_millis(ms))
+        }
+        Err(_) => tasks,
     };
     Ok(Command::Serve { port, tasks })
 }

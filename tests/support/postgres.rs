@@ -38,7 +38,10 @@ fn install() -> Option<PathBuf> {
         return None;
     }
     eprintln!("postgres: installing Debian's postgresql package for the tests");
-    let ok = Command::new("apt-get").arg("update").status().is_ok_and(|s| s.success())
+    let ok = Command::new("apt-get")
+        .arg("update")
+        .status()
+        .is_ok_and(|s| s.success())
         && Command::new("apt-get")
             .args(["install", "-y", "--no-install-recommends", "postgresql"])
             .env("DEBIAN_FRONTEND", "noninteractive")
@@ -94,11 +97,18 @@ fn start() -> Result<String, String> {
     }
     let data = dir.join("data");
     let data_s = data.to_string_lossy().into_owned();
-    let out = run_as(root, &bin.join("initdb"), &["-D", &data_s, "-A", "trust", "-U", "postgres", "--no-sync"])
-        .output()
-        .map_err(|e| format!("initdb: {e}"))?;
+    let out = run_as(
+        root,
+        &bin.join("initdb"),
+        &["-D", &data_s, "-A", "trust", "-U", "postgres", "--no-sync"],
+    )
+    .output()
+    .map_err(|e| format!("initdb: {e}"))?;
     if !out.status.success() {
-        return Err(format!("initdb failed: {}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "initdb failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     let port = free_port();
     let dir_s = dir.to_string_lossy().into_owned();
@@ -118,7 +128,8 @@ fn start() -> Result<String, String> {
         c
     };
     let mut sh = sh;
-    let errors = std::fs::File::create(dir.join("start.log")).map_err(|e| format!("start.log: {e}"))?;
+    let errors =
+        std::fs::File::create(dir.join("start.log")).map_err(|e| format!("start.log: {e}"))?;
     sh.stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(errors);
@@ -143,7 +154,9 @@ pub async fn database(name: &str) -> Result<String, String> {
     use sqlx::Connection;
     let base = cluster()?;
     let name = format!("{name}_{}", std::process::id()).replace('-', "_");
-    let mut conn = sqlx::PgConnection::connect(base).await.map_err(|e| e.to_string())?;
+    let mut conn = sqlx::PgConnection::connect(base)
+        .await
+        .map_err(|e| e.to_string())?;
     // A database that is being started may refuse connections for a moment: retried above by
     // `cluster`; here it is up.
     sqlx::raw_sql(&format!("DROP DATABASE IF EXISTS {name}"))

@@ -235,7 +235,12 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
             }
             Err(e) => return Err(e),
         };
-        Ok(resync(Arc::clone(&self.inner), params.clone(), Some(id), events))
+        Ok(resync(
+            Arc::clone(&self.inner),
+            params.clone(),
+            Some(id),
+            events,
+        ))
     }
 
     async fn create_push_config(

@@ -387,14 +387,13 @@ impl<A: Agent> Server<A> {
         if let Some(changes) = &opened.changes {
             replicas::cancel_here(changes.subscribe(), executor.sessions(), Arc::clone(&store));
         }
-        let mut inner = DefaultRequestHandler::new(executor, SharedStore(Arc::clone(&store))).with_capabilities(
-            a2a::AgentCapabilities {
+        let mut inner = DefaultRequestHandler::new(executor, SharedStore(Arc::clone(&store)))
+            .with_capabilities(a2a::AgentCapabilities {
                 streaming: caps.streaming,
                 push_notifications: caps.push_notifications,
                 extensions: None,
                 extended_agent_card: caps.extended_agent_card,
-            },
-        );
+            });
         if let Some((configs, _)) = &push {
             // The official handler stores the configs; the executor delivers (see `push`).
             inner = inner.with_push_config_store(push::ConfigsOnly(Arc::clone(configs)));

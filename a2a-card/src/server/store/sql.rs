@@ -148,7 +148,13 @@ impl SqlTasks {
         path: impl AsRef<std::path::Path>,
         retention: Retention,
     ) -> Result<SqlTasks, StoreError> {
-        SqlTasks::open(&sqlite_url(path.as_ref()), Dialect::Sqlite, retention, DEFAULT_LEASE).await
+        SqlTasks::open(
+            &sqlite_url(path.as_ref()),
+            Dialect::Sqlite,
+            retention,
+            DEFAULT_LEASE,
+        )
+        .await
     }
 
     /// Connects to the Postgres database at `url` (`postgres://user:pass@host:port/db`, or a
@@ -174,7 +180,9 @@ impl SqlTasks {
             .after_connect(move |conn, _| {
                 Box::pin(async move {
                     if dialect == Dialect::Sqlite {
-                        sqlx::query("PRAGMA busy_timeout = 5000").execute(&mut *conn).await?;
+                        sqlx::query("PRAGMA busy_timeout = 5000")
+                            .execute(&mut *conn)
+                            .await?;
                     }
                     Ok(())
                 })
@@ -201,7 +209,11 @@ impl SqlTasks {
                 url: url.to_owned(),
             }),
         };
-        store.inner.renew().await.map_err(|e| StoreError::Unavailable(e.message))?;
+        store
+            .inner
+            .renew()
+            .await
+            .map_err(|e| StoreError::Unavailable(e.message))?;
         spawn_lease(Arc::downgrade(&store.inner));
         Ok(store)
     }
@@ -472,7 +484,10 @@ impl Shared {
         if doomed.is_empty() {
             return Ok(());
         }
-        for table in ["a2a_card_push_configs WHERE task_id", "a2a_card_tasks WHERE id"] {
+        for table in [
+            "a2a_card_push_configs WHERE task_id",
+            "a2a_card_tasks WHERE id",
+        ] {
             sqlx::query(&format!("DELETE FROM {table} IN ({doomed})"))
                 .execute(&mut **tx)
                 .await
@@ -546,7 +561,10 @@ async fn migrate(pool: &AnyPool, dialect: Dialect) -> Result<(), StoreError> {
             known,
         });
     }
-    for step in MIGRATIONS.iter().skip(usize::try_from(current).unwrap_or(0)) {
+    for step in MIGRATIONS
+        .iter()
+        .skip(usize::try_from(current).unwrap_or(0))
+    {
         sqlx::raw_sql(step)
             .execute(&mut *tx)
             .await
@@ -604,11 +622,12 @@ impl TaskStore for SqlTasks {
 
     async fn get(&self, task_id: &str) -> Result<Option<Task>, A2AError> {
         let s = &self.inner;
-        let body: Option<String> = sqlx::query_scalar(&s.sql("SELECT body FROM a2a_card_tasks WHERE id = ?"))
-            .bind(task_id)
-            .fetch_optional(&s.pool)
-            .await
-            .map_err(db_error)?;
+        let body: Option<String> =
+            sqlx::query_scalar(&s.sql("SELECT body FROM a2a_card_tasks WHERE id = ?"))
+                .bind(task_id)
+                .fetch_optional(&s.pool)
+                .await
+                .map_err(db_error)?;
         body.as_deref().map(decode).transpose()
     }
 
@@ -630,7 +649,11 @@ impl TaskStore for SqlTasks {
             filter.push_str(" AND status_at > ?");
             binds.push(after.to_rfc3339());
         }
-        let count = s.sql(&format!("SELECT COUNT(*) FROM a2a_card_tasks WHERE {filter}")).into_owned();
+        let count = s
+            .sql(&format!(
+                "SELECT COUNT(*) FROM a2a_card_tasks WHERE {filter}"
+            ))
+            .into_owned();
         let mut q = sqlx::query_scalar::<_, i64>(&count);
         for b in &binds {
             q = q.bind(b);
@@ -654,7 +677,11 @@ impl TaskStore for SqlTasks {
         let total = usize::try_from(total).unwrap_or(0);
         Ok(ListTasksResponse {
             tasks,
-            next_page_token: if end < total { end.to_string() } else { String::new() },
+            next_page_token: if end < total {
+                end.to_string()
+            } else {
+                String::new()
+            },
             page_size: i32::try_from(size).unwrap_or(i32::MAX),
             total_size: i32::try_from(total).unwrap_or(i32::MAX),
         })
@@ -752,9 +779,9 @@ impl a2a_server::PushConfigStore for SqlPushConfigs {
         config_id: &str,
     ) -> Result<a2a::TaskPushNotificationConfig, A2AError> {
         let s = &self.inner;
-        let body: Option<String> = sqlx::query_scalar(&s.sql(
-            "SELECT body FROM a2a_card_push_configs WHERE task_id = ? AND id = ?",
-        ))
+        let body: Option<String> = sqlx::query_scalar(
+            &s.sql("SELECT body FROM a2a_card_push_configs WHERE task_id = ? AND id = ?"),
+        )
         .bind(task_id)
         .bind(config_id)
         .fetch_optional(&s.pool)
@@ -771,9 +798,9 @@ impl a2a_server::PushConfigStore for SqlPushConfigs {
 
     async fn list(&self, task_id: &str) -> Result<Vec<a2a::TaskPushNotificationConfig>, A2AError> {
         let s = &self.inner;
-        let bodies: Vec<String> = sqlx::query_scalar(&s.sql(
-            "SELECT body FROM a2a_card_push_configs WHERE task_id = ? ORDER BY id",
-        ))
+        let bodies: Vec<String> = sqlx::query_scalar(
+            &s.sql("SELECT body FROM a2a_card_push_configs WHERE task_id = ? ORDER BY id"),
+        )
         .bind(task_id)
         .fetch_all(&s.pool)
         .await

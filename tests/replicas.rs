@@ -1,0 +1,450 @@
+//! Several server processes on one database, and processes that die: real replicas of the trip
+//! planner (this test binary, started again as a server), on a throwaway Postgres cluster or a
+//! SQLite file.
+
+#[path = "../examples/trip_planner/agent.rs"]
+mod agent;
+#[path = "../examples/trip_planner/server.rs"]
+#[allow(dead_code)]
+mod server;
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use a2a_card::server::Webhooks;
+use a2a_card::server::a2a::{
+    CancelTaskRequest, GetTaskRequest, ListTasksRequest, Part, PartContent,
+    SendMessageConfiguration, StreamResponse, SubscribeToTaskRequest, Task, TaskState,
+};
+use a2a_card::server::store::{INTERRUPTED, Tasks};
+use futures::StreamExt;
+use serde_json::json;
+use support::client::{card, client, data_part, request, task};
+
+/// Set in a replica process: where its tasks are.
+const TASKS: &str = "A2A_REPLICA_TASKS";
+/// The replicas' lease, short so that a dead one is noticed quickly.
+const LEASE_MS: &str = "600";
+
+/// Set in a replica process that serves the [`Ticker`] instead of the trip planner.
+const TICKER: &str = "A2A_REPLICA_TICKER";
+
+/// Ticks into a file for as long as its handler runs: what a process does, seen from outside.
+struct Ticker;
+
+/// Ticks.
+#[a2a_card::agent(url = "http://127.0.0.1:1")]
+impl Ticker {
+    /// Appends a line to the file the text names every 50 ms, until cancelled.
+    #[a2a_card::skill]
+    async fn tick(&self, file: String) -> String {
+        loop {
+            use std::io::Write;
+            if let Ok(mut f) = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&file)
+            {
+                let _ = writeln!(f, "tick");
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+/// Not a test of its own: the body of the replica processes the tests below start (it serves
+/// only when they set `A2A_REPLICA_TASKS`, and returns at once otherwise).
+#[tokio::test]
+async fn replica_process() {
+    let Ok(url) = std::env::var(TASKS) else {
+        return;
+    };
+    let lease = Duration::from_millis(LEASE_MS.parse().unwrap_or(600));
+    let tasks = match Tasks::from_url(&url) {
+        Ok(t) => t.lease(lease),
+        Err(e) => {
+            eprintln!("replica: {e}");
+            std::process::exit(2);
+        }
+    };
+    let listening = if std::env::var_os(TICKER).is_some() {
+        a2a_card::server::Server::new(Ticker)
+            .tasks(tasks)
+            .bind("127.0.0.1:0")
+            .await
+    } else {
+        server::server(Duration::from_millis(150), Webhooks::default())
+            .tasks(tasks)
+            .bind("127.0.0.1:0")
+            .await
+    };
+    match listening {
+        Ok(listening) => {
+            println!("LISTENING http://{}", listening.local_addr());
+            let _ = listening.serve().await;
+        }
+        Err(e) => {
+            eprintln!("replica: {e}");
+            std::process::exit(3);
+        }
+    }
+}
+
+/// A replica process.
+struct Replica {
+    child: Child,
+    base: String,
+}
+
+impl Replica {
+    fn start(tasks: &str) -> Replica {
+        Replica::spawn(tasks, false)
+    }
+
+    fn ticker(tasks: &str) -> Replica {
+        Replica::spawn(tasks, true)
+    }
+
+    fn spawn(tasks: &str, ticker: bool) -> Replica {
+        let exe = std::env::current_exe().expect("the test binary");
+        let mut command = Command::new(exe);
+        if ticker {
+            command.env(TICKER, "1");
+        }
+        let mut child = command
+            .args([
+                "replica_process",
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(TASKS, tasks)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("a replica process");
+        let stdout = child.stdout.take().expect("its output");
+        let mut base = None;
+        for line in BufReader::new(stdout).lines() {
+            let line = line.expect("a line");
+            // The test harness may have printed the test's name before it on the line.
+            if let Some((_, url)) = line.split_once("LISTENING ") {
+                base = Some(url.trim().to_owned());
+                break;
+            }
+        }
+        let Some(base) = base else {
+            let mut err = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                let _ = std::io::Read::read_to_string(&mut e, &mut err);
+            }
+            panic!("the replica did not start: {err}");
+        };
+        Replica { child, base }
+    }
+
+    /// Kills it as `kill -9` does.
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Replica {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+async fn postgres(name: &str) -> Option<String> {
+    match support::postgres::database(name).await {
+        Ok(url) => Some(url),
+        Err(why) => {
+            if std::env::var_os("A2A_REQUIRE_POSTGRES").is_some() {
+                panic!("Postgres is required (A2A_REQUIRE_POSTGRES) but: {why}");
+            }
+            eprintln!("SKIPPED: {why}");
+            None
+        }
+    }
+}
+
+fn trip(days: u8, start: Option<&str>) -> Part {
+    let mut data = json!({"destination": "Porto", "days": days});
+    if let Some(start) = start {
+        data["start_date"] = json!(start);
+    }
+    data_part("tripRequest", data)
+}
+
+fn get(id: &str) -> GetTaskRequest {
+    GetTaskRequest {
+        id: id.to_owned(),
+        history_length: None,
+        tenant: None,
+    }
+}
+
+fn all() -> ListTasksRequest {
+    ListTasksRequest {
+        context_id: None,
+        status: None,
+        page_size: None,
+        page_token: None,
+        history_length: None,
+        status_timestamp_after: None,
+        include_artifacts: None,
+        tenant: None,
+    }
+}
+
+fn parts(task: &Task) -> usize {
+    task.artifacts.iter().flatten().map(|a| a.parts.len()).sum()
+}
+
+fn status_text(task: &Task) -> String {
+    task.status
+        .message
+        .iter()
+        .flat_map(|m| &m.parts)
+        .filter_map(|p| match &p.content {
+            PartContent::Text(t) => Some(t.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Sends a plan that runs on in the background; its task.
+async fn start_plan(
+    client: &a2a_client::A2AClient<Box<dyn a2a_client::Transport>>,
+    days: u8,
+) -> Task {
+    let mut req = request(vec![trip(days, Some("2026-12-01"))], None);
+    req.configuration = Some(SendMessageConfiguration {
+        accepted_output_modes: None,
+        task_push_notification_config: None,
+        history_length: None,
+        return_immediately: Some(true),
+    });
+    task(client.send_message(&req).await.expect("a task"))
+}
+
+#[tokio::test]
+async fn a_task_on_one_replica_is_seen_followed_and_cancelled_on_another() {
+    let Some(url) = postgres("replicas").await else {
+        return;
+    };
+    let (a, b) = (Replica::start(&url), Replica::start(&url));
+    let on_a = client(&card(&a.base).await, "JSONRPC").await;
+    let on_b = client(&card(&b.base).await, "HTTP+JSON").await;
+
+    // Seen on B: GetTask and ListTasks.
+    let running = start_plan(&on_a, 3).await;
+    let seen = on_b
+        .get_task(&get(&running.id))
+        .await
+        .expect("B has A's task");
+    assert_eq!(seen.context_id, running.context_id);
+    let listed = on_b.list_tasks(&all()).await.expect("a list");
+    assert!(listed.tasks.iter().any(|t| t.id == running.id));
+
+    // Followed on B until it completes on A.
+    let mut events = on_b
+        .subscribe_to_task(&SubscribeToTaskRequest {
+            id: running.id.clone(),
+            tenant: None,
+        })
+        .await
+        .expect("B follows A's task");
+    let mut last = None;
+    while let Some(event) = events.next().await {
+        if let StreamResponse::Task(t) = event.expect("an event") {
+            last = Some(t);
+        }
+    }
+    let last = last.expect("the task");
+    assert_eq!(last.status.state, TaskState::Completed);
+    assert_eq!(parts(&last), 3, "the whole plan, as A made it");
+}
+
+#[tokio::test]
+async fn a_cancel_on_one_replica_stops_the_handler_running_on_another() {
+    let Some(url) = postgres("cancels").await else {
+        return;
+    };
+    let (a, b) = (Replica::ticker(&url), Replica::ticker(&url));
+    let on_a = client(&card(&a.base).await, "JSONRPC").await;
+    let on_b = client(&card(&b.base).await, "JSONRPC").await;
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("replicas");
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let ticks = dir.join(format!("ticks-{}", std::process::id()));
+    let _ = std::fs::remove_file(&ticks);
+    let mut req = request(vec![Part::text(ticks.to_string_lossy())], None);
+    req.configuration = Some(SendMessageConfiguration {
+        accepted_output_modes: None,
+        task_push_notification_config: None,
+        history_length: None,
+        return_immediately: Some(true),
+    });
+    let running = task(on_a.send_message(&req).await.expect("a task"));
+    let count = || {
+        std::fs::read_to_string(&ticks)
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(count() > 0, "the handler runs on A");
+    let canceled = on_b
+        .cancel_task(&CancelTaskRequest {
+            id: running.id.clone(),
+            metadata: None,
+            tenant: None,
+        })
+        .await
+        .expect("cancelled on B");
+    assert_eq!(canceled.status.state, TaskState::Canceled);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let then = count();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        count(),
+        then,
+        "A's handler stopped ticking after the cancel on B"
+    );
+    let on_a_now = on_a.get_task(&get(&running.id)).await.expect("the task");
+    assert_eq!(on_a_now.status.state, TaskState::Canceled);
+}
+
+#[tokio::test]
+async fn an_answer_sent_to_another_replica_fails_the_task_saying_why() {
+    let Some(url) = postgres("answers").await else {
+        return;
+    };
+    let (a, b) = (Replica::start(&url), Replica::start(&url));
+    let on_a = client(&card(&a.base).await, "JSONRPC").await;
+    let on_b = client(&card(&b.base).await, "JSONRPC").await;
+    let asked = task(
+        on_a.send_message(&request(vec![trip(2, None)], None))
+            .await
+            .expect("a question"),
+    );
+    assert_eq!(asked.status.state, TaskState::InputRequired);
+    let answered = tokio::time::timeout(
+        Duration::from_secs(10),
+        on_b.send_message(&request(
+            vec![Part::text("2026-12-01")],
+            Some(asked.id.clone()),
+        )),
+    )
+    .await
+    .expect("an answer, not a hang")
+    .expect("a task");
+    let failed = task(answered);
+    assert_eq!(failed.status.state, TaskState::Failed);
+    assert!(
+        status_text(&failed).contains("no longer running"),
+        "{}",
+        status_text(&failed)
+    );
+}
+
+#[tokio::test]
+async fn the_tasks_of_a_killed_replica_are_failed_by_the_others() {
+    let Some(url) = postgres("crash").await else {
+        return;
+    };
+    let (mut a, b) = (Replica::start(&url), Replica::start(&url));
+    let on_a = client(&card(&a.base).await, "JSONRPC").await;
+    let on_b = client(&card(&b.base).await, "JSONRPC").await;
+    let running = start_plan(&on_a, 14).await;
+    a.kill();
+    let mut state = None;
+    for _ in 0..100 {
+        let t = on_b.get_task(&get(&running.id)).await.expect("the task");
+        if t.status.state.is_terminal() {
+            assert!(status_text(&t).contains(INTERRUPTED), "{}", status_text(&t));
+            state = Some(t.status.state);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        state,
+        Some(TaskState::Failed),
+        "failed once A's lease ran out, not left working"
+    );
+}
+
+#[tokio::test]
+async fn kill_9_under_load_loses_no_acknowledged_task() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("replicas");
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let file = dir.join(format!("crash-{}.db", std::process::id()));
+    let url = format!("sqlite://{}", file.display());
+    let mut first = Replica::start(&url);
+    let on_first = client(&card(&first.base).await, "JSONRPC").await;
+    let on_first = std::sync::Arc::new(on_first);
+    // Eight senders, each sending plans until the process dies; every task id the server
+    // acknowledged is recorded.
+    let acknowledged = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut senders = Vec::new();
+    for _ in 0..8 {
+        let (client, acknowledged) = (
+            std::sync::Arc::clone(&on_first),
+            std::sync::Arc::clone(&acknowledged),
+        );
+        senders.push(tokio::spawn(async move {
+            for _ in 0..200 {
+                match client
+                    .send_message(&request(vec![trip(1, Some("2026-12-01"))], None))
+                    .await
+                {
+                    Ok(answer) => acknowledged.lock().unwrap().push(task(answer).id),
+                    Err(_) => return,
+                }
+            }
+        }));
+    }
+    while acknowledged.lock().unwrap().len() < 20 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    first.kill();
+    for s in senders {
+        let _ = s.await;
+    }
+    let acknowledged = acknowledged.lock().unwrap().clone();
+    let second = Replica::start(&url);
+    let on_second = client(&card(&second.base).await, "JSONRPC").await;
+    for id in &acknowledged {
+        let t = on_second
+            .get_task(&get(id))
+            .await
+            .unwrap_or_else(|e| panic!("task {id} was acknowledged, then lost: {e:?}"));
+        assert!(
+            t.status.state.is_terminal() || t.status.state == TaskState::Working,
+            "{id}: {:?}",
+            t.status.state
+        );
+    }
+    assert!(acknowledged.len() >= 20);
+}
+
+#[tokio::test]
+async fn an_unreachable_database_at_start_is_a_clear_error() {
+    let exe = std::env::current_exe().expect("the test binary");
+    let out = Command::new(exe)
+        .args([
+            "replica_process",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(TASKS, "postgres://nobody@127.0.0.1:1/nothing")
+        .output()
+        .expect("a replica process");
+    assert_eq!(out.status.code(), Some(3), "a non-zero exit");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the task store cannot be opened"), "{err}");
+}
