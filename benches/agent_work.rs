@@ -93,7 +93,13 @@ fn status(task: &str, context: &str, state: TaskState) -> StreamResponse {
     })
 }
 
-fn artifact(task: &str, context: &str, parts: Vec<Part>, append: bool, last: bool) -> StreamResponse {
+fn artifact(
+    task: &str,
+    context: &str,
+    parts: Vec<Part>,
+    append: bool,
+    last: bool,
+) -> StreamResponse {
     StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
         task_id: task.to_owned(),
         context_id: context.to_owned(),
@@ -123,7 +129,10 @@ fn text_of(message: &Option<Message>) -> String {
 }
 
 impl AgentExecutor for HandStreamer {
-    fn execute(&self, ctx: ExecutorContext) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
+    fn execute(
+        &self,
+        ctx: ExecutorContext,
+    ) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
         let n: usize = text_of(&ctx.message).trim().parse().unwrap_or(0);
         let (task, context) = (ctx.task_id, ctx.context_id);
         let mut sent = Vec::with_capacity(n);
@@ -134,7 +143,10 @@ impl AgentExecutor for HandStreamer {
             sent.push(part.clone());
             let event = artifact(&t, &c, vec![part], i > 0, false);
             if i + 1 == n {
-                Ok::<_, A2AError>(vec![Ok(event), Ok(artifact(&t, &c, std::mem::take(&mut sent), false, true))])
+                Ok::<_, A2AError>(vec![
+                    Ok(event),
+                    Ok(artifact(&t, &c, std::mem::take(&mut sent), false, true)),
+                ])
             } else {
                 Ok(vec![Ok(event)])
             }
@@ -145,7 +157,11 @@ impl AgentExecutor for HandStreamer {
     }
 
     fn cancel(&self, ctx: ExecutorContext) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
-        Box::pin(stream::iter([Ok(status(&ctx.task_id, &ctx.context_id, TaskState::Canceled))]))
+        Box::pin(stream::iter([Ok(status(
+            &ctx.task_id,
+            &ctx.context_id,
+            TaskState::Canceled,
+        ))]))
     }
 }
 
@@ -169,11 +185,16 @@ async fn stream_once(handler: &DefaultRequestHandler, n: usize) -> Duration {
     while let Some(event) = events.next().await {
         match event.expect("an event") {
             StreamResponse::ArtifactUpdate(u) if u.last_chunk != Some(true) => chunks += 1,
-            StreamResponse::StatusUpdate(u) if u.status.state == TaskState::Completed => done = true,
+            StreamResponse::StatusUpdate(u) if u.status.state == TaskState::Completed => {
+                done = true
+            }
             _ => {}
         }
     }
-    assert!(done && chunks == n, "{chunks} of {n} chunks, completed: {done}");
+    assert!(
+        done && chunks == n,
+        "{chunks} of {n} chunks, completed: {done}"
+    );
     start.elapsed()
 }
 
@@ -204,7 +225,10 @@ fn stream_ratio(runtime: &Runtime) {
     println!("stream: {CHUNKS} chunks per task, in-process, median of {STREAM_ROUNDS} rounds:");
     println!("  ours        {ours:>10.0} chunks/s");
     println!("  hand-written {hand:>9.0} chunks/s");
-    println!("  ours / hand-written = {:.2}x (target >= 0.9x)", ours / hand);
+    println!(
+        "  ours / hand-written = {:.2}x (target >= 0.9x)",
+        ours / hand
+    );
 }
 
 // ---- 2. latency ---------------------------------------------------------------------------
@@ -237,7 +261,9 @@ impl Clock {
 }
 
 async fn serve(app: axum::Router) -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
     let addr = listener.local_addr().expect("an address");
     tokio::spawn(async move { axum::serve(listener, app).await });
     addr
@@ -261,13 +287,20 @@ async fn latencies(addr: SocketAddr, n: usize) -> Vec<f64> {
         pending.push_str(&String::from_utf8_lossy(&chunk.expect("bytes")));
         while let Some(end) = pending.find("\n\n") {
             let event: String = pending.drain(..end + 2).collect();
-            let Some(data) = event.lines().find_map(|l| l.strip_prefix("data:")) else { continue };
-            let Ok(value) = serde_json::from_str::<Value>(data.trim()) else { continue };
+            let Some(data) = event.lines().find_map(|l| l.strip_prefix("data:")) else {
+                continue;
+            };
+            let Ok(value) = serde_json::from_str::<Value>(data.trim()) else {
+                continue;
+            };
             let update = &value["result"]["artifactUpdate"];
             if update["lastChunk"] == json!(true) {
                 continue;
             }
-            if let Some(sent) = update["artifact"]["parts"][0]["text"].as_str().and_then(|t| t.parse::<f64>().ok()) {
+            if let Some(sent) = update["artifact"]["parts"][0]["text"]
+                .as_str()
+                .and_then(|t| t.parse::<f64>().ok())
+            {
                 out.push((now - sent) / 1_000.0);
             }
         }
@@ -285,8 +318,16 @@ fn latency(runtime: &Runtime) {
     });
     micros.sort_by(f64::total_cmp);
     let at = |q: f64| micros[((micros.len() - 1) as f64 * q) as usize];
-    println!("latency: handler yield -> SSE event at the client, loopback, {LATENCY_CHUNKS} chunks {} ms apart:", LATENCY_PACE.as_millis());
-    println!("  median {:.0} µs (target < 1000 µs), p99 {:.0} µs, max {:.0} µs", at(0.5), at(0.99), at(1.0));
+    println!(
+        "latency: handler yield -> SSE event at the client, loopback, {LATENCY_CHUNKS} chunks {} ms apart:",
+        LATENCY_PACE.as_millis()
+    );
+    println!(
+        "  median {:.0} µs (target < 1000 µs), p99 {:.0} µs, max {:.0} µs",
+        at(0.5),
+        at(0.99),
+        at(1.0)
+    );
 }
 
 // ---- 3. blocking --------------------------------------------------------------------------
@@ -295,7 +336,10 @@ fn latency(runtime: &Runtime) {
 struct HandJudge;
 
 impl AgentExecutor for HandJudge {
-    fn execute(&self, ctx: ExecutorContext) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
+    fn execute(
+        &self,
+        ctx: ExecutorContext,
+    ) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
         let (task, context) = (ctx.task_id, ctx.context_id);
         let data = ctx
             .message
@@ -304,7 +348,8 @@ impl AgentExecutor for HandJudge {
                 PartContent::Data(d) => Some(d),
                 _ => None,
             });
-        let fight: Option<fight_club::FightComparison> = data.and_then(|d| serde_json::from_value(d).ok());
+        let fight: Option<fight_club::FightComparison> =
+            data.and_then(|d| serde_json::from_value(d).ok());
         let Some(fight) = fight else {
             return Box::pin(stream::iter([Err(A2AError::invalid_params("a fight"))]));
         };
@@ -313,7 +358,10 @@ impl AgentExecutor for HandJudge {
         let part = Part {
             content: PartContent::Data(verdict),
             filename: None,
-            metadata: Some(HashMap::from([("mimeType".to_owned(), Value::String(mode.clone()))])),
+            metadata: Some(HashMap::from([(
+                "mimeType".to_owned(),
+                Value::String(mode.clone()),
+            )])),
             media_type: Some(mode),
         };
         let mut answer = artifact(&task, &context, vec![part], false, true);
@@ -329,7 +377,11 @@ impl AgentExecutor for HandJudge {
     }
 
     fn cancel(&self, ctx: ExecutorContext) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
-        Box::pin(stream::iter([Ok(status(&ctx.task_id, &ctx.context_id, TaskState::Canceled))]))
+        Box::pin(stream::iter([Ok(status(
+            &ctx.task_id,
+            &ctx.context_id,
+            TaskState::Canceled,
+        ))]))
     }
 }
 
@@ -355,9 +407,16 @@ fn blocking_servers() -> (Runtime, [SocketAddr; 2]) {
         .build()
         .expect("a runtime");
     let addrs = runtime.block_on(async {
-        let ours = Server::new(fight_club::FightClub).router().expect("the router");
-        let handler = Arc::new(DefaultRequestHandler::new(HandJudge, InMemoryTaskStore::new()));
-        let hand = axum::Router::new().merge(a2a_card::server::a2a_server::jsonrpc::jsonrpc_router(handler));
+        let ours = Server::new(fight_club::FightClub)
+            .router()
+            .expect("the router");
+        let handler = Arc::new(DefaultRequestHandler::new(
+            HandJudge,
+            InMemoryTaskStore::new(),
+        ));
+        let hand = axum::Router::new().merge(
+            a2a_card::server::a2a_server::jsonrpc::jsonrpc_router(handler),
+        );
         [serve(ours).await, serve(hand).await]
     });
     (runtime, addrs)
@@ -378,10 +437,15 @@ fn blocking_ratio(addrs: [SocketAddr; 2]) {
         }
     }
     let [ours, hand] = rates.map(median);
-    println!("blocking SendMessage of the fight example, loopback, {CONNECTIONS} connections, median of {ROUNDS} rounds of {ROUND}:");
+    println!(
+        "blocking SendMessage of the fight example, loopback, {CONNECTIONS} connections, median of {ROUNDS} rounds of {ROUND}:"
+    );
     println!("  ours         {ours:>8.0} req/s");
     println!("  hand-written {hand:>8.0} req/s");
-    println!("  ours / hand-written = {:.2}x (target >= 0.9x)", ours / hand);
+    println!(
+        "  ours / hand-written = {:.2}x (target >= 0.9x)",
+        ours / hand
+    );
 }
 
 fn main() {

@@ -13,9 +13,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use a2a_card::server::a2a::{
-    CancelTaskRequest, GetTaskRequest, Part, PartContent, SendMessageConfiguration,
-    StreamResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig, TaskState,
-    error_code,
+    CancelTaskRequest, GetTaskRequest, Part, PartContent, SendMessageConfiguration, StreamResponse,
+    SubscribeToTaskRequest, Task, TaskPushNotificationConfig, TaskState, error_code,
 };
 use a2a_card::server::{Server, Webhooks};
 use a2a_card::{SkillContext, skill};
@@ -27,7 +26,13 @@ const BINDINGS: [&str; 2] = ["JSONRPC", "HTTP+JSON"];
 
 /// The trip planner, planning a day every `pace`, posting webhooks to loopback.
 async fn planner(pace: Duration) -> Running {
-    serve(server::server(pace, Webhooks::default().allow_loopback(true).backoff(Duration::from_millis(20)))).await
+    serve(server::server(
+        pace,
+        Webhooks::default()
+            .allow_loopback(true)
+            .backoff(Duration::from_millis(20)),
+    ))
+    .await
 }
 
 fn trip(days: u8, start: Option<&str>) -> Part {
@@ -128,9 +133,16 @@ mod streaming {
     async fn chunks_arrive_in_order_before_the_handler_finishes() {
         for binding in BINDINGS {
             let permits = Arc::new(Semaphore::new(0));
-            let running = serve(Server::new(Gated { permits: Arc::clone(&permits) })).await;
+            let running = serve(Server::new(Gated {
+                permits: Arc::clone(&permits),
+            }))
+            .await;
             let card = card(&running.base).await;
-            assert_eq!(card.capabilities.streaming, Some(true), "a streaming skill declares streaming");
+            assert_eq!(
+                card.capabilities.streaming,
+                Some(true),
+                "a streaming skill declares streaming"
+            );
             let client = client(&card, binding).await;
             let mut events = client
                 .send_streaming_message(&request(vec![Part::text("go")], None))
@@ -142,13 +154,22 @@ mod streaming {
                 let event = event.expect("an event");
                 if let StreamResponse::ArtifactUpdate(u) = &event {
                     let text = match &u.artifact.parts[..] {
-                        [Part { content: PartContent::Text(t), .. }] => t.clone(),
+                        [
+                            Part {
+                                content: PartContent::Text(t),
+                                ..
+                            },
+                        ] => t.clone(),
                         parts => parts.len().to_string(),
                     };
                     if u.last_chunk == Some(true) {
                         closing = Some(u.clone());
                     } else {
-                        chunks.push((text, u.append.unwrap_or(false), u.artifact.artifact_id.clone()));
+                        chunks.push((
+                            text,
+                            u.append.unwrap_or(false),
+                            u.artifact.artifact_id.clone(),
+                        ));
                         // The handler waits for this permit: the chunk came before it finished.
                         permits.add_permits(1);
                     }
@@ -164,9 +185,15 @@ mod streaming {
                 [false, true, true],
                 "{binding}: the first chunk creates the artifact, the next append"
             );
-            assert!(chunks.iter().all(|c| c.2 == "count"), "{binding}: one artifact id");
+            assert!(
+                chunks.iter().all(|c| c.2 == "count"),
+                "{binding}: one artifact id"
+            );
             let closing = closing.expect("a closing update");
-            assert_eq!(closing.append, None, "the closing update carries the whole artifact");
+            assert_eq!(
+                closing.append, None,
+                "the closing update carries the whole artifact"
+            );
             assert_eq!(closing.artifact.parts.len(), 3);
         }
     }
@@ -186,10 +213,24 @@ mod streaming {
             assert_eq!(done.status.state, TaskState::Completed, "{binding}");
             let artifacts = done.artifacts.unwrap_or_default();
             assert_eq!(artifacts.len(), 1, "{binding}: one artifact, {artifacts:?}");
-            let days: Vec<_> = artifacts[0].parts.iter().map(|p| data_of(p)["date"].clone()).collect();
-            assert_eq!(days, [json!("2026-12-30"), json!("2026-12-31"), json!("2027-01-01")]);
+            let days: Vec<_> = artifacts[0]
+                .parts
+                .iter()
+                .map(|p| data_of(p)["date"].clone())
+                .collect();
+            assert_eq!(
+                days,
+                [
+                    json!("2026-12-30"),
+                    json!("2026-12-31"),
+                    json!("2027-01-01")
+                ]
+            );
             for part in &artifacts[0].parts {
-                assert_eq!(part.media_type.as_deref(), Some("application/json;schema=itineraryDay"));
+                assert_eq!(
+                    part.media_type.as_deref(),
+                    Some("application/json;schema=itineraryDay")
+                );
             }
         }
     }
@@ -214,11 +255,20 @@ mod long_running {
             });
             let started = std::time::Instant::now();
             let submitted = task(client.send_message(&req).await.expect("an answer"));
-            assert!(!submitted.status.state.is_terminal(), "{binding}: returned before the plan was done");
-            assert!(started.elapsed() < Duration::from_millis(500), "{binding}: at once");
+            assert!(
+                !submitted.status.state.is_terminal(),
+                "{binding}: returned before the plan was done"
+            );
+            assert!(
+                started.elapsed() < Duration::from_millis(500),
+                "{binding}: at once"
+            );
             // GetTask shows the progress message.
             eventually("GetTask shows progress", async || {
-                let t = client.get_task(&get(&submitted.id)).await.expect("the task");
+                let t = client
+                    .get_task(&get(&submitted.id))
+                    .await
+                    .expect("the task");
                 status_text(&t).contains("Planning 4 days in Lisbon") || t.artifacts.is_some()
             })
             .await;
@@ -239,8 +289,14 @@ mod long_running {
                 last = state_of(&event).or(last);
             }
             assert_eq!(last, Some(TaskState::Completed), "{binding}");
-            assert!(artifacts >= 1, "{binding}: the rest of the plan came on the subscription");
-            let done = client.get_task(&get(&submitted.id)).await.expect("the task");
+            assert!(
+                artifacts >= 1,
+                "{binding}: the rest of the plan came on the subscription"
+            );
+            let done = client
+                .get_task(&get(&submitted.id))
+                .await
+                .expect("the task");
             assert_eq!(done.artifacts.unwrap_or_default()[0].parts.len(), 4);
         }
     }
@@ -252,18 +308,33 @@ mod long_running {
         for binding in BINDINGS {
             let client = client(&card, binding).await;
             let err = client
-                .subscribe_to_task(&SubscribeToTaskRequest { id: "no-such-task".into(), tenant: None })
+                .subscribe_to_task(&SubscribeToTaskRequest {
+                    id: "no-such-task".into(),
+                    tenant: None,
+                })
                 .await
                 .err()
                 .expect("no such task");
             assert_eq!(err.code, error_code::TASK_NOT_FOUND, "{binding}: {err:?}");
-            let done = task(client.send_message(&request(vec![trip(1, Some("2026-12-01"))], None)).await.expect("done"));
+            let done = task(
+                client
+                    .send_message(&request(vec![trip(1, Some("2026-12-01"))], None))
+                    .await
+                    .expect("done"),
+            );
             let err = client
-                .subscribe_to_task(&SubscribeToTaskRequest { id: done.id.clone(), tenant: None })
+                .subscribe_to_task(&SubscribeToTaskRequest {
+                    id: done.id.clone(),
+                    tenant: None,
+                })
                 .await
                 .err()
                 .expect("a finished task has nothing to stream");
-            assert_eq!(err.code, error_code::UNSUPPORTED_OPERATION, "{binding}: {err:?}");
+            assert_eq!(
+                err.code,
+                error_code::UNSUPPORTED_OPERATION,
+                "{binding}: {err:?}"
+            );
         }
     }
 }
@@ -278,12 +349,20 @@ mod multi_turn {
         let card = card(&running.base).await;
         for binding in BINDINGS {
             let client = client(&card, binding).await;
-            let asked = task(client.send_message(&request(vec![trip(2, None)], None)).await.expect("a question"));
+            let asked = task(
+                client
+                    .send_message(&request(vec![trip(2, None)], None))
+                    .await
+                    .expect("a question"),
+            );
             assert_eq!(asked.status.state, TaskState::InputRequired, "{binding}");
             assert_eq!(status_text(&asked), "Which day do you leave? (YYYY-MM-DD)");
             // Structured input is refused on the waiting task (the extension's rule 5).
             let err = client
-                .send_message(&request(vec![trip(2, Some("2026-12-01"))], Some(asked.id.clone())))
+                .send_message(&request(
+                    vec![trip(2, Some("2026-12-01"))],
+                    Some(asked.id.clone()),
+                ))
                 .await
                 .err()
                 .expect("structured input on an existing task");
@@ -292,7 +371,10 @@ mod multi_turn {
             // Text answers.
             let done = task(
                 client
-                    .send_message(&request(vec![Part::text("2026-02-28")], Some(asked.id.clone())))
+                    .send_message(&request(
+                        vec![Part::text("2026-02-28")],
+                        Some(asked.id.clone()),
+                    ))
                     .await
                     .expect("the plan"),
             );
@@ -300,7 +382,11 @@ mod multi_turn {
             assert_eq!(done.status.state, TaskState::Completed, "{binding}");
             let parts = &done.artifacts.unwrap_or_default()[0].parts;
             assert_eq!(data_of(&parts[1])["date"], "2026-03-01");
-            assert_eq!(done.history.map(|h| h.len()), Some(2), "{binding}: both turns in the history");
+            assert_eq!(
+                done.history.map(|h| h.len()),
+                Some(2),
+                "{binding}: both turns in the history"
+            );
         }
     }
 
@@ -309,9 +395,17 @@ mod multi_turn {
         let running = planner(Duration::from_millis(1)).await;
         let card = card(&running.base).await;
         let client = client(&card, "JSONRPC").await;
-        let done = task(client.send_message(&request(vec![trip(1, Some("2026-12-01"))], None)).await.expect("done"));
+        let done = task(
+            client
+                .send_message(&request(vec![trip(1, Some("2026-12-01"))], None))
+                .await
+                .expect("done"),
+        );
         let err = client
-            .send_message(&request(vec![Part::text("one more day?")], Some(done.id.clone())))
+            .send_message(&request(
+                vec![Part::text("one more day?")],
+                Some(done.id.clone()),
+            ))
             .await
             .err()
             .expect("a finished task takes no more messages");
@@ -327,22 +421,39 @@ mod multi_turn {
         // handler waits (as after a restart).
         let store: Arc<dyn a2a_card::server::a2a_server::TaskStore> =
             Arc::new(a2a_card::server::a2a_server::InMemoryTaskStore::new());
-        let a = serve(server::server(Duration::from_millis(1), Webhooks::default()).task_store(Arc::clone(&store))).await;
-        let b = serve(server::server(Duration::from_millis(1), Webhooks::default()).task_store(store)).await;
+        let a = serve(
+            server::server(Duration::from_millis(1), Webhooks::default())
+                .task_store(Arc::clone(&store)),
+        )
+        .await;
+        let b =
+            serve(server::server(Duration::from_millis(1), Webhooks::default()).task_store(store))
+                .await;
         let on_a = client(&card(&a.base).await, "JSONRPC").await;
         let on_b = client(&card(&b.base).await, "JSONRPC").await;
-        let asked = task(on_a.send_message(&request(vec![trip(2, None)], None)).await.expect("a question"));
+        let asked = task(
+            on_a.send_message(&request(vec![trip(2, None)], None))
+                .await
+                .expect("a question"),
+        );
         assert_eq!(asked.status.state, TaskState::InputRequired);
         let answered = tokio::time::timeout(
             Duration::from_secs(10),
-            on_b.send_message(&request(vec![Part::text("2026-12-01")], Some(asked.id.clone()))),
+            on_b.send_message(&request(
+                vec![Part::text("2026-12-01")],
+                Some(asked.id.clone()),
+            )),
         )
         .await
         .expect("an answer, not a hang")
         .expect("the task");
         let failed = task(answered);
         assert_eq!(failed.status.state, TaskState::Failed);
-        assert!(status_text(&failed).contains("no longer running"), "{}", status_text(&failed));
+        assert!(
+            status_text(&failed).contains("no longer running"),
+            "{}",
+            status_text(&failed)
+        );
     }
 }
 
@@ -404,7 +515,10 @@ mod cancellation {
                 last = state_of(&event).or(last);
             }
             assert_eq!(last, Some(TaskState::Canceled), "{binding}");
-            eventually("the handler is dropped", async || DROPPED.load(Ordering::SeqCst)).await;
+            eventually("the handler is dropped", async || {
+                DROPPED.load(Ordering::SeqCst)
+            })
+            .await;
             // It stays cancelled: no late `completed`.
             tokio::time::sleep(Duration::from_millis(100)).await;
             let t = client.get_task(&get(&id)).await.expect("the task");
@@ -418,14 +532,39 @@ mod cancellation {
         let card = card(&running.base).await;
         for binding in BINDINGS {
             let client = client(&card, binding).await;
-            let err = client.cancel_task(&cancel("no-such-task")).await.err().expect("unknown");
+            let err = client
+                .cancel_task(&cancel("no-such-task"))
+                .await
+                .err()
+                .expect("unknown");
             assert_eq!(err.code, error_code::TASK_NOT_FOUND, "{binding}");
-            let done = task(client.send_message(&request(vec![trip(1, Some("2026-12-01"))], None)).await.expect("done"));
-            let err = client.cancel_task(&cancel(&done.id)).await.err().expect("finished");
-            assert_eq!(err.code, error_code::TASK_NOT_CANCELABLE, "{binding}: {err:?}");
+            let done = task(
+                client
+                    .send_message(&request(vec![trip(1, Some("2026-12-01"))], None))
+                    .await
+                    .expect("done"),
+            );
+            let err = client
+                .cancel_task(&cancel(&done.id))
+                .await
+                .err()
+                .expect("finished");
+            assert_eq!(
+                err.code,
+                error_code::TASK_NOT_CANCELABLE,
+                "{binding}: {err:?}"
+            );
             // A task waiting for input can be cancelled.
-            let asked = task(client.send_message(&request(vec![trip(1, None)], None)).await.expect("a question"));
-            let canceled = client.cancel_task(&cancel(&asked.id)).await.expect("cancelled");
+            let asked = task(
+                client
+                    .send_message(&request(vec![trip(1, None)], None))
+                    .await
+                    .expect("a question"),
+            );
+            let canceled = client
+                .cancel_task(&cancel(&asked.id))
+                .await
+                .expect("cancelled");
             assert_eq!(canceled.status.state, TaskState::Canceled, "{binding}");
         }
     }
@@ -445,12 +584,19 @@ mod push {
         received: Mutex<Vec<(Option<String>, Value)>>,
     }
 
-    async fn hook(State(hook): State<Arc<Hook>>, headers: HeaderMap, body: axum::body::Bytes) -> StatusCode {
+    async fn hook(
+        State(hook): State<Arc<Hook>>,
+        headers: HeaderMap,
+        body: axum::body::Bytes,
+    ) -> StatusCode {
         // The first delivery fails: the agent must try again.
         if hook.calls.fetch_add(1, Ordering::SeqCst) == 0 {
             return StatusCode::SERVICE_UNAVAILABLE;
         }
-        let token = headers.get("A2A-Notification-Token").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let token = headers
+            .get("A2A-Notification-Token")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
         hook.received.lock().unwrap().push((token, body));
         StatusCode::OK
@@ -475,9 +621,13 @@ mod push {
     #[tokio::test]
     async fn updates_reach_a_loopback_webhook_with_retry() {
         let hook_state = Arc::new(Hook::default());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
         let url = format!("http://{}/hook", listener.local_addr().expect("addr"));
-        let app = axum::Router::new().route("/hook", axum::routing::post(hook)).with_state(Arc::clone(&hook_state));
+        let app = axum::Router::new()
+            .route("/hook", axum::routing::post(hook))
+            .with_state(Arc::clone(&hook_state));
         tokio::spawn(async move { axum::serve(listener, app).await });
 
         let running = planner(Duration::from_millis(1)).await;
@@ -489,30 +639,72 @@ mod push {
         let done = task(client.send_message(&req).await.expect("done"));
         assert_eq!(done.status.state, TaskState::Completed);
         eventually("the webhook has the completed update", async || {
-            hook_state.received.lock().unwrap().iter().any(|(_, b)| b["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED")
+            hook_state
+                .received
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|(_, b)| b["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED")
         })
         .await;
         let received = hook_state.received.lock().unwrap().clone();
-        assert!(hook_state.calls.load(Ordering::SeqCst) > received.len(), "one delivery failed and was retried");
-        assert!(received.iter().all(|(token, _)| token.as_deref() == Some("secret-token")));
+        assert!(
+            hook_state.calls.load(Ordering::SeqCst) > received.len(),
+            "one delivery failed and was retried"
+        );
+        assert!(
+            received
+                .iter()
+                .all(|(token, _)| token.as_deref() == Some("secret-token"))
+        );
         // In order: working first, completed last, the days between.
-        assert_eq!(received[0].1["statusUpdate"]["status"]["state"], "TASK_STATE_WORKING");
-        let artifacts = received.iter().filter(|(_, b)| b.get("artifactUpdate").is_some()).count();
+        assert_eq!(
+            received[0].1["statusUpdate"]["status"]["state"],
+            "TASK_STATE_WORKING"
+        );
+        let artifacts = received
+            .iter()
+            .filter(|(_, b)| b.get("artifactUpdate").is_some())
+            .count();
         assert!(artifacts >= 2, "{received:?}");
-        assert_eq!(received.last().map(|r| r.1["statusUpdate"]["taskId"].clone()), Some(json!(done.id)));
+        assert_eq!(
+            received
+                .last()
+                .map(|r| r.1["statusUpdate"]["taskId"].clone()),
+            Some(json!(done.id))
+        );
     }
 
     #[tokio::test]
     async fn private_and_loopback_webhooks_are_refused_by_default() {
-        let running = serve(server::server(Duration::from_millis(1), Webhooks::default())).await;
+        let running = serve(server::server(
+            Duration::from_millis(1),
+            Webhooks::default(),
+        ))
+        .await;
         let card = card(&running.base).await;
         for binding in BINDINGS {
             let client = client(&card, binding).await;
-            for url in ["http://10.0.0.8/hook", "http://127.0.0.1:9/hook", "http://169.254.169.254/latest", "http://localhost/x", "https://hooks.example.com/x", "ftp://x.example/"] {
+            for url in [
+                "http://10.0.0.8/hook",
+                "http://127.0.0.1:9/hook",
+                "http://169.254.169.254/latest",
+                "http://localhost/x",
+                "https://hooks.example.com/x",
+                "ftp://x.example/",
+            ] {
                 let mut req = request(vec![trip(1, Some("2026-12-01"))], None);
                 req.configuration = Some(config(url));
-                let err = client.send_message(&req).await.err().unwrap_or_else(|| panic!("{url} is refused"));
-                assert_eq!(err.code, error_code::INVALID_PARAMS, "{binding} {url}: {err:?}");
+                let err = client
+                    .send_message(&req)
+                    .await
+                    .err()
+                    .unwrap_or_else(|| panic!("{url} is refused"));
+                assert_eq!(
+                    err.code,
+                    error_code::INVALID_PARAMS,
+                    "{binding} {url}: {err:?}"
+                );
                 assert!(err.message.contains("refused"), "{}", err.message);
             }
             // No task was created by the refused sends.
@@ -555,50 +747,100 @@ mod files {
             let exported = task(
                 client
                     .send_message(&request(
-                        vec![data_part("calendarRequest", json!({"destination": "Porto", "start_date": "2026-12-01", "days": 2}))],
+                        vec![data_part(
+                            "calendarRequest",
+                            json!({"destination": "Porto", "start_date": "2026-12-01", "days": 2}),
+                        )],
                         None,
                     ))
                     .await
                     .expect("a calendar"),
             );
             let part = exported.artifacts.unwrap_or_default()[0].parts[0].clone();
-            assert_eq!(part.media_type.as_deref(), Some("text/calendar"), "{binding}");
+            assert_eq!(
+                part.media_type.as_deref(),
+                Some("text/calendar"),
+                "{binding}"
+            );
             assert_eq!(part.filename.as_deref(), Some("trip.ics"));
-            let PartContent::Raw(ics) = &part.content else { panic!("a file part: {part:?}") };
+            let PartContent::Raw(ics) = &part.content else {
+                panic!("a file part: {part:?}")
+            };
             assert!(String::from_utf8_lossy(ics).contains("DTSTART;VALUE=DATE:20261202"));
             // The same file in: its busy days are kept free.
             let planned = task(
                 client
-                    .send_message(&request(vec![trip(3, Some("2026-12-01")), file_part("text/calendar", "busy.ics", ics)], None))
+                    .send_message(&request(
+                        vec![
+                            trip(3, Some("2026-12-01")),
+                            file_part("text/calendar", "busy.ics", ics),
+                        ],
+                        None,
+                    ))
                     .await
                     .expect("a plan"),
             );
             let days = &planned.artifacts.unwrap_or_default()[0].parts;
-            assert!(data_of(&days[0])["plan"].as_str().unwrap_or_default().contains("Kept free"), "{binding}");
-            assert!(data_of(&days[2])["plan"].as_str().unwrap_or_default().contains("Lisbon"), "{binding}");
+            assert!(
+                data_of(&days[0])["plan"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains("Kept free"),
+                "{binding}"
+            );
+            assert!(
+                data_of(&days[2])["plan"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains("Lisbon"),
+                "{binding}"
+            );
         }
     }
 
     #[tokio::test]
     async fn oversized_or_undeclared_files_are_refused_before_a_task_exists() {
-        let running = serve(server::server(Duration::from_millis(1), Webhooks::default()).max_inline_file(1024)).await;
+        let running = serve(
+            server::server(Duration::from_millis(1), Webhooks::default()).max_inline_file(1024),
+        )
+        .await;
         let card = card(&running.base).await;
         for binding in BINDINGS {
             let client = client(&card, binding).await;
             let big = vec![b'x'; 2048];
             let err = client
-                .send_message(&request(vec![trip(1, Some("2026-12-01")), file_part("text/calendar", "big.ics", &big)], None))
+                .send_message(&request(
+                    vec![
+                        trip(1, Some("2026-12-01")),
+                        file_part("text/calendar", "big.ics", &big),
+                    ],
+                    None,
+                ))
                 .await
                 .err()
                 .expect("over the limit");
             assert_eq!(err.code, error_code::INVALID_PARAMS, "{binding}");
-            assert!(err.message.contains("big.ics") && err.message.contains("1024"), "{}", err.message);
+            assert!(
+                err.message.contains("big.ics") && err.message.contains("1024"),
+                "{}",
+                err.message
+            );
             let err = client
-                .send_message(&request(vec![trip(1, Some("2026-12-01")), file_part("image/png", "a.png", b"png")], None))
+                .send_message(&request(
+                    vec![
+                        trip(1, Some("2026-12-01")),
+                        file_part("image/png", "a.png", b"png"),
+                    ],
+                    None,
+                ))
                 .await
                 .err()
                 .expect("a type the skill does not take");
-            assert_eq!(err.code, error_code::CONTENT_TYPE_NOT_SUPPORTED, "{binding}: {err:?}");
+            assert_eq!(
+                err.code,
+                error_code::CONTENT_TYPE_NOT_SUPPORTED,
+                "{binding}: {err:?}"
+            );
             assert_eq!(details(&err)["reason"], "unsupported-file");
         }
     }
@@ -629,12 +871,25 @@ mod failures {
         let card = card(&running.base).await;
         for binding in BINDINGS {
             let client = client(&card, binding).await;
-            let failed = task(client.send_message(&request(vec![Part::text("panic")], None)).await.expect("a task"));
+            let failed = task(
+                client
+                    .send_message(&request(vec![Part::text("panic")], None))
+                    .await
+                    .expect("a task"),
+            );
             assert_eq!(failed.status.state, TaskState::Failed, "{binding}");
             let text = status_text(&failed);
             assert!(text.contains("failed unexpectedly"), "{text}");
-            assert!(!text.contains("secret"), "the panic's text stays in the log: {text}");
-            let ok = task(client.send_message(&request(vec![Part::text("still here")], None)).await.expect("served"));
+            assert!(
+                !text.contains("secret"),
+                "the panic's text stays in the log: {text}"
+            );
+            let ok = task(
+                client
+                    .send_message(&request(vec![Part::text("still here")], None))
+                    .await
+                    .expect("served"),
+            );
             assert_eq!(ok.status.state, TaskState::Completed, "{binding}");
         }
     }
@@ -691,23 +946,57 @@ mod v0_3 {
             .filter_map(|l| l.strip_prefix("data:"))
             .filter_map(|d| serde_json::from_str(d.trim()).ok())
             .collect();
-        let kinds: Vec<_> = events.iter().map(|e| e["result"]["kind"].as_str().unwrap_or("?").to_owned()).collect();
-        assert!(kinds.iter().filter(|k| *k == "artifact-update").count() >= 2, "{kinds:?}");
-        assert_eq!(events.last().map(|e| e["result"]["status"]["state"].clone()), Some(json!("completed")), "{kinds:?}");
+        let kinds: Vec<_> = events
+            .iter()
+            .map(|e| e["result"]["kind"].as_str().unwrap_or("?").to_owned())
+            .collect();
+        assert!(
+            kinds.iter().filter(|k| *k == "artifact-update").count() >= 2,
+            "{kinds:?}"
+        );
+        assert_eq!(
+            events
+                .last()
+                .map(|e| e["result"]["status"]["state"].clone()),
+            Some(json!("completed")),
+            "{kinds:?}"
+        );
 
         // A question, answered on the task.
-        let asked = rpc(base, "message/send", json!({"message": message(trip03(1, None), None)})).await;
-        assert_eq!(asked["result"]["status"]["state"], "input-required", "{asked}");
-        let id = asked["result"]["id"].as_str().expect("a task id").to_owned();
-        let done = rpc(base, "message/send", json!({"message": message(json!([{"kind": "text", "text": "2026-12-01"}]), Some(&id))})).await;
+        let asked = rpc(
+            base,
+            "message/send",
+            json!({"message": message(trip03(1, None), None)}),
+        )
+        .await;
+        assert_eq!(
+            asked["result"]["status"]["state"], "input-required",
+            "{asked}"
+        );
+        let id = asked["result"]["id"]
+            .as_str()
+            .expect("a task id")
+            .to_owned();
+        let done = rpc(
+            base,
+            "message/send",
+            json!({"message": message(json!([{"kind": "text", "text": "2026-12-01"}]), Some(&id))}),
+        )
+        .await;
         assert_eq!(done["result"]["status"]["state"], "completed", "{done}");
 
         // Non-blocking, then cancel.
         let started = rpc(base, "message/send", json!({"message": message(trip03(14, Some("2026-12-01")), None), "configuration": {"blocking": false}})).await;
-        let id = started["result"]["id"].as_str().expect("a task id").to_owned();
+        let id = started["result"]["id"]
+            .as_str()
+            .expect("a task id")
+            .to_owned();
         assert_ne!(started["result"]["status"]["state"], "completed");
         let canceled = rpc(base, "tasks/cancel", json!({"id": id})).await;
-        assert_eq!(canceled["result"]["status"]["state"], "canceled", "{canceled}");
+        assert_eq!(
+            canceled["result"]["status"]["state"], "canceled",
+            "{canceled}"
+        );
         let again = rpc(base, "tasks/get", json!({"id": id})).await;
         assert_eq!(again["result"]["status"]["state"], "canceled");
         let unknown = rpc(base, "tasks/cancel", json!({"id": "nope"})).await;
@@ -719,12 +1008,25 @@ mod v0_3 {
 async fn the_example_serves_where_it_says_and_prints_how_to_try_it() {
     use a2a_card::Agent;
     let declared = agent::TripPlanner::card().expect("the card");
-    assert!(declared.interfaces[0].url.ends_with(&format!(":{}", server::DEFAULT_PORT)));
+    assert!(
+        declared.interfaces[0]
+            .url
+            .ends_with(&format!(":{}", server::DEFAULT_PORT))
+    );
     let listening = server::bind(0).await.expect("bind");
     let banner = server::banner(&listening);
-    assert!(banner.contains(&listening.local_addr().to_string()), "{banner}");
-    assert!(banner.contains("schema=tripRequest") && banner.contains("SendStreamingMessage"), "{banner}");
-    assert!(server::PACE >= Duration::from_millis(100), "slow enough to watch, and to cancel");
+    assert!(
+        banner.contains(&listening.local_addr().to_string()),
+        "{banner}"
+    );
+    assert!(
+        banner.contains("schema=tripRequest") && banner.contains("SendStreamingMessage"),
+        "{banner}"
+    );
+    assert!(
+        server::PACE >= Duration::from_millis(100),
+        "slow enough to watch, and to cancel"
+    );
 }
 
 #[tokio::test]
@@ -736,8 +1038,18 @@ async fn the_ag_ui_capabilities_tell_what_the_skills_do() {
         .json()
         .await
         .expect("JSON");
-    assert_eq!(caps["transport"], json!({"streaming": true, "pushNotifications": true, "resumable": true}));
-    assert_eq!(caps["humanInTheLoop"], json!({"supported": true}), "plan-trip asks for a date");
+    assert_eq!(
+        caps["transport"],
+        json!({"streaming": true, "pushNotifications": true, "resumable": true})
+    );
+    assert_eq!(
+        caps["humanInTheLoop"],
+        json!({"supported": true}),
+        "plan-trip asks for a date"
+    );
     assert_eq!(caps["custom"]["a2a"]["cancellation"], true);
-    assert_eq!(caps["output"]["supportedMimeTypes"], json!(["application/json", "text/calendar"]));
+    assert_eq!(
+        caps["output"]["supportedMimeTypes"],
+        json!(["application/json", "text/calendar"])
+    );
 }

@@ -378,7 +378,9 @@ impl Capabilities {
             });
         }
         if card.capabilities.streaming == Some(true) {
-            caps.transport.get_or_insert_with(Default::default).resumable = Some(true);
+            caps.transport
+                .get_or_insert_with(Default::default)
+                .resumable = Some(true);
         }
         let a2a = caps
             .custom

@@ -129,7 +129,13 @@ impl fmt::Debug for File {
 /// case-insensitive on the essence (`type/subtype`, parameters ignored), and `type/*` or `*/*`
 /// in `accepted` take every subtype.
 pub fn accepts(accepted: &[&str], media_type: &str) -> bool {
-    let essence = |m: &str| m.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let essence = |m: &str| {
+        m.split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase()
+    };
     let sent = essence(media_type);
     let Some((sent_type, _)) = sent.split_once('/') else {
         return false;

@@ -65,7 +65,12 @@ fn parse_port(value: &str) -> Result<u16, String> {
 
 /// Runs the example: parses the arguments, then prints the card of `A` or binds with `bind`,
 /// prints `banner` and serves until Ctrl-C.
-pub fn run<A, B, F>(name: &str, default_port: u16, bind: B, banner: fn(&Listening) -> String) -> ExitCode
+pub fn run<A, B, F>(
+    name: &str,
+    default_port: u16,
+    bind: B,
+    banner: fn(&Listening) -> String,
+) -> ExitCode
 where
     A: Agent,
     B: FnOnce(u16) -> F,

@@ -17,5 +17,10 @@ mod server;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    cli::run::<agent::FightClub, _, _>("fight_club", server::DEFAULT_PORT, server::bind, server::banner)
+    cli::run::<agent::FightClub, _, _>(
+        "fight_club",
+        server::DEFAULT_PORT,
+        server::bind,
+        server::banner,
+    )
 }

@@ -76,8 +76,11 @@ impl TripPlanner {
         calendar: Option<File>,
         ctx: SkillContext,
     ) -> impl Stream<Item = Result<ItineraryDay, String>> + Send {
-        ctx.progress(format!("Planning {} days in {}", trip.days, trip.destination))
-            .await;
+        ctx.progress(format!(
+            "Planning {} days in {}",
+            trip.days, trip.destination
+        ))
+        .await;
         let start = match trip.start_date {
             Some(date) => Ok(date),
             None => match ctx.ask("Which day do you leave? (YYYY-MM-DD)").await {
@@ -132,7 +135,9 @@ impl TripPlanner {
     pub fn export_calendar(&self, trip: CalendarRequest) -> Result<File, String> {
         let start = parse_date(&trip.start_date)
             .ok_or_else(|| format!("`{}` is not a date of the form YYYY-MM-DD", trip.start_date))?;
-        let mut ics = String::from("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//a2a-card//trip-planner//EN\r\n");
+        let mut ics = String::from(
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//a2a-card//trip-planner//EN\r\n",
+        );
         for day in 0..i64::from(trip.days) {
             let date = format_date(start + day).replace('-', "");
             ics.push_str(&format!(
@@ -155,7 +160,10 @@ fn activity(destination: &str, day: u8) -> String {
         "Markets in the morning, a park in the afternoon",
         "A slow day: cafés, a bookshop, and the view at sunset",
     ];
-    format!("{destination}: {}", IDEAS[usize::from(day - 1) % IDEAS.len()])
+    format!(
+        "{destination}: {}",
+        IDEAS[usize::from(day - 1) % IDEAS.len()]
+    )
 }
 
 /// The busy days of an iCalendar file: its `DTSTART;VALUE=DATE:YYYYMMDD` lines.
@@ -180,7 +188,20 @@ pub fn parse_date(s: &str) -> Option<i64> {
     }
     let (y, m, d): (i64, i64, i64) = (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
     let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let month_days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    let month_days = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
     if !(1..=12).contains(&m) || d < 1 || d > month_days[(m - 1) as usize] {
         return None;
     }

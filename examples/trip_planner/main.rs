@@ -15,5 +15,10 @@ mod server;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    cli::run::<agent::TripPlanner, _, _>("trip_planner", server::DEFAULT_PORT, server::bind, server::banner)
+    cli::run::<agent::TripPlanner, _, _>(
+        "trip_planner",
+        server::DEFAULT_PORT,
+        server::bind,
+        server::banner,
+    )
 }

@@ -169,3 +169,4 @@ pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
 
 /// The official Rust client against a served agent.
 pub mod client;
+pub mod tokens;

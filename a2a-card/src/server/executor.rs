@@ -151,7 +151,9 @@ impl<A: Agent> SkillExecutor<A> {
             abort: Mutex::new(Some(abort)),
             link: link.clone(),
         });
-        self.sessions.lock().insert(ids.task.clone(), Arc::clone(&session));
+        self.sessions
+            .lock()
+            .insert(ids.task.clone(), Arc::clone(&session));
         let agent = Arc::clone(&self.agent);
         let task = ids.task.clone();
         tokio::spawn(async move {
@@ -177,7 +179,11 @@ impl<A: Agent> SkillExecutor<A> {
     }
 
     /// Gives a waiting handler the caller's answer and follows it again.
-    fn resume(&self, ids: Ids, call: SkillCall) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
+    fn resume(
+        &self,
+        ids: Ids,
+        call: SkillCall,
+    ) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
         let session = self.sessions.lock().get(&ids.task).cloned();
         let Some(session) = session else {
             let why = format!(
@@ -280,7 +286,12 @@ impl<A: Agent> AgentExecutor for SkillExecutor<A> {
             .dispatcher
             .dispatch_with_files(json, files, existing_task.as_deref())
         {
-            Decision::Run { skill, call } => self.start(ids, skill, call),
+            Decision::Run { skill, mut call } => {
+                // Who called, as the authentication layer found (nobody, without one).
+                call.context
+                    .set_principal(super::auth::principal_of(&ctx.service_params).map(Arc::new));
+                self.start(ids, skill, call)
+            }
             Decision::FollowUp(call) => self.resume(ids, call),
             Decision::Reject(e) => refuse(store, ids, dispatch_error(&e)),
         }
@@ -399,7 +410,10 @@ impl PumpContext {
                 };
                 (vec![Ok(ids.status(state, Some(question)))], true)
             }
-            Event::End { outcome, artifact_id } => {
+            Event::End {
+                outcome,
+                artifact_id,
+            } => {
                 self.sessions.lock().remove(&ids.task);
                 let mut out: Out = pump.open.drain(..).map(|o| Ok(ids.whole(o))).collect();
                 match outcome {

@@ -5,12 +5,15 @@ use std::sync::Arc;
 
 use a2a::*;
 use a2a_server::task_store::TaskVersion;
-use a2a_server::{DefaultRequestHandler, PushConfigStore, RequestHandler, ServiceParams, TaskStore};
+use a2a_server::{
+    DefaultRequestHandler, PushConfigStore, RequestHandler, ServiceParams, TaskStore,
+};
 use async_trait::async_trait;
 use futures::stream::BoxStream;
 
 use crate::dispatch::{Decision, Dispatcher};
 
+use super::auth::{self, Guard};
 use super::errors::dispatch_error;
 use super::message::{message_json, split_files};
 use super::push::Webhooks;
@@ -57,6 +60,7 @@ pub struct StructuredInput<H = DefaultRequestHandler> {
     dispatcher: Arc<Dispatcher>,
     max_inline_file: usize,
     push: Option<(Arc<dyn PushConfigStore>, Webhooks)>,
+    guard: Option<Arc<Guard>>,
 }
 
 impl<H> fmt::Debug for StructuredInput<H> {
@@ -75,7 +79,15 @@ impl<H: RequestHandler> StructuredInput<H> {
             dispatcher,
             max_inline_file: super::DEFAULT_MAX_INLINE_FILE,
             push: None,
+            guard: None,
         }
+    }
+
+    /// Checks each skill's own security requirement (and that an extended-only skill has an
+    /// authenticated caller) once dispatch picks the skill, and the extended card's caller.
+    pub(crate) fn guard(mut self, guard: Option<Arc<Guard>>) -> Self {
+        self.guard = guard;
+        self
     }
 
     /// The largest file a message may carry inline, in bytes.
@@ -135,9 +147,19 @@ impl<H: RequestHandler> StructuredInput<H> {
         let mut message = req.message.clone();
         let files = split_files(&mut message, self.max_inline_file)?;
         let message = message_json(&message)?;
-        match self.dispatcher.dispatch_with_files(message, files, existing) {
+        match self
+            .dispatcher
+            .dispatch_with_files(message, files, existing)
+        {
             Decision::Reject(e) => Err(dispatch_error(&e)),
-            _ => Ok(()),
+            // The skill is known now: its own requirement, before it runs.
+            Decision::Run { skill, .. } => match &self.guard {
+                Some(guard) => guard
+                    .authorize_skill(skill, auth::principal_of(params).as_ref())
+                    .map_err(auth::report),
+                None => Ok(()),
+            },
+            Decision::FollowUp(_) => Ok(()),
         }
     }
 }
@@ -256,6 +278,12 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
         params: &ServiceParams,
         req: GetExtendedAgentCardRequest,
     ) -> Result<a2a::AgentCard, A2AError> {
+        // Only for authenticated callers, whatever the card requires of other calls.
+        if let Some(guard) = &self.guard {
+            if !auth::is_authenticated(params) {
+                return Err(auth::report(guard.unauthenticated_any()));
+            }
+        }
         self.inner.get_extended_agent_card(params, req).await
     }
 }

@@ -128,8 +128,14 @@ impl Webhooks {
 
     /// Checks a webhook URL before it is stored: `http`, and a host the agent may post to.
     pub(crate) async fn check(&self, url: &str) -> Result<(), A2AError> {
-        let refuse = |why: String| A2AError::invalid_params(format!("push notification URL `{}` is refused: {why}", shorten(url)));
-        let parsed = url::Url::parse(url).map_err(|e| refuse(format!("it is not an absolute URL ({e})")))?;
+        let refuse = |why: String| {
+            A2AError::invalid_params(format!(
+                "push notification URL `{}` is refused: {why}",
+                shorten(url)
+            ))
+        };
+        let parsed =
+            url::Url::parse(url).map_err(|e| refuse(format!("it is not an absolute URL ({e})")))?;
         match parsed.scheme() {
             "http" => {}
             "https" => {
@@ -137,7 +143,11 @@ impl Webhooks {
                     "this agent is built without TLS, so it posts to http webhooks only (reach https ones through an egress proxy)".into(),
                 ));
             }
-            other => return Err(refuse(format!("the scheme is `{other}`; a webhook is an http URL"))),
+            other => {
+                return Err(refuse(format!(
+                    "the scheme is `{other}`; a webhook is an http URL"
+                )));
+            }
         }
         let Some(host) = parsed.host() else {
             return Err(refuse("it has no host".into()));
@@ -189,9 +199,14 @@ impl reqwest::dns::Resolve for GuardedResolver {
         let policy = self.0.clone();
         Box::pin(async move {
             let found = tokio::net::lookup_host((name.as_str(), 0)).await?;
-            let allowed: Vec<SocketAddr> = found.filter(|a| policy.refuses(a.ip()).is_none()).collect();
+            let allowed: Vec<SocketAddr> =
+                found.filter(|a| policy.refuses(a.ip()).is_none()).collect();
             if allowed.is_empty() {
-                return Err(format!("webhook host `{}` resolves to no address this agent posts to", name.as_str()).into());
+                return Err(format!(
+                    "webhook host `{}` resolves to no address this agent posts to",
+                    name.as_str()
+                )
+                .into());
             }
             Ok(Box::new(allowed.into_iter()) as reqwest::dns::Addrs)
         })
@@ -204,17 +219,24 @@ pub(crate) struct Delivery {
     policy: Webhooks,
     store: Arc<dyn PushConfigStore>,
     client: reqwest::Client,
-    queues: Mutex<HashMap<String, mpsc::UnboundedSender<(Vec<TaskPushNotificationConfig>, StreamResponse)>>>,
+    queues: Mutex<
+        HashMap<String, mpsc::UnboundedSender<(Vec<TaskPushNotificationConfig>, StreamResponse)>>,
+    >,
 }
 
 impl fmt::Debug for Delivery {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Delivery").field("policy", &self.policy).finish_non_exhaustive()
+        f.debug_struct("Delivery")
+            .field("policy", &self.policy)
+            .finish_non_exhaustive()
     }
 }
 
 impl Delivery {
-    pub(crate) fn new(policy: Webhooks, store: Arc<dyn PushConfigStore>) -> Result<Delivery, String> {
+    pub(crate) fn new(
+        policy: Webhooks,
+        store: Arc<dyn PushConfigStore>,
+    ) -> Result<Delivery, String> {
         let client = reqwest::Client::builder()
             .timeout(policy.timeout)
             .no_proxy()
@@ -304,13 +326,18 @@ impl Delivery {
             }
             if let Some(auth) = &config.authentication {
                 if let Some(credentials) = &auth.credentials {
-                    request = request.header("Authorization", format!("{} {credentials}", auth.scheme));
+                    request =
+                        request.header("Authorization", format!("{} {credentials}", auth.scheme));
                 }
             }
             match request.send().await {
                 Ok(response) if response.status().is_success() => return,
-                Ok(response) => tracing::warn!(task = %config.task_id, status = %response.status(), attempt, "webhook refused a push notification"),
-                Err(e) => tracing::warn!(task = %config.task_id, error = %e, attempt, "push notification delivery failed"),
+                Ok(response) => {
+                    tracing::warn!(task = %config.task_id, status = %response.status(), attempt, "webhook refused a push notification")
+                }
+                Err(e) => {
+                    tracing::warn!(task = %config.task_id, error = %e, attempt, "push notification delivery failed")
+                }
             }
         }
         tracing::warn!(task = %config.task_id, "push notification dropped after every retry");
@@ -340,11 +367,18 @@ pub(crate) struct ConfigsOnly(pub(crate) Arc<dyn PushConfigStore>);
 
 #[async_trait]
 impl PushConfigStore for ConfigsOnly {
-    async fn save(&self, config: TaskPushNotificationConfig) -> Result<TaskPushNotificationConfig, A2AError> {
+    async fn save(
+        &self,
+        config: TaskPushNotificationConfig,
+    ) -> Result<TaskPushNotificationConfig, A2AError> {
         self.0.save(config).await
     }
 
-    async fn get(&self, task_id: &str, config_id: &str) -> Result<TaskPushNotificationConfig, A2AError> {
+    async fn get(
+        &self,
+        task_id: &str,
+        config_id: &str,
+    ) -> Result<TaskPushNotificationConfig, A2AError> {
         self.0.get(task_id, config_id).await
     }
 
@@ -368,11 +402,35 @@ mod tests {
     #[test]
     fn address_ranges() {
         let strict = Webhooks::default();
-        for ip in ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1", "fe80::1", "fd00::1", "::ffff:127.0.0.1", "224.0.0.1"] {
-            assert!(strict.refuses(ip.parse().unwrap()).is_some(), "{ip} is refused");
+        for ip in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "0.0.0.0",
+            "::1",
+            "fe80::1",
+            "fd00::1",
+            "::ffff:127.0.0.1",
+            "224.0.0.1",
+        ] {
+            assert!(
+                strict.refuses(ip.parse().unwrap()).is_some(),
+                "{ip} is refused"
+            );
         }
-        for ip in ["93.184.216.34", "2606:2800:220:1::1", "172.32.0.1", "100.128.0.1"] {
-            assert!(strict.refuses(ip.parse().unwrap()).is_none(), "{ip} is allowed");
+        for ip in [
+            "93.184.216.34",
+            "2606:2800:220:1::1",
+            "172.32.0.1",
+            "100.128.0.1",
+        ] {
+            assert!(
+                strict.refuses(ip.parse().unwrap()).is_none(),
+                "{ip} is allowed"
+            );
         }
         let local = Webhooks::default().allow_loopback(true);
         assert!(local.refuses("127.0.0.1".parse().unwrap()).is_none());
