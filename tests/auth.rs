@@ -89,30 +89,14 @@ impl Vault {
     }
 }
 
-fn schemes_and() -> Vec<(&'static str, SecurityScheme)> {
-    vec![
-        ("basic", SecurityScheme::Http(http_basic())),
-        (
-            "key",
-            SecurityScheme::api_key(ApiKeyLocation::Header, "X-API-Key"),
-        ),
-    ]
-}
-
-fn http_basic() -> a2a_card::card::HttpAuthScheme {
-    match SecurityScheme::bearer(None) {
-        SecurityScheme::Http(mut h) => {
-            h.scheme = "basic".into();
-            h
-        }
-        _ => unreachable!("bearer is an HTTP scheme"),
-    }
-}
-
 struct Both;
 
 /// Answers callers who bring a password and a key.
-#[agent(url = "http://127.0.0.1:9000", security_schemes = schemes_and, security(basic, key))]
+#[agent(
+    url = "http://127.0.0.1:9000",
+    security_schemes(basic = basic, key = api_key(header = "X-API-Key")),
+    security(basic, key)
+)]
 impl Both {
     /// Says who the caller is.
     #[skill]
