@@ -227,7 +227,7 @@ impl SkillContext {
     ///         }
     ///     }
     /// }
-    /// # let _ = Greeter::card();
+    /// # let _ = <Greeter as a2a_card::Agent>::card();
     /// ```
     pub fn principal(&self) -> Option<&Principal> {
         self.principal.as_deref()

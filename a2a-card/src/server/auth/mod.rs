@@ -41,16 +41,14 @@
 //! use a2a_card::server::auth::{Algorithm, Authentication, JwtKeys, JwtVerifier, StaticApiKeys};
 //! use a2a_card::{Identity, agent, skill};
 //!
-//! fn schemes() -> Vec<(&'static str, a2a_card::SecurityScheme)> {
-//!     vec![
-//!         ("bearer", a2a_card::SecurityScheme::bearer(Some("JWT"))),
-//!         ("key", a2a_card::SecurityScheme::api_key(a2a_card::Place::Header, "X-API-Key")),
-//!     ]
-//! }
-//!
 //! struct Judge;
 //! /// Judges fights, for known callers.
-//! #[agent(url = "http://127.0.0.1:9000", security_schemes = schemes, security(bearer), security(key))]
+//! #[agent(
+//!     url = "http://127.0.0.1:9000",
+//!     security_schemes(bearer = bearer("JWT"), key = api_key(header = "X-API-Key")),
+//!     security(bearer),
+//!     security(key)
+//! )]
 //! impl Judge {
 //!     /// Names the winner.
 //!     #[skill]
