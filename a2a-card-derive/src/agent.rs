@@ -15,6 +15,7 @@ use crate::attr::{self, Requirement, Text};
 use crate::checks::{self, ConstChecks};
 use crate::ctxt::{Errors, unknown_key};
 use crate::docs::{self, Docs};
+use crate::security;
 use crate::skill;
 
 const KEYS: &[&str] = &[
@@ -54,7 +55,7 @@ struct Attrs {
     extended_agent_card: Option<LitBool>,
     default_input_modes: Vec<LitStr>,
     default_output_modes: Vec<LitStr>,
-    security_schemes: Option<Path>,
+    security_schemes: Option<security::Schemes>,
     security: Vec<Requirement>,
     skills: Vec<Path>,
     krate: Option<Path>,
@@ -120,7 +121,7 @@ fn parse_attrs(args: TokenStream, errors: &mut Errors) -> Attrs {
             "extended_agent_card" => a.extended_agent_card = Some(attr::flag(&meta)?),
             "default_input_modes" => a.default_input_modes.extend(attr::lit_strs(&meta)?),
             "default_output_modes" => a.default_output_modes.extend(attr::lit_strs(&meta)?),
-            "security_schemes" => a.security_schemes = Some(meta.value()?.parse()?),
+            "security_schemes" => a.security_schemes = Some(security::parse(&meta)?),
             "security" => a.security.push(attr::requirement(&meta)?),
             "skills" => meta.parse_nested_meta(|inner| {
                 a.skills.push(inner.path);
@@ -148,6 +149,9 @@ struct SkillRef {
     /// For a method listed in `skills(Self::name)`: the names of the items its `#[skill]` adds,
     /// which the agent replaces with stand-ins that fail a check when they are missing.
     listed_method: Option<(Ident, Ident)>,
+    /// Its `security(..)` requirements, when its attribute is in the block (else checked as a
+    /// constant).
+    security: Option<Vec<Requirement>>,
 }
 
 fn is_skill_attr(attr: &Attribute) -> bool {
@@ -213,6 +217,7 @@ fn block_skills(block: &mut syn::ItemImpl, krate: Option<&Path>) -> Vec<SkillRef
             id,
             source: ident.to_string(),
             listed_method: None,
+            security: Some(attrs.security),
         });
     }
     found
@@ -251,6 +256,7 @@ fn listed_skills(paths: &[Path], self_name: &str, krate: &TokenStream) -> Vec<Sk
                     id: None,
                     source,
                     listed_method: Some((decl_const, call_fn)),
+                    security: None,
                 }
             } else {
                 last.ident = named(skill::free_struct(&ident));
@@ -262,6 +268,7 @@ fn listed_skills(paths: &[Path], self_name: &str, krate: &TokenStream) -> Vec<Sk
                     id: None,
                     source,
                     listed_method: None,
+                    security: None,
                 }
             }
         })
@@ -451,6 +458,21 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         checks::media_type(m, &mut errors);
     }
 
+    // Requirements against the declared schemes, where the macro sees both (an agent without
+    // `security_schemes` declares none).
+    let declared = match &attrs.security_schemes {
+        Some(schemes) => schemes.known(),
+        None => Some(Vec::new()),
+    };
+    if attrs_ok {
+        security::check(&attrs.security, declared.as_deref(), &mut errors);
+        for s in &skills {
+            if let Some(requirements) = &s.security {
+                security::check(requirements, declared.as_deref(), &mut errors);
+            }
+        }
+    }
+
     let ok = errors.is_empty();
     let errors = errors.to_compile_errors();
     let agent_impl = if ok {
@@ -463,12 +485,12 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         let history = option(&attrs.state_transition_history);
         let extended = option(&attrs.extended_agent_card);
         let (inputs, outputs) = (&attrs.default_input_modes, &attrs.default_output_modes);
-        let schemes = option(&attrs.security_schemes.as_ref().map(|path| quote! {{
-            fn __a2a_security_schemes() -> ::std::vec::Vec<(::std::string::String, #krate::SecurityScheme)> {
-                #krate::__private::schemes(#path())
-            }
-            __a2a_security_schemes as fn() -> _
-        }}));
+        let schemes = option(
+            &attrs
+                .security_schemes
+                .as_ref()
+                .map(|schemes| schemes.function(&krate)),
+        );
         let security = attrs.security.iter().map(Requirement::tokens);
         let decls = skills.iter().map(|s| &s.decl);
         let calls = skills.iter().enumerate().map(|(i, s)| {
@@ -494,6 +516,19 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         for (j, s) in skills.iter().enumerate() {
             let check = quote_spanned!(s.span=> #krate::__private::check_skill(<#self_ty as #krate::Agent>::SKILLS, #j));
             skill_checks.push(check, &TokenStream::new(), s.span, &krate);
+        }
+        // Skills declared elsewhere: their requirements against the declared schemes, as
+        // constants (the error points at the skill's name in `skills(..)`).
+        if let Some(declared) = &declared {
+            let table = security::table(declared);
+            for (j, s) in skills
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.security.is_none())
+            {
+                let check = quote_spanned!(s.span=> #krate::__private::check_security(<#self_ty as #krate::Agent>::SKILLS, #j, #table));
+                skill_checks.push(check, &TokenStream::new(), s.span, &krate);
+            }
         }
         // `streaming = false` with a skill that streams: the error points at the `false`.
         if let Some(flag) = attrs.streaming.as_ref().filter(|f| !f.value) {

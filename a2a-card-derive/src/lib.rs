@@ -11,6 +11,7 @@ mod checks;
 mod ctxt;
 mod docs;
 mod schema;
+mod security;
 mod skill;
 
 use proc_macro::TokenStream;

@@ -29,6 +29,7 @@ const KEYS: &[&str] = &[
     "input_modes",
     "output_modes",
     "security",
+    "extended",
     "crate",
 ];
 
@@ -50,6 +51,7 @@ pub struct Attrs {
     pub input_modes: Vec<LitStr>,
     pub output_modes: Vec<LitStr>,
     pub security: Vec<Requirement>,
+    pub extended: Option<syn::LitBool>,
     pub krate: Option<syn::Path>,
     pub method: bool,
 }
@@ -71,6 +73,7 @@ pub fn parse_attrs(args: TokenStream, errors: &mut Errors) -> Attrs {
             "input_modes" => a.input_modes.extend(attr::lit_strs(&meta)?),
             "output_modes" => a.output_modes.extend(attr::lit_strs(&meta)?),
             "security" => a.security.push(attr::requirement(&meta)?),
+            "extended" => a.extended = Some(attr::flag(&meta)?),
             "crate" => a.krate = Some(attr::krate(&meta)?),
             k if k == METHOD_MARKER => a.method = true,
             _ => return Err(unknown_key(&meta.path, KEYS, "skill")),
@@ -345,6 +348,7 @@ fn decl(skill: &Skill, krate: &TokenStream, errors: &mut Errors) -> TokenStream 
     let (tags, examples) = (&a.tags, &a.examples);
     let (input_modes, output_modes) = (&a.input_modes, &a.output_modes);
     let security = a.security.iter().map(Requirement::tokens);
+    let extended = a.extended.as_ref().is_some_and(|f| f.value);
     let arg_types = &skill.args;
     let ret = &skill.ret;
     let span = skill.ident.span();
@@ -388,6 +392,7 @@ fn decl(skill: &Skill, krate: &TokenStream, errors: &mut Errors) -> TokenStream 
             extra_input_modes: &[#(#input_modes),*],
             extra_output_modes: &[#(#output_modes),*],
             security: &[#(#security),*],
+            extended: #extended,
             source: #source,
             poisoned: false,
         }

@@ -111,6 +111,8 @@ pub struct SkillDecl {
     pub extra_input_modes: &'static [&'static str],
     pub extra_output_modes: &'static [&'static str],
     pub security: &'static [RequirementDecl],
+    /// Listed only on the extended card (`#[skill(extended)]`), for authenticated callers.
+    pub extended: bool,
     /// The handler as written (`fight_comparison`, `fx::convert`), for messages.
     pub source: &'static str,
     /// Set when the macro reported an error: the declaration is a stand-in, skipped by checks.
@@ -131,6 +133,7 @@ impl SkillDecl {
         extra_input_modes: &[],
         extra_output_modes: &[],
         security: &[],
+        extended: false,
         source: "",
         poisoned: true,
     };
@@ -152,7 +155,7 @@ fn modes(io: Io, extra: &[&str]) -> Vec<String> {
     out
 }
 
-fn requirements(decls: &[RequirementDecl]) -> Vec<SecurityRequirement> {
+pub(crate) fn requirements(decls: &[RequirementDecl]) -> Vec<SecurityRequirement> {
     decls
         .iter()
         .map(|req| {
@@ -167,6 +170,20 @@ fn requirements(decls: &[RequirementDecl]) -> Vec<SecurityRequirement> {
 /// Builds the card of an agent from its declaration (what [`Agent::card`] calls once).
 #[doc(hidden)]
 pub fn build_card(agent: &AgentDecl, skills: &[SkillDecl]) -> Result<AgentCard, BuildError> {
+    build(agent, skills, false)
+}
+
+/// The extended card of a declaration: the public card plus the skills marked
+/// `#[skill(extended)]`, which only authenticated callers see (`GetExtendedAgentCard`).
+#[doc(hidden)]
+pub fn build_extended_card(
+    agent: &AgentDecl,
+    skills: &[SkillDecl],
+) -> Result<AgentCard, BuildError> {
+    build(agent, skills, true)
+}
+
+fn build(agent: &AgentDecl, skills: &[SkillDecl], extended: bool) -> Result<AgentCard, BuildError> {
     let url = agent
         .url_env
         .and_then(|var| std::env::var(var).ok())
@@ -199,7 +216,9 @@ pub fn build_card(agent: &AgentDecl, skills: &[SkillDecl]) -> Result<AgentCard, 
             AgentCardBuilder::state_transition_history,
         ),
         (
-            agent.extended_agent_card,
+            agent
+                .extended_agent_card
+                .or(skills.iter().any(|s| s.extended).then_some(true)),
             AgentCardBuilder::extended_agent_card,
         ),
     ] {
@@ -223,7 +242,7 @@ pub fn build_card(agent: &AgentDecl, skills: &[SkillDecl]) -> Result<AgentCard, 
     }
     let mut schemas: Vec<(&'static str, Value)> = Vec::new();
     let mut conflicts = Vec::new();
-    for skill in skills {
+    for skill in skills.iter().filter(|s| extended || !s.extended) {
         let mut s = AgentSkill::builder(skill.id, skill.name, skill.description)
             .tags(skill.tags.iter().copied());
         for e in skill.examples {

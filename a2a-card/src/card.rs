@@ -358,6 +358,22 @@ impl SecurityScheme {
         })
     }
 
+    /// HTTP basic authentication (a user name and a password).
+    ///
+    /// ```
+    /// use a2a_card::SecurityScheme;
+    /// let SecurityScheme::Http(basic) = SecurityScheme::basic() else { unreachable!() };
+    /// assert_eq!(basic.scheme, "basic");
+    /// ```
+    pub fn basic() -> Self {
+        SecurityScheme::Http(HttpAuthScheme {
+            scheme: "basic".to_owned(),
+            bearer_format: None,
+            description: None,
+            extra: Extra::new(),
+        })
+    }
+
     /// An API key sent in `location` under `name`.
     pub fn api_key(location: ApiKeyLocation, name: impl Into<String>) -> Self {
         SecurityScheme::ApiKey(ApiKeyScheme {

@@ -291,6 +291,63 @@ pub const fn check_streaming(skills: &[SkillDecl], index: usize) -> Check {
     )
 }
 
+/// The security requirements of skill `index` name only schemes in `declared` (`(name, takes
+/// scopes)`), with scopes only on schemes that have them.
+pub const fn check_security(
+    skills: &[SkillDecl],
+    index: usize,
+    declared: &[(&str, bool)],
+) -> Check {
+    let skill = &skills[index];
+    if skill.poisoned {
+        return Check::OK;
+    }
+    let mut r = 0;
+    while r < skill.security.len() {
+        let requirement = skill.security[r];
+        let mut i = 0;
+        while i < requirement.len() {
+            let (name, scopes) = requirement[i];
+            let mut found = None;
+            let mut d = 0;
+            while d < declared.len() {
+                if str_eq(declared[d].0, name) {
+                    found = Some(declared[d].1);
+                }
+                d += 1;
+            }
+            match found {
+                None => {
+                    return Check::failed(
+                        Msg::new()
+                            .push("skill `")
+                            .push(skill.source)
+                            .push("` requires security scheme `")
+                            .push(name)
+                            .push("`, which this agent does not declare; declare it in #[agent(security_schemes(..))] or fix the name"),
+                    );
+                }
+                Some(false) if !scopes.is_empty() => {
+                    return Check::failed(
+                        Msg::new()
+                            .push("skill `")
+                            .push(skill.source)
+                            .push("` lists scopes for security scheme `")
+                            .push(name)
+                            .push("`, whose kind has no scopes; write security(")
+                            .push(name)
+                            .push(") (scopes belong to oauth2 and openid_connect schemes)"),
+                    );
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        r += 1;
+    }
+    Check::OK
+}
+
 /// Whether `s` starts with `prefix`.
 const fn starts_with(s: &str, prefix: &str) -> bool {
     let (s, p) = (s.as_bytes(), prefix.as_bytes());

@@ -51,6 +51,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::file::File;
+use crate::principal::Principal;
 use crate::skill::{Reply, SkillError, SkillReturn};
 
 /// Where a call runs: its task and context, the message that started it, and the handle
@@ -69,6 +70,7 @@ pub struct SkillContext {
     /// not here.
     pub message: Value,
     link: Option<Arc<Link>>,
+    principal: Option<Arc<Principal>>,
 }
 
 impl PartialEq for SkillContext {
@@ -181,7 +183,54 @@ impl SkillContext {
             context_id,
             message,
             link: None,
+            principal: None,
         }
+    }
+
+    /// The same context, called by `principal` (to call a handler directly, as the server
+    /// would for an authenticated caller).
+    ///
+    /// ```
+    /// use a2a_card::{Identity, Principal, SkillContext};
+    ///
+    /// let ctx = SkillContext::new(None, None, serde_json::Value::Null)
+    ///     .with_principal(Principal::new("bearer", Identity::new("alice")));
+    /// assert_eq!(ctx.principal().map(|p| p.subject()), Some("alice"));
+    /// ```
+    pub fn with_principal(mut self, principal: Principal) -> Self {
+        self.principal = Some(Arc::new(principal));
+        self
+    }
+
+    #[cfg(feature = "server")]
+    pub(crate) fn set_principal(&mut self, principal: Option<Arc<Principal>>) {
+        self.principal = principal;
+    }
+
+    /// Who called: the authenticated principal (subject, scopes, claims per scheme), when the
+    /// card declares security and the caller's credentials verified; `None` for an anonymous
+    /// call (only where the card lets one in) or outside a server.
+    ///
+    /// ```
+    /// use a2a_card::{SkillContext, agent, skill};
+    ///
+    /// struct Greeter;
+    /// /// Greets the caller by name.
+    /// #[agent(url = "http://127.0.0.1:9000")]
+    /// impl Greeter {
+    ///     /// Says hello to whoever calls.
+    ///     #[skill]
+    ///     fn hello(&self, _text: String, ctx: SkillContext) -> String {
+    ///         match ctx.principal() {
+    ///             Some(p) => format!("Hello, {}", p.subject()),
+    ///             None => "Hello, stranger".to_owned(),
+    ///         }
+    ///     }
+    /// }
+    /// # let _ = <Greeter as a2a_card::Agent>::card();
+    /// ```
+    pub fn principal(&self) -> Option<&Principal> {
+        self.principal.as_deref()
     }
 
     /// Links the context to a running task: its events go to the returned receiver, in order,

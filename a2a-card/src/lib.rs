@@ -36,6 +36,7 @@ pub mod context;
 pub mod dispatch;
 pub mod file;
 pub mod lint;
+pub mod principal;
 pub mod schema;
 #[cfg(feature = "server")]
 pub mod server;
@@ -51,6 +52,7 @@ pub use builder::{AgentCardBuilder, AgentSkillBuilder, BuildError};
 pub use card::*;
 pub use context::{Answer, Artifact, Interrupted, SkillContext};
 pub use file::{File, FileContent};
+pub use principal::{Identity, Principal};
 pub use schema::{IO_SCHEMAS_EXTENSION_URI, NamedSchema, SchemaMode, SchemaOptions};
 pub use skill::{Input, Output, Reply, SkillError};
 

@@ -172,3 +172,4 @@ pub mod client;
 
 /// A throwaway Postgres cluster.
 pub mod postgres;
+pub mod tokens;

@@ -291,7 +291,12 @@ impl<A: Agent> AgentExecutor for SkillExecutor<A> {
             .dispatcher
             .dispatch_with_files(json, files, existing_task.as_deref())
         {
-            Decision::Run { skill, call } => self.start(ids, skill, call),
+            Decision::Run { skill, mut call } => {
+                // Who called, as the authentication layer found (nobody, without one).
+                call.context
+                    .set_principal(super::auth::principal_of(&ctx.service_params).map(Arc::new));
+                self.start(ids, skill, call)
+            }
             Decision::FollowUp(call) => self.resume(ids, call),
             Decision::Reject(e) => refuse(store, ids, dispatch_error(&e)),
         }

@@ -13,6 +13,7 @@ use futures::stream::BoxStream;
 
 use crate::dispatch::{Decision, Dispatcher};
 
+use super::auth::{self, Guard};
 use super::errors::dispatch_error;
 use super::message::{message_json, split_files};
 use super::push::Webhooks;
@@ -61,6 +62,7 @@ pub struct StructuredInput<H = DefaultRequestHandler> {
     push: Option<(Arc<dyn PushConfigStore>, Webhooks)>,
     /// The task store and its change feed, when replicas share the store.
     replicas: Option<(Arc<dyn TaskStore>, tokio::sync::broadcast::Sender<String>)>,
+    guard: Option<Arc<Guard>>,
 }
 
 impl<H> fmt::Debug for StructuredInput<H> {
@@ -80,7 +82,15 @@ impl<H: RequestHandler> StructuredInput<H> {
             max_inline_file: super::DEFAULT_MAX_INLINE_FILE,
             push: None,
             replicas: None,
+            guard: None,
         }
+    }
+
+    /// Checks each skill's own security requirement (and that an extended-only skill has an
+    /// authenticated caller) once dispatch picks the skill, and the extended card's caller.
+    pub(crate) fn guard(mut self, guard: Option<Arc<Guard>>) -> Self {
+        self.guard = guard;
+        self
     }
 
     /// Follows tasks that other replicas run, through the store's change feed, when asked to
@@ -156,7 +166,14 @@ impl<H: RequestHandler> StructuredInput<H> {
             .dispatch_with_files(message, files, existing)
         {
             Decision::Reject(e) => Err(dispatch_error(&e)),
-            _ => Ok(()),
+            // The skill is known now: its own requirement, before it runs.
+            Decision::Run { skill, .. } => match &self.guard {
+                Some(guard) => guard
+                    .authorize_skill(skill, auth::principal_of(params).as_ref())
+                    .map_err(auth::report),
+                None => Ok(()),
+            },
+            Decision::FollowUp(_) => Ok(()),
         }
     }
 }
@@ -305,6 +322,12 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
         params: &ServiceParams,
         req: GetExtendedAgentCardRequest,
     ) -> Result<a2a::AgentCard, A2AError> {
+        // Only for authenticated callers, whatever the card requires of other calls.
+        if let Some(guard) = &self.guard {
+            if !auth::is_authenticated(params) {
+                return Err(auth::report(guard.unauthenticated_any()));
+            }
+        }
         self.inner.get_extended_agent_card(params, req).await
     }
 }

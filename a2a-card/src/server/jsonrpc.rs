@@ -13,6 +13,7 @@ use futures::StreamExt;
 use serde_json::Value;
 use tower::ServiceExt;
 
+use super::auth::{self, Guard};
 use super::documents::A2A_VERSION_HEADER;
 use super::v0_3::{self, Method};
 
@@ -27,6 +28,8 @@ pub(crate) struct JsonRpc {
     pub(crate) body_limit: usize,
     /// Whether A2A 0.3 requests are translated.
     pub(crate) v0_3: bool,
+    /// The security the card declares, when it declares any.
+    pub(crate) guard: Option<Arc<Guard>>,
 }
 
 /// An answer to a request that did not reach the handler: a JSON-RPC error with an HTTP
@@ -183,27 +186,57 @@ pub(crate) async fn endpoint(State(rpc): State<Arc<JsonRpc>>, request: Request) 
         }
     }
     let legacy = Method::parse(method).filter(|_| rpc.v0_3 && asks_for_0_3(&parts.headers));
-    if let Some(legacy) = legacy {
-        return translate(&rpc, parts, request, legacy, id).await;
+    if legacy.is_none() && !a2a::methods::is_valid(method) {
+        return method_not_found(id, method);
     }
-    if !a2a::methods::is_valid(method) {
-        let hint = if Method::parse(method).is_some() {
-            " (an A2A 0.3 method: send it without an `A2A-Version: 1.0` header, or use its 1.0 name)"
-        } else {
-            ""
-        };
-        return refuse(
-            StatusCode::NOT_FOUND,
-            id,
-            error_code::METHOD_NOT_FOUND,
-            format!(
-                "method not found: {}{hint}",
-                method.chars().take(64).collect::<String>()
-            ),
-        );
+    let Some(guard) = &rpc.guard else {
+        return route(&rpc, parts, bytes, request, legacy, id).await;
+    };
+    // Before any task exists: the card's requirement, then the skill's (in the handler).
+    match guard.authenticate(&parts).await {
+        Ok(principal) => auth::seal(&mut parts.headers, principal.as_ref()),
+        Err(refusal) => return refusal.jsonrpc(id),
+    }
+    let (response, refusal) =
+        auth::scoped(route(&rpc, parts, bytes, request, legacy, id.clone())).await;
+    match refusal {
+        Some(refusal) => refusal.jsonrpc(id),
+        None => response,
+    }
+}
+
+/// The answer to a method that is neither 1.0 nor (translated) 0.3.
+fn method_not_found(id: JsonRpcId, method: &str) -> Response {
+    let hint = if Method::parse(method).is_some() {
+        " (an A2A 0.3 method: send it without an `A2A-Version: 1.0` header, or use its 1.0 name)"
+    } else {
+        ""
+    };
+    refuse(
+        StatusCode::NOT_FOUND,
+        id,
+        error_code::METHOD_NOT_FOUND,
+        format!(
+            "method not found: {}{hint}",
+            method.chars().take(64).collect::<String>()
+        ),
+    )
+}
+
+/// Runs a valid request: a 0.3 one translated, a 1.0 one as it is.
+async fn route(
+    rpc: &JsonRpc,
+    mut parts: axum::http::request::Parts,
+    bytes: Bytes,
+    request: Value,
+    legacy: Option<Method>,
+    id: JsonRpcId,
+) -> Response {
+    if let Some(legacy) = legacy {
+        return translate(rpc, parts, request, legacy, id).await;
     }
     parts.uri = Uri::from_static("/");
-    forward(&rpc, Request::from_parts(parts, Body::from(bytes))).await
+    forward(rpc, Request::from_parts(parts, Body::from(bytes))).await
 }
 
 /// Whether a body error is the size limit.

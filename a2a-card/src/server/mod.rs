@@ -55,6 +55,7 @@
 //! # }
 //! ```
 
+pub mod auth;
 mod body_limit;
 mod documents;
 mod errors;
@@ -131,6 +132,9 @@ pub enum ServerError {
     /// The card could not be signed (see [`Server::sign_with`]).
     #[cfg(feature = "sign")]
     Sign(crate::sign::SignError),
+    /// The security the card declares cannot be enforced as configured (see
+    /// [`Server::authentication`]).
+    Security(auth::SecurityConfigError),
 }
 
 impl fmt::Display for ServerError {
@@ -145,6 +149,7 @@ impl fmt::Display for ServerError {
             ServerError::Store(e) => write!(f, "{e}"),
             #[cfg(feature = "sign")]
             ServerError::Sign(e) => write!(f, "{e}"),
+            ServerError::Security(e) => write!(f, "{e}"),
         }
     }
 }
@@ -159,6 +164,7 @@ impl std::error::Error for ServerError {
             ServerError::Url { .. } => None,
             #[cfg(feature = "sign")]
             ServerError::Sign(e) => Some(e),
+            ServerError::Security(e) => Some(e),
         }
     }
 }
@@ -209,6 +215,7 @@ pub struct Server<A: Agent> {
     tasks: store::Tasks,
     #[cfg(feature = "sign")]
     signer: Option<(crate::sign::SigningKey, crate::sign::SignOptions)>,
+    authentication: Option<auth::Authentication>,
 }
 
 impl<A: Agent> fmt::Debug for Server<A> {
@@ -239,7 +246,44 @@ impl<A: Agent> Server<A> {
             tasks: store::Tasks::memory(),
             #[cfg(feature = "sign")]
             signer: None,
+            authentication: None,
         }
+    }
+
+    /// How to check the credentials of the security schemes the card declares: see
+    /// [`auth`]. Every protocol call must then meet the card's requirement (and the skill's,
+    /// once dispatch picks one) before a task exists; the card route stays public. A card that
+    /// requires a scheme with no verifier here does not serve ([`ServerError::Security`]).
+    ///
+    /// ```
+    /// use a2a_card::server::Server;
+    /// use a2a_card::server::auth::{Authentication, StaticApiKeys};
+    /// use a2a_card::{ApiKeyLocation, Identity, SecurityScheme, agent, skill};
+    ///
+    /// fn schemes() -> Vec<(&'static str, SecurityScheme)> {
+    ///     vec![("key", SecurityScheme::api_key(ApiKeyLocation::Header, "X-API-Key"))]
+    /// }
+    /// struct Echo;
+    /// /// Says back what it is told, to known callers.
+    /// #[agent(url = "http://127.0.0.1:9000", security_schemes = schemes, security(key))]
+    /// impl Echo {
+    ///     /// Echoes the text.
+    ///     #[skill]
+    ///     fn echo(&self, text: String) -> String { text }
+    /// }
+    ///
+    /// // Without a verifier for `key`, the server refuses to serve the card's promise.
+    /// # futures::executor::block_on(async {
+    /// assert!(Server::new(Echo).router().await.is_err());
+    /// let keys = StaticApiKeys::new().key("k-0123456789abcdef", Identity::new("team-blue"));
+    /// let app = Server::new(Echo).authentication(Authentication::new().api_key("key", keys)).router().await?;
+    /// # drop(app);
+    /// # Ok::<(), a2a_card::server::ServerError>(()) })?;
+    /// # Ok::<(), a2a_card::server::ServerError>(())
+    /// ```
+    pub fn authentication(mut self, authentication: auth::Authentication) -> Self {
+        self.authentication = Some(authentication);
+        self
     }
 
     /// The largest file a message may carry inline, in bytes ([`DEFAULT_MAX_INLINE_FILE`]); a
@@ -360,6 +404,9 @@ impl<A: Agent> Server<A> {
         endpoint: &Endpoint,
     ) -> Result<axum::Router, ServerError> {
         let dispatcher = Arc::new(Dispatcher::for_agent::<A>().map_err(ServerError::Schema)?);
+        let guard = auth::Guard::new(&card, A::SKILLS, self.authentication)
+            .map_err(ServerError::Security)?
+            .map(Arc::new);
         let opened = self.tasks.open_all().await.map_err(ServerError::Store)?;
         let store = Arc::clone(&opened.tasks);
         let caps = &card.capabilities;
@@ -398,8 +445,12 @@ impl<A: Agent> Server<A> {
             // The official handler stores the configs; the executor delivers (see `push`).
             inner = inner.with_push_config_store(push::ConfigsOnly(Arc::clone(configs)));
         }
-        let mut handler =
-            StructuredInput::new(inner, dispatcher).max_inline_file(self.max_inline_file);
+        if let Some(guard) = &guard {
+            inner = auth::install::<A>(inner, guard, endpoint, self.v0_3)?;
+        }
+        let mut handler = StructuredInput::new(inner, dispatcher)
+            .max_inline_file(self.max_inline_file)
+            .guard(guard.clone());
         if let Some((configs, _)) = push {
             handler = handler.push(configs, self.webhooks.clone());
         }
@@ -412,10 +463,19 @@ impl<A: Agent> Server<A> {
             inner: a2a_server::jsonrpc::jsonrpc_router(Arc::clone(&handler)),
             body_limit: self.body_limit,
             v0_3: self.v0_3,
+            guard: guard.clone(),
         });
-        let rest = a2a_server::rest::rest_router(handler).layer(
-            axum::middleware::from_fn_with_state(self.body_limit, body_limit::limit_body),
-        );
+        let mut rest = a2a_server::rest::rest_router(handler);
+        if let Some(guard) = guard {
+            rest = rest.layer(axum::middleware::from_fn_with_state(
+                guard,
+                auth::rest_layer,
+            ));
+        }
+        let rest = rest.layer(axum::middleware::from_fn_with_state(
+            self.body_limit,
+            body_limit::limit_body,
+        ));
         let protocol = axum::Router::new()
             .route("/", post(jsonrpc::endpoint).with_state(Arc::clone(&rpc)))
             .merge(rest);

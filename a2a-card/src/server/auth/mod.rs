@@ -1,0 +1,1246 @@
+//! Enforcing the security the card declares: who may call, and which skills.
+//!
+//! The card's security schemes and requirements are the rules; [`Authentication`] says how to
+//! check each scheme's credentials, and [`Server::authentication`](super::Server::authentication)
+//! turns them on. Then, on every protocol route (JSON-RPC 1.0 and 0.3, HTTP+JSON, streaming
+//! and subscribe, the push-config methods), before any task exists:
+//!
+//! 1. Each declared scheme with a verifier reads its credential where the scheme says
+//!    (`Authorization: Bearer` for HTTP bearer, OAuth 2.0 and OpenID Connect; `Authorization:
+//!    Basic` for HTTP basic; the header, query parameter or cookie an API key scheme names)
+//!    and checks it. Each that verifies gives an [`Identity`].
+//! 2. The agent's requirement is met when one of its alternatives is: every scheme of that
+//!    alternative verified, holding every scope listed. No requirement: anyone may call.
+//! 3. Dispatch picks the skill; the skill's own requirement is checked the same way (the
+//!    agent's still applies), before the skill runs. A skill marked `extended` (listed only on
+//!    the extended card) needs an authenticated caller.
+//! 4. `GetExtendedAgentCard` (0.3 `agent/getAuthenticatedExtendedCard`) answers only
+//!    authenticated callers. The public card route stays public.
+//!
+//! | refusal | HTTP | JSON-RPC error | HTTP+JSON `status` |
+//! |---|---|---|---|
+//! | no credentials, or none that verify | `401`, `WWW-Authenticate` naming the schemes | `-31401` | `UNAUTHENTICATED` |
+//! | authenticated, lacking a scope | `403` (`WWW-Authenticate: Bearer error="insufficient_scope"` for token schemes) | `-31403` | `PERMISSION_DENIED` |
+//! | the keys could not be had (JWKS down) | `503` | `-32603` | `UNAVAILABLE` |
+//!
+//! The answers say which schemes (and, for `403`, which scopes) the call needs, never which
+//! check a credential failed; the reason goes to the server's log at `debug`, without the
+//! credential. The codes `-31401`/`-31403` are those the official Go SDK uses (A2A leaves
+//! JSON-RPC authentication codes to the implementation).
+//!
+//! The handler sees the caller as [`SkillContext::principal`](crate::SkillContext::principal).
+//! The principal travels from the authentication layer to the official handler and the
+//! executor in the request's service parameters, under a name the layer first removes from
+//! the incoming request and a per-process secret a client cannot know.
+//!
+//! Mutual TLS is not checked: the server speaks plain HTTP (put TLS in front). A requirement
+//! alternative that names an mTLS scheme can never be met here, and the server warns at start.
+//!
+//! ```no_run
+//! use a2a_card::server::Server;
+//! use a2a_card::server::auth::{Algorithm, Authentication, JwtKeys, JwtVerifier, StaticApiKeys};
+//! use a2a_card::{Identity, agent, skill};
+//!
+//! struct Judge;
+//! /// Judges fights, for known callers.
+//! #[agent(
+//!     url = "http://127.0.0.1:9000",
+//!     security_schemes(bearer = bearer("JWT"), key = api_key(header = "X-API-Key")),
+//!     security(bearer),
+//!     security(key)
+//! )]
+//! impl Judge {
+//!     /// Names the winner.
+//!     #[skill]
+//!     fn winner(&self, fight: String) -> String { fight }
+//! }
+//!
+//! # async fn run(jwks: &str) -> Result<(), Box<dyn std::error::Error>> {
+//! let auth = Authentication::new()
+//!     .token("bearer", JwtVerifier::new(JwtKeys::from_jwks(jwks)?, [Algorithm::EdDSA])
+//!         .issuer("https://auth.example.com")
+//!         .audience("http://127.0.0.1:9000"))
+//!     .api_key("key", StaticApiKeys::new().key("s3cret-key-of-team-blue", Identity::new("team-blue")));
+//! Server::new(Judge).authentication(auth).bind("127.0.0.1:9000").await?.serve().await?;
+//! # Ok(()) }
+//! ```
+
+mod jwt;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use a2a::{A2AError, TypedDetail, errordetails};
+use a2a_server::ServiceParams;
+use async_trait::async_trait;
+use axum::body::Body;
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
+use axum::response::Response;
+use base64::Engine as _;
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use crate::agent::SkillDecl;
+use crate::card::{AgentCard, SecurityRequirement, SecurityScheme};
+pub use crate::principal::{Identity, Principal};
+
+pub use jwt::{
+    Algorithm, CachedJwks, DEFAULT_LEEWAY, HttpJwks, JwksFetcher, JwksResolver, JwtKey, JwtKeys,
+    JwtVerifier, KeyError,
+};
+
+/// The JWT library the verifiers use (`DecodingKey`, `EncodingKey`, `encode`...), as this crate
+/// uses it.
+pub use jsonwebtoken;
+
+/// JSON-RPC error code of a refused authentication (as the official Go SDK).
+pub const UNAUTHENTICATED: i32 = -31401;
+/// JSON-RPC error code of a refused authorization (as the official Go SDK).
+pub const UNAUTHORIZED: i32 = -31403;
+
+/// Why a verifier did not accept a credential. The reason is for the server's log (at
+/// `debug`); the caller is only told that the credential is not valid.
+///
+/// ```
+/// use a2a_card::server::auth::Rejected;
+/// let no = Rejected::invalid("unknown key");
+/// assert!(!no.is_unavailable());
+/// assert!(Rejected::unavailable("the user store is down").is_unavailable());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejected {
+    unavailable: bool,
+    reason: String,
+}
+
+impl Rejected {
+    /// The credential is not valid (`401`).
+    pub fn invalid(reason: impl Into<String>) -> Self {
+        Rejected {
+            unavailable: false,
+            reason: reason.into(),
+        }
+    }
+
+    /// The credential could not be checked now (keys or user store unreachable: `503`).
+    pub fn unavailable(reason: impl Into<String>) -> Self {
+        Rejected {
+            unavailable: true,
+            reason: reason.into(),
+        }
+    }
+
+    /// Whether the check could not be made (rather than failed).
+    pub fn is_unavailable(&self) -> bool {
+        self.unavailable
+    }
+
+    /// The reason, for logs.
+    pub fn reason(&self) -> &str {
+        &self.reason
+    }
+}
+
+impl fmt::Display for Rejected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
+impl std::error::Error for Rejected {}
+
+/// Checks a bearer token (HTTP bearer, OAuth 2.0, OpenID Connect): [`JwtVerifier`] for JWTs,
+/// your own for opaque tokens (introspection, a session store). An async closure taking the
+/// token as a `String` is one.
+///
+/// ```
+/// use a2a_card::server::auth::{Authentication, Rejected};
+/// use a2a_card::Identity;
+///
+/// let auth = Authentication::new().token("oauth", |token: String| async move {
+///     // Look the opaque token up where your issuer keeps them.
+///     if token == "tok-of-alice-0123456789" {
+///         Ok(Identity::new("alice").with_scopes(["fights:read"]))
+///     } else {
+///         Err(Rejected::invalid("unknown token"))
+///     }
+/// });
+/// # drop(auth);
+/// ```
+#[async_trait]
+pub trait TokenVerifier: Send + Sync + 'static {
+    /// Who `token` belongs to, or why it is refused.
+    async fn verify(&self, token: &str) -> Result<Identity, Rejected>;
+}
+
+#[async_trait]
+impl<F, Fut> TokenVerifier for F
+where
+    F: Fn(String) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Identity, Rejected>> + Send + 'static,
+{
+    async fn verify(&self, token: &str) -> Result<Identity, Rejected> {
+        self(token.to_owned()).await
+    }
+}
+
+/// Checks an API key: [`StaticApiKeys`] for a fixed list, your own (or an async closure
+/// taking the key as a `String`) for a key store.
+///
+/// ```
+/// use a2a_card::server::auth::{Authentication, Rejected};
+/// use a2a_card::Identity;
+///
+/// let auth = Authentication::new().api_key("key", |key: String| async move {
+///     Err::<Identity, _>(Rejected::invalid("no key store configured yet"))
+/// });
+/// # drop(auth);
+/// ```
+#[async_trait]
+pub trait ApiKeyVerifier: Send + Sync + 'static {
+    /// Who `key` belongs to, or why it is refused.
+    async fn verify(&self, key: &str) -> Result<Identity, Rejected>;
+}
+
+#[async_trait]
+impl<F, Fut> ApiKeyVerifier for F
+where
+    F: Fn(String) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Identity, Rejected>> + Send + 'static,
+{
+    async fn verify(&self, key: &str) -> Result<Identity, Rejected> {
+        self(key.to_owned()).await
+    }
+}
+
+/// Checks an HTTP basic user name and password (an async closure taking both as `String`s is
+/// one). Compare passwords against stored hashes, in constant time.
+///
+/// ```
+/// use a2a_card::server::auth::{Authentication, Rejected};
+/// use a2a_card::Identity;
+///
+/// let auth = Authentication::new().basic("basic", |user: String, password: String| async move {
+///     let _ = password; // check it against the stored hash of `user`'s password
+///     Err::<Identity, _>(Rejected::invalid(format!("no password store for {user}")))
+/// });
+/// # drop(auth);
+/// ```
+#[async_trait]
+pub trait BasicVerifier: Send + Sync + 'static {
+    /// Who `user` is, when `password` is theirs, or why not.
+    async fn verify(&self, user: &str, password: &str) -> Result<Identity, Rejected>;
+}
+
+#[async_trait]
+impl<F, Fut> BasicVerifier for F
+where
+    F: Fn(String, String) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Identity, Rejected>> + Send + 'static,
+{
+    async fn verify(&self, user: &str, password: &str) -> Result<Identity, Rejected> {
+        self(user.to_owned(), password.to_owned()).await
+    }
+}
+
+/// A fixed list of API keys, each with the identity it stands for. Keys are kept as SHA-256
+/// digests and every key is compared, in constant time, on every check.
+///
+/// ```
+/// use a2a_card::server::auth::{ApiKeyVerifier, StaticApiKeys};
+/// use a2a_card::Identity;
+///
+/// let keys = StaticApiKeys::new().key("k-0123456789abcdef", Identity::new("team-blue"));
+/// # tokio_test(async {
+/// assert_eq!(keys.verify("k-0123456789abcdef").await.unwrap().subject(), "team-blue");
+/// assert!(keys.verify("k-0123456789abcdeF").await.is_err());
+/// # });
+/// # fn tokio_test(f: impl std::future::Future<Output = ()>) {
+/// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+/// # }
+/// ```
+#[derive(Default)]
+pub struct StaticApiKeys {
+    keys: Vec<([u8; 32], Identity)>,
+}
+
+impl fmt::Debug for StaticApiKeys {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StaticApiKeys")
+            .field("keys", &self.keys.len())
+            .finish()
+    }
+}
+
+impl StaticApiKeys {
+    /// No keys yet.
+    pub fn new() -> Self {
+        StaticApiKeys::default()
+    }
+
+    /// Accepts `key`, as `identity`.
+    pub fn key(mut self, key: impl AsRef<[u8]>, identity: Identity) -> Self {
+        self.keys
+            .push((Sha256::digest(key.as_ref()).into(), identity));
+        self
+    }
+}
+
+#[async_trait]
+impl ApiKeyVerifier for StaticApiKeys {
+    async fn verify(&self, key: &str) -> Result<Identity, Rejected> {
+        let digest: [u8; 32] = Sha256::digest(key.as_bytes()).into();
+        let mut found: Option<&Identity> = None;
+        for (known, identity) in &self.keys {
+            if bool::from(known.ct_eq(&digest)) && found.is_none() {
+                found = Some(identity);
+            }
+        }
+        found
+            .cloned()
+            .ok_or_else(|| Rejected::invalid("unknown API key"))
+    }
+}
+
+#[derive(Clone)]
+enum Verifier {
+    Token(Arc<dyn TokenVerifier>),
+    ApiKey(Arc<dyn ApiKeyVerifier>),
+    Basic(Arc<dyn BasicVerifier>),
+}
+
+impl Verifier {
+    fn kind(&self) -> &'static str {
+        match self {
+            Verifier::Token(_) => "a token verifier (Authentication::token)",
+            Verifier::ApiKey(_) => "an API key verifier (Authentication::api_key)",
+            Verifier::Basic(_) => "a basic verifier (Authentication::basic)",
+        }
+    }
+}
+
+/// How to check the credentials of each security scheme the card declares, by scheme name.
+/// Give it to [`Server::authentication`](super::Server::authentication).
+///
+/// Which verifier fits which scheme: [`token`](Self::token) for HTTP bearer, OAuth 2.0 and
+/// OpenID Connect; [`api_key`](Self::api_key) for API keys; [`basic`](Self::basic) for HTTP
+/// basic. The server refuses to start when a scheme the card requires has no verifier, or one
+/// of the wrong kind.
+///
+/// ```
+/// use a2a_card::server::auth::{Authentication, StaticApiKeys};
+/// use a2a_card::Identity;
+///
+/// let auth = Authentication::new()
+///     .api_key("key", StaticApiKeys::new().key("k-0123456789abcdef", Identity::new("team-blue")))
+///     .realm("fights");
+/// # drop(auth);
+/// ```
+#[derive(Clone)]
+pub struct Authentication {
+    verifiers: Vec<(String, Verifier)>,
+    realm: String,
+}
+
+impl Default for Authentication {
+    fn default() -> Self {
+        Authentication {
+            verifiers: Vec::new(),
+            realm: "a2a".into(),
+        }
+    }
+}
+
+impl fmt::Debug for Authentication {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Authentication")
+            .field(
+                "schemes",
+                &self.verifiers.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+            )
+            .field("realm", &self.realm)
+            .finish()
+    }
+}
+
+impl Authentication {
+    /// No verifiers yet.
+    pub fn new() -> Self {
+        Authentication::default()
+    }
+
+    fn with(mut self, scheme: impl Into<String>, verifier: Verifier) -> Self {
+        let scheme = scheme.into();
+        self.verifiers.retain(|(n, _)| *n != scheme);
+        self.verifiers.push((scheme, verifier));
+        self
+    }
+
+    /// Checks the bearer tokens of scheme `scheme` (HTTP bearer, OAuth 2.0 or OpenID Connect)
+    /// with `verifier`.
+    pub fn token(self, scheme: impl Into<String>, verifier: impl TokenVerifier) -> Self {
+        self.with(scheme, Verifier::Token(Arc::new(verifier)))
+    }
+
+    /// Checks the API keys of scheme `scheme` with `verifier`.
+    pub fn api_key(self, scheme: impl Into<String>, verifier: impl ApiKeyVerifier) -> Self {
+        self.with(scheme, Verifier::ApiKey(Arc::new(verifier)))
+    }
+
+    /// Checks the user names and passwords of HTTP basic scheme `scheme` with `verifier`.
+    pub fn basic(self, scheme: impl Into<String>, verifier: impl BasicVerifier) -> Self {
+        self.with(scheme, Verifier::Basic(Arc::new(verifier)))
+    }
+
+    /// The `realm` of the `WWW-Authenticate` challenges (default `a2a`).
+    pub fn realm(mut self, realm: impl Into<String>) -> Self {
+        self.realm = realm.into();
+        self
+    }
+}
+
+/// Where a scheme's credential is.
+#[derive(Debug, Clone)]
+enum Source {
+    Bearer,
+    Basic,
+    ApiKey(Place, String),
+    MutualTls,
+}
+
+/// Where an API key is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Header,
+    Query,
+    Cookie,
+}
+
+struct Scheme {
+    name: String,
+    source: Source,
+    verifier: Option<Verifier>,
+}
+
+/// One alternative: every scheme (by index) with its scopes.
+type Alternative = Vec<(usize, Vec<String>)>;
+
+/// The security of one served agent: schemes, verifiers, requirements.
+pub(crate) struct Guard {
+    schemes: Vec<Scheme>,
+    agent: Vec<Alternative>,
+    skills: Vec<Vec<Alternative>>,
+    extended: Vec<bool>,
+    realm: String,
+}
+
+impl fmt::Debug for Guard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Guard")
+            .field(
+                "schemes",
+                &self.schemes.iter().map(|s| &s.name).collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why the security of a card cannot be enforced as configured.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecurityConfigError(String);
+
+impl fmt::Display for SecurityConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SecurityConfigError {}
+
+/// What a request's credentials came to.
+#[derive(Debug)]
+pub(crate) enum Refusal {
+    /// No credentials that meet the requirement (`401`).
+    Unauthenticated {
+        challenges: Vec<String>,
+        message: String,
+    },
+    /// Authenticated, lacking scopes (`403`).
+    Forbidden {
+        challenges: Vec<String>,
+        message: String,
+    },
+    /// The credentials could not be checked now (`503`).
+    Unavailable,
+}
+
+impl Guard {
+    /// The guard of `card` (as served) with these verifiers; `None` when the card declares no
+    /// security at all and no verifier is given.
+    pub(crate) fn new(
+        card: &AgentCard,
+        skills: &[SkillDecl],
+        auth: Option<Authentication>,
+    ) -> Result<Option<Guard>, SecurityConfigError> {
+        let required = !card.security_requirements.is_empty()
+            || card
+                .skills
+                .iter()
+                .any(|s| !s.security_requirements.is_empty())
+            || skills.iter().any(|s| !s.security.is_empty());
+        let extended = skills.iter().any(|s| s.extended)
+            || card.capabilities.extended_agent_card == Some(true);
+        if !required && !extended && auth.is_none() {
+            return Ok(None);
+        }
+        let guard = Guard::from_parts(card, skills, auth.unwrap_or_default())?;
+        if extended && !guard.schemes.iter().any(|s| s.verifier.is_some()) {
+            return Err(SecurityConfigError(
+                "the card offers an extended card (or extended-only skills), which only authenticated callers may see, but the server has no way to authenticate them: declare a security scheme and give its verifier with Server::authentication".into(),
+            ));
+        }
+        Ok(Some(guard))
+    }
+
+    fn from_parts(
+        card: &AgentCard,
+        skills: &[SkillDecl],
+        auth: Authentication,
+    ) -> Result<Guard, SecurityConfigError> {
+        let mut schemes = Vec::new();
+        let mut verifiers: HashMap<String, Verifier> = auth.verifiers.into_iter().collect();
+        for (name, scheme) in &card.security_schemes {
+            let source = match scheme {
+                SecurityScheme::Http(h) if h.scheme.eq_ignore_ascii_case("bearer") => {
+                    Source::Bearer
+                }
+                SecurityScheme::Http(h) if h.scheme.eq_ignore_ascii_case("basic") => Source::Basic,
+                SecurityScheme::Http(h) => {
+                    if verifiers.contains_key(name) || Guard::named(card, name) {
+                        return Err(SecurityConfigError(format!(
+                            "security scheme `{name}` is HTTP `{}`, which the server cannot check (bearer and basic are supported)",
+                            h.scheme
+                        )));
+                    }
+                    continue;
+                }
+                SecurityScheme::OAuth2(_) | SecurityScheme::OpenIdConnect(_) => Source::Bearer,
+                SecurityScheme::ApiKey(k) => {
+                    let place = match k.location.to_ascii_lowercase().as_str() {
+                        "header" => Place::Header,
+                        "query" => Place::Query,
+                        "cookie" => Place::Cookie,
+                        other => {
+                            return Err(SecurityConfigError(format!(
+                                "API key scheme `{name}` is sent in `{other}`, which is not a header, query or cookie"
+                            )));
+                        }
+                    };
+                    Source::ApiKey(place, k.name.clone())
+                }
+                SecurityScheme::MutualTls(_) => {
+                    warn(&format!(
+                        "security scheme `{name}` is mutual TLS, which this server (plain HTTP) cannot check: a requirement that names it is never met here; terminate TLS in front and use another scheme"
+                    ));
+                    Source::MutualTls
+                }
+            };
+            let verifier = verifiers.remove(name);
+            if let Some(v) = &verifier {
+                let fits = matches!(
+                    (&source, v),
+                    (Source::Bearer, Verifier::Token(_))
+                        | (Source::Basic, Verifier::Basic(_))
+                        | (Source::ApiKey(..), Verifier::ApiKey(_))
+                );
+                if !fits {
+                    return Err(SecurityConfigError(format!(
+                        "security scheme `{name}` cannot be checked by {}",
+                        v.kind()
+                    )));
+                }
+            } else if Guard::named(card, name) && !matches!(source, Source::MutualTls) {
+                return Err(SecurityConfigError(format!(
+                    "the card requires security scheme `{name}` but the server has no verifier for it: give one with Server::authentication"
+                )));
+            }
+            schemes.push(Scheme {
+                name: name.clone(),
+                source,
+                verifier,
+            });
+        }
+        if let Some(name) = verifiers.keys().next() {
+            return Err(SecurityConfigError(format!(
+                "a verifier is given for security scheme `{name}`, which the card does not declare"
+            )));
+        }
+        let index =
+            |reqs: &[SecurityRequirement]| -> Result<Vec<Alternative>, SecurityConfigError> {
+                reqs.iter()
+                .map(|r| {
+                    r.schemes
+                        .iter()
+                        .map(|(name, scopes)| {
+                            schemes
+                                .iter()
+                                .position(|s| s.name == *name)
+                                .map(|i| (i, scopes.clone()))
+                                .ok_or_else(|| {
+                                    SecurityConfigError(format!(
+                                        "a security requirement names scheme `{name}`, which the card does not declare (or the server cannot check)"
+                                    ))
+                                })
+                        })
+                        .collect()
+                })
+                .collect()
+            };
+        let agent = index(&card.security_requirements)?;
+        let mut per_skill = Vec::with_capacity(skills.len());
+        for decl in skills {
+            // The served card may leave extended skills out: requirements come from the card
+            // where the skill is listed, else from the declaration.
+            let reqs = match card.skills.iter().find(|s| s.id == decl.id) {
+                Some(s) => s.security_requirements.clone(),
+                None => crate::agent::requirements(decl.security),
+            };
+            per_skill.push(index(&reqs)?);
+        }
+        let extended = skills.iter().map(|s| s.extended).collect();
+        Ok(Guard {
+            schemes,
+            agent,
+            skills: per_skill,
+            extended,
+            realm: auth.realm,
+        })
+    }
+
+    /// Whether any requirement of the card names scheme `name`.
+    fn named(card: &AgentCard, name: &str) -> bool {
+        card.security_requirements
+            .iter()
+            .chain(card.skills.iter().flat_map(|s| &s.security_requirements))
+            .any(|r| r.schemes.contains_key(name))
+    }
+
+    /// Checks the request's credentials against the agent's requirement.
+    pub(crate) async fn authenticate(&self, parts: &Parts) -> Result<Option<Principal>, Refusal> {
+        let mut principal: Option<Principal> = None;
+        let mut invalid = vec![false; self.schemes.len()];
+        let mut unavailable = false;
+        let authorization = authorization(&parts.headers);
+        for (i, scheme) in self.schemes.iter().enumerate() {
+            let Some(verifier) = &scheme.verifier else {
+                continue;
+            };
+            let outcome = match (&scheme.source, verifier) {
+                (Source::Bearer, Verifier::Token(v)) => match &authorization {
+                    Credential::Bearer(token) => Some(v.verify(token).await),
+                    Credential::Malformed => Some(Err(Rejected::invalid("malformed"))),
+                    _ => None,
+                },
+                (Source::Basic, Verifier::Basic(v)) => match &authorization {
+                    Credential::Basic(user, password) => Some(v.verify(user, password).await),
+                    Credential::Malformed => Some(Err(Rejected::invalid("malformed"))),
+                    _ => None,
+                },
+                (Source::ApiKey(location, name), Verifier::ApiKey(v)) => {
+                    match api_key(parts, *location, name) {
+                        Ok(Some(key)) => Some(v.verify(&key).await),
+                        Ok(None) => None,
+                        Err(()) => Some(Err(Rejected::invalid("ambiguous"))),
+                    }
+                }
+                _ => None,
+            };
+            match outcome {
+                None => {}
+                Some(Ok(identity)) => {
+                    principal = Some(match principal {
+                        None => Principal::new(&scheme.name, identity),
+                        Some(p) => p.with(&scheme.name, identity),
+                    });
+                }
+                Some(Err(rejected)) => {
+                    tracing::debug!(scheme = %scheme.name, reason = %rejected.reason(), "credentials refused");
+                    unavailable |= rejected.is_unavailable();
+                    invalid[i] = true;
+                }
+            }
+        }
+        match self.evaluate(&self.agent, principal.as_ref(), &invalid, unavailable) {
+            Ok(Some(admitted)) => {
+                if let Some(p) = principal.as_mut() {
+                    p.promote(&self.schemes[admitted].name);
+                }
+                Ok(principal)
+            }
+            Ok(None) => Ok(principal),
+            Err(refusal) => Err(refusal),
+        }
+    }
+
+    /// Checks `principal` against the requirement of skill `skill` (an index into the agent's
+    /// skills), and that an extended-only skill has an authenticated caller.
+    pub(crate) fn authorize_skill(
+        &self,
+        skill: usize,
+        principal: Option<&Principal>,
+    ) -> Result<(), Refusal> {
+        let Some(alternatives) = self.skills.get(skill) else {
+            return Ok(());
+        };
+        let none = vec![false; self.schemes.len()];
+        self.evaluate(alternatives, principal, &none, false)?;
+        if self.extended.get(skill).copied().unwrap_or(false) && principal.is_none() {
+            return Err(self.unauthenticated_any());
+        }
+        Ok(())
+    }
+
+    /// A refusal for a call that needs any authenticated caller (the extended card).
+    pub(crate) fn unauthenticated_any(&self) -> Refusal {
+        let all: Vec<usize> = (0..self.schemes.len()).collect();
+        Refusal::Unauthenticated {
+            challenges: self.challenges(all.iter().copied(), &[], None),
+            message: format!(
+                "authentication required: send credentials of {}",
+                self.describe(all.iter().copied())
+            ),
+        }
+    }
+
+    /// `Ok(Some(i))`: met, by an alternative whose first scheme is `i`; `Ok(None)`: nothing
+    /// required.
+    fn evaluate(
+        &self,
+        alternatives: &[Alternative],
+        principal: Option<&Principal>,
+        invalid: &[bool],
+        unavailable: bool,
+    ) -> Result<Option<usize>, Refusal> {
+        if alternatives.is_empty() {
+            return Ok(None);
+        }
+        let mut lacking: Option<(usize, Vec<&str>)> = None;
+        for alternative in alternatives {
+            let mut authenticated = true;
+            let mut missing = Vec::new();
+            for (i, scopes) in alternative {
+                let id = principal.and_then(|p| p.identity(&self.schemes[*i].name));
+                match id {
+                    None => authenticated = false,
+                    Some(id) => missing.extend(
+                        scopes
+                            .iter()
+                            .filter(|s| !id.has_scope(s))
+                            .map(|s| (*i, s.as_str())),
+                    ),
+                }
+            }
+            if authenticated && missing.is_empty() {
+                return Ok(alternative.first().map(|(i, _)| *i));
+            }
+            if authenticated && lacking.is_none() {
+                let scheme = missing.first().map_or(0, |(i, _)| *i);
+                lacking = Some((scheme, missing.into_iter().map(|(_, s)| s).collect()));
+            }
+        }
+        if let Some((scheme, scopes)) = lacking {
+            return Err(Refusal::Forbidden {
+                challenges: self.challenges([scheme].into_iter(), invalid, Some(&scopes)),
+                message: format!(
+                    "the caller lacks the scope(s) this call requires: {}",
+                    scopes.join(", ")
+                ),
+            });
+        }
+        if unavailable {
+            return Err(Refusal::Unavailable);
+        }
+        let named: Vec<usize> = {
+            let mut v: Vec<usize> = alternatives.iter().flatten().map(|(i, _)| *i).collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        let presented = named.iter().any(|i| invalid[*i]);
+        Err(Refusal::Unauthenticated {
+            challenges: self.challenges(named.iter().copied(), invalid, None),
+            message: if presented {
+                "the credentials are not valid".to_owned()
+            } else {
+                format!(
+                    "authentication required: send credentials of {}",
+                    self.describe_alternatives(alternatives)
+                )
+            },
+        })
+    }
+
+    fn describe(&self, schemes: impl Iterator<Item = usize>) -> String {
+        schemes
+            .filter(|i| !matches!(self.schemes[*i].source, Source::MutualTls))
+            .map(|i| self.describe_one(i))
+            .collect::<Vec<_>>()
+            .join(" or ")
+    }
+
+    fn describe_one(&self, i: usize) -> String {
+        let s = &self.schemes[i];
+        match &s.source {
+            Source::Bearer => format!("`{}` (Authorization: Bearer <token>)", s.name),
+            Source::Basic => format!("`{}` (Authorization: Basic)", s.name),
+            Source::ApiKey(location, name) => {
+                let place = match location {
+                    Place::Header => "header",
+                    Place::Query => "query parameter",
+                    Place::Cookie => "cookie",
+                };
+                format!("`{}` (API key in the {place} `{name}`)", s.name)
+            }
+            Source::MutualTls => format!("`{}` (mutual TLS)", s.name),
+        }
+    }
+
+    fn describe_alternatives(&self, alternatives: &[Alternative]) -> String {
+        alternatives
+            .iter()
+            .map(|a| {
+                a.iter()
+                    .map(|(i, _)| self.describe_one(*i))
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            })
+            .collect::<Vec<_>>()
+            .join("; or ")
+    }
+
+    fn challenges(
+        &self,
+        schemes: impl Iterator<Item = usize>,
+        invalid: &[bool],
+        insufficient: Option<&[&str]>,
+    ) -> Vec<String> {
+        let realm = quote(&self.realm);
+        let mut out: Vec<String> = Vec::new();
+        for i in schemes {
+            let s = &self.schemes[i];
+            let challenge = match &s.source {
+                Source::Bearer => match insufficient {
+                    Some(scopes) => format!(
+                        "Bearer realm={realm}, error=\"insufficient_scope\", scope={}",
+                        quote(&scopes.join(" "))
+                    ),
+                    None if invalid.get(i).copied().unwrap_or(false) => {
+                        format!("Bearer realm={realm}, error=\"invalid_token\"")
+                    }
+                    None => format!("Bearer realm={realm}"),
+                },
+                Source::Basic => format!("Basic realm={realm}, charset=\"UTF-8\""),
+                Source::ApiKey(location, name) => {
+                    let place = match location {
+                        Place::Header => "header",
+                        Place::Query => "query",
+                        Place::Cookie => "cookie",
+                    };
+                    format!("ApiKey realm={realm}, in=\"{place}\", name={}", quote(name))
+                }
+                Source::MutualTls => continue,
+            };
+            if !out.contains(&challenge) {
+                out.push(challenge);
+            }
+        }
+        out
+    }
+
+    /// Whether the agent-level requirement lets anonymous callers in.
+    pub(crate) fn is_open(&self) -> bool {
+        self.agent.is_empty()
+    }
+}
+
+fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        if c == '"' || c == '\\' {
+            out.push('\\');
+        }
+        if !c.is_control() {
+            out.push(c);
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// What the `Authorization` header carries.
+enum Credential {
+    None,
+    Bearer(String),
+    Basic(String, String),
+    /// Present, but not a bearer or basic credential that parses (or given twice).
+    Malformed,
+    /// Another scheme word.
+    Other,
+}
+
+fn authorization(headers: &HeaderMap) -> Credential {
+    let mut values = headers.get_all(header::AUTHORIZATION).iter();
+    let Some(value) = values.next() else {
+        return Credential::None;
+    };
+    if values.next().is_some() {
+        return Credential::Malformed;
+    }
+    let Ok(value) = value.to_str() else {
+        return Credential::Malformed;
+    };
+    let Some((word, rest)) = value.trim().split_once(' ') else {
+        return Credential::Malformed;
+    };
+    let rest = rest.trim();
+    if word.eq_ignore_ascii_case("bearer") {
+        // RFC 6750's b64token.
+        let ok = !rest.is_empty()
+            && rest.bytes().all(|b| {
+                b.is_ascii_alphanumeric()
+                    || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/' | b'=')
+            });
+        if ok {
+            Credential::Bearer(rest.to_owned())
+        } else {
+            Credential::Malformed
+        }
+    } else if word.eq_ignore_ascii_case("basic") {
+        let decoded = STANDARD
+            .decode(rest)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok());
+        match decoded.as_deref().and_then(|d| d.split_once(':')) {
+            Some((user, password)) => Credential::Basic(user.to_owned(), password.to_owned()),
+            None => Credential::Malformed,
+        }
+    } else {
+        Credential::Other
+    }
+}
+
+/// The API key at `location` under `name`; `Err` when it is given more than once.
+fn api_key(parts: &Parts, location: Place, name: &str) -> Result<Option<String>, ()> {
+    let mut found: Option<String> = None;
+    let mut put = |v: String| {
+        if found.is_some() {
+            return Err(());
+        }
+        found = Some(v);
+        Ok(())
+    };
+    match location {
+        Place::Header => {
+            for v in parts.headers.get_all(name) {
+                put(v.to_str().map_err(|_| ())?.to_owned())?;
+            }
+        }
+        Place::Query => {
+            if let Some(query) = parts.uri.query() {
+                for (k, v) in url::form_urlencoded::parse(query.as_bytes()) {
+                    if k == name {
+                        put(v.into_owned())?;
+                    }
+                }
+            }
+        }
+        Place::Cookie => {
+            for v in parts.headers.get_all(header::COOKIE) {
+                let Ok(v) = v.to_str() else { continue };
+                for pair in v.split(';') {
+                    if let Some((k, val)) = pair.trim().split_once('=') {
+                        if k.trim() == name {
+                            put(val.trim().trim_matches('"').to_owned())?;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(found.filter(|v| !v.is_empty()))
+}
+
+fn warn(message: &str) {
+    if tracing::dispatcher::has_been_set() {
+        tracing::warn!("{message}");
+    } else {
+        eprintln!("a2a-card: warning: {message}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The principal in the service parameters.
+
+/// The request header (and service parameter) that carries the principal inside the process.
+pub(crate) const PRINCIPAL_HEADER: &str = "x-a2a-card-principal";
+
+/// The per-process secret that marks a principal parameter as set by the authentication layer.
+fn seal_key() -> &'static str {
+    static KEY: OnceLock<String> = OnceLock::new();
+    KEY.get_or_init(|| {
+        let mut bytes = [0u8; 24];
+        if getrandom::fill(&mut bytes).is_err() {
+            // No randomness: a key no request can carry (header values are visible ASCII).
+            return "\u{1}unset".to_owned();
+        }
+        URL_SAFE_NO_PAD.encode(bytes)
+    })
+}
+
+/// Removes any principal a client sent, and puts `principal` in.
+pub(crate) fn seal(headers: &mut HeaderMap, principal: Option<&Principal>) {
+    headers.remove(PRINCIPAL_HEADER);
+    let Some(principal) = principal else { return };
+    let Ok(json) = serde_json::to_vec(principal) else {
+        return;
+    };
+    let value = format!("{}.{}", seal_key(), URL_SAFE_NO_PAD.encode(json));
+    if let Ok(value) = HeaderValue::from_str(&value) {
+        headers.insert(HeaderName::from_static(PRINCIPAL_HEADER), value);
+    }
+}
+
+/// The sealed payload of the principal parameter, when the layer set it.
+fn sealed(params: &ServiceParams) -> Option<&str> {
+    let values = params.get(PRINCIPAL_HEADER)?;
+    let [value] = values.as_slice() else {
+        return None;
+    };
+    let (key, payload) = value.split_once('.')?;
+    bool::from(key.as_bytes().ct_eq(seal_key().as_bytes())).then_some(payload)
+}
+
+/// Whether the authentication layer found an authenticated caller for this request.
+pub(crate) fn is_authenticated(params: &ServiceParams) -> bool {
+    sealed(params).is_some()
+}
+
+/// The principal the authentication layer found for this request.
+pub(crate) fn principal_of(params: &ServiceParams) -> Option<Principal> {
+    let payload = sealed(params)?;
+    let json = URL_SAFE_NO_PAD.decode(payload).ok()?;
+    serde_json::from_slice(&json).ok()
+}
+
+// ---------------------------------------------------------------------------------------
+// Refusals found inside the handler, carried out to the HTTP layer.
+
+tokio::task_local! {
+    static REFUSED: Arc<Mutex<Option<Refusal>>>;
+}
+
+/// Runs `f` (a request going to the handler), and returns what it answered with the refusal
+/// the handler reported, if any.
+pub(crate) async fn scoped<F: Future>(f: F) -> (F::Output, Option<Refusal>) {
+    let slot = Arc::new(Mutex::new(None));
+    let out = REFUSED.scope(Arc::clone(&slot), f).await;
+    let refusal = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
+    (out, refusal)
+}
+
+/// The handler's answer for `refusal`, which the HTTP layer (when there is one) turns into
+/// the right status and headers.
+pub(crate) fn report(refusal: Refusal) -> A2AError {
+    let error = refusal.error();
+    let _ = REFUSED.try_with(|slot| {
+        *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(refusal);
+    });
+    error
+}
+
+impl Refusal {
+    fn status(&self) -> StatusCode {
+        match self {
+            Refusal::Unauthenticated { .. } => StatusCode::UNAUTHORIZED,
+            Refusal::Forbidden { .. } => StatusCode::FORBIDDEN,
+            Refusal::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+
+    fn parts(&self) -> (i32, &'static str, &'static str, &str, &[String]) {
+        match self {
+            Refusal::Unauthenticated {
+                challenges,
+                message,
+            } => (
+                UNAUTHENTICATED,
+                "UNAUTHENTICATED",
+                "UNAUTHENTICATED",
+                message,
+                challenges,
+            ),
+            Refusal::Forbidden {
+                challenges,
+                message,
+            } => (
+                UNAUTHORIZED,
+                "UNAUTHORIZED",
+                "PERMISSION_DENIED",
+                message,
+                challenges,
+            ),
+            Refusal::Unavailable => (
+                a2a::error_code::INTERNAL_ERROR,
+                "UNAVAILABLE",
+                "UNAVAILABLE",
+                "the credentials cannot be checked now; try again later",
+                &[],
+            ),
+        }
+    }
+
+    /// As an A2A error (JSON-RPC code, message, `ErrorInfo`).
+    pub(crate) fn error(&self) -> A2AError {
+        let (code, reason, _, message, _) = self.parts();
+        A2AError::new(code, message).with_details(vec![TypedDetail::error_info(
+            reason,
+            errordetails::PROTOCOL_DOMAIN,
+            None,
+        )])
+    }
+
+    fn with_headers(&self, mut response: Response) -> Response {
+        *response.status_mut() = self.status();
+        let (.., challenges) = self.parts();
+        for c in challenges {
+            if let Ok(v) = HeaderValue::from_str(c) {
+                response.headers_mut().append(header::WWW_AUTHENTICATE, v);
+            }
+        }
+        if matches!(self, Refusal::Unavailable) {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+        }
+        response
+    }
+
+    /// The JSON-RPC answer to request `id`.
+    pub(crate) fn jsonrpc(&self, id: a2a::JsonRpcId) -> Response {
+        let error = self.error().to_jsonrpc_error();
+        let body = serde_json::to_vec(&a2a::JsonRpcResponse::error(id, error)).unwrap_or_default();
+        let mut response = Response::new(Body::from(body));
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        self.with_headers(response)
+    }
+
+    /// The HTTP+JSON answer (`google.rpc.Status`, as the official router writes errors).
+    pub(crate) fn rest(&self) -> Response {
+        let (_, reason, status, message, _) = self.parts();
+        let body = serde_json::json!({"error": {
+            "code": self.status().as_u16(),
+            "status": status,
+            "message": message,
+            "details": [{
+                "@type": errordetails::ERROR_INFO_TYPE,
+                "reason": reason,
+                "domain": errordetails::PROTOCOL_DOMAIN,
+            }],
+        }});
+        let mut response = Response::new(Body::from(body.to_string()));
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/problem+json"),
+        );
+        self.with_headers(response)
+    }
+}
+
+/// The authentication layer of the HTTP+JSON routes.
+pub(crate) async fn rest_layer(
+    axum::extract::State(guard): axum::extract::State<Arc<Guard>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let (mut parts, body) = request.into_parts();
+    let principal = match guard.authenticate(&parts).await {
+        Ok(p) => p,
+        Err(refusal) => return refusal.rest(),
+    };
+    seal(&mut parts.headers, principal.as_ref());
+    let (response, refusal) =
+        scoped(next.run(axum::extract::Request::from_parts(parts, body))).await;
+    match refusal {
+        Some(refusal) => refusal.rest(),
+        None => response,
+    }
+}
+
+/// Installs the official hooks on the official handler: a [`RequestAuthorizer`] that refuses
+/// a call without an authenticated caller when the card requires one (the layer in front
+/// already did; this holds when the handler is reached some other way), and the extended
+/// card, for authenticated callers only.
+///
+/// [`RequestAuthorizer`]: a2a_server::RequestAuthorizer
+pub(crate) fn install<A: crate::Agent>(
+    mut inner: a2a_server::DefaultRequestHandler,
+    guard: &Arc<Guard>,
+    endpoint: &super::interfaces::Endpoint,
+    v0_3: bool,
+) -> Result<a2a_server::DefaultRequestHandler, super::ServerError> {
+    if !guard.is_open() {
+        let refused = guard.unauthenticated_any().error();
+        inner = inner.with_authorizer(move |params: &ServiceParams, _task: Option<&str>| {
+            if is_authenticated(params) {
+                Ok(())
+            } else {
+                Err(refused.clone())
+            }
+        });
+    }
+    let card = A::card().map_err(|e| super::ServerError::Card(e.clone()))?;
+    if card.capabilities.extended_agent_card == Some(true) {
+        let extended = crate::agent::build_extended_card(&A::DECL, A::SKILLS)
+            .map_err(super::ServerError::Card)?;
+        let extended = endpoint.card(&extended, v0_3);
+        let options = crate::wire::RenderOptions::new(crate::wire::Profile::V1)
+            .schemas(crate::wire::SchemaPlacement::ExtensionParams);
+        let mut json = extended.to_json_with(&options);
+        // The official type requires `tags` on every skill; a skill declared without any has
+        // none in the JSON.
+        for skill in json
+            .get_mut("skills")
+            .and_then(serde_json::Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(skill) = skill.as_object_mut() {
+                skill
+                    .entry("tags")
+                    .or_insert_with(|| serde_json::Value::Array(Vec::new()));
+            }
+        }
+        let extended: a2a::AgentCard = serde_json::from_value(json).map_err(|e| {
+            super::ServerError::Security(SecurityConfigError(format!(
+                "the extended card cannot be served: {e}"
+            )))
+        })?;
+        let refused = guard.unauthenticated_any().error();
+        inner = inner.with_extended_agent_card_resolver(move |params: &ServiceParams| {
+            if is_authenticated(params) {
+                Ok(extended.clone())
+            } else {
+                Err(refused.clone())
+            }
+        });
+    }
+    Ok(inner)
+}

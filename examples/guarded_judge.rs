@@ -1,0 +1,157 @@
+//! An agent whose card requires a bearer JWT, and a server that enforces it.
+//!
+//! At start it makes an Ed25519 key pair, checks tokens against the public half, signs a demo
+//! token with the private half, and prints it with a `curl` line that uses it:
+//!
+//! ```text
+//! cargo run --example guarded_judge                  # serve on 127.0.0.1:8082
+//! cargo run --example guarded_judge -- --port 0      # any free port
+//! ```
+//!
+//! Without the token the agent answers `401` with `WWW-Authenticate: Bearer realm="a2a"`; the
+//! card route stays public. The demo token holds the scope `fights:write`, which the `record`
+//! skill requires; the extended card (`GetExtendedAgentCard`) also lists `odds`.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use a2a_card::card::OAuthFlow;
+use a2a_card::server::Server;
+use a2a_card::server::auth::jsonwebtoken::{self, DecodingKey, EncodingKey, Header};
+use a2a_card::server::auth::{Algorithm, Authentication, JwtKey, JwtKeys, JwtVerifier};
+use a2a_card::sign::{self, SigningKey};
+use a2a_card::{SkillContext, agent, skill};
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+const ISSUER: &str = "https://auth.example.com";
+const AUDIENCE: &str = "guarded-judge";
+
+pub struct GuardedJudge;
+
+/// Judges fights for callers with a token, and records them for callers allowed to.
+#[agent(
+    url = "http://127.0.0.1:8082",
+    security_schemes(
+        bearer = bearer("JWT"),
+        oauth = oauth2(OAuthFlow::client_credentials("https://auth.example.com/token")
+            .scope("fights:write", "Record fights"))
+    ),
+    security(bearer)
+)]
+impl GuardedJudge {
+    /// Names the winner of a fight written as "A vs B", for whoever calls.
+    #[skill(tags("fight"))]
+    fn winner(&self, fight: String, ctx: SkillContext) -> String {
+        let caller = ctx.principal().map_or("nobody", |p| p.subject());
+        let winner = fight
+            .split(" vs ")
+            .max_by_key(|s| s.trim().len())
+            .unwrap_or_default()
+            .trim();
+        format!("{winner} wins (judged for {caller})")
+    }
+
+    /// Records the result of a fight; needs the `fights:write` scope.
+    #[skill(tags("fight"), security(oauth = ["fights:write"]))]
+    fn record(&self, result: FightResult) -> String {
+        format!("recorded: {} won", result.winner)
+    }
+
+    /// Tells the house odds of a fight; listed only on the extended card.
+    #[skill(tags("fight"), extended)]
+    fn odds(&self, pair: Pair) -> String {
+        format!("{} 3:2 {}", pair.a, pair.b)
+    }
+}
+
+/// The result of a fight.
+#[derive(serde::Deserialize, schemars::JsonSchema, a2a_card::Schema)]
+pub struct FightResult {
+    /// Who won.
+    pub winner: String,
+}
+
+/// Two contestants.
+#[derive(serde::Deserialize, schemars::JsonSchema, a2a_card::Schema)]
+pub struct Pair {
+    /// The first contestant.
+    pub a: String,
+    /// The second contestant.
+    pub b: String,
+}
+
+/// An Ed25519 key pair made now: the signing key, and the verification key pinned to EdDSA.
+fn keys() -> Result<(EncodingKey, JwtKey), Box<dyn std::error::Error>> {
+    let key = SigningKey::generate(sign::Algorithm::EdDSA)?;
+    let jwk = key.to_jwk(None);
+    let field = |name: &str| jwk[name].as_str().unwrap_or_default().to_owned();
+    // PKCS#8 v1 of the Ed25519 seed (RFC 8410), which `jsonwebtoken` signs with.
+    let mut der = vec![
+        0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04,
+        0x20,
+    ];
+    der.extend(URL_SAFE_NO_PAD.decode(field("d"))?);
+    let public = DecodingKey::from_ed_components(&field("x"))?;
+    let verify = JwtKey::new(public, Algorithm::EdDSA)?.with_kid("demo");
+    Ok((EncodingKey::from_ed_der(&der), verify))
+}
+
+fn demo_token(signing: &EncodingKey) -> Result<String, jsonwebtoken::errors::Error> {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or_default();
+    let mut header = Header::new(Algorithm::EdDSA);
+    header.kid = Some("demo".into());
+    let claims = serde_json::json!({
+        "iss": ISSUER, "aud": AUDIENCE, "sub": "demo-user",
+        "scope": "fights:write", "iat": now, "exp": now + 3600,
+    });
+    jsonwebtoken::encode(&header, &claims, signing)
+}
+
+fn port() -> Result<u16, String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.as_slice() {
+        [] => Ok(8082),
+        [flag, n] if flag == "--port" => n.parse().map_err(|_| format!("not a port: {n}")),
+        _ => Err("usage: guarded_judge [--port N]".into()),
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let port = port()?;
+    let (signing, verify) = keys()?;
+    let verifier = || {
+        JwtVerifier::new(JwtKeys::new([verify.clone()]), [Algorithm::EdDSA])
+            .issuer(ISSUER)
+            .audience(AUDIENCE)
+    };
+    let auth = Authentication::new()
+        .token("bearer", verifier())
+        .token("oauth", verifier());
+    let listening = Server::new(GuardedJudge)
+        .authentication(auth)
+        .bind(("127.0.0.1", port))
+        .await?;
+    let url = listening.url().trim_end_matches('/').to_owned();
+    let token = demo_token(&signing)?;
+    println!("Guarded Judge agent listening on {url}");
+    println!("card (public):  {url}/.well-known/agent-card.json");
+    println!();
+    println!("Demo token (EdDSA, key made at start, valid 1 hour, scope fights:write):");
+    println!("{token}");
+    println!();
+    println!("Without it: 401. With it:");
+    println!(
+        r#"curl -s {url}/ -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' -H 'Authorization: Bearer {token}' \
+  -d '{{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{{"message":{{"messageId":"m1","role":"ROLE_USER","parts":[{{"text":"Lion vs Tiger"}}]}}}}}}'"#
+    );
+    listening
+        .serve_with_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
+    Ok(())
+}
