@@ -448,3 +448,57 @@ async fn an_unreachable_database_at_start_is_a_clear_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("the task store cannot be opened"), "{err}");
 }
+
+#[tokio::test]
+async fn a_database_lost_while_serving_gives_clear_errors_and_the_server_recovers() {
+    let cluster = match support::postgres::OwnCluster::start("lost") {
+        Ok(c) => c,
+        Err(why) => {
+            if std::env::var_os("A2A_REQUIRE_POSTGRES").is_some() {
+                panic!("Postgres is required (A2A_REQUIRE_POSTGRES) but: {why}");
+            }
+            eprintln!("SKIPPED: {why}");
+            return;
+        }
+    };
+    let running = support::client::serve(
+        server::server(Duration::from_millis(1), Webhooks::default())
+            .tasks(Tasks::postgres(cluster.url())),
+    )
+    .await;
+    let on = client(&card(&running.base).await, "JSONRPC").await;
+    let plan = || request(vec![trip(1, Some("2026-12-01"))], None);
+    let done = task(on.send_message(&plan()).await.expect("served"));
+    assert_eq!(done.status.state, TaskState::Completed);
+
+    cluster.down();
+    let refused = tokio::time::timeout(Duration::from_secs(30), on.send_message(&plan()))
+        .await
+        .expect("an answer, not a hang")
+        .expect_err("no database, no task");
+    assert_eq!(refused.code, -32603, "an internal error: {refused:?}");
+    assert!(
+        !refused.message.contains("127.0.0.1"),
+        "no connection details leak: {}",
+        refused.message
+    );
+    // The server itself still answers what needs no database.
+    assert_eq!(card(&running.base).await.name, "Trip Planner");
+
+    cluster.up().expect("the database is back");
+    let mut back = None;
+    for _ in 0..50 {
+        if let Ok(answer) = on.send_message(&plan()).await {
+            back = Some(task(answer));
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let back = back.expect("served again once the database returned");
+    assert_eq!(back.status.state, TaskState::Completed);
+    let old = on
+        .get_task(&get(&done.id))
+        .await
+        .expect("the task from before");
+    assert_eq!(old.status.state, TaskState::Completed);
+}

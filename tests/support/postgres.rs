@@ -114,7 +114,7 @@ fn start() -> Result<String, String> {
     let dir_s = dir.to_string_lossy().into_owned();
     // The server stops when this test process ends: a watcher waits for its pid to go.
     let script = format!(
-        "'{postgres}' -D '{data_s}' -p {port} -k '{dir_s}' -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200 > '{dir_s}/log' 2>&1 & pg=$!; while [ -d /proc/{me} ]; do sleep 1; done; kill -INT $pg; wait $pg",
+        "'{postgres}' -D '{data_s}' -p {port} -k '{dir_s}' -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200 > '{dir_s}/log' 2>&1 & pg=$!; while [ -d /proc/{me} ]; do sleep 1; done; kill -INT $pg; wait $pg; rm -rf '{data_s}'",
         postgres = bin.join("postgres").display(),
         me = std::process::id(),
     );
@@ -168,4 +168,126 @@ pub async fn database(name: &str) -> Result<String, String> {
         .await
         .map_err(|e| e.to_string())?;
     Ok(format!("{}/{name}", base.trim_end_matches("/postgres")))
+}
+
+/// A cluster of a test's own, which the test can stop and start again (a database that goes
+/// away while a server uses it). Stopped when dropped.
+pub struct OwnCluster {
+    bin: PathBuf,
+    data: PathBuf,
+    dir: PathBuf,
+    port: u16,
+    root: bool,
+}
+
+impl OwnCluster {
+    /// Creates and starts a cluster named `name` under `target/`.
+    pub fn start(name: &str) -> Result<OwnCluster, String> {
+        let bin = install().ok_or("the Postgres server binaries are missing")?;
+        let root = is_root();
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("pg-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        if root {
+            Command::new("chown")
+                .args(["-R", "postgres:postgres"])
+                .arg(&dir)
+                .status()
+                .map_err(|e| format!("chown: {e}"))?;
+        }
+        let data = dir.join("data");
+        let out = run_as(
+            root,
+            &bin.join("initdb"),
+            &[
+                "-D",
+                &data.to_string_lossy(),
+                "-A",
+                "trust",
+                "-U",
+                "postgres",
+                "--no-sync",
+            ],
+        )
+        .output()
+        .map_err(|e| format!("initdb: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "initdb failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        let cluster = OwnCluster {
+            bin,
+            data,
+            dir,
+            port: free_port(),
+            root,
+        };
+        cluster.up()?;
+        Ok(cluster)
+    }
+
+    /// Its `postgres` database.
+    pub fn url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+
+    /// Starts the server (again), waiting until it accepts connections.
+    pub fn up(&self) -> Result<(), String> {
+        let options = format!(
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
+            self.port,
+            self.dir.display()
+        );
+        let out = run_as(
+            self.root,
+            &self.bin.join("pg_ctl"),
+            &[
+                "-D",
+                &self.data.to_string_lossy(),
+                "-o",
+                &options,
+                "-l",
+                &self.dir.join("log").to_string_lossy(),
+                "-w",
+                "start",
+            ],
+        )
+        .output()
+        .map_err(|e| format!("pg_ctl: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "pg_ctl start: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ))
+        }
+    }
+
+    /// Stops the server at once (as a crash or a lost network would).
+    pub fn down(&self) {
+        let _ = run_as(
+            self.root,
+            &self.bin.join("pg_ctl"),
+            &[
+                "-D",
+                &self.data.to_string_lossy(),
+                "-m",
+                "immediate",
+                "-w",
+                "stop",
+            ],
+        )
+        .output();
+    }
+}
+
+impl Drop for OwnCluster {
+    fn drop(&mut self) {
+        self.down();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
 }

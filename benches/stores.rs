@@ -1,0 +1,192 @@
+//! Durable tasks: what a real database costs, and whether memory stays flat.
+//!
+//! 1. **throughput**: blocking `SendMessage` of the fight example over HTTP under load (8
+//!    keep-alive connections, pipelined), the same server with its tasks in memory, in a
+//!    SQLite file, and in Postgres (a throwaway cluster under `target/`). Targets: SQLite >=
+//!    0.5x and Postgres >= 0.3x the in-memory store (ratios of medians of interleaved rounds).
+//! 2. **soak** (`-- --soak SECONDS`, 600 for the issue's ten minutes): the same load on the
+//!    in-memory store with the default retention, the process's resident memory sampled every
+//!    10 s; the curve is printed with the ratio of the last sample to the one after the first
+//!    minute. Target: <= 1.2x.
+//!
+//! ```text
+//! cargo bench --bench stores                 # throughput
+//! cargo bench --bench stores -- --soak 600   # memory over ten minutes
+//! ```
+//!
+//! Under `cargo test --benches` each store answers a few requests, and nothing is timed.
+
+#[path = "../examples/fight_club/agent.rs"]
+#[allow(dead_code)]
+mod fight_club;
+#[path = "support/load.rs"]
+mod load;
+#[path = "../tests/support/postgres.rs"]
+#[allow(dead_code)]
+mod postgres;
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use a2a_card::server::store::Tasks;
+use a2a_card::server::{Server, axum};
+use load::{Client, median};
+use serde_json::json;
+use tokio::runtime::Runtime;
+
+const CONNECTIONS: usize = 8;
+const ROUND: u64 = 3_000;
+const ROUNDS: usize = 7;
+
+fn request() -> Vec<u8> {
+    let body = serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+        "messageId": "m1", "role": "ROLE_USER",
+        "parts": [{"data": {"a": "Lion", "b": "Tiger"}, "mediaType": "application/json;schema=fightComparison"}]}}}))
+    .expect("JSON");
+    let mut request = format!(
+        "POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\na2a-version: 1.0\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    request.extend_from_slice(&body);
+    request
+}
+
+async fn serve(app: axum::Router) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("an address");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    addr
+}
+
+/// The fight example's server on each store, on a one-worker runtime: (name, address).
+fn servers(with_postgres: bool) -> (Runtime, Vec<(&'static str, SocketAddr)>) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-stores");
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let file = dir.join(format!("tasks-{}.db", std::process::id()));
+    let addrs = runtime.block_on(async {
+        let mut stores = vec![
+            ("memory", Tasks::memory()),
+            ("sqlite", Tasks::sqlite(&file)),
+        ];
+        if with_postgres {
+            match postgres::database("bench").await {
+                Ok(url) => stores.push(("postgres", Tasks::postgres(url))),
+                Err(why) => eprintln!("no Postgres measurement: {why}"),
+            }
+        }
+        let mut addrs = Vec::new();
+        for (name, tasks) in stores {
+            let app = Server::new(fight_club::FightClub)
+                .tasks(tasks)
+                .router()
+                .await
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            addrs.push((name, serve(app).await));
+        }
+        addrs
+    });
+    (runtime, addrs)
+}
+
+fn throughput() {
+    let (_runtime, addrs) = servers(true);
+    let request = request();
+    let mut clients: Vec<Client> = addrs
+        .iter()
+        .map(|(_, a)| Client::new(*a, CONNECTIONS, &request))
+        .collect();
+    for c in &mut clients {
+        c.run(ROUND / 4);
+    }
+    let mut rates = vec![Vec::new(); clients.len()];
+    for round in 0..ROUNDS {
+        let mut order: Vec<usize> = (0..clients.len()).collect();
+        if round % 2 == 1 {
+            order.reverse();
+        }
+        for i in order {
+            let took = clients[i].run(ROUND);
+            rates[i].push(ROUND as f64 / took.as_secs_f64());
+        }
+    }
+    let rates: Vec<f64> = rates.into_iter().map(median).collect();
+    println!(
+        "blocking SendMessage of the fight example, loopback, {CONNECTIONS} connections, median of {ROUNDS} rounds of {ROUND}:"
+    );
+    for ((name, _), rate) in addrs.iter().zip(&rates) {
+        println!(
+            "  {name:<9} {rate:>8.0} req/s  ({:.2}x memory)",
+            rate / rates[0]
+        );
+    }
+    println!("  targets: sqlite >= 0.5x, postgres >= 0.3x");
+}
+
+/// The process's resident memory, in MiB.
+fn rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+fn soak(seconds: u64) {
+    let (_runtime, addrs) = servers(false);
+    let request = request();
+    let mut client = Client::new(addrs[0].1, CONNECTIONS, &request);
+    let start = Instant::now();
+    let mut samples = Vec::new();
+    let mut next = Duration::ZERO;
+    let mut sent = 0u64;
+    while start.elapsed() < Duration::from_secs(seconds) {
+        client.run(1_000);
+        sent += 1_000;
+        if start.elapsed() >= next {
+            let rss = rss_mib();
+            println!(
+                "  {:>4} s  {rss:>7.1} MiB  ({sent} requests)",
+                start.elapsed().as_secs()
+            );
+            samples.push((start.elapsed(), rss));
+            next += Duration::from_secs(10);
+        }
+    }
+    let after_minute = samples
+        .iter()
+        .find(|(t, _)| *t >= Duration::from_secs(60))
+        .or(samples.first())
+        .map_or(0.0, |s| s.1);
+    let last = samples.last().map_or(0.0, |s| s.1);
+    println!(
+        "soak: {sent} requests in {seconds} s on the in-memory store (default retention): resident {last:.1} MiB at the end, {after_minute:.1} MiB after the first minute: {:.2}x (target <= 1.2x)",
+        last / after_minute
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if !args.iter().any(|a| a == "--bench") {
+        // Smoke: every store answers.
+        let (_runtime, addrs) = servers(std::env::var_os("A2A_REQUIRE_POSTGRES").is_some());
+        for (_, a) in addrs {
+            Client::new(a, 2, &request()).run(4);
+        }
+        return;
+    }
+    if let Some(i) = args.iter().position(|a| a == "--soak") {
+        let seconds = args.get(i + 1).and_then(|s| s.parse().ok()).unwrap_or(600);
+        soak(seconds);
+    } else {
+        throughput();
+    }
+}
