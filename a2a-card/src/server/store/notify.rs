@@ -5,8 +5,7 @@ use std::time::Duration;
 use sqlx::postgres::PgListener;
 use tokio::sync::broadcast;
 
-/// The channel the stores announce changed task ids on.
-pub(crate) const CHANNEL: &str = "a2a_card_tasks";
+use super::sql::CHANGES as CHANNEL;
 
 /// Listens for changed task ids on the database at `url`, for as long as the process runs;
 /// each reader subscribes to the returned sender. `None` when the database cannot be

@@ -51,6 +51,9 @@ const MIGRATIONS: &[&str] = &[
     );",
 ];
 
+/// The Postgres channel on which every write announces the id of the task it changed.
+pub(crate) const CHANGES: &str = "a2a_card_tasks";
+
 /// How long a replica that stopped renewing its lease still owns its running tasks.
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(10);
 
@@ -73,7 +76,8 @@ pub(crate) enum Dialect {
 ///   lease runs out (its process died), the replicas still alive fail its running tasks, with
 ///   a status message that says why ([`INTERRUPTED`](super::INTERRUPTED)): no task stays
 ///   `working` forever.
-/// - **Retention.** Terminal tasks go as the [`Retention`] says, checked when tasks end.
+/// - **Retention.** Terminal tasks go as the [`Retention`] says, checked at each lease renewal
+///   (so the database may hold one renewal period's worth more).
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), a2a_card::server::store::StoreError> {
@@ -175,7 +179,7 @@ impl SqlTasks {
         sqlx::any::install_default_drivers();
         let shown = redact(url);
         let pool = AnyPoolOptions::new()
-            .max_connections(if dialect == Dialect::Sqlite { 4 } else { 8 })
+            .max_connections(if dialect == Dialect::Sqlite { 1 } else { 8 })
             .acquire_timeout(Duration::from_secs(5))
             .after_connect(move |conn, _| {
                 Box::pin(async move {
@@ -283,6 +287,9 @@ fn spawn_lease(store: Weak<Shared>) {
             if let Err(e) = s.recover().await {
                 tracing::warn!(error = %e.message, "tasks of stopped replicas could not be recovered");
             }
+            if let Err(e) = s.sweep().await {
+                tracing::warn!(error = %e.message, "finished tasks could not be removed");
+            }
         }
     });
 }
@@ -389,7 +396,7 @@ impl Shared {
     /// Tells the other replicas that task `id` changed (Postgres), in the transaction.
     async fn announce(&self, tx: &mut Transaction<'_, Any>, id: &str) -> Result<(), A2AError> {
         if self.dialect == Dialect::Postgres {
-            sqlx::query("SELECT pg_notify('a2a_card_tasks', $1)")
+            sqlx::query(&format!("SELECT pg_notify('{CHANGES}', $1)"))
                 .bind(id)
                 .execute(&mut **tx)
                 .await
@@ -400,64 +407,87 @@ impl Shared {
 
     /// Writes `task` over the stored one; `expected` is the version it must still have
     /// (`None`: whatever it has). The new version.
+    ///
+    /// One statement on the happy path (the check is in its `WHERE`, the new version comes back
+    /// from `RETURNING`, and on Postgres the change is announced by the same statement); only a
+    /// refused write reads the row again, to say why.
     async fn write(&self, task: &Task, expected: Option<i64>) -> Result<i64, A2AError> {
-        let mut tx = self.pool.begin().await.map_err(db_error)?;
-        let select = format!(
-            "SELECT state, version, ended_at FROM a2a_card_tasks WHERE id = ?{}",
-            self.for_update()
-        );
-        let row = sqlx::query(&self.sql(&select))
-            .bind(&task.id)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(db_error)?;
-        let Some(row) = row else {
-            return Err(A2AError::task_not_found(&task.id));
-        };
-        let (state, version, ended): (String, i64, Option<i64>) =
-            (row.get(0), row.get(1), row.get(2));
         let new_state = state_name(&task.status.state);
-        if ended.is_some() && state != new_state {
-            let was: TaskState = serde_json::from_value(serde_json::Value::String(state))
-                .unwrap_or(TaskState::Failed);
-            return Err(terminal_error(&task.id, &was, &task.status.state));
-        }
-        if expected.is_some_and(|e| e != version) {
-            return Err(A2AError::invalid_request(format!(
-                "task {} was changed by another writer since this one last wrote it; read it again",
-                task.id
-            )));
-        }
         let terminal = task.status.state.is_terminal();
-        let ended_at = ended.or_else(|| terminal.then(now_millis));
-        let owner = (!terminal).then_some(self.replica.as_str());
-        let update = self.sql(
-            "UPDATE a2a_card_tasks SET context_id = ?, state = ?, status_at = ?, version = ?, ended_at = ?, owner = ?, body = ? WHERE id = ?",
+        let cas = if expected.is_some() {
+            " AND version = ?"
+        } else {
+            ""
+        };
+        let update = format!(
+            "UPDATE a2a_card_tasks SET context_id = ?, state = ?, status_at = ?, version = version + 1,
+                ended_at = COALESCE(ended_at, ?), owner = ?, body = ?
+             WHERE id = ? AND (ended_at IS NULL OR state = ?){cas} RETURNING id, version"
         );
-        sqlx::query(&update)
+        let statement = match self.dialect {
+            Dialect::Sqlite => update,
+            Dialect::Postgres => format!(
+                "WITH changed AS ({update}) SELECT changed.id, changed.version FROM changed, pg_notify('{}', changed.id)",
+                CHANGES
+            ),
+        };
+        let statement = self.sql(&statement);
+        let mut query = sqlx::query(&statement)
             .bind(&task.context_id)
             .bind(&new_state)
             .bind(task.status.timestamp.map(|t| t.to_rfc3339()))
-            .bind(version + 1)
-            .bind(ended_at)
-            .bind(owner)
+            .bind(terminal.then(now_millis))
+            .bind((!terminal).then_some(self.replica.as_str()))
             .bind(encode(task)?)
             .bind(&task.id)
-            .execute(&mut *tx)
-            .await
-            .map_err(db_error)?;
-        if ended.is_none() && ended_at.is_some() {
-            self.prune(&mut tx).await?;
+            .bind(&new_state);
+        if let Some(expected) = expected {
+            query = query.bind(expected);
         }
-        self.announce(&mut tx, &task.id).await?;
-        tx.commit().await.map_err(db_error)?;
+        let row = query.fetch_optional(&self.pool).await.map_err(db_error)?;
+        let Some(row) = row else {
+            return Err(self.refusal(task, &new_state).await);
+        };
+        let version: i64 = row.get(1);
         if terminal {
             // No more writes are expected from this store: the entry would only grow the map.
             self.forget(&task.id);
         } else {
-            self.remember(&task.id, version + 1);
+            self.remember(&task.id, version);
         }
-        Ok(version + 1)
+        Ok(version)
+    }
+
+    /// Why a write of `task` changed no row.
+    async fn refusal(&self, task: &Task, new_state: &str) -> A2AError {
+        let row = sqlx::query(&self.sql("SELECT state, ended_at FROM a2a_card_tasks WHERE id = ?"))
+            .bind(&task.id)
+            .fetch_optional(&self.pool)
+            .await;
+        match row {
+            Err(e) => db_error(e),
+            Ok(None) => A2AError::task_not_found(&task.id),
+            Ok(Some(row)) => {
+                let (state, ended): (String, Option<i64>) = (row.get(0), row.get(1));
+                if ended.is_some() && state != new_state {
+                    let was: TaskState = serde_json::from_value(serde_json::Value::String(state))
+                        .unwrap_or(TaskState::Failed);
+                    terminal_error(&task.id, &was, &task.status.state)
+                } else {
+                    A2AError::invalid_request(format!(
+                        "task {} was changed by another writer since this one last wrote it; read it again",
+                        task.id
+                    ))
+                }
+            }
+        }
+    }
+
+    /// Removes the terminal tasks retention lets go (run with the lease, not on every write).
+    async fn sweep(&self) -> Result<(), A2AError> {
+        let mut tx = self.pool.begin().await.map_err(db_error)?;
+        self.prune(&mut tx).await?;
+        tx.commit().await.map_err(db_error)
     }
 
     /// Removes the terminal tasks (and their push configs) retention lets go.
@@ -582,11 +612,16 @@ impl TaskStore for SqlTasks {
     async fn create(&self, task: Task) -> Result<TaskVersion, A2AError> {
         let s = &self.inner;
         let terminal = task.status.state.is_terminal();
-        let insert = s.sql(
-            "INSERT INTO a2a_card_tasks (id, context_id, state, status_at, version, ended_at, owner, body) VALUES (?, ?, ?, ?, 1, ?, ?, ?)",
-        );
-        let mut tx = s.pool.begin().await.map_err(db_error)?;
-        let result = sqlx::query(&insert)
+        let insert = "INSERT INTO a2a_card_tasks (id, context_id, state, status_at, version, ended_at, owner, body) VALUES (?, ?, ?, ?, 1, ?, ?, ?)";
+        // One statement, announced by itself on Postgres.
+        let statement = match s.dialect {
+            Dialect::Sqlite => insert.to_owned(),
+            Dialect::Postgres => format!(
+                "WITH created AS ({insert} RETURNING id) SELECT created.id FROM created, pg_notify('{CHANGES}', created.id)"
+            ),
+        };
+        let statement = s.sql(&statement);
+        let result = sqlx::query(&statement)
             .bind(&task.id)
             .bind(&task.context_id)
             .bind(state_name(&task.status.state))
@@ -594,7 +629,7 @@ impl TaskStore for SqlTasks {
             .bind(terminal.then(now_millis))
             .bind((!terminal).then_some(s.replica.as_str()))
             .bind(encode(&task)?)
-            .execute(&mut *tx)
+            .execute(&s.pool)
             .await;
         match result {
             Ok(_) => {}
@@ -606,8 +641,6 @@ impl TaskStore for SqlTasks {
             }
             Err(e) => return Err(db_error(e)),
         }
-        s.announce(&mut tx, &task.id).await?;
-        tx.commit().await.map_err(db_error)?;
         s.remember(&task.id, 1);
         Ok(1)
     }
@@ -728,7 +761,6 @@ impl TaskStore for SqlTasks {
         if changed.rows_affected() != 1 {
             return Err(A2AError::task_not_cancelable(task_id));
         }
-        s.prune(&mut tx).await?;
         s.announce(&mut tx, task_id).await?;
         tx.commit().await.map_err(db_error)?;
         // The cancel is this store's last write of the task: later ones from its executor are
