@@ -47,7 +47,7 @@ use a2a_card::server::{Server, axum};
 use a2a_card::skill;
 use futures::stream::{self, BoxStream};
 use futures::{Stream, StreamExt};
-use load::{Client, median};
+use load::{Client, fight_request, median, rates, serve};
 use serde_json::{Value, json};
 use tokio::runtime::Runtime;
 
@@ -283,15 +283,6 @@ impl Clock {
     }
 }
 
-async fn serve(app: axum::Router) -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("an address");
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    addr
-}
-
 /// The latencies (µs) of `n` chunks, from yield to arrival at the client.
 async fn latencies(addr: SocketAddr, n: usize) -> Vec<f64> {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {"message": {
@@ -408,20 +399,6 @@ impl AgentExecutor for HandJudge {
     }
 }
 
-fn fight_request() -> Vec<u8> {
-    let body = serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
-        "messageId": "m1", "role": "ROLE_USER",
-        "parts": [{"data": {"a": "Lion", "b": "Tiger"}, "mediaType": "application/json;schema=fightComparison"}]}}}))
-    .expect("JSON");
-    let mut request = format!(
-        "POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\na2a-version: 1.0\r\ncontent-length: {}\r\n\r\n",
-        body.len()
-    )
-    .into_bytes();
-    request.extend_from_slice(&body);
-    request
-}
-
 /// Ours and the hand-written executor's servers, on a one-worker runtime.
 fn blocking_servers() -> (Runtime, [SocketAddr; 2]) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -447,20 +424,11 @@ fn blocking_servers() -> (Runtime, [SocketAddr; 2]) {
 }
 
 fn blocking_ratio(addrs: [SocketAddr; 2]) {
-    let request = fight_request();
+    let request = fight_request("");
     let mut clients = addrs.map(|a| Client::new(a, CONNECTIONS, &request));
-    for c in &mut clients {
-        c.run(ROUND / 4);
-    }
-    let mut rates = [Vec::new(), Vec::new()];
-    for round in 0..ROUNDS {
-        let order = if round % 2 == 0 { [0, 1] } else { [1, 0] };
-        for i in order {
-            let took = clients[i].run(ROUND);
-            rates[i].push(ROUND as f64 / took.as_secs_f64());
-        }
-    }
-    let [ours, hand] = rates.map(median);
+    let [ours, hand] = rates(&mut clients, ROUND, ROUNDS)[..] else {
+        unreachable!("one rate per client")
+    };
     println!(
         "blocking SendMessage of the fight example, loopback, {CONNECTIONS} connections, median of {ROUNDS} rounds of {ROUND}:"
     );
@@ -491,7 +459,7 @@ fn main() {
         });
         let (_servers, addrs) = blocking_servers();
         for a in addrs {
-            Client::new(a, 2, &fight_request()).run(4);
+            Client::new(a, 2, &fight_request("")).run(4);
         }
         return;
     }

@@ -23,12 +23,11 @@ mod tokens;
 
 use std::net::SocketAddr;
 
+use a2a_card::server::Server;
 use a2a_card::server::auth::{Algorithm, Authentication, JwtVerifier};
-use a2a_card::server::{Server, axum};
 use a2a_card::{Output, agent, skill};
 use fight_club::{FightComparison, FightResponse};
-use load::{Client, median};
-use serde_json::json;
+use load::{Client, fight_request, rates, serve};
 use tokio::runtime::Runtime;
 
 const CONNECTIONS: usize = 8;
@@ -66,27 +65,7 @@ impl OpenFightClub {
 }
 
 fn request(token: Option<&str>) -> Vec<u8> {
-    let body = serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
-        "messageId": "m1", "role": "ROLE_USER",
-        "parts": [{"data": {"a": "Lion", "b": "Tiger"}, "mediaType": "application/json;schema=fightComparison"}]}}}))
-    .expect("JSON");
-    let auth = token.map_or(String::new(), |t| format!("authorization: Bearer {t}\r\n"));
-    let mut request = format!(
-        "POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\na2a-version: 1.0\r\n{auth}content-length: {}\r\n\r\n",
-        body.len()
-    )
-    .into_bytes();
-    request.extend_from_slice(&body);
-    request
-}
-
-async fn serve(app: axum::Router) -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("an address");
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    addr
+    fight_request(&token.map_or(String::new(), |t| format!("authorization: Bearer {t}\r\n")))
 }
 
 /// The status line of the answer to one request.
@@ -147,18 +126,9 @@ fn main() {
         Client::new(guarded, CONNECTIONS, &requests[0]),
         Client::new(open, CONNECTIONS, &requests[1]),
     ];
-    for c in &mut clients {
-        c.run(ROUND / 4);
-    }
-    let mut rates = [Vec::new(), Vec::new()];
-    for round in 0..ROUNDS {
-        let order = if round % 2 == 0 { [0, 1] } else { [1, 0] };
-        for i in order {
-            let took = clients[i].run(ROUND);
-            rates[i].push(ROUND as f64 / took.as_secs_f64());
-        }
-    }
-    let [with_jwt, without] = rates.map(median);
+    let [with_jwt, without] = rates(&mut clients, ROUND, ROUNDS)[..] else {
+        unreachable!("one rate per client")
+    };
     println!(
         "blocking SendMessage of the fight example, loopback, {CONNECTIONS} connections, median of {ROUNDS} rounds of {ROUND}:"
     );

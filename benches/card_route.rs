@@ -28,6 +28,7 @@
 #[allow(dead_code)]
 mod fight_club;
 #[path = "support/load.rs"]
+#[allow(dead_code)]
 mod load;
 
 use std::net::SocketAddr;
@@ -36,14 +37,12 @@ use std::time::Duration;
 
 use a2a_card::server::a2a_server::agent_card::{StaticAgentCard, agent_card_router};
 use a2a_card::server::axum;
-use a2a_card::server::axum::serve::ListenerExt;
 use a2a_card::server::{AGENT_CARD_PATH, Server};
 use a2a_card::wire::{Profile, RenderOptions, SchemaPlacement};
 use a2a_card::{Agent, server::a2a};
 use criterion::{Criterion, Throughput};
 use fight_club::FightClub;
-use load::{BATCH, Client, median};
-use tokio::net::TcpListener;
+use load::{BATCH, Client, rates, serve};
 use tokio::runtime::Runtime;
 
 /// Keep-alive connections of the client.
@@ -87,7 +86,7 @@ fn servers() -> Servers {
         tokio::spawn(ours.serve());
 
         let official = agent_card_router(Arc::new(StaticAgentCard::new(official_card)));
-        let official_addr = spawn(official).await;
+        let official_addr = serve(official).await;
 
         let body = axum::body::Bytes::from(v1.clone());
         let fixed = axum::Router::new().route(
@@ -97,7 +96,7 @@ fn servers() -> Servers {
                 async move { ([("content-type", "application/json")], body) }
             }),
         );
-        let fixed_addr = spawn(fixed).await;
+        let fixed_addr = serve(fixed).await;
         (ours_addr, official_addr, fixed_addr)
     });
     Servers {
@@ -107,17 +106,6 @@ fn servers() -> Servers {
         fixed,
         sizes: [v1.len(), official_size, v1.len()],
     }
-}
-
-async fn spawn(app: axum::Router) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("an address");
-    // As `a2a_card::server` does: no Nagle delay on the answers.
-    let listener = listener.tap_io(|stream| {
-        let _ = stream.set_nodelay(true);
-    });
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    addr
 }
 
 const NAMES: [&str; 3] = ["ours", "official", "fixed"];
@@ -140,18 +128,9 @@ fn ratios(servers: &Servers) {
         .into_iter()
         .map(|addr| Client::new(addr, CONNECTIONS, REQUEST))
         .collect();
-    for client in &mut clients {
-        client.run(ROUND);
-    }
-    let mut rates = vec![Vec::new(); 3];
-    for round in 0..ROUNDS {
-        let order: [usize; 3] = if round % 2 == 0 { [0, 1, 2] } else { [2, 1, 0] };
-        for i in order {
-            let took = clients[i].run(ROUND);
-            rates[i].push(ROUND as f64 / took.as_secs_f64());
-        }
-    }
-    let [ours, official, fixed] = [0, 1, 2].map(|i| median(rates[i].clone()));
+    let [ours, official, fixed] = rates(&mut clients, ROUND, ROUNDS)[..] else {
+        unreachable!("one rate per client")
+    };
     println!();
     println!(
         "card route throughput, loopback, {CONNECTIONS} keep-alive connections, pipelined by {BATCH}, median of {ROUNDS} rounds of {ROUND} requests:"

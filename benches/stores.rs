@@ -28,38 +28,14 @@ mod postgres;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+use a2a_card::server::Server;
 use a2a_card::server::store::Tasks;
-use a2a_card::server::{Server, axum};
-use load::{Client, median};
-use serde_json::json;
+use load::{Client, fight_request, rates, serve};
 use tokio::runtime::Runtime;
 
 const CONNECTIONS: usize = 8;
 const ROUND: u64 = 3_000;
 const ROUNDS: usize = 7;
-
-fn request() -> Vec<u8> {
-    let body = serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
-        "messageId": "m1", "role": "ROLE_USER",
-        "parts": [{"data": {"a": "Lion", "b": "Tiger"}, "mediaType": "application/json;schema=fightComparison"}]}}}))
-    .expect("JSON");
-    let mut request = format!(
-        "POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\na2a-version: 1.0\r\ncontent-length: {}\r\n\r\n",
-        body.len()
-    )
-    .into_bytes();
-    request.extend_from_slice(&body);
-    request
-}
-
-async fn serve(app: axum::Router) -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("an address");
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    addr
-}
 
 /// The fight example's server on each store, on a one-worker runtime: (name, address).
 fn servers(with_postgres: bool) -> (Runtime, Vec<(&'static str, SocketAddr)>) {
@@ -98,26 +74,12 @@ fn servers(with_postgres: bool) -> (Runtime, Vec<(&'static str, SocketAddr)>) {
 
 fn throughput() {
     let (_runtime, addrs) = servers(true);
-    let request = request();
+    let request = fight_request("");
     let mut clients: Vec<Client> = addrs
         .iter()
         .map(|(_, a)| Client::new(*a, CONNECTIONS, &request))
         .collect();
-    for c in &mut clients {
-        c.run(ROUND / 4);
-    }
-    let mut rates = vec![Vec::new(); clients.len()];
-    for round in 0..ROUNDS {
-        let mut order: Vec<usize> = (0..clients.len()).collect();
-        if round % 2 == 1 {
-            order.reverse();
-        }
-        for i in order {
-            let took = clients[i].run(ROUND);
-            rates[i].push(ROUND as f64 / took.as_secs_f64());
-        }
-    }
-    let rates: Vec<f64> = rates.into_iter().map(median).collect();
+    let rates = rates(&mut clients, ROUND, ROUNDS);
     println!(
         "blocking SendMessage of the fight example, loopback, {CONNECTIONS} connections, median of {ROUNDS} rounds of {ROUND}:"
     );
@@ -142,7 +104,7 @@ fn rss_mib() -> f64 {
 
 fn soak(seconds: u64) {
     let (_runtime, addrs) = servers(false);
-    let request = request();
+    let request = fight_request("");
     let mut client = Client::new(addrs[0].1, CONNECTIONS, &request);
     let start = Instant::now();
     let mut samples = Vec::new();
@@ -179,7 +141,7 @@ fn main() {
         // Smoke: every store answers.
         let (_runtime, addrs) = servers(std::env::var_os("A2A_REQUIRE_POSTGRES").is_some());
         for (_, a) in addrs {
-            Client::new(a, 2, &request()).run(4);
+            Client::new(a, 2, &fight_request("")).run(4);
         }
         return;
     }

@@ -749,16 +749,7 @@ mod push {
             }
             // No task was created by the refused sends.
             let listed = client
-                .list_tasks(&a2a_card::server::a2a::ListTasksRequest {
-                    context_id: None,
-                    status: None,
-                    page_size: None,
-                    page_token: None,
-                    history_length: None,
-                    status_timestamp_after: None,
-                    include_artifacts: None,
-                    tenant: None,
-                })
+                .list_tasks(&support::client::every_task())
                 .await
                 .expect("the list");
             assert!(listed.tasks.is_empty(), "{binding}: {:?}", listed.tasks);

@@ -909,23 +909,20 @@ async fn a_card_that_requires_a_scheme_without_a_verifier_does_not_serve() {
     let err = Server::new(Vault)
         .router()
         .await
-        .err()
-        .expect("no verifiers: refused");
+        .expect_err("no verifiers: refused");
     assert!(err.to_string().contains("no verifier"), "{err}");
     let only_key = Authentication::new().api_key("key", StaticApiKeys::new());
     let err = Server::new(Vault)
         .authentication(only_key)
         .router()
         .await
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     assert!(err.to_string().contains("`bearer`"), "{err}");
     let wrong_kind = Authentication::new().api_key("bearer", StaticApiKeys::new());
     let err = Server::new(Vault)
         .authentication(wrong_kind)
         .router()
         .await
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     assert!(err.to_string().contains("cannot be checked by"), "{err}");
 }

@@ -6,16 +6,12 @@
 mod agent;
 #[path = "../examples/fight_club/server.rs"]
 mod server;
+mod support;
 
-use std::collections::HashMap;
-
-use a2a_card::server::a2a::{
-    A2AError, AgentCard, ListTasksRequest, Message, Part, PartContent, Role, SendMessageRequest,
-    SendMessageResponse, Task, TaskState, error_code,
-};
-use a2a_client::agent_card::AgentCardResolver;
-use a2a_client::{A2AClient, A2AClientFactory, Transport};
+use a2a_card::server::a2a::{Part, PartContent, Task, TaskState, error_code};
+use a2a_client::{A2AClient, Transport};
 use serde_json::{Value, json};
+use support::client::{card, client, data_part, details, every_task, request, task};
 use tokio::sync::oneshot;
 
 /// The example's server, running until the guard is dropped.
@@ -34,55 +30,6 @@ async fn start() -> Running {
         let _ = stopped.await;
     }));
     Running { base, _stop: stop }
-}
-
-async fn card(base: &str) -> AgentCard {
-    AgentCardResolver::new(None)
-        .resolve(base)
-        .await
-        .expect("the official client reads the served card")
-}
-
-async fn client(card: &AgentCard, binding: &str) -> A2AClient<Box<dyn Transport>> {
-    A2AClientFactory::builder()
-        .preferred_bindings(vec![binding.to_owned()])
-        .build()
-        .create_from_card(card)
-        .await
-        .expect("a transport for the card's interfaces")
-}
-
-fn data_part(schema: &str, data: Value) -> Part {
-    Part::data(data).with_media_type(format!("application/json;schema={schema}"))
-}
-
-fn request(parts: Vec<Part>, task_id: Option<String>) -> SendMessageRequest {
-    let mut message = Message::new(Role::User, parts);
-    message.task_id = task_id;
-    SendMessageRequest {
-        message,
-        configuration: None,
-        metadata: None,
-        tenant: None,
-    }
-}
-
-fn task(response: SendMessageResponse) -> Task {
-    match response {
-        SendMessageResponse::Task(task) => task,
-        SendMessageResponse::Message(m) => panic!("expected a task, got a message: {m:?}"),
-    }
-}
-
-/// The struct detail (`DispatchError::data`) of an error.
-fn details(error: &A2AError) -> HashMap<String, Value> {
-    error
-        .details
-        .iter()
-        .flatten()
-        .find(|d| d.type_url == "type.googleapis.com/google.protobuf.Struct")
-        .map(|d| d.value.clone())
-        .unwrap_or_else(|| panic!("no struct detail in {error:?}"))
 }
 
 async fn structured_answer_is_a_completed_task(client: &A2AClient<Box<dyn Transport>>) -> Task {
@@ -677,19 +624,5 @@ mod failures {
             [TaskState::Completed, TaskState::Failed, TaskState::Failed]
         );
         drop(stop);
-    }
-}
-
-/// A request for every task, unfiltered.
-fn every_task() -> ListTasksRequest {
-    ListTasksRequest {
-        context_id: None,
-        status: None,
-        page_size: None,
-        page_token: None,
-        history_length: None,
-        status_timestamp_after: None,
-        include_artifacts: None,
-        tenant: None,
     }
 }

@@ -15,13 +15,13 @@ use std::time::Duration;
 
 use a2a_card::server::Webhooks;
 use a2a_card::server::a2a::{
-    CancelTaskRequest, GetTaskRequest, ListTasksRequest, Part, PartContent,
-    SendMessageConfiguration, StreamResponse, SubscribeToTaskRequest, Task, TaskState,
+    CancelTaskRequest, GetTaskRequest, Part, PartContent, SendMessageConfiguration, StreamResponse,
+    SubscribeToTaskRequest, Task, TaskState,
 };
 use a2a_card::server::store::{INTERRUPTED, Tasks};
 use futures::StreamExt;
 use serde_json::json;
-use support::client::{card, client, data_part, request, task};
+use support::client::{card, client, data_part, every_task, request, task};
 
 /// Set in a replica process: where its tasks are.
 const TASKS: &str = "A2A_REPLICA_TASKS";
@@ -187,19 +187,6 @@ fn get(id: &str) -> GetTaskRequest {
     }
 }
 
-fn all() -> ListTasksRequest {
-    ListTasksRequest {
-        context_id: None,
-        status: None,
-        page_size: None,
-        page_token: None,
-        history_length: None,
-        status_timestamp_after: None,
-        include_artifacts: None,
-        tenant: None,
-    }
-}
-
 fn parts(task: &Task) -> usize {
     task.artifacts.iter().flatten().map(|a| a.parts.len()).sum()
 }
@@ -247,7 +234,7 @@ async fn a_task_on_one_replica_is_seen_followed_and_cancelled_on_another() {
         .await
         .expect("B has A's task");
     assert_eq!(seen.context_id, running.context_id);
-    let listed = on_b.list_tasks(&all()).await.expect("a list");
+    let listed = on_b.list_tasks(&every_task()).await.expect("a list");
     assert!(listed.tasks.iter().any(|t| t.id == running.id));
 
     // Followed on B until it completes on A.

@@ -10,6 +10,7 @@ use a2a_card::server::a2a::{
 };
 use a2a_card::server::a2a_server::TaskStore;
 use a2a_card::server::store::{INTERRUPTED, Retention, StoreError, Tasks};
+use support::client::every_task;
 
 fn task(id: &str, context: &str, state: TaskState) -> Task {
     Task {
@@ -26,19 +27,6 @@ fn task(id: &str, context: &str, state: TaskState) -> Task {
             vec![Part::text(format!("hello {id}"))],
         )]),
         metadata: None,
-    }
-}
-
-fn list() -> ListTasksRequest {
-    ListTasksRequest {
-        context_id: None,
-        status: None,
-        page_size: None,
-        page_token: None,
-        history_length: None,
-        status_timestamp_after: None,
-        include_artifacts: None,
-        tenant: None,
     }
 }
 
@@ -200,7 +188,7 @@ async fn list_filters_and_pages() {
         ] {
             store.create(task(id, ctx, state)).await.expect("created");
         }
-        let all = store.list(&list()).await.expect("a list");
+        let all = store.list(&every_task()).await.expect("a list");
         assert_eq!(
             all.tasks.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),
             ["a", "b", "c", "d", "e"],
@@ -210,7 +198,7 @@ async fn list_filters_and_pages() {
         let in_x = store
             .list(&ListTasksRequest {
                 context_id: Some("x".into()),
-                ..list()
+                ..every_task()
             })
             .await
             .expect("a list");
@@ -219,7 +207,7 @@ async fn list_filters_and_pages() {
             .list(&ListTasksRequest {
                 context_id: Some("x".into()),
                 status: Some(TaskState::Working),
-                ..list()
+                ..every_task()
             })
             .await
             .expect("a list");
@@ -235,7 +223,7 @@ async fn list_filters_and_pages() {
         let recent = store
             .list(&ListTasksRequest {
                 status_timestamp_after: Some(before),
-                ..list()
+                ..every_task()
             })
             .await
             .expect("a list");
@@ -243,7 +231,7 @@ async fn list_filters_and_pages() {
         let later = store
             .list(&ListTasksRequest {
                 status_timestamp_after: Some(chrono::Utc::now() + chrono::Duration::seconds(60)),
-                ..list()
+                ..every_task()
             })
             .await
             .expect("a list");
@@ -257,7 +245,7 @@ async fn list_filters_and_pages() {
                     page_size: Some(2),
                     page_token: token.clone(),
                     history_length: Some(0),
-                    ..list()
+                    ..every_task()
                 })
                 .await
                 .expect("a page");
@@ -278,7 +266,7 @@ async fn list_filters_and_pages() {
         let err = store
             .list(&ListTasksRequest {
                 page_token: Some("garbage".into()),
-                ..list()
+                ..every_task()
             })
             .await
             .expect_err("a bad token");

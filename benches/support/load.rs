@@ -130,3 +130,54 @@ pub fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
     xs[xs.len() / 2]
 }
+
+/// `SendMessage` of the fight example (a structured fight between a lion and a tiger), as a
+/// whole HTTP/1.1 JSON-RPC request to `/`, with `headers` (each `name: value\r\n`) added.
+pub fn fight_request(headers: &str) -> Vec<u8> {
+    let body = serde_json::to_vec(&serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+        "messageId": "m1", "role": "ROLE_USER",
+        "parts": [{"data": {"a": "Lion", "b": "Tiger"}, "mediaType": "application/json;schema=fightComparison"}]}}}))
+    .expect("JSON");
+    let mut request = format!(
+        "POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\na2a-version: 1.0\r\n{headers}content-length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    request.extend_from_slice(&body);
+    request
+}
+
+/// Serves `app` on a free loopback port (no Nagle delay on the answers, as
+/// `a2a_card::server` does); its address.
+pub async fn serve(app: a2a_card::server::axum::Router) -> SocketAddr {
+    use a2a_card::server::axum::serve::ListenerExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("an address");
+    let listener = listener.tap_io(|stream| {
+        let _ = stream.set_nodelay(true);
+    });
+    tokio::spawn(async move { a2a_card::server::axum::serve(listener, app).await });
+    addr
+}
+
+/// Requests per second of each client: after a warm-up, `rounds` rounds of `round` requests,
+/// the clients interleaved (forward, then backward), the median of each.
+pub fn rates(clients: &mut [Client], round: u64, rounds: usize) -> Vec<f64> {
+    for c in clients.iter_mut() {
+        c.run(round / 4);
+    }
+    let mut rates = vec![Vec::new(); clients.len()];
+    for r in 0..rounds {
+        let mut order: Vec<usize> = (0..clients.len()).collect();
+        if r % 2 == 1 {
+            order.reverse();
+        }
+        for i in order {
+            let took = clients[i].run(round);
+            rates[i].push(round as f64 / took.as_secs_f64());
+        }
+    }
+    rates.into_iter().map(median).collect()
+}

@@ -6,7 +6,8 @@ use std::collections::HashMap;
 use a2a_card::Agent;
 use a2a_card::server::Server;
 use a2a_card::server::a2a::{
-    A2AError, AgentCard, Message, Part, Role, SendMessageRequest, SendMessageResponse, Task,
+    A2AError, AgentCard, ListTasksRequest, Message, Part, Role, SendMessageRequest,
+    SendMessageResponse, Task,
 };
 use a2a_client::agent_card::AgentCardResolver;
 use a2a_client::{A2AClient, A2AClientFactory, Transport};
@@ -86,4 +87,18 @@ pub fn details(error: &A2AError) -> HashMap<String, Value> {
         .find(|d| d.type_url == "type.googleapis.com/google.protobuf.Struct")
         .map(|d| d.value.clone())
         .unwrap_or_else(|| panic!("no struct detail in {error:?}"))
+}
+
+/// A `ListTasks` request for every task, unfiltered.
+pub fn every_task() -> ListTasksRequest {
+    ListTasksRequest {
+        context_id: None,
+        status: None,
+        page_size: None,
+        page_token: None,
+        history_length: None,
+        status_timestamp_after: None,
+        include_artifacts: None,
+        tenant: None,
+    }
 }
