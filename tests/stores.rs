@@ -311,7 +311,7 @@ async fn retention_removes_the_oldest_terminal_tasks_and_never_running_ones() {
     }
     for (name, store) in stores(
         "retention-age",
-        Retention::forever().max_age(Duration::from_millis(20)),
+        Retention::forever().max_age(Duration::from_millis(400)),
     )
     .await
     {
@@ -323,7 +323,7 @@ async fn retention_removes_the_oldest_terminal_tasks_and_never_running_ones() {
             .update(task("old", "c", TaskState::Failed))
             .await
             .expect("done");
-        tokio::time::sleep(Duration::from_millis(60)).await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
         store
             .create(task("new", "c", TaskState::Working))
             .await
