@@ -463,8 +463,11 @@ fn main() {
         }
         return;
     }
-    stream_ratio(&runtime);
-    latency(&runtime);
+    // `-- --blocking-only`: the third measurement alone (for a profiler).
+    if !std::env::args().any(|a| a == "--blocking-only") {
+        stream_ratio(&runtime);
+        latency(&runtime);
+    }
     let (_servers, addrs) = blocking_servers();
     blocking_ratio(addrs);
 }

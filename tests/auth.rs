@@ -926,3 +926,44 @@ async fn a_card_that_requires_a_scheme_without_a_verifier_does_not_serve() {
         .expect_err("refused");
     assert!(err.to_string().contains("cannot be checked by"), "{err}");
 }
+
+#[tokio::test]
+async fn a_remembered_token_is_not_trusted_past_its_own_expiry() {
+    use a2a_card::server::auth::TokenVerifier;
+    let pair = Pair::ed25519("k1");
+    let verifier = JwtVerifier::new(tokens::keys(&[&pair]), [Algorithm::EdDSA])
+        .issuer(ISSUER)
+        .audience(AUDIENCE)
+        .leeway(std::time::Duration::ZERO);
+    let mut short = claims("alice", "fights:read");
+    short["exp"] = json!(now() + 1);
+    let token = pair.sign(&short);
+    assert_eq!(
+        verifier.verify(&token).await.expect("valid").subject(),
+        "alice"
+    );
+    // Checked again from memory: the same identity.
+    assert_eq!(
+        verifier
+            .verify(&token)
+            .await
+            .expect("still valid")
+            .subject(),
+        "alice"
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(2100)).await;
+    assert!(
+        verifier.verify(&token).await.is_err(),
+        "expired, remembered or not"
+    );
+    // A token that differs in one byte is checked in full, and fails.
+    let mut forged = token.clone();
+    forged.pop();
+    forged.push(if token.ends_with('A') { 'B' } else { 'A' });
+    let fresh = pair.sign(&claims("bob", ""));
+    assert_eq!(
+        verifier.verify(&fresh).await.expect("valid").subject(),
+        "bob"
+    );
+    assert!(verifier.verify(&forged).await.is_err());
+}

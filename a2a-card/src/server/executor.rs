@@ -88,6 +88,7 @@ pub struct SkillExecutor<A: Agent> {
     sessions: Arc<Sessions>,
     max_inline_file: usize,
     push: Option<Arc<Delivery>>,
+    decisions: Option<Arc<Decisions>>,
 }
 
 impl<A: Agent> fmt::Debug for SkillExecutor<A> {
@@ -127,7 +128,15 @@ impl<A: Agent> SkillExecutor<A> {
             sessions: Arc::new(Sessions::default()),
             max_inline_file,
             push,
+            decisions: None,
         }
+    }
+
+    /// Takes the decisions [`StructuredInput`](super::StructuredInput) made before the task
+    /// existed, rather than dispatching each message again.
+    pub(crate) fn with_decisions(mut self, decisions: Arc<Decisions>) -> Self {
+        self.decisions = Some(decisions);
+        self
     }
 
     /// The handlers running in this process.
@@ -278,19 +287,28 @@ impl<A: Agent> AgentExecutor for SkillExecutor<A> {
             let err = A2AError::invalid_params("a message is required to run a skill");
             return refuse(store, ids, err);
         };
-        let existing_task = message.task_id.clone();
-        let files = match split_files(&mut message, self.max_inline_file) {
-            Ok(files) => files,
-            Err(err) => return refuse(store, ids, err),
+        // Decided once, before the task existed (see `Decisions`); decided here otherwise.
+        let decided = self
+            .decisions
+            .as_ref()
+            .and_then(|d| d.take(ctx.metadata.as_ref()));
+        let decision = match decided {
+            Some(decision) => decision,
+            None => {
+                let existing_task = message.task_id.clone();
+                let files = match split_files(&mut message, self.max_inline_file) {
+                    Ok(files) => files,
+                    Err(err) => return refuse(store, ids, err),
+                };
+                let json = match message_json(&message) {
+                    Ok(json) => json,
+                    Err(err) => return refuse(store, ids, err),
+                };
+                self.dispatcher
+                    .dispatch_with_files(json, files, existing_task.as_deref())
+            }
         };
-        let json = match message_json(&message) {
-            Ok(json) => json,
-            Err(err) => return refuse(store, ids, err),
-        };
-        match self
-            .dispatcher
-            .dispatch_with_files(json, files, existing_task.as_deref())
-        {
+        match decision {
             Decision::Run { skill, mut call } => {
                 // Who called, as the authentication layer found (nobody, without one).
                 call.context
@@ -309,6 +327,37 @@ impl<A: Agent> AgentExecutor for SkillExecutor<A> {
         };
         self.sessions.cancel(&ids.task);
         Box::pin(stream::iter([Ok(ids.status(TaskState::Canceled, None))]))
+    }
+}
+
+/// The key, in a `SendMessage` request's metadata, of the dispatcher's decision on its message,
+/// which the pre-check leaves for the executor (the request's metadata reaches the executor and
+/// is not stored with the task).
+pub(crate) const DECISION_KEY: &str = "a2a-card.decision";
+
+/// Decisions on messages, made once before their task exists and taken by the executor, by a
+/// random key set in the request's metadata (any value a caller sent there is replaced, so a
+/// caller cannot name another request's decision).
+#[derive(Default)]
+pub(crate) struct Decisions(Mutex<HashMap<String, Decision>>);
+
+impl Decisions {
+    /// Keeps `decision` for the executor; the key to put in the request's metadata.
+    pub(crate) fn keep(&self, decision: Decision) -> String {
+        let key = a2a::new_task_id();
+        lock(&self.0).insert(key.clone(), decision);
+        key
+    }
+
+    /// The decision a request's metadata names, taken.
+    fn take(&self, metadata: Option<&HashMap<String, Value>>) -> Option<Decision> {
+        let key = metadata?.get(DECISION_KEY)?.as_str()?;
+        lock(&self.0).remove(key)
+    }
+
+    /// Drops a decision no executor will take (the request failed before its task ran).
+    pub(crate) fn forget(&self, key: &str) {
+        lock(&self.0).remove(key);
     }
 }
 

@@ -15,7 +15,8 @@ use crate::dispatch::{Decision, Dispatcher};
 
 use super::auth::{self, Guard};
 use super::errors::dispatch_error;
-use super::message::{message_json, split_files};
+use super::executor::{DECISION_KEY, Decisions};
+use super::message::{has_files, message_json, split_files};
 use super::push::Webhooks;
 
 /// A [`RequestHandler`] that runs the [dispatcher](Dispatcher) on every incoming message before
@@ -63,6 +64,7 @@ pub struct StructuredInput<H = DefaultRequestHandler> {
     /// The task store and its change feed, when replicas share the store.
     replicas: Option<(Arc<dyn TaskStore>, tokio::sync::broadcast::Sender<String>)>,
     guard: Option<Arc<Guard>>,
+    decisions: Option<Arc<Decisions>>,
 }
 
 impl<H> fmt::Debug for StructuredInput<H> {
@@ -83,6 +85,7 @@ impl<H: RequestHandler> StructuredInput<H> {
             push: None,
             replicas: None,
             guard: None,
+            decisions: None,
         }
     }
 
@@ -129,12 +132,41 @@ impl<H: RequestHandler> StructuredInput<H> {
         &self.inner
     }
 
-    /// `Err` with the answer when the dispatcher refuses the request's message.
+    /// Hands the dispatcher's decisions to the executor, which then dispatches nothing again.
+    pub(crate) fn decisions(mut self, decisions: Arc<Decisions>) -> Self {
+        self.decisions = Some(decisions);
+        self
+    }
+
+    /// Runs the structured input flow on the request's message: `Err` with the answer when it
+    /// is refused; otherwise the request, with the key of the decision left for the executor.
     async fn check(
         &self,
         params: &ServiceParams,
+        mut req: SendMessageRequest,
+    ) -> Result<(SendMessageRequest, Option<String>), A2AError> {
+        let decision = self.decide(params, &req).await?;
+        let Some(decision) = decision else {
+            return Ok((req, None));
+        };
+        let Some(decisions) = &self.decisions else {
+            return Ok((req, None));
+        };
+        let key = decisions.keep(decision);
+        req.metadata.get_or_insert_with(Default::default).insert(
+            DECISION_KEY.to_owned(),
+            serde_json::Value::String(key.clone()),
+        );
+        Ok((req, Some(key)))
+    }
+
+    /// The dispatcher's decision on the request's message (`None` when the message names a
+    /// task that does not exist: the inner handler answers that), or the refusal.
+    async fn decide(
+        &self,
+        params: &ServiceParams,
         req: &SendMessageRequest,
-    ) -> Result<(), A2AError> {
+    ) -> Result<Option<Decision>, A2AError> {
         let existing = match req.message.task_id.as_deref() {
             None => None,
             Some(id) => {
@@ -146,7 +178,7 @@ impl<H: RequestHandler> StructuredInput<H> {
                 match self.inner.get_task(params, lookup).await {
                     Ok(_) => Some(id),
                     // No such task: the inner handler says so, in its own words.
-                    Err(e) if e.code == error_code::TASK_NOT_FOUND => return Ok(()),
+                    Err(e) if e.code == error_code::TASK_NOT_FOUND => return Ok(None),
                     Err(e) => return Err(e),
                 }
             }
@@ -158,23 +190,30 @@ impl<H: RequestHandler> StructuredInput<H> {
         {
             self.check_webhook(&config.url).await?;
         }
-        let mut message = req.message.clone();
-        let files = split_files(&mut message, self.max_inline_file)?;
-        let message = message_json(&message)?;
-        match self
+        // File parts are taken out of a copy only when there are any.
+        let (message, files) = if has_files(&req.message) {
+            let mut message = req.message.clone();
+            let files = split_files(&mut message, self.max_inline_file)?;
+            (message_json(&message)?, files)
+        } else {
+            (message_json(&req.message)?, Vec::new())
+        };
+        let decision = self
             .dispatcher
-            .dispatch_with_files(message, files, existing)
-        {
-            Decision::Reject(e) => Err(dispatch_error(&e)),
+            .dispatch_with_files(message, files, existing);
+        match &decision {
+            Decision::Reject(e) => return Err(dispatch_error(e)),
             // The skill is known now: its own requirement, before it runs.
-            Decision::Run { skill, .. } => match &self.guard {
-                Some(guard) => guard
-                    .authorize_skill(skill, auth::principal_of(params).as_ref())
-                    .map_err(auth::report),
-                None => Ok(()),
-            },
-            Decision::FollowUp(_) => Ok(()),
+            Decision::Run { skill, .. } => {
+                if let Some(guard) = &self.guard {
+                    guard
+                        .authorize_skill(*skill, auth::principal_of(params).as_ref())
+                        .map_err(auth::report)?;
+                }
+            }
+            Decision::FollowUp(_) => {}
         }
+        Ok(Some(decision))
     }
 }
 
@@ -185,8 +224,12 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
         params: &ServiceParams,
         req: SendMessageRequest,
     ) -> Result<SendMessageResponse, A2AError> {
-        self.check(params, &req).await?;
-        self.inner.send_message(params, req).await
+        let (req, key) = self.check(params, req).await?;
+        let answer = self.inner.send_message(params, req).await;
+        if let (Err(_), Some(key), Some(decisions)) = (&answer, &key, &self.decisions) {
+            decisions.forget(key);
+        }
+        answer
     }
 
     async fn send_streaming_message(
@@ -194,8 +237,16 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
         params: &ServiceParams,
         req: SendMessageRequest,
     ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
-        self.check(params, &req).await?;
-        let events = self.inner.send_streaming_message(params, req).await?;
+        let (req, key) = self.check(params, req).await?;
+        let events = match self.inner.send_streaming_message(params, req).await {
+            Ok(events) => events,
+            Err(e) => {
+                if let (Some(key), Some(decisions)) = (&key, &self.decisions) {
+                    decisions.forget(key);
+                }
+                return Err(e);
+            }
+        };
         Ok(resync(
             Arc::clone(&self.inner),
             params.clone(),

@@ -5,14 +5,18 @@ use serde_json::{Number, Value};
 
 use crate::file::{File, FileContent};
 
-/// Takes the file parts (inline bytes or URL) out of `message`, in order, refusing inline
-/// bytes over `max_inline` with an invalid-params error that names the file and the limit.
-pub(crate) fn split_files(message: &mut Message, max_inline: usize) -> Result<Vec<File>, A2AError> {
-    if !message
+/// Whether the message has file parts (inline bytes or a URL).
+pub(crate) fn has_files(message: &Message) -> bool {
+    message
         .parts
         .iter()
         .any(|p| matches!(p.content, PartContent::Raw(_) | PartContent::Url(_)))
-    {
+}
+
+/// Takes the file parts (inline bytes or URL) out of `message`, in order, refusing inline
+/// bytes over `max_inline` with an invalid-params error that names the file and the limit.
+pub(crate) fn split_files(message: &mut Message, max_inline: usize) -> Result<Vec<File>, A2AError> {
+    if !has_files(message) {
         return Ok(Vec::new());
     }
     let mut files = Vec::new();

@@ -424,13 +424,17 @@ impl<A: Agent> Server<A> {
         } else {
             None
         };
+        // The structured input flow runs once per message, before the task exists; its decision
+        // reaches the executor.
+        let decisions = Arc::new(executor::Decisions::default());
         let executor = SkillExecutor::with_parts(
             Arc::new(self.agent),
             Arc::clone(&dispatcher),
             Some(Arc::clone(&store)),
             self.max_inline_file,
             push.as_ref().map(|(_, d)| Arc::clone(d)),
-        );
+        )
+        .with_decisions(Arc::clone(&decisions));
         if let Some(changes) = &opened.changes {
             replicas::cancel_here(changes.subscribe(), executor.sessions(), Arc::clone(&store));
         }
@@ -450,7 +454,8 @@ impl<A: Agent> Server<A> {
         }
         let mut handler = StructuredInput::new(inner, dispatcher)
             .max_inline_file(self.max_inline_file)
-            .guard(guard.clone());
+            .guard(guard.clone())
+            .decisions(decisions);
         if let Some((configs, _)) = push {
             handler = handler.push(configs, self.webhooks.clone());
         }

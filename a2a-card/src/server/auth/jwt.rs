@@ -385,6 +385,51 @@ pub struct JwtVerifier {
     issuers: Vec<String>,
     audiences: Vec<String>,
     leeway: Duration,
+    /// Tokens already verified (by SHA-256), with their identity and until when to trust them.
+    verified: Option<Verified>,
+}
+
+/// How long a verified token is trusted without being checked again, at most (its own `exp`
+/// comes first): a key removed from the key set stops being honoured within this time.
+pub const VERIFIED_TOKEN_TTL: Duration = Duration::from_secs(60);
+/// How many verified tokens are remembered at most (the memory is dropped when full).
+const VERIFIED_TOKENS: usize = 10_000;
+
+/// Verified tokens, by the SHA-256 of the token.
+struct Verified(RwLock<HashMap<[u8; 32], (Identity, Instant)>>);
+
+impl Verified {
+    fn digest(token: &str) -> [u8; 32] {
+        use sha2::Digest;
+        sha2::Sha256::digest(token.as_bytes()).into()
+    }
+
+    fn get(&self, token: &str) -> Option<Identity> {
+        let map = self.0.read().unwrap_or_else(|p| p.into_inner());
+        match map.get(&Self::digest(token)) {
+            Some((identity, until)) if Instant::now() < *until => Some(identity.clone()),
+            _ => None,
+        }
+    }
+
+    fn put(&self, token: &str, identity: &Identity, exp: Option<i64>) {
+        let now = chrono::Utc::now().timestamp();
+        let left = exp.map_or(Duration::ZERO, |exp| {
+            Duration::from_secs(u64::try_from(exp - now).unwrap_or(0))
+        });
+        let ttl = left.min(VERIFIED_TOKEN_TTL);
+        if ttl.is_zero() {
+            return;
+        }
+        let mut map = self.0.write().unwrap_or_else(|p| p.into_inner());
+        if map.len() >= VERIFIED_TOKENS {
+            map.clear();
+        }
+        map.insert(
+            Self::digest(token),
+            (identity.clone(), Instant::now() + ttl),
+        );
+    }
 }
 
 impl fmt::Debug for JwtVerifier {
@@ -427,7 +472,17 @@ impl JwtVerifier {
             issuers: Vec::new(),
             audiences: Vec::new(),
             leeway: DEFAULT_LEEWAY,
+            verified: Some(Verified(RwLock::new(HashMap::new()))),
         }
+    }
+
+    /// Checks every token in full on every request, remembering none. By default a token that
+    /// verified is trusted again, without its signature being checked, for at most
+    /// [`VERIFIED_TOKEN_TTL`] and never past its own `exp` (the same token bytes only; any
+    /// other token is checked in full).
+    pub fn without_cache(mut self) -> Self {
+        self.verified = None;
+        self
     }
 
     /// Requires `iss` to be `issuer` (call again to accept several).
@@ -526,6 +581,9 @@ fn identity(claims: Map<String, Value>) -> Identity {
 #[async_trait]
 impl TokenVerifier for JwtVerifier {
     async fn verify(&self, token: &str) -> Result<Identity, Rejected> {
+        if let Some(identity) = self.verified.as_ref().and_then(|v| v.get(token)) {
+            return Ok(identity);
+        }
         // `alg: none` and unknown algorithms do not parse into a header.
         let header = jsonwebtoken::decode_header(token)
             .map_err(|e| Rejected::invalid(format!("not a JWT: {e}")))?;
@@ -550,7 +608,14 @@ impl TokenVerifier for JwtVerifier {
             }
         };
         match checked {
-            Checked::Valid(claims) => Ok(identity(claims)),
+            Checked::Valid(claims) => {
+                let exp = claims.get("exp").and_then(Value::as_i64);
+                let identity = identity(claims);
+                if let Some(verified) = &self.verified {
+                    verified.put(token, &identity, exp);
+                }
+                Ok(identity)
+            }
             Checked::Invalid(why) => Err(Rejected::invalid(why)),
             Checked::UnknownKey => Err(Rejected::invalid("no key for the token's kid and alg")),
         }

@@ -187,6 +187,11 @@ impl SqlTasks {
                         sqlx::query("PRAGMA busy_timeout = 5000")
                             .execute(&mut *conn)
                             .await?;
+                        // With WAL: a commit survives the process being killed; only a power
+                        // loss may take the last ones.
+                        sqlx::query("PRAGMA synchronous = NORMAL")
+                            .execute(&mut *conn)
+                            .await?;
                     }
                     Ok(())
                 })
