@@ -90,7 +90,7 @@ pub use crate::principal::{Identity, Principal};
 
 pub use jwt::{
     Algorithm, CachedJwks, DEFAULT_LEEWAY, HttpJwks, JwksFetcher, JwksResolver, JwtKey, JwtKeys,
-    JwtVerifier, KeyError,
+    JwtVerifier, KeyError, VERIFIED_TOKEN_TTL,
 };
 
 /// The JWT library the verifiers use (`DecodingKey`, `EncodingKey`, `encode`...), as this crate
