@@ -13,15 +13,17 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use a2a_card::server::a2a::{
-    CancelTaskRequest, GetTaskRequest, Part, PartContent, SendMessageConfiguration, StreamResponse,
-    SubscribeToTaskRequest, Task, TaskPushNotificationConfig, TaskState, error_code,
+    CancelTaskRequest, Part, PartContent, SendMessageConfiguration, StreamResponse,
+    SubscribeToTaskRequest, TaskPushNotificationConfig, TaskState, error_code,
 };
 use a2a_card::server::store::Tasks;
 use a2a_card::server::{Server, Webhooks};
 use a2a_card::{SkillContext, skill};
 use futures::{Stream, StreamExt};
 use serde_json::{Value, json};
-use support::client::{Running, card, client, data_part, details, request, serve, task};
+use support::client::{
+    Running, card, client, data_part, details, get, request, serve, status_text, task,
+};
 
 const BINDINGS: [&str; 2] = ["JSONRPC", "HTTP+JSON"];
 
@@ -44,32 +46,12 @@ fn trip(days: u8, start: Option<&str>) -> Part {
     data_part("tripRequest", data)
 }
 
-fn get(id: &str) -> GetTaskRequest {
-    GetTaskRequest {
-        id: id.to_owned(),
-        history_length: None,
-        tenant: None,
-    }
-}
-
 fn cancel(id: &str) -> CancelTaskRequest {
     CancelTaskRequest {
         id: id.to_owned(),
         metadata: None,
         tenant: None,
     }
-}
-
-fn status_text(task: &Task) -> String {
-    task.status
-        .message
-        .iter()
-        .flat_map(|m| &m.parts)
-        .filter_map(|p| match &p.content {
-            PartContent::Text(t) => Some(t.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 fn state_of(event: &StreamResponse) -> Option<TaskState> {

@@ -15,13 +15,13 @@ use std::time::Duration;
 
 use a2a_card::server::Webhooks;
 use a2a_card::server::a2a::{
-    CancelTaskRequest, GetTaskRequest, Part, PartContent, SendMessageConfiguration, StreamResponse,
-    SubscribeToTaskRequest, Task, TaskState,
+    CancelTaskRequest, Part, SendMessageConfiguration, StreamResponse, SubscribeToTaskRequest,
+    Task, TaskState,
 };
 use a2a_card::server::store::{INTERRUPTED, Tasks};
 use futures::StreamExt;
 use serde_json::json;
-use support::client::{card, client, data_part, every_task, request, task};
+use support::client::{card, client, data_part, every_task, get, request, status_text, task};
 
 /// Set in a replica process: where its tasks are.
 const TASKS: &str = "A2A_REPLICA_TASKS";
@@ -179,28 +179,8 @@ fn trip(days: u8, start: Option<&str>) -> Part {
     data_part("tripRequest", data)
 }
 
-fn get(id: &str) -> GetTaskRequest {
-    GetTaskRequest {
-        id: id.to_owned(),
-        history_length: None,
-        tenant: None,
-    }
-}
-
 fn parts(task: &Task) -> usize {
     task.artifacts.iter().flatten().map(|a| a.parts.len()).sum()
-}
-
-fn status_text(task: &Task) -> String {
-    task.status
-        .message
-        .iter()
-        .flat_map(|m| &m.parts)
-        .filter_map(|p| match &p.content {
-            PartContent::Text(t) => Some(t.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 /// Sends a plan that runs on in the background; its task.

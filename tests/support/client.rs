@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use a2a_card::Agent;
 use a2a_card::server::Server;
 use a2a_card::server::a2a::{
-    A2AError, AgentCard, ListTasksRequest, Message, Part, Role, SendMessageRequest,
-    SendMessageResponse, Task,
+    A2AError, AgentCard, GetTaskRequest, ListTasksRequest, Message, Part, PartContent, Role,
+    SendMessageRequest, SendMessageResponse, Task,
 };
 use a2a_client::agent_card::AgentCardResolver;
 use a2a_client::{A2AClient, A2AClientFactory, Transport};
@@ -101,4 +101,26 @@ pub fn every_task() -> ListTasksRequest {
         include_artifacts: None,
         tenant: None,
     }
+}
+
+/// A `GetTask` request for task `id`, with its whole history.
+pub fn get(id: &str) -> GetTaskRequest {
+    GetTaskRequest {
+        id: id.to_owned(),
+        history_length: None,
+        tenant: None,
+    }
+}
+
+/// The text of a task's status message.
+pub fn status_text(task: &Task) -> String {
+    task.status
+        .message
+        .iter()
+        .flat_map(|m| &m.parts)
+        .filter_map(|p| match &p.content {
+            PartContent::Text(t) => Some(t.clone()),
+            _ => None,
+        })
+        .collect()
 }
