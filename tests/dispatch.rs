@@ -60,7 +60,7 @@ fn valid_data_runs_the_skill_that_takes_its_schema_in_both_shapes() {
     }
     // The extension's own example message (its messageId is a number there).
     let example: Value = serde_json::from_str(include_str!(
-        "../../shared/fixtures/io-schemas-extension/user-message.json"
+        "data/fixtures/io-schemas-extension/user-message.json"
     ))
     .unwrap();
     assert_eq!(run(d.dispatch(example, None)).0, 0);

@@ -258,7 +258,7 @@ async fn a_0_3_client_sends_message_send_with_kind_tagged_parts() {
 
     // The extension's own example message (its messageId is a number).
     let example: Value = serde_json::from_str(include_str!(
-        "../../shared/fixtures/io-schemas-extension/user-message.json"
+        "data/fixtures/io-schemas-extension/user-message.json"
     ))
     .expect("the fixture is JSON");
     let rpc = json!({"jsonrpc": "2.0", "id": 4, "method": "message/send", "params": {"message": example}});

@@ -1,4 +1,5 @@
-//! Helpers shared by the integration tests: the fixtures and official schemas in `../shared`.
+//! Helpers shared by the integration tests: the fixtures and official schemas in `tests/data`
+//! (copies of public documents; `tests/data/fixtures/SOURCES.md` says where each comes from).
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -51,14 +52,14 @@ pub fn a2a_python() -> Option<PathBuf> {
     .clone()
 }
 
-/// `../shared/<rel>`, next to the checkout.
+/// `tests/data/<rel>`, in the repository.
 pub fn shared(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared")
+        .join("tests/data")
         .join(rel)
 }
 
-/// A JSON file under `../shared`.
+/// A JSON file under `tests/data`.
 pub fn json(rel: &str) -> Value {
     let path = shared(rel);
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
