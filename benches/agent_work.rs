@@ -401,11 +401,7 @@ impl AgentExecutor for HandJudge {
 
 /// Ours and the hand-written executor's servers, on a one-worker runtime.
 fn blocking_servers() -> (Runtime, [SocketAddr; 2]) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let runtime = load::server_runtime();
     let addrs = runtime.block_on(async {
         let ours = Server::new(fight_club::FightClub)
             .router()
@@ -452,7 +448,8 @@ fn main() {
         // Smoke: each path once, small.
         runtime.block_on(async {
             for h in &stream_handlers() {
-                stream_on_worker(h, 100).await;
+                // Fewer chunks than the official channel holds: a smoke test that cannot fall behind.
+                stream_on_worker(h, 20).await;
             }
             let addr = serve(Server::new(Clock).router().await.expect("the router")).await;
             latencies(addr, 20).await;

@@ -89,11 +89,7 @@ fn servers() -> (Runtime, [SocketAddr; 2], String) {
     let verifier = JwtVerifier::new(tokens::keys(&[&pair]), [Algorithm::EdDSA])
         .issuer(tokens::ISSUER)
         .audience(tokens::AUDIENCE);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let runtime = load::server_runtime();
     let addrs = runtime.block_on(async {
         let guarded = Server::new(GuardedFightClub)
             .authentication(Authentication::new().token("bearer", verifier))

@@ -66,11 +66,7 @@ struct Servers {
 }
 
 fn servers() -> Servers {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let runtime = load::server_runtime();
     let card = FightClub::card().expect("the card builds");
     let v1 = serde_json::to_vec(&card.to_json(Profile::V1)).expect("JSON");
     let in_params = RenderOptions::new(Profile::V1).schemas(SchemaPlacement::ExtensionParams);

@@ -39,11 +39,7 @@ const ROUNDS: usize = 7;
 
 /// The fight example's server on each store, on a one-worker runtime: (name, address).
 fn servers(with_postgres: bool) -> (Runtime, Vec<(&'static str, SocketAddr)>) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let runtime = load::server_runtime();
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-stores");
     std::fs::create_dir_all(&dir).expect("a directory");
     let file = dir.join(format!("tasks-{}.db", std::process::id()));

@@ -181,3 +181,13 @@ pub fn rates(clients: &mut [Client], round: u64, rounds: usize) -> Vec<f64> {
     }
     rates.into_iter().map(median).collect()
 }
+
+/// The runtime the benchmarked servers run on: one worker, so that the client has the other
+/// core.
+pub fn server_runtime() -> Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("a runtime")
+}

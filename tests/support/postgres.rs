@@ -77,12 +77,21 @@ pub fn cluster() -> Result<&'static str, String> {
     CLUSTER.get_or_init(start).as_deref().map_err(Clone::clone)
 }
 
-fn start() -> Result<String, String> {
+/// A new cluster's binaries, data and directory, and whether it runs as `postgres`.
+struct Initialized {
+    bin: PathBuf,
+    data: PathBuf,
+    dir: PathBuf,
+    root: bool,
+}
+
+/// `initdb` of a new cluster in `target/<name>` (owned by `postgres` when this process is root).
+fn initialize(name: &str) -> Result<Initialized, String> {
     let bin = install().ok_or(
         "the Postgres server binaries are missing (install Debian's `postgresql`, or run the tests as root so that they install it)",
     )?;
     let root = is_root();
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("pg-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     if root {
@@ -96,11 +105,18 @@ fn start() -> Result<String, String> {
         }
     }
     let data = dir.join("data");
-    let data_s = data.to_string_lossy().into_owned();
     let out = run_as(
         root,
         &bin.join("initdb"),
-        &["-D", &data_s, "-A", "trust", "-U", "postgres", "--no-sync"],
+        &[
+            "-D",
+            &data.to_string_lossy(),
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "--no-sync",
+        ],
     )
     .output()
     .map_err(|e| format!("initdb: {e}"))?;
@@ -110,6 +126,22 @@ fn start() -> Result<String, String> {
             String::from_utf8_lossy(&out.stderr)
         ));
     }
+    Ok(Initialized {
+        bin,
+        data,
+        dir,
+        root,
+    })
+}
+
+fn start() -> Result<String, String> {
+    let Initialized {
+        bin,
+        data,
+        dir,
+        root,
+    } = initialize(&format!("pg-{}", std::process::id()))?;
+    let data_s = data.to_string_lossy().into_owned();
     let port = free_port();
     let dir_s = dir.to_string_lossy().into_owned();
     // The server stops when this test process ends: a watcher waits for its pid to go.
@@ -183,41 +215,12 @@ pub struct OwnCluster {
 impl OwnCluster {
     /// Creates and starts a cluster named `name` under `target/`.
     pub fn start(name: &str) -> Result<OwnCluster, String> {
-        let bin = install().ok_or("the Postgres server binaries are missing")?;
-        let root = is_root();
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("pg-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        if root {
-            Command::new("chown")
-                .args(["-R", "postgres:postgres"])
-                .arg(&dir)
-                .status()
-                .map_err(|e| format!("chown: {e}"))?;
-        }
-        let data = dir.join("data");
-        let out = run_as(
+        let Initialized {
+            bin,
+            data,
+            dir,
             root,
-            &bin.join("initdb"),
-            &[
-                "-D",
-                &data.to_string_lossy(),
-                "-A",
-                "trust",
-                "-U",
-                "postgres",
-                "--no-sync",
-            ],
-        )
-        .output()
-        .map_err(|e| format!("initdb: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "initdb failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
+        } = initialize(&format!("pg-{name}-{}", std::process::id()))?;
         let cluster = OwnCluster {
             bin,
             data,
