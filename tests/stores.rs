@@ -407,10 +407,14 @@ async fn two_writers_on_one_file_never_silently_overwrite_each_other() {
         .expect("created");
     // A second process on the file, alive: it does not take A's running tasks.
     let b = Tasks::sqlite(&path).open().await.expect("opened");
-    // B cancels; A, which last wrote version 1, must not overwrite that.
+    // B cancels; A, which last wrote version 1, must not overwrite that. A's intermediate
+    // write is queued (it returns at once); the database refuses it, and A's next write says so.
     b.begin_cancel("t").await.expect("canceled");
+    a.update(task("t", "c", TaskState::Working))
+        .await
+        .expect("queued");
     let err = a
-        .update(task("t", "c", TaskState::Working))
+        .update(task("t", "c", TaskState::Completed))
         .await
         .expect_err("a stale writer");
     assert_eq!(err.code, error_code::INVALID_REQUEST, "{err:?}");
@@ -418,6 +422,77 @@ async fn two_writers_on_one_file_never_silently_overwrite_each_other() {
         a.get("t").await.expect("read").expect("there").status.state,
         TaskState::Canceled
     );
+}
+
+#[tokio::test]
+async fn concurrent_writes_are_committed_together_and_each_caller_learns_its_own_outcome() {
+    for (name, store) in stores("together", Retention::forever()).await {
+        // Fifty-one creates at once, one of them an id that exists: the others are all stored.
+        store
+            .create(task("dup", "c", TaskState::Working))
+            .await
+            .expect("created");
+        let ids = (0..50).map(|i| format!("t{i}"));
+        let ids = ids
+            .take(25)
+            .chain(["dup".to_owned()])
+            .chain((25..50).map(|i| format!("t{i}")));
+        let creates = ids.map(|id| {
+            let store = Arc::clone(&store);
+            async move {
+                (
+                    id.clone(),
+                    store.create(task(&id, "c", TaskState::Submitted)).await,
+                )
+            }
+        });
+        for (id, outcome) in futures::future::join_all(creates).await {
+            match id.as_str() {
+                "dup" => {
+                    let err = outcome.expect_err("the id exists");
+                    assert!(err.message.contains("already exists"), "{name}: {err:?}");
+                }
+                _ => {
+                    outcome.unwrap_or_else(|e| panic!("{name}: {id}: {e:?}"));
+                }
+            }
+        }
+        // Each task's writes, several in flight at once: every one lands, in order.
+        let writes = (0..50).map(|i| {
+            let store = Arc::clone(&store);
+            async move {
+                let id = format!("t{i}");
+                for step in 0..3 {
+                    let mut t = task(&id, "c", TaskState::Working);
+                    t.metadata = Some(
+                        [("step".to_owned(), serde_json::json!(step))]
+                            .into_iter()
+                            .collect(),
+                    );
+                    store.update(t).await.expect("an intermediate write");
+                }
+                store
+                    .update(task(&id, "c", TaskState::Completed))
+                    .await
+                    .expect("the last write")
+            }
+        });
+        let versions = futures::future::join_all(writes).await;
+        assert!(
+            versions.windows(2).all(|w| w[0] == w[1]),
+            "{name}: every task went through as many versions: {versions:?}"
+        );
+        for i in 0..50 {
+            let t = store
+                .get(&format!("t{i}"))
+                .await
+                .expect("read")
+                .expect("stored");
+            assert_eq!(t.status.state, TaskState::Completed, "{name}: t{i}");
+        }
+        let all = store.list(&every_task()).await.expect("a list");
+        assert_eq!(all.total_size, 51, "{name}");
+    }
 }
 
 #[tokio::test]

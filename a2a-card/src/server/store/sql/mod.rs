@@ -1,9 +1,10 @@
 //! Tasks in a SQL database, on sqlx: a SQLite file (feature `sqlite`) or Postgres (feature
 //! `postgres`), one implementation for both.
 
+mod writer;
+
 use std::borrow::Cow;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use a2a::{A2AError, ListTasksRequest, ListTasksResponse, Task, TaskState};
@@ -14,7 +15,6 @@ use sqlx::AnyPool;
 use sqlx::any::AnyPoolOptions;
 use sqlx::{Any, Row, Transaction};
 
-use super::memory::terminal_error;
 use super::{Retention, StoreError};
 
 /// The name the schema table gives this crate's databases.
@@ -97,8 +97,10 @@ struct Shared {
     lease: Duration,
     /// This replica's id.
     replica: String,
-    /// The version of each task this store last wrote.
-    written: Mutex<HashMap<String, i64>>,
+    /// The tasks this replica writes, as far as it knows them.
+    local: Arc<writer::Local>,
+    /// Where writes go (group commit; see [`writer`]).
+    writer: writer::Writer,
     /// The connection URL (for Postgres notifications).
     #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
     url: String,
@@ -114,7 +116,7 @@ impl std::fmt::Debug for SqlTasks {
     }
 }
 
-fn db_error(e: sqlx::Error) -> A2AError {
+fn db_error(e: impl std::fmt::Display) -> A2AError {
     // The cause goes to the log; the caller learns only that the store failed.
     tracing::error!(error = %e, "task store error");
     A2AError::internal("the task store is unavailable")
@@ -207,15 +209,25 @@ impl SqlTasks {
                 .await
                 .map_err(|e| StoreError::Unavailable(e.to_string()))?;
         }
+        let replica = a2a::new_task_id();
+        let local = Arc::new(writer::Local::default());
         let store = SqlTasks {
             inner: Arc::new(Shared {
-                pool,
                 dialect,
                 retention,
                 lease,
-                replica: a2a::new_task_id(),
-                written: Mutex::new(HashMap::new()),
+                replica: replica.clone(),
+                writer: writer::Writer::spawn(
+                    writer::Db {
+                        pool: pool.clone(),
+                        dialect,
+                        replica,
+                    },
+                    Arc::clone(&local),
+                ),
+                local,
                 url: url.to_owned(),
+                pool,
             }),
         };
         store
@@ -275,6 +287,28 @@ pub(crate) fn redact(url: &str) -> String {
     }
 }
 
+/// The statement in this database's syntax: `?` placeholders become `$1, $2, ..` for
+/// Postgres.
+fn sql_for(dialect: Dialect, sql: &str) -> Cow<'_, str> {
+    match dialect {
+        Dialect::Sqlite => Cow::Borrowed(sql),
+        Dialect::Postgres => {
+            let mut out = String::with_capacity(sql.len() + 8);
+            let mut n = 0;
+            for c in sql.chars() {
+                if c == '?' {
+                    n += 1;
+                    out.push('$');
+                    out.push_str(&n.to_string());
+                } else {
+                    out.push(c);
+                }
+            }
+            Cow::Owned(out)
+        }
+    }
+}
+
 /// Renews the lease and recovers dead replicas' tasks, while the store lives.
 fn spawn_lease(store: Weak<Shared>) {
     tokio::spawn(async move {
@@ -300,26 +334,8 @@ fn spawn_lease(store: Weak<Shared>) {
 }
 
 impl Shared {
-    /// The statement in this database's syntax: `?` placeholders become `$1, $2, ..` for
-    /// Postgres.
     fn sql<'a>(&self, sql: &'a str) -> Cow<'a, str> {
-        match self.dialect {
-            Dialect::Sqlite => Cow::Borrowed(sql),
-            Dialect::Postgres => {
-                let mut out = String::with_capacity(sql.len() + 8);
-                let mut n = 0;
-                for c in sql.chars() {
-                    if c == '?' {
-                        n += 1;
-                        out.push('$');
-                        out.push_str(&n.to_string());
-                    } else {
-                        out.push(c);
-                    }
-                }
-                Cow::Owned(out)
-            }
-        }
+        sql_for(self.dialect, sql)
     }
 
     /// `FOR UPDATE` where the database locks rows (SQLite locks the whole file on write).
@@ -363,7 +379,12 @@ impl Shared {
                 continue;
             }
             // Another replica may recover it at the same time: whoever writes first wins.
-            if self.write(&super::interrupted(task), None).await.is_ok() {
+            if self
+                .writer
+                .update(super::interrupted(task), None)
+                .await
+                .is_ok()
+            {
                 n += 1;
             }
         }
@@ -376,28 +397,6 @@ impl Shared {
         Ok(n)
     }
 
-    fn remember(&self, id: &str, version: i64) {
-        self.written
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(id.to_owned(), version);
-    }
-
-    fn forget(&self, id: &str) {
-        self.written
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(id);
-    }
-
-    fn last_written(&self, id: &str) -> Option<i64> {
-        self.written
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(id)
-            .copied()
-    }
-
     /// Tells the other replicas that task `id` changed (Postgres), in the transaction.
     async fn announce(&self, tx: &mut Transaction<'_, Any>, id: &str) -> Result<(), A2AError> {
         if self.dialect == Dialect::Postgres {
@@ -408,84 +407,6 @@ impl Shared {
                 .map_err(db_error)?;
         }
         Ok(())
-    }
-
-    /// Writes `task` over the stored one; `expected` is the version it must still have
-    /// (`None`: whatever it has). The new version.
-    ///
-    /// One statement on the happy path (the check is in its `WHERE`, the new version comes back
-    /// from `RETURNING`, and on Postgres the change is announced by the same statement); only a
-    /// refused write reads the row again, to say why.
-    async fn write(&self, task: &Task, expected: Option<i64>) -> Result<i64, A2AError> {
-        let new_state = state_name(&task.status.state);
-        let terminal = task.status.state.is_terminal();
-        let cas = if expected.is_some() {
-            " AND version = ?"
-        } else {
-            ""
-        };
-        let update = format!(
-            "UPDATE a2a_card_tasks SET context_id = ?, state = ?, status_at = ?, version = version + 1,
-                ended_at = COALESCE(ended_at, ?), owner = ?, body = ?
-             WHERE id = ? AND (ended_at IS NULL OR state = ?){cas} RETURNING id, version"
-        );
-        let statement = match self.dialect {
-            Dialect::Sqlite => update,
-            Dialect::Postgres => format!(
-                "WITH changed AS ({update}) SELECT changed.id, changed.version FROM changed, pg_notify('{}', changed.id)",
-                CHANGES
-            ),
-        };
-        let statement = self.sql(&statement);
-        let mut query = sqlx::query(&statement)
-            .bind(&task.context_id)
-            .bind(&new_state)
-            .bind(task.status.timestamp.map(|t| t.to_rfc3339()))
-            .bind(terminal.then(now_millis))
-            .bind((!terminal).then_some(self.replica.as_str()))
-            .bind(encode(task)?)
-            .bind(&task.id)
-            .bind(&new_state);
-        if let Some(expected) = expected {
-            query = query.bind(expected);
-        }
-        let row = query.fetch_optional(&self.pool).await.map_err(db_error)?;
-        let Some(row) = row else {
-            return Err(self.refusal(task, &new_state).await);
-        };
-        let version: i64 = row.get(1);
-        if terminal {
-            // No more writes are expected from this store: the entry would only grow the map.
-            self.forget(&task.id);
-        } else {
-            self.remember(&task.id, version);
-        }
-        Ok(version)
-    }
-
-    /// Why a write of `task` changed no row.
-    async fn refusal(&self, task: &Task, new_state: &str) -> A2AError {
-        let row = sqlx::query(&self.sql("SELECT state, ended_at FROM a2a_card_tasks WHERE id = ?"))
-            .bind(&task.id)
-            .fetch_optional(&self.pool)
-            .await;
-        match row {
-            Err(e) => db_error(e),
-            Ok(None) => A2AError::task_not_found(&task.id),
-            Ok(Some(row)) => {
-                let (state, ended): (String, Option<i64>) = (row.get(0), row.get(1));
-                if ended.is_some() && state != new_state {
-                    let was: TaskState = serde_json::from_value(serde_json::Value::String(state))
-                        .unwrap_or(TaskState::Failed);
-                    terminal_error(&task.id, &was, &task.status.state)
-                } else {
-                    A2AError::invalid_request(format!(
-                        "task {} was changed by another writer since this one last wrote it; read it again",
-                        task.id
-                    ))
-                }
-            }
-        }
     }
 
     /// Removes the terminal tasks retention lets go (run with the lease, not on every write).
@@ -615,51 +536,23 @@ async fn migrate(pool: &AnyPool, dialect: Dialect) -> Result<(), StoreError> {
 #[async_trait]
 impl TaskStore for SqlTasks {
     async fn create(&self, task: Task) -> Result<TaskVersion, A2AError> {
-        let s = &self.inner;
-        let terminal = task.status.state.is_terminal();
-        let insert = "INSERT INTO a2a_card_tasks (id, context_id, state, status_at, version, ended_at, owner, body) VALUES (?, ?, ?, ?, 1, ?, ?, ?)";
-        // One statement, announced by itself on Postgres.
-        let statement = match s.dialect {
-            Dialect::Sqlite => insert.to_owned(),
-            Dialect::Postgres => format!(
-                "WITH created AS ({insert} RETURNING id) SELECT created.id FROM created, pg_notify('{CHANGES}', created.id)"
-            ),
-        };
-        let statement = s.sql(&statement);
-        let result = sqlx::query(&statement)
-            .bind(&task.id)
-            .bind(&task.context_id)
-            .bind(state_name(&task.status.state))
-            .bind(task.status.timestamp.map(|t| t.to_rfc3339()))
-            .bind(terminal.then(now_millis))
-            .bind((!terminal).then_some(s.replica.as_str()))
-            .bind(encode(&task)?)
-            .execute(&s.pool)
-            .await;
-        match result {
-            Ok(_) => {}
-            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
-                return Err(A2AError::invalid_request(format!(
-                    "task {} already exists",
-                    task.id
-                )));
-            }
-            Err(e) => return Err(db_error(e)),
-        }
-        s.remember(&task.id, 1);
+        self.inner.writer.create(task).await?;
         Ok(1)
     }
 
     async fn update(&self, task: Task) -> Result<TaskVersion, A2AError> {
-        let expected = self.inner.last_written(&task.id);
         self.inner
-            .write(&task, expected)
+            .writer
+            .write(task)
             .await
             .map(|v| TaskVersion::try_from(v).unwrap_or_default())
     }
 
     async fn get(&self, task_id: &str) -> Result<Option<Task>, A2AError> {
         let s = &self.inner;
+        if let Some(task) = s.local.queued(task_id) {
+            return Ok(Some(task));
+        }
         let body: Option<String> =
             sqlx::query_scalar(&s.sql("SELECT body FROM a2a_card_tasks WHERE id = ?"))
                 .bind(task_id)
@@ -671,6 +564,8 @@ impl TaskStore for SqlTasks {
 
     async fn list(&self, req: &ListTasksRequest) -> Result<ListTasksResponse, A2AError> {
         let s = &self.inner;
+        // What this replica queued is listed too.
+        s.writer.flush().await;
         let size = a2a_server::pagination::resolve_page_size(req.page_size);
         let offset = super::offset(req)?;
         let mut filter = String::from("1 = 1");
@@ -727,6 +622,8 @@ impl TaskStore for SqlTasks {
 
     async fn begin_cancel(&self, task_id: &str) -> Result<Task, A2AError> {
         let s = &self.inner;
+        // The task as this replica last wrote it, not as it was before its queued writes.
+        s.writer.flush().await;
         // One transaction: the check and the change cannot interleave with another writer.
         let mut tx = s.pool.begin().await.map_err(db_error)?;
         let select = format!(
@@ -768,9 +665,9 @@ impl TaskStore for SqlTasks {
         }
         s.announce(&mut tx, task_id).await?;
         tx.commit().await.map_err(db_error)?;
-        // The cancel is this store's last write of the task: later ones from its executor are
-        // checked against it.
-        s.remember(task_id, version + 1);
+        // Later writes of its executor are refused by the stored state (a finished task stays
+        // finished), whatever version they expect.
+        s.local.committed(task_id, version + 1, true);
         Ok(task)
     }
 }
