@@ -12,6 +12,7 @@
 //! ```text
 //! cargo bench --bench stores                 # throughput
 //! cargo bench --bench stores -- --soak 600   # memory over ten minutes
+//! cargo bench --bench stores -- --only sqlite # one store beside the in-memory baseline
 //! ```
 //!
 //! Under `cargo test --benches` each store answers a few requests, and nothing is timed.
@@ -68,8 +69,11 @@ fn servers(with_postgres: bool) -> (Runtime, Vec<(&'static str, SocketAddr)>) {
     (runtime, addrs)
 }
 
-fn throughput() {
-    let (_runtime, addrs) = servers(true);
+fn throughput(only: Option<&str>) {
+    let (_runtime, mut addrs) = servers(only.is_none_or(|o| o == "postgres"));
+    if let Some(only) = only {
+        addrs.retain(|(name, _)| *name == "memory" || *name == only);
+    }
     let request = fight_request("");
     let mut clients: Vec<Client> = addrs
         .iter()
@@ -145,6 +149,10 @@ fn main() {
         let seconds = args.get(i + 1).and_then(|s| s.parse().ok()).unwrap_or(600);
         soak(seconds);
     } else {
-        throughput();
+        let only = args
+            .iter()
+            .position(|a| a == "--only")
+            .and_then(|i| args.get(i + 1));
+        throughput(only.map(String::as_str));
     }
 }

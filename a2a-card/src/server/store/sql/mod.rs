@@ -91,7 +91,10 @@ pub struct SqlTasks {
 }
 
 struct Shared {
+    /// Where writes go.
     pool: AnyPool,
+    /// Where reads go (SQLite: other connections than the writer's).
+    reads: AnyPool,
     dialect: Dialect,
     retention: Retention,
     lease: Duration,
@@ -180,25 +183,9 @@ impl SqlTasks {
     ) -> Result<SqlTasks, StoreError> {
         sqlx::any::install_default_drivers();
         let shown = redact(url);
-        let pool = AnyPoolOptions::new()
-            .max_connections(if dialect == Dialect::Sqlite { 1 } else { 8 })
-            .acquire_timeout(Duration::from_secs(5))
-            .after_connect(move |conn, _| {
-                Box::pin(async move {
-                    if dialect == Dialect::Sqlite {
-                        sqlx::query("PRAGMA busy_timeout = 5000")
-                            .execute(&mut *conn)
-                            .await?;
-                        // With WAL: a commit survives the process being killed; only a power
-                        // loss may take the last ones.
-                        sqlx::query("PRAGMA synchronous = NORMAL")
-                            .execute(&mut *conn)
-                            .await?;
-                    }
-                    Ok(())
-                })
-            })
-            .connect(url)
+        // SQLite: one connection writes (the file has one writer at a time), others read
+        // beside it (WAL readers do not wait for the writer). Postgres: one pool for both.
+        let pool = connect(url, dialect, if dialect == Dialect::Sqlite { 1 } else { 8 })
             .await
             .map_err(|e| StoreError::Unavailable(format!("{shown}: {e}")))?;
         migrate(&pool, dialect).await?;
@@ -209,6 +196,12 @@ impl SqlTasks {
                 .await
                 .map_err(|e| StoreError::Unavailable(e.to_string()))?;
         }
+        let reads = match dialect {
+            Dialect::Sqlite => connect(url, dialect, 4)
+                .await
+                .map_err(|e| StoreError::Unavailable(format!("{shown}: {e}")))?,
+            Dialect::Postgres => pool.clone(),
+        };
         let replica = a2a::new_task_id();
         let local = Arc::new(writer::Local::default());
         let store = SqlTasks {
@@ -228,6 +221,7 @@ impl SqlTasks {
                 local,
                 url: url.to_owned(),
                 pool,
+                reads,
             }),
         };
         store
@@ -269,6 +263,30 @@ impl SqlTasks {
             _ => None,
         }
     }
+}
+
+/// A pool of up to `connections` connections to `url`.
+async fn connect(url: &str, dialect: Dialect, connections: u32) -> Result<AnyPool, sqlx::Error> {
+    AnyPoolOptions::new()
+        .max_connections(connections)
+        .acquire_timeout(Duration::from_secs(5))
+        .after_connect(move |conn, _| {
+            Box::pin(async move {
+                if dialect == Dialect::Sqlite {
+                    sqlx::query("PRAGMA busy_timeout = 5000")
+                        .execute(&mut *conn)
+                        .await?;
+                    // With WAL: a commit survives the process being killed; only a power loss
+                    // may take the last ones.
+                    sqlx::query("PRAGMA synchronous = NORMAL")
+                        .execute(&mut *conn)
+                        .await?;
+                }
+                Ok(())
+            })
+        })
+        .connect(url)
+        .await
 }
 
 /// The sqlx URL of a SQLite file, created when missing.
@@ -556,7 +574,7 @@ impl TaskStore for SqlTasks {
         let body: Option<String> =
             sqlx::query_scalar(&s.sql("SELECT body FROM a2a_card_tasks WHERE id = ?"))
                 .bind(task_id)
-                .fetch_optional(&s.pool)
+                .fetch_optional(&s.reads)
                 .await
                 .map_err(db_error)?;
         body.as_deref().map(decode).transpose()
@@ -591,7 +609,7 @@ impl TaskStore for SqlTasks {
         for b in &binds {
             q = q.bind(b);
         }
-        let total = q.fetch_one(&s.pool).await.map_err(db_error)?;
+        let total = q.fetch_one(&s.reads).await.map_err(db_error)?;
         let page = s
             .sql(&format!(
                 "SELECT body FROM a2a_card_tasks WHERE {filter} ORDER BY id LIMIT {size} OFFSET {offset}"
@@ -601,7 +619,7 @@ impl TaskStore for SqlTasks {
         for b in &binds {
             q = q.bind(b);
         }
-        let bodies = q.fetch_all(&s.pool).await.map_err(db_error)?;
+        let bodies = q.fetch_all(&s.reads).await.map_err(db_error)?;
         let tasks = bodies
             .iter()
             .map(|b| decode(b).map(|t| super::shape(t, req)))
@@ -718,7 +736,7 @@ impl a2a_server::PushConfigStore for SqlPushConfigs {
         )
         .bind(task_id)
         .bind(config_id)
-        .fetch_optional(&s.pool)
+        .fetch_optional(&s.reads)
         .await
         .map_err(db_error)?;
         let body = body.ok_or_else(|| {
@@ -736,7 +754,7 @@ impl a2a_server::PushConfigStore for SqlPushConfigs {
             &s.sql("SELECT body FROM a2a_card_push_configs WHERE task_id = ? ORDER BY id"),
         )
         .bind(task_id)
-        .fetch_all(&s.pool)
+        .fetch_all(&s.reads)
         .await
         .map_err(db_error)?;
         bodies

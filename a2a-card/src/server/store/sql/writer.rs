@@ -12,15 +12,15 @@
 //!   running), as it would be anyway. A queued write that the database refuses (another writer
 //!   changed the task) is reported by the task's next write.
 //!
-//! Each batch costs a handful of statements whatever its size: one multi-row `INSERT` for the
-//! creates, one `UPDATE .. FROM (VALUES ..)` compare-and-swap for the updates, both announced
-//! on Postgres by the statements themselves.
+//! Each batch costs at most two statements whatever its size, each atomic by itself: one
+//! multi-row `INSERT` for the creates, one `UPDATE .. FROM (VALUES ..)` compare-and-swap for
+//! the updates, both announced on Postgres by the statements themselves.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use a2a::{A2AError, Task, TaskState};
-use sqlx::{Any, AnyPool, Row, Transaction};
+use sqlx::{AnyPool, Row};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{CHANGES, Dialect, db_error, encode, now_millis, sql_for, state_name};
@@ -212,10 +212,13 @@ struct Folded {
     waiting: Vec<(oneshot::Sender<Result<i64, A2AError>>, i64)>,
 }
 
+/// A new task, its JSON, and who waits for it.
+type Create = (Task, String, oneshot::Sender<Result<(), A2AError>>);
+
 /// What one batch asks of the database.
 #[derive(Default)]
 struct Batch {
-    creates: Vec<(Task, String, oneshot::Sender<Result<(), A2AError>>)>,
+    creates: Vec<Create>,
     updates: Vec<Folded>,
     flushes: Vec<oneshot::Sender<()>>,
 }
@@ -291,136 +294,100 @@ impl Db {
         sql_for(self.dialect, sql)
     }
 
-    /// Commits `ops`, answers their callers and updates `local`.
+    /// Writes `ops`, answers their callers and updates `local`.
     async fn commit(&self, ops: Vec<Op>, local: &Local) {
-        let batch = Batch::of(ops);
-        match self.transaction(&batch).await {
-            Ok(versions) => self.answer(batch, &versions, local).await,
-            // One write failed the whole transaction (e.g. a task id that exists): the writes
-            // go one by one, so that each caller learns its own outcome.
-            Err(_) if batch.creates.len() + batch.updates.len() > 1 => {
-                let Batch {
-                    creates,
-                    updates,
-                    flushes,
-                } = batch;
-                for create in creates {
-                    self.alone(
-                        Batch {
-                            creates: vec![create],
-                            ..Batch::default()
-                        },
-                        local,
-                    )
-                    .await;
-                }
-                for update in updates {
-                    self.alone(
-                        Batch {
-                            updates: vec![update],
-                            ..Batch::default()
-                        },
-                        local,
-                    )
-                    .await;
-                }
-                for done in flushes {
-                    let _ = done.send(());
-                }
-            }
-            Err(e) => self.fail(batch, &e, local),
-        }
-    }
-
-    async fn alone(&self, batch: Batch, local: &Local) {
-        match self.transaction(&batch).await {
-            Ok(versions) => self.answer(batch, &versions, local).await,
-            Err(e) => self.fail(batch, &e, local),
-        }
-    }
-
-    /// Every caller of a batch the database refused learns why.
-    fn fail(&self, batch: Batch, e: &sqlx::Error, local: &Local) {
-        for (task, _, done) in batch.creates {
-            let why = match e {
-                sqlx::Error::Database(d) if d.is_unique_violation() => {
-                    A2AError::invalid_request(format!("task {} already exists", task.id))
-                }
-                _ => db_error(e),
-            };
-            let _ = done.send(Err(why));
-        }
-        for folded in batch.updates {
-            let why = db_error(e);
-            local.refused(
-                &folded.task.id,
-                why.clone(),
-                folded.task.status.state.is_terminal(),
-            );
-            for (done, _) in folded.waiting {
-                let _ = done.send(Err(why.clone()));
-            }
-        }
-        for done in batch.flushes {
+        let Batch {
+            creates,
+            updates,
+            flushes,
+        } = Batch::of(ops);
+        self.create_all(creates, local).await;
+        self.update_all(updates, local).await;
+        for done in flushes {
             let _ = done.send(());
         }
     }
 
-    /// Answers the callers of a committed batch: `versions` holds the new version of each
-    /// task whose update was applied; the others were refused, and are told why.
-    async fn answer(&self, batch: Batch, versions: &HashMap<String, i64>, local: &Local) {
-        for (task, _, done) in batch.creates {
-            local.committed(&task.id, 1, task.status.state.is_terminal());
-            let _ = done.send(Ok(()));
+    /// Inserts new tasks in one statement; should it fail (e.g. one id exists already), one by
+    /// one, so that each caller learns its own outcome.
+    async fn create_all(&self, creates: Vec<Create>, local: &Local) {
+        if creates.is_empty() {
+            return;
         }
-        for folded in batch.updates {
+        let outcome = self.insert(&creates).await;
+        if outcome.is_err() && creates.len() > 1 {
+            for create in creates {
+                let outcome = self.insert(std::slice::from_ref(&create)).await;
+                self.created(vec![create], outcome, local);
+            }
+        } else {
+            self.created(creates, outcome, local);
+        }
+    }
+
+    fn created(&self, creates: Vec<Create>, outcome: Result<(), sqlx::Error>, local: &Local) {
+        for (task, _, done) in creates {
+            let answer = match &outcome {
+                Ok(()) => {
+                    local.committed(&task.id, 1, task.status.state.is_terminal());
+                    Ok(())
+                }
+                Err(sqlx::Error::Database(d)) if d.is_unique_violation() => Err(
+                    A2AError::invalid_request(format!("task {} already exists", task.id)),
+                ),
+                Err(e) => Err(db_error(e)),
+            };
+            let _ = done.send(answer);
+        }
+    }
+
+    /// Applies every update in one compare-and-swap statement; those it did not apply were
+    /// refused, and their writers are told why.
+    async fn update_all(&self, updates: Vec<Folded>, local: &Local) {
+        if updates.is_empty() {
+            return;
+        }
+        let versions: HashMap<String, i64> = match self.cas(&updates).await {
+            Ok(rows) => rows
+                .iter()
+                .map(|row| (row.get::<String, _>(0), row.get::<i64, _>(1)))
+                .collect(),
+            Err(e) => {
+                let why = db_error(e);
+                for folded in updates {
+                    let terminal = folded.task.status.state.is_terminal();
+                    local.refused(&folded.task.id, why.clone(), terminal);
+                    for (done, _) in folded.waiting {
+                        let _ = done.send(Err(why.clone()));
+                    }
+                }
+                return;
+            }
+        };
+        for folded in updates {
             let id = &folded.task.id;
+            let terminal = folded.task.status.state.is_terminal();
             match versions.get(id) {
                 Some(&version) => {
-                    local.committed(id, version, folded.task.status.state.is_terminal());
+                    local.committed(id, version, terminal);
                     for (done, after) in folded.waiting {
                         let _ = done.send(Ok(version - after));
                     }
                 }
                 None => {
                     let why = self.refusal(&folded.task).await;
-                    local.refused(id, why.clone(), folded.task.status.state.is_terminal());
+                    local.refused(id, why.clone(), terminal);
                     for (done, _) in folded.waiting {
                         let _ = done.send(Err(why.clone()));
                     }
                 }
             }
         }
-        for done in batch.flushes {
-            let _ = done.send(());
-        }
     }
 
-    /// Runs a batch in one transaction: the new version of each task updated.
-    async fn transaction(&self, batch: &Batch) -> Result<HashMap<String, i64>, sqlx::Error> {
-        let mut versions = HashMap::new();
-        if batch.creates.is_empty() && batch.updates.is_empty() {
-            return Ok(versions);
-        }
-        let mut tx = self.pool.begin().await?;
-        if !batch.creates.is_empty() {
-            self.insert(&mut tx, batch).await?;
-        }
-        if !batch.updates.is_empty() {
-            for row in self.cas(&mut tx, batch).await? {
-                versions.insert(row.get::<String, _>(0), row.get::<i64, _>(1));
-            }
-        }
-        tx.commit().await?;
-        Ok(versions)
-    }
-
-    async fn insert(
-        &self,
-        tx: &mut Transaction<'_, Any>,
-        batch: &Batch,
-    ) -> Result<(), sqlx::Error> {
-        let rows = vec!["(?, ?, ?, ?, 1, ?, ?, ?)"; batch.creates.len()].join(", ");
+    /// Inserts `creates` in one statement (atomic by itself: no transaction needed).
+    async fn insert(&self, creates: &[Create]) -> Result<(), sqlx::Error> {
+        let rows = vec!["(?, ?, ?, ?, 1, ?, ?, ?)"; creates.len()].join(", ");
         let insert = format!(
             "INSERT INTO a2a_card_tasks (id, context_id, state, status_at, version, ended_at, owner, body) VALUES {rows}"
         );
@@ -432,7 +399,7 @@ impl Db {
         };
         let statement = self.sql(&statement);
         let mut query = sqlx::query(&statement);
-        for (task, body, _) in &batch.creates {
+        for (task, body, _) in creates {
             let terminal = task.status.state.is_terminal();
             query = query
                 .bind(&task.id)
@@ -443,19 +410,15 @@ impl Db {
                 .bind((!terminal).then_some(self.replica.as_str()))
                 .bind(body.as_str());
         }
-        query.execute(&mut **tx).await?;
+        query.execute(&self.pool).await?;
         Ok(())
     }
 
     /// The compare-and-swap of every update in the batch, in one statement: a task is written
     /// only if it still has the version its writer last saw and is not finished (or finishes
     /// the same way again). The rows written, with their new versions.
-    async fn cas(
-        &self,
-        tx: &mut Transaction<'_, Any>,
-        batch: &Batch,
-    ) -> Result<Vec<sqlx::any::AnyRow>, sqlx::Error> {
-        let rows = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?)"; batch.updates.len()].join(", ");
+    async fn cas(&self, updates: &[Folded]) -> Result<Vec<sqlx::any::AnyRow>, sqlx::Error> {
+        let rows = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?)"; updates.len()].join(", ");
         let update = "UPDATE a2a_card_tasks SET context_id = v.context_id, state = v.state,
                 status_at = v.status_at, version = a2a_card_tasks.version + v.steps,
                 ended_at = COALESCE(a2a_card_tasks.ended_at, v.ended_at), owner = v.owner, body = v.body
@@ -474,7 +437,7 @@ impl Db {
         };
         let statement = self.sql(&statement);
         let mut query = sqlx::query(&statement);
-        for folded in &batch.updates {
+        for folded in updates {
             let task = &folded.task;
             let terminal = task.status.state.is_terminal();
             query = query
@@ -488,7 +451,7 @@ impl Db {
                 .bind((!terminal).then_some(self.replica.as_str()))
                 .bind(folded.body.as_str());
         }
-        query.fetch_all(&mut **tx).await
+        query.fetch_all(&self.pool).await
     }
 
     /// Why an update of `task` changed no row.
