@@ -9,7 +9,7 @@ use a2a_server::{
     DefaultRequestHandler, PushConfigStore, RequestHandler, ServiceParams, TaskStore,
 };
 use async_trait::async_trait;
-use futures::stream::BoxStream;
+use futures::stream::{BoxStream, StreamExt as _};
 
 use crate::dispatch::{Decision, Dispatcher};
 
@@ -18,6 +18,7 @@ use super::errors::dispatch_error;
 use super::executor::{DECISION_KEY, Decisions};
 use super::message::{has_files, message_json, split_files};
 use super::push::Webhooks;
+use super::store::Settle;
 
 /// A [`RequestHandler`] that runs the [dispatcher](Dispatcher) on every incoming message before
 /// handing it to the inner handler (by default the official [`DefaultRequestHandler`]).
@@ -65,6 +66,8 @@ pub struct StructuredInput<H = DefaultRequestHandler> {
     replicas: Option<(Arc<dyn TaskStore>, tokio::sync::broadcast::Sender<String>)>,
     guard: Option<Arc<Guard>>,
     decisions: Option<Arc<Decisions>>,
+    /// The store's new tasks to wait for before a caller hears of them.
+    settle: Option<Arc<dyn Settle>>,
 }
 
 impl<H> fmt::Debug for StructuredInput<H> {
@@ -86,7 +89,15 @@ impl<H: RequestHandler> StructuredInput<H> {
             replicas: None,
             guard: None,
             decisions: None,
+            settle: None,
         }
+    }
+
+    /// Waits for the store to write a new task before a caller hears of it (see
+    /// [`Settle`]).
+    pub(crate) fn settle(mut self, settle: Option<Arc<dyn Settle>>) -> Self {
+        self.settle = settle;
+        self
     }
 
     /// Checks each skill's own security requirement (and that an extended-only skill has an
@@ -217,6 +228,16 @@ impl<H: RequestHandler> StructuredInput<H> {
     }
 }
 
+/// The task an event is about.
+fn event_task(event: &StreamResponse) -> Option<&str> {
+    match event {
+        StreamResponse::Task(task) => Some(&task.id),
+        StreamResponse::Message(message) => message.task_id.as_deref(),
+        StreamResponse::StatusUpdate(update) => Some(&update.task_id),
+        StreamResponse::ArtifactUpdate(update) => Some(&update.task_id),
+    }
+}
+
 #[async_trait]
 impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
     async fn send_message(
@@ -228,6 +249,15 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
         let answer = self.inner.send_message(params, req).await;
         if let (Err(_), Some(key), Some(decisions)) = (&answer, &key, &self.decisions) {
             decisions.forget(key);
+        }
+        if let (Ok(answer), Some(settle)) = (&answer, &self.settle) {
+            let id = match answer {
+                SendMessageResponse::Task(task) => Some(task.id.as_str()),
+                SendMessageResponse::Message(message) => message.task_id.as_deref(),
+            };
+            if let Some(id) = id {
+                settle.settle(id).await;
+            }
         }
         answer
     }
@@ -247,12 +277,22 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
                 return Err(e);
             }
         };
-        Ok(resync(
-            Arc::clone(&self.inner),
-            params.clone(),
-            None,
-            events,
-        ))
+        let events = resync(Arc::clone(&self.inner), params.clone(), None, events);
+        Ok(match self.settle.clone() {
+            None => events,
+            // Each event waits for its task to be written (a no-op once it is).
+            Some(settle) => events
+                .then(move |event| {
+                    let settle = Arc::clone(&settle);
+                    async move {
+                        if let Some(id) = event.as_ref().ok().and_then(event_task) {
+                            settle.settle(id).await;
+                        }
+                        event
+                    }
+                })
+                .boxed(),
+        })
     }
 
     async fn get_task(

@@ -407,7 +407,11 @@ impl<A: Agent> Server<A> {
         let guard = auth::Guard::new(&card, A::SKILLS, self.authentication)
             .map_err(ServerError::Security)?
             .map(Arc::new);
-        let opened = self.tasks.open_all().await.map_err(ServerError::Store)?;
+        let opened = self
+            .tasks
+            .open_all(true)
+            .await
+            .map_err(ServerError::Store)?;
         let store = Arc::clone(&opened.tasks);
         let caps = &card.capabilities;
         let push = if caps.push_notifications == Some(true) {
@@ -453,6 +457,7 @@ impl<A: Agent> Server<A> {
             inner = auth::install::<A>(inner, guard, endpoint, self.v0_3)?;
         }
         let mut handler = StructuredInput::new(inner, dispatcher)
+            .settle(opened.settle)
             .max_inline_file(self.max_inline_file)
             .guard(guard.clone())
             .decisions(decisions);

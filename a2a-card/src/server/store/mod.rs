@@ -137,10 +137,20 @@ impl fmt::Debug for Tasks {
     }
 }
 
-/// An opened store: the tasks, their push configs where the database keeps them, and the
-/// change feed where the database has one.
+/// A store that may hold a new task in memory for a moment before it writes it (a
+/// [`SqlTasks`] opened for a server): the server settles a task before it tells a caller of it,
+/// so that a crash cannot lose a task a caller knows of.
+#[async_trait::async_trait]
+pub(crate) trait Settle: Send + Sync {
+    /// Returns once task `task_id` is written, if it is one this store holds back.
+    async fn settle(&self, task_id: &str);
+}
+
+/// An opened store: the tasks, their push configs where the database keeps them, the change
+/// feed where the database has one, and what to settle where the store holds tasks back.
 pub(crate) struct Opened {
     pub(crate) tasks: Arc<dyn TaskStore>,
+    pub(crate) settle: Option<Arc<dyn Settle>>,
     pub(crate) push_configs: Option<Arc<dyn a2a_server::PushConfigStore>>,
     pub(crate) changes: Option<tokio::sync::broadcast::Sender<String>>,
 }
@@ -244,13 +254,15 @@ impl Tasks {
     /// Opens the store: creates or migrates the database, and fails the tasks of replicas
     /// that stopped (see [`SqlTasks`]).
     pub async fn open(&self) -> Result<Arc<dyn TaskStore>, StoreError> {
-        Ok(self.open_all().await?.tasks)
+        Ok(self.open_all(false).await?.tasks)
     }
 
-    pub(crate) async fn open_all(&self) -> Result<Opened, StoreError> {
+    /// Opens the store; `serving`: for a server, which settles new tasks (see [`Settle`]).
+    pub(crate) async fn open_all(&self, serving: bool) -> Result<Opened, StoreError> {
         match self {
             Tasks::Memory(retention) => Ok(Opened {
                 tasks: Arc::new(MemoryTasks::new(*retention)),
+                settle: None,
                 push_configs: None,
                 changes: None,
             }),
@@ -265,16 +277,19 @@ impl Tasks {
                 } else {
                     sql::Dialect::Postgres
                 };
-                let store = SqlTasks::open(url, dialect, *retention, *lease).await?;
+                let store = SqlTasks::open(url, dialect, *retention, *lease, serving).await?;
                 store.recover().await?;
+                let store = Arc::new(store);
                 Ok(Opened {
                     push_configs: Some(Arc::new(store.push_configs())),
                     changes: store.changes().await,
-                    tasks: Arc::new(store),
+                    settle: Some(Arc::clone(&store) as Arc<dyn Settle>),
+                    tasks: store,
                 })
             }
             Tasks::Custom(store) => Ok(Opened {
                 tasks: Arc::clone(store),
+                settle: None,
                 push_configs: None,
                 changes: None,
             }),

@@ -102,6 +102,9 @@ struct Shared {
     replica: String,
     /// The tasks this replica writes, as far as it knows them.
     local: Arc<writer::Local>,
+    /// Whether new tasks are queued (a server that settles them before it answers; see
+    /// [`Settle`](super::Settle)) or written before `create` returns.
+    queue_creates: bool,
     /// Where writes go (group commit; see [`writer`]).
     writer: writer::Writer,
     /// The connection URL (for Postgres notifications).
@@ -162,6 +165,7 @@ impl SqlTasks {
             Dialect::Sqlite,
             retention,
             DEFAULT_LEASE,
+            false,
         )
         .await
     }
@@ -170,16 +174,19 @@ impl SqlTasks {
     /// unix socket with `?host=/path`).
     #[cfg(feature = "postgres")]
     pub async fn postgres(url: &str, retention: Retention) -> Result<SqlTasks, StoreError> {
-        SqlTasks::open(url, Dialect::Postgres, retention, DEFAULT_LEASE).await
+        SqlTasks::open(url, Dialect::Postgres, retention, DEFAULT_LEASE, false).await
     }
 
     /// Opens the database at `url` with this lease: how long a replica that stopped renewing
-    /// still owns its running tasks.
+    /// still owns its running tasks. `queue_creates`: new tasks are queued for the writer's
+    /// next round instead of written before `create` returns, for a server that
+    /// [settles](super::Settle) a task before it tells a caller of it.
     pub(crate) async fn open(
         url: &str,
         dialect: Dialect,
         retention: Retention,
         lease: Duration,
+        queue_creates: bool,
     ) -> Result<SqlTasks, StoreError> {
         sqlx::any::install_default_drivers();
         let shown = redact(url);
@@ -219,6 +226,7 @@ impl SqlTasks {
                     Arc::clone(&local),
                 ),
                 local,
+                queue_creates,
                 url: url.to_owned(),
                 pool,
                 reads,
@@ -552,9 +560,17 @@ async fn migrate(pool: &AnyPool, dialect: Dialect) -> Result<(), StoreError> {
 }
 
 #[async_trait]
+impl super::Settle for SqlTasks {
+    async fn settle(&self, task_id: &str) {
+        self.inner.writer.settle(task_id).await;
+    }
+}
+
+#[async_trait]
 impl TaskStore for SqlTasks {
     async fn create(&self, task: Task) -> Result<TaskVersion, A2AError> {
-        self.inner.writer.create(task).await?;
+        let s = &self.inner;
+        s.writer.create(task, s.queue_creates).await?;
         Ok(1)
     }
 

@@ -1,32 +1,36 @@
-//! The write path of [`SqlTasks`](super::SqlTasks): one writer per store commits every write
-//! queued since its last commit in one transaction (group commit), folding several writes of
-//! one task into one row write.
+//! The write path of [`SqlTasks`](super::SqlTasks): one writer per store writes everything
+//! queued since its last write in one go (group commit), folding the writes of one task into
+//! one row write.
 //!
-//! - A **create** and a write that a caller must be able to rely on (a terminal state, a
-//!   question to the caller, a task this store did not create) are *awaited*: the call returns
-//!   once its transaction committed, so a crash after it cannot lose it.
-//! - The **intermediate** writes of a task this store runs (`working`, progress, artifact
-//!   chunks) are *queued*: the call returns at once, reads on this replica see the queued task
-//!   ([`Local::queued`]), and the row is written with the next commit, usually together with the
-//!   task's next write. Should the process die first, the task is failed by recovery (it was
-//!   running), as it would be anyway. A queued write that the database refuses (another writer
-//!   changed the task) is reported by the task's next write.
+//! - A **new task** and the **intermediate** writes of a task this store runs (`submitted`,
+//!   `working`, progress, artifact chunks) are *queued*: the call returns at once, reads on this
+//!   replica see the queued task ([`Local::queued`]), and the row is written with the writer's
+//!   next round, usually together with the task's next write (a task created and finished
+//!   while the writer was busy is one `INSERT` of the finished task). The server waits for a
+//!   new task to be written before it tells a caller about it ([`super::super::Settle`]), so
+//!   a crash cannot lose a task a caller knows of; a crash can lose intermediate writes, and
+//!   recovery then fails the task (it was running), as it would anyway. A queued write that
+//!   the database refuses (the id exists; another writer changed the task) is reported by the
+//!   task's next write.
+//! - A write that a caller must be able to rely on (a terminal state, a question to the
+//!   caller, a task this store did not create) is *awaited*: the call returns once it is
+//!   written, with the writes queued before it.
 //!
-//! Each batch costs at most two statements whatever its size, each atomic by itself: one
-//! multi-row `INSERT` for the creates, one `UPDATE .. FROM (VALUES ..)` compare-and-swap for
-//! the updates, both announced on Postgres by the statements themselves.
+//! Each round costs at most two statements whatever its size, each atomic by itself: one
+//! multi-row `INSERT` for the new tasks, one `UPDATE .. FROM (VALUES ..)` compare-and-swap for
+//! the others, both announced on Postgres by the statements themselves.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use a2a::{A2AError, Task, TaskState};
-use sqlx::{AnyPool, Row};
+use sqlx::{AnyPool, Row as _};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{CHANGES, Dialect, db_error, encode, now_millis, sql_for, state_name};
 use crate::server::store::memory::terminal_error;
 
-/// The most writes one transaction takes.
+/// The most writes one round takes.
 const MAX_BATCH: usize = 256;
 
 /// What this replica knows of the tasks it writes.
@@ -38,9 +42,11 @@ pub(super) struct Local {
 struct Entry {
     /// The version this store last wrote or queued.
     version: i64,
-    /// The task as queued and not yet committed, with its version.
+    /// The task as queued and not yet written, with its version.
     queued: Option<(i64, Task)>,
-    /// Why a queued write was refused, for the task's next write.
+    /// Whether the task's row exists (its creation was written).
+    written: bool,
+    /// Why a queued write was refused, for the task's later writes.
     refused: Option<A2AError>,
 }
 
@@ -49,14 +55,14 @@ impl Local {
         self.tasks.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The task as this replica queued it, if a write of it is still uncommitted.
+    /// The task as this replica queued it, if a write of it is still pending.
     pub(super) fn queued(&self, id: &str) -> Option<Task> {
         self.lock()
             .get(id)
             .and_then(|e| e.queued.as_ref().map(|(_, t)| t.clone()))
     }
 
-    /// Records that `version` of task `id` is committed (and forgets a finished task: no more
+    /// Records that `version` of task `id` is written (and forgets a finished task: no more
     /// writes are expected of this store).
     pub(super) fn committed(&self, id: &str, version: i64, terminal: bool) {
         let mut tasks = self.lock();
@@ -67,22 +73,25 @@ impl Local {
         let entry = tasks.entry(id.to_owned()).or_insert(Entry {
             version,
             queued: None,
+            written: true,
             refused: None,
         });
         entry.version = entry.version.max(version);
+        entry.written = true;
         if entry.queued.as_ref().is_some_and(|(v, _)| *v <= version) {
             entry.queued = None;
         }
     }
 
-    /// Records that a write of task `id` was refused: its next write reports `why` (unless
-    /// the refused one finished the task: no next write is expected).
+    /// Records that a write of task `id` was refused: its later writes report `why` (unless
+    /// the refused one finished the task: no later write is expected).
     fn refused(&self, id: &str, why: A2AError, terminal: bool) {
         let mut tasks = self.lock();
         if terminal {
             tasks.remove(id);
         } else if let Some(entry) = tasks.get_mut(id) {
             entry.queued = None;
+            entry.written = true;
             entry.refused = Some(why);
         }
     }
@@ -92,7 +101,7 @@ impl Local {
 enum Op {
     Create {
         task: Task,
-        done: oneshot::Sender<Result<(), A2AError>>,
+        done: Option<oneshot::Sender<Result<i64, A2AError>>>,
     },
     Update {
         task: Task,
@@ -128,23 +137,51 @@ impl Writer {
         tokio::spawn(async move {
             let mut batch = Vec::new();
             while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
-                db.commit(std::mem::take(&mut batch), &writer_local).await;
+                db.write(std::mem::take(&mut batch), &writer_local).await;
             }
         });
         Writer { ops, local }
     }
 
-    /// Inserts a new task; returns once committed.
-    pub(super) async fn create(&self, task: Task) -> Result<(), A2AError> {
+    /// Writes a new task: queued when `queue` (see the [module docs](self)), else returns
+    /// once it is written.
+    pub(super) async fn create(&self, task: Task, queue: bool) -> Result<(), A2AError> {
+        {
+            let mut tasks = self.local.lock();
+            if tasks.contains_key(&task.id) {
+                return Err(A2AError::invalid_request(format!(
+                    "task {} already exists",
+                    task.id
+                )));
+            }
+            tasks.insert(
+                task.id.clone(),
+                Entry {
+                    version: 1,
+                    queued: Some((1, task.clone())),
+                    written: false,
+                    refused: None,
+                },
+            );
+        }
+        if queue {
+            return self
+                .ops
+                .send(Op::Create { task, done: None })
+                .map_err(|_| stopped());
+        }
         let (done, answer) = oneshot::channel();
         self.ops
-            .send(Op::Create { task, done })
+            .send(Op::Create {
+                task,
+                done: Some(done),
+            })
             .map_err(|_| stopped())?;
-        answer.await.unwrap_or_else(|_| Err(stopped()))
+        answer.await.unwrap_or_else(|_| Err(stopped())).map(drop)
     }
 
     /// Writes `task` over the stored one, which must still have version `expected` (`None`:
-    /// any); returns the new version once committed.
+    /// any); returns the new version once written.
     pub(super) async fn update(&self, task: Task, expected: Option<i64>) -> Result<i64, A2AError> {
         let (done, answer) = oneshot::channel();
         self.ops
@@ -159,7 +196,7 @@ impl Writer {
 
     /// Writes `task` the way its state asks (see the [module docs](self)): queued when it is
     /// an intermediate write of a task this store writes, else awaited. Reports a refused
-    /// queued write of the same task first.
+    /// queued write of the same task instead.
     pub(super) async fn write(&self, task: Task) -> Result<i64, A2AError> {
         let queue = matches!(task.status.state, TaskState::Submitted | TaskState::Working);
         let expected = {
@@ -167,7 +204,12 @@ impl Writer {
             match tasks.get_mut(&task.id) {
                 None => None,
                 Some(entry) => {
-                    if let Some(why) = entry.refused.take() {
+                    // Once refused, this replica's view of the task is stale: every later
+                    // write is refused too (the last one forgets the task).
+                    if let Some(why) = entry.refused.clone() {
+                        if task.status.state.is_terminal() {
+                            tasks.remove(&task.id);
+                        }
                         return Err(why);
                     }
                     if queue {
@@ -192,95 +234,100 @@ impl Writer {
         self.update(task, expected).await
     }
 
-    /// Returns once every write queued before the call is committed (or refused).
+    /// Returns once every write queued before the call is written (or refused).
     pub(super) async fn flush(&self) {
         let (done, answer) = oneshot::channel();
         if self.ops.send(Op::Flush(done)).is_ok() {
             let _ = answer.await;
         }
     }
+
+    /// Returns once task `id` exists in the database, if this store created it.
+    pub(super) async fn settle(&self, id: &str) {
+        let pending = self.local.lock().get(id).is_some_and(|e| !e.written);
+        if pending {
+            self.flush().await;
+        }
+    }
 }
 
-/// The updates of one task in a batch, folded into one row write.
-struct Folded {
+/// The writes of one task in a round, folded into one row write.
+struct Row {
     task: Task,
-    /// The task's JSON, made once per batch (see [`Batch::encode`]).
+    /// The task's JSON, made once per round (see [`Round::encode`]).
     body: String,
+    /// Whether the row is new (an `INSERT`), else an update.
+    new: bool,
+    /// The version the stored row must have (updates; `None`: any).
     expected: Option<i64>,
+    /// How many writes the row folds (for a new row: its version).
     steps: i64,
-    /// Who waits, and how many writes after theirs the batch holds.
+    /// Who waits, and how many writes after theirs the row holds.
     waiting: Vec<(oneshot::Sender<Result<i64, A2AError>>, i64)>,
 }
 
-/// A new task, its JSON, and who waits for it.
-type Create = (Task, String, oneshot::Sender<Result<(), A2AError>>);
-
-/// What one batch asks of the database.
+/// What one round asks of the database.
 #[derive(Default)]
-struct Batch {
-    creates: Vec<Create>,
-    updates: Vec<Folded>,
+struct Round {
+    rows: Vec<Row>,
     flushes: Vec<oneshot::Sender<()>>,
 }
 
-impl Batch {
-    fn of(ops: Vec<Op>) -> Batch {
-        let mut batch = Batch::default();
+impl Round {
+    fn of(ops: Vec<Op>) -> Round {
+        let mut round = Round::default();
         let mut index: HashMap<String, usize> = HashMap::new();
         for op in ops {
-            match op {
-                Op::Create { task, done } => batch.creates.push((task, String::new(), done)),
-                Op::Flush(done) => batch.flushes.push(done),
+            let (task, new, expected, done) = match op {
+                Op::Flush(done) => {
+                    round.flushes.push(done);
+                    continue;
+                }
+                Op::Create { task, done } => (task, true, None, done),
                 Op::Update {
                     task,
                     expected,
                     done,
-                } => match index.get(&task.id) {
-                    Some(&i) => {
-                        let folded = &mut batch.updates[i];
-                        for (_, after) in &mut folded.waiting {
-                            *after += 1;
-                        }
-                        folded.steps += 1;
-                        folded.task = task;
-                        folded.waiting.extend(done.map(|d| (d, 0)));
+                } => (task, false, expected, done),
+            };
+            match index.get(&task.id) {
+                Some(&i) if !new => {
+                    let row = &mut round.rows[i];
+                    for (_, after) in &mut row.waiting {
+                        *after += 1;
                     }
-                    None => {
-                        index.insert(task.id.clone(), batch.updates.len());
-                        batch.updates.push(Folded {
-                            task,
-                            body: String::new(),
-                            expected,
-                            steps: 1,
-                            waiting: done.map(|d| (d, 0)).into_iter().collect(),
-                        });
-                    }
-                },
+                    row.steps += 1;
+                    row.task = task;
+                    row.waiting.extend(done.map(|d| (d, 0)));
+                }
+                _ => {
+                    index.insert(task.id.clone(), round.rows.len());
+                    round.rows.push(Row {
+                        task,
+                        body: String::new(),
+                        new,
+                        expected,
+                        steps: 1,
+                        waiting: done.map(|d| (d, 0)).into_iter().collect(),
+                    });
+                }
             }
         }
-        batch.encode();
-        batch
+        round.encode();
+        round
     }
 
     /// Makes each row's JSON, once for all the writes folded into it; a task that cannot be
-    /// made JSON is refused to its callers and left out.
+    /// made JSON is refused to its writers and left out.
     fn encode(&mut self) {
-        for (task, _, done) in std::mem::take(&mut self.creates) {
-            match encode(&task) {
-                Ok(body) => self.creates.push((task, body, done)),
-                Err(why) => {
-                    let _ = done.send(Err(why));
-                }
-            }
-        }
-        for mut folded in std::mem::take(&mut self.updates) {
-            match encode(&folded.task) {
+        for mut row in std::mem::take(&mut self.rows) {
+            match encode(&row.task) {
                 Ok(body) => {
-                    folded.body = body;
-                    self.updates.push(folded);
+                    row.body = body;
+                    self.rows.push(row);
                 }
                 Err(why) => {
-                    for (done, _) in folded.waiting {
+                    for (done, _) in row.waiting {
                         let _ = done.send(Err(why.clone()));
                     }
                 }
@@ -294,102 +341,69 @@ impl Db {
         sql_for(self.dialect, sql)
     }
 
-    /// Writes `ops`, answers their callers and updates `local`.
-    async fn commit(&self, ops: Vec<Op>, local: &Local) {
-        let Batch {
-            creates,
-            updates,
-            flushes,
-        } = Batch::of(ops);
-        self.create_all(creates, local).await;
-        self.update_all(updates, local).await;
+    /// Writes `ops`, answers their writers and updates `local`.
+    async fn write(&self, ops: Vec<Op>, local: &Local) {
+        let Round { rows, flushes } = Round::of(ops);
+        let (new, changed): (Vec<Row>, Vec<Row>) = rows.into_iter().partition(|r| r.new);
+        self.insert_all(new, local).await;
+        self.update_all(changed, local).await;
         for done in flushes {
             let _ = done.send(());
         }
     }
 
-    /// Inserts new tasks in one statement; should it fail (e.g. one id exists already), one by
-    /// one, so that each caller learns its own outcome.
-    async fn create_all(&self, creates: Vec<Create>, local: &Local) {
-        if creates.is_empty() {
+    /// Inserts new rows in one statement; should it fail (e.g. one id exists already), one by
+    /// one, so that each task learns its own outcome.
+    async fn insert_all(&self, rows: Vec<Row>, local: &Local) {
+        if rows.is_empty() {
             return;
         }
-        let outcome = self.insert(&creates).await;
-        if outcome.is_err() && creates.len() > 1 {
-            for create in creates {
-                let outcome = self.insert(std::slice::from_ref(&create)).await;
-                self.created(vec![create], outcome, local);
+        let outcome = self.insert(&rows).await;
+        if outcome.is_err() && rows.len() > 1 {
+            for row in rows {
+                let outcome = self.insert(std::slice::from_ref(&row)).await;
+                inserted(vec![row], outcome, local);
             }
         } else {
-            self.created(creates, outcome, local);
-        }
-    }
-
-    fn created(&self, creates: Vec<Create>, outcome: Result<(), sqlx::Error>, local: &Local) {
-        for (task, _, done) in creates {
-            let answer = match &outcome {
-                Ok(()) => {
-                    local.committed(&task.id, 1, task.status.state.is_terminal());
-                    Ok(())
-                }
-                Err(sqlx::Error::Database(d)) if d.is_unique_violation() => Err(
-                    A2AError::invalid_request(format!("task {} already exists", task.id)),
-                ),
-                Err(e) => Err(db_error(e)),
-            };
-            let _ = done.send(answer);
+            inserted(rows, outcome, local);
         }
     }
 
     /// Applies every update in one compare-and-swap statement; those it did not apply were
     /// refused, and their writers are told why.
-    async fn update_all(&self, updates: Vec<Folded>, local: &Local) {
-        if updates.is_empty() {
+    async fn update_all(&self, rows: Vec<Row>, local: &Local) {
+        if rows.is_empty() {
             return;
         }
-        let versions: HashMap<String, i64> = match self.cas(&updates).await {
-            Ok(rows) => rows
+        let versions: HashMap<String, i64> = match self.cas(&rows).await {
+            Ok(written) => written
                 .iter()
-                .map(|row| (row.get::<String, _>(0), row.get::<i64, _>(1)))
+                .map(|r| (r.get::<String, _>(0), r.get::<i64, _>(1)))
                 .collect(),
             Err(e) => {
                 let why = db_error(e);
-                for folded in updates {
-                    let terminal = folded.task.status.state.is_terminal();
-                    local.refused(&folded.task.id, why.clone(), terminal);
-                    for (done, _) in folded.waiting {
-                        let _ = done.send(Err(why.clone()));
-                    }
+                for row in rows {
+                    refuse(row, &why, local);
                 }
                 return;
             }
         };
-        for folded in updates {
-            let id = &folded.task.id;
-            let terminal = folded.task.status.state.is_terminal();
-            match versions.get(id) {
-                Some(&version) => {
-                    local.committed(id, version, terminal);
-                    for (done, after) in folded.waiting {
-                        let _ = done.send(Ok(version - after));
-                    }
-                }
+        for row in rows {
+            match versions.get(&row.task.id) {
+                Some(&version) => accept(row, version, local),
                 None => {
-                    let why = self.refusal(&folded.task).await;
-                    local.refused(id, why.clone(), terminal);
-                    for (done, _) in folded.waiting {
-                        let _ = done.send(Err(why.clone()));
-                    }
+                    let why = self.refusal(&row.task).await;
+                    refuse(row, &why, local);
                 }
             }
         }
     }
 
-    /// Inserts `creates` in one statement (atomic by itself: no transaction needed).
-    async fn insert(&self, creates: &[Create]) -> Result<(), sqlx::Error> {
-        let rows = vec!["(?, ?, ?, ?, 1, ?, ?, ?)"; creates.len()].join(", ");
+    /// Inserts `rows` in one statement (atomic by itself: no transaction needed).
+    async fn insert(&self, rows: &[Row]) -> Result<(), sqlx::Error> {
+        let values = vec!["(?, ?, ?, ?, ?, ?, ?, ?)"; rows.len()].join(", ");
         let insert = format!(
-            "INSERT INTO a2a_card_tasks (id, context_id, state, status_at, version, ended_at, owner, body) VALUES {rows}"
+            "INSERT INTO a2a_card_tasks (id, context_id, state, status_at, version, ended_at, owner, body) VALUES {values}"
         );
         let statement = match self.dialect {
             Dialect::Sqlite => insert,
@@ -399,26 +413,28 @@ impl Db {
         };
         let statement = self.sql(&statement);
         let mut query = sqlx::query(&statement);
-        for (task, body, _) in creates {
+        for row in rows {
+            let task = &row.task;
             let terminal = task.status.state.is_terminal();
             query = query
                 .bind(&task.id)
                 .bind(&task.context_id)
                 .bind(state_name(&task.status.state))
                 .bind(task.status.timestamp.map(|t| t.to_rfc3339()))
+                .bind(row.steps)
                 .bind(terminal.then(now_millis))
                 .bind((!terminal).then_some(self.replica.as_str()))
-                .bind(body.as_str());
+                .bind(row.body.as_str());
         }
         query.execute(&self.pool).await?;
         Ok(())
     }
 
-    /// The compare-and-swap of every update in the batch, in one statement: a task is written
+    /// The compare-and-swap of every update in the round, in one statement: a task is written
     /// only if it still has the version its writer last saw and is not finished (or finishes
     /// the same way again). The rows written, with their new versions.
-    async fn cas(&self, updates: &[Folded]) -> Result<Vec<sqlx::any::AnyRow>, sqlx::Error> {
-        let rows = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?)"; updates.len()].join(", ");
+    async fn cas(&self, rows: &[Row]) -> Result<Vec<sqlx::any::AnyRow>, sqlx::Error> {
+        let values = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?)"; rows.len()].join(", ");
         let update = "UPDATE a2a_card_tasks SET context_id = v.context_id, state = v.state,
                 status_at = v.status_at, version = a2a_card_tasks.version + v.steps,
                 ended_at = COALESCE(a2a_card_tasks.ended_at, v.ended_at), owner = v.owner, body = v.body
@@ -427,7 +443,7 @@ impl Db {
                 AND (v.expected IS NULL OR a2a_card_tasks.version = v.expected)
             RETURNING a2a_card_tasks.id, a2a_card_tasks.version";
         let values = format!(
-            "v (id, expected, steps, context_id, state, status_at, ended_at, owner, body) AS (VALUES {rows})"
+            "v (id, expected, steps, context_id, state, status_at, ended_at, owner, body) AS (VALUES {values})"
         );
         let statement = match self.dialect {
             Dialect::Sqlite => format!("WITH {values} {update}"),
@@ -437,19 +453,19 @@ impl Db {
         };
         let statement = self.sql(&statement);
         let mut query = sqlx::query(&statement);
-        for folded in updates {
-            let task = &folded.task;
+        for row in rows {
+            let task = &row.task;
             let terminal = task.status.state.is_terminal();
             query = query
                 .bind(&task.id)
-                .bind(folded.expected)
-                .bind(folded.steps)
+                .bind(row.expected)
+                .bind(row.steps)
                 .bind(&task.context_id)
                 .bind(state_name(&task.status.state))
                 .bind(task.status.timestamp.map(|t| t.to_rfc3339()))
                 .bind(terminal.then(now_millis))
                 .bind((!terminal).then_some(self.replica.as_str()))
-                .bind(folded.body.as_str());
+                .bind(row.body.as_str());
         }
         query.fetch_all(&self.pool).await
     }
@@ -475,6 +491,46 @@ impl Db {
                         task.id
                     ))
                 }
+            }
+        }
+    }
+}
+
+/// A row written at `version`: its writers learn their versions.
+fn accept(row: Row, version: i64, local: &Local) {
+    local.committed(&row.task.id, version, row.task.status.state.is_terminal());
+    for (done, after) in row.waiting {
+        let _ = done.send(Ok(version - after));
+    }
+}
+
+/// A row refused: its writers (and the task's next write) learn why.
+fn refuse(row: Row, why: &A2AError, local: &Local) {
+    local.refused(
+        &row.task.id,
+        why.clone(),
+        row.task.status.state.is_terminal(),
+    );
+    for (done, _) in row.waiting {
+        let _ = done.send(Err(why.clone()));
+    }
+}
+
+/// The outcome of inserting `rows`.
+fn inserted(rows: Vec<Row>, outcome: Result<(), sqlx::Error>, local: &Local) {
+    for row in rows {
+        match &outcome {
+            Ok(()) => {
+                let version = row.steps;
+                accept(row, version, local);
+            }
+            Err(sqlx::Error::Database(d)) if d.is_unique_violation() => {
+                let why = A2AError::invalid_request(format!("task {} already exists", row.task.id));
+                refuse(row, &why, local);
+            }
+            Err(e) => {
+                let why = db_error(e);
+                refuse(row, &why, local);
             }
         }
     }
