@@ -177,23 +177,20 @@ pub(crate) fn decode(bytes: &[u8]) -> Option<Vec<u8>> {
     let mut needle = Vec::with_capacity(marker().len() + 1);
     needle.push(b'"');
     needle.extend_from_slice(marker().as_bytes());
-    let mut at = find(bytes, &needle, 0)?;
+    let mut next = Some(find(bytes, &needle, 0)?);
     let mut out = Vec::with_capacity(bytes.len());
     let mut copied = 0;
-    loop {
-        // The string literal: from its opening quote to the closing one.
+    // Each string literal: from its opening quote to the closing one.
+    while let Some(at) = next {
         let Some(end) = closing_quote(bytes, at + needle.len()) else {
             break;
         };
         if let Ok(text) = serde_json::from_slice::<String>(&bytes[at..=end]) {
             out.extend_from_slice(&bytes[copied..at]);
-            out.extend_from_slice(text[marker().len()..].as_bytes());
+            out.extend_from_slice(&text.as_bytes()[marker().len()..]);
             copied = end + 1;
         }
-        match find(bytes, &needle, end + 1) {
-            Some(next) => at = next,
-            None => break,
-        }
+        next = find(bytes, &needle, end + 1);
     }
     out.extend_from_slice(&bytes[copied..]);
     Some(out)
