@@ -513,8 +513,10 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                 });
             }
         }
+        // The skills as the declaration names them (`winner`, `books::search`), for messages.
+        let sources: Vec<&str> = skills.iter().map(|s| s.source.as_str()).collect();
         for (j, s) in skills.iter().enumerate() {
-            let check = quote_spanned!(s.span=> #krate::__private::check_skill(<#self_ty as #krate::Agent>::SKILLS, #j));
+            let check = quote_spanned!(s.span=> #krate::__private::check_skill(<#self_ty as #krate::Agent>::SKILLS, #j, &[#(#sources),*]));
             skill_checks.push(check, &TokenStream::new(), s.span, &krate);
         }
         // Skills declared elsewhere: their requirements against the declared schemes, as

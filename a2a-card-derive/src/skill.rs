@@ -204,6 +204,7 @@ fn signature(func: &Handler, errors: &mut Errors) -> (bool, Vec<Type>, Option<(T
             }
         }
     }
+    one_input(sig, errors);
     let ret = match &sig.output {
         ReturnType::Default => {
             errors.at(
@@ -227,6 +228,57 @@ fn signature(func: &Handler, errors: &mut Errors) -> (bool, Vec<Type>, Option<(T
         },
     };
     (receiver, args, ret)
+}
+
+/// A message carries one input: two arguments that are neither the context nor files are an
+/// error at the second, which says to put them in one type (a check on the tokens, before the
+/// types are known; `check_inputs` catches what it cannot see).
+fn one_input(sig: &Signature, errors: &mut Errors) {
+    let inputs: Vec<&syn::PatType> = sig
+        .inputs
+        .iter()
+        .filter_map(|a| match a {
+            FnArg::Typed(pt) if !is_extra(&pt.ty) => Some(pt),
+            _ => None,
+        })
+        .collect();
+    let [first, second, ..] = inputs.as_slice() else {
+        return;
+    };
+    let name = |pt: &syn::PatType| match &*pt.pat {
+        Pat::Ident(i) => i.ident.to_string(),
+        other => other.to_token_stream().to_string(),
+    };
+    let fields: Vec<String> = inputs
+        .iter()
+        .map(|pt| {
+            format!(
+                "{}: {}",
+                name(pt),
+                pt.ty.to_token_stream().to_string().replace(' ', "")
+            )
+        })
+        .collect();
+    errors.at(
+        &second.ty,
+        format!(
+            "one input per skill: `{}` and `{}` are both inputs, and a message carries one; put them in one type deriving `serde::Deserialize`, `schemars::JsonSchema` and `a2a_card::Schema` (e.g. `struct {}Input {{ {} }}`) and take that (other arguments may be `a2a_card::SkillContext` and files)",
+            name(first),
+            name(second),
+            title_case(&sig.ident.to_string()).replace(' ', ""),
+            fields.join(", ")
+        ),
+    );
+}
+
+/// Whether an argument type is one a skill takes beside its input: the context, or files.
+fn is_extra(ty: &Type) -> bool {
+    let Type::Path(p) = ty else { return false };
+    p.path
+        .segments
+        .last()
+        .is_some_and(|s| s.ident == "SkillContext")
+        || names_file(ty)
 }
 
 /// Whether a type names `File` anywhere (`File`, `Option<File>`, `a2a_card::File`).

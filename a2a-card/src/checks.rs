@@ -157,9 +157,19 @@ const fn is_blank(s: &str) -> bool {
     true
 }
 
+/// How the declaration names skill `i` (its function name when the list is short).
+const fn name_of<'a>(names: &[&'a str], i: usize, skill: &'a SkillDecl) -> &'a str {
+    if i < names.len() {
+        names[i]
+    } else {
+        skill.source
+    }
+}
+
 /// Skill `j` against the skills before it: ids are unique, and no two skills take the same
-/// input schema (a structured message could not be routed).
-pub const fn check_skill(skills: &[SkillDecl], j: usize) -> Check {
+/// input schema (a structured message could not be routed). `names` are the skills as the
+/// declaration names them (`winner`, `books::search`).
+pub const fn check_skill(skills: &[SkillDecl], j: usize, names: &[&str]) -> Check {
     let s = &skills[j];
     if s.poisoned {
         return Check::OK;
@@ -174,9 +184,9 @@ pub const fn check_skill(skills: &[SkillDecl], j: usize) -> Check {
                         .push("skill id `")
                         .push(s.id)
                         .push("` of `")
-                        .push(s.source)
+                        .push(name_of(names, j, s))
                         .push("` is already the id of `")
-                        .push(t.source)
+                        .push(name_of(names, i, t))
                         .push("`; give one of them another id with #[skill(id = \"...\")]"),
                 );
             }
@@ -185,9 +195,9 @@ pub const fn check_skill(skills: &[SkillDecl], j: usize) -> Check {
                     return Check::failed(
                         Msg::new()
                             .push("skills `")
-                            .push(t.source)
+                            .push(name_of(names, i, t))
                             .push("` and `")
-                            .push(s.source)
+                            .push(name_of(names, j, s))
                             .push("` both take schema `")
                             .push(a.name)
                             .push("`, so a structured message could not be routed; give one of them another input type, or rename a schema with #[schema(name = \"...\")]"),

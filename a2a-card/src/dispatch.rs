@@ -380,8 +380,9 @@ impl Dispatcher {
             let (mut task, mut ctx) = (None, None);
             for (k, v) in &message {
                 match k.as_str() {
-                    "taskId" => task = v.as_str(),
-                    "contextId" => ctx = v.as_str(),
+                    // ProtoJSON takes either spelling.
+                    "taskId" | "task_id" => task = v.as_str(),
+                    "contextId" | "context_id" => ctx = v.as_str(),
                     _ => {}
                 }
             }

@@ -53,7 +53,9 @@ pub use card::*;
 pub use context::{Answer, Artifact, Interrupted, SkillContext};
 pub use file::{File, FileContent};
 pub use principal::{Identity, Principal};
-pub use schema::{IO_SCHEMAS_EXTENSION_URI, NamedSchema, SchemaMode, SchemaOptions};
+pub use schema::{
+    DerivesJsonSchema, IO_SCHEMAS_EXTENSION_URI, NamedSchema, SchemaMode, SchemaOptions,
+};
 pub use skill::{Input, Output, Reply, SkillError};
 
 #[cfg(feature = "server")]

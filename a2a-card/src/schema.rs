@@ -112,6 +112,37 @@ impl fmt::Display for SchemaMode {
 /// extension's own wording).
 pub const IO_SCHEMAS_EXTENSION_DESCRIPTION: &str = "Allow more deterministic invoking of tasks by providing JSON input corresponding to a provided schema";
 
+/// The types that generate a JSON Schema: those implementing `schemars::JsonSchema`. A
+/// [`NamedSchema`] names such a schema; this trait stands between them so that a type deriving
+/// `Schema` without `JsonSchema` is told how to fix it, rather than that a trait it cannot see
+/// is sealed.
+///
+/// ```
+/// use a2a_card::DerivesJsonSchema;
+///
+/// #[derive(schemars::JsonSchema)]
+/// struct Pair { a: String }
+///
+/// let schema = Pair::generated_json_schema(a2a_card::SchemaOptions::DEFAULT);
+/// assert_eq!(schema["properties"]["a"]["type"], "string");
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` derives `a2a_card::Schema` but not `schemars::JsonSchema`",
+    label = "add `schemars::JsonSchema` to the derives of `{Self}`",
+    note = "`Schema` names the schema that `JsonSchema` generates: write `#[derive(serde::Deserialize, schemars::JsonSchema, a2a_card::Schema)]` (schemars 1.x; `Serialize` for an output)"
+)]
+pub trait DerivesJsonSchema {
+    /// The type's self-contained draft 2020-12 schema (see [`schema_for`]).
+    fn generated_json_schema(options: SchemaOptions) -> Value;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: schemars::JsonSchema + ?Sized> DerivesJsonSchema for T {
+    fn generated_json_schema(options: SchemaOptions) -> Value {
+        schema_for::<T>(options)
+    }
+}
+
 /// A Rust type whose JSON Schema the card publishes under a name, for
 /// `application/json;schema=NAME` modes.
 ///
@@ -137,7 +168,7 @@ pub const IO_SCHEMAS_EXTENSION_DESCRIPTION: &str = "Allow more deterministic inv
 /// assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
 /// assert_eq!(schema["additionalProperties"], false);
 /// ```
-pub trait NamedSchema: schemars::JsonSchema {
+pub trait NamedSchema: DerivesJsonSchema {
     /// The schema's name on the card (a media-type token).
     const SCHEMA_NAME: &'static str;
 
@@ -146,7 +177,7 @@ pub trait NamedSchema: schemars::JsonSchema {
 
     /// The self-contained draft 2020-12 schema of the type.
     fn json_schema_value() -> Value {
-        schema_for::<Self>(Self::SCHEMA_OPTIONS)
+        Self::generated_json_schema(Self::SCHEMA_OPTIONS)
     }
 
     /// The mode that names this schema: `application/json;schema=NAME`.

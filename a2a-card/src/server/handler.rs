@@ -15,8 +15,9 @@ use crate::dispatch::{Decision, Dispatcher};
 
 use super::auth::{self, Guard};
 use super::errors::dispatch_error;
+use super::exact;
 use super::executor::{DECISION_KEY, Decisions};
-use super::message::{has_files, message_json, split_files};
+use super::message::{dispatch_json, files_of, has_files, message_json, restore_data, split_files};
 use super::push::Webhooks;
 use super::store::Settle;
 
@@ -68,6 +69,8 @@ pub struct StructuredInput<H = DefaultRequestHandler> {
     decisions: Option<Arc<Decisions>>,
     /// The store's new tasks to wait for before a caller hears of them.
     settle: Option<Arc<dyn Settle>>,
+    /// Whether answers carry data parts encoded for the HTTP layer (see [`exact`]).
+    exact: bool,
 }
 
 impl<H> fmt::Debug for StructuredInput<H> {
@@ -90,6 +93,7 @@ impl<H: RequestHandler> StructuredInput<H> {
             guard: None,
             decisions: None,
             settle: None,
+            exact: false,
         }
     }
 
@@ -149,14 +153,52 @@ impl<H: RequestHandler> StructuredInput<H> {
         self
     }
 
+    /// Answers with every data part encoded for the HTTP layer of [`Server`](super::Server),
+    /// which splices the exact JSON back (see [`exact`]).
+    pub(crate) fn exact(mut self, yes: bool) -> Self {
+        self.exact = yes;
+        self
+    }
+
+    fn out_task(&self, mut task: Task) -> Task {
+        if self.exact {
+            exact::encode_task(&mut task);
+        }
+        task
+    }
+
+    fn out_events(
+        &self,
+        events: BoxStream<'static, Result<StreamResponse, A2AError>>,
+    ) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
+        use futures::StreamExt;
+        if !self.exact {
+            return events;
+        }
+        Box::pin(events.map(|event| {
+            event.map(|mut event| {
+                exact::encode_event(&mut event);
+                event
+            })
+        }))
+    }
+
     /// Runs the structured input flow on the request's message: `Err` with the answer when it
     /// is refused; otherwise the request, with the key of the decision left for the executor.
+    ///
+    /// The flow reads the request's own message JSON when the HTTP layer handed it over (see
+    /// [`exact`]), and puts its data back, as sent, into the message the inner handler runs
+    /// and stores; otherwise it reads the official message.
     async fn check(
         &self,
         params: &ServiceParams,
         mut req: SendMessageRequest,
     ) -> Result<(SendMessageRequest, Option<String>), A2AError> {
-        let decision = self.decide(params, &req).await?;
+        let raw = exact::take_inbound();
+        if let Some(raw) = &raw {
+            restore_data(&mut req.message, raw)?;
+        }
+        let decision = self.decide(params, &req, raw).await?;
         let Some(decision) = decision else {
             return Ok((req, None));
         };
@@ -177,6 +219,7 @@ impl<H: RequestHandler> StructuredInput<H> {
         &self,
         params: &ServiceParams,
         req: &SendMessageRequest,
+        raw: Option<serde_json::Value>,
     ) -> Result<Option<Decision>, A2AError> {
         let existing = match req.message.task_id.as_deref() {
             None => None,
@@ -201,8 +244,11 @@ impl<H: RequestHandler> StructuredInput<H> {
         {
             self.check_webhook(&config.url).await?;
         }
-        // File parts are taken out of a copy only when there are any.
-        let (message, files) = if has_files(&req.message) {
+        let (message, files) = if let Some(raw) = raw {
+            let files = files_of(&req.message, self.max_inline_file)?;
+            (dispatch_json(raw, &req.message), files)
+        } else if has_files(&req.message) {
+            // File parts are taken out of a copy only when there are any.
             let mut message = req.message.clone();
             let files = split_files(&mut message, self.max_inline_file)?;
             (message_json(&message)?, files)
@@ -259,7 +305,15 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
                 settle.settle(id).await;
             }
         }
-        answer
+        Ok(match answer? {
+            SendMessageResponse::Task(task) => SendMessageResponse::Task(self.out_task(task)),
+            SendMessageResponse::Message(mut message) => {
+                if self.exact {
+                    exact::encode_message(&mut message);
+                }
+                SendMessageResponse::Message(message)
+            }
+        })
     }
 
     async fn send_streaming_message(
@@ -278,7 +332,7 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
             }
         };
         let events = resync(Arc::clone(&self.inner), params.clone(), None, events);
-        Ok(match self.settle.clone() {
+        let events = match self.settle.clone() {
             None => events,
             // Each event waits for its task to be written (a no-op once it is).
             Some(settle) => events
@@ -292,7 +346,8 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
                     }
                 })
                 .boxed(),
-        })
+        };
+        Ok(self.out_events(events))
     }
 
     async fn get_task(
@@ -300,7 +355,7 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
         params: &ServiceParams,
         req: GetTaskRequest,
     ) -> Result<Task, A2AError> {
-        self.inner.get_task(params, req).await
+        Ok(self.out_task(self.inner.get_task(params, req).await?))
     }
 
     async fn list_tasks(
@@ -308,7 +363,11 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
         params: &ServiceParams,
         req: ListTasksRequest,
     ) -> Result<ListTasksResponse, A2AError> {
-        self.inner.list_tasks(params, req).await
+        let mut list = self.inner.list_tasks(params, req).await?;
+        if self.exact {
+            list.tasks.iter_mut().for_each(exact::encode_task);
+        }
+        Ok(list)
     }
 
     async fn cancel_task(
@@ -316,7 +375,7 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
         params: &ServiceParams,
         req: CancelTaskRequest,
     ) -> Result<Task, A2AError> {
-        self.inner.cancel_task(params, req).await
+        Ok(self.out_task(self.inner.cancel_task(params, req).await?))
     }
 
     async fn subscribe_to_task(
@@ -336,19 +395,20 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
                 let feed = changes.subscribe();
                 match store.get(&id).await? {
                     Some(task) if !task.status.state.is_terminal() => {
-                        return Ok(super::replicas::follow(id, Arc::clone(store), feed));
+                        let events = super::replicas::follow(id, Arc::clone(store), feed);
+                        return Ok(self.out_events(events));
                     }
                     _ => return Err(e),
                 }
             }
             Err(e) => return Err(e),
         };
-        Ok(resync(
+        Ok(self.out_events(resync(
             Arc::clone(&self.inner),
             params.clone(),
             Some(id),
             events,
-        ))
+        )))
     }
 
     async fn create_push_config(

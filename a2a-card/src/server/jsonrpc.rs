@@ -1,7 +1,6 @@
 //! The JSON-RPC endpoint: request checks that answer a clean 4xx, the A2A 0.3 translation, and
 //! the official JSON-RPC router behind them.
 
-use std::convert::Infallible;
 use std::sync::Arc;
 
 use a2a::{A2AError, JsonRpcId, JsonRpcResponse, error_code};
@@ -9,16 +8,14 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::Response;
-use futures::StreamExt;
 use serde_json::Value;
 use tower::ServiceExt;
 
 use super::auth::{self, Guard};
+use super::body_limit::is_length_limit;
 use super::documents::A2A_VERSION_HEADER;
+use super::exact::{self, MAX_ANSWER_BYTES};
 use super::v0_3::{self, Method};
-
-/// The largest answer of the 1.0 handler the 0.3 layer reads back to translate.
-const MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
 
 /// The JSON-RPC endpoint in front of the official router.
 pub(crate) struct JsonRpc {
@@ -223,12 +220,14 @@ fn method_not_found(id: JsonRpcId, method: &str) -> Response {
     )
 }
 
-/// Runs a valid request: a 0.3 one translated, a 1.0 one as it is.
+/// Runs a valid request: a 0.3 one translated, a 1.0 one as it is. A message sent is read
+/// here, once, from the request's own JSON (see [`exact`]), and the answer's data parts are
+/// spliced back exactly.
 async fn route(
     rpc: &JsonRpc,
     mut parts: axum::http::request::Parts,
     bytes: Bytes,
-    request: Value,
+    mut request: Value,
     legacy: Option<Method>,
     id: JsonRpcId,
 ) -> Response {
@@ -236,19 +235,26 @@ async fn route(
         return translate(rpc, parts, request, legacy, id).await;
     }
     parts.uri = Uri::from_static("/");
-    forward(rpc, Request::from_parts(parts, Body::from(bytes))).await
-}
-
-/// Whether a body error is the size limit.
-fn is_length_limit(error: &axum::Error) -> bool {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
-    while let Some(e) = source {
-        if e.is::<http_body_util::LengthLimitError>() {
-            return true;
+    let method = request.get("method").and_then(Value::as_str);
+    let sends = matches!(
+        method,
+        Some(a2a::methods::SEND_MESSAGE | a2a::methods::SEND_STREAMING_MESSAGE)
+    );
+    let inbound = if sends {
+        exact::inbound(&mut request, true, false)
+    } else {
+        None
+    };
+    let (message, body) = match inbound {
+        Some((message, Some(body))) => {
+            parts.headers.remove(header::CONTENT_LENGTH);
+            (Some(message), Body::from(body))
         }
-        source = e.source();
-    }
-    false
+        Some((message, None)) => (Some(message), Body::from(bytes)),
+        None => (None, Body::from(bytes)),
+    };
+    let response = exact::with_inbound(message, forward(rpc, Request::from_parts(parts, body)));
+    exact::decode_response(response.await).await
 }
 
 async fn forward(rpc: &JsonRpc, request: Request) -> Response {
@@ -266,29 +272,46 @@ async fn translate(
     method: Method,
     id: JsonRpcId,
 ) -> Response {
-    let params = request.get("params").cloned().unwrap_or(Value::Null);
-    let v1 = serde_json::json!({
+    let (id_value, params) = match request {
+        Value::Object(mut r) => (
+            r.remove("id").unwrap_or(Value::Null),
+            r.remove("params").unwrap_or(Value::Null),
+        ),
+        _ => (Value::Null, Value::Null),
+    };
+    let mut v1 = serde_json::json!({
         "jsonrpc": "2.0",
-        "id": request.get("id").cloned().unwrap_or(Value::Null),
+        "id": id_value,
         "method": method.v1(),
         "params": method.params_to_v1(params),
     });
-    let body = serde_json::to_vec(&v1).unwrap_or_default();
+    let inbound = if matches!(method, Method::Send | Method::Stream) {
+        exact::inbound(&mut v1, true, true)
+    } else {
+        None
+    };
+    let (message, body) = match inbound {
+        Some((message, Some(body))) => (Some(message), body),
+        _ => (None, serde_json::to_vec(&v1).unwrap_or_default()),
+    };
     parts.uri = Uri::from_static("/");
     parts.headers.remove(header::CONTENT_LENGTH);
     parts
         .headers
         .insert(A2A_VERSION_HEADER, HeaderValue::from_static("1.0"));
-    let response = forward(rpc, Request::from_parts(parts, Body::from(body))).await;
-    let (mut head, body) = response.into_parts();
-    let streaming = head
-        .headers
-        .get(header::CONTENT_TYPE)
-        .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
-    if streaming && method.streams() {
+    let request = Request::from_parts(parts, Body::from(body));
+    let response = exact::with_inbound(message, forward(rpc, request)).await;
+    if exact::is_event_stream(&response) && method.streams() {
+        let (mut head, body) = response.into_parts();
         head.headers.remove(header::CONTENT_LENGTH);
-        return Response::from_parts(head, sse_to_v0_3(body, method));
+        let frames = exact::frames(body, move |frame| {
+            let decoded = exact::decode(frame);
+            let frame = decoded.as_deref().unwrap_or(frame);
+            frame_to_v0_3(frame.strip_suffix(b"\n\n").unwrap_or(frame), method)
+        });
+        return Response::from_parts(head, frames);
     }
+    let (head, body) = response.into_parts();
     let bytes = match axum::body::to_bytes(body, MAX_ANSWER_BYTES).await {
         Ok(bytes) => bytes,
         Err(_) => {
@@ -300,7 +323,8 @@ async fn translate(
             );
         }
     };
-    match serde_json::from_slice::<Value>(&bytes) {
+    let decoded = exact::decode(&bytes);
+    match serde_json::from_slice::<Value>(decoded.as_deref().unwrap_or(&bytes)) {
         Ok(answer) => json_response(head.status, &answer_to_v0_3(answer, method)),
         Err(_) => Response::from_parts(head, Body::from(bytes)),
     }
@@ -317,45 +341,6 @@ fn answer_to_v0_3(mut answer: Value, method: Method) -> Value {
         }
     }
     answer
-}
-
-/// An SSE body of 1.0 JSON-RPC responses as one of 0.3 responses, event by event.
-fn sse_to_v0_3(body: Body, method: Method) -> Body {
-    struct Frames {
-        inner: axum::body::BodyDataStream,
-        buffer: Vec<u8>,
-        done: bool,
-    }
-    let state = Frames {
-        inner: body.into_data_stream(),
-        buffer: Vec::new(),
-        done: false,
-    };
-    let frames = futures::stream::unfold(state, move |mut s| async move {
-        loop {
-            if let Some(end) = find(&s.buffer, b"\n\n") {
-                let frame: Vec<u8> = s.buffer.drain(..end + 2).collect();
-                let out = frame_to_v0_3(&frame[..end], method);
-                return Some((Ok::<Bytes, Infallible>(out), s));
-            }
-            if s.done {
-                if s.buffer.is_empty() {
-                    return None;
-                }
-                let rest = std::mem::take(&mut s.buffer);
-                return Some((Ok(frame_to_v0_3(&rest, method)), s));
-            }
-            match s.inner.next().await {
-                Some(Ok(chunk)) => s.buffer.extend_from_slice(&chunk),
-                Some(Err(_)) | None => s.done = true,
-            }
-        }
-    });
-    Body::from_stream(frames)
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 /// One SSE frame (without its blank line) with its `data` translated.

@@ -59,6 +59,7 @@ pub mod auth;
 mod body_limit;
 mod documents;
 mod errors;
+mod exact;
 mod executor;
 mod handler;
 mod interfaces;
@@ -460,7 +461,8 @@ impl<A: Agent> Server<A> {
             .settle(opened.settle)
             .max_inline_file(self.max_inline_file)
             .guard(guard.clone())
-            .decisions(decisions);
+            .decisions(decisions)
+            .exact(true);
         if let Some((configs, _)) = push {
             handler = handler.push(configs, self.webhooks.clone());
         }
@@ -475,7 +477,10 @@ impl<A: Agent> Server<A> {
             v0_3: self.v0_3,
             guard: guard.clone(),
         });
-        let mut rest = a2a_server::rest::rest_router(handler);
+        // Messages read once from the request's own JSON, data carried exactly both ways.
+        let mut rest = a2a_server::rest::rest_router(handler).layer(
+            axum::middleware::from_fn_with_state(self.body_limit, exact::rest_layer),
+        );
         if let Some(guard) = guard {
             rest = rest.layer(axum::middleware::from_fn_with_state(
                 guard,
