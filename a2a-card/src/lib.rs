@@ -32,6 +32,8 @@ pub mod builder;
 pub mod capabilities;
 pub mod card;
 mod checks;
+#[cfg(feature = "client")]
+pub mod client;
 pub mod context;
 pub mod dispatch;
 pub mod file;
