@@ -71,6 +71,9 @@ pub enum ClientError {
         code: i32,
         /// The agent's message.
         message: String,
+        /// The `reason` of the error's `google.rpc.ErrorInfo` detail (`UNAUTHENTICATED`,
+        /// `INVALID_PARAMS`...), when it has one.
+        reason: Option<String>,
         /// The violations the agent listed, when it rejected structured data.
         violations: Vec<Violation>,
     },
@@ -143,9 +146,16 @@ impl ClientError {
                 message: text(&v, "message"),
             })
             .collect();
+        let reason = e
+            .details
+            .iter()
+            .flatten()
+            .filter(|d| d.type_url.ends_with("google.rpc.ErrorInfo"))
+            .find_map(|d| d.value.get("reason")?.as_str().map(str::to_owned));
         ClientError::Rejected {
             code: e.code,
             message: e.message,
+            reason,
             violations,
         }
     }
@@ -159,7 +169,11 @@ fn text(v: &serde_json::Value, key: &str) -> String {
 }
 
 fn at(pointer: &str) -> &str {
-    if pointer.is_empty() { "(root)" } else { pointer }
+    if pointer.is_empty() {
+        "(root)"
+    } else {
+        pointer
+    }
 }
 
 impl fmt::Display for ClientError {
@@ -206,6 +220,7 @@ impl fmt::Display for ClientError {
                 code,
                 message,
                 violations,
+                ..
             } => {
                 write!(f, "the agent refused the request ({code}): {message}")?;
                 for v in violations.iter().skip(1) {

@@ -390,7 +390,25 @@ async fn official_client(
             describe_interfaces(card)
         ));
     }
-    let json = v1.to_json(wire::Profile::V1);
+    let mut json = v1.to_json(wire::Profile::V1);
+    // Fields the official card type requires but a card may leave out (a skill without
+    // tags, which the linter reports): empty, as the official parsers of other languages read
+    // them. Only what the client needs to pick a transport depends on the rest.
+    for (key, empty) in [
+        ("capabilities", Value::Object(Default::default())),
+        ("defaultInputModes", Value::Array(Vec::new())),
+        ("defaultOutputModes", Value::Array(Vec::new())),
+        ("skills", Value::Array(Vec::new())),
+    ] {
+        if let Some(map) = json.as_object_mut() {
+            map.entry(key).or_insert(empty);
+        }
+    }
+    for skill in json["skills"].as_array_mut().into_iter().flatten() {
+        if let Some(map) = skill.as_object_mut() {
+            map.entry("tags").or_insert(Value::Array(Vec::new()));
+        }
+    }
     let official: a2a::AgentCard = serde_json::from_value(json)
         .map_err(|e| format!("the official client cannot read the card: {e}"))?;
     let mut factory = A2AClientFactory::builder().preferred_bindings(bindings.to_vec());
@@ -577,7 +595,9 @@ impl RemoteAgent {
     /// The skills, in the card's order.
     pub fn skills(&self) -> impl Iterator<Item = RemoteSkill<'_>> {
         let card = &self.inner.card;
-        card.skills.iter().map(move |skill| RemoteSkill { card, skill })
+        card.skills
+            .iter()
+            .map(move |skill| RemoteSkill { card, skill })
     }
 
     /// The skill `id`, or [`ClientError::UnknownSkill`] listing the card's skills.

@@ -102,7 +102,9 @@ fn integral(value: Value) -> Value {
             }
         }
         Value::Array(items) => Value::Array(items.into_iter().map(integral).collect()),
-        Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, integral(v))).collect()),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(k, v)| (k, integral(v))).collect())
+        }
         other => other,
     }
 }
@@ -324,7 +326,10 @@ impl std::fmt::Debug for Run {
 }
 
 impl Run {
-    pub(crate) async fn start(agent: RemoteAgent, message: a2a::Message) -> Result<Run, ClientError> {
+    pub(crate) async fn start(
+        agent: RemoteAgent,
+        message: a2a::Message,
+    ) -> Result<Run, ClientError> {
         let events = open_stream(&agent, message).await?;
         Ok(Run::following(agent, events, None, None))
     }

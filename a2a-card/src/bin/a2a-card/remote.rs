@@ -95,7 +95,12 @@ pub struct CallArgs {
     #[arg(long, value_name = "ID")]
     skill: String,
     /// The structured input: JSON, or `@FILE` to read it from a file (`@-`: standard input).
-    #[arg(long, value_name = "JSON|@FILE", conflicts_with = "text", required_unless_present = "text")]
+    #[arg(
+        long,
+        value_name = "JSON|@FILE",
+        conflicts_with = "text",
+        required_unless_present = "text"
+    )]
     data: Option<String>,
     /// Text input, for a skill that takes `text/plain`.
     #[arg(long, value_name = "TEXT")]
@@ -501,11 +506,7 @@ impl Progress {
         if self.live {
             const FRAMES: [char; 4] = ['|', '/', '-', '\\'];
             self.tick += 1;
-            let _ = write!(
-                err,
-                "\r\x1b[2K{} {text}",
-                FRAMES[self.tick % FRAMES.len()]
-            );
+            let _ = write!(err, "\r\x1b[2K{} {text}", FRAMES[self.tick % FRAMES.len()]);
             self.shown = true;
         } else {
             let _ = writeln!(err, "progress: {text}");
@@ -524,13 +525,30 @@ impl Progress {
 /// A refusal the caller can fix (bad input, unknown skill, credentials) or a task that failed.
 fn call_failure(e: &ClientError) -> ExitCode {
     let usage = match e {
-        ClientError::Rejected { code, .. } => matches!(
-            *code,
-            -32700 | -32600 | -32601 | -32602 | -32005 | -32001 | 401 | 403
-        ) || e.to_string().contains("401"),
+        // Malformed or invalid input, content the agent does not take, missing or insufficient
+        // credentials (the codes of the official Go SDK, which this crate's server uses too).
+        ClientError::Rejected { code, reason, .. } => {
+            matches!(
+                *code,
+                -32700 | -32600 | -32601 | -32602 | -32005 | -31401 | -31403
+            ) || matches!(
+                reason.as_deref(),
+                Some(
+                    "UNAUTHENTICATED"
+                        | "PERMISSION_DENIED"
+                        | "INVALID_PARAMS"
+                        | "INVALID_REQUEST"
+                        | "CONTENT_TYPE_NOT_SUPPORTED"
+                )
+            )
+        }
         other => other.is_usage(),
     };
-    let _ = writeln!(io::stderr().lock(), "a2a-card: {}", sanitize(&e.to_string()));
+    let _ = writeln!(
+        io::stderr().lock(),
+        "a2a-card: {}",
+        sanitize(&e.to_string())
+    );
     ExitCode::from(if usage { 2 } else { 1 })
 }
 
