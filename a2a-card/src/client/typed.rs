@@ -1,8 +1,13 @@
 //! The typed side of the client: what the `NameClient` that `#[agent]` generates is made of.
 //!
-//! A generated method takes the skill's input type and returns a [`Call`] (or, for a skill
-//! that streams, a [`Streaming`]): awaiting it sends the input and gives the skill's output
-//! type, validated against its output schema before it is deserialised.
+//! `#[agent]` on `impl Name` generates `NameClient` (with the crate's `client` feature): a
+//! struct with `connect(url)` and `connect_with(Connect)`, and one method per skill of the block
+//! (skills listed with `skills(..)` from other modules are left out), named after the handler,
+//! taking the handler's input argument (the one that is not a `SkillContext` or files) and
+//! returning a [`Call`] (or, for a skill that streams, a [`Streaming`]). Awaiting it sends the
+//! input and gives the skill's output type, validated against its output schema before it is
+//! deserialised. The input type must also derive `Serialize` and the output `Deserialize`, which
+//! the compiler asks for where a method is used.
 //!
 //! ```no_run
 //! use a2a_card::{Schema, agent, skill};
@@ -269,21 +274,24 @@ fn decode<O: FromContent>(agent: &RemoteAgent, outcome: TaskOutcome) -> Result<O
 
 /// A call of a skill by the typed client: `.await` it for the output, or take it
 /// [`stream`](Self::stream)ed or [`no_wait`](Self::no_wait).
+///
+/// `I` is the skill's input type and `R` its handler's return type; the output is
+/// `<R as ClientReturn>::Value` (`Result<T, E>` gives `T`).
 #[must_use = "a call does nothing until it is awaited"]
-pub struct Call<I, O> {
+pub struct Call<I, R> {
     agent: RemoteAgent,
     skill: &'static str,
     input: I,
-    _output: PhantomData<fn() -> O>,
+    _output: PhantomData<fn() -> R>,
 }
 
-impl<I, O> fmt::Debug for Call<I, O> {
+impl<I, R> fmt::Debug for Call<I, R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Call").field("skill", &self.skill).finish()
     }
 }
 
-impl<I, O> Call<I, O> {
+impl<I, R> Call<I, R> {
     /// A call of `skill` with `input` (what the generated methods return).
     pub fn new(agent: &RemoteAgent, skill: &'static str, input: I) -> Self {
         Call {
@@ -295,25 +303,30 @@ impl<I, O> Call<I, O> {
     }
 }
 
-impl<I: IntoPayload, O: FromContent> Call<I, O> {
+impl<I, R> Call<I, R>
+where
+    I: IntoPayload,
+    R: ClientReturn,
+    R::Value: FromContent,
+{
     /// Sends the input and waits: the skill's output, or why there is none
     /// ([`ClientError::InputRequired`] when the skill asks something: use
     /// [`stream`](Self::stream) or [`no_wait`](Self::no_wait) to answer).
-    pub async fn send(self) -> Result<O, ClientError> {
+    pub async fn send(self) -> Result<R::Value, ClientError> {
         let payload = self.input.into_payload()?;
         let outcome = self.agent.call(self.skill, payload).await?;
         decode(&self.agent, outcome)
     }
 
     /// Sends the input and follows the task: outputs, progress and questions as they come.
-    pub async fn stream(self) -> Result<TypedRun<O>, ClientError> {
+    pub async fn stream(self) -> Result<TypedRun<R::Value>, ClientError> {
         let payload = self.input.into_payload()?;
         let run = self.agent.stream(self.skill, payload).await?;
         Ok(TypedRun::new(self.agent, run))
     }
 
     /// Sends the input and returns at once, with a handle on the task.
-    pub async fn no_wait(self) -> Result<Pending<O>, ClientError> {
+    pub async fn no_wait(self) -> Result<Pending<R::Value>, ClientError> {
         let payload = self.input.into_payload()?;
         let handle = self.agent.send(self.skill, payload).await?;
         Ok(Pending {
@@ -324,26 +337,28 @@ impl<I: IntoPayload, O: FromContent> Call<I, O> {
     }
 }
 
-impl<I, O> IntoFuture for Call<I, O>
+impl<I, R> IntoFuture for Call<I, R>
 where
     I: IntoPayload + Send + 'static,
-    O: FromContent + Send + 'static,
+    R: ClientReturn + 'static,
+    R::Value: FromContent + Send + 'static,
 {
-    type Output = Result<O, ClientError>;
-    type IntoFuture = BoxFuture<'static, Result<O, ClientError>>;
+    type Output = Result<R::Value, ClientError>;
+    type IntoFuture = BoxFuture<'static, Result<R::Value, ClientError>>;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
     }
 }
 
-/// A call of a skill that streams: `.await` it for a [`TypedRun`] of its items.
+/// A call of a skill that streams: `.await` it for a [`TypedRun`] of its items. `R` is the
+/// stream's item type as the handler yields it.
 #[must_use = "a call does nothing until it is awaited"]
-pub struct Streaming<I, O> {
-    call: Call<I, O>,
+pub struct Streaming<I, R> {
+    call: Call<I, R>,
 }
 
-impl<I, O> fmt::Debug for Streaming<I, O> {
+impl<I, R> fmt::Debug for Streaming<I, R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Streaming")
             .field("skill", &self.call.skill)
@@ -351,7 +366,7 @@ impl<I, O> fmt::Debug for Streaming<I, O> {
     }
 }
 
-impl<I, O> Streaming<I, O> {
+impl<I, R> Streaming<I, R> {
     /// A streamed call of `skill` with `input` (what the generated methods return).
     pub fn new(agent: &RemoteAgent, skill: &'static str, input: I) -> Self {
         Streaming {
@@ -360,20 +375,26 @@ impl<I, O> Streaming<I, O> {
     }
 }
 
-impl<I: IntoPayload, O: FromContent> Streaming<I, O> {
+impl<I, R> Streaming<I, R>
+where
+    I: IntoPayload,
+    R: ClientReturn,
+    R::Value: FromContent,
+{
     /// Sends the input and returns at once, with a handle on the task.
-    pub async fn no_wait(self) -> Result<Pending<O>, ClientError> {
+    pub async fn no_wait(self) -> Result<Pending<R::Value>, ClientError> {
         self.call.no_wait().await
     }
 }
 
-impl<I, O> IntoFuture for Streaming<I, O>
+impl<I, R> IntoFuture for Streaming<I, R>
 where
     I: IntoPayload + Send + 'static,
-    O: FromContent + Send + 'static,
+    R: ClientReturn + 'static,
+    R::Value: FromContent + Send + 'static,
 {
-    type Output = Result<TypedRun<O>, ClientError>;
-    type IntoFuture = BoxFuture<'static, Result<TypedRun<O>, ClientError>>;
+    type Output = Result<TypedRun<R::Value>, ClientError>;
+    type IntoFuture = BoxFuture<'static, Result<TypedRun<R::Value>, ClientError>>;
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.call.stream())
@@ -459,7 +480,10 @@ impl<O: FromContent> Stream for TypedRun<O> {
                 } => Ok(TypedEvent::Progress(text)),
                 Event::Status { text: None, .. } => continue,
                 Event::Question { text, auth } => Ok(TypedEvent::Question { text, auth }),
-                Event::Finished { state, .. } if state == a2a::TaskState::Completed => continue,
+                Event::Finished {
+                    state: a2a::TaskState::Completed,
+                    ..
+                } => continue,
                 Event::Finished { state, text } => Err(ClientError::TaskFailed {
                     task_id: this.run.task_id().unwrap_or_default().to_owned(),
                     state,

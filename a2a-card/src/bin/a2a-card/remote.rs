@@ -403,7 +403,7 @@ fn write_summary(out: &mut impl Write, agent: &RemoteAgent, s: &Value) -> io::Re
             v.as_array()
                 .into_iter()
                 .flatten()
-                .map(|m| text(m))
+                .map(&text)
                 .collect::<Vec<_>>()
                 .join(", ")
         };
