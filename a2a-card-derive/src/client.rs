@@ -35,8 +35,27 @@ fn is_input(ty: &Type) -> bool {
     !context && !skill::names_file(ty)
 }
 
+/// Whether `#[skill]` rejects the signature (it reports why): the client then leaves the
+/// method out rather than repeat the error.
+fn rejected(sig: &syn::Signature) -> bool {
+    let bad_arg = sig.inputs.iter().any(|arg| match arg {
+        FnArg::Receiver(r) => !matches!(&r.kind, syn::ReceiverKind::Reference(_, _, None)),
+        FnArg::Typed(pt) => matches!(&*pt.ty, Type::Reference(_) | Type::ImplTrait(_)),
+    });
+    bad_arg
+        || !sig.generics.params.is_empty()
+        || sig.generics.where_clause.is_some()
+        || sig.constness.is_some()
+        || matches!(sig.safety, syn::Safety::Unsafe(_))
+        || sig.abi.is_some()
+        || sig.variadic.is_some()
+}
+
 fn method(f: &syn::ImplItemFn) -> Option<Method<'_>> {
     let attr = f.attrs.iter().find(|a| is_skill_attr(a))?;
+    if rejected(&f.sig) {
+        return None;
+    }
     // Skills only on the extended card are not on the card a client checks.
     if let syn::Meta::List(list) = &attr.meta {
         let attrs = skill::parse_attrs(list.tokens.clone(), &mut Errors::default());
