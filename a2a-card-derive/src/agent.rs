@@ -474,6 +474,11 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 
     let ok = errors.is_empty();
+    let client = if ok {
+        crate::client::expand(&item, &self_name, &krate)
+    } else {
+        TokenStream::new()
+    };
     let errors = errors.to_compile_errors();
     let agent_impl = if ok {
         let url_env = option(&attrs.url_env);
@@ -619,5 +624,6 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         #errors
         #item
         #agent_impl
+        #client
     }
 }

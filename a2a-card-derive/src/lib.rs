@@ -8,6 +8,7 @@
 mod agent;
 mod attr;
 mod checks;
+mod client;
 mod ctxt;
 mod docs;
 mod schema;

@@ -282,7 +282,7 @@ fn is_extra(ty: &Type) -> bool {
 }
 
 /// Whether a type names `File` anywhere (`File`, `Option<File>`, `a2a_card::File`).
-fn names_file(ty: &Type) -> bool {
+pub(crate) fn names_file(ty: &Type) -> bool {
     ty.to_token_stream()
         .into_iter()
         .any(|t| matches!(&t, proc_macro2::TokenTree::Ident(i) if i == "File") || {
@@ -291,7 +291,7 @@ fn names_file(ty: &Type) -> bool {
 }
 
 /// `R` of a return type `impl Stream<Item = R> [+ Send ..]`.
-fn stream_item(t: &syn::TypeImplTrait) -> Option<Type> {
+pub(crate) fn stream_item(t: &syn::TypeImplTrait) -> Option<Type> {
     t.bounds.iter().find_map(|bound| {
         let syn::TypeParamBound::Trait(tb) = bound else {
             return None;

@@ -32,6 +32,8 @@ pub mod builder;
 pub mod capabilities;
 pub mod card;
 mod checks;
+#[cfg(feature = "client")]
+pub mod client;
 pub mod context;
 pub mod dispatch;
 pub mod file;
@@ -201,6 +203,24 @@ pub use a2a_card_derive::skill;
 /// assert_eq!(card.version, env!("CARGO_PKG_VERSION"));
 /// ```
 pub use a2a_card_derive::agent;
+
+/// The typed client `#[agent]` generates: kept with the `client` feature, dropped without it
+/// (the macro cannot see this crate's features). Not a public API.
+#[cfg(feature = "client")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __client_items {
+    ($($item:tt)*) => { $($item)* };
+}
+
+/// The typed client `#[agent]` generates: kept with the `client` feature, dropped without it
+/// (the macro cannot see this crate's features). Not a public API.
+#[cfg(not(feature = "client"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __client_items {
+    ($($item:tt)*) => {};
+}
 
 /// What the macros' generated code names; not a public API.
 #[doc(hidden)]

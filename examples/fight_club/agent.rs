@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 // The two contestants (the extension's `fightComparison` schema).
-#[derive(Debug, Clone, Deserialize, JsonSchema, Schema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, Schema)]
 #[serde(deny_unknown_fields)]
 pub struct FightComparison {
     /// The name of the first contestant

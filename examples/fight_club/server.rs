@@ -13,6 +13,7 @@ pub const DEFAULT_PORT: u16 = 8080;
 /// to serve.
 pub async fn bind(port: u16, tasks: Tasks) -> Result<Listening, ServerError> {
     Server::new(FightClub)
+        .ui(true)
         .tasks(tasks)
         .bind(("127.0.0.1", port))
         .await
@@ -50,6 +51,7 @@ pub fn banner(listening: &Listening) -> String {
         "Fight Club agent listening on {base}\n\
          card:          {base}/.well-known/agent-card.json\n\
          capabilities:  {base}/capabilities\n\
+         form UI:       {base}/ui\n\
          A2A endpoint:  {url} (JSON-RPC; HTTP+JSON under it)\n\
          \n\
          Try a structured message:\n\

@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A trip to plan.
-#[derive(Deserialize, JsonSchema, Schema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, Schema)]
 #[serde(deny_unknown_fields)]
 pub struct TripRequest {
     /// Where to go
@@ -25,7 +25,7 @@ pub struct TripRequest {
 }
 
 /// One day of an itinerary.
-#[derive(Serialize, JsonSchema, Schema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Schema)]
 #[serde(deny_unknown_fields)]
 pub struct ItineraryDay {
     /// The day's number, from 1
@@ -37,7 +37,7 @@ pub struct ItineraryDay {
 }
 
 /// A trip to export as a calendar.
-#[derive(Deserialize, JsonSchema, Schema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, Schema)]
 #[serde(deny_unknown_fields)]
 pub struct CalendarRequest {
     /// Where the trip goes

@@ -23,6 +23,7 @@ pub fn server(pace: Duration, webhooks: Webhooks) -> Server<TripPlanner> {
 /// to serve.
 pub async fn bind(port: u16, tasks: Tasks) -> Result<Listening, ServerError> {
     server(PACE, Webhooks::default())
+        .ui(true)
         .tasks(tasks)
         .bind(("127.0.0.1", port))
         .await
@@ -42,6 +43,7 @@ pub fn banner(listening: &Listening) -> String {
     format!(
         "Trip planner listening on {base}\n\
          card:          {base}/.well-known/agent-card.json\n\
+         form UI:       {base}/ui\n\
          A2A endpoint:  {url} (JSON-RPC; HTTP+JSON under it)\n\
          \n\
          Stream a plan (it asks for the start date: answer with a message on the same taskId):\n\

@@ -72,6 +72,9 @@ use a2a_card::wire::{
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::Value;
 
+#[path = "a2a-card/remote.rs"]
+mod remote;
+
 /// Check an A2A Agent Card against every rule of the protocol, or convert it between protocol
 /// versions.
 #[derive(Parser)]
@@ -103,6 +106,14 @@ enum Command {
     Sign(SignArgs),
     /// Verify a card's signatures against trusted keys: exit 0 verified, 1 rejected.
     Verify(VerifyArgs),
+    /// Summarise a running agent: its card, interfaces, capabilities, security, signature,
+    /// lint findings, and each skill with an outline of its input schema.
+    Inspect(remote::InspectArgs),
+    /// Call a skill of a running agent: the input is checked against the skill's schema first.
+    ///
+    /// Exits 0 when the task completed, 1 when it failed, was rejected or canceled (or waits
+    /// for an answer that was not given), 2 when the input is unusable or the agent unreachable.
+    Call(remote::CallArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -269,6 +280,8 @@ fn main() -> ExitCode {
         Command::Keygen(args) => run_keygen(&args),
         Command::Sign(args) => run_sign(&args),
         Command::Verify(args) => run_verify(&args),
+        Command::Inspect(args) => remote::run_inspect(&args),
+        Command::Call(args) => remote::run_call(&args),
     };
     outcome.unwrap_or_else(|Failure(lines)| {
         let mut err = io::stderr().lock();

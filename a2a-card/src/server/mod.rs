@@ -68,6 +68,7 @@ mod message;
 mod push;
 mod replicas;
 pub mod store;
+mod ui;
 mod v0_3;
 
 use std::fmt;
@@ -217,6 +218,7 @@ pub struct Server<A: Agent> {
     #[cfg(feature = "sign")]
     signer: Option<(crate::sign::SigningKey, crate::sign::SignOptions)>,
     authentication: Option<auth::Authentication>,
+    ui: bool,
 }
 
 impl<A: Agent> fmt::Debug for Server<A> {
@@ -229,6 +231,7 @@ impl<A: Agent> fmt::Debug for Server<A> {
             .field("a2a_0_3", &self.v0_3)
             .field("max_inline_file", &self.max_inline_file)
             .field("webhooks", &self.webhooks)
+            .field("ui", &self.ui)
             .finish_non_exhaustive()
     }
 }
@@ -248,6 +251,7 @@ impl<A: Agent> Server<A> {
             #[cfg(feature = "sign")]
             signer: None,
             authentication: None,
+            ui: false,
         }
     }
 
@@ -341,6 +345,30 @@ impl<A: Agent> Server<A> {
     /// The largest request body of the protocol routes, in bytes ([`DEFAULT_BODY_LIMIT`]).
     pub fn body_limit(mut self, bytes: usize) -> Self {
         self.body_limit = bytes;
+        self
+    }
+
+    /// Whether to serve the form page at `GET /ui` (default: off): each skill of the card as a
+    /// form generated from its input schema (required fields, enums as selects, nested objects
+    /// and arrays, descriptions as help, examples as one-click fills), submitted as a
+    /// structured message (streamed when the agent streams), the answer shown with the output
+    /// schema's titles, and the agent's validation errors next to the fields at fault. The
+    /// page talks to the agent's JSON-RPC 1.0 endpoint from the browser, so it works only where
+    /// that endpoint needs no credentials.
+    ///
+    /// ```no_run
+    /// # use a2a_card::{agent, skill};
+    /// # struct Echo;
+    /// # /// Echoes.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Echo { /// Echoes text.
+    /// # #[skill] fn echo(&self, t: String) -> String { t } }
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// a2a_card::server::Server::new(Echo).ui(true).bind("127.0.0.1:9000").await?.serve().await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn ui(mut self, on: bool) -> Self {
+        self.ui = on;
         self
     }
 
@@ -495,7 +523,11 @@ impl<A: Agent> Server<A> {
             .route("/", post(jsonrpc::endpoint).with_state(Arc::clone(&rpc)))
             .merge(rest);
         let capabilities = crate::capabilities::Capabilities::for_agent::<A>(&card).to_json();
-        let documents = Arc::new(Documents::new(&card, &capabilities, self.card_max_age)).router();
+        let mut documents =
+            Arc::new(Documents::new(&card, &capabilities, self.card_max_age)).router();
+        if self.ui {
+            documents = documents.merge(ui::router());
+        }
         let base = endpoint.path.trim_end_matches('/');
         if base.is_empty() {
             return Ok(documents.merge(protocol));

@@ -240,6 +240,25 @@ pub fn schemas_digest(card: &AgentCard) -> Result<String, CanonicalError> {
     ))
 }
 
+/// The digest of one JSON value (a schema): `sha-256:` and the unpadded base64url of the
+/// SHA-256 of its RFC 8785 form, so that key order and number spelling do not matter.
+///
+/// ```
+/// use a2a_card::sign::value_digest;
+/// let a = serde_json::json!({"type": "object", "required": ["a"]});
+/// let b: serde_json::Value = serde_json::from_str(r#"{"required":["a"],"type":"object"}"#).unwrap();
+/// assert_eq!(value_digest(&a).unwrap(), value_digest(&b).unwrap());
+/// assert!(value_digest(&a).unwrap().starts_with("sha-256:"));
+/// ```
+pub fn value_digest(value: &Value) -> Result<String, CanonicalError> {
+    check_depth(value, 1)?;
+    let digest = Sha256::digest(jcs(value)?);
+    Ok(format!(
+        "sha-256:{}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(digest)
+    ))
+}
+
 /// RFC 8785 of a value whose depth was checked.
 pub(crate) fn jcs(value: &Value) -> Result<Vec<u8>, CanonicalError> {
     serde_json_canonicalizer::to_vec(value).map_err(|e| CanonicalError::Jcs(e.to_string()))

@@ -55,6 +55,7 @@ use crate::schema::IO_SCHEMAS_EXTENSION_URI;
 
 pub use canonical::{
     CanonicalError, MAX_DEPTH, SCHEMAS_DIGEST_PARAM, canonical_payload, schemas_digest,
+    value_digest,
 };
 pub use error::{SignError, VerifyError};
 pub use jwks::{Jwks, KeyResolver};

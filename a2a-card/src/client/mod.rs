@@ -1,0 +1,780 @@
+//! The caller's side (feature `client`): discover an agent, call its skills with input checked
+//! locally against the card's schemas, follow streams, answer questions, and the typed client
+//! that `#[agent]` generates.
+//!
+//! Everything goes through the official A2A Rust client (`a2a-client-lf`, re-exported as
+//! [`client::official`](official)): this module adds what a caller needs from the card around
+//! it.
+//!
+//! - [`RemoteAgent::discover`] (or [`Connect`] with credentials and signature checks) reads the
+//!   card of any agent, declared with this crate or not, in any profile and version (1.0, 0.3,
+//!   compat, 0.2), lints it ([`RemoteAgent::findings`]) and lists its skills with their input
+//!   and output schemas ([`RemoteAgent::skills`]).
+//! - [`RemoteAgent::call`] sends a skill's input and waits for the task; data is validated
+//!   against the skill's input schema *before* anything is sent, and a violation names its JSON
+//!   pointer. [`RemoteAgent::stream`] gives a [`Run`]: a `Stream` of [`Event`]s (progress,
+//!   output chunks, questions, the end), which can [`answer`](Run::answer) a question.
+//!   [`RemoteAgent::send`] returns at once with a [`TaskHandle`] to poll, follow or cancel.
+//! - `#[agent]` generates `NameClient` for a declared agent `Name`, with one method per skill
+//!   that takes the skill's input type and gives its output type (see [`Call`]). It refuses
+//!   to connect to an agent whose card lacks one of its skills or publishes a different schema
+//!   (by digest), and validates every output against its schema before deserialising it.
+//!
+//! Credentials ([`Connect::bearer_token`], [`Connect::api_key`], [`Connect::header`]) go on
+//! every request, the card's included, and never into an error or `Debug` output.
+//!
+//! The official client speaks A2A 1.0 (JSON-RPC and HTTP+JSON): an agent whose card offers
+//! only 0.3 interfaces can be discovered and inspected, and a call answers
+//! [`ClientError::Transport`]. This crate builds that client without a TLS backend: `https`
+//! agents are reached through a TLS-terminating proxy.
+//!
+//! ```no_run
+//! use a2a_card::client::{Event, Payload, RemoteAgent};
+//! use futures::StreamExt;
+//! use serde_json::json;
+//!
+//! # async fn run() -> Result<(), a2a_card::client::ClientError> {
+//! let agent = RemoteAgent::discover("http://127.0.0.1:8080").await?;
+//! for skill in agent.skills() {
+//!     println!("{}: takes {:?}", skill.id(), skill.input_schema_name());
+//! }
+//! // Checked against `fightComparison` here, then sent:
+//! let task = agent.call("fight-comparison", Payload::data(json!({"a": "Lion", "b": "Tiger"}))).await?;
+//! println!("{:?}", task.outputs());
+//!
+//! let mut run = agent.stream("fight-comparison", Payload::text("Lion or Tiger?")).await?;
+//! while let Some(event) = run.next().await {
+//!     if let Event::Question { text, .. } = event? {
+//!         run.answer(&format!("answer to {text}")).await?;
+//!     }
+//! }
+//! # Ok(()) }
+//! ```
+
+mod error;
+mod run;
+mod typed;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use a2a_client::auth::AuthInterceptor;
+use a2a_client::middleware::CallInterceptor;
+use a2a_client::{A2AClient, A2AClientFactory, Transport};
+use serde_json::Value;
+
+use crate::card::{AgentCard, AgentSkill};
+use crate::dispatch::Violation;
+use crate::lint::{self, Finding, LintOptions};
+use crate::schema::SchemaMode;
+use crate::sign::{self, Algorithm, Jwks, VerifiedSignature};
+use crate::wire::{self, Document, ReadLimits};
+
+pub use a2a;
+/// The official A2A Rust client crate (`a2a-client-lf`), for what this module does not wrap.
+pub use a2a_client as official;
+pub use error::ClientError;
+pub use run::{Content, Event, Output, Run, TaskHandle, TaskOutcome};
+pub use typed::{
+    Call, ClientReturn, FromContent, IntoPayload, Pending, Streaming, TypedEvent, TypedRun,
+    connect_checked,
+};
+
+/// The media type of text input and output.
+const TEXT_PLAIN: &str = "text/plain";
+
+/// What to send to a skill: structured data (checked against the skill's input schema) or
+/// text.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Payload {
+    /// Data for the skill's `application/json;schema=NAME` input mode.
+    Data(Value),
+    /// Text, for a skill that takes `text/plain`.
+    Text(String),
+}
+
+impl Payload {
+    /// Structured data.
+    ///
+    /// ```
+    /// use a2a_card::client::Payload;
+    /// assert!(matches!(Payload::data(serde_json::json!({"a": 1})), Payload::Data(_)));
+    /// ```
+    pub fn data(value: Value) -> Payload {
+        Payload::Data(value)
+    }
+
+    /// Text.
+    ///
+    /// ```
+    /// use a2a_card::client::Payload;
+    /// assert_eq!(Payload::text("hi"), Payload::Text("hi".into()));
+    /// ```
+    pub fn text(text: impl Into<String>) -> Payload {
+        Payload::Text(text.into())
+    }
+}
+
+/// How to reach an agent: its URL, credentials, signature checks. [`discover`](Self::discover)
+/// reads the card and gives a [`RemoteAgent`].
+///
+/// ```no_run
+/// use a2a_card::client::Connect;
+/// # async fn run() -> Result<(), a2a_card::client::ClientError> {
+/// let agent = Connect::new("http://127.0.0.1:8080")
+///     .bearer_token(std::env::var("AGENT_TOKEN").unwrap_or_default())
+///     .header("X-Request-Source", "nightly-report")
+///     .discover()
+///     .await?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+#[must_use = "a `Connect` does nothing until `discover` is called"]
+pub struct Connect {
+    url: String,
+    headers: Vec<(String, String)>,
+    verify: Option<(Jwks, Vec<Algorithm>)>,
+    max_card_bytes: usize,
+    bindings: Vec<String>,
+}
+
+impl fmt::Debug for Connect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Header values are credentials: only their names are shown.
+        let names: Vec<&str> = self.headers.iter().map(|(n, _)| n.as_str()).collect();
+        f.debug_struct("Connect")
+            .field("url", &self.url)
+            .field("headers", &names)
+            .field("verify", &self.verify.is_some())
+            .field("max_card_bytes", &self.max_card_bytes)
+            .field("bindings", &self.bindings)
+            .finish()
+    }
+}
+
+impl Connect {
+    /// An agent at `url`: its base URL (the card is then at
+    /// `URL/.well-known/agent-card.json`) or the URL of its card (ending in `.json`).
+    ///
+    /// ```
+    /// let c = a2a_card::client::Connect::new("http://127.0.0.1:8080");
+    /// assert_eq!(c.card_url(), "http://127.0.0.1:8080/.well-known/agent-card.json");
+    /// ```
+    pub fn new(url: impl Into<String>) -> Connect {
+        Connect {
+            url: url.into(),
+            headers: Vec::new(),
+            verify: None,
+            max_card_bytes: ReadLimits::default().max_bytes,
+            bindings: vec!["JSONRPC".to_owned(), "HTTP+JSON".to_owned()],
+        }
+    }
+
+    /// The URL the card is read from.
+    ///
+    /// ```
+    /// let c = a2a_card::client::Connect::new("https://a.example.com/agents/x.json");
+    /// assert_eq!(c.card_url(), "https://a.example.com/agents/x.json");
+    /// ```
+    pub fn card_url(&self) -> String {
+        let url = self.url.trim();
+        let path = url.split(['?', '#']).next().unwrap_or(url);
+        if path.ends_with(".json") {
+            url.to_owned()
+        } else {
+            format!("{}/.well-known/agent-card.json", url.trim_end_matches('/'))
+        }
+    }
+
+    /// Sends `Authorization: Bearer TOKEN` on every request.
+    ///
+    /// ```
+    /// let c = a2a_card::client::Connect::new("http://127.0.0.1:8080").bearer_token("t0ken");
+    /// assert!(!format!("{c:?}").contains("t0ken"));
+    /// ```
+    pub fn bearer_token(self, token: impl AsRef<str>) -> Connect {
+        let value = format!("Bearer {}", token.as_ref());
+        self.header("Authorization", value)
+    }
+
+    /// Sends an API key in the header `name` on every request (the card's `apiKey` scheme with
+    /// `location: header` names it).
+    ///
+    /// ```
+    /// let c = a2a_card::client::Connect::new("http://127.0.0.1:8080").api_key("X-API-Key", "k");
+    /// assert!(format!("{c:?}").contains("X-API-Key"));
+    /// ```
+    pub fn api_key(self, name: impl Into<String>, key: impl Into<String>) -> Connect {
+        self.header(name, key)
+    }
+
+    /// Sends the header `name: value` on every request.
+    ///
+    /// ```
+    /// let c = a2a_card::client::Connect::new("http://127.0.0.1:8080").header("X-Trace", "1");
+    /// ```
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Connect {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Refuses the agent unless one of its card's signatures verifies with a key of `keys`,
+    /// by an algorithm of `allowed` (see [`sign::verify`]).
+    ///
+    /// ```
+    /// use a2a_card::sign::{Algorithm, Jwks};
+    /// let c = a2a_card::client::Connect::new("http://127.0.0.1:8080")
+    ///     .verify_signature(Jwks::new(), &[Algorithm::EdDSA]);
+    /// ```
+    pub fn verify_signature(mut self, keys: Jwks, allowed: &[Algorithm]) -> Connect {
+        self.verify = Some((keys, allowed.to_vec()));
+        self
+    }
+
+    /// The largest card to read, in bytes (default: 4 MiB).
+    ///
+    /// ```
+    /// let c = a2a_card::client::Connect::new("http://127.0.0.1:8080").max_card_bytes(65_536);
+    /// ```
+    pub fn max_card_bytes(mut self, n: usize) -> Connect {
+        self.max_card_bytes = n;
+        self
+    }
+
+    /// The protocol bindings to prefer, best first (default: `JSONRPC`, then `HTTP+JSON`).
+    ///
+    /// ```
+    /// let c = a2a_card::client::Connect::new("http://127.0.0.1:8080").prefer_bindings(["HTTP+JSON"]);
+    /// ```
+    pub fn prefer_bindings<I, S>(mut self, bindings: I) -> Connect
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.bindings = bindings.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Reads the agent's card (with the credentials), lints it, verifies its signature when
+    /// asked, and prepares the official client for its preferred 1.0 interface.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), a2a_card::client::ClientError> {
+    /// let agent = a2a_card::client::Connect::new("http://127.0.0.1:8080").discover().await?;
+    /// println!("{} {}", agent.card().name, agent.card().version);
+    /// # Ok(()) }
+    /// ```
+    pub async fn discover(self) -> Result<RemoteAgent, ClientError> {
+        let card_url = self.card_url();
+        let bytes = fetch_card(&card_url, &self.headers, self.max_card_bytes).await?;
+        let limits = ReadLimits::default().max_bytes(self.max_card_bytes);
+        let document = Document::parse(&bytes, limits).map_err(|e| ClientError::NotACard {
+            url: card_url.clone(),
+            message: e.to_string(),
+        })?;
+        if !document.value.is_object() {
+            return Err(ClientError::NotACard {
+                url: card_url,
+                message: "the document is not a JSON object".to_owned(),
+            });
+        }
+        let findings = lint::lint_document(&document, &LintOptions::default());
+        let (card, _issues) = wire::from_value_lenient(&document.value);
+        let signature = match &self.verify {
+            None => SignatureStatus::NotChecked {
+                signatures: card.signatures.len(),
+            },
+            Some((keys, allowed)) => match sign::verify(&card, keys, allowed) {
+                Ok(v) => SignatureStatus::Verified(v),
+                Err(e) => return Err(ClientError::Signature(e)),
+            },
+        };
+        let validators = card
+            .schemas
+            .iter()
+            .map(|(name, schema)| {
+                let compiled = jsonschema::validator_for(schema)
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string());
+                (name.clone(), compiled)
+            })
+            .collect();
+        let client = official_client(&card, &self.headers, &self.bindings).await;
+        Ok(RemoteAgent {
+            inner: Arc::new(Inner {
+                card_url,
+                document: document.value,
+                card,
+                findings,
+                signature,
+                validators,
+                client,
+            }),
+        })
+    }
+}
+
+/// Reads at most `max` bytes (plus one, to tell a larger document) of the card.
+async fn fetch_card(
+    url: &str,
+    headers: &[(String, String)],
+    max: usize,
+) -> Result<Vec<u8>, ClientError> {
+    let unreachable = |message: String| ClientError::Unreachable {
+        url: url.to_owned(),
+        message,
+    };
+    let http = reqwest::Client::builder()
+        .connect_timeout(std::time::Duration::from_secs(10))
+        .build()
+        .map_err(|e| unreachable(e.to_string()))?;
+    let mut request = http.get(url).header("Accept", "application/json");
+    for (name, value) in headers {
+        request = request.header(name.as_str(), value.as_str());
+    }
+    let mut response = request
+        .send()
+        .await
+        .map_err(|e| unreachable(error_chain(&e)))?;
+    let status = response.status();
+    if !status.is_success() {
+        return Err(unreachable(format!(
+            "the card request was answered with HTTP {status}"
+        )));
+    }
+    let mut bytes = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| unreachable(error_chain(&e)))?
+    {
+        bytes.extend_from_slice(&chunk);
+        if bytes.len() > max {
+            break;
+        }
+    }
+    Ok(bytes)
+}
+
+/// An error and its causes, on one line ("connection refused" is usually a cause).
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        source = s.source();
+    }
+    out
+}
+
+type Official = A2AClient<Box<dyn Transport>>;
+
+/// The official client for the card's best 1.0 interface, or why there is none.
+async fn official_client(
+    card: &AgentCard,
+    headers: &[(String, String)],
+    bindings: &[String],
+) -> Result<Official, String> {
+    let mut v1 = card.clone();
+    // Only interfaces the official client can speak, so that its choice is among them.
+    v1.interfaces.retain(|i| !i.is_pre_1_0());
+    if v1.interfaces.is_empty() {
+        return Err(format!(
+            "the card offers no A2A 1.0 interface (it lists {}); the official client speaks only 1.0",
+            describe_interfaces(card)
+        ));
+    }
+    let mut json = v1.to_json(wire::Profile::V1);
+    // Fields the official card type requires but a card may leave out (a skill without
+    // tags, which the linter reports): empty, as the official parsers of other languages read
+    // them. Only what the client needs to pick a transport depends on the rest.
+    for (key, empty) in [
+        ("capabilities", Value::Object(Default::default())),
+        ("defaultInputModes", Value::Array(Vec::new())),
+        ("defaultOutputModes", Value::Array(Vec::new())),
+        ("skills", Value::Array(Vec::new())),
+    ] {
+        if let Some(map) = json.as_object_mut() {
+            map.entry(key).or_insert(empty);
+        }
+    }
+    for skill in json["skills"].as_array_mut().into_iter().flatten() {
+        if let Some(map) = skill.as_object_mut() {
+            map.entry("tags").or_insert(Value::Array(Vec::new()));
+        }
+    }
+    let official: a2a::AgentCard = serde_json::from_value(json)
+        .map_err(|e| format!("the official client cannot read the card: {e}"))?;
+    let mut factory = A2AClientFactory::builder().preferred_bindings(bindings.to_vec());
+    for (name, value) in headers {
+        let interceptor: Arc<dyn CallInterceptor> =
+            Arc::new(AuthInterceptor::custom(name.clone(), value.clone()));
+        factory = factory.with_interceptor(interceptor);
+    }
+    factory
+        .build()
+        .create_from_card(&official)
+        .await
+        .map_err(|e| format!("no usable interface on the card: {}", e.message))
+}
+
+fn describe_interfaces(card: &AgentCard) -> String {
+    if card.interfaces.is_empty() {
+        return "none".to_owned();
+    }
+    card.interfaces
+        .iter()
+        .map(|i| {
+            format!(
+                "{} {} at {}",
+                i.protocol_binding,
+                i.protocol_version.as_deref().unwrap_or("(no version)"),
+                i.url
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Whether the card's signature was checked, and how it went.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum SignatureStatus {
+    /// Not asked for ([`Connect::verify_signature`]); the card carries this many signatures.
+    NotChecked {
+        /// How many signatures the card carries.
+        signatures: usize,
+    },
+    /// A signature verified.
+    Verified(VerifiedSignature),
+}
+
+struct Inner {
+    card_url: String,
+    document: Value,
+    card: AgentCard,
+    findings: Vec<Finding>,
+    signature: SignatureStatus,
+    validators: HashMap<String, Result<Arc<jsonschema::Validator>, String>>,
+    client: Result<Official, String>,
+}
+
+/// An agent whose card was read: its skills and schemas, and the official client to call it.
+///
+/// Cheap to clone (clones share the connection).
+#[derive(Clone)]
+pub struct RemoteAgent {
+    inner: Arc<Inner>,
+}
+
+impl fmt::Debug for RemoteAgent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RemoteAgent")
+            .field("card_url", &self.inner.card_url)
+            .field("name", &self.inner.card.name)
+            .field("skills", &self.inner.card.skills.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// One skill of a [`RemoteAgent`], with its schemas resolved from the card.
+#[derive(Debug, Clone, Copy)]
+pub struct RemoteSkill<'a> {
+    card: &'a AgentCard,
+    skill: &'a AgentSkill,
+}
+
+impl<'a> RemoteSkill<'a> {
+    /// The skill's id.
+    ///
+    /// ```no_run
+    /// # async fn run(agent: a2a_card::client::RemoteAgent) {
+    /// let ids: Vec<&str> = agent.skills().map(|s| s.id()).collect();
+    /// # }
+    /// ```
+    pub fn id(&self) -> &'a str {
+        &self.skill.id
+    }
+
+    /// The skill as the card declares it.
+    pub fn declaration(&self) -> &'a AgentSkill {
+        self.skill
+    }
+
+    /// Its input modes (the agent's defaults when it lists none).
+    pub fn input_modes(&self) -> &'a [String] {
+        self.card.input_modes_of(self.skill)
+    }
+
+    /// Its output modes (the agent's defaults when it lists none).
+    pub fn output_modes(&self) -> &'a [String] {
+        self.card.output_modes_of(self.skill)
+    }
+
+    /// Whether it takes text.
+    pub fn takes_text(&self) -> bool {
+        self.input_modes().iter().any(|m| is_text_mode(m))
+    }
+
+    /// The name of its input schema (its first `application/json;schema=NAME` input mode).
+    pub fn input_schema_name(&self) -> Option<String> {
+        schema_name(self.input_modes())
+    }
+
+    /// The name of its output schema.
+    pub fn output_schema_name(&self) -> Option<String> {
+        schema_name(self.output_modes())
+    }
+
+    /// Its input schema, from the card's `schemas`.
+    pub fn input_schema(&self) -> Option<&'a Value> {
+        self.card.schemas.get(&self.input_schema_name()?)
+    }
+
+    /// Its output schema, from the card's `schemas`.
+    pub fn output_schema(&self) -> Option<&'a Value> {
+        self.card.schemas.get(&self.output_schema_name()?)
+    }
+}
+
+fn is_text_mode(mode: &str) -> bool {
+    let base = mode.split(';').next().unwrap_or_default().trim();
+    base.eq_ignore_ascii_case(TEXT_PLAIN) || base.eq_ignore_ascii_case("text")
+}
+
+fn schema_name(modes: &[String]) -> Option<String> {
+    modes
+        .iter()
+        .find_map(|m| SchemaMode::parse(m).map(|s| s.name().to_owned()))
+}
+
+impl RemoteAgent {
+    /// Reads the card of the agent at `url` (no credentials, no signature check): see
+    /// [`Connect`] for those.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), a2a_card::client::ClientError> {
+    /// let agent = a2a_card::client::RemoteAgent::discover("http://127.0.0.1:8080").await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn discover(url: impl Into<String>) -> Result<RemoteAgent, ClientError> {
+        Connect::new(url).discover().await
+    }
+
+    /// The card, as read (normalised from whatever profile the agent served).
+    pub fn card(&self) -> &AgentCard {
+        &self.inner.card
+    }
+
+    /// The card document as served.
+    pub fn document(&self) -> &Value {
+        &self.inner.document
+    }
+
+    /// Where the card was read.
+    pub fn card_url(&self) -> &str {
+        &self.inner.card_url
+    }
+
+    /// The linter's findings on the card (see [`lint`]).
+    pub fn findings(&self) -> &[Finding] {
+        &self.inner.findings
+    }
+
+    /// Whether the card's signature was checked, and how it went.
+    pub fn signature(&self) -> &SignatureStatus {
+        &self.inner.signature
+    }
+
+    /// The skills, in the card's order.
+    pub fn skills(&self) -> impl Iterator<Item = RemoteSkill<'_>> {
+        let card = &self.inner.card;
+        card.skills
+            .iter()
+            .map(move |skill| RemoteSkill { card, skill })
+    }
+
+    /// The skill `id`, or [`ClientError::UnknownSkill`] listing the card's skills.
+    pub fn skill(&self, id: &str) -> Result<RemoteSkill<'_>, ClientError> {
+        self.skills()
+            .find(|s| s.id() == id)
+            .ok_or_else(|| ClientError::UnknownSkill {
+                skill: id.to_owned(),
+                available: self.skills().map(|s| s.id().to_owned()).collect(),
+            })
+    }
+
+    /// Checks `data` against the card's schema `schema`: every violation, with its JSON
+    /// pointer.
+    pub fn validate(&self, schema: &str, data: &Value) -> Result<(), ClientError> {
+        let validator = self.validator(schema)?;
+        let violations: Vec<Violation> = validator
+            .iter_errors(data)
+            .take(crate::dispatch::MAX_VIOLATIONS)
+            .map(|e| Violation {
+                instance_path: e.instance_path().to_string(),
+                schema_path: e.schema_path().to_string(),
+                message: e.to_string(),
+            })
+            .collect();
+        if violations.is_empty() {
+            Ok(())
+        } else {
+            Err(ClientError::InvalidInput {
+                schema: schema.to_owned(),
+                violations,
+            })
+        }
+    }
+
+    fn validator(&self, schema: &str) -> Result<&jsonschema::Validator, ClientError> {
+        match self.inner.validators.get(schema) {
+            Some(Ok(v)) => Ok(v),
+            Some(Err(e)) => Err(ClientError::Transport(format!(
+                "the card's schema `{schema}` does not compile: {e}"
+            ))),
+            None => Err(ClientError::Transport(format!(
+                "the card publishes no schema `{schema}` (no entry under `schemas`)"
+            ))),
+        }
+    }
+
+    /// The message that sends `payload` to skill `skill`, after checking it locally: the skill
+    /// exists, takes this kind of input, and data follows its input schema.
+    ///
+    /// ```no_run
+    /// # async fn run(agent: a2a_card::client::RemoteAgent) -> Result<(), a2a_card::client::ClientError> {
+    /// use a2a_card::client::Payload;
+    /// let m = agent.message("fight-comparison", Payload::data(serde_json::json!({"a": "x", "b": "y"})))?;
+    /// assert_eq!(m.parts[0].media_type.as_deref(), Some("application/json;schema=fightComparison"));
+    /// # Ok(()) }
+    /// ```
+    pub fn message(&self, skill: &str, payload: Payload) -> Result<a2a::Message, ClientError> {
+        let remote = self.skill(skill)?;
+        let part = match payload {
+            Payload::Data(data) => {
+                let Some(name) = remote.input_schema_name() else {
+                    return Err(ClientError::UnsupportedInput {
+                        skill: skill.to_owned(),
+                        given: "structured data",
+                        modes: remote.input_modes().to_vec(),
+                    });
+                };
+                self.validate(&name, &data)?;
+                let mode = SchemaMode::new(name.as_str())
+                    .map(|m| m.to_string())
+                    .unwrap_or_else(|| format!("application/json;schema={name}"));
+                a2a::Part::data(data).with_media_type(mode)
+            }
+            Payload::Text(text) => {
+                if !remote.takes_text() {
+                    return Err(ClientError::UnsupportedInput {
+                        skill: skill.to_owned(),
+                        given: "text",
+                        modes: remote.input_modes().to_vec(),
+                    });
+                }
+                a2a::Part::text(text)
+            }
+        };
+        Ok(a2a::Message::new(a2a::Role::User, vec![part]))
+    }
+
+    pub(crate) fn client(&self) -> Result<&Official, ClientError> {
+        self.inner
+            .client
+            .as_ref()
+            .map_err(|e| ClientError::Transport(e.clone()))
+    }
+
+    /// Sends `payload` to skill `skill` and waits for the task to finish or to ask something.
+    /// The outcome's state says which ([`TaskOutcome::into_result`] turns a failed task into
+    /// an error).
+    ///
+    /// ```no_run
+    /// # async fn run(agent: a2a_card::client::RemoteAgent) -> Result<(), a2a_card::client::ClientError> {
+    /// use a2a_card::client::{Content, Payload};
+    /// let done = agent.call("fight-comparison", Payload::text("Lion or Tiger?")).await?.into_result()?;
+    /// for output in done.outputs() {
+    ///     if let Content::Text(t) = &output.content { println!("{t}"); }
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn call(&self, skill: &str, payload: Payload) -> Result<TaskOutcome, ClientError> {
+        let message = self.message(skill, payload)?;
+        self.send_message(message, false).await
+    }
+
+    /// Sends `payload` to skill `skill` without waiting: the task as it was created.
+    ///
+    /// ```no_run
+    /// # async fn run(agent: a2a_card::client::RemoteAgent) -> Result<(), a2a_card::client::ClientError> {
+    /// use a2a_card::client::Payload;
+    /// let handle = agent.send("fight-comparison", Payload::text("Lion or Tiger?")).await?;
+    /// println!("task {}", handle.task_id());
+    /// let done = handle.wait().await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn send(&self, skill: &str, payload: Payload) -> Result<TaskHandle, ClientError> {
+        let message = self.message(skill, payload)?;
+        let outcome = self.send_message(message, true).await?;
+        TaskHandle::from_outcome(self.clone(), outcome)
+    }
+
+    /// Sends `payload` to skill `skill` and follows the task as it runs.
+    ///
+    /// ```no_run
+    /// # async fn run(agent: a2a_card::client::RemoteAgent) -> Result<(), a2a_card::client::ClientError> {
+    /// use a2a_card::client::{Event, Payload};
+    /// use futures::StreamExt;
+    /// let mut run = agent.stream("plan-trip", Payload::data(serde_json::json!({"destination": "Lisbon", "days": 2}))).await?;
+    /// while let Some(event) = run.next().await {
+    ///     match event? {
+    ///         Event::Question { .. } => run.answer("2026-12-01").await?,
+    ///         other => println!("{other:?}"),
+    ///     }
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn stream(&self, skill: &str, payload: Payload) -> Result<Run, ClientError> {
+        let message = self.message(skill, payload)?;
+        Run::start(self.clone(), message).await
+    }
+
+    /// Sends a prepared message (see [`message`](Self::message)) and follows the task.
+    pub async fn stream_message(&self, message: a2a::Message) -> Result<Run, ClientError> {
+        Run::start(self.clone(), message).await
+    }
+
+    /// Sends a prepared message (see [`message`](Self::message)) and waits, or not
+    /// (`return_immediately`).
+    pub async fn send_message(
+        &self,
+        message: a2a::Message,
+        return_immediately: bool,
+    ) -> Result<TaskOutcome, ClientError> {
+        let request = a2a::SendMessageRequest {
+            message,
+            configuration: Some(a2a::SendMessageConfiguration {
+                accepted_output_modes: None,
+                task_push_notification_config: None,
+                history_length: None,
+                return_immediately: Some(return_immediately),
+            }),
+            metadata: None,
+            tenant: None,
+        };
+        let response = self
+            .client()?
+            .send_message(&request)
+            .await
+            .map_err(ClientError::from_a2a)?;
+        Ok(TaskOutcome::from_response(response))
+    }
+}

@@ -1,0 +1,357 @@
+// The form page of an a2a-card agent: one form per skill, generated from the skill's input
+// schema (the card's `schemas`) by JSON Editor; submitted as a structured A2A message
+// (`application/json;schema=NAME`), streamed when the agent streams; the typed output shown
+// with the output schema's titles and descriptions; the agent's validation errors shown next
+// to the fields at fault. Everything the card says is shown as text, never as HTML.
+"use strict";
+
+const SCHEMA_MODE = /^application\/json\s*;\s*schema\s*=\s*"?([^";\s]+)"?\s*$/i;
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") node.className = v;
+    else if (k.startsWith("data-")) node.setAttribute(k, v);
+    else node[k] = v;
+  }
+  for (const c of children) node.append(c);
+  return node;
+}
+
+function schemaName(modes) {
+  for (const m of modes || []) {
+    const found = SCHEMA_MODE.exec(m);
+    if (found) return found[1];
+  }
+  return null;
+}
+
+function takesText(modes) {
+  return (modes || []).some((m) => m.split(";")[0].trim().toLowerCase() === "text/plain");
+}
+
+// Local `$ref`s (`#/$defs/X`, `#/definitions/X`) replaced by their targets, so the form
+// library needs no reference resolution.
+function inline(schema, root, depth) {
+  if (depth > 32 || schema === null || typeof schema !== "object") return schema;
+  if (Array.isArray(schema)) return schema.map((s) => inline(s, root, depth + 1));
+  if (typeof schema.$ref === "string" && schema.$ref.startsWith("#/")) {
+    let target = root;
+    for (const token of schema.$ref.slice(2).split("/")) {
+      target = target && target[token.replace(/~1/g, "/").replace(/~0/g, "~")];
+    }
+    if (target) {
+      const rest = Object.assign({}, schema);
+      delete rest.$ref;
+      return inline(Object.assign({}, target, rest), root, depth + 1);
+    }
+  }
+  const out = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === "$defs" || k === "definitions" || k === "$schema") continue;
+    out[k] = inline(v, root, depth + 1);
+  }
+  return out;
+}
+
+// `/a/0/b` (a JSON pointer into the data) -> `root.a.0.b` (a JSON Editor path).
+function editorPath(pointer) {
+  if (!pointer) return "root";
+  return "root." + pointer.slice(1).split("/").map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~")).join(".");
+}
+
+function textOf(message) {
+  return ((message && message.parts) || []).filter((p) => typeof p.text === "string").map((p) => p.text).join("\n");
+}
+
+class SkillForm {
+  constructor(agent, skill) {
+    this.agent = agent;
+    this.skill = skill;
+    this.inputModes = skill.inputModes && skill.inputModes.length ? skill.inputModes : agent.card.defaultInputModes || [];
+    this.outputModes = skill.outputModes && skill.outputModes.length ? skill.outputModes : agent.card.defaultOutputModes || [];
+    this.inputSchema = schemaName(this.inputModes);
+    this.outputSchema = schemaName(this.outputModes);
+    this.taskId = null;
+    this.contextId = null;
+    this.render();
+  }
+
+  render() {
+    const s = this.skill;
+    this.section = el("section", { class: "skill", "data-skill": s.id, id: "skill-" + s.id });
+    this.section.append(el("h2", {}, s.name || s.id), el("p", { class: "description" }, s.description || ""));
+    const schema = this.inputSchema && this.agent.schemas[this.inputSchema];
+    if (schema) {
+      const holder = el("div", { class: "form" });
+      this.section.append(holder);
+      this.editor = new JSONEditor(holder, {
+        schema: inline(schema, schema, 0),
+        theme: "html",
+        iconlib: null,
+        disable_collapse: true,
+        disable_edit_json: true,
+        disable_properties: true,
+        disable_array_reorder: true,
+        show_errors: "interaction",
+        prompt_before_delete: false,
+        use_default_values: true,
+      });
+    }
+    const examples = (s.examples || []).map((text) => {
+      let data;
+      try {
+        data = JSON.parse(text);
+      } catch (_) {
+        data = undefined;
+      }
+      return { text, data };
+    });
+    const usable = examples.filter((e) => (this.editor && e.data !== undefined && typeof e.data === "object") || (!this.editor && e.data === undefined));
+    if (usable.length) {
+      const box = el("div", { class: "examples" }, "Examples: ");
+      usable.forEach((e, i) => {
+        const b = el("button", { type: "button", class: "example", title: e.text }, "Example " + (i + 1));
+        b.addEventListener("click", () => (this.editor ? this.editor.setValue(e.data) : (this.textBox.value = e.text)));
+        box.append(b);
+      });
+      this.section.append(box);
+    }
+    if (takesText(this.inputModes)) {
+      this.textBox = el("textarea", { class: "text-input", placeholder: "Or ask in words" });
+      this.section.append(this.textBox);
+    }
+    const actions = el("div", { class: "actions" });
+    if (this.editor) {
+      const send = el("button", { type: "button", class: "submit" }, "Send");
+      send.addEventListener("click", () => this.submitData());
+      actions.append(send);
+    }
+    if (this.textBox) {
+      const sendText = el("button", { type: "button", class: "submit-text" }, "Send text");
+      sendText.addEventListener("click", () => this.submitText(this.textBox.value));
+      actions.append(sendText);
+    }
+    this.section.append(actions);
+    this.status = el("p", { class: "progress", role: "status" });
+    this.errorBox = el("p", { class: "error", role: "alert" });
+    this.output = el("div", { class: "output", "aria-live": "polite" });
+    this.section.append(this.status, this.errorBox, this.output);
+  }
+
+  reset() {
+    this.status.textContent = "";
+    this.errorBox.textContent = "";
+    this.output.textContent = "";
+    this.section.querySelectorAll(".field-error, .question").forEach((n) => n.remove());
+    this.taskId = null;
+    this.contextId = null;
+  }
+
+  // The agent validates (against the same schema) and its errors are shown at the fields;
+  // the form marks what it sees wrong as the user types.
+  submitData() {
+    this.reset();
+    const part = { data: this.editor.getValue(), mediaType: "application/json;schema=" + this.inputSchema };
+    this.send([part]);
+  }
+
+  submitText(text) {
+    this.reset();
+    this.send([{ text }]);
+  }
+
+  fieldError(path, message) {
+    const sub = this.editor && (this.editor.getEditor(path) || this.editor.getEditor("root"));
+    const at = sub && sub.container ? sub.container : this.section;
+    at.append(el("p", { class: "field-error", "data-path": path }, message));
+  }
+
+  async send(parts) {
+    const message = { messageId: crypto.randomUUID(), role: "ROLE_USER", parts };
+    if (this.taskId) {
+      message.taskId = this.taskId;
+      message.contextId = this.contextId;
+    }
+    const streaming = !!(this.agent.card.capabilities && this.agent.card.capabilities.streaming);
+    const request = {
+      jsonrpc: "2.0",
+      id: crypto.randomUUID(),
+      method: streaming ? "SendStreamingMessage" : "SendMessage",
+      params: { message },
+    };
+    this.status.textContent = "Sending…";
+    let response;
+    try {
+      response = await fetch(this.agent.endpoint, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "A2A-Version": "1.0", Accept: streaming ? "text/event-stream" : "application/json" },
+        body: JSON.stringify(request),
+      });
+    } catch (e) {
+      this.status.textContent = "";
+      this.errorBox.textContent = "The agent cannot be reached: " + e;
+      return;
+    }
+    const type = response.headers.get("Content-Type") || "";
+    if (type.startsWith("text/event-stream")) {
+      await this.readStream(response.body.getReader());
+    } else {
+      let body;
+      try {
+        body = await response.json();
+      } catch (_) {
+        body = { error: { message: "HTTP " + response.status } };
+      }
+      this.answer(body);
+    }
+  }
+
+  async readStream(reader) {
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let cut;
+      while ((cut = buffer.search(/\r?\n\r?\n/)) >= 0) {
+        const frame = buffer.slice(0, cut);
+        buffer = buffer.slice(cut).replace(/^\r?\n\r?\n/, "");
+        const data = frame.split(/\r?\n/).filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("\n");
+        if (data) {
+          try {
+            this.answer(JSON.parse(data));
+          } catch (e) {
+            this.errorBox.textContent = "An event could not be read: " + e;
+          }
+        }
+      }
+    }
+  }
+
+  answer(body) {
+    if (body.error) return this.showError(body.error);
+    const r = body.result || {};
+    if (r.task) {
+      this.taskId = r.task.id;
+      this.contextId = r.task.contextId;
+      for (const a of r.task.artifacts || []) this.showArtifact(a, false);
+      this.showStatus(r.task.status);
+    } else if (r.message) {
+      for (const p of r.message.parts || []) this.showPart(p, null);
+      this.status.textContent = "";
+    } else if (r.statusUpdate) {
+      this.taskId = r.statusUpdate.taskId;
+      this.contextId = r.statusUpdate.contextId;
+      this.showStatus(r.statusUpdate.status);
+    } else if (r.artifactUpdate) {
+      this.showArtifact(r.artifactUpdate.artifact, !!r.artifactUpdate.append);
+    }
+  }
+
+  showStatus(status) {
+    const state = (status && status.state) || "";
+    const text = textOf(status && status.message);
+    if (state === "TASK_STATE_COMPLETED") {
+      this.status.textContent = "Done.";
+    } else if (state === "TASK_STATE_FAILED" || state === "TASK_STATE_REJECTED" || state === "TASK_STATE_CANCELED") {
+      this.status.textContent = "";
+      this.errorBox.textContent = "The task " + state.replace("TASK_STATE_", "").toLowerCase() + (text ? ": " + text : ".");
+    } else if (state === "TASK_STATE_INPUT_REQUIRED" || state === "TASK_STATE_AUTH_REQUIRED") {
+      this.status.textContent = "";
+      const box = el("div", { class: "question" }, el("p", {}, text || "The agent asks for more input."));
+      const reply = el("input", { type: "text", class: "answer" });
+      const send = el("button", { type: "button", class: "send-answer" }, "Answer");
+      send.addEventListener("click", () => {
+        box.remove();
+        this.send([{ text: reply.value }]);
+      });
+      box.append(reply, send);
+      this.output.before(box);
+    } else if (text) {
+      this.status.textContent = text;
+    }
+  }
+
+  showArtifact(artifact, append) {
+    const id = artifact.artifactId;
+    this.seen = this.seen || {};
+    const seen = this.seen[id] || 0;
+    const parts = artifact.parts || [];
+    // A replacement repeats the chunks already shown: show only the new ones.
+    const fresh = append ? parts : parts.length < seen ? parts : parts.slice(seen);
+    this.seen[id] = append ? seen + parts.length : parts.length;
+    for (const p of fresh) this.showPart(p, artifact.name);
+  }
+
+  showPart(part, name) {
+    const box = el("div", { class: "chunk", "data-artifact": name || "" });
+    if (typeof part.text === "string") {
+      box.append(el("p", { class: "text-output" }, part.text));
+    } else if (part.data !== undefined) {
+      const mode = part.mediaType || (part.metadata && part.metadata.mimeType) || "";
+      const schema = this.agent.schemas[schemaName([mode])] || {};
+      box.append(this.describe(part.data, schema));
+    } else {
+      box.append(el("p", {}, "A file: " + (part.filename || part.mediaType || "unnamed")));
+    }
+    this.output.append(box);
+  }
+
+  describe(data, schema) {
+    schema = inline(schema, schema, 0);
+    if (data === null || typeof data !== "object") return el("span", { class: "value" }, String(data));
+    const list = el("dl", {});
+    for (const [key, value] of Object.entries(data)) {
+      const prop = (schema.properties && schema.properties[key]) || {};
+      const dt = el("dt", {}, prop.title || key);
+      if (prop.description) dt.append(el("span", { class: "help" }, prop.description));
+      const dd = el("dd", { "data-field": key });
+      dd.append(value !== null && typeof value === "object" ? this.describe(value, prop.items || prop) : String(value));
+      list.append(dt, dd);
+    }
+    return list;
+  }
+
+  showError(error) {
+    this.status.textContent = "";
+    this.errorBox.textContent = error.message || "The agent refused the message.";
+    for (const detail of Array.isArray(error.data) ? error.data : []) {
+      for (const v of detail.violations || []) {
+        const pointer = v.instancePath || "";
+        // A missing required property is reported at its parent: name the property itself.
+        const missing = /"([^"]+)" is a required property/.exec(v.message || "");
+        const path = missing ? editorPath(pointer + "/" + missing[1]) : editorPath(pointer);
+        this.fieldError(path, v.message);
+      }
+    }
+  }
+}
+
+async function main() {
+  const name = document.getElementById("agent-name");
+  try {
+    const response = await fetch(".well-known/agent-card.json", { headers: { "A2A-Version": "1.0" } });
+    if (!response.ok) throw new Error("HTTP " + response.status);
+    const card = await response.json();
+    const ext = ((card.capabilities && card.capabilities.extensions) || []).find((e) => e.params && e.params.schemas);
+    const schemas = card.schemas || (ext && ext.params.schemas) || {};
+    const iface = (card.supportedInterfaces || []).find((i) => i.protocolBinding === "JSONRPC" && String(i.protocolVersion).startsWith("1"));
+    // The endpoint's path, on this page's origin (the card may name a public URL).
+    const endpoint = iface ? new URL(iface.url).pathname : "/";
+    document.title = card.name;
+    name.textContent = card.name;
+    document.getElementById("agent-description").textContent = card.description || "";
+    const agent = { card, schemas, endpoint };
+    const main = document.getElementById("skills");
+    for (const skill of card.skills || []) main.append(new SkillForm(agent, skill).section);
+  } catch (e) {
+    name.textContent = "No agent card";
+    const err = document.getElementById("load-error");
+    err.hidden = false;
+    err.textContent = "The agent's card could not be read: " + e;
+  }
+}
+
+main();

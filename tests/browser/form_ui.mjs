@@ -1,0 +1,84 @@
+// Drives the form page of the examples' agents in headless Chromium (Debian's, through
+// playwright-core): fills and submits the fight form, sees the verdict; submits an invalid
+// trip and sees the error at its field; watches a streamed plan arrive chunk by chunk.
+// Usage: node form_ui.mjs FIGHT_CLUB_URL TRIP_PLANNER_URL OUT_DIR
+import { createRequire } from "node:module";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const require = createRequire(new URL("../../ui/package.json", import.meta.url));
+const { chromium } = require("playwright-core");
+
+const [fight, trip, outDir] = process.argv.slice(2);
+const profile = mkdtempSync(join(tmpdir(), "a2a-card-chromium-"));
+const context = await chromium.launchPersistentContext(profile, {
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  headless: true,
+  args: [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+  ],
+});
+const failures = [];
+function check(ok, what) {
+  console.log((ok ? "ok   " : "FAIL ") + what);
+  if (!ok) failures.push(what);
+}
+
+try {
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+
+  // The fight form: fill, submit, see the winner and the probability under their titles.
+  await page.goto(fight + "/ui");
+  const form = page.locator('section[data-skill="fight-comparison"]');
+  await form.waitFor();
+  check((await page.locator("#agent-name").textContent()) === "Fight Club", "the card's name is the title");
+  await form.locator('[name="root[a]"]').fill("Lion");
+  await form.locator('[name="root[b]"]').fill("Tiger");
+  await form.locator("button.submit").click();
+  const winner = form.locator('dd[data-field="winner"]');
+  await winner.waitFor({ timeout: 10000 });
+  check((await winner.textContent()) === "Tiger", "the winner is shown");
+  check((await form.locator('dd[data-field="probability"]').textContent()) === "0.56", "the probability is shown");
+  const titles = await form.locator(".output dt").allTextContents();
+  check(titles.some((t) => t.startsWith("Winner") && t.includes("The name of the winner")), "fields carry the output schema's titles and descriptions: " + titles.join(" | "));
+  await page.screenshot({ path: join(outDir, "form-ui-fight.png"), fullPage: true });
+
+  // An invalid trip: the agent's violation is shown at the field at fault.
+  await page.goto(trip + "/ui");
+  const plan = page.locator('section[data-skill="plan-trip"]');
+  await plan.waitFor();
+  await plan.locator("button.example").first().click();
+  check((await plan.locator('[name="root[destination]"]').inputValue()) === "Lisbon", "an example fills the form");
+  await plan.locator('[name="root[days]"]').fill("30");
+  await plan.locator("button.submit").click();
+  const fieldError = plan.locator('.field-error[data-path="root.days"]');
+  await fieldError.waitFor({ timeout: 10000 });
+  check((await fieldError.textContent()).includes("14"), "the days field shows the agent's error");
+  await page.screenshot({ path: join(outDir, "form-ui-invalid.png"), fullPage: true });
+
+  // A streamed plan: chunks arrive one by one, before the task is done.
+  await plan.locator("button.example").first().click();
+  await plan.locator("button.submit").click();
+  const chunks = plan.locator(".chunk");
+  await chunks.first().waitFor({ timeout: 10000 });
+  const early = await chunks.count();
+  const statusEarly = await plan.locator(".progress").textContent();
+  check(early < 3 && statusEarly !== "Done.", `the first chunk arrives before the last (${early} shown, status "${statusEarly}")`);
+  await page.waitForFunction(() => document.querySelectorAll('section[data-skill="plan-trip"] .chunk').length === 3, null, { timeout: 15000 });
+  await page.waitForFunction(() => document.querySelector('section[data-skill="plan-trip"] .progress').textContent === "Done.", null, { timeout: 15000 });
+  const dates = await plan.locator('dd[data-field="date"]').allTextContents();
+  check(JSON.stringify(dates) === JSON.stringify(["2026-12-01", "2026-12-02", "2026-12-03"]), "the plan's days arrive in order: " + dates.join(", "));
+  await page.screenshot({ path: join(outDir, "form-ui-stream.png"), fullPage: true });
+  check(errors.length === 0, "no script errors: " + errors.join("; "));
+} catch (e) {
+  failures.push(String(e));
+  console.log("FAIL " + e);
+} finally {
+  await context.close();
+  rmSync(profile, { recursive: true, force: true });
+}
+process.exit(failures.length ? 1 : 0);

@@ -1,0 +1,200 @@
+//! The form page (`GET /ui`) of the examples' agents: served with its embedded assets, and
+//! driven in a real browser (Debian's headless Chromium through `playwright-core`, by
+//! `tests/browser/form_ui.mjs`): the fight form submitted and answered, an invalid trip shown
+//! at its field, a streamed plan arriving chunk by chunk. Screenshots go to
+//! `target/tmp/form-ui/`.
+//!
+//! Chromium comes from apt (installed here when running as root and missing), playwright-core
+//! from `ui/package-lock.json`. Without them the browser test says why and skips, unless
+//! `A2A_REQUIRE_BROWSER` is set (CI sets it), when it fails.
+
+#[path = "../examples/fight_club/agent.rs"]
+mod fight_agent;
+#[path = "../examples/fight_club/server.rs"]
+#[allow(dead_code)]
+mod fight_server;
+#[path = "../examples/trip_planner/agent.rs"]
+#[allow(dead_code)]
+mod trip_agent;
+#[path = "../examples/trip_planner/server.rs"]
+#[allow(dead_code)]
+mod trip_server;
+
+mod agent {
+    pub use super::fight_agent::*;
+    pub use super::trip_agent::*;
+}
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use a2a_card::server::store::Tasks;
+use tokio::sync::oneshot;
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+struct Running {
+    base: String,
+    _stop: oneshot::Sender<()>,
+}
+
+async fn start(listening: a2a_card::server::Listening) -> Running {
+    let base = format!("http://{}", listening.local_addr());
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(listening.serve_with_shutdown(async {
+        let _ = stopped.await;
+    }));
+    Running { base, _stop: stop }
+}
+
+async fn fight_club() -> Running {
+    start(fight_server::bind(0, Tasks::memory()).await.expect("bind")).await
+}
+
+async fn trip_planner() -> Running {
+    start(trip_server::bind(0, Tasks::memory()).await.expect("bind")).await
+}
+
+#[tokio::test]
+async fn the_page_and_its_assets_are_served_with_their_types() {
+    let server = fight_club().await;
+    let http = reqwest::Client::new();
+    for (path, kind, needle) in [
+        ("/ui", "text/html", "ui/app.js"),
+        ("/ui/app.js", "text/javascript", "SendStreamingMessage"),
+        ("/ui/app.css", "text/css", "field-error"),
+        ("/ui/jsoneditor.js", "text/javascript", "JSONEditor"),
+        ("/ui/jsoneditor.LICENSE.txt", "text/plain", "MIT License"),
+    ] {
+        let response = http
+            .get(format!("{}{path}", server.base))
+            .send()
+            .await
+            .expect("served");
+        assert_eq!(response.status(), 200, "{path}");
+        let headers = response.headers().clone();
+        let content_type = headers["content-type"].to_str().unwrap_or_default();
+        assert!(content_type.starts_with(kind), "{path}: {content_type}");
+        assert!(
+            headers["content-security-policy"]
+                .to_str()
+                .unwrap_or_default()
+                .contains("script-src 'self'"),
+            "{path}"
+        );
+        let body = response.text().await.expect("a body");
+        assert!(body.contains(needle), "{path} lacks {needle}");
+    }
+}
+
+#[tokio::test]
+async fn the_page_is_off_unless_asked_for() {
+    use a2a_card::server::Server;
+    let listening = Server::new(fight_agent::FightClub)
+        .bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let server = start(listening).await;
+    let status = reqwest::get(format!("{}/ui", server.base))
+        .await
+        .expect("answered")
+        .status();
+    assert_eq!(status, 404);
+}
+
+/// Chromium, installed with apt when running as root; `None` (and why) when it cannot be had.
+fn chromium() -> Result<PathBuf, String> {
+    let path = std::env::var_os("CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(CHROMIUM));
+    if path.exists() {
+        return Ok(path);
+    }
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.trim_ascii() == b"0");
+    if !root {
+        return Err(format!(
+            "{} is missing and this is not root: `apt-get install chromium chromium-driver`",
+            path.display()
+        ));
+    }
+    let installed = Command::new("apt-get")
+        .args([
+            "install",
+            "-y",
+            "-qq",
+            "--no-install-recommends",
+            "chromium",
+            "chromium-driver",
+        ])
+        .env("DEBIAN_FRONTEND", "noninteractive")
+        .status()
+        .is_ok_and(|s| s.success());
+    if installed && path.exists() {
+        Ok(path)
+    } else {
+        Err("apt-get could not install chromium".to_owned())
+    }
+}
+
+/// `ui/node_modules` with playwright-core, from the lockfile.
+fn playwright(root: &Path) -> Result<(), String> {
+    if root.join("ui/node_modules/playwright-core").exists() {
+        return Ok(());
+    }
+    let ok = Command::new("npm")
+        .args(["ci", "--silent", "--no-audit", "--no-fund", "--prefix"])
+        .arg(root.join("ui"))
+        .status()
+        .is_ok_and(|s| s.success());
+    if ok {
+        Ok(())
+    } else {
+        Err("`npm ci --prefix ui` failed (is npm installed?)".to_owned())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_forms_work_in_a_real_browser() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let required = std::env::var_os("A2A_REQUIRE_BROWSER").is_some();
+    let ready = chromium().and_then(|c| playwright(root).map(|()| c));
+    let chromium = match ready {
+        Ok(c) => c,
+        Err(why) if !required => {
+            eprintln!("skipping the browser test: {why}");
+            return;
+        }
+        Err(why) => panic!("the browser test cannot run: {why}"),
+    };
+    let (fight, trip) = (fight_club().await, trip_planner().await);
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("form-ui");
+    std::fs::create_dir_all(&out).expect("screenshot directory");
+    let script = root.join("tests/browser/form_ui.mjs");
+    let (fight_url, trip_url) = (fight.base.clone(), trip.base.clone());
+    let output = tokio::task::spawn_blocking(move || {
+        Command::new("node")
+            .arg(script)
+            .args([&fight_url, &trip_url])
+            .arg(&out)
+            .env("CHROMIUM", chromium)
+            .output()
+            .expect("run node")
+    })
+    .await
+    .expect("the browser's thread");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    println!("{stdout}");
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(!stdout.contains("FAIL"), "{stdout}");
+    assert!(
+        Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join("form-ui/form-ui-fight.png")
+            .exists()
+    );
+}
