@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use a2a_card::server::a2a::{
-    ListTasksRequest, Message, Part, Role, Task, TaskState, TaskStatus, error_code,
+    A2AError, ListTasksRequest, Message, Part, Role, Task, TaskState, TaskStatus, error_code,
 };
 use a2a_card::server::a2a_server::TaskStore;
 use a2a_card::server::store::{INTERRUPTED, Retention, StoreError, Tasks};
@@ -573,6 +573,96 @@ async fn a_restarted_server_still_answers_for_its_tasks() {
         .expect("the task from before the restart");
     assert_eq!(again.status.state, TaskState::Completed);
     assert_eq!(again.artifacts.map(|a| a.len()), Some(1));
+}
+
+/// A store that records which task ids it was asked for, around the in-memory one.
+struct Recording {
+    inner: Arc<dyn TaskStore>,
+    calls: std::sync::Mutex<Vec<String>>,
+}
+
+#[async_trait::async_trait]
+impl TaskStore for Recording {
+    async fn create(
+        &self,
+        task: Task,
+    ) -> Result<a2a_card::server::a2a_server::task_store::TaskVersion, A2AError> {
+        self.record(format!("create {}", task.id));
+        self.inner.create(task).await
+    }
+    async fn update(
+        &self,
+        task: Task,
+    ) -> Result<a2a_card::server::a2a_server::task_store::TaskVersion, A2AError> {
+        self.inner.update(task).await
+    }
+    async fn get(&self, id: &str) -> Result<Option<Task>, A2AError> {
+        self.record(format!("get {id}"));
+        self.inner.get(id).await
+    }
+    async fn list(
+        &self,
+        req: &ListTasksRequest,
+    ) -> Result<a2a_card::server::a2a::ListTasksResponse, A2AError> {
+        self.inner.list(req).await
+    }
+    async fn begin_cancel(&self, id: &str) -> Result<Task, A2AError> {
+        self.inner.begin_cancel(id).await
+    }
+}
+
+impl Recording {
+    fn record(&self, call: String) {
+        self.calls.lock().expect("not poisoned").push(call);
+    }
+}
+
+#[tokio::test]
+async fn a_new_task_is_not_looked_up_before_it_is_created() {
+    use a2a_card::server::Server;
+    let store = Arc::new(Recording {
+        inner: Tasks::memory().open().await.expect("memory"),
+        calls: std::sync::Mutex::new(Vec::new()),
+    });
+    let running = support::client::serve(
+        Server::new(fight_club::FightClub).tasks(Tasks::Custom(store.clone())),
+    )
+    .await;
+    let client =
+        support::client::client(&support::client::card(&running.base).await, "JSONRPC").await;
+    let done = support::client::task(
+        client
+            .send_message(&support::client::request(
+                vec![support::client::data_part(
+                    "fightComparison",
+                    serde_json::json!({"a": "Lion", "b": "Tiger"}),
+                )],
+                None,
+            ))
+            .await
+            .expect("a verdict"),
+    );
+    let calls = store.calls.lock().expect("not poisoned").clone();
+    let created = calls
+        .iter()
+        .position(|c| *c == format!("create {}", done.id))
+        .unwrap_or_else(|| panic!("the task was created: {calls:?}"));
+    assert!(
+        !calls[..created].contains(&format!("get {}", done.id)),
+        "the id the server made for the new task was looked up before it was created: {calls:?}"
+    );
+    // A follow-up names its task: that one is looked up.
+    let _ = client
+        .send_message(&support::client::request(
+            vec![a2a_card::server::a2a::Part::text("and now?")],
+            Some(done.id.clone()),
+        ))
+        .await;
+    let calls = store.calls.lock().expect("not poisoned").clone();
+    assert!(
+        calls[created..].contains(&format!("get {}", done.id)),
+        "{calls:?}"
+    );
 }
 
 #[path = "../examples/fight_club/agent.rs"]

@@ -1,5 +1,6 @@
 //! The structured input flow in front of the official request handler, before any task exists.
 
+use std::cell::Cell;
 use std::fmt;
 use std::sync::Arc;
 
@@ -292,7 +293,13 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
         req: SendMessageRequest,
     ) -> Result<SendMessageResponse, A2AError> {
         let (req, key) = self.check(params, req).await?;
-        let answer = self.inner.send_message(params, req).await;
+        let answer = if req.message.task_id.is_none() {
+            NEW_TASK
+                .scope(Cell::new(true), self.inner.send_message(params, req))
+                .await
+        } else {
+            self.inner.send_message(params, req).await
+        };
         if let (Err(_), Some(key), Some(decisions)) = (&answer, &key, &self.decisions) {
             decisions.forget(key);
         }
@@ -322,7 +329,17 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
         req: SendMessageRequest,
     ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
         let (req, key) = self.check(params, req).await?;
-        let events = match self.inner.send_streaming_message(params, req).await {
+        let started = if req.message.task_id.is_none() {
+            NEW_TASK
+                .scope(
+                    Cell::new(true),
+                    self.inner.send_streaming_message(params, req),
+                )
+                .await
+        } else {
+            self.inner.send_streaming_message(params, req).await
+        };
+        let events = match started {
             Ok(events) => events,
             Err(e) => {
                 if let (Some(key), Some(decisions)) = (&key, &self.decisions) {
@@ -574,6 +591,26 @@ fn resync<H: RequestHandler>(
 /// when it answers with an error).
 pub(crate) struct SharedStore(pub(crate) Arc<dyn TaskStore>);
 
+tokio::task_local! {
+    /// Set while the official handler starts a task for a message that names none: its first
+    /// lookup is of the id it has just made up, which no store can hold yet.
+    static NEW_TASK: Cell<bool>;
+}
+
+/// Whether `id` is a UUIDv7 made in the last ten seconds (as the official handler makes
+/// task ids).
+fn just_made(id: &str) -> bool {
+    let b = id.as_bytes();
+    if b.len() != 36 || b[8] != b'-' || b[13] != b'-' || b[14] != b'7' {
+        return false;
+    }
+    let hex = format!("{}{}", &id[..8], &id[9..13]);
+    let Ok(made) = i64::from_str_radix(&hex, 16) else {
+        return false;
+    };
+    (chrono::Utc::now().timestamp_millis() - made).abs() < 10_000
+}
+
 #[async_trait]
 impl TaskStore for SharedStore {
     async fn create(&self, task: Task) -> Result<TaskVersion, A2AError> {
@@ -585,6 +622,15 @@ impl TaskStore for SharedStore {
     }
 
     async fn get(&self, task_id: &str) -> Result<Option<Task>, A2AError> {
+        // The official handler looks up the id it made for a new task before it creates it:
+        // asking the store would only cost a round trip.
+        if NEW_TASK
+            .try_with(|first| first.replace(false))
+            .unwrap_or(false)
+            && just_made(task_id)
+        {
+            return Ok(None);
+        }
         self.0.get(task_id).await
     }
 

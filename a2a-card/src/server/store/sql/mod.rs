@@ -439,7 +439,9 @@ impl Shared {
     async fn sweep(&self) -> Result<(), A2AError> {
         let mut tx = self.pool.begin().await.map_err(db_error)?;
         self.prune(&mut tx).await?;
-        tx.commit().await.map_err(db_error)
+        tx.commit().await.map_err(db_error)?;
+        self.local.forget_finished();
+        Ok(())
     }
 
     /// Removes the terminal tasks (and their push configs) retention lets go.
@@ -584,7 +586,7 @@ impl TaskStore for SqlTasks {
 
     async fn get(&self, task_id: &str) -> Result<Option<Task>, A2AError> {
         let s = &self.inner;
-        if let Some(task) = s.local.queued(task_id) {
+        if let Some(task) = s.local.read(task_id) {
             return Ok(Some(task));
         }
         let body: Option<String> =
@@ -701,7 +703,7 @@ impl TaskStore for SqlTasks {
         tx.commit().await.map_err(db_error)?;
         // Later writes of its executor are refused by the stored state (a finished task stays
         // finished), whatever version they expect.
-        s.local.committed(task_id, version + 1, true);
+        s.local.committed(&task, version + 1);
         Ok(task)
     }
 }

@@ -33,10 +33,22 @@ use crate::server::store::memory::terminal_error;
 /// The most writes one round takes.
 const MAX_BATCH: usize = 256;
 
+/// How many finished tasks [`Local`] keeps.
+const FINISHED: usize = 1024;
+
 /// What this replica knows of the tasks it writes.
 #[derive(Default)]
 pub(super) struct Local {
     tasks: Mutex<HashMap<String, Entry>>,
+    /// The tasks this store finished last, as written: what a server reads back right after
+    /// it finishes one (a finished task never changes; retention empties it).
+    finished: Mutex<Finished>,
+}
+
+#[derive(Default)]
+struct Finished {
+    order: std::collections::VecDeque<String>,
+    tasks: HashMap<String, Task>,
 }
 
 struct Entry {
@@ -55,21 +67,43 @@ impl Local {
         self.tasks.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The task as this replica queued it, if a write of it is still pending.
-    pub(super) fn queued(&self, id: &str) -> Option<Task> {
-        self.lock()
+    /// The task as this replica last wrote it, if a write of it is still pending or this
+    /// store finished it lately.
+    pub(super) fn read(&self, id: &str) -> Option<Task> {
+        if let Some(task) = self
+            .lock()
             .get(id)
             .and_then(|e| e.queued.as_ref().map(|(_, t)| t.clone()))
+        {
+            return Some(task);
+        }
+        let finished = self.finished.lock().unwrap_or_else(|p| p.into_inner());
+        finished.tasks.get(id).cloned()
     }
 
-    /// Records that `version` of task `id` is written (and forgets a finished task: no more
+    /// Forgets the finished tasks (retention may have removed them).
+    pub(super) fn forget_finished(&self) {
+        *self.finished.lock().unwrap_or_else(|p| p.into_inner()) = Finished::default();
+    }
+
+    /// Records that `version` of `task` is written (and, for a finished task, that no more
     /// writes are expected of this store).
-    pub(super) fn committed(&self, id: &str, version: i64, terminal: bool) {
-        let mut tasks = self.lock();
-        if terminal {
-            tasks.remove(id);
+    pub(super) fn committed(&self, task: &Task, version: i64) {
+        let id = &task.id;
+        if task.status.state.is_terminal() {
+            self.lock().remove(id);
+            let mut finished = self.finished.lock().unwrap_or_else(|p| p.into_inner());
+            if finished.tasks.insert(id.clone(), task.clone()).is_none() {
+                finished.order.push_back(id.clone());
+            }
+            while finished.order.len() > FINISHED {
+                if let Some(old) = finished.order.pop_front() {
+                    finished.tasks.remove(&old);
+                }
+            }
             return;
         }
+        let mut tasks = self.lock();
         let entry = tasks.entry(id.to_owned()).or_insert(Entry {
             version,
             queued: None,
@@ -498,7 +532,7 @@ impl Db {
 
 /// A row written at `version`: its writers learn their versions.
 fn accept(row: Row, version: i64, local: &Local) {
-    local.committed(&row.task.id, version, row.task.status.state.is_terminal());
+    local.committed(&row.task, version);
     for (done, after) in row.waiting {
         let _ = done.send(Ok(version - after));
     }
