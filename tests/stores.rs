@@ -535,6 +535,56 @@ async fn a_database_that_is_not_ours_or_is_newer_is_refused_and_left_untouched()
 }
 
 #[tokio::test]
+async fn a_database_of_the_first_schema_is_migrated_with_its_tasks() {
+    // A file as the first release left it: schema version 1, one finished task.
+    let path = db_path("v1");
+    let body = serde_json::to_string(&task("old", "c", TaskState::Completed)).expect("json");
+    sqlx_probe::run(
+        &path,
+        &format!(
+            "CREATE TABLE a2a_card_schema (name TEXT NOT NULL, version BIGINT NOT NULL);
+            INSERT INTO a2a_card_schema VALUES ('a2a-card tasks', 1);
+            CREATE TABLE a2a_card_tasks (id TEXT PRIMARY KEY, context_id TEXT NOT NULL,
+                state TEXT NOT NULL, status_at TEXT, version BIGINT NOT NULL, ended_at BIGINT,
+                owner TEXT, body TEXT NOT NULL);
+            CREATE INDEX a2a_card_tasks_context ON a2a_card_tasks (context_id, id);
+            CREATE INDEX a2a_card_tasks_state ON a2a_card_tasks (state);
+            CREATE INDEX a2a_card_tasks_ended ON a2a_card_tasks (ended_at);
+            CREATE INDEX a2a_card_tasks_owner ON a2a_card_tasks (owner);
+            CREATE TABLE a2a_card_push_configs (task_id TEXT NOT NULL, id TEXT NOT NULL,
+                body TEXT NOT NULL, PRIMARY KEY (task_id, id));
+            CREATE TABLE a2a_card_replicas (id TEXT PRIMARY KEY, seen_at BIGINT NOT NULL);
+            INSERT INTO a2a_card_tasks VALUES ('old', 'c', 'TASK_STATE_COMPLETED', NULL, 3, 1, NULL, '{}');",
+            body.replace('\'', "''")
+        ),
+    )
+    .await;
+    let store = Tasks::sqlite(&path).open().await.expect("migrated");
+    let old = store.get("old").await.expect("read").expect("kept");
+    assert_eq!(old.status.state, TaskState::Completed);
+    assert_eq!(sqlx_probe::version(&path).await, 2);
+    let indexes = sqlx_probe::indexes(&path).await;
+    assert!(
+        indexes.contains(&"a2a_card_tasks_running".to_owned())
+            && !indexes.contains(&"a2a_card_tasks_state".to_owned()),
+        "{indexes:?}"
+    );
+    // And it works as a fresh one does.
+    store
+        .create(task("new", "c", TaskState::Working))
+        .await
+        .expect("created");
+    store
+        .update(task("new", "c", TaskState::Completed))
+        .await
+        .expect("finished");
+    assert_eq!(
+        store.list(&every_task()).await.expect("a list").total_size,
+        2
+    );
+}
+
+#[tokio::test]
 async fn a_restarted_server_still_answers_for_its_tasks() {
     use a2a_card::server::Server;
     let path = db_path("server");
@@ -690,7 +740,37 @@ mod sqlx_probe {
         .await;
     }
 
-    async fn run(path: &Path, sql: &str) {
+    pub async fn version(path: &Path) -> i64 {
+        use sqlx::Connection;
+        let mut db = connect(path).await;
+        let v = sqlx::query_scalar("SELECT version FROM a2a_card_schema")
+            .fetch_one(&mut db)
+            .await
+            .expect("a version");
+        db.close().await.expect("closed");
+        v
+    }
+
+    pub async fn indexes(path: &Path) -> Vec<String> {
+        use sqlx::Connection;
+        let mut db = connect(path).await;
+        let names = sqlx::query_scalar("SELECT name FROM sqlite_master WHERE type = 'index'")
+            .fetch_all(&mut db)
+            .await
+            .expect("the indexes");
+        db.close().await.expect("closed");
+        names
+    }
+
+    async fn connect(path: &Path) -> sqlx::SqliteConnection {
+        use sqlx::Connection;
+        let options = sqlx::sqlite::SqliteConnectOptions::new().filename(path);
+        sqlx::SqliteConnection::connect_with(&options)
+            .await
+            .expect("a SQLite connection")
+    }
+
+    pub async fn run(path: &Path, sql: &str) {
         use sqlx::Connection;
         let options = sqlx::sqlite::SqliteConnectOptions::new()
             .filename(path)

@@ -49,6 +49,13 @@ const MIGRATIONS: &[&str] = &[
         id TEXT PRIMARY KEY,
         seen_at BIGINT NOT NULL
     );",
+    // 1 -> 2: fewer index writes per task. Lists by state scan (retention bounds the table);
+    // only running tasks are looked up by owner (recovery), only finished ones by end (retention).
+    "DROP INDEX a2a_card_tasks_state;
+    DROP INDEX a2a_card_tasks_owner;
+    DROP INDEX a2a_card_tasks_ended;
+    CREATE INDEX a2a_card_tasks_running ON a2a_card_tasks (owner) WHERE ended_at IS NULL;
+    CREATE INDEX a2a_card_tasks_ended ON a2a_card_tasks (ended_at) WHERE ended_at IS NOT NULL;",
 ];
 
 /// The Postgres channel on which every write announces the id of the task it changed.
