@@ -188,6 +188,19 @@ impl Answer {
     fn assert_refused(&self, status: u16, code: i64) {
         assert_eq!(self.status, status, "{}", self.body);
         assert_eq!(self.code(), code, "{}", self.body);
+        // The `ErrorInfo` reason says which refusal it is, as clients read it.
+        let reason = match code {
+            -31401 => "UNAUTHENTICATED",
+            -31403 => "UNAUTHORIZED",
+            _ => "UNAVAILABLE",
+        };
+        let reasons: Vec<&Value> = self.body["error"]["data"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|d| d.get("reason"))
+            .collect();
+        assert_eq!(reasons, [reason], "{}", self.body);
     }
 }
 

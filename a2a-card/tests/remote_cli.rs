@@ -403,11 +403,10 @@ async fn credentials_go_on_every_request_and_are_never_printed() {
     let keys = StaticApiKeys::new().key("s3cret-key-of-team-blue", Identity::new("team-blue"));
     let base =
         serve(Server::new(Vault).authentication(Authentication::new().api_key("key", keys))).await;
-    // Refused without the key. (Exit 1, not 2: the server's JSON-RPC error carries the
-    // `ErrorInfo` reason `INTERNAL_ERROR` for its `-31401`, so the official client reports an
-    // internal error and the refusal cannot be told from a failure.)
+    // Refused without the key: unusable input (exit 2), the refusal told apart from a failure
+    // by its `ErrorInfo` reason `UNAUTHENTICATED`.
     let out = run(&["call", &base, "--skill", "open", "--text", "please"]).await;
-    assert_ne!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
     assert!(
         stderr(&out).contains("authentication required"),
         "{}",

@@ -1132,7 +1132,15 @@ impl Refusal {
 
     /// The JSON-RPC answer to request `id`.
     pub(crate) fn jsonrpc(&self, id: a2a::JsonRpcId) -> Response {
-        let error = self.error().to_jsonrpc_error();
+        // Made here rather than by `A2AError::to_jsonrpc_error`, which names the `ErrorInfo`
+        // reason after the code and knows none for the authentication codes.
+        let (code, reason, _, message, _) = self.parts();
+        let info = TypedDetail::error_info(reason, errordetails::PROTOCOL_DOMAIN, None);
+        let error = a2a::JsonRpcError {
+            code,
+            message: message.to_owned(),
+            data: serde_json::to_value(vec![info]).ok(),
+        };
         let body = serde_json::to_vec(&a2a::JsonRpcResponse::error(id, error)).unwrap_or_default();
         let mut response = Response::new(Body::from(body));
         response.headers_mut().insert(
