@@ -102,7 +102,8 @@ pub(crate) struct Link {
     skill_id: &'static str,
 }
 
-/// What a running handler tells the task, in order.
+/// What a running handler tells the task, in order (read by the server's executor).
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
 pub(crate) enum Event {
     /// A `working` status with this text.
     Progress(String),
@@ -131,10 +132,12 @@ pub(crate) enum Event {
 
 /// The task end of a [`Link`]: what the executor keeps.
 #[derive(Clone)]
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
 pub(crate) struct LinkHandle {
     link: Arc<Link>,
 }
 
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
 impl LinkHandle {
     /// Marks the task cancelled (what [`SkillContext::is_cancelled`] reads).
     pub(crate) fn cancel(&self) {
@@ -235,6 +238,7 @@ impl SkillContext {
 
     /// Links the context to a running task: its events go to the returned receiver, in order,
     /// with room for `buffer` before the handler waits.
+    #[cfg(feature = "server")]
     pub(crate) fn link(
         &mut self,
         skill_id: &'static str,

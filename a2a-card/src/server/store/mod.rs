@@ -39,7 +39,9 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a::{Task, TaskState};
+use a2a::Task;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+use a2a::TaskState;
 use a2a_server::TaskStore;
 
 pub use memory::MemoryTasks;
@@ -258,6 +260,10 @@ impl Tasks {
     }
 
     /// Opens the store; `serving`: for a server, which settles new tasks (see [`Settle`]).
+    #[cfg_attr(
+        not(any(feature = "sqlite", feature = "postgres")),
+        allow(unused_variables)
+    )]
     pub(crate) async fn open_all(&self, serving: bool) -> Result<Opened, StoreError> {
         match self {
             Tasks::Memory(retention) => Ok(Opened {
@@ -337,6 +343,7 @@ impl std::error::Error for StoreError {}
 pub const INTERRUPTED: &str = "the agent stopped while this task was running (its process ended); send the request again as a new task";
 
 /// Whether a state is one a handler was busy in (and so cannot be anymore after a restart).
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) fn was_running(state: &TaskState) -> bool {
     matches!(
         state,
@@ -348,6 +355,7 @@ pub(crate) fn was_running(state: &TaskState) -> bool {
 }
 
 /// `task` marked failed because its process stopped.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) fn interrupted(mut task: Task) -> Task {
     let mut message = a2a::Message::new(a2a::Role::Agent, vec![a2a::Part::text(INTERRUPTED)]);
     message.task_id = Some(task.id.clone());

@@ -305,6 +305,7 @@ async fn connect(url: &str, dialect: Dialect, connections: u32) -> Result<AnyPoo
 }
 
 /// The sqlx URL of a SQLite file, created when missing.
+#[cfg(feature = "sqlite")]
 pub(crate) fn sqlite_url(path: &std::path::Path) -> String {
     format!("sqlite://{}?mode=rwc", path.display())
 }
