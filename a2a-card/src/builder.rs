@@ -283,12 +283,6 @@ impl AgentSkillBuilder {
         self.input_mode(mode)
     }
 
-    /// Adds `application/json;schema=NAME` to the output modes.
-    pub fn output_schema(self, name: &str) -> Self {
-        let mode = schema_mode(name);
-        self.output_mode(mode)
-    }
-
     /// Adds an alternative security requirement for this skill.
     pub fn security_requirement(mut self, requirement: SecurityRequirement) -> Self {
         self.skill.security_requirements.push(requirement);

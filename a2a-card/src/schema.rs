@@ -179,13 +179,6 @@ pub trait NamedSchema: DerivesJsonSchema {
     fn json_schema_value() -> Value {
         Self::generated_json_schema(Self::SCHEMA_OPTIONS)
     }
-
-    /// The mode that names this schema: `application/json;schema=NAME`.
-    fn schema_mode() -> SchemaMode {
-        SchemaMode {
-            name: Self::SCHEMA_NAME.to_owned(),
-        }
-    }
 }
 
 /// How a named schema is generated.
