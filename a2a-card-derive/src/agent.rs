@@ -203,9 +203,7 @@ fn block_skills(block: &mut syn::ItemImpl, krate: Option<&Path>) -> Vec<SkillRef
         let (id, span) = match &attrs.id {
             Some(text) => (text.value(), text.span()),
             None => (
-                Some(a2a_card_rules::names::to_kebab_case(
-                    ident.to_string().trim_start_matches("r#"),
-                )),
+                Some(a2a_card_rules::names::default_skill_id(&ident.to_string())),
                 ident.span(),
             ),
         };

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::builder::{AgentCardBuilder, BuildError};
 use crate::card::*;
 use crate::lint::{Finding, Rule};
-use crate::schema::{IO_SCHEMAS_EXTENSION_DESCRIPTION, IO_SCHEMAS_EXTENSION_URI, SchemaMode};
+use crate::schema::SchemaMode;
 use crate::skill::{Io, SkillCall, SkillError, SkillFuture};
 
 /// An agent declared with `#[agent]`: its card, and the glue the dispatcher uses to call its
@@ -271,10 +271,7 @@ fn build(agent: &AgentDecl, skills: &[SkillDecl], extended: bool) -> Result<Agen
         }
     }
     if !schemas.is_empty() {
-        b = b.extension(
-            AgentExtension::new(IO_SCHEMAS_EXTENSION_URI)
-                .with_description(IO_SCHEMAS_EXTENSION_DESCRIPTION),
-        );
+        b = b.extension(crate::schema::io_schemas_extension());
     }
     for (name, value) in schemas {
         b = b.schema(name, value);

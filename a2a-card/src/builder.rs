@@ -197,7 +197,7 @@ impl AgentCardBuilder {
         if uses_schemas && c.capabilities.extension(IO_SCHEMAS_EXTENSION_URI).is_none() {
             c.capabilities
                 .extensions
-                .push(AgentExtension::new(IO_SCHEMAS_EXTENSION_URI));
+                .push(crate::schema::io_schemas_extension());
         }
         self.card
     }
