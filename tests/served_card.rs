@@ -40,7 +40,10 @@ async fn a_plain_http_public_url_to_another_host_is_refused() {
         server().bind("127.0.0.1:0").await,
         Err(ServerError::Served(_))
     ));
-    assert!(matches!(server().router().await, Err(ServerError::Served(_))));
+    assert!(matches!(
+        server().router().await,
+        Err(ServerError::Served(_))
+    ));
 }
 
 #[tokio::test]

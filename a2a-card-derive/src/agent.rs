@@ -62,7 +62,13 @@ struct Attrs {
 }
 
 fn parse_attrs(args: TokenStream, errors: &mut Errors) -> Attrs {
-    attr::parse_entries(args, errors, |a: &mut Attrs, meta| {
+    let repeatable = [
+        "default_input_modes",
+        "default_output_modes",
+        "security",
+        "skills",
+    ];
+    attr::parse_entries(args, errors, &repeatable, |a: &mut Attrs, meta| {
         let key = meta
             .path
             .get_ident()

@@ -58,7 +58,15 @@ pub struct Attrs {
 
 /// Parses the attribute's arguments, recording every error.
 pub fn parse_attrs(args: TokenStream, errors: &mut Errors) -> Attrs {
-    attr::parse_entries(args, errors, |a: &mut Attrs, meta| {
+    let repeatable = [
+        "tags",
+        "examples",
+        "input_modes",
+        "output_modes",
+        "security",
+        METHOD_MARKER,
+    ];
+    attr::parse_entries(args, errors, &repeatable, |a: &mut Attrs, meta| {
         let key = meta
             .path
             .get_ident()
