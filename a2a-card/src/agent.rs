@@ -35,9 +35,11 @@ pub trait Agent: Send + Sync + 'static {
 }
 
 /// A function that gives the agent's security schemes, by name.
+#[doc(hidden)] // Macro plumbing: reached by generated code through `__private`.
 pub type SchemesFn = fn() -> Vec<(String, SecurityScheme)>;
 
 /// A scheme name and its scopes, in a security requirement.
+#[doc(hidden)] // Macro plumbing: reached by generated code through `__private`.
 pub type RequirementDecl = &'static [(&'static str, &'static [&'static str])];
 
 /// The card-level values of `#[agent(...)]`.
