@@ -209,7 +209,7 @@ fn identity(card: &AgentCard, out: &mut Vec<Finding>) {
     }
     if let Some(p) = &card.provider {
         for (field, value) in [("organization", &p.organization), ("url", &p.url)] {
-            if is_blank(&value) {
+            if is_blank(value) {
                 out.push(Finding::new(Rule::ProviderIncomplete, format!("/provider/{field}"), format!("the provider has no `{field}`; a provider needs both `organization` and `url`")));
             }
         }
@@ -316,7 +316,7 @@ fn interfaces(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
 
 fn endpoint_url(iface: &AgentInterface, pointer: String, out: &mut Vec<Finding>) {
     let raw = iface.url.as_str();
-    if is_blank(&raw) {
+    if is_blank(raw) {
         out.push(Finding::new(
             Rule::UrlInvalid,
             pointer,
