@@ -64,11 +64,11 @@ fn an_unknown_skill_index_is_an_error_not_a_panic() {
 }
 
 #[test]
-fn routes_find_the_skill_that_takes_a_schema() {
-    let routes = Dispatcher::for_agent::<FightClub>().unwrap();
-    assert_eq!(routes.skill_for_schema("fightComparison"), Some(0));
-    assert_eq!(routes.skill_for_schema("fightResponse"), None);
-    assert_eq!(routes.text_skill(), Some(0));
+fn the_dispatcher_finds_the_skill_that_takes_a_schema() {
+    let dispatcher = Dispatcher::for_agent::<FightClub>().unwrap();
+    assert_eq!(dispatcher.skill_for_schema("fightComparison"), Some(0));
+    assert_eq!(dispatcher.skill_for_schema("fightResponse"), None);
+    assert_eq!(dispatcher.text_skill(), Some(0));
 }
 
 mod errors {

@@ -62,7 +62,13 @@ struct Attrs {
 }
 
 fn parse_attrs(args: TokenStream, errors: &mut Errors) -> Attrs {
-    attr::parse_entries(args, errors, |a: &mut Attrs, meta| {
+    let repeatable = [
+        "default_input_modes",
+        "default_output_modes",
+        "security",
+        "skills",
+    ];
+    attr::parse_entries(args, errors, &repeatable, |a: &mut Attrs, meta| {
         let key = meta
             .path
             .get_ident()
@@ -203,9 +209,7 @@ fn block_skills(block: &mut syn::ItemImpl, krate: Option<&Path>) -> Vec<SkillRef
         let (id, span) = match &attrs.id {
             Some(text) => (text.value(), text.span()),
             None => (
-                Some(a2a_card_rules::names::to_kebab_case(
-                    ident.to_string().trim_start_matches("r#"),
-                )),
+                Some(a2a_card_rules::names::default_skill_id(&ident.to_string())),
                 ident.span(),
             ),
         };

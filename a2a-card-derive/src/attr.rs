@@ -12,28 +12,57 @@ use syn::{Expr, ExprLit, Lit, LitBool, LitStr, Token, bracketed, parenthesized};
 use crate::ctxt::Errors;
 
 /// Parses the `key = value, key(..), ..` entries of an attribute into an `A`, recording every
-/// error. When the list does not parse as a whole, each entry is parsed on its own, so that a
-/// mistake in one entry gives one error and the other entries still count (no error for a
-/// "missing" key that was written after the mistake).
+/// error. A key not in `repeatable` may be given once: a second one is an error at it (it would
+/// silently override the first). When the list does not parse as a whole, each entry is parsed
+/// on its own, so that a mistake in one entry gives one error and the other entries still count
+/// (no error for a "missing" key that was written after the mistake).
 pub fn parse_entries<A: Default>(
     args: TokenStream,
     errors: &mut Errors,
+    repeatable: &[&str],
     mut entry: impl FnMut(&mut A, ParseNestedMeta) -> syn::Result<()>,
 ) -> A {
     let mut whole = A::default();
-    let result = syn::meta::parser(|meta| entry(&mut whole, meta)).parse2(args.clone());
+    let mut seen = Vec::new();
+    let result = syn::meta::parser(|meta| {
+        once(&meta, &mut seen, repeatable)?;
+        entry(&mut whole, meta)
+    })
+    .parse2(args.clone());
     let Err(error) = result else {
         return whole;
     };
     let before = errors.len();
     let mut each = A::default();
+    let mut seen = Vec::new();
     for tokens in split_entries(args) {
-        errors.ok(syn::meta::parser(|meta| entry(&mut each, meta)).parse2(tokens));
+        errors.ok(syn::meta::parser(|meta| {
+            once(&meta, &mut seen, repeatable)?;
+            entry(&mut each, meta)
+        })
+        .parse2(tokens));
     }
     if errors.len() == before {
         errors.push(error);
     }
     each
+}
+
+/// Refuses a key already `seen` unless it is `repeatable`, pointing at the second one.
+fn once(meta: &ParseNestedMeta, seen: &mut Vec<String>, repeatable: &[&str]) -> syn::Result<()> {
+    let Some(key) = meta.path.get_ident().map(ToString::to_string) else {
+        return Ok(());
+    };
+    if seen.contains(&key) && !repeatable.contains(&key.as_str()) {
+        return Err(syn::Error::new_spanned(
+            &meta.path,
+            format!(
+                "duplicate attribute `{key}`; give it once (the second would override the first)"
+            ),
+        ));
+    }
+    seen.push(key);
+    Ok(())
 }
 
 /// The entries of an attribute's list: its tokens split at the commas outside groups.

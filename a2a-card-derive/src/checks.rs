@@ -6,7 +6,9 @@
 //! fails with the check's message at the token at fault.
 
 use a2a_card_rules::MediaType;
-use a2a_card_rules::names::{is_kebab_case, to_kebab_case};
+use a2a_card_rules::media::mode_hint;
+use a2a_card_rules::names::{is_kebab_case, suggest_kebab_case};
+use a2a_card_rules::text::is_blank;
 use a2a_card_rules::urls::{UrlKind, check_endpoint_url, classify};
 use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
@@ -19,12 +21,11 @@ use crate::ctxt::Errors;
 pub fn media_type(lit: &LitStr, errors: &mut Errors) {
     let value = lit.value();
     if let Err(e) = MediaType::parse(&value) {
-        let hint = match value.trim() {
-            "text" => "; use \"text/plain\"".to_owned(),
-            "json" | "data" => "; use \"application/json\"".to_owned(),
-            _ => "; write `type/subtype`, e.g. \"text/plain\" or \"image/png\"".to_owned(),
-        };
-        errors.at(lit, format!("`{value}` is not a media type: {e}{hint}"));
+        let hint = mode_hint(&value).map_or_else(
+            || "write `type/subtype`, e.g. \"text/plain\" or \"image/png\"".to_owned(),
+            |h| h.render('"'),
+        );
+        errors.at(lit, format!("`{value}` is not a media type: {e}; {hint}"));
     }
 }
 
@@ -152,12 +153,7 @@ pub fn skill_id(
 ) -> TokenStream {
     match id.value() {
         Some(value) if !is_kebab_case(&value) => {
-            let fix = to_kebab_case(&value);
-            let fix = if fix.is_empty() {
-                "code-review".to_owned()
-            } else {
-                fix
-            };
+            let fix = suggest_kebab_case(&value);
             errors.at(id, format!("skill id `{value}` is not kebab-case; use lowercase words joined by `-`, e.g. id = \"{fix}\""));
             quote_spanned!(id.span()=> #id)
         }
@@ -182,7 +178,7 @@ pub fn not_blank(
     errors: &mut Errors,
 ) -> TokenStream {
     match text.value() {
-        Some(v) if v.trim().is_empty() => {
+        Some(v) if is_blank(&v) => {
             errors.at(text, format!("{what} is empty; {fix}"));
             quote_spanned!(text.span()=> #text)
         }

@@ -24,18 +24,23 @@ fn parse(input: &DeriveInput, errors: &mut Errors) -> Attrs {
         let Some(list) = errors.ok(a.meta.require_list()) else {
             continue;
         };
-        let these = attr::parse_entries(list.tokens.clone(), errors, |attrs: &mut Attrs, meta| {
-            if meta.path.is_ident("name") {
-                attrs.name = Some(attr::lit_str(&meta)?);
-            } else if meta.path.is_ident("inline") {
-                attrs.inline = attr::flag(&meta)?.value;
-            } else if meta.path.is_ident("crate") {
-                attrs.krate = Some(attr::krate(&meta)?);
-            } else {
-                return Err(unknown_key(&meta.path, KEYS, "schema"));
-            }
-            Ok(())
-        });
+        let these = attr::parse_entries(
+            list.tokens.clone(),
+            errors,
+            &[],
+            |attrs: &mut Attrs, meta| {
+                if meta.path.is_ident("name") {
+                    attrs.name = Some(attr::lit_str(&meta)?);
+                } else if meta.path.is_ident("inline") {
+                    attrs.inline = attr::flag(&meta)?.value;
+                } else if meta.path.is_ident("crate") {
+                    attrs.krate = Some(attr::krate(&meta)?);
+                } else {
+                    return Err(unknown_key(&meta.path, KEYS, "schema"));
+                }
+                Ok(())
+            },
+        );
         attrs.name = these.name.or(attrs.name);
         attrs.inline |= these.inline;
         attrs.krate = these.krate.or(attrs.krate);

@@ -5,7 +5,7 @@
 //! associated items (`__A2A_SKILL_name`, `__a2a_call_name`); a free function into a hidden unit
 //! struct `__a2a_skill_name` beside it, which `#[agent(skills(path::to::name))]` finds.
 
-use a2a_card_rules::names::{title_case, to_kebab_case};
+use a2a_card_rules::names::{default_skill_id, title_case};
 use proc_macro2::TokenStream;
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::parse::{Parse, ParseStream};
@@ -58,7 +58,15 @@ pub struct Attrs {
 
 /// Parses the attribute's arguments, recording every error.
 pub fn parse_attrs(args: TokenStream, errors: &mut Errors) -> Attrs {
-    attr::parse_entries(args, errors, |a: &mut Attrs, meta| {
+    let repeatable = [
+        "tags",
+        "examples",
+        "input_modes",
+        "output_modes",
+        "security",
+        METHOD_MARKER,
+    ];
+    attr::parse_entries(args, errors, &repeatable, |a: &mut Attrs, meta| {
         let key = meta
             .path
             .get_ident()
@@ -101,9 +109,8 @@ impl Skill {
     /// The skill id as the macro knows it: explicit, or the function name in kebab-case.
     pub fn id(&self) -> Text {
         self.attrs.id.clone().unwrap_or_else(|| {
-            let name = self.ident.to_string();
             Text::new(
-                &to_kebab_case(name.trim_start_matches("r#")),
+                &default_skill_id(&self.ident.to_string()),
                 self.ident.span(),
             )
         })

@@ -198,6 +198,73 @@ fn unquote(rest: &str) -> Option<String> {
     None
 }
 
+/// The 0.2-era mode shorthands that official samples still use and official schemas accept
+/// (`text`, `file`, `data`), with the media type each stands for.
+///
+/// ```
+/// use a2a_card_rules::media::shorthand;
+/// assert_eq!(shorthand(" text "), Some("text/plain"));
+/// assert_eq!(shorthand("Text"), None);
+/// ```
+pub fn shorthand(mode: &str) -> Option<&'static str> {
+    match mode.trim() {
+        "text" => Some("text/plain"),
+        "file" => Some("application/octet-stream"),
+        "data" => Some("application/json"),
+        _ => None,
+    }
+}
+
+/// How to fix a mode that is not a media type but an old mode name (`text`, `json`, `file`,
+/// `image`...): what to do, and the media types to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModeHint {
+    /// What to do, before the examples: `use`, or `name the image type, e.g.`.
+    pub advice: &'static str,
+    /// The media types to write, in order.
+    pub examples: &'static [&'static str],
+}
+
+impl ModeHint {
+    /// The hint with each example between `quote`s: `` use `text/plain` `` in a linter
+    /// message, `use "text/plain"` in a macro's.
+    ///
+    /// ```
+    /// use a2a_card_rules::media::mode_hint;
+    /// assert_eq!(mode_hint("JSON").unwrap().render('"'), r#"use "application/json""#);
+    /// assert_eq!(
+    ///     mode_hint("file").unwrap().render('`'),
+    ///     "name the file's media type, e.g. `application/pdf` or `application/octet-stream`"
+    /// );
+    /// assert_eq!(mode_hint("text/plain"), None);
+    /// ```
+    pub fn render(&self, quote: char) -> String {
+        let examples: Vec<String> = self
+            .examples
+            .iter()
+            .map(|e| format!("{quote}{e}{quote}"))
+            .collect();
+        format!("{} {}", self.advice, examples.join(" or "))
+    }
+}
+
+/// The hint for an old mode name (any case, white space around it ignored), or `None`.
+pub fn mode_hint(mode: &str) -> Option<ModeHint> {
+    let hint = |advice, examples| Some(ModeHint { advice, examples });
+    match mode.trim().to_ascii_lowercase().as_str() {
+        "text" => hint("use", &["text/plain"]),
+        "data" | "json" => hint("use", &["application/json"]),
+        "file" => hint(
+            "name the file's media type, e.g.",
+            &["application/pdf", "application/octet-stream"],
+        ),
+        "image" => hint("name the image type, e.g.", &["image/png"]),
+        "audio" => hint("name the audio type, e.g.", &["audio/mpeg"]),
+        "video" => hint("name the video type, e.g.", &["video/mp4"]),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

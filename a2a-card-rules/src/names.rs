@@ -12,13 +12,52 @@ use crate::media::is_token;
 /// assert!(!is_kebab_case("CodeReview"));
 /// assert!(!is_kebab_case("-x") && !is_kebab_case("a--b") && !is_kebab_case(""));
 /// ```
-pub fn is_kebab_case(s: &str) -> bool {
-    !s.is_empty()
-        && s.split('-').all(|w| {
-            !w.is_empty()
-                && w.bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-        })
+pub const fn is_kebab_case(s: &str) -> bool {
+    // A `const fn`: the compile-time check of an id given as a `const` uses it too.
+    let b = s.as_bytes();
+    if b.is_empty() || b[0] == b'-' || b[b.len() - 1] == b'-' {
+        return false;
+    }
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let word = c.is_ascii_lowercase() || c.is_ascii_digit();
+        if !(word || (c == b'-' && b[i - 1] != b'-')) {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The example id a fix suggests when an id has no letter or digit to keep.
+pub const KEBAB_CASE_EXAMPLE: &str = "code-review";
+
+/// The kebab-case id to suggest for `id`: [`to_kebab_case`], or [`KEBAB_CASE_EXAMPLE`] when
+/// that leaves nothing.
+///
+/// ```
+/// use a2a_card_rules::names::suggest_kebab_case;
+/// assert_eq!(suggest_kebab_case("Fight_Comparison"), "fight-comparison");
+/// assert_eq!(suggest_kebab_case("__"), "code-review");
+/// ```
+pub fn suggest_kebab_case(id: &str) -> String {
+    match to_kebab_case(id) {
+        fix if fix.is_empty() => KEBAB_CASE_EXAMPLE.to_owned(),
+        fix => fix,
+    }
+}
+
+/// The id of a skill that gives none: its function's name in kebab-case (a raw identifier
+/// without its `r#`).
+///
+/// ```
+/// use a2a_card_rules::names::default_skill_id;
+/// assert_eq!(default_skill_id("fight_comparison"), "fight-comparison");
+/// assert_eq!(default_skill_id("r#type"), "type");
+/// ```
+pub fn default_skill_id(fn_name: &str) -> String {
+    to_kebab_case(fn_name.trim_start_matches("r#"))
 }
 
 /// The kebab-case form of an identifier (`currency_conversion` -> `currency-conversion`,

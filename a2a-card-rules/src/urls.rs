@@ -48,14 +48,7 @@ pub fn classify(raw: &str) -> (UrlKind, Option<Url>) {
             );
         }
     };
-    let loopback = match url.host() {
-        Some(Host::Domain(d)) => {
-            d.eq_ignore_ascii_case("localhost") || d.to_ascii_lowercase().ends_with(".localhost")
-        }
-        Some(Host::Ipv4(ip)) => ip.is_loopback() || ip.is_unspecified(),
-        Some(Host::Ipv6(ip)) => ip.is_loopback() || ip.is_unspecified(),
-        None => false,
-    };
+    let loopback = url.host().is_some_and(|h| host_is_loopback(&h));
     let kind = match url.scheme() {
         "https" => UrlKind::Https { loopback },
         "http" => UrlKind::Http { loopback },
@@ -65,6 +58,33 @@ pub fn classify(raw: &str) -> (UrlKind, Option<Url>) {
         other => UrlKind::Other(other.to_owned()),
     };
     (kind, Some(url))
+}
+
+/// Whether a URL's host (`localhost`, `a.localhost`, `127.0.0.1`, `[::1]`...) is loopback or
+/// unspecified (`0.0.0.0`, `[::]`): this machine, where plain http is acceptable.
+///
+/// ```
+/// use a2a_card_rules::urls::is_loopback_host;
+/// for host in ["localhost", "LOCALHOST", "agent.localhost", "127.0.0.2", "[::1]", "0.0.0.0", "[::]"] {
+///     assert!(is_loopback_host(host), "{host}");
+/// }
+/// for host in ["example.com", "10.0.0.1", "[2001:db8::1]", "localhost.example.com", ""] {
+///     assert!(!is_loopback_host(host), "{host}");
+/// }
+/// ```
+pub fn is_loopback_host(host: &str) -> bool {
+    Host::parse(host).is_ok_and(|h| host_is_loopback(&h))
+}
+
+fn host_is_loopback<S: AsRef<str>>(host: &Host<S>) -> bool {
+    match host {
+        Host::Domain(d) => {
+            let d = d.as_ref();
+            d.eq_ignore_ascii_case("localhost") || d.to_ascii_lowercase().ends_with(".localhost")
+        }
+        Host::Ipv4(ip) => ip.is_loopback() || ip.is_unspecified(),
+        Host::Ipv6(ip) => ip.is_loopback() || ip.is_unspecified(),
+    }
 }
 
 /// The rule for an agent's endpoint URL: absolute, and https unless the host is loopback.

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::builder::{AgentCardBuilder, BuildError};
 use crate::card::*;
 use crate::lint::{Finding, Rule};
-use crate::schema::{IO_SCHEMAS_EXTENSION_DESCRIPTION, IO_SCHEMAS_EXTENSION_URI, SchemaMode};
+use crate::schema::SchemaMode;
 use crate::skill::{Io, SkillCall, SkillError, SkillFuture};
 
 /// An agent declared with `#[agent]`: its card, and the glue the dispatcher uses to call its
@@ -35,9 +35,11 @@ pub trait Agent: Send + Sync + 'static {
 }
 
 /// A function that gives the agent's security schemes, by name.
+#[doc(hidden)] // Macro plumbing: reached by generated code through `__private`.
 pub type SchemesFn = fn() -> Vec<(String, SecurityScheme)>;
 
 /// A scheme name and its scopes, in a security requirement.
+#[doc(hidden)] // Macro plumbing: reached by generated code through `__private`.
 pub type RequirementDecl = &'static [(&'static str, &'static [&'static str])];
 
 /// The card-level values of `#[agent(...)]`.
@@ -271,10 +273,7 @@ fn build(agent: &AgentDecl, skills: &[SkillDecl], extended: bool) -> Result<Agen
         }
     }
     if !schemas.is_empty() {
-        b = b.extension(
-            AgentExtension::new(IO_SCHEMAS_EXTENSION_URI)
-                .with_description(IO_SCHEMAS_EXTENSION_DESCRIPTION),
-        );
+        b = b.extension(crate::schema::io_schemas_extension());
     }
     for (name, value) in schemas {
         b = b.schema(name, value);

@@ -197,7 +197,7 @@ impl AgentCardBuilder {
         if uses_schemas && c.capabilities.extension(IO_SCHEMAS_EXTENSION_URI).is_none() {
             c.capabilities
                 .extensions
-                .push(AgentExtension::new(IO_SCHEMAS_EXTENSION_URI));
+                .push(crate::schema::io_schemas_extension());
         }
         self.card
     }
@@ -281,12 +281,6 @@ impl AgentSkillBuilder {
     pub fn input_schema(self, name: &str) -> Self {
         let mode = schema_mode(name);
         self.input_mode(mode)
-    }
-
-    /// Adds `application/json;schema=NAME` to the output modes.
-    pub fn output_schema(self, name: &str) -> Self {
-        let mode = schema_mode(name);
-        self.output_mode(mode)
     }
 
     /// Adds an alternative security requirement for this skill.

@@ -75,11 +75,6 @@ pub struct AgentCard {
 }
 
 impl AgentCard {
-    /// The preferred interface: the first of [`interfaces`](Self::interfaces).
-    pub fn preferred_interface(&self) -> Option<&AgentInterface> {
-        self.interfaces.first()
-    }
-
     /// The skill with this id.
     pub fn skill(&self, id: &str) -> Option<&AgentSkill> {
         self.skills.iter().find(|skill| skill.id == id)

@@ -7,6 +7,9 @@
 //! [`fail!`](crate::__private::fail), spanned at the token at fault, so that the compile error
 //! points there and says what is wrong and how to fix it.
 
+use a2a_card_rules::names::{KEBAB_CASE_EXAMPLE, is_kebab_case};
+use a2a_card_rules::text::is_blank;
+
 use crate::agent::SkillDecl;
 use crate::skill::Io;
 
@@ -87,9 +90,10 @@ impl Msg {
         self
     }
 
-    /// Pushes the kebab-case form of an ASCII identifier (`FightComparison`,
-    /// `fight_comparison` -> `fight-comparison`), as `a2a_card_rules::names::to_kebab_case` does;
-    /// other characters separate words.
+    /// Pushes the kebab-case id to suggest for an ASCII identifier (`FightComparison`,
+    /// `fight_comparison` -> `fight-comparison`), as `a2a_card_rules::names::suggest_kebab_case`
+    /// does (a `const` copy: that one allocates); other characters separate words. The test
+    /// `the_suggested_id_is_the_kebab_case_of_the_rules` proves the two agree.
     const fn push_kebab(mut self, id: &str) -> Msg {
         let start = self.len;
         let b = id.as_bytes();
@@ -116,7 +120,7 @@ impl Msg {
             self.len -= 1;
         }
         if self.len == start {
-            self = self.push("code-review");
+            self = self.push(KEBAB_CASE_EXAMPLE);
         }
         self
     }
@@ -138,18 +142,6 @@ const fn str_eq(a: &str, b: &str) -> bool {
     let mut i = 0;
     while i < a.len() {
         if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
-const fn is_blank(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if !b[i].is_ascii_whitespace() {
             return false;
         }
         i += 1;
@@ -406,18 +398,7 @@ pub const fn check_not_blank(value: &str, what: &str, fix: &str) -> Check {
 
 /// A skill id given as an expression is kebab-case.
 pub const fn check_kebab_case(id: &str, source: &str) -> Check {
-    let b = id.as_bytes();
-    let mut ok = !b.is_empty() && b[0] != b'-' && b[b.len() - 1] != b'-';
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        let word = c.is_ascii_lowercase() || c.is_ascii_digit();
-        if !(word || (c == b'-' && i > 0 && b[i - 1] != b'-')) {
-            ok = false;
-        }
-        i += 1;
-    }
-    if ok {
+    if is_kebab_case(id) {
         Check::OK
     } else {
         Check::failed(
@@ -446,20 +427,21 @@ mod tests {
     }
 
     #[test]
-    fn kebab_case_agrees_with_the_linter() {
-        for id in [
-            "code-review",
-            "a",
-            "a1-b2",
-            "",
-            "-a",
-            "a-",
-            "a--b",
-            "A",
-            "a_b",
-            "é",
+    fn kebab_case_is_checked_by_the_rule() {
+        for (id, ok) in [
+            ("code-review", true),
+            ("a", true),
+            ("a1-b2", true),
+            ("", false),
+            ("-a", false),
+            ("a-", false),
+            ("a--b", false),
+            ("A", false),
+            ("a_b", false),
+            ("é", false),
         ] {
             let const_ok = check_kebab_case(id, "t").message().is_none();
+            assert_eq!(const_ok, ok, "{id:?}");
             assert_eq!(const_ok, crate::lint::is_kebab_case(id), "{id:?}");
         }
     }
@@ -482,6 +464,13 @@ mod tests {
                 "{id:?}"
             );
         }
+        for id in ["__", "", "-", "FightComparison", "a--b"] {
+            assert_eq!(
+                Msg::new().push_kebab(id).as_str(),
+                a2a_card_rules::names::suggest_kebab_case(id),
+                "{id:?}"
+            );
+        }
         assert_eq!(Msg::new().push_kebab("__").as_str(), "code-review");
     }
 
@@ -491,6 +480,12 @@ mod tests {
         assert_eq!(
             check_not_blank(" ", "the name", "set one").message(),
             Some("the name is empty; set one")
+        );
+        // Blank as the linter and the macros see it: Unicode white space too.
+        assert!(
+            check_not_blank("\u{a0}\u{3000}", "the name", "set one")
+                .message()
+                .is_some()
         );
         assert_eq!(
             check_kebab_case("Fight_Comparison", "winner").message(),

@@ -112,6 +112,13 @@ impl fmt::Display for SchemaMode {
 /// extension's own wording).
 pub const IO_SCHEMAS_EXTENSION_DESCRIPTION: &str = "Allow more deterministic invoking of tasks by providing JSON input corresponding to a provided schema";
 
+/// The extension's entry in `capabilities.extensions`, as every card this crate makes lists it:
+/// the URI, not required (the extension is data-only), with [`IO_SCHEMAS_EXTENSION_DESCRIPTION`].
+pub(crate) fn io_schemas_extension() -> crate::card::AgentExtension {
+    crate::card::AgentExtension::new(IO_SCHEMAS_EXTENSION_URI)
+        .with_description(IO_SCHEMAS_EXTENSION_DESCRIPTION)
+}
+
 /// The types that generate a JSON Schema: those implementing `schemars::JsonSchema`. A
 /// [`NamedSchema`] names such a schema; this trait stands between them so that a type deriving
 /// `Schema` without `JsonSchema` is told how to fix it, rather than that a trait it cannot see
@@ -178,13 +185,6 @@ pub trait NamedSchema: DerivesJsonSchema {
     /// The self-contained draft 2020-12 schema of the type.
     fn json_schema_value() -> Value {
         Self::generated_json_schema(Self::SCHEMA_OPTIONS)
-    }
-
-    /// The mode that names this schema: `application/json;schema=NAME`.
-    fn schema_mode() -> SchemaMode {
-        SchemaMode {
-            name: Self::SCHEMA_NAME.to_owned(),
-        }
     }
 }
 

@@ -39,6 +39,7 @@ use crate::file::File;
 use crate::schema::NamedSchema;
 
 /// The incoming message, as the dispatcher gives it to a skill.
+#[doc(hidden)] // Macro plumbing: reached by generated code through `__private`.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct SkillCall {
@@ -68,6 +69,7 @@ impl SkillCall {
 }
 
 /// The input of a call.
+#[doc(hidden)] // Macro plumbing: reached by generated code through `__private`.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum CallInput {
@@ -128,6 +130,7 @@ impl fmt::Display for SkillError {
 impl std::error::Error for SkillError {}
 
 /// The future a skill call returns.
+#[doc(hidden)] // Macro plumbing: reached by generated code through `__private`.
 pub type SkillFuture<'a> = Pin<Box<dyn Future<Output = Result<Reply, SkillError>> + Send + 'a>>;
 
 /// A skill input that is either text or data following `T`'s schema: the skill lists both
@@ -151,6 +154,7 @@ pub enum Output<T> {
 }
 
 /// What an input or output carries: text, a named schema, both, or nothing.
+#[doc(hidden)] // Macro plumbing: reached by generated code through `__private`.
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
 pub struct Io {
@@ -210,6 +214,7 @@ impl Io {
 }
 
 /// A named schema, by name and generator.
+#[doc(hidden)] // Macro plumbing: reached by generated code through `__private`.
 #[derive(Clone, Copy)]
 pub struct SchemaRef {
     /// The schema name.
@@ -243,6 +248,7 @@ impl fmt::Debug for SchemaRef {
     label = "the dispatcher cannot produce this argument",
     note = "a skill takes at most one input: a type deriving `a2a_card::Schema` and `serde::Deserialize`, `String`, or `a2a_card::Input<T>`; and optionally an `a2a_card::SkillContext` and the message's files (`a2a_card::File`, `Option<File>`, `Vec<File>`)"
 )]
+#[doc(hidden)] // Macro plumbing: reached by generated code through `__private`.
 pub trait SkillArg: Sized + Send {
     /// The input this argument takes from the message.
     const INPUT: Io;
@@ -256,6 +262,7 @@ pub trait SkillArg: Sized + Send {
     label = "the dispatcher cannot turn this into an answer",
     note = "a skill returns a type deriving `a2a_card::Schema` and `serde::Serialize`, `String`, `a2a_card::Output<T>`, `a2a_card::File`, `impl Stream<Item = R>` of one of these, or a `Result` of one of these whose error implements `Display`"
 )]
+#[doc(hidden)] // Macro plumbing: reached by generated code through `__private`.
 pub trait SkillReturn {
     /// The output modes the return type gives the skill.
     const OUTPUT: Io;

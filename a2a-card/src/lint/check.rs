@@ -3,7 +3,9 @@
 
 use std::collections::HashMap;
 
-use a2a_card_rules::names::to_kebab_case;
+use a2a_card_rules::media::{mode_hint, shorthand};
+use a2a_card_rules::names::{KEBAB_CASE_EXAMPLE, suggest_kebab_case};
+use a2a_card_rules::text::is_blank;
 use a2a_card_rules::urls::{UrlKind, check_endpoint_url, classify};
 use serde_json::Value;
 
@@ -175,7 +177,7 @@ fn vague(text: &str) -> bool {
 }
 
 fn identity(card: &AgentCard, out: &mut Vec<Finding>) {
-    if card.name.trim().is_empty() {
+    if is_blank(&card.name) {
         out.push(Finding::new(
             Rule::NameMissing,
             "/name",
@@ -184,12 +186,12 @@ fn identity(card: &AgentCard, out: &mut Vec<Finding>) {
     } else if GENERIC_NAMES.contains(&card.name.trim().to_lowercase().as_str()) {
         out.push(Finding::new(Rule::NameGeneric, "/name", format!("`{}` is too generic to tell agents apart; name what this agent does (and who provides it)", short(&card.name))));
     }
-    if card.description.trim().is_empty() {
+    if is_blank(&card.description) {
         out.push(Finding::new(Rule::DescriptionMissing, "/description", "the card has no description; say what the agent does, what it takes and what it returns"));
     } else if vague(&card.description) {
         out.push(Finding::new(Rule::DescriptionVague, "/description", format!("\"{}\" is too vague for an orchestrator to route on; name the inputs, outputs and specific capabilities", short(card.description.trim()))));
     }
-    if card.version.trim().is_empty() {
+    if is_blank(&card.version) {
         out.push(Finding::new(
             Rule::VersionMissing,
             "/version",
@@ -207,11 +209,11 @@ fn identity(card: &AgentCard, out: &mut Vec<Finding>) {
     }
     if let Some(p) = &card.provider {
         for (field, value) in [("organization", &p.organization), ("url", &p.url)] {
-            if value.trim().is_empty() {
+            if is_blank(value) {
                 out.push(Finding::new(Rule::ProviderIncomplete, format!("/provider/{field}"), format!("the provider has no `{field}`; a provider needs both `organization` and `url`")));
             }
         }
-        if !p.url.trim().is_empty() {
+        if !is_blank(&p.url) {
             link(&p.url, "/provider/url", out);
         }
     }
@@ -314,7 +316,7 @@ fn interfaces(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
 
 fn endpoint_url(iface: &AgentInterface, pointer: String, out: &mut Vec<Finding>) {
     let raw = iface.url.as_str();
-    if raw.trim().is_empty() {
+    if is_blank(raw) {
         out.push(Finding::new(
             Rule::UrlInvalid,
             pointer,
@@ -360,39 +362,13 @@ fn capabilities(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
         out.push(Finding::new(Rule::ExtendedCardWithoutAuth, paths.extended_card.clone(), "an extended card is served to authenticated callers, but the card declares no security scheme; declare how callers authenticate or drop the claim"));
     }
     for (i, ext) in c.extensions.iter().enumerate() {
-        if ext.uri.trim().is_empty() {
+        if is_blank(&ext.uri) {
             out.push(Finding::new(
                 Rule::ExtensionUriMissing,
                 pointer_push(&paths.extension(i), "uri"),
                 "the extension has no `uri`; set the URI that identifies it",
             ));
         }
-    }
-}
-
-/// 0.2-era mode names and the media types to use instead.
-fn mode_hint(mode: &str) -> &'static str {
-    match mode.trim().to_ascii_lowercase().as_str() {
-        "text" => "; use `text/plain`",
-        "data" | "json" => "; use `application/json`",
-        "file" => {
-            "; name the file's media type, e.g. `application/pdf` or `application/octet-stream`"
-        }
-        "image" => "; name the image type, e.g. `image/png`",
-        "audio" => "; name the audio type, e.g. `audio/mpeg`",
-        "video" => "; name the video type, e.g. `video/mp4`",
-        _ => "",
-    }
-}
-
-/// The 0.2-era shorthands that official samples still use and official schemas accept, with the
-/// media type each stands for.
-fn shorthand(mode: &str) -> Option<&'static str> {
-    match mode.trim() {
-        "text" => Some("text/plain"),
-        "file" => Some("application/octet-stream"),
-        "data" => Some("application/json"),
-        _ => None,
     }
 }
 
@@ -412,7 +388,7 @@ fn check_modes(modes: &[String], pointer: &str, out: &mut Vec<Finding>) {
                     "`{}` is not a media type: {}{}",
                     short(mode),
                     short(&e.to_string()),
-                    mode_hint(mode)
+                    mode_hint(mode).map_or_else(String::new, |h| format!("; {}", h.render('`')))
                 ),
             ));
         }
@@ -448,7 +424,7 @@ fn skills(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
             out.push(Finding::new(
                 Rule::SkillIdMissing,
                 at("id"),
-                "the skill has no id; set a unique kebab-case id such as \"code-review\"",
+                format!("the skill has no id; set a unique kebab-case id such as \"{KEBAB_CASE_EXAMPLE}\""),
             ));
         } else {
             if let Some(first) = first_seen.get(id) {
@@ -463,19 +439,19 @@ fn skills(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
                     format!(
                         "skill id `{}` is not kebab-case; use `{}`",
                         short(id),
-                        short(&to_kebab_case(id))
+                        short(&suggest_kebab_case(id))
                     ),
                 ));
             }
         }
-        if skill.name.trim().is_empty() {
+        if is_blank(&skill.name) {
             out.push(Finding::new(
                 Rule::SkillNameMissing,
                 at("name"),
                 "the skill has no name; set a human-readable name such as \"Code Review\"",
             ));
         }
-        if skill.description.trim().is_empty() {
+        if is_blank(&skill.description) {
             out.push(Finding::new(
                 Rule::SkillDescriptionMissing,
                 at("description"),
@@ -571,7 +547,7 @@ fn security(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
         };
         match scheme {
             SecurityScheme::ApiKey(k) => {
-                if k.name.trim().is_empty() {
+                if is_blank(&k.name) {
                     incomplete(
                         "name",
                         "has no `name`; set the header, query parameter or cookie that carries the key",
@@ -588,7 +564,7 @@ fn security(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
                 }
             }
             SecurityScheme::Http(h) => {
-                if h.scheme.trim().is_empty() {
+                if is_blank(&h.scheme) {
                     incomplete(
                         "scheme",
                         "has no HTTP `scheme`; set e.g. `bearer` or `basic`",
@@ -596,7 +572,7 @@ fn security(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
                 }
             }
             SecurityScheme::OpenIdConnect(o) => {
-                if o.open_id_connect_url.trim().is_empty() {
+                if is_blank(&o.open_id_connect_url) {
                     incomplete(
                         "openIdConnectUrl",
                         "has no `openIdConnectUrl`; set the provider's discovery URL",

@@ -143,11 +143,6 @@ impl<H: RequestHandler> StructuredInput<H> {
         }
     }
 
-    /// The inner handler.
-    pub fn inner(&self) -> &H {
-        &self.inner
-    }
-
     /// Hands the dispatcher's decisions to the executor, which then dispatches nothing again.
     pub(crate) fn decisions(mut self, decisions: Arc<Decisions>) -> Self {
         self.decisions = Some(decisions);

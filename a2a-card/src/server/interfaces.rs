@@ -89,7 +89,7 @@ pub(crate) fn bound_url(declared: &str, bound: SocketAddr) -> String {
         Some(i) if !authority[i..].contains(']') => &authority[..i],
         _ => authority,
     };
-    if !is_loopback(host) {
+    if !a2a_card_rules::urls::is_loopback_host(host) {
         return declared.to_owned();
     }
     let ip = bound.ip();
@@ -107,12 +107,6 @@ pub(crate) fn bound_url(declared: &str, bound: SocketAddr) -> String {
         bound.port(),
         &declared[end..]
     )
-}
-
-fn is_loopback(host: &str) -> bool {
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
-    bare.eq_ignore_ascii_case("localhost")
-        || bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 #[cfg(test)]
@@ -138,6 +132,15 @@ mod tests {
         assert_eq!(
             bound_url("http://[::1]:8080/a2a", addr("[::1]:7000")),
             "http://[::1]:7000/a2a"
+        );
+        // Loopback as the linter sees it (a2a_card_rules::urls::is_loopback_host).
+        assert_eq!(
+            bound_url("http://agent.localhost:8080/a2a", bound),
+            "http://127.0.0.1:9123/a2a"
+        );
+        assert_eq!(
+            bound_url("http://0.0.0.0:8080", bound),
+            "http://127.0.0.1:9123"
         );
         assert_eq!(
             bound_url("http://localhost/a2a", addr("0.0.0.0:7000")),

@@ -118,6 +118,9 @@ pub const DEFAULT_CARD_MAX_AGE: Duration = Duration::from_secs(300);
 pub enum ServerError {
     /// The agent's card could not be built (a URL from the environment that is not valid, say).
     Card(BuildError),
+    /// The card as it would be served (with the served URL put in, and signed) has errors: a
+    /// plain-http [`Server::public_url`] to a host that is not loopback, say. Nothing is served.
+    Served(BuildError),
     /// A named schema of the agent does not compile into a validator.
     Schema(SchemaCompileError),
     /// The URL to serve at cannot be mounted.
@@ -143,6 +146,7 @@ impl fmt::Display for ServerError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ServerError::Card(e) => write!(f, "the agent's card cannot be built: {e}"),
+            ServerError::Served(e) => write!(f, "the agent's card cannot be served: {e}"),
             ServerError::Schema(e) => write!(f, "{e}"),
             ServerError::Url { url, reason } => {
                 write!(f, "the agent cannot be served at `{url}`: {reason}")
@@ -159,7 +163,7 @@ impl fmt::Display for ServerError {
 impl std::error::Error for ServerError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            ServerError::Card(e) => Some(e),
+            ServerError::Card(e) | ServerError::Served(e) => Some(e),
             ServerError::Schema(e) => Some(e),
             ServerError::Io(e) => Some(e),
             ServerError::Store(e) => Some(e),
@@ -336,7 +340,8 @@ impl<A: Agent> Server<A> {
 
     /// The URL clients reach the agent at, instead of the declared one (`#[agent(url = ..)]`):
     /// behind a proxy, or on an address chosen at run time. The card names it, and the
-    /// protocol routes are mounted at its path.
+    /// protocol routes are mounted at its path. The card with it is linted like any other:
+    /// plain `http://` to a host that is not loopback is refused ([`ServerError::Served`]).
     pub fn public_url(mut self, url: impl Into<String>) -> Self {
         self.public_url = Some(url.into());
         self
@@ -417,6 +422,12 @@ impl<A: Agent> Server<A> {
             }
             None => card,
         };
+        // The card served is linted as any other: a URL put in above, or a signature, must
+        // not make it one the builder would have refused.
+        let findings = crate::lint::lint(&card, crate::wire::Profile::V1);
+        if crate::lint::has_errors(&findings) {
+            return Err(ServerError::Served(BuildError { findings }));
+        }
         Ok((card, endpoint))
     }
 

@@ -50,7 +50,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use serde_json::{Map, Value};
 
-use crate::card::{AgentCard, AgentCardSignature, AgentExtension};
+use crate::card::{AgentCard, AgentCardSignature};
 use crate::schema::IO_SCHEMAS_EXTENSION_URI;
 
 pub use canonical::{
@@ -174,7 +174,7 @@ pub fn bind_schemas(card: &mut AgentCard) -> Result<(), CanonicalError> {
     if !has_entry {
         card.capabilities
             .extensions
-            .push(AgentExtension::new(IO_SCHEMAS_EXTENSION_URI));
+            .push(crate::schema::io_schemas_extension());
     }
     for ext in &mut card.capabilities.extensions {
         if ext.uri == IO_SCHEMAS_EXTENSION_URI {

@@ -280,18 +280,6 @@ impl fmt::Display for CardError {
 
 impl std::error::Error for CardError {}
 
-/// Reads a card document leniently: returns the card, the JSON it came from and the values of the
-/// wrong type (which were skipped), or an error when the bytes are not a JSON document within the
-/// limits. This is what the linter uses to report everything at once.
-pub fn read_lenient(
-    bytes: &[u8],
-    limits: ReadLimits,
-) -> Result<(AgentCard, Value, Vec<ParseIssue>), CardError> {
-    let value = parse_document(bytes, limits)?;
-    let (card, issues) = from_value_lenient(&value);
-    Ok((card, value, issues))
-}
-
 /// Reads a card from a JSON value of any profile, skipping values of the wrong type and reporting
 /// each.
 pub fn from_value_lenient(value: &Value) -> (AgentCard, Vec<ParseIssue>) {
