@@ -198,27 +198,17 @@ pub(crate) fn decode(bytes: &[u8]) -> Option<Vec<u8>> {
 
 /// The position of `needle` in `haystack`, from `from`.
 fn find(haystack: &[u8], needle: &[u8], from: usize) -> Option<usize> {
-    let first = *needle.first()?;
-    let mut at = from;
-    while at + needle.len() <= haystack.len() {
-        let offset = haystack[at..].iter().position(|&b| b == first)?;
-        at += offset;
-        if haystack.get(at..at + needle.len()) == Some(needle) {
-            return Some(at);
-        }
-        at += 1;
-    }
-    None
+    memchr::memmem::find(haystack.get(from..)?, needle).map(|at| at + from)
 }
 
 /// The position of the quote that closes the JSON string whose content starts at `from`.
 fn closing_quote(bytes: &[u8], from: usize) -> Option<usize> {
     let mut i = from;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => i += 2,
-            b'"' => return Some(i),
-            _ => i += 1,
+    while let Some(at) = memchr::memchr2(b'\\', b'"', bytes.get(i..)?) {
+        match bytes[i + at] {
+            b'"' => return Some(i + at),
+            // An escape: skip it and the character it escapes.
+            _ => i += at + 2,
         }
     }
     None
