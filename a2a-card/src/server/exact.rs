@@ -174,15 +174,13 @@ pub(crate) fn encode_event(event: &mut StreamResponse) {
 /// `bytes` (a serialised answer, or one stream frame) with every encoded data value spliced
 /// back as the JSON it carries; `None` when there is none.
 pub(crate) fn decode(bytes: &[u8]) -> Option<Vec<u8>> {
-    let mut needle = Vec::with_capacity(marker().len() + 1);
-    needle.push(b'"');
-    needle.extend_from_slice(marker().as_bytes());
-    let mut next = Some(find(bytes, &needle, 0)?);
+    let opening = opening();
+    let mut next = Some(opening.find(bytes)?);
     let mut out = Vec::with_capacity(bytes.len());
     let mut copied = 0;
     // Each string literal: from its opening quote to the closing one.
     while let Some(at) = next {
-        let Some(end) = closing_quote(bytes, at + needle.len()) else {
+        let Some(end) = closing_quote(bytes, at + opening.needle().len()) else {
             break;
         };
         if let Ok(text) = serde_json::from_slice::<String>(&bytes[at..=end]) {
@@ -190,25 +188,39 @@ pub(crate) fn decode(bytes: &[u8]) -> Option<Vec<u8>> {
             out.extend_from_slice(&text.as_bytes()[marker().len()..]);
             copied = end + 1;
         }
-        next = find(bytes, &needle, end + 1);
+        next = opening.find(&bytes[end + 1..]).map(|at| at + end + 1);
     }
     out.extend_from_slice(&bytes[copied..]);
     Some(out)
 }
 
-/// The position of `needle` in `haystack`, from `from`.
-fn find(haystack: &[u8], needle: &[u8], from: usize) -> Option<usize> {
-    memchr::memmem::find(haystack.get(from..)?, needle).map(|at| at + from)
+/// Finds where an encoded value's string starts: its quote and the marker (made once).
+fn opening() -> &'static memchr::memmem::Finder<'static> {
+    static OPENING: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
+    OPENING.get_or_init(|| {
+        let mut needle = Vec::with_capacity(marker().len() + 1);
+        needle.push(b'"');
+        needle.extend_from_slice(marker().as_bytes());
+        memchr::memmem::Finder::new(&needle).into_owned()
+    })
+}
+
+/// Where the first server-sent event in `buffer` ends (its blank line), if it is whole.
+fn frame_end(buffer: &[u8]) -> Option<usize> {
+    static BLANK_LINE: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
+    BLANK_LINE
+        .get_or_init(|| memchr::memmem::Finder::new(b"\n\n"))
+        .find(buffer)
 }
 
 /// The position of the quote that closes the JSON string whose content starts at `from`.
 fn closing_quote(bytes: &[u8], from: usize) -> Option<usize> {
     let mut i = from;
-    while let Some(at) = memchr::memchr2(b'\\', b'"', bytes.get(i..)?) {
-        match bytes[i + at] {
-            b'"' => return Some(i + at),
-            // An escape: skip it and the character it escapes.
-            _ => i += at + 2,
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i),
+            _ => i += 1,
         }
     }
     None
@@ -274,7 +286,7 @@ where
     };
     let frames = futures::stream::unfold(state, |mut s| async move {
         loop {
-            if let Some(end) = find(&s.buffer, b"\n\n", 0) {
+            if let Some(end) = frame_end(&s.buffer) {
                 let whole: Vec<u8> = s.buffer.drain(..end + 2).collect();
                 let out = (s.frame)(&whole);
                 return Some((Ok::<Bytes, Infallible>(out), s));
