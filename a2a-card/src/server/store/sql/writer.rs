@@ -435,32 +435,19 @@ impl Db {
 
     /// Inserts `rows` in one statement (atomic by itself: no transaction needed).
     async fn insert(&self, rows: &[Row]) -> Result<(), sqlx::Error> {
-        let values = vec!["(?, ?, ?, ?, ?, ?, ?, ?)"; rows.len()].join(", ");
-        let insert = format!(
-            "INSERT INTO a2a_card_tasks (id, context_id, state, status_at, version, ended_at, owner, body) VALUES {values}"
-        );
+        let insert = "INSERT INTO a2a_card_tasks (id, context_id, state, status_at, version, ended_at, owner, body)
+            SELECT id, context_id, state, status_at, steps, ended_at, owner, body FROM v";
         let statement = match self.dialect {
-            Dialect::Sqlite => insert,
+            Dialect::Sqlite => format!("WITH {} {insert}", values(rows.len())),
             Dialect::Postgres => format!(
-                "WITH created AS ({insert} RETURNING id) SELECT created.id FROM created, pg_notify('{CHANGES}', created.id)"
+                "WITH {}, created AS ({insert} RETURNING id) SELECT created.id FROM created, pg_notify('{CHANGES}', created.id)",
+                values(rows.len())
             ),
         };
         let statement = self.sql(&statement);
-        let mut query = sqlx::query(&statement);
-        for row in rows {
-            let task = &row.task;
-            let terminal = task.status.state.is_terminal();
-            query = query
-                .bind(&task.id)
-                .bind(&task.context_id)
-                .bind(state_name(&task.status.state))
-                .bind(task.status.timestamp.map(|t| t.to_rfc3339()))
-                .bind(row.steps)
-                .bind(terminal.then(now_millis))
-                .bind((!terminal).then_some(self.replica.as_str()))
-                .bind(row.body.as_str());
-        }
-        query.execute(&self.pool).await?;
+        self.bind(sqlx::query(&statement), rows)
+            .execute(&self.pool)
+            .await?;
         Ok(())
     }
 
@@ -468,7 +455,6 @@ impl Db {
     /// only if it still has the version its writer last saw and is not finished (or finishes
     /// the same way again). The rows written, with their new versions.
     async fn cas(&self, rows: &[Row]) -> Result<Vec<sqlx::any::AnyRow>, sqlx::Error> {
-        let values = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?)"; rows.len()].join(", ");
         let update = "UPDATE a2a_card_tasks SET context_id = v.context_id, state = v.state,
                 status_at = v.status_at, version = a2a_card_tasks.version + v.steps,
                 ended_at = COALESCE(a2a_card_tasks.ended_at, v.ended_at), owner = v.owner, body = v.body
@@ -476,17 +462,25 @@ impl Db {
                 AND (a2a_card_tasks.ended_at IS NULL OR a2a_card_tasks.state = v.state)
                 AND (v.expected IS NULL OR a2a_card_tasks.version = v.expected)
             RETURNING a2a_card_tasks.id, a2a_card_tasks.version";
-        let values = format!(
-            "v (id, expected, steps, context_id, state, status_at, ended_at, owner, body) AS (VALUES {values})"
-        );
         let statement = match self.dialect {
-            Dialect::Sqlite => format!("WITH {values} {update}"),
+            Dialect::Sqlite => format!("WITH {} {update}", values(rows.len())),
             Dialect::Postgres => format!(
-                "WITH {values}, changed AS ({update}) SELECT changed.id, changed.version FROM changed, pg_notify('{CHANGES}', changed.id)"
+                "WITH {}, changed AS ({update}) SELECT changed.id, changed.version FROM changed, pg_notify('{CHANGES}', changed.id)",
+                values(rows.len())
             ),
         };
         let statement = self.sql(&statement);
-        let mut query = sqlx::query(&statement);
+        self.bind(sqlx::query(&statement), rows)
+            .fetch_all(&self.pool)
+            .await
+    }
+
+    /// `query` with the values of `rows`, in the order of [`values`].
+    fn bind<'q>(
+        &'q self,
+        mut query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
+        rows: &'q [Row],
+    ) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
         for row in rows {
             let task = &row.task;
             let terminal = task.status.state.is_terminal();
@@ -501,7 +495,7 @@ impl Db {
                 .bind((!terminal).then_some(self.replica.as_str()))
                 .bind(row.body.as_str());
         }
-        query.fetch_all(&self.pool).await
+        query
     }
 
     /// Why an update of `task` changed no row.
@@ -528,6 +522,15 @@ impl Db {
             }
         }
     }
+}
+
+/// The rows of a round as a table `v` for a `WITH` clause: `n` rows of placeholders, bound by
+/// [`Db::bind`].
+fn values(n: usize) -> String {
+    let rows = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?)"; n].join(", ");
+    format!(
+        "v (id, expected, steps, context_id, state, status_at, ended_at, owner, body) AS (VALUES {rows})"
+    )
 }
 
 /// A row written at `version`: its writers learn their versions.
