@@ -626,3 +626,62 @@ mod failures {
         drop(stop);
     }
 }
+
+/// Every JSON pointer in `value`, its leaves with their JSON type (not their values).
+fn shape(value: &Value, at: String, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                shape(v, format!("{at}/{k}"), out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                shape(v, format!("{at}/{i}"), out);
+            }
+        }
+        Value::String(_) => out.push(format!("{at}: string")),
+        Value::Number(_) => out.push(format!("{at}: number")),
+        Value::Bool(_) => out.push(format!("{at}: bool")),
+        Value::Null => out.push(format!("{at}: null")),
+    }
+}
+
+#[tokio::test]
+async fn a_send_answered_by_the_endpoint_has_the_official_routers_shape() {
+    // `SendMessage` in the 1.0 JSON is answered by the endpoint itself (the `a2a` types'
+    // serde); the same message with ProtoJSON's snake_case names, which those types do not
+    // read, by the official router (its ProtoJSON conversion). Both answers have one shape.
+    let running = start().await;
+    let message = |id_key: &str| {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+            id_key: "m1", "role": "ROLE_USER",
+            "parts": [{"data": {"a": "Lion", "b": "Tiger"},
+                       "mediaType": "application/json;schema=fightComparison"}]}}})
+    };
+    let http = reqwest::Client::new();
+    let mut shapes = Vec::new();
+    for id_key in ["messageId", "message_id"] {
+        let answer: Value = http
+            .post(&running.base)
+            .header("A2A-Version", "1.0")
+            .json(&message(id_key))
+            .send()
+            .await
+            .expect("an answer")
+            .json()
+            .await
+            .expect("JSON");
+        let task = &answer["result"]["task"];
+        assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{answer}");
+        assert_eq!(
+            task["artifacts"][0]["parts"][0]["data"]["winner"], "Tiger",
+            "{answer}"
+        );
+        let mut paths = Vec::new();
+        shape(&answer, String::new(), &mut paths);
+        paths.sort();
+        shapes.push(paths);
+    }
+    assert_eq!(shapes[0], shapes[1]);
+}

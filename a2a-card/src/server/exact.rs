@@ -18,6 +18,9 @@
 //!   by the value's JSON text. A string passes the official serialisation untouched, and the
 //!   HTTP layer splices the JSON text back in its place ([`decode`]), in every answer and every
 //!   stream frame. The marker holds a random nonce: no caller can forge one.
+//! - **Neither**, for a JSON-RPC 1.0 `SendMessage`, the most frequent request: the endpoint
+//!   reads it into the `a2a` types with their serde and writes the answer the same way, around
+//!   the official router ([`plain`]); serde keeps every number as it is.
 //!
 //! Tasks are stored with the exact values (the official handler holds `serde_json::Value`s,
 //! and the SQL stores write serde JSON), so `GetTask`, `ListTasks` and history agree with what
@@ -44,6 +47,20 @@ pub(crate) const MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
 tokio::task_local! {
     /// The message of the `SendMessage` request being served, from the request's own JSON.
     static INBOUND: RefCell<Option<Value>>;
+    /// Set while the HTTP layer writes the answer itself with the `a2a` types' serde (data as
+    /// it is, nothing to splice back): answers are not encoded.
+    static PLAIN: ();
+}
+
+/// Runs `f` (a handler call whose answer the HTTP layer writes with serde) with answers left
+/// unencoded.
+pub(crate) async fn plain<F: Future>(f: F) -> F::Output {
+    PLAIN.scope((), f).await
+}
+
+/// Whether the answer being made is written with serde (see [`plain`]).
+pub(crate) fn is_plain() -> bool {
+    PLAIN.try_with(|_| ()).is_ok()
 }
 
 /// Runs `f` (the official router serving one request) with `message`, the request's own

@@ -156,8 +156,14 @@ impl<H: RequestHandler> StructuredInput<H> {
         self
     }
 
+    /// Whether answers are encoded: for the HTTP layer, unless it writes this answer itself
+    /// with the `a2a` types' serde, which keeps data exact ([`exact::plain`]).
+    fn encodes(&self) -> bool {
+        self.exact && !exact::is_plain()
+    }
+
     fn out_task(&self, mut task: Task) -> Task {
-        if self.exact {
+        if self.encodes() {
             exact::encode_task(&mut task);
         }
         task
@@ -168,7 +174,7 @@ impl<H: RequestHandler> StructuredInput<H> {
         events: BoxStream<'static, Result<StreamResponse, A2AError>>,
     ) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
         use futures::StreamExt;
-        if !self.exact {
+        if !self.encodes() {
             return events;
         }
         Box::pin(events.map(|event| {
@@ -310,7 +316,7 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
         Ok(match answer? {
             SendMessageResponse::Task(task) => SendMessageResponse::Task(self.out_task(task)),
             SendMessageResponse::Message(mut message) => {
-                if self.exact {
+                if self.encodes() {
                     exact::encode_message(&mut message);
                 }
                 SendMessageResponse::Message(message)
@@ -376,7 +382,7 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
         req: ListTasksRequest,
     ) -> Result<ListTasksResponse, A2AError> {
         let mut list = self.inner.list_tasks(params, req).await?;
-        if self.exact {
+        if self.encodes() {
             list.tasks.iter_mut().for_each(exact::encode_task);
         }
         Ok(list)

@@ -1,13 +1,16 @@
-//! The JSON-RPC endpoint: request checks that answer a clean 4xx, the A2A 0.3 translation, and
-//! the official JSON-RPC router behind them.
+//! The JSON-RPC endpoint: request checks that answer a clean 4xx, the A2A 0.3 translation,
+//! `SendMessage` answered here with the `a2a` types' own serde ([`send_here`]), and the
+//! official JSON-RPC router behind them for the rest.
 
 use std::sync::Arc;
 
-use a2a::{A2AError, JsonRpcId, JsonRpcResponse, error_code};
+use a2a::{A2AError, JsonRpcId, JsonRpcResponse, SendMessageRequest, error_code};
+use a2a_server::{RequestHandler, ServiceParams};
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::Response;
+use serde::Deserialize as _;
 use serde_json::Value;
 use tower::ServiceExt;
 
@@ -21,6 +24,8 @@ use super::v0_3::{self, Method};
 pub(crate) struct JsonRpc {
     /// The official JSON-RPC router (its one route is `/`).
     pub(crate) inner: axum::Router,
+    /// The handler behind it, for the `SendMessage` this endpoint answers itself.
+    pub(crate) handler: Arc<dyn RequestHandler>,
     /// The largest request body.
     pub(crate) body_limit: usize,
     /// Whether A2A 0.3 requests are translated.
@@ -240,6 +245,11 @@ async fn route(
         method,
         Some(a2a::methods::SEND_MESSAGE | a2a::methods::SEND_STREAMING_MESSAGE)
     );
+    if method == Some(a2a::methods::SEND_MESSAGE) {
+        if let Some(answer) = send_here(rpc, &parts.headers, &mut request, &id).await {
+            return answer;
+        }
+    }
     let inbound = if sends {
         exact::inbound(&mut request, true, false)
     } else {
@@ -255,6 +265,66 @@ async fn route(
     };
     let response = exact::with_inbound(message, forward(rpc, Request::from_parts(parts, body)));
     exact::decode_response(response.await).await
+}
+
+/// A successful JSON-RPC answer, written straight from the `a2a` types.
+#[derive(serde::Serialize)]
+struct Success<'a, T: serde::Serialize> {
+    jsonrpc: &'static str,
+    id: &'a JsonRpcId,
+    result: &'a T,
+}
+
+/// `SendMessage`, answered here rather than by the official router: the request's own JSON is
+/// read into the `a2a` types with their serde (the A2A 1.0 JSON), and the answer written the
+/// same way. The official router would turn each through protobuf and ProtoJSON (a message
+/// each way, its numbers as doubles); here the message is read once, its data parts reach
+/// the skill as sent and the answer's data as the skill returned it. `None` when the official
+/// router should answer after all: an `A2A-Version` other than 1.x (it says why), or params
+/// these types do not read (it accepts every ProtoJSON spelling, snake_case names and enum
+/// numbers among them).
+async fn send_here(
+    rpc: &JsonRpc,
+    headers: &HeaderMap,
+    request: &mut Value,
+    id: &JsonRpcId,
+) -> Option<Response> {
+    let version = headers.get(A2A_VERSION_HEADER)?.to_str().ok()?;
+    if version.trim().split('.').next() != Some("1") {
+        return None;
+    }
+    let params = request.get_mut("params")?;
+    let send = SendMessageRequest::deserialize(&*params).ok()?;
+    let message = params.get_mut("message").map(Value::take);
+    // What the official router hands its handler: the request's headers.
+    let mut service = ServiceParams::new();
+    for (name, value) in headers {
+        if let Ok(value) = value.to_str() {
+            service
+                .entry(name.as_str().to_owned())
+                .or_default()
+                .push(value.to_owned());
+        }
+    }
+    let answer = exact::plain(exact::with_inbound(
+        message,
+        rpc.handler.send_message(&service, send),
+    ))
+    .await;
+    Some(match answer {
+        Ok(result) => json_response(
+            StatusCode::OK,
+            &Success {
+                jsonrpc: "2.0",
+                id,
+                result: &result,
+            },
+        ),
+        Err(e) => json_response(
+            StatusCode::OK,
+            &JsonRpcResponse::error(id.clone(), e.to_jsonrpc_error()),
+        ),
+    })
 }
 
 async fn forward(rpc: &JsonRpc, request: Request) -> Response {

@@ -512,6 +512,7 @@ impl<A: Agent> Server<A> {
 
         let rpc = Arc::new(jsonrpc::JsonRpc {
             inner: a2a_server::jsonrpc::jsonrpc_router(Arc::clone(&handler)),
+            handler: Arc::clone(&handler) as Arc<dyn a2a_server::RequestHandler>,
             body_limit: self.body_limit,
             v0_3: self.v0_3,
             guard: guard.clone(),
