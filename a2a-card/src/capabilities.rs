@@ -98,7 +98,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::card::{AgentCard, AgentSkill};
-use crate::schema::{IO_SCHEMAS_EXTENSION_URI, SchemaMode};
+use crate::schema::SchemaMode;
 use a2a_card_rules::media::MediaType;
 
 /// The `identity.type` of every projected card: the agent is an A2A agent.
@@ -455,14 +455,9 @@ fn tools(card: &AgentCard) -> Option<ToolsCapabilities> {
 /// The named schema `name`: the card's root `schemas`, else the schemas extension entry's
 /// `params.schemas` (where the strict placement puts them).
 fn named_schema<'a>(card: &'a AgentCard, name: &str) -> Option<&'a Value> {
-    card.schemas.get(name).or_else(|| {
-        card.capabilities
-            .extension(IO_SCHEMAS_EXTENSION_URI)?
-            .params
-            .as_ref()?
-            .get("schemas")?
-            .get(name)
-    })
+    card.schemas
+        .get(name)
+        .or_else(|| crate::wire::schemas_in_params(card)?.get(name))
 }
 
 fn parameters(card: &AgentCard, modes: &[String]) -> Value {
