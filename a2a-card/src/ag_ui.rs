@@ -1,7 +1,7 @@
 //! The AG-UI projection of a card: the `AgentCapabilities` snapshot that AG-UI clients fetch
 //! from `GET {url}/capabilities` (AG-UI 1.0, from its capabilities discovery proposal).
 //!
-//! [`agent_capabilities`] gives the JSON a server answers with; [`Capabilities::from_card`] gives
+//! [`snapshot`] gives the JSON a server answers with; [`Capabilities::from_card`] gives
 //! the same snapshot typed, for code that wants to add to it (say, a [`custom`](Capabilities::custom)
 //! entry) before serialising it.
 //!
@@ -77,7 +77,7 @@
 //!
 //! ```
 //! use a2a_card::{AgentCard, AgentSkill};
-//! use a2a_card::capabilities::agent_capabilities;
+//! use a2a_card::ag_ui::snapshot;
 //! use serde_json::json;
 //!
 //! let card = AgentCard::builder("Echo Agent", "Repeats every message back, word for word.", "1.0.0")
@@ -86,7 +86,7 @@
 //!     .skill(AgentSkill::builder("echo", "Echo", "Returns the input message unchanged."))
 //!     .build()
 //!     .unwrap();
-//! let caps = agent_capabilities(&card);
+//! let caps = snapshot(&card);
 //! assert_eq!(caps["identity"]["name"], "Echo Agent");
 //! assert_eq!(caps["transport"], json!({"streaming": true}));
 //! assert_eq!(caps["tools"]["items"][0]["name"], "echo");
@@ -108,7 +108,7 @@ pub const IDENTITY_TYPE: &str = "a2a";
 /// required string, `text`.
 ///
 /// ```
-/// let schema = a2a_card::capabilities::text_parameters();
+/// let schema = a2a_card::ag_ui::text_parameters();
 /// assert_eq!(schema["required"][0], "text");
 /// ```
 pub fn text_parameters() -> Value {
@@ -330,7 +330,7 @@ pub struct MultimodalOutput {
 
 /// The AG-UI `AgentCapabilities` JSON of a card: what `GET /capabilities` answers. See the
 /// [module docs](self) for what is emitted when.
-pub fn agent_capabilities(card: &AgentCard) -> Value {
+pub fn snapshot(card: &AgentCard) -> Value {
     Capabilities::from_card(card).to_json()
 }
 
@@ -352,7 +352,7 @@ impl Capabilities {
     /// (the card as served), plus what the declaration tells (see the [module docs](self)).
     ///
     /// ```
-    /// use a2a_card::capabilities::Capabilities;
+    /// use a2a_card::ag_ui::Capabilities;
     /// use a2a_card::{Agent, SkillContext, agent, skill};
     ///
     /// struct Booker;
