@@ -11,6 +11,8 @@ mod checks;
 mod client;
 mod ctxt;
 mod docs;
+#[cfg(test)]
+mod expand_file;
 mod schema;
 mod security;
 mod skill;
