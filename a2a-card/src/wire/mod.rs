@@ -29,6 +29,7 @@
 mod convert;
 mod placement;
 mod read;
+mod sources;
 mod write;
 
 pub use convert::{Conversion, ConvertError, DEFAULT_0_3_PROTOCOL_VERSION, convert};
@@ -277,7 +278,7 @@ pub fn from_value_lenient(value: &Value) -> (AgentCard, Vec<ParseIssue>) {
     (card, issues)
 }
 
-pub(crate) use read::Sources;
+pub(crate) use sources::Sources;
 
 /// [`from_value_lenient`], with where the interfaces came from (for the linter's pointers).
 pub(crate) fn read_with_sources(value: &Value) -> (AgentCard, Vec<ParseIssue>, Sources) {
