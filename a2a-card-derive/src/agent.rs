@@ -168,18 +168,17 @@ fn is_skill_attr(attr: &Attribute) -> bool {
 }
 
 /// Adds the method marker to a method's `#[skill]` attribute, and the agent's `crate = ..`
-/// unless the skill has its own; returns the attribute's arguments as written.
-fn mark_method(attr: &mut Attribute, krate: Option<&Path>) -> TokenStream {
+/// unless the skill has its own; returns the attribute's arguments, parsed (once: the skill's
+/// own macro reports errors in them, so they are ignored here).
+fn mark_method(attr: &mut Attribute, krate: Option<&Path>) -> skill::Attrs {
     let marker = syn::Ident::new(skill::METHOD_MARKER, Span::call_site());
     let args = match &attr.meta {
         Meta::List(list) => list.tokens.clone(),
         Meta::Path(_) | Meta::NameValue(_) => TokenStream::new(),
     };
-    let own_crate = skill::parse_attrs(args.clone(), &mut Errors::default())
-        .krate
-        .is_some();
+    let parsed = skill::parse_attrs(args.clone(), &mut Errors::default());
     let krate = match krate {
-        Some(path) if !own_crate => quote!(crate = #path,),
+        Some(path) if parsed.krate.is_none() => quote!(crate = #path,),
         _ => TokenStream::new(),
     };
     match &mut attr.meta {
@@ -190,7 +189,7 @@ fn mark_method(attr: &mut Attribute, krate: Option<&Path>) -> TokenStream {
         Meta::List(list) => list.tokens = quote!(#marker, #krate #args),
         Meta::NameValue(_) => {}
     }
-    args
+    parsed
 }
 
 /// The skills of an impl block: its `#[skill]` methods.
@@ -201,10 +200,7 @@ fn block_skills(block: &mut syn::ItemImpl, krate: Option<&Path>) -> Vec<SkillRef
         let Some(attr) = method.attrs.iter_mut().find(|a| is_skill_attr(a)) else {
             continue;
         };
-        let args = mark_method(attr, krate);
-        // The skill's own macro reports errors in its arguments; here only its id matters.
-        let mut ignored = Errors::default();
-        let attrs = skill::parse_attrs(args, &mut ignored);
+        let attrs = mark_method(attr, krate);
         let ident = method.sig.ident.clone();
         let (id, span) = match &attrs.id {
             Some(text) => (text.value(), text.span()),

@@ -327,12 +327,11 @@ fn owned(elem: &Type) -> String {
     }
 }
 
-/// Parses and checks a handler; `None` when a check failed (the errors say why).
-pub fn parse(args: TokenStream, func: &Handler, errors: &mut Errors) -> Option<Skill> {
-    let before = errors.len();
-    let attrs = parse_attrs(args, errors);
+/// Checks a handler and its parsed attribute (`errors` holds the attribute's mistakes only);
+/// `None` when a check failed (the errors say why).
+pub fn parse(attrs: Attrs, func: &Handler, errors: &mut Errors) -> Option<Skill> {
     // A mistake in the attribute may hide the description it gives: report the mistake only.
-    let attrs_ok = errors.len() == before;
+    let attrs_ok = errors.is_empty();
     let (receiver, arg_types, ret) = signature(func, errors);
     let docs = docs::read(&func.attrs);
     let no_description = attrs_ok
@@ -514,9 +513,10 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let mut errors = Errors::default();
+    let attrs = parse_attrs(args, &mut errors);
     // The runtime path, even when the skill has a mistake (its stand-ins name it too).
-    let krate = attr::runtime(&parse_attrs(args.clone(), &mut Errors::default()).krate);
-    let skill = parse(args, &func, &mut errors);
+    let krate = attr::runtime(&attrs.krate);
+    let skill = parse(attrs, &func, &mut errors);
     let decl = skill.as_ref().map(|s| decl(s, &krate, &mut errors));
     let method = skill.as_ref().is_some_and(Skill::is_method)
         || func
