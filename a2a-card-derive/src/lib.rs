@@ -13,6 +13,7 @@ mod ctxt;
 mod docs;
 #[cfg(test)]
 mod expand_file;
+mod fallback;
 mod schema;
 mod security;
 mod skill;

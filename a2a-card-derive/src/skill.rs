@@ -506,10 +506,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         Ok(f) => f,
         Err(e) => {
             let message = format!("#[skill] goes on a handler function; {SHAPES}");
-            let mut err = syn::Error::new(e.span(), message);
-            err.combine(e);
-            let err = err.to_compile_error();
-            return quote!(#err #item);
+            return crate::fallback::misplaced(message, e, item);
         }
     };
     let mut errors = Errors::default();
@@ -536,11 +533,8 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             };
             (decl, call_body(skill, &krate, handler))
         }
-        // One mistake, one error: stand-ins that the agent can name without further errors.
-        _ => (
-            quote!(#krate::__private::SkillDecl::POISONED),
-            quote!(#krate::__private::unknown_skill(::core::primitive::usize::MAX)),
-        ),
+        // One mistake, one error.
+        _ => crate::fallback::skill(&krate),
     };
     let errors = errors.to_compile_errors();
     if method {
