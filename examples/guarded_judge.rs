@@ -14,7 +14,7 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use a2a_card::card::OAuthFlow;
+use a2a_card::OAuthFlow;
 use a2a_card::server::Server;
 use a2a_card::server::auth::jsonwebtoken::{self, DecodingKey, EncodingKey, Header};
 use a2a_card::server::auth::{Algorithm, Authentication, JwtKey, JwtKeys, JwtVerifier};

@@ -10,7 +10,7 @@
 #   BENCH_REPS=3            repetitions of each measurement (medians are reported)
 #   BENCH_SKILLS=200        skills in the generated agent
 #   BENCH_VARIANTS=macros,hand
-#                           add `expanded` and/or `expanded-nocheck` to split the cost (see
+#                           add `expanded` to split the cost (see
 #                           scripts/bench_compile.py)
 #   BENCH_A2A_CARD=path     the a2a-card crate to depend on (default: this checkout's)
 #   BENCH_KEEP=1            keep the temporary directory (its path is printed)

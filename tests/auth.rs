@@ -5,9 +5,9 @@
 
 mod support;
 
-use a2a_card::card::{ApiKeyLocation, OAuthFlow, SecurityScheme};
 use a2a_card::server::Server;
 use a2a_card::server::auth::{Algorithm, Authentication, JwtVerifier, StaticApiKeys};
+use a2a_card::{ApiKeyLocation, OAuthFlow, SecurityScheme};
 use a2a_card::{Identity, Schema, SkillContext, agent, skill};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use schemars::JsonSchema;

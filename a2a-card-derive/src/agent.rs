@@ -15,6 +15,7 @@ use crate::attr::{self, Requirement, Text};
 use crate::checks::{self, ConstChecks};
 use crate::ctxt::{Errors, unknown_key};
 use crate::docs::{self, Docs};
+use crate::fallback;
 use crate::security;
 use crate::skill;
 
@@ -168,18 +169,17 @@ fn is_skill_attr(attr: &Attribute) -> bool {
 }
 
 /// Adds the method marker to a method's `#[skill]` attribute, and the agent's `crate = ..`
-/// unless the skill has its own; returns the attribute's arguments as written.
-fn mark_method(attr: &mut Attribute, krate: Option<&Path>) -> TokenStream {
+/// unless the skill has its own; returns the attribute's arguments, parsed (once: the skill's
+/// own macro reports errors in them, so they are ignored here).
+fn mark_method(attr: &mut Attribute, krate: Option<&Path>) -> skill::Attrs {
     let marker = syn::Ident::new(skill::METHOD_MARKER, Span::call_site());
     let args = match &attr.meta {
         Meta::List(list) => list.tokens.clone(),
         Meta::Path(_) | Meta::NameValue(_) => TokenStream::new(),
     };
-    let own_crate = skill::parse_attrs(args.clone(), &mut Errors::default())
-        .krate
-        .is_some();
+    let parsed = skill::parse_attrs(args.clone(), &mut Errors::default());
     let krate = match krate {
-        Some(path) if !own_crate => quote!(crate = #path,),
+        Some(path) if parsed.krate.is_none() => quote!(crate = #path,),
         _ => TokenStream::new(),
     };
     match &mut attr.meta {
@@ -190,7 +190,7 @@ fn mark_method(attr: &mut Attribute, krate: Option<&Path>) -> TokenStream {
         Meta::List(list) => list.tokens = quote!(#marker, #krate #args),
         Meta::NameValue(_) => {}
     }
-    args
+    parsed
 }
 
 /// The skills of an impl block: its `#[skill]` methods.
@@ -201,10 +201,7 @@ fn block_skills(block: &mut syn::ItemImpl, krate: Option<&Path>) -> Vec<SkillRef
         let Some(attr) = method.attrs.iter_mut().find(|a| is_skill_attr(a)) else {
             continue;
         };
-        let args = mark_method(attr, krate);
-        // The skill's own macro reports errors in its arguments; here only its id matters.
-        let mut ignored = Errors::default();
-        let attrs = skill::parse_attrs(args, &mut ignored);
+        let attrs = mark_method(attr, krate);
         let ident = method.sig.ident.clone();
         let (id, span) = match &attrs.id {
             Some(text) => (text.value(), text.span()),
@@ -298,14 +295,33 @@ fn option<T: quote::ToTokens>(value: &Option<T>) -> TokenStream {
     }
 }
 
-/// Entry point of `#[agent]`.
+/// The item `#[agent]` is on, as the macro reads it.
+struct Target {
+    /// The agent's type.
+    self_ty: TokenStream,
+    /// Its name, for messages and the default card name.
+    name: String,
+    /// "this impl block" or "this struct", for messages.
+    kind: &'static str,
+    /// The item's attributes (its doc comment is the default description).
+    attrs: Vec<Attribute>,
+}
+
+/// The card-level values of the declaration, checked (as tokens, with the constant checks of
+/// values only the compiler can evaluate in `consts`).
+struct Card {
+    name: TokenStream,
+    description: TokenStream,
+    version: TokenStream,
+    url: TokenStream,
+    consts: ConstChecks,
+}
+
+/// Entry point of `#[agent]`: parse -> check -> expand, or the fallback on any error.
 pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut item: Item = match syn::parse2(item.clone()) {
         Ok(item) => item,
-        Err(e) => {
-            let e = e.to_compile_error();
-            return quote!(#e #item);
-        }
+        Err(e) => return fallback::unparsed(e, item),
     };
     let mut errors = Errors::default();
     let attrs = parse_attrs(args, &mut errors);
@@ -313,12 +329,40 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     // only, not the values it seems to miss.
     let attrs_ok = errors.is_empty();
     let krate = attr::runtime(&attrs.krate);
-    let item_kind = if matches!(item, Item::Impl(_)) {
-        "this impl block"
-    } else {
-        "this struct"
+    let Some((target, mut skills)) = read_item(&mut item, &attrs, &mut errors) else {
+        return errors.to_compile_errors();
     };
-    let (self_ty, self_name, item_attrs, mut skills) = match &mut item {
+    skills.extend(listed_skills(&attrs.skills, &target.name, &krate));
+
+    check_skills(&skills, attrs_ok, &mut errors);
+    let card = check_card(&attrs, &target, attrs_ok, &krate, &mut errors);
+    let declared = check_security(&attrs, &skills, attrs_ok, &mut errors);
+
+    if !errors.is_empty() {
+        let errors = errors.to_compile_errors();
+        let fallback = fallback::agent_impl(&target.self_ty, &krate);
+        return quote! {
+            #errors
+            #item
+            #fallback
+        };
+    }
+    let client = crate::client::expand(&item, &target.name, &krate);
+    let agent_impl = agent_impl(&attrs, &target, &skills, card, declared.as_deref(), &krate);
+    quote! {
+        #item
+        #agent_impl
+        #client
+    }
+}
+
+/// The agent's type and the skills of its block; `None` when the item cannot be an agent.
+fn read_item(
+    item: &mut Item,
+    attrs: &Attrs,
+    errors: &mut Errors,
+) -> Option<(Target, Vec<SkillRef>)> {
+    match item {
         Item::Impl(block) => {
             if block.trait_.is_some() {
                 errors.at(&block.self_ty, "#[agent] goes on the inherent `impl` block that holds the skills, not on a trait impl");
@@ -340,7 +384,13 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             };
             let ty = block.self_ty.clone();
             let found = block_skills(block, attrs.krate.as_ref());
-            (quote!(#ty), name, block.attrs.clone(), found)
+            let target = Target {
+                self_ty: quote!(#ty),
+                name,
+                kind: "this impl block",
+                attrs: block.attrs.clone(),
+            };
+            Some((target, found))
         }
         Item::Struct(s) => {
             if !s.generics.params.is_empty() {
@@ -350,21 +400,23 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                 );
             }
             let ident = s.ident.clone();
-            (
-                quote!(#ident),
-                ident.to_string(),
-                s.attrs.clone(),
-                Vec::new(),
-            )
+            let target = Target {
+                self_ty: quote!(#ident),
+                name: ident.to_string(),
+                kind: "this struct",
+                attrs: s.attrs.clone(),
+            };
+            Some((target, Vec::new()))
         }
         other => {
             errors.at(&*other, "#[agent] goes on an `impl` block of skills, or on a struct that lists them with skills(..)");
-            return errors.to_compile_errors();
+            None
         }
-    };
-    skills.extend(listed_skills(&attrs.skills, &self_name, &krate));
+    }
+}
 
-    // Checks the macro can make now.
+/// At least one skill, and no id twice among those the macro can see.
+fn check_skills(skills: &[SkillRef], attrs_ok: bool, errors: &mut Errors) {
     if skills.is_empty() && attrs_ok {
         errors.push(syn::Error::new(
             Span::call_site(),
@@ -380,16 +432,27 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             )));
         }
     }
-    let docs = docs::read(&item_attrs);
+}
+
+/// The card-level values: name, description, version and URL (each present and not blank),
+/// links that parse, modes that are media types.
+fn check_card(
+    attrs: &Attrs,
+    target: &Target,
+    attrs_ok: bool,
+    krate: &TokenStream,
+    errors: &mut Errors,
+) -> Card {
     let mut consts = ConstChecks::default();
+    let docs = docs::read(&target.attrs);
     let description = match (&attrs.description, docs) {
         (Some(d), _) => checks::not_blank(
             d,
             "the agent description",
             "say what the agent does",
-            &krate,
+            krate,
             &mut consts,
-            &mut errors,
+            errors,
         ),
         (None, Some(Docs::Text { body, .. })) if !body.is_empty() => quote!(#body),
         (None, Some(Docs::Expr(e))) => {
@@ -398,15 +461,16 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                 &text,
                 "the agent description",
                 "say what the agent does",
-                &krate,
+                krate,
                 &mut consts,
-                &mut errors,
+                errors,
             )
         }
         (None, _) if !attrs_ok => quote!(""),
         (None, _) => {
             errors.push(syn::Error::new(Span::call_site(), format!(
-                "agent `{self_name}` has no description; add a doc comment on {item_kind} (`/// What the agent does`) or #[agent(description = \"...\")]"
+                "agent `{}` has no description; add a doc comment on {} (`/// What the agent does`) or #[agent(description = \"...\")]",
+                target.name, target.kind
             )));
             quote!("")
         }
@@ -414,29 +478,29 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let name = attrs
         .name
         .clone()
-        .unwrap_or_else(|| Text::new(&words(&self_name), Span::call_site()));
+        .unwrap_or_else(|| Text::new(&words(&target.name), Span::call_site()));
     let name = checks::not_blank(
         &name,
         "the agent name",
         "set #[agent(name = \"...\")]",
-        &krate,
+        krate,
         &mut consts,
-        &mut errors,
+        errors,
     );
     let version = match &attrs.version {
         Some(v) => checks::not_blank(
             v,
             "the agent version",
             "set #[agent(version = \"1.0.0\")], or leave it out to use the crate's version",
-            &krate,
+            krate,
             &mut consts,
-            &mut errors,
+            errors,
         ),
         None => quote!(::core::env!("CARGO_PKG_VERSION")),
     };
     let url = match &attrs.url {
         Some(u) => {
-            checks::endpoint_url(u, attrs.url_env.as_ref(), &mut errors);
+            checks::endpoint_url(u, attrs.url_env.as_ref(), errors);
             quote!(#u)
         }
         None if !attrs_ok => quote!(""),
@@ -446,188 +510,208 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     if let Some((_, u)) = &attrs.provider {
-        checks::link(u, &mut errors);
+        checks::link(u, errors);
     }
     for u in [&attrs.documentation_url, &attrs.icon_url]
         .into_iter()
         .flatten()
     {
-        checks::link(u, &mut errors);
+        checks::link(u, errors);
     }
     for m in attrs
         .default_input_modes
         .iter()
         .chain(&attrs.default_output_modes)
     {
-        checks::media_type(m, &mut errors);
+        checks::media_type(m, errors);
     }
+    Card {
+        name,
+        description,
+        version,
+        url,
+        consts,
+    }
+}
 
-    // Requirements against the declared schemes, where the macro sees both (an agent without
-    // `security_schemes` declares none).
+/// Requirements against the declared schemes, where the macro sees both (an agent without
+/// `security_schemes` declares none). Returns the declared schemes' names, when known.
+fn check_security(
+    attrs: &Attrs,
+    skills: &[SkillRef],
+    attrs_ok: bool,
+    errors: &mut Errors,
+) -> Option<Vec<(String, bool, &'static str)>> {
     let declared = match &attrs.security_schemes {
         Some(schemes) => schemes.known(),
         None => Some(Vec::new()),
     };
     if attrs_ok {
-        security::check(&attrs.security, declared.as_deref(), &mut errors);
-        for s in &skills {
+        security::check(&attrs.security, declared.as_deref(), errors);
+        for s in skills {
             if let Some(requirements) = &s.security {
-                security::check(requirements, declared.as_deref(), &mut errors);
+                security::check(requirements, declared.as_deref(), errors);
             }
         }
     }
+    declared
+}
 
-    let ok = errors.is_empty();
-    let client = if ok {
-        crate::client::expand(&item, &self_name, &krate)
-    } else {
-        TokenStream::new()
-    };
-    let errors = errors.to_compile_errors();
-    let agent_impl = if ok {
-        let url_env = option(&attrs.url_env);
-        let provider = option(&attrs.provider.as_ref().map(|(o, u)| quote!((#o, #u))));
-        let documentation_url = option(&attrs.documentation_url);
-        let icon_url = option(&attrs.icon_url);
-        let streaming = option(&attrs.streaming);
-        let push = option(&attrs.push_notifications);
-        let history = option(&attrs.state_transition_history);
-        let extended = option(&attrs.extended_agent_card);
-        let (inputs, outputs) = (&attrs.default_input_modes, &attrs.default_output_modes);
-        let schemes = option(
-            &attrs
-                .security_schemes
-                .as_ref()
-                .map(|schemes| schemes.function(&krate)),
-        );
-        let security = attrs.security.iter().map(Requirement::tokens);
-        let decls = skills.iter().map(|s| &s.decl);
-        let calls = skills.iter().enumerate().map(|(i, s)| {
-            let call = &s.call;
-            quote!(#i => #call)
-        });
-        // Checked in the block of the impl (never nested in an impl: `Self` is not a concern).
-        let mut skill_checks = ConstChecks::default();
-        let mut stand_ins = Vec::new();
-        for s in &skills {
-            if let Some((decl_const, call_fn)) = &s.listed_method {
-                let source = &s.source;
-                let check = quote_spanned!(s.span=> #krate::__private::check_listed(&<#self_ty>::#decl_const, #source));
-                skill_checks.push(check, &TokenStream::new(), s.span, &krate);
-                stand_ins.push(quote! {
-                    const #decl_const: #krate::__private::SkillDecl = #krate::__private::not_a_skill();
-                    fn #call_fn<'__a>(&'__a self, _call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> {
-                        #krate::__private::unknown_skill(::core::primitive::usize::MAX)
-                    }
-                });
-            }
-        }
-        // The skills as the declaration names them (`winner`, `books::search`), for messages.
-        let sources: Vec<&str> = skills.iter().map(|s| s.source.as_str()).collect();
-        for (j, s) in skills.iter().enumerate() {
-            let check = quote_spanned!(s.span=> #krate::__private::check_skill(<#self_ty as #krate::Agent>::SKILLS, #j, &[#(#sources),*]));
-            skill_checks.push(check, &TokenStream::new(), s.span, &krate);
-        }
-        // Skills declared elsewhere: their requirements against the declared schemes, as
-        // constants (the error points at the skill's name in `skills(..)`).
-        if let Some(declared) = &declared {
-            let table = security::table(declared);
-            for (j, s) in skills
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| s.security.is_none())
-            {
-                let check = quote_spanned!(s.span=> #krate::__private::check_security(<#self_ty as #krate::Agent>::SKILLS, #j, #table));
-                skill_checks.push(check, &TokenStream::new(), s.span, &krate);
-            }
-        }
-        // `streaming = false` with a skill that streams: the error points at the `false`.
-        if let Some(flag) = attrs.streaming.as_ref().filter(|f| !f.value) {
-            for j in 0..skills.len() {
-                let check = quote_spanned!(flag.span=> #krate::__private::check_streaming(<#self_ty as #krate::Agent>::SKILLS, #j));
-                skill_checks.push(check, &TokenStream::new(), flag.span, &krate);
-            }
-        }
-        let checks = skill_checks.items();
-        // A method listed in `skills(Self::name)` that has no `#[skill]` lacks the items the
-        // agent names: these stand-ins (which inherent items shadow) fail a check instead.
-        let stand_ins = (!stand_ins.is_empty()).then(|| {
-            quote! {
-                #[allow(dead_code, non_camel_case_types, non_upper_case_globals)]
-                trait __A2aListedSkills {
-                    #(#stand_ins)*
-                }
-                impl __A2aListedSkills for #self_ty {}
-            }
-        });
-        let decl = consts.wrap(quote! {
-            #krate::__private::AgentDecl {
-                name: #name,
-                description: #description,
-                version: #version,
-                url_env: #url_env,
-                url: #url,
-                provider: #provider,
-                documentation_url: #documentation_url,
-                icon_url: #icon_url,
-                streaming: #streaming,
-                push_notifications: #push,
-                state_transition_history: #history,
-                extended_agent_card: #extended,
-                default_input_modes: &[#(#inputs),*],
-                default_output_modes: &[#(#outputs),*],
-                security_schemes: #schemes,
-                security: &[#(#security),*],
-                source: #self_name,
-            }
-        });
-        quote! {
-            const _: () = {
-                #stand_ins
-                impl #krate::Agent for #self_ty {
-                    const DECL: #krate::__private::AgentDecl = #decl;
-                    const SKILLS: &'static [#krate::__private::SkillDecl] = &[#(#decls),*];
-
-                    fn card() -> ::core::result::Result<&'static #krate::AgentCard, &'static #krate::BuildError> {
-                        static CARD: #krate::__private::OnceLock<::core::result::Result<#krate::AgentCard, #krate::BuildError>> =
-                            #krate::__private::OnceLock::new();
-                        CARD.get_or_init(|| {
-                            #krate::__private::build_card(&<Self as #krate::Agent>::DECL, <Self as #krate::Agent>::SKILLS)
-                        })
-                        .as_ref()
-                    }
-
-                    fn call_skill<'__a>(&'__a self, index: ::core::primitive::usize, call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> {
-                        match index {
-                            #(#calls,)*
-                            _ => #krate::__private::unknown_skill(index),
-                        }
-                    }
-                }
-                #(#checks)*
-            };
-        }
-    } else {
-        // One mistake, one error: the type still implements `Agent`, so code that uses it does
-        // not fail a second time. This impl is never compiled into a program (the errors above
-        // stop the build).
-        quote! {
-            impl #krate::Agent for #self_ty {
-                const DECL: #krate::__private::AgentDecl = #krate::__private::AgentDecl::POISONED;
-                const SKILLS: &'static [#krate::__private::SkillDecl] = &[];
-                fn card() -> ::core::result::Result<&'static #krate::AgentCard, &'static #krate::BuildError> {
-                    ::core::unreachable!()
-                }
-                fn call_skill<'__a>(&'__a self, index: ::core::primitive::usize, _call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> {
-                    #krate::__private::unknown_skill(index)
-                }
-            }
-        }
-    };
+/// The `Agent` impl of a declaration without errors, with the constant checks of what only the
+/// compiler can evaluate.
+fn agent_impl(
+    attrs: &Attrs,
+    target: &Target,
+    skills: &[SkillRef],
+    card: Card,
+    declared: Option<&[(String, bool, &'static str)]>,
+    krate: &TokenStream,
+) -> TokenStream {
+    let self_ty = &target.self_ty;
+    let self_name = &target.name;
+    let decls = skills.iter().map(|s| &s.decl);
+    let calls = skills.iter().enumerate().map(|(i, s)| {
+        let call = &s.call;
+        quote!(#i => #call)
+    });
+    let (checks, stand_ins) = skill_checks(attrs, self_ty, skills, declared, krate);
+    let decl = agent_decl(attrs, self_name, card, krate);
     quote! {
-        #errors
-        #item
-        #agent_impl
-        #client
+        const _: () = {
+            #stand_ins
+            impl #krate::Agent for #self_ty {
+                const DECL: #krate::__private::AgentDecl = #decl;
+                const SKILLS: &'static [#krate::__private::SkillDecl] = &[#(#decls),*];
+
+                fn card() -> ::core::result::Result<&'static #krate::AgentCard, &'static #krate::BuildError> {
+                    static CARD: #krate::__private::OnceLock<::core::result::Result<#krate::AgentCard, #krate::BuildError>> =
+                        #krate::__private::OnceLock::new();
+                    CARD.get_or_init(|| {
+                        #krate::__private::build_card(&<Self as #krate::Agent>::DECL, <Self as #krate::Agent>::SKILLS)
+                    })
+                    .as_ref()
+                }
+
+                fn call_skill<'__a>(&'__a self, index: ::core::primitive::usize, call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> {
+                    match index {
+                        #(#calls,)*
+                        _ => #krate::__private::unknown_skill(index),
+                    }
+                }
+            }
+            #(#checks)*
+        };
     }
+}
+
+/// The `AgentDecl` constant.
+fn agent_decl(attrs: &Attrs, self_name: &str, card: Card, krate: &TokenStream) -> TokenStream {
+    let Card {
+        name,
+        description,
+        version,
+        url,
+        consts,
+    } = card;
+    let url_env = option(&attrs.url_env);
+    let provider = option(&attrs.provider.as_ref().map(|(o, u)| quote!((#o, #u))));
+    let documentation_url = option(&attrs.documentation_url);
+    let icon_url = option(&attrs.icon_url);
+    let streaming = option(&attrs.streaming);
+    let push = option(&attrs.push_notifications);
+    let history = option(&attrs.state_transition_history);
+    let extended = option(&attrs.extended_agent_card);
+    let (inputs, outputs) = (&attrs.default_input_modes, &attrs.default_output_modes);
+    let schemes = option(
+        &attrs
+            .security_schemes
+            .as_ref()
+            .map(|schemes| schemes.function(krate)),
+    );
+    let security = attrs.security.iter().map(Requirement::tokens);
+    consts.wrap(quote! {
+        #krate::__private::AgentDecl {
+            name: #name,
+            description: #description,
+            version: #version,
+            url_env: #url_env,
+            url: #url,
+            provider: #provider,
+            documentation_url: #documentation_url,
+            icon_url: #icon_url,
+            streaming: #streaming,
+            push_notifications: #push,
+            state_transition_history: #history,
+            extended_agent_card: #extended,
+            default_input_modes: &[#(#inputs),*],
+            default_output_modes: &[#(#outputs),*],
+            security_schemes: #schemes,
+            security: &[#(#security),*],
+            source: #self_name,
+        }
+    })
+}
+
+/// The constant checks of the skills (in the block of the impl, never nested in an impl:
+/// `Self` is not a concern), and the stand-ins for methods listed in `skills(Self::name)`.
+fn skill_checks(
+    attrs: &Attrs,
+    self_ty: &TokenStream,
+    skills: &[SkillRef],
+    declared: Option<&[(String, bool, &'static str)]>,
+    krate: &TokenStream,
+) -> (Vec<TokenStream>, Option<TokenStream>) {
+    let mut skill_checks = ConstChecks::default();
+    let mut stand_ins = Vec::new();
+    for s in skills {
+        if let Some((decl_const, call_fn)) = &s.listed_method {
+            let source = &s.source;
+            let check = quote_spanned!(s.span=> #krate::__private::check_listed(&<#self_ty>::#decl_const, #source));
+            skill_checks.push(check, &TokenStream::new(), s.span, krate);
+            stand_ins.push(quote! {
+                const #decl_const: #krate::__private::SkillDecl = #krate::__private::not_a_skill();
+                fn #call_fn<'__a>(&'__a self, _call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> {
+                    #krate::__private::unknown_skill(::core::primitive::usize::MAX)
+                }
+            });
+        }
+    }
+    // The skills as the declaration names them (`winner`, `books::search`), for messages.
+    let sources: Vec<&str> = skills.iter().map(|s| s.source.as_str()).collect();
+    for (j, s) in skills.iter().enumerate() {
+        let check = quote_spanned!(s.span=> #krate::__private::check_skill(<#self_ty as #krate::Agent>::SKILLS, #j, &[#(#sources),*]));
+        skill_checks.push(check, &TokenStream::new(), s.span, krate);
+    }
+    // Skills declared elsewhere: their requirements against the declared schemes, as
+    // constants (the error points at the skill's name in `skills(..)`).
+    if let Some(declared) = declared {
+        let table = security::table(declared);
+        for (j, s) in skills
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.security.is_none())
+        {
+            let check = quote_spanned!(s.span=> #krate::__private::check_security(<#self_ty as #krate::Agent>::SKILLS, #j, #table));
+            skill_checks.push(check, &TokenStream::new(), s.span, krate);
+        }
+    }
+    // `streaming = false` with a skill that streams: the error points at the `false`.
+    if let Some(flag) = attrs.streaming.as_ref().filter(|f| !f.value) {
+        for j in 0..skills.len() {
+            let check = quote_spanned!(flag.span=> #krate::__private::check_streaming(<#self_ty as #krate::Agent>::SKILLS, #j));
+            skill_checks.push(check, &TokenStream::new(), flag.span, krate);
+        }
+    }
+    // A method listed in `skills(Self::name)` that has no `#[skill]` lacks the items the
+    // agent names: these stand-ins (which inherent items shadow) fail a check instead.
+    let stand_ins = (!stand_ins.is_empty()).then(|| {
+        quote! {
+            #[allow(dead_code, non_camel_case_types, non_upper_case_globals)]
+            trait __A2aListedSkills {
+                #(#stand_ins)*
+            }
+            impl __A2aListedSkills for #self_ty {}
+        }
+    });
+    (skill_checks.items().to_vec(), stand_ins)
 }

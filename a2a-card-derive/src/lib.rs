@@ -11,6 +11,9 @@ mod checks;
 mod client;
 mod ctxt;
 mod docs;
+#[cfg(test)]
+mod expand_file;
+mod fallback;
 mod schema;
 mod security;
 mod skill;

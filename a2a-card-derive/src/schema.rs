@@ -70,24 +70,9 @@ pub fn expand(input: DeriveInput) -> TokenStream {
     }
     let krate = attr::runtime(&attrs.krate);
     if !errors.is_empty() {
-        // One mistake, one error: the type still names a schema, so that the skills that take
-        // or return it do not fail a second time. Never compiled into a program.
         let errors = errors.to_compile_errors();
-        let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-        let mut where_clause = where_clause
-            .cloned()
-            .unwrap_or_else(|| syn::parse_quote!(where));
-        if !input.generics.params.is_empty() {
-            where_clause.predicates.push(
-                syn::parse_quote!(#ident #ty_generics: #krate::__private::schemars::JsonSchema),
-            );
-        }
-        return quote! {
-            #errors
-            impl #impl_generics #krate::NamedSchema for #ident #ty_generics #where_clause {
-                const SCHEMA_NAME: &'static str = #name;
-            }
-        };
+        let fallback = crate::fallback::named_schema(&input, &name, &krate);
+        return quote!(#errors #fallback);
     }
     let options = if attrs.inline {
         quote!(const SCHEMA_OPTIONS: #krate::SchemaOptions = #krate::SchemaOptions::INLINE;)

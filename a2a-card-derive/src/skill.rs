@@ -327,12 +327,11 @@ fn owned(elem: &Type) -> String {
     }
 }
 
-/// Parses and checks a handler; `None` when a check failed (the errors say why).
-pub fn parse(args: TokenStream, func: &Handler, errors: &mut Errors) -> Option<Skill> {
-    let before = errors.len();
-    let attrs = parse_attrs(args, errors);
+/// Checks a handler and its parsed attribute (`errors` holds the attribute's mistakes only);
+/// `None` when a check failed (the errors say why).
+pub fn parse(attrs: Attrs, func: &Handler, errors: &mut Errors) -> Option<Skill> {
     // A mistake in the attribute may hide the description it gives: report the mistake only.
-    let attrs_ok = errors.len() == before;
+    let attrs_ok = errors.is_empty();
     let (receiver, arg_types, ret) = signature(func, errors);
     let docs = docs::read(&func.attrs);
     let no_description = attrs_ok
@@ -507,16 +506,14 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         Ok(f) => f,
         Err(e) => {
             let message = format!("#[skill] goes on a handler function; {SHAPES}");
-            let mut err = syn::Error::new(e.span(), message);
-            err.combine(e);
-            let err = err.to_compile_error();
-            return quote!(#err #item);
+            return crate::fallback::misplaced(message, e, item);
         }
     };
     let mut errors = Errors::default();
+    let attrs = parse_attrs(args, &mut errors);
     // The runtime path, even when the skill has a mistake (its stand-ins name it too).
-    let krate = attr::runtime(&parse_attrs(args.clone(), &mut Errors::default()).krate);
-    let skill = parse(args, &func, &mut errors);
+    let krate = attr::runtime(&attrs.krate);
+    let skill = parse(attrs, &func, &mut errors);
     let decl = skill.as_ref().map(|s| decl(s, &krate, &mut errors));
     let method = skill.as_ref().is_some_and(Skill::is_method)
         || func
@@ -536,11 +533,8 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             };
             (decl, call_body(skill, &krate, handler))
         }
-        // One mistake, one error: stand-ins that the agent can name without further errors.
-        _ => (
-            quote!(#krate::__private::SkillDecl::POISONED),
-            quote!(#krate::__private::unknown_skill(::core::primitive::usize::MAX)),
-        ),
+        // One mistake, one error.
+        _ => crate::fallback::skill(&krate),
     };
     let errors = errors.to_compile_errors();
     if method {

@@ -14,7 +14,7 @@ use crate::schema::{IO_SCHEMAS_EXTENSION_URI, SchemaMode};
 use crate::wire::Profile;
 
 /// The media type of plain text, the default mode.
-pub const TEXT_PLAIN: &str = "text/plain";
+pub(crate) const TEXT_PLAIN: &str = "text/plain";
 
 impl AgentCard {
     /// Starts a card with the three fields every card needs.

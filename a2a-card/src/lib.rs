@@ -1,6 +1,6 @@
 //! Declare an A2A (Agent2Agent protocol) agent in Rust.
 //!
-//! This crate holds the Agent Card: a version-neutral [model](card), its JSON in the protocol's
+//! This crate holds the Agent Card: a version-neutral [model](AgentCard), its JSON in the protocol's
 //! [wire profiles](wire) (A2A 1.0, 0.3, and a compat document holding both), the
 //! [input/output schemas extension](schema), and a [linter](lint) that knows every rule of the card.
 //!
@@ -27,10 +27,10 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod ag_ui;
 pub mod agent;
-pub mod builder;
-pub mod capabilities;
-pub mod card;
+mod builder;
+mod card;
 mod checks;
 #[cfg(feature = "client")]
 pub mod client;
@@ -38,7 +38,7 @@ pub mod context;
 pub mod dispatch;
 pub mod file;
 pub mod lint;
-pub mod principal;
+mod principal;
 pub mod schema;
 #[cfg(feature = "server")]
 pub mod server;
@@ -61,7 +61,29 @@ pub use schema::{
 pub use skill::{Input, Output, Reply, SkillError};
 
 #[cfg(feature = "server")]
-pub use server::serve;
+/// Binds `addr` and serves `agent` there with the default options, until the process ends.
+/// A loopback URL in the declaration takes the address bound. See [`Server`](server::Server) for the options, [`Server::listen`](server::Server::listen) to serve on a listener of your own.
+///
+/// ```no_run
+/// # use a2a_card::{agent, skill};
+/// # struct Echo;
+/// # /// Says back what it is told.
+/// # #[agent(url = "http://127.0.0.1:9000")]
+/// # impl Echo {
+/// #     /// Echoes the text.
+/// #     #[skill]
+/// #     fn echo(&self, text: String) -> String { text }
+/// # }
+/// # async fn run() -> Result<(), a2a_card::server::ServerError> {
+/// a2a_card::serve(Echo, "127.0.0.1:9000").await
+/// # }
+/// ```
+pub async fn serve<A: Agent>(
+    agent: A,
+    addr: impl tokio::net::ToSocketAddrs,
+) -> Result<(), server::ServerError> {
+    server::Server::new(agent).bind(addr).await?.serve().await
+}
 
 /// Names a type's JSON Schema for the input/output schemas extension: implements
 /// [`NamedSchema`] on top of `schemars::JsonSchema`.

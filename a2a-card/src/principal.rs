@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 /// claims of its token (empty for API keys and passwords, unless their verifier adds some).
 ///
 /// ```
-/// use a2a_card::principal::Identity;
+/// use a2a_card::Identity;
 ///
 /// let id = Identity::new("alice").with_scopes(["fights:read"]);
 /// assert_eq!(id.subject(), "alice");
@@ -80,7 +80,7 @@ impl Identity {
 /// first.
 ///
 /// ```
-/// use a2a_card::principal::{Identity, Principal};
+/// use a2a_card::{Identity, Principal};
 ///
 /// let principal = Principal::new("bearer", Identity::new("alice").with_scopes(["read"]))
 ///     .with("apiKey", Identity::new("team-blue"));

@@ -1,44 +1,78 @@
-//! The request body limit of the HTTP+JSON routes.
+//! The request body limit, for both protocol bindings: one rule (a body declared larger than
+//! the limit is refused before it is read, and one that grows past it while read is refused
+//! too), answered in each binding's own error shape.
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
 
-/// Refuses a body declared larger than the limit (`413`), and caps the others, so that the
-/// extractors behind answer `413` when a body without a length grows past it.
+/// Why a request body was not read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BodyError {
+    /// It is larger than the limit (declared so, or found so while read).
+    TooLarge,
+    /// It could not be read.
+    Unreadable,
+}
+
+/// What a client is told when its body is over `limit` bytes.
+pub(crate) fn too_large_message(limit: usize) -> String {
+    format!("the request body is larger than this agent accepts ({limit} bytes)")
+}
+
+/// Whether the request declares a body larger than `limit` bytes.
+fn declared_too_large(headers: &HeaderMap, limit: usize) -> bool {
+    headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+        .is_some_and(|n| n > limit as u64)
+}
+
+/// Reads a request body of at most `limit` bytes.
+pub(crate) async fn read(
+    headers: &HeaderMap,
+    body: Body,
+    limit: usize,
+) -> Result<Bytes, BodyError> {
+    if declared_too_large(headers, limit) {
+        return Err(BodyError::TooLarge);
+    }
+    axum::body::to_bytes(body, limit).await.map_err(|e| {
+        if is_length_limit(&e) {
+            BodyError::TooLarge
+        } else {
+            BodyError::Unreadable
+        }
+    })
+}
+
+/// The HTTP+JSON routes' layer: refuses a body declared larger than the limit (`413`), and caps
+/// the others, so that the extractors behind answer `413` when a body without a length grows
+/// past it.
 pub(crate) async fn limit_body(
     State(limit): State<usize>,
     request: Request,
     next: Next,
 ) -> Response {
-    let declared = request
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > limit as u64) {
-        return too_large(limit);
+    if declared_too_large(request.headers(), limit) {
+        return rest_error(BodyError::TooLarge, limit);
     }
     let request = request.map(|body| Body::new(http_body_util::Limited::new(body, limit)));
     next.run(request).await
 }
 
-/// The `413` answer of the HTTP+JSON routes to a body over `limit` bytes.
-pub(crate) fn too_large(limit: usize) -> Response {
-    error(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        format!("the request body is larger than this agent accepts ({limit} bytes)"),
-    )
-}
-
-/// A `400` answer of the HTTP+JSON routes.
-pub(crate) fn bad_request(why: &str) -> Response {
-    error(StatusCode::BAD_REQUEST, why.to_owned())
-}
-
-fn error(status: StatusCode, message: String) -> Response {
+/// The HTTP+JSON routes' answer to a body not read: `413` when over `limit` bytes, else `400`.
+pub(crate) fn rest_error(error: BodyError, limit: usize) -> Response {
+    let (status, message) = match error {
+        BodyError::TooLarge => (StatusCode::PAYLOAD_TOO_LARGE, too_large_message(limit)),
+        BodyError::Unreadable => (
+            StatusCode::BAD_REQUEST,
+            "the request body could not be read".to_owned(),
+        ),
+    };
     let body = serde_json::json!({"error": {
         "code": status.as_u16(),
         "status": "INVALID_ARGUMENT",
@@ -54,7 +88,7 @@ fn error(status: StatusCode, message: String) -> Response {
 }
 
 /// Whether a body error is the size limit.
-pub(crate) fn is_length_limit(error: &axum::Error) -> bool {
+fn is_length_limit(error: &axum::Error) -> bool {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
     while let Some(e) = source {
         if e.is::<http_body_util::LengthLimitError>() {

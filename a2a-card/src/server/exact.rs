@@ -349,15 +349,10 @@ pub(crate) async fn rest_layer(
         return decode_response(next.run(request).await).await;
     }
     let (parts, body) = request.into_parts();
-    let bytes = match axum::body::to_bytes(body, usize::MAX).await {
+    // The body arrives capped at `limit` (`body_limit::limit_body` is the outer layer).
+    let bytes = match super::body_limit::read(&parts.headers, body, limit).await {
         Ok(bytes) => bytes,
-        Err(e) if super::body_limit::is_length_limit(&e) => {
-            return super::body_limit::too_large(limit);
-        }
-        Err(_) => {
-            let why = "the request body could not be read";
-            return super::body_limit::bad_request(why);
-        }
+        Err(e) => return super::body_limit::rest_error(e, limit),
     };
     let (message, body) = match serde_json::from_slice::<Value>(&bytes) {
         Ok(mut request) => match inbound(&mut request, false, false) {

@@ -15,7 +15,7 @@ use serde_json::Value;
 use tower::ServiceExt;
 
 use super::auth::{self, Guard};
-use super::body_limit::is_length_limit;
+use super::body_limit::{self, BodyError};
 use super::documents::A2A_VERSION_HEADER;
 use super::exact::{self, MAX_ANSWER_BYTES};
 use super::v0_3::{self, Method};
@@ -106,29 +106,17 @@ pub(crate) async fn endpoint(State(rpc): State<Arc<JsonRpc>>, request: Request) 
             "a JSON-RPC request is sent with `Content-Type: application/json`",
         );
     }
-    let too_large = || {
-        refuse(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            JsonRpcId::Null,
-            error_code::INVALID_REQUEST,
-            format!(
-                "the request body is larger than this agent accepts ({} bytes)",
-                rpc.body_limit
-            ),
-        )
-    };
-    let declared = parts
-        .headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > rpc.body_limit as u64) {
-        return too_large();
-    }
-    let bytes = match axum::body::to_bytes(body, rpc.body_limit).await {
+    let bytes = match body_limit::read(&parts.headers, body, rpc.body_limit).await {
         Ok(bytes) => bytes,
-        Err(e) if is_length_limit(&e) => return too_large(),
-        Err(_) => {
+        Err(BodyError::TooLarge) => {
+            return refuse(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                JsonRpcId::Null,
+                error_code::INVALID_REQUEST,
+                body_limit::too_large_message(rpc.body_limit),
+            );
+        }
+        Err(BodyError::Unreadable) => {
             return refuse(
                 StatusCode::BAD_REQUEST,
                 JsonRpcId::Null,

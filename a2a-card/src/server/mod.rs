@@ -18,7 +18,7 @@
 //! interface at the card's URL, and a JSON-RPC 0.3 interface there too unless
 //! [`Server::a2a_0_3`] turns the translation off. The URL is the declared one
 //! (`#[agent(url = ...)]`), or [`Server::public_url`]; when the declared host is loopback,
-//! [`Server::bind`] (and [`serve`]) put in the address actually bound, so that the card says
+//! [`Server::bind`] (and [`serve`](crate::serve)) put in the address actually bound, so that the card says
 //! where the agent listens.
 //!
 //! | card request header | profile |
@@ -534,7 +534,7 @@ impl<A: Agent> Server<A> {
         let protocol = axum::Router::new()
             .route("/", post(jsonrpc::endpoint).with_state(Arc::clone(&rpc)))
             .merge(rest);
-        let capabilities = crate::capabilities::Capabilities::for_agent::<A>(&card).to_json();
+        let capabilities = crate::ag_ui::Capabilities::for_agent::<A>(&card).to_json();
         let mut documents =
             Arc::new(Documents::new(&card, &capabilities, self.card_max_age)).router();
         if self.ui {
@@ -573,11 +573,6 @@ impl<A: Agent> Server<A> {
             card,
             endpoint,
         })
-    }
-
-    /// Serves on `listener` until the process ends.
-    pub async fn serve(self, listener: TcpListener) -> Result<(), ServerError> {
-        self.listen(listener).await?.serve().await
     }
 }
 
@@ -682,25 +677,4 @@ impl Listening {
 /// ```
 pub async fn router<A: Agent>(agent: A) -> Result<axum::Router, ServerError> {
     Server::new(agent).router().await
-}
-
-/// Binds `addr` and serves `agent` there with the default options, until the process ends.
-/// A loopback URL in the declaration takes the address bound. See [`Server`] for the options.
-///
-/// ```no_run
-/// # use a2a_card::{agent, skill};
-/// # struct Echo;
-/// # /// Says back what it is told.
-/// # #[agent(url = "http://127.0.0.1:9000")]
-/// # impl Echo {
-/// #     /// Echoes the text.
-/// #     #[skill]
-/// #     fn echo(&self, text: String) -> String { text }
-/// # }
-/// # async fn run() -> Result<(), a2a_card::server::ServerError> {
-/// a2a_card::server::serve(Echo, "127.0.0.1:9000").await
-/// # }
-/// ```
-pub async fn serve<A: Agent>(agent: A, addr: impl ToSocketAddrs) -> Result<(), ServerError> {
-    Server::new(agent).bind(addr).await?.serve().await
 }

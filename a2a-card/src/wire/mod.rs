@@ -27,10 +27,14 @@
 //! ```
 
 mod convert;
+mod placement;
 mod read;
+mod sources;
 mod write;
 
 pub use convert::{Conversion, ConvertError, DEFAULT_0_3_PROTOCOL_VERSION, convert};
+pub use placement::SchemaPlacement;
+pub(crate) use placement::schemas_in_params;
 
 use std::fmt;
 use std::str::FromStr;
@@ -38,7 +42,6 @@ use std::str::FromStr;
 use serde_json::Value;
 
 use crate::card::AgentCard;
-use crate::schema::IO_SCHEMAS_EXTENSION_URI;
 
 /// Which protocol version's JSON to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -102,18 +105,6 @@ impl FromStr for Profile {
             )),
         }
     }
-}
-
-/// Where the named schemas of the input/output schemas extension go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[non_exhaustive]
-pub enum SchemaPlacement {
-    /// The card's root `schemas` key, as the extension says (default).
-    #[default]
-    Root,
-    /// `params.schemas` of the extension's entry in `capabilities.extensions`, for consumers
-    /// that reject unknown root keys (the official 1.0 JSON schema does).
-    ExtensionParams,
 }
 
 /// How to render a card.
@@ -287,40 +278,18 @@ pub fn from_value_lenient(value: &Value) -> (AgentCard, Vec<ParseIssue>) {
     (card, issues)
 }
 
-pub(crate) use read::Sources;
+pub(crate) use sources::Sources;
 
 /// [`from_value_lenient`], with where the interfaces came from (for the linter's pointers).
 pub(crate) fn read_with_sources(value: &Value) -> (AgentCard, Vec<ParseIssue>, Sources) {
     let (mut card, issues, mut sources) = read::read_card(value);
-    if let Some(at) = lift_extension_schemas(&mut card, &sources) {
+    if let Some(at) = placement::lift_from_params(&mut card)
+        .and_then(|index| sources.extensions.get(index))
+        .map(|entry| format!("{entry}/params/schemas"))
+    {
         sources.schemas = at;
     }
     (card, issues, sources)
-}
-
-/// Schemas carried in the extension entry's `params.schemas` (the strict placement) move to the
-/// card's `schemas`, where the model keeps them. Returns where they were.
-fn lift_extension_schemas(card: &mut AgentCard, sources: &Sources) -> Option<String> {
-    let index = card
-        .capabilities
-        .extensions
-        .iter()
-        .position(|e| e.uri == IO_SCHEMAS_EXTENSION_URI)?;
-    let ext = &mut card.capabilities.extensions[index];
-    let params = ext.params.as_mut()?;
-    if !card.schemas.is_empty() || !params.get("schemas").is_some_and(Value::is_object) {
-        return None;
-    }
-    if let Some(Value::Object(schemas)) = params.shift_remove("schemas") {
-        card.schemas = schemas.into_iter().collect();
-    }
-    if params.is_empty() {
-        ext.params = None;
-    }
-    sources
-        .extensions
-        .get(index)
-        .map(|e| format!("{e}/params/schemas"))
 }
 
 /// Parses bytes into JSON within the limits, with line and column for every error.

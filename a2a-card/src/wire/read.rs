@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 use crate::card::*;
 use crate::lint::short;
 
+use super::sources::{InterfaceSource, SchemeSource, SkillSource, Sources};
 use super::{ParseIssue, Profile, pointer_push};
 
 /// Reads `value` into a card, collecting every issue.
@@ -26,70 +27,16 @@ pub(crate) fn read_card(value: &Value) -> (AgentCard, Vec<ParseIssue>, Sources) 
     (card, cx.issues, cx.sources)
 }
 
-/// Where each part of the model was read in the document, so that the linter points at the
-/// value itself whatever spelling or shape the document used. A part the document lacks points
-/// where it belongs (in the document's own shape).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Sources {
-    /// The document has the 1.0 shape (for parts it lacks).
-    pub modern: bool,
-    pub interfaces: Vec<InterfaceSource>,
-    /// In a 0.3 card, the `additionalInterfaces` entry that repeats the main interface.
-    pub main_repetition: Option<String>,
-    pub extended_card: String,
-    pub extensions: Vec<String>,
-    pub default_input_modes: String,
-    pub default_output_modes: String,
-    pub skills: Vec<SkillSource>,
-    /// For each card-level requirement, the object whose keys are scheme names.
-    pub requirements: Vec<String>,
-    pub schemes: HashMap<String, SchemeSource>,
-    pub signatures: Vec<String>,
-    pub schemas: String,
-}
-
-/// Where an interface's fields are.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct InterfaceSource {
-    /// The object it was read from; `None` for a 0.3 card's top level.
-    pub base: Option<String>,
-    pub url: String,
-    pub binding: String,
-    pub version: String,
-}
-
-/// Where a skill and its lists are.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct SkillSource {
-    pub base: String,
-    pub input_modes: String,
-    pub output_modes: String,
-    pub requirements: Vec<String>,
-}
-
-/// Where a security scheme's fields are: the 1.0 wrapper's content, or the 0.3 object itself.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct SchemeSource {
-    pub fields: String,
-    /// Field (by its 1.0 camelCase name) -> where it is, in whatever spelling the document used.
-    pub at: HashMap<&'static str, String>,
-    /// Each OAuth flow, by its wire name: its object and its fields.
-    pub flows: HashMap<&'static str, (String, HashMap<&'static str, String>)>,
-    /// Named only in the A2A 0.1/0.2 `authentication` object, which gives no details.
-    pub legacy: bool,
-}
-
-impl SchemeSource {
-    fn of(o: &Obj<'_>, fields: &[(&'static str, &[&str])]) -> SchemeSource {
-        SchemeSource {
-            fields: o.pointer.clone(),
-            at: fields
-                .iter()
-                .map(|(name, keys)| (*name, o.at(keys)))
-                .collect(),
-            flows: HashMap::new(),
-            legacy: false,
-        }
+/// Where a scheme's fields are in `o`.
+fn scheme_source(o: &Obj<'_>, fields: &[(&'static str, &[&str])]) -> SchemeSource {
+    SchemeSource {
+        fields: o.pointer.clone(),
+        at: fields
+            .iter()
+            .map(|(name, keys)| (*name, o.at(keys)))
+            .collect(),
+        flows: HashMap::new(),
+        legacy: false,
     }
 }
 
@@ -610,7 +557,7 @@ fn security_scheme(
     let mut outer = cx.object(value, pointer)?;
     for (index, keys) in WRAPPERS.iter().enumerate() {
         if let Some(mut inner) = outer.object(cx, &[keys.0, keys.1]) {
-            let mut source = SchemeSource::of(&inner, SCHEME_FIELDS);
+            let mut source = scheme_source(&inner, SCHEME_FIELDS);
             let scheme = scheme_of_kind(cx, index, &mut inner, &mut source);
             if outer.map.contains_key("type") {
                 // The compat document's 0.3 copy of the same scheme.
@@ -635,7 +582,7 @@ fn security_scheme(
         return None;
     };
     let tag = cx.string(tag, &tag_pointer)?;
-    let mut source = SchemeSource::of(&outer, SCHEME_FIELDS);
+    let mut source = scheme_source(&outer, SCHEME_FIELDS);
     if !outer.map.contains_key("location") {
         // A 0.3 scheme names the API key's location `in`.
         source

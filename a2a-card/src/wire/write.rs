@@ -3,7 +3,6 @@
 use serde_json::{Map, Value, json};
 
 use crate::card::*;
-use crate::schema::IO_SCHEMAS_EXTENSION_URI;
 
 use super::{Profile, RenderOptions, SchemaPlacement};
 
@@ -54,6 +53,16 @@ impl W {
 }
 
 pub(crate) fn render(card: &AgentCard, options: &RenderOptions) -> Value {
+    let strict;
+    let card = match options.schemas {
+        SchemaPlacement::Root => card,
+        SchemaPlacement::ExtensionParams => {
+            let mut moved = card.clone();
+            super::placement::move_to_params(&mut moved);
+            strict = moved;
+            &strict
+        }
+    };
     let profile = options.profile;
     let modern = profile != Profile::V0_3;
     let legacy = profile != Profile::V1;
@@ -94,7 +103,7 @@ pub(crate) fn render(card: &AgentCard, options: &RenderOptions) -> Value {
     w.opt("iconUrl", card.icon_url.as_deref());
     w.string("version", &card.version);
     w.opt("documentationUrl", card.documentation_url.as_deref());
-    w.put("capabilities", capabilities(card, profile, options.schemas));
+    w.put("capabilities", capabilities(card, profile));
     if !card.security_schemes.is_empty() {
         let schemes = card
             .security_schemes
@@ -118,7 +127,7 @@ pub(crate) fn render(card: &AgentCard, options: &RenderOptions) -> Value {
         "signatures",
         card.signatures.iter().map(signature).collect(),
     );
-    if options.schemas == SchemaPlacement::Root && !card.schemas.is_empty() {
+    if !card.schemas.is_empty() {
         let schemas = card
             .schemas
             .iter()
@@ -156,7 +165,7 @@ fn legacy_interface(i: &AgentInterface) -> Value {
     w.extra(&i.extra)
 }
 
-fn capabilities(card: &AgentCard, profile: Profile, placement: SchemaPlacement) -> Value {
+fn capabilities(card: &AgentCard, profile: Profile) -> Value {
     let c = &card.capabilities;
     let mut w = W::new();
     w.flag("streaming", c.streaming);
@@ -167,37 +176,18 @@ fn capabilities(card: &AgentCard, profile: Profile, placement: SchemaPlacement) 
     if profile != Profile::V0_3 {
         w.flag("extendedAgentCard", c.extended_agent_card);
     }
-    let extensions = c
-        .extensions
-        .iter()
-        .map(|e| {
-            let schemas_here = placement == SchemaPlacement::ExtensionParams
-                && e.uri == IO_SCHEMAS_EXTENSION_URI
-                && !card.schemas.is_empty();
-            extension(e, schemas_here.then_some(&card.schemas))
-        })
-        .collect();
+    let extensions = c.extensions.iter().map(extension).collect();
     w.list("extensions", extensions);
     w.extra(&c.extra)
 }
 
-fn extension(e: &AgentExtension, schemas: Option<&indexmap::IndexMap<String, Value>>) -> Value {
+fn extension(e: &AgentExtension) -> Value {
     let mut w = W::new();
     w.string("uri", &e.uri);
     w.opt("description", e.description.as_deref());
     w.flag("required", e.required);
-    let mut params = e.params.clone();
-    if let Some(schemas) = schemas {
-        let schemas = schemas
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        params
-            .get_or_insert_with(Map::new)
-            .insert("schemas".into(), Value::Object(schemas));
-    }
-    if let Some(params) = params {
-        w.put("params", Value::Object(params));
+    if let Some(params) = &e.params {
+        w.put("params", Value::Object(params.clone()));
     }
     w.extra(&e.extra)
 }

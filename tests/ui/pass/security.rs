@@ -1,6 +1,6 @@
 //! `security(..)` requirements on the agent and its skills, and `security_schemes = path`.
 
-use a2a_card::card::{OAuthFlow, SecurityScheme};
+use a2a_card::{OAuthFlow, SecurityScheme};
 use a2a_card::{Agent, agent, skill};
 
 fn schemes() -> Vec<(&'static str, SecurityScheme)> {

@@ -1,7 +1,7 @@
 //! Security schemes declared inline, checked against every requirement at compile time, and
 //! `#[skill(extended)]`.
 
-use a2a_card::card::OAuthFlow;
+use a2a_card::OAuthFlow;
 use a2a_card::{Agent, SecurityScheme, agent, skill};
 
 pub struct Judge;

@@ -86,7 +86,7 @@ use subtle::ConstantTimeEq;
 
 use crate::agent::SkillDecl;
 use crate::card::{AgentCard, SecurityRequirement, SecurityScheme};
-pub use crate::principal::{Identity, Principal};
+use crate::principal::{Identity, Principal};
 
 pub use jwt::{
     Algorithm, CachedJwks, DEFAULT_LEEWAY, HttpJwks, JwksFetcher, JwksResolver, JwtKey, JwtKeys,

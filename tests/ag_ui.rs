@@ -9,7 +9,7 @@ mod fight_club;
 #[allow(dead_code)]
 mod card_example;
 
-use a2a_card::capabilities::{Capabilities, IDENTITY_TYPE, agent_capabilities, text_parameters};
+use a2a_card::ag_ui::{Capabilities, IDENTITY_TYPE, snapshot, text_parameters};
 use a2a_card::wire::{Profile, RenderOptions, SchemaPlacement};
 use a2a_card::{Agent, AgentCard, AgentExtension, AgentSkill, IO_SCHEMAS_EXTENSION_URI};
 use fight_club::FightClub;
@@ -78,7 +78,7 @@ fn the_fight_club_agent_projects_exactly() {
             }
         }
     });
-    let actual = agent_capabilities(card);
+    let actual = snapshot(card);
     assert_eq!(actual, expected);
     // Key order too: the answer reads in AG-UI's order.
     assert_eq!(
@@ -138,10 +138,7 @@ fn the_code_assist_card_projects_exactly() {
             }
         }
     });
-    assert_eq!(
-        agent_capabilities(&card_example::code_assist_pro()),
-        expected
-    );
+    assert_eq!(snapshot(&card_example::code_assist_pro()), expected);
     assert_eq!(
         text,
         json!({
@@ -155,7 +152,7 @@ fn the_code_assist_card_projects_exactly() {
 #[test]
 fn what_the_card_does_not_say_is_left_out() {
     let card = card_with(&[("only-text", &["text/plain"], &["text/plain"])]);
-    let caps = agent_capabilities(&card);
+    let caps = snapshot(&card);
     // No capability declared: no transport at all; no provider, links or icon: none of them.
     assert_eq!(caps.get("transport"), None);
     assert_eq!(
@@ -196,7 +193,7 @@ fn a_declared_capability_is_projected_as_declared() {
     .skill(AgentSkill::builder("s", "S", "Does things."))
     .build()
     .unwrap();
-    let caps = agent_capabilities(&card);
+    let caps = snapshot(&card);
     assert_eq!(
         caps["transport"],
         json!({"streaming": true, "pushNotifications": false})
@@ -222,7 +219,7 @@ fn modalities_come_from_the_modes_case_insensitively() {
         // Not media types: they count for nothing.
         ("legacy", &["file", "image"], &["text"]),
     ]);
-    let caps = agent_capabilities(&card);
+    let caps = snapshot(&card);
     assert_eq!(
         caps["multimodal"],
         json!({
@@ -241,7 +238,7 @@ fn modalities_come_from_the_modes_case_insensitively() {
 
 #[test]
 fn an_image_is_not_an_arbitrary_file() {
-    let caps = agent_capabilities(&card_with(&[("see", &["image/jpeg"], &["text/plain"])]));
+    let caps = snapshot(&card_with(&[("see", &["image/jpeg"], &["text/plain"])]));
     assert_eq!(caps["multimodal"], json!({"input": {"image": true}}));
 }
 
@@ -265,7 +262,7 @@ fn parameters_follow_the_skills_input() {
         )
         .skill(AgentSkill::builder("files", "F", "Only files.").input_mode("application/zip"))
         .build_unchecked();
-    let caps = agent_capabilities(&card);
+    let caps = snapshot(&card);
     let params: Vec<&Value> = caps["tools"]["items"]
         .as_array()
         .unwrap()
@@ -286,7 +283,7 @@ fn a_skill_without_modes_has_the_cards_defaults() {
         .skill(AgentSkill::builder("s", "S", "Uses the defaults."))
         .build()
         .unwrap();
-    let caps = agent_capabilities(&card);
+    let caps = snapshot(&card);
     assert_eq!(
         caps["multimodal"],
         json!({"input": {"image": true}, "output": {"image": true}})
@@ -305,7 +302,7 @@ fn schemas_in_the_extension_params_serve_as_well_as_root_schemas() {
         .to_json_with(&RenderOptions::new(Profile::V1).schemas(SchemaPlacement::ExtensionParams));
     assert_eq!(strict.get("schemas"), None);
     let parsed = AgentCard::from_json(&strict).unwrap();
-    assert_eq!(agent_capabilities(&parsed), agent_capabilities(card));
+    assert_eq!(snapshot(&parsed), snapshot(card));
     // A card made in code with its schemas only in the extension entry's params.
     let mut ext = AgentExtension::new(IO_SCHEMAS_EXTENSION_URI);
     let schema = json!({"type": "object", "required": ["q"]});
@@ -321,17 +318,14 @@ fn schemas_in_the_extension_params_serve_as_well_as_root_schemas() {
         .skill(AgentSkill::builder("ask", "Ask", "Answers a query.").input_schema("query"))
         .build_unchecked();
     assert!(card.schemas.is_empty());
-    assert_eq!(
-        agent_capabilities(&card)["tools"]["items"][0]["parameters"],
-        schema
-    );
+    assert_eq!(snapshot(&card)["tools"]["items"][0]["parameters"], schema);
 }
 
 #[test]
 fn the_typed_snapshot_is_the_json_and_takes_additions() {
     let card = card_example::code_assist_pro();
     let mut caps = Capabilities::from_card(&card);
-    assert_eq!(caps.to_json(), agent_capabilities(&card));
+    assert_eq!(caps.to_json(), snapshot(&card));
     assert_eq!(serde_json::to_value(&caps).unwrap(), caps.to_json());
     caps.custom
         .insert("rateLimit".into(), json!({"maxRequestsPerMinute": 60}));
@@ -422,7 +416,7 @@ fn every_projection_has_ag_ui_1_0_shape() {
         card_with(&[("see", &["image/png"], &["audio/wav"]), ("none", &[], &[])]),
     ];
     for card in &cards {
-        let caps = agent_capabilities(card);
+        let caps = snapshot(card);
         let errors: Vec<String> = validator
             .iter_errors(&caps)
             .map(|e| format!("{}: {e}", e.instance_path()))

@@ -1,7 +1,7 @@
 //! The AG-UI projection of a card: the `AgentCapabilities` snapshot that AG-UI clients fetch
 //! from `GET {url}/capabilities` (AG-UI 1.0, from its capabilities discovery proposal).
 //!
-//! [`agent_capabilities`] gives the JSON a server answers with; [`Capabilities::from_card`] gives
+//! [`snapshot`] gives the JSON a server answers with; [`Capabilities::from_card`] gives
 //! the same snapshot typed, for code that wants to add to it (say, a [`custom`](Capabilities::custom)
 //! entry) before serialising it.
 //!
@@ -77,7 +77,7 @@
 //!
 //! ```
 //! use a2a_card::{AgentCard, AgentSkill};
-//! use a2a_card::capabilities::agent_capabilities;
+//! use a2a_card::ag_ui::snapshot;
 //! use serde_json::json;
 //!
 //! let card = AgentCard::builder("Echo Agent", "Repeats every message back, word for word.", "1.0.0")
@@ -86,7 +86,7 @@
 //!     .skill(AgentSkill::builder("echo", "Echo", "Returns the input message unchanged."))
 //!     .build()
 //!     .unwrap();
-//! let caps = agent_capabilities(&card);
+//! let caps = snapshot(&card);
 //! assert_eq!(caps["identity"]["name"], "Echo Agent");
 //! assert_eq!(caps["transport"], json!({"streaming": true}));
 //! assert_eq!(caps["tools"]["items"][0]["name"], "echo");
@@ -98,7 +98,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::card::{AgentCard, AgentSkill};
-use crate::schema::{IO_SCHEMAS_EXTENSION_URI, SchemaMode};
+use crate::schema::SchemaMode;
 use a2a_card_rules::media::MediaType;
 
 /// The `identity.type` of every projected card: the agent is an A2A agent.
@@ -108,7 +108,7 @@ pub const IDENTITY_TYPE: &str = "a2a";
 /// required string, `text`.
 ///
 /// ```
-/// let schema = a2a_card::capabilities::text_parameters();
+/// let schema = a2a_card::ag_ui::text_parameters();
 /// assert_eq!(schema["required"][0], "text");
 /// ```
 pub fn text_parameters() -> Value {
@@ -330,7 +330,7 @@ pub struct MultimodalOutput {
 
 /// The AG-UI `AgentCapabilities` JSON of a card: what `GET /capabilities` answers. See the
 /// [module docs](self) for what is emitted when.
-pub fn agent_capabilities(card: &AgentCard) -> Value {
+pub fn snapshot(card: &AgentCard) -> Value {
     Capabilities::from_card(card).to_json()
 }
 
@@ -352,7 +352,7 @@ impl Capabilities {
     /// (the card as served), plus what the declaration tells (see the [module docs](self)).
     ///
     /// ```
-    /// use a2a_card::capabilities::Capabilities;
+    /// use a2a_card::ag_ui::Capabilities;
     /// use a2a_card::{Agent, SkillContext, agent, skill};
     ///
     /// struct Booker;
@@ -455,14 +455,9 @@ fn tools(card: &AgentCard) -> Option<ToolsCapabilities> {
 /// The named schema `name`: the card's root `schemas`, else the schemas extension entry's
 /// `params.schemas` (where the strict placement puts them).
 fn named_schema<'a>(card: &'a AgentCard, name: &str) -> Option<&'a Value> {
-    card.schemas.get(name).or_else(|| {
-        card.capabilities
-            .extension(IO_SCHEMAS_EXTENSION_URI)?
-            .params
-            .as_ref()?
-            .get("schemas")?
-            .get(name)
-    })
+    card.schemas
+        .get(name)
+        .or_else(|| crate::wire::schemas_in_params(card)?.get(name))
 }
 
 fn parameters(card: &AgentCard, modes: &[String]) -> Value {
