@@ -23,7 +23,8 @@ variants:
                     emit.
 
 After the timings, every variant is built and run: each must print the number of skills, and
-all must print the same card JSON and the same replies to calls of their first five skills.
+all must print the same card JSON and the same replies to calls of five skills (the first five
+but the edited one).
 
 Every variant has the same dependencies and the same Cargo.lock, and they share one target
 directory: the dependencies are checked once, by an untimed warm-up, before any timing, so the
@@ -639,6 +640,7 @@ def main() -> int:
     # Sanity: every variant builds and runs, prints the skill count, and gives the same card and
     # the same replies.
     outputs = {}
+    checked = [s for s in skills if s is not edited][:5]
     for v in variants:
         cargo(["build", "--quiet"], crates[v], env, f"build of `{v}`")
         exe = opts.workdir / "target" / "debug" / crate_name(v)
@@ -652,7 +654,8 @@ def main() -> int:
 
         count = run()
         card = run("--json")
-        replies = [run("--call", s.id, s.sample) for s in skills[:5]]
+        # Not the edited skill: its reply carries each variant's own edit counter.
+        replies = [run("--call", s.id, s.sample) for s in checked]
         outputs[v] = (count, card, replies)
         print(f"sanity: {v} prints {count} skill(s)")
         if count != str(opts.skills):
@@ -663,7 +666,7 @@ def main() -> int:
             raise BuildFailed(f"the card of `{v}` differs from the hand-written card")
         if outputs[v][2] != base[2]:
             raise BuildFailed(f"the replies of `{v}` differ from the hand-written dispatch: {outputs[v][2]} vs {base[2]}")
-    print("sanity: every variant gives the same card JSON and the same replies for the first 5 skills")
+    print(f"sanity: every variant gives the same card JSON and the same replies for {len(checked)} skill(s)")
 
     loads = os.getloadavg()
     print(f"load average at the end: {loads[0]:.2f} {loads[1]:.2f} {loads[2]:.2f}")
