@@ -399,6 +399,29 @@ async fn a_sqlite_store_survives_a_restart_and_fails_what_was_left_running() {
 }
 
 #[tokio::test]
+async fn a_create_refused_for_an_existing_id_leaves_that_task_to_its_writers() {
+    let path = db_path("refused-create");
+    let a = Tasks::sqlite(&path).open().await.expect("opened");
+    a.create(task("t", "c", TaskState::Working))
+        .await
+        .expect("created");
+    // A second process on the file makes the same id: refused, and nothing of it stays behind.
+    let b = Tasks::sqlite(&path).open().await.expect("opened");
+    let err = b
+        .create(task("t", "c", TaskState::Submitted))
+        .await
+        .expect_err("the id exists");
+    assert!(err.message.contains("already exists"), "{err:?}");
+    b.update(task("t", "c", TaskState::Completed))
+        .await
+        .expect("B writes the stored task as any writer may");
+    assert_eq!(
+        b.get("t").await.expect("read").expect("there").status.state,
+        TaskState::Completed
+    );
+}
+
+#[tokio::test]
 async fn two_writers_on_one_file_never_silently_overwrite_each_other() {
     let path = db_path("writers");
     let a = Tasks::sqlite(&path).open().await.expect("opened");

@@ -204,6 +204,7 @@ impl Writer {
                 .send(Op::Create { task, done: None })
                 .map_err(|_| stopped());
         }
+        let id = task.id.clone();
         let (done, answer) = oneshot::channel();
         self.ops
             .send(Op::Create {
@@ -211,7 +212,13 @@ impl Writer {
                 done: Some(done),
             })
             .map_err(|_| stopped())?;
-        answer.await.unwrap_or_else(|_| Err(stopped())).map(drop)
+        let created = answer.await.unwrap_or_else(|_| Err(stopped())).map(drop);
+        if created.is_err() {
+            // The caller learns it here; the task is not this store's to write (another
+            // writer's task may have the id).
+            self.local.lock().remove(&id);
+        }
+        created
     }
 
     /// Writes `task` over the stored one, which must still have version `expected` (`None`:
