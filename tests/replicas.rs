@@ -449,6 +449,20 @@ async fn a_database_lost_while_serving_gives_clear_errors_and_the_server_recover
         "no connection details leak: {}",
         refused.message
     );
+    // Nor is a task handed out without waiting for it: the caller is not told of a task that
+    // was never written.
+    let mut at_once = plan();
+    at_once.configuration = Some(a2a_card::server::a2a::SendMessageConfiguration {
+        accepted_output_modes: None,
+        task_push_notification_config: None,
+        history_length: None,
+        return_immediately: Some(true),
+    });
+    let refused = tokio::time::timeout(Duration::from_secs(30), on.send_message(&at_once))
+        .await
+        .expect("an answer, not a hang")
+        .expect_err("no database, no task, even at once");
+    assert_eq!(refused.code, -32603, "an internal error: {refused:?}");
     // The server itself still answers what needs no database.
     assert_eq!(card(&running.base).await.name, "Trip Planner");
 

@@ -310,7 +310,7 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
                 SendMessageResponse::Message(message) => message.task_id.as_deref(),
             };
             if let Some(id) = id {
-                settle.settle(id).await;
+                settle.settle(id).await?;
             }
         }
         Ok(match answer? {
@@ -357,10 +357,10 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
                 .then(move |event| {
                     let settle = Arc::clone(&settle);
                     async move {
-                        if let Some(id) = event.as_ref().ok().and_then(event_task) {
-                            settle.settle(id).await;
+                        match event.as_ref().ok().and_then(event_task) {
+                            Some(id) => settle.settle(id).await.and(event),
+                            None => event,
                         }
-                        event
                     }
                 })
                 .boxed(),

@@ -144,8 +144,9 @@ impl fmt::Debug for Tasks {
 /// so that a crash cannot lose a task a caller knows of.
 #[async_trait::async_trait]
 pub(crate) trait Settle: Send + Sync {
-    /// Returns once task `task_id` is written, if it is one this store holds back.
-    async fn settle(&self, task_id: &str);
+    /// Returns once task `task_id` is written, if it is one this store holds back; why not,
+    /// when the database refused it (the caller must not hear of the task then).
+    async fn settle(&self, task_id: &str) -> Result<(), a2a::A2AError>;
 }
 
 /// An opened store: the tasks, their push configs where the database keeps them, the change

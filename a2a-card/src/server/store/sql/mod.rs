@@ -571,8 +571,8 @@ async fn migrate(pool: &AnyPool, dialect: Dialect) -> Result<(), StoreError> {
 
 #[async_trait]
 impl super::Settle for SqlTasks {
-    async fn settle(&self, task_id: &str) {
-        self.inner.writer.settle(task_id).await;
+    async fn settle(&self, task_id: &str) -> Result<(), A2AError> {
+        self.inner.writer.settle(task_id).await
     }
 }
 

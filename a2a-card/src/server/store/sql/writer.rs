@@ -125,7 +125,6 @@ impl Local {
             tasks.remove(id);
         } else if let Some(entry) = tasks.get_mut(id) {
             entry.queued = None;
-            entry.written = true;
             entry.refused = Some(why);
         }
     }
@@ -283,11 +282,20 @@ impl Writer {
         }
     }
 
-    /// Returns once task `id` exists in the database, if this store created it.
-    pub(super) async fn settle(&self, id: &str) {
+    /// Returns once task `id` exists in the database, if this store created it; why not, when
+    /// the database refused it.
+    pub(super) async fn settle(&self, id: &str) -> Result<(), A2AError> {
         let pending = self.local.lock().get(id).is_some_and(|e| !e.written);
-        if pending {
-            self.flush().await;
+        if !pending {
+            return Ok(());
+        }
+        self.flush().await;
+        match self.local.lock().get(id) {
+            Some(entry) if !entry.written => Err(entry
+                .refused
+                .clone()
+                .unwrap_or_else(|| A2AError::internal("the task store is unavailable"))),
+            _ => Ok(()),
         }
     }
 }
