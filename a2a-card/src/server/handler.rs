@@ -605,10 +605,14 @@ fn just_made(id: &str) -> bool {
     if b.len() != 36 || b[8] != b'-' || b[13] != b'-' || b[14] != b'7' {
         return false;
     }
-    let hex = format!("{}{}", &id[..8], &id[9..13]);
-    let Ok(made) = i64::from_str_radix(&hex, 16) else {
+    // The first 48 bits are the milliseconds since the epoch (the dashes are char boundaries).
+    let (Ok(high), Ok(low)) = (
+        i64::from_str_radix(&id[..8], 16),
+        i64::from_str_radix(&id[9..13], 16),
+    ) else {
         return false;
     };
+    let made = (high << 16) | low;
     (chrono::Utc::now().timestamp_millis() - made).abs() < 10_000
 }
 

@@ -198,20 +198,16 @@ impl Writer {
             );
         }
         if queue {
-            return self
-                .ops
-                .send(Op::Create { task, done: None })
-                .map_err(|_| stopped());
+            return self.send(Op::Create { task, done: None });
         }
         let id = task.id.clone();
-        let (done, answer) = oneshot::channel();
-        self.ops
-            .send(Op::Create {
+        let created = self
+            .wait(|done| Op::Create {
                 task,
                 done: Some(done),
             })
-            .map_err(|_| stopped())?;
-        let created = answer.await.unwrap_or_else(|_| Err(stopped())).map(drop);
+            .await
+            .map(drop);
         if created.is_err() {
             // The caller learns it here; the task is not this store's to write (another
             // writer's task may have the id).
@@ -223,14 +219,27 @@ impl Writer {
     /// Writes `task` over the stored one, which must still have version `expected` (`None`:
     /// any); returns the new version once written.
     pub(super) async fn update(&self, task: Task, expected: Option<i64>) -> Result<i64, A2AError> {
+        self.wait(|done| Op::Update {
+            task,
+            expected,
+            done: Some(done),
+        })
+        .await
+    }
+
+    /// Hands `op` to the writer.
+    fn send(&self, op: Op) -> Result<(), A2AError> {
+        self.ops.send(op).map_err(|_| stopped())
+    }
+
+    /// Hands the writer the op `make` builds around its answer's sender, and waits for the
+    /// answer: the version written.
+    async fn wait(
+        &self,
+        make: impl FnOnce(oneshot::Sender<Result<i64, A2AError>>) -> Op,
+    ) -> Result<i64, A2AError> {
         let (done, answer) = oneshot::channel();
-        self.ops
-            .send(Op::Update {
-                task,
-                expected,
-                done: Some(done),
-            })
-            .map_err(|_| stopped())?;
+        self.send(make(done))?;
         answer.await.unwrap_or_else(|_| Err(stopped()))
     }
 
@@ -258,13 +267,11 @@ impl Writer {
                         entry.queued = Some((entry.version, task.clone()));
                         let version = entry.version;
                         drop(tasks);
-                        self.ops
-                            .send(Op::Update {
-                                task,
-                                expected: Some(expected),
-                                done: None,
-                            })
-                            .map_err(|_| stopped())?;
+                        self.send(Op::Update {
+                            task,
+                            expected: Some(expected),
+                            done: None,
+                        })?;
                         return Ok(version);
                     }
                     Some(entry.version)
@@ -277,7 +284,7 @@ impl Writer {
     /// Returns once every write queued before the call is written (or refused).
     pub(super) async fn flush(&self) {
         let (done, answer) = oneshot::channel();
-        if self.ops.send(Op::Flush(done)).is_ok() {
+        if self.send(Op::Flush(done)).is_ok() {
             let _ = answer.await;
         }
     }
