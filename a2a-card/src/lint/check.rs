@@ -17,11 +17,9 @@ use crate::schema::{
 };
 use crate::wire::{Sources, pointer_push};
 
-/// Where each model value sits in the document the linter reports on: what the reader
-/// recorded, with the document's own shape for parts it lacks.
-pub(super) type Paths = Sources;
-
-pub(super) fn card(card: &AgentCard, paths: &Paths) -> Vec<Finding> {
+/// Every rule of the model on `card`, pointing where `paths` says each value sits in the
+/// document reported on.
+pub(super) fn card(card: &AgentCard, paths: &Sources) -> Vec<Finding> {
     let mut out = Vec::new();
     identity(card, &mut out);
     interfaces(card, paths, &mut out);
@@ -154,7 +152,7 @@ const CORE_BINDINGS: [&str; 3] = [
     AgentInterface::HTTP_JSON,
 ];
 
-fn interfaces(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
+fn interfaces(card: &AgentCard, paths: &Sources, out: &mut Vec<Finding>) {
     if card.interfaces.is_empty() {
         let pointer = if paths.modern {
             "/supportedInterfaces"
@@ -242,7 +240,7 @@ fn endpoint_url(iface: &AgentInterface, pointer: String, out: &mut Vec<Finding>)
     }
 }
 
-fn capabilities(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
+fn capabilities(card: &AgentCard, paths: &Sources, out: &mut Vec<Finding>) {
     let c = &card.capabilities;
     for (name, value) in [
         ("streaming", c.streaming),
@@ -289,7 +287,7 @@ fn check_modes(modes: &[String], pointer: &str, out: &mut Vec<Finding>) {
     }
 }
 
-fn modes(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
+fn modes(card: &AgentCard, paths: &Sources, out: &mut Vec<Finding>) {
     for (field, modes, verb) in [
         ("defaultInputModes", &card.default_input_modes, "takes"),
         ("defaultOutputModes", &card.default_output_modes, "produces"),
@@ -301,7 +299,7 @@ fn modes(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
     }
 }
 
-fn skills(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
+fn skills(card: &AgentCard, paths: &Sources, out: &mut Vec<Finding>) {
     if card.skills.is_empty() {
         out.push(Finding::new(
             Rule::SkillsEmpty,
@@ -405,7 +403,7 @@ fn requirements(
     card: &AgentCard,
     reqs: &[SecurityRequirement],
     skill: Option<usize>,
-    paths: &Paths,
+    paths: &Sources,
     out: &mut Vec<Finding>,
 ) {
     for (j, req) in reqs.iter().enumerate() {
@@ -423,7 +421,7 @@ fn requirements(
     }
 }
 
-fn security(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
+fn security(card: &AgentCard, paths: &Sources, out: &mut Vec<Finding>) {
     requirements(card, &card.security_requirements, None, paths, out);
     for (name, scheme) in &card.security_schemes {
         if paths.schemes.get(name).is_some_and(|s| s.legacy) {
@@ -481,7 +479,7 @@ fn security(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
     }
 }
 
-fn oauth2(name: &str, o: &OAuth2Scheme, paths: &Paths, out: &mut Vec<Finding>) {
+fn oauth2(name: &str, o: &OAuth2Scheme, paths: &Sources, out: &mut Vec<Finding>) {
     let at = |field: &str| paths.scheme(name, field);
     let count = o.flows.iter().count();
     // 0.3 itself allows several flows, but the official SDK's client, which reads 0.3 cards as
@@ -556,7 +554,7 @@ fn is_base64url(s: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
-fn signatures(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
+fn signatures(card: &AgentCard, paths: &Sources, out: &mut Vec<Finding>) {
     let bound = card
         .capabilities
         .extension(IO_SCHEMAS_EXTENSION_URI)
@@ -582,7 +580,7 @@ fn signatures(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
     }
 }
 
-fn schemas(card: &AgentCard, paths: &Paths, out: &mut Vec<Finding>) {
+fn schemas(card: &AgentCard, paths: &Sources, out: &mut Vec<Finding>) {
     let mut used: Vec<(String, String)> = Vec::new(); // (name, pointer)
     let mut collect = |modes: &[String], pointer: String| {
         for (i, mode) in modes.iter().enumerate() {
@@ -674,7 +672,7 @@ pub(crate) fn schema_problem(schema: &Value) -> Option<String> {
 }
 
 /// Unknown fields anywhere in the card, where the document has them.
-pub(super) fn unknown_fields(card: &AgentCard, paths: &Paths) -> Vec<Finding> {
+pub(super) fn unknown_fields(card: &AgentCard, paths: &Sources) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut report = |base: String, extra: &Extra| {
         for key in extra.keys() {

@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::{Finding, Rule, short};
-use crate::wire::{Profile, pointer_push};
+use crate::wire::{Profile, SCHEME_NAMES, pointer_push};
 
 /// Root fields of A2A 0.3 (and earlier) that A2A 1.0 does not have, in both spellings.
 const LEGACY_ROOT: &[&str] = &[
@@ -19,20 +19,6 @@ const LEGACY_ROOT: &[&str] = &[
     "security",
     "supportsAuthenticatedExtendedCard",
     "supports_authenticated_extended_card",
-];
-
-/// The 1.0 wrapper keys of a security scheme, in both spellings.
-const WRAPPERS: &[&str] = &[
-    "apiKeySecurityScheme",
-    "api_key_security_scheme",
-    "httpAuthSecurityScheme",
-    "http_auth_security_scheme",
-    "oauth2SecurityScheme",
-    "oauth2_security_scheme",
-    "openIdConnectSecurityScheme",
-    "open_id_connect_security_scheme",
-    "mtlsSecurityScheme",
-    "mtls_security_scheme",
 ];
 
 fn present<'a>(o: &'a Map<String, Value>, keys: &[&str]) -> Option<(&'a str, &'a Value)> {
@@ -200,7 +186,11 @@ fn versions(root: &Map<String, Value>, profile: Profile, out: &mut Vec<Finding>)
         Profile::V0_3 | Profile::Compat => {
             for (at, name, scheme) in schemes(root) {
                 if !scheme.contains_key("type") {
-                    if let Some(wrapper) = WRAPPERS.iter().find(|w| scheme.contains_key(**w)) {
+                    if let Some(wrapper) = SCHEME_NAMES
+                        .iter()
+                        .flat_map(|n| [n.wrapper, n.wrapper_snake])
+                        .find(|w| scheme.contains_key(*w))
+                    {
                         let why = if profile == Profile::Compat {
                             "a compat document needs each scheme in both shapes, and 0.3 clients (the official 0.3 schema and SDK) cannot read one without `type`"
                         } else {

@@ -40,7 +40,7 @@ use serde_json::Value;
 pub use rules::{Rule, Severity};
 
 use crate::card::AgentCard;
-use crate::wire::{self, Document, Profile};
+use crate::wire::{self, Document, Profile, Sources};
 
 /// The most characters of a value a message quotes; longer values are cut, with their length.
 pub const MAX_QUOTED: usize = 80;
@@ -130,8 +130,12 @@ impl fmt::Display for Finding {
 
 /// Lints a card, with pointers in the shape of `profile`'s document.
 pub fn lint(card: &AgentCard, profile: Profile) -> Vec<Finding> {
-    // Pointers come from where the reader finds each value in the card's own document.
-    let (_, _, sources) = wire::read_with_sources(&card.to_json(profile));
+    let sources = match profile {
+        Profile::V1 => Sources::of_v1(card),
+        // Another profile moves values around (0.3's top-level URL, `security`, tagged
+        // schemes): the pointers are where the reader finds each value in that document.
+        _ => wire::read_with_sources(&card.to_json(profile)).2,
+    };
     let mut findings = check::card(card, &sources);
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
     findings
@@ -214,3 +218,103 @@ pub fn has_errors(findings: &[Finding]) -> bool {
 }
 
 pub use a2a_card_rules::names::{is_kebab_case, is_semver};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The findings of `card` with the pointer map of the model against those with the map read
+    /// back from the rendered 1.0 document (what `lint` did before it stopped rendering).
+    fn both_ways(card: &AgentCard) -> (Vec<Finding>, Vec<Finding>) {
+        let direct = check::card(card, &Sources::of_v1(card));
+        let (_, _, read) = wire::read_with_sources(&card.to_json(Profile::V1));
+        (direct, check::card(card, &read))
+    }
+
+    /// A card breaking a rule at every kind of place a pointer can go.
+    fn broken_everywhere() -> Value {
+        serde_json::json!({
+            "name": " ", "description": "", "version": "one",
+            "supportedInterfaces": [
+                {"url": "http://agent.example.com/a2a", "protocolBinding": "", "protocolVersion": "1.0"},
+                {"url": "not a url", "protocolBinding": "SOAP", "protocolVersion": "x"}
+            ],
+            "capabilities": {"extendedAgentCard": true, "extensions": [{"uri": " "}]},
+            "securitySchemes": {
+                "key": {"apiKeySecurityScheme": {"name": "", "location": "body"}},
+                "basic": {"httpAuthSecurityScheme": {"scheme": ""}},
+                "oauth": {"oauth2SecuritySchemeX": {}},
+                "oauth2": {"oauth2SecurityScheme": {"flows": {
+                    "implicit": {"authorizationUrl": "http://auth.example.com", "scopes": {}},
+                    "clientCredentials": {"tokenUrl": "", "scopes": {}}
+                }}},
+                "oidc": {"openIdConnectSecurityScheme": {"openIdConnectUrl": "nope"}},
+                "mtls": {"mtlsSecurityScheme": {}}
+            },
+            "securityRequirements": [{"schemes": {"missing": {"list": []}, "oauth2": {"list": ["unknown"]}}}],
+            "defaultInputModes": ["text"], "defaultOutputModes": [],
+            "skills": [
+                {"id": "Not Kebab", "name": "", "description": "", "tags": [],
+                 "inputModes": ["application/json;schema=absent"], "outputModes": ["data"],
+                 "securityRequirements": [{"schemes": {"nowhere": {"list": []}}}]},
+                {"id": "not kebab", "name": "Second", "description": "Twice the id.", "tags": ["x"]}
+            ],
+            "signatures": [{"protected": "", "signature": ""}],
+            "schemas": {"bad name!": {"type": 12}}
+        })
+    }
+
+    #[test]
+    fn v1_pointers_without_rendering_are_those_of_the_rendered_document() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests");
+        let mut extended_without_auth = broken_everywhere();
+        extended_without_auth["securitySchemes"] = serde_json::json!({});
+        let mut documents = vec![
+            ("broken_everywhere".to_owned(), broken_everywhere()),
+            ("extended_without_auth".to_owned(), extended_without_auth),
+        ];
+        for dir in ["conformance", "data/fixtures/cards"] {
+            let dir = format!("{root}/{dir}");
+            for entry in std::fs::read_dir(&dir).expect("the test corpus is in the repository") {
+                let path = entry.expect("a readable directory").path();
+                let text = std::fs::read(&path).expect("a readable card");
+                let document = serde_json::from_slice(&text).expect("the corpus is JSON");
+                documents.push((path.display().to_string(), document));
+            }
+        }
+        let mut pointers = std::collections::BTreeSet::new();
+        for (name, document) in &documents {
+            let (card, _) = wire::from_value_lenient(document);
+            let (direct, rendered) = both_ways(&card);
+            assert_eq!(direct, rendered, "{name}");
+            pointers.extend(direct.into_iter().map(|f| f.pointer));
+        }
+        assert!(documents.len() > 40, "{} documents", documents.len());
+        // The corpus reaches every kind of place, so the comparison above covers each.
+        for expected in [
+            "/supportedInterfaces/1/url",
+            "/supportedInterfaces/0/protocolBinding",
+            "/capabilities/extendedAgentCard",
+            "/capabilities/extensions/0/uri",
+            "/securitySchemes/key/apiKeySecurityScheme/name",
+            "/securitySchemes/basic/httpAuthSecurityScheme/scheme",
+            "/securitySchemes/oauth2/oauth2SecurityScheme/flows/implicit",
+            "/securitySchemes/oauth2/oauth2SecurityScheme/flows/clientCredentials/tokenUrl",
+            "/securitySchemes/oidc/openIdConnectSecurityScheme/openIdConnectUrl",
+            "/securityRequirements/0/schemes/missing",
+            "/defaultInputModes/0",
+            "/defaultOutputModes",
+            "/skills/0/id",
+            "/skills/0/inputModes/0",
+            "/skills/0/outputModes/0",
+            "/skills/0/securityRequirements/0/schemes/nowhere",
+            "/signatures/0",
+            "/schemas/bad name!",
+        ] {
+            assert!(
+                pointers.contains(expected),
+                "no finding at {expected}: {pointers:#?}"
+            );
+        }
+    }
+}

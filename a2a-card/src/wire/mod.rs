@@ -43,6 +43,64 @@ use serde_json::Value;
 
 use crate::card::AgentCard;
 
+/// How a kind of security scheme is named on the wire.
+#[derive(Debug)]
+pub(crate) struct SchemeNames {
+    /// The 1.0 wrapper key (ProtoJSON camelCase).
+    pub wrapper: &'static str,
+    /// The same key as the proto spells it.
+    pub wrapper_snake: &'static str,
+    /// The 0.3 `type` tag.
+    pub tag: &'static str,
+}
+
+/// The wire names of each kind of security scheme, in the order of [`SecurityScheme`]'s
+/// variants: the one table the reader, the writer and the linter name schemes by.
+///
+/// [`SecurityScheme`]: crate::SecurityScheme
+pub(crate) const SCHEME_NAMES: [SchemeNames; 5] = [
+    SchemeNames {
+        wrapper: "apiKeySecurityScheme",
+        wrapper_snake: "api_key_security_scheme",
+        tag: "apiKey",
+    },
+    SchemeNames {
+        wrapper: "httpAuthSecurityScheme",
+        wrapper_snake: "http_auth_security_scheme",
+        tag: "http",
+    },
+    SchemeNames {
+        wrapper: "oauth2SecurityScheme",
+        wrapper_snake: "oauth2_security_scheme",
+        tag: "oauth2",
+    },
+    SchemeNames {
+        wrapper: "openIdConnectSecurityScheme",
+        wrapper_snake: "open_id_connect_security_scheme",
+        tag: "openIdConnect",
+    },
+    SchemeNames {
+        wrapper: "mtlsSecurityScheme",
+        wrapper_snake: "mtls_security_scheme",
+        tag: "mutualTLS",
+    },
+];
+
+impl SchemeNames {
+    /// The names of `scheme`'s kind.
+    pub(crate) fn of(scheme: &crate::SecurityScheme) -> &'static SchemeNames {
+        use crate::SecurityScheme as S;
+        let index = match scheme {
+            S::ApiKey(_) => 0,
+            S::Http(_) => 1,
+            S::OAuth2(_) => 2,
+            S::OpenIdConnect(_) => 3,
+            S::MutualTls(_) => 4,
+        };
+        &SCHEME_NAMES[index]
+    }
+}
+
 /// Which protocol version's JSON to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]

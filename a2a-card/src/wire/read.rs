@@ -14,7 +14,7 @@ use crate::card::*;
 use crate::lint::short;
 
 use super::sources::{InterfaceSource, SchemeSource, SkillSource, Sources};
-use super::{ParseIssue, Profile, pointer_push};
+use super::{ParseIssue, Profile, SCHEME_NAMES, pointer_push};
 
 /// Reads `value` into a card, collecting every issue.
 pub(crate) fn read_card(value: &Value) -> (AgentCard, Vec<ParseIssue>, Sources) {
@@ -534,19 +534,6 @@ fn requirements(cx: &mut Cx, o: &mut Obj<'_>) -> (Vec<SecurityRequirement>, Vec<
         .unzip()
 }
 
-const WRAPPERS: [(&str, &str); 5] = [
-    ("apiKeySecurityScheme", "api_key_security_scheme"),
-    ("httpAuthSecurityScheme", "http_auth_security_scheme"),
-    ("oauth2SecurityScheme", "oauth2_security_scheme"),
-    (
-        "openIdConnectSecurityScheme",
-        "open_id_connect_security_scheme",
-    ),
-    ("mtlsSecurityScheme", "mtls_security_scheme"),
-];
-
-const LEGACY_TYPES: [&str; 5] = ["apiKey", "http", "oauth2", "openIdConnect", "mutualTLS"];
-
 /// A 1.0 scheme (one wrapper key) or a 0.3 scheme (`type` tag); a compat scheme carries both, and
 /// the wrapper wins.
 fn security_scheme(
@@ -555,8 +542,8 @@ fn security_scheme(
     pointer: &str,
 ) -> Option<(SecurityScheme, SchemeSource)> {
     let mut outer = cx.object(value, pointer)?;
-    for (index, keys) in WRAPPERS.iter().enumerate() {
-        if let Some(mut inner) = outer.object(cx, &[keys.0, keys.1]) {
+    for (index, names) in SCHEME_NAMES.iter().enumerate() {
+        if let Some(mut inner) = outer.object(cx, &[names.wrapper, names.wrapper_snake]) {
             let mut source = scheme_source(&inner, SCHEME_FIELDS);
             let scheme = scheme_of_kind(cx, index, &mut inner, &mut source);
             if outer.map.contains_key("type") {
@@ -564,14 +551,14 @@ fn security_scheme(
                 outer.used.extend(outer.map.keys().map(String::as_str));
             } else {
                 for key in outer.finish().keys() {
-                    cx.issue(&pointer_push(pointer, key), format!("`{}` beside the wrapper key `{}`: a 1.0 security scheme is exactly one wrapper key", short(key), keys.0));
+                    cx.issue(&pointer_push(pointer, key), format!("`{}` beside the wrapper key `{}`: a 1.0 security scheme is exactly one wrapper key", short(key), names.wrapper));
                 }
             }
             return Some((scheme, source));
         }
     }
     let Some((tag, tag_pointer)) = outer.get(&["type"]) else {
-        let wrappers: Vec<_> = WRAPPERS.iter().map(|w| w.0).collect();
+        let wrappers: Vec<_> = SCHEME_NAMES.iter().map(|n| n.wrapper).collect();
         cx.issue(
             pointer,
             format!(
@@ -589,9 +576,9 @@ fn security_scheme(
             .at
             .insert("location", pointer_push(&outer.pointer, "in"));
     }
-    match LEGACY_TYPES
+    match SCHEME_NAMES
         .iter()
-        .position(|t| t.eq_ignore_ascii_case(&tag))
+        .position(|n| n.tag.eq_ignore_ascii_case(&tag))
     {
         Some(index) => Some((scheme_of_kind(cx, index, &mut outer, &mut source), source)),
         None => {
@@ -600,7 +587,7 @@ fn security_scheme(
                 format!(
                     "unknown security scheme type `{}` (expected one of {})",
                     short(&tag),
-                    LEGACY_TYPES.join(", ")
+                    SCHEME_NAMES.map(|n| n.tag).join(", ")
                 ),
             );
             None

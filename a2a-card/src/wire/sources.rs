@@ -1,10 +1,12 @@
 //! The JSON-pointer map of a card: where the reader found each part of the model in the
 //! document, and where a part the document lacks belongs. The reader fills it in
-//! (`read.rs`); the linter asks it where to point (`lint/check.rs`).
+//! (`read.rs`); a card of the model gets the map of its 1.0 document without being rendered
+//! ([`Sources::of_v1`]); the linter asks it where to point (`lint/check.rs`).
 
 use std::collections::HashMap;
 
-use super::pointer_push;
+use super::{SchemeNames, pointer_push};
+use crate::card::AgentCard;
 
 /// Where each part of the model was read in the document, so that the linter points at the
 /// value itself whatever spelling or shape the document used. A part the document lacks points
@@ -60,6 +62,32 @@ pub(crate) struct SchemeSource {
 }
 
 impl Sources {
+    /// Where each part of `card` is in its 1.0 document (as `card.to_json(Profile::V1)` writes
+    /// it), without writing it: the 1.0 document is the model's own shape, so every part but a
+    /// security scheme's wrapper key is where the map's defaults put it.
+    pub(crate) fn of_v1(card: &AgentCard) -> Sources {
+        let schemes = card
+            .security_schemes
+            .iter()
+            .map(|(name, scheme)| {
+                let base = pointer_push("/securitySchemes", name);
+                let source = SchemeSource {
+                    fields: pointer_push(&base, SchemeNames::of(scheme).wrapper),
+                    ..SchemeSource::default()
+                };
+                (name.clone(), source)
+            })
+            .collect();
+        Sources {
+            modern: true,
+            extended_card: "/capabilities/extendedAgentCard".to_owned(),
+            default_input_modes: "/defaultInputModes".to_owned(),
+            default_output_modes: "/defaultOutputModes".to_owned(),
+            schemes,
+            ..Sources::default()
+        }
+    }
+
     /// The object an interface came from; `None` for the 0.3 top level.
     pub(crate) fn interface_base(&self, i: usize) -> Option<String> {
         match self.interfaces.get(i) {
@@ -87,23 +115,30 @@ impl Sources {
     }
 
     pub(crate) fn modes(&self, skill: Option<usize>, input: bool) -> String {
-        match (skill.and_then(|i| self.skills.get(i)), input) {
-            (Some(s), true) => s.input_modes.clone(),
-            (Some(s), false) => s.output_modes.clone(),
-            (None, true) => self.default_input_modes.clone(),
-            (None, false) => self.default_output_modes.clone(),
+        let field = if input { "inputModes" } else { "outputModes" };
+        match skill {
+            Some(i) => match (self.skills.get(i), input) {
+                (Some(s), true) => s.input_modes.clone(),
+                (Some(s), false) => s.output_modes.clone(),
+                (None, _) => format!("/skills/{i}/{field}"),
+            },
+            None if input => self.default_input_modes.clone(),
+            None => self.default_output_modes.clone(),
         }
     }
 
     /// Where scheme `name` of requirement `j` (of a skill, or of the card) is.
     pub(crate) fn requirement(&self, skill: Option<usize>, j: usize, name: &str) -> String {
-        let list = match skill {
-            Some(i) => self.skills.get(i).map(|s| &s.requirements),
-            None => Some(&self.requirements),
+        let (list, base) = match skill {
+            Some(i) => (
+                self.skills.get(i).map(|s| &s.requirements),
+                format!("/skills/{i}"),
+            ),
+            None => (Some(&self.requirements), String::new()),
         };
         match list.and_then(|l| l.get(j)) {
-            Some(base) => pointer_push(base, name),
-            None => pointer_push(&format!("/securityRequirements/{j}/schemes"), name),
+            Some(at) => pointer_push(at, name),
+            None => pointer_push(&format!("{base}/securityRequirements/{j}/schemes"), name),
         }
     }
 

@@ -4,7 +4,7 @@ use serde_json::{Map, Value, json};
 
 use crate::card::*;
 
-use super::{Profile, RenderOptions, SchemaPlacement};
+use super::{Profile, RenderOptions, SchemaPlacement, SchemeNames};
 
 /// A JSON object under construction, in field order.
 struct W(Map<String, Value>);
@@ -241,10 +241,11 @@ fn requirements(w: &mut W, reqs: &[SecurityRequirement], profile: Profile) {
 /// 1.0: `{wrapperKey: {...}}`; 0.3: `{type, ...}` with `in` for the API key location; compat: both
 /// in one object, so that either kind of client finds its own.
 fn security_scheme(s: &SecurityScheme, profile: Profile) -> Value {
-    let (wrapper, tag, fields, legacy_fields, extra) = scheme_fields(s);
+    let (fields, legacy_fields, extra) = scheme_fields(s);
+    let names = SchemeNames::of(s);
     let mut out = W::new();
     if profile != Profile::V1 {
-        out.string("type", tag);
+        out.string("type", names.tag);
         for (k, v) in &legacy_fields {
             out.put(k, v.clone());
         }
@@ -256,14 +257,14 @@ fn security_scheme(s: &SecurityScheme, profile: Profile) -> Value {
     for (k, v) in fields {
         inner.put(k, v);
     }
-    out.put(wrapper, inner.extra(extra));
+    out.put(names.wrapper, inner.extra(extra));
     Value::Object(out.0)
 }
 
 type Fields = Vec<(&'static str, Value)>;
 
-/// The wrapper key, 0.3 type tag, 1.0 fields, 0.3 fields and extras of a scheme.
-fn scheme_fields(s: &SecurityScheme) -> (&'static str, &'static str, Fields, Fields, &Extra) {
+/// The 1.0 fields, 0.3 fields and extras of a scheme.
+fn scheme_fields(s: &SecurityScheme) -> (Fields, Fields, &Extra) {
     fn common(description: &Option<String>) -> Fields {
         description
             .iter()
@@ -277,7 +278,7 @@ fn scheme_fields(s: &SecurityScheme) -> (&'static str, &'static str, Fields, Fie
             let mut legacy = vec![("in", string(&k.location)), ("name", string(&k.name))];
             modern.extend(common(&k.description));
             legacy.extend(common(&k.description));
-            ("apiKeySecurityScheme", "apiKey", modern, legacy, &k.extra)
+            (modern, legacy, &k.extra)
         }
         SecurityScheme::Http(h) => {
             let mut f = vec![("scheme", string(&h.scheme))];
@@ -285,7 +286,7 @@ fn scheme_fields(s: &SecurityScheme) -> (&'static str, &'static str, Fields, Fie
                 f.push(("bearerFormat", string(b)));
             }
             f.extend(common(&h.description));
-            ("httpAuthSecurityScheme", "http", f.clone(), f, &h.extra)
+            (f.clone(), f, &h.extra)
         }
         SecurityScheme::OAuth2(o) => {
             let mut f = vec![("flows", flows(&o.flows))];
@@ -293,22 +294,16 @@ fn scheme_fields(s: &SecurityScheme) -> (&'static str, &'static str, Fields, Fie
                 f.push(("oauth2MetadataUrl", string(m)));
             }
             f.extend(common(&o.description));
-            ("oauth2SecurityScheme", "oauth2", f.clone(), f, &o.extra)
+            (f.clone(), f, &o.extra)
         }
         SecurityScheme::OpenIdConnect(c) => {
             let mut f = vec![("openIdConnectUrl", string(&c.open_id_connect_url))];
             f.extend(common(&c.description));
-            (
-                "openIdConnectSecurityScheme",
-                "openIdConnect",
-                f.clone(),
-                f,
-                &c.extra,
-            )
+            (f.clone(), f, &c.extra)
         }
         SecurityScheme::MutualTls(m) => {
             let f = common(&m.description);
-            ("mtlsSecurityScheme", "mutualTLS", f.clone(), f, &m.extra)
+            (f.clone(), f, &m.extra)
         }
     }
 }
