@@ -12,7 +12,7 @@ use quote::{quote, quote_spanned};
 use syn::{Attribute, Ident, ImplItem, Item, LitBool, LitStr, Meta, Path};
 
 use crate::attr::{self, Requirement, Text};
-use crate::checks::{self, ConstChecks};
+use crate::checks::{self, Checked, ConstChecks};
 use crate::ctxt::{Errors, unknown_key};
 use crate::docs::{self, Docs};
 use crate::fallback;
@@ -307,14 +307,13 @@ struct Target {
     attrs: Vec<Attribute>,
 }
 
-/// The card-level values of the declaration, checked (as tokens, with the constant checks of
-/// values only the compiler can evaluate in `consts`).
+/// The card-level values of the declaration, checked.
 struct Card {
-    name: TokenStream,
-    description: TokenStream,
-    version: TokenStream,
-    url: TokenStream,
-    consts: ConstChecks,
+    name: Checked,
+    description: Checked,
+    version: Checked,
+    /// `None` after an error that the URL's absence would only repeat.
+    url: Option<LitStr>,
 }
 
 /// Entry point of `#[agent]`: parse -> check -> expand, or the fallback on any error.
@@ -335,7 +334,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     skills.extend(listed_skills(&attrs.skills, &target.name, &krate));
 
     check_skills(&skills, attrs_ok, &mut errors);
-    let card = check_card(&attrs, &target, attrs_ok, &krate, &mut errors);
+    let card = check_card(&attrs, &target, attrs_ok, &mut errors);
     let declared = check_security(&attrs, &skills, attrs_ok, &mut errors);
 
     if !errors.is_empty() {
@@ -436,43 +435,28 @@ fn check_skills(skills: &[SkillRef], attrs_ok: bool, errors: &mut Errors) {
 
 /// The card-level values: name, description, version and URL (each present and not blank),
 /// links that parse, modes that are media types.
-fn check_card(
-    attrs: &Attrs,
-    target: &Target,
-    attrs_ok: bool,
-    krate: &TokenStream,
-    errors: &mut Errors,
-) -> Card {
-    let mut consts = ConstChecks::default();
-    let docs = docs::read(&target.attrs);
-    let description = match (&attrs.description, docs) {
-        (Some(d), _) => checks::not_blank(
-            d,
+fn check_card(attrs: &Attrs, target: &Target, attrs_ok: bool, errors: &mut Errors) -> Card {
+    let description = |text: Text, errors: &mut Errors| {
+        checks::not_blank(
+            text,
             "the agent description",
             "say what the agent does",
-            krate,
-            &mut consts,
             errors,
-        ),
-        (None, Some(Docs::Text { body, .. })) if !body.is_empty() => quote!(#body),
-        (None, Some(Docs::Expr(e))) => {
-            let text = Text::Expr(syn::parse_quote!(#e));
-            checks::not_blank(
-                &text,
-                "the agent description",
-                "say what the agent does",
-                krate,
-                &mut consts,
-                errors,
-            )
+        )
+    };
+    let description = match (&attrs.description, docs::read(&target.attrs)) {
+        (Some(d), _) => description(d.clone(), errors),
+        (None, Some(Docs::Text { body, .. })) if !body.is_empty() => {
+            Checked::unchecked(Text::new(&body, Span::call_site()))
         }
-        (None, _) if !attrs_ok => quote!(""),
+        (None, Some(Docs::Expr(e))) => description(Text::Expr(syn::parse_quote!(#e)), errors),
+        (None, _) if !attrs_ok => Checked::unchecked(Text::new("", Span::call_site())),
         (None, _) => {
             errors.push(syn::Error::new(Span::call_site(), format!(
                 "agent `{}` has no description; add a doc comment on {} (`/// What the agent does`) or #[agent(description = \"...\")]",
                 target.name, target.kind
             )));
-            quote!("")
+            Checked::unchecked(Text::new("", Span::call_site()))
         }
     };
     let name = attrs
@@ -480,35 +464,27 @@ fn check_card(
         .clone()
         .unwrap_or_else(|| Text::new(&words(&target.name), Span::call_site()));
     let name = checks::not_blank(
-        &name,
+        name,
         "the agent name",
         "set #[agent(name = \"...\")]",
-        krate,
-        &mut consts,
         errors,
     );
     let version = match &attrs.version {
         Some(v) => checks::not_blank(
-            v,
+            v.clone(),
             "the agent version",
             "set #[agent(version = \"1.0.0\")], or leave it out to use the crate's version",
-            krate,
-            &mut consts,
             errors,
         ),
-        None => quote!(::core::env!("CARGO_PKG_VERSION")),
+        None => Checked::unchecked(Text::Expr(syn::parse_quote!(::core::env!(
+            "CARGO_PKG_VERSION"
+        )))),
     };
-    let url = match &attrs.url {
-        Some(u) => {
-            checks::endpoint_url(u, attrs.url_env.as_ref(), errors);
-            quote!(#u)
-        }
-        None if !attrs_ok => quote!(""),
-        None => {
-            errors.push(syn::Error::new(Span::call_site(), "an agent needs the URL clients send requests to: #[agent(url = \"https://agent.example.com/a2a\")], or url(env = \"AGENT_URL\", default = \"http://127.0.0.1:8080\") to take it from the environment"));
-            quote!("")
-        }
-    };
+    match &attrs.url {
+        Some(u) => checks::endpoint_url(u, attrs.url_env.as_ref(), errors),
+        None if !attrs_ok => {}
+        None => errors.push(syn::Error::new(Span::call_site(), "an agent needs the URL clients send requests to: #[agent(url = \"https://agent.example.com/a2a\")], or url(env = \"AGENT_URL\", default = \"http://127.0.0.1:8080\") to take it from the environment")),
+    }
     if let Some((_, u)) = &attrs.provider {
         checks::link(u, errors);
     }
@@ -529,8 +505,7 @@ fn check_card(
         name,
         description,
         version,
-        url,
-        consts,
+        url: attrs.url.clone(),
     }
 }
 
@@ -611,8 +586,12 @@ fn agent_decl(attrs: &Attrs, self_name: &str, card: Card, krate: &TokenStream) -
         description,
         version,
         url,
-        consts,
     } = card;
+    let mut consts = ConstChecks::default();
+    for value in [&name, &description, &version] {
+        consts.defer(value, krate);
+    }
+    let url = url.map_or_else(|| quote!(""), |u| quote!(#u));
     let url_env = option(&attrs.url_env);
     let provider = option(&attrs.provider.as_ref().map(|(o, u)| quote!((#o, #u))));
     let documentation_url = option(&attrs.documentation_url);

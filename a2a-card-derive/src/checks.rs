@@ -143,52 +143,94 @@ impl ConstChecks {
     }
 }
 
-/// A skill id is kebab-case; an expression is checked when the constant is evaluated.
-pub fn skill_id(
-    id: &Text,
-    source: &str,
-    krate: &TokenStream,
-    consts: &mut ConstChecks,
-    errors: &mut Errors,
-) -> TokenStream {
-    match id.value() {
-        Some(value) if !is_kebab_case(&value) => {
-            let fix = suggest_kebab_case(&value);
-            errors.at(id, format!("skill id `{value}` is not kebab-case; use lowercase words joined by `-`, e.g. id = \"{fix}\""));
-            quote_spanned!(id.span()=> #id)
-        }
-        Some(_) => quote_spanned!(id.span()=> #id),
-        None => {
-            let span = id.span();
-            let check = quote_spanned!(span=> #krate::__private::check_kebab_case(#id, #source));
-            consts.push(check, id, span, krate);
-            quote_spanned!(span=> #id)
+/// A text value of the declaration after its check: a literal the macro has checked, or an
+/// expression whose check is left to the compiler (see [`ConstChecks::defer`]).
+pub struct Checked {
+    pub text: Text,
+    /// The check the compiler runs when it evaluates the constant; `None` for a literal (checked
+    /// already) and for a value that needs none.
+    pub deferred: Option<Deferred>,
+}
+
+/// A check of an expression's value, run by the compiler.
+pub enum Deferred {
+    /// The value is not blank: `what` names it, `fix` says how to give one.
+    NotBlank {
+        what: &'static str,
+        fix: &'static str,
+    },
+    /// The value is a kebab-case skill id; `source` names the skill.
+    KebabCase { source: String },
+}
+
+impl Checked {
+    /// A value that needs no check (a doc comment's body, the crate's version).
+    pub fn unchecked(text: Text) -> Checked {
+        Checked {
+            text,
+            deferred: None,
         }
     }
+}
+
+impl ToTokens for Checked {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        let text = &self.text;
+        tokens.extend(quote_spanned!(text.span()=> #text));
+    }
+}
+
+impl ConstChecks {
+    /// Adds the compiler's check of `value`, if it has one.
+    pub fn defer(&mut self, value: &Checked, krate: &TokenStream) {
+        let Some(deferred) = &value.deferred else {
+            return;
+        };
+        let text = &value.text;
+        let span = text.span();
+        let check = match deferred {
+            Deferred::NotBlank { what, fix } => {
+                quote_spanned!(span=> #krate::__private::check_not_blank(#text, #what, #fix))
+            }
+            Deferred::KebabCase { source } => {
+                quote_spanned!(span=> #krate::__private::check_kebab_case(#text, #source))
+            }
+        };
+        self.push(check, text, span, krate);
+    }
+}
+
+/// A skill id is kebab-case; an expression is checked when the constant is evaluated.
+pub fn skill_id(id: Text, source: &str, errors: &mut Errors) -> Checked {
+    let deferred = match id.value() {
+        Some(value) if !is_kebab_case(&value) => {
+            let fix = suggest_kebab_case(&value);
+            errors.at(&id, format!("skill id `{value}` is not kebab-case; use lowercase words joined by `-`, e.g. id = \"{fix}\""));
+            None
+        }
+        Some(_) => None,
+        None => Some(Deferred::KebabCase {
+            source: source.to_owned(),
+        }),
+    };
+    Checked { text: id, deferred }
 }
 
 /// A string the card needs is not blank; an expression is checked when the constant is
 /// evaluated. `what` names the value, `fix` says how to give one.
 pub fn not_blank(
-    text: &Text,
-    what: &str,
-    fix: &str,
-    krate: &TokenStream,
-    consts: &mut ConstChecks,
+    text: Text,
+    what: &'static str,
+    fix: &'static str,
     errors: &mut Errors,
-) -> TokenStream {
-    match text.value() {
+) -> Checked {
+    let deferred = match text.value() {
         Some(v) if is_blank(&v) => {
-            errors.at(text, format!("{what} is empty; {fix}"));
-            quote_spanned!(text.span()=> #text)
+            errors.at(&text, format!("{what} is empty; {fix}"));
+            None
         }
-        Some(_) => quote_spanned!(text.span()=> #text),
-        None => {
-            let span = text.span();
-            let check =
-                quote_spanned!(span=> #krate::__private::check_not_blank(#text, #what, #fix));
-            consts.push(check, text, span, krate);
-            quote_spanned!(span=> #text)
-        }
-    }
+        Some(_) => None,
+        None => Some(Deferred::NotBlank { what, fix }),
+    };
+    Checked { text, deferred }
 }

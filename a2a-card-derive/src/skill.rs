@@ -6,7 +6,7 @@
 //! struct `__a2a_skill_name` beside it, which `#[agent(skills(path::to::name))]` finds.
 
 use a2a_card_rules::names::{default_skill_id, title_case};
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned;
@@ -16,7 +16,7 @@ use syn::{
 };
 
 use crate::attr::{self, Requirement, Text};
-use crate::checks::{self, ConstChecks};
+use crate::checks::{self, Checked, ConstChecks};
 use crate::ctxt::{Errors, unknown_key};
 use crate::docs::{self, Docs};
 
@@ -357,12 +357,19 @@ pub fn parse(attrs: Attrs, func: &Handler, errors: &mut Errors) -> Option<Skill>
     })
 }
 
-/// The `SkillDecl` constant of a skill.
-fn decl(skill: &Skill, krate: &TokenStream, errors: &mut Errors) -> TokenStream {
+/// The skill's card values, checked.
+struct Values {
+    id: Checked,
+    name: Checked,
+    description: Checked,
+}
+
+/// Checks the skill's card values: a kebab-case id, a name and a description that are not
+/// blank, modes that are media types.
+fn check(skill: &Skill, errors: &mut Errors) -> Values {
     let source = skill.ident.to_string();
     let a = &skill.attrs;
-    let mut consts = ConstChecks::default();
-    let id = checks::skill_id(&skill.id(), &source, krate, &mut consts, errors);
+    let id = checks::skill_id(skill.id(), &source, errors);
     let name = a.name.clone().unwrap_or_else(|| match &skill.docs {
         Some(Docs::Text {
             heading: Some(h), ..
@@ -370,38 +377,50 @@ fn decl(skill: &Skill, krate: &TokenStream, errors: &mut Errors) -> TokenStream 
         _ => Text::new(&title_case(&source), skill.ident.span()),
     });
     let name = checks::not_blank(
-        &name,
+        name,
         "the skill name",
         "give the skill a name with #[skill(name = \"...\")]",
-        krate,
-        &mut consts,
         errors,
     );
-    let description = match (&a.description, &skill.docs) {
-        (Some(d), _) => checks::not_blank(
-            d,
+    let description = |text: Text, errors: &mut Errors| {
+        checks::not_blank(
+            text,
             "the skill description",
             "say what the skill takes and returns",
-            krate,
-            &mut consts,
             errors,
-        ),
-        (None, Some(Docs::Text { body, .. })) => quote!(#body),
-        (None, Some(Docs::Expr(e))) => {
-            let text = Text::Expr(syn::parse_quote!(#e));
-            checks::not_blank(
-                &text,
-                "the skill description",
-                "say what the skill takes and returns",
-                krate,
-                &mut consts,
-                errors,
-            )
+        )
+    };
+    let description = match (&a.description, &skill.docs) {
+        (Some(d), _) => description(d.clone(), errors),
+        (None, Some(Docs::Text { body, .. })) => {
+            Checked::unchecked(Text::new(body, Span::call_site()))
         }
-        (None, None) => quote!(""),
+        (None, Some(Docs::Expr(e))) => description(Text::Expr(syn::parse_quote!(#e)), errors),
+        (None, None) => Checked::unchecked(Text::new("", Span::call_site())),
     };
     for m in a.input_modes.iter().chain(&a.output_modes) {
         checks::media_type(m, errors);
+    }
+    Values {
+        id,
+        name,
+        description,
+    }
+}
+
+/// The `SkillDecl` constant of a checked skill, with the checks left to the compiler: its
+/// values', and those of its argument and return types.
+fn decl(skill: &Skill, values: Values, krate: &TokenStream) -> TokenStream {
+    let source = skill.ident.to_string();
+    let a = &skill.attrs;
+    let mut consts = ConstChecks::default();
+    let Values {
+        id,
+        name,
+        description,
+    } = values;
+    for value in [&id, &name, &description] {
+        consts.defer(value, krate);
     }
     let (tags, examples) = (&a.tags, &a.examples);
     let (input_modes, output_modes) = (&a.input_modes, &a.output_modes);
@@ -514,7 +533,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     // The runtime path, even when the skill has a mistake (its stand-ins name it too).
     let krate = attr::runtime(&attrs.krate);
     let skill = parse(attrs, &func, &mut errors);
-    let decl = skill.as_ref().map(|s| decl(s, &krate, &mut errors));
+    let values = skill.as_ref().map(|s| check(s, &mut errors));
     let method = skill.as_ref().is_some_and(Skill::is_method)
         || func
             .sig
@@ -522,8 +541,8 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             .iter()
             .any(|i| matches!(i, FnArg::Receiver(_)));
     let ident = &func.sig.ident;
-    let (decl, body) = match (errors.is_empty(), decl, &skill) {
-        (true, Some(decl), Some(skill)) => {
+    let (decl, body) = match (errors.is_empty(), values, &skill) {
+        (true, Some(values), Some(skill)) => {
             let handler = if skill.receiver {
                 quote!(self.#ident)
             } else if method {
@@ -531,7 +550,10 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             } else {
                 quote!(#ident)
             };
-            (decl, call_body(skill, &krate, handler))
+            (
+                decl(skill, values, &krate),
+                call_body(skill, &krate, handler),
+            )
         }
         // One mistake, one error.
         _ => crate::fallback::skill(&krate),
