@@ -159,6 +159,9 @@ struct SkillRef {
     /// Its `security(..)` requirements, when its attribute is in the block (else checked as a
     /// constant).
     security: Option<Vec<Requirement>>,
+    /// The method of the block, when the skill is one and is on the public card (the typed
+    /// client's methods).
+    client: Option<Ident>,
 }
 
 fn is_skill_attr(attr: &Attribute) -> bool {
@@ -211,6 +214,8 @@ fn block_skills(block: &mut syn::ItemImpl, krate: Option<&Path>) -> Vec<SkillRef
             ),
         };
         let (decl_const, call_fn) = (skill::decl_const(&ident), skill::call_fn(&ident));
+        // Skills only on the extended card are not on the card a client checks.
+        let public = !attrs.extended.is_some_and(|e| e.value);
         found.push(SkillRef {
             decl: quote!(Self::#decl_const),
             call: quote!(Self::#call_fn(self, call)),
@@ -219,6 +224,7 @@ fn block_skills(block: &mut syn::ItemImpl, krate: Option<&Path>) -> Vec<SkillRef
             source: ident.to_string(),
             listed_method: None,
             security: Some(attrs.security),
+            client: public.then_some(ident),
         });
     }
     found
@@ -258,6 +264,7 @@ fn listed_skills(paths: &[Path], self_name: &str, krate: &TokenStream) -> Vec<Sk
                     source,
                     listed_method: Some((decl_const, call_fn)),
                     security: None,
+                    client: None,
                 }
             } else {
                 last.ident = named(skill::free_struct(&ident));
@@ -270,6 +277,7 @@ fn listed_skills(paths: &[Path], self_name: &str, krate: &TokenStream) -> Vec<Sk
                     source,
                     listed_method: None,
                     security: None,
+                    client: None,
                 }
             }
         })
@@ -346,7 +354,8 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             #fallback
         };
     }
-    let client = crate::client::expand(&item, &target.name, &krate);
+    let client_methods: Vec<&Ident> = skills.iter().filter_map(|s| s.client.as_ref()).collect();
+    let client = crate::client::expand(&item, &client_methods, &target.name, &krate);
     let agent_impl = agent_impl(&attrs, &target, &skills, card, declared.as_deref(), &krate);
     quote! {
         #item

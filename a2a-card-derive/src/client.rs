@@ -8,9 +8,8 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use syn::{Attribute, FnArg, ImplItem, Item, ReturnType, Type};
+use syn::{Attribute, FnArg, Ident, ImplItem, Item, ReturnType, Type};
 
-use crate::ctxt::Errors;
 use crate::skill;
 
 /// One skill method, as the client needs it.
@@ -20,13 +19,6 @@ struct Method<'a> {
     input: &'a Type,
     output: TokenStream,
     streaming: bool,
-}
-
-fn is_skill_attr(attr: &Attribute) -> bool {
-    attr.path()
-        .segments
-        .last()
-        .is_some_and(|s| s.ident == "skill")
 }
 
 /// Whether an argument is the input (not the context, not files), read from its type's name.
@@ -52,16 +44,8 @@ fn rejected(sig: &syn::Signature) -> bool {
 }
 
 fn method(f: &syn::ImplItemFn) -> Option<Method<'_>> {
-    let attr = f.attrs.iter().find(|a| is_skill_attr(a))?;
     if rejected(&f.sig) {
         return None;
-    }
-    // Skills only on the extended card are not on the card a client checks.
-    if let syn::Meta::List(list) = &attr.meta {
-        let attrs = skill::parse_attrs(list.tokens.clone(), &mut Errors::default());
-        if attrs.extended.is_some_and(|e| e.value) {
-            return None;
-        }
     }
     let input = f.sig.inputs.iter().find_map(|arg| match arg {
         FnArg::Typed(pt) if is_input(&pt.ty) => Some(&*pt.ty),
@@ -87,9 +71,10 @@ fn method(f: &syn::ImplItemFn) -> Option<Method<'_>> {
     })
 }
 
-/// The client of an agent declared on an impl block (nothing for a struct that lists skills
-/// from other modules: their signatures are not visible here).
-pub fn expand(item: &Item, self_name: &str, krate: &TokenStream) -> TokenStream {
+/// The client of an agent declared on an impl block, with a method for each of `skills` (the
+/// block's skill methods on the public card); nothing for a struct that lists skills from other
+/// modules: their signatures are not visible here.
+pub fn expand(item: &Item, skills: &[&Ident], self_name: &str, krate: &TokenStream) -> TokenStream {
     let Item::Impl(block) = item else {
         return TokenStream::new();
     };
@@ -97,7 +82,7 @@ pub fn expand(item: &Item, self_name: &str, krate: &TokenStream) -> TokenStream 
         .items
         .iter()
         .filter_map(|i| match i {
-            ImplItem::Fn(f) => method(f),
+            ImplItem::Fn(f) if skills.contains(&&f.sig.ident) => method(f),
             _ => None,
         })
         .collect();
