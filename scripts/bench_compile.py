@@ -10,7 +10,7 @@ variants:
                     output type deriving `a2a_card::Schema` (besides serde and schemars).
   hand              the same handlers and types (serde + schemars only), the card built with
                     `AgentCard::builder` / `AgentSkill::builder` (schemas from
-                    `a2a_card::schema::schema_for::<T>`, so that the card is the macros' card
+                    `a2a_card::schema_for::<T>`, so that the card is the macros' card
                     exactly), and a hand-written `match` from skill id to handler that
                     deserialises the input and serialises the output.
   expanded          (investigation) the macros variant with every `#[agent]`, `#[skill]` and
@@ -347,11 +347,11 @@ def agent_rs(skills: list[Skill], variant: str) -> str:
         return "\n".join([
             "//! The agent, written by hand: handlers, the card built with the builder, and the",
             "//! dispatch from skill id to handler.\n",
-            "use a2a_card::schema::{IO_SCHEMAS_EXTENSION_DESCRIPTION, schema_for};",
-            "use a2a_card::skill::{CallInput, SkillCall};",
+            "use a2a_card::__private::{CallInput, SkillCall};",
             "use a2a_card::{",
-            "    AgentCard, AgentExtension, AgentSkill, BuildError, IO_SCHEMAS_EXTENSION_URI, Input, Output, Reply,",
-            "    SchemaOptions, SkillContext, SkillError,",
+            "    AgentCard, AgentExtension, AgentSkill, BuildError, IO_SCHEMAS_EXTENSION_DESCRIPTION,",
+            "    IO_SCHEMAS_EXTENSION_URI, Input, Output, Reply, SchemaOptions, SkillContext, SkillError,",
+            "    schema_for,",
             "};",
             "use serde::Serialize;",
             "use serde::de::DeserializeOwned;\n",
@@ -427,7 +427,7 @@ use std::future::Future;
 use std::task::{{Context, Poll, Waker}};
 
 use a2a_card::SkillContext;
-use a2a_card::skill::{{CallInput, SkillCall}};
+use a2a_card::__private::{{CallInput, SkillCall}};
 
 /// Runs a future that never waits (the handlers do not).
 fn block_on<F: Future>(future: F) -> F::Output {{

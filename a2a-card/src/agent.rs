@@ -1,8 +1,5 @@
-//! The trait a declared agent implements, and how its declaration becomes a card.
-//!
-//! `#[agent]` implements [`Agent`] for the type; the declaration it generates (skills, modes,
-//! schemas, card values) is checked at compile time where the values are known then, and turned
-//! into an [`AgentCard`] once, at first use, by [`Agent::card`].
+//! The trait a declared agent implements, and how its declaration becomes a card (the user
+//! guide is on `Agent`; the declaration types are reached through `__private`).
 
 use serde_json::Value;
 
@@ -12,8 +9,12 @@ use crate::lint::{Finding, Rule};
 use crate::schema::SchemaMode;
 use crate::skill::{Io, SkillCall, SkillError, SkillFuture};
 
-/// An agent declared with `#[agent]`: its card, and the glue the dispatcher uses to call its
-/// skills.
+/// An agent declared with [`#[agent]`](macro@crate::agent): its card, and the glue the
+/// dispatcher uses to call its skills.
+///
+/// `#[agent]` implements it for the type; the declaration it generates (skills, modes, schemas,
+/// card values) is checked at compile time where the values are known then, and turned into an
+/// [`AgentCard`] once, at first use, by [`Agent::card`].
 pub trait Agent: Send + Sync + 'static {
     /// The card-level declaration.
     #[doc(hidden)]

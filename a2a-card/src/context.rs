@@ -1,44 +1,5 @@
-//! What a running skill can do besides returning its answer: see where it runs, report
-//! progress, send artifacts as it makes them, ask the caller for more input, and notice that it
-//! was cancelled.
-//!
-//! A handler gets all of this through a [`SkillContext`] argument:
-//!
-//! | call | on the task |
-//! |---|---|
-//! | [`ctx.progress("Looking up flights")`](SkillContext::progress) | a `working` status update carrying the text (in streams, `GetTask`, push) |
-//! | [`ctx.artifact::<T>("name")`](SkillContext::artifact), then [`send`](Artifact::send) | a named artifact, sent chunk by chunk as `TaskArtifactUpdateEvent`s |
-//! | [`ctx.ask("Which date?").await?`](SkillContext::ask) | `input-required` with the question; the caller's next message on the task is the answer |
-//! | [`ctx.ask_auth("Sign in at ...").await?`](SkillContext::ask_auth) | `auth-required`, likewise |
-//! | [`ctx.is_cancelled()`](SkillContext::is_cancelled) | whether `CancelTask` reached the task |
-//!
-//! Cancellation: when the task is cancelled, the handler's future is dropped at its next
-//! `.await` (so `Drop` guards run, and nothing after that point runs); a handler that computes
-//! for a long time without awaiting can poll [`SkillContext::is_cancelled`] between steps.
-//!
-//! Outside a server (a handler called directly, as in a unit test) there is no task:
-//! `progress` and artifacts go nowhere, and `ask` answers [`Interrupted`].
-//!
-//! ```
-//! use a2a_card::{SkillContext, agent, skill};
-//!
-//! struct Concierge;
-//! /// Books tables at restaurants.
-//! #[agent(url = "http://127.0.0.1:9000")]
-//! impl Concierge {
-//!     /// Books a table; asks for the time when the request gives none.
-//!     #[skill]
-//!     async fn book(&self, request: String, ctx: SkillContext) -> Result<String, String> {
-//!         ctx.progress("Checking availability").await;
-//!         let time = if request.contains(':') {
-//!             request.clone()
-//!         } else {
-//!             ctx.ask("At what time?").await?.text().to_owned()
-//!         };
-//!         Ok(format!("Booked: {request} at {time}"))
-//!     }
-//! }
-//! ```
+//! What a running skill can do besides returning its answer (the user guide is on
+//! `SkillContext`), and the link through which it tells the running task (the server's side).
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -57,7 +18,46 @@ use crate::skill::{Reply, SkillError, SkillReturn};
 /// Where a call runs: its task and context, the message that started it, and the handle
 /// through which the handler reports progress, sends artifacts and asks the caller.
 ///
-/// Take it as a handler argument. Cloning it is cheap, and clones share the task.
+/// What a running skill can do besides returning its answer: see where it runs, report
+/// progress, send artifacts as it makes them, ask the caller for more input, and notice that it
+/// was cancelled. A handler gets all of this by taking a `SkillContext` argument. Cloning it is
+/// cheap, and clones share the task.
+///
+/// | call | on the task |
+/// |---|---|
+/// | [`ctx.progress("Looking up flights")`](SkillContext::progress) | a `working` status update carrying the text (in streams, `GetTask`, push) |
+/// | [`ctx.artifact::<T>("name")`](SkillContext::artifact), then [`send`](Artifact::send) | a named artifact, sent chunk by chunk as `TaskArtifactUpdateEvent`s |
+/// | [`ctx.ask("Which date?").await?`](SkillContext::ask) | `input-required` with the question; the caller's next message on the task is the answer |
+/// | [`ctx.ask_auth("Sign in at ...").await?`](SkillContext::ask_auth) | `auth-required`, likewise |
+/// | [`ctx.is_cancelled()`](SkillContext::is_cancelled) | whether `CancelTask` reached the task |
+///
+/// Cancellation: when the task is cancelled, the handler's future is dropped at its next
+/// `.await` (so `Drop` guards run, and nothing after that point runs); a handler that computes
+/// for a long time without awaiting can poll [`SkillContext::is_cancelled`] between steps.
+///
+/// Outside a server (a handler called directly, as in a unit test) there is no task:
+/// `progress` and artifacts go nowhere, and `ask` answers [`Interrupted`].
+///
+/// ```
+/// use a2a_card::{SkillContext, agent, skill};
+///
+/// struct Concierge;
+/// /// Books tables at restaurants.
+/// #[agent(url = "http://127.0.0.1:9000")]
+/// impl Concierge {
+///     /// Books a table; asks for the time when the request gives none.
+///     #[skill]
+///     async fn book(&self, request: String, ctx: SkillContext) -> Result<String, String> {
+///         ctx.progress("Checking availability").await;
+///         let time = if request.contains(':') {
+///             request.clone()
+///         } else {
+///             ctx.ask("At what time?").await?.text().to_owned()
+///         };
+///         Ok(format!("Booked: {request} at {time}"))
+///     }
+/// }
+/// ```
 #[derive(Clone, Default)]
 #[non_exhaustive]
 pub struct SkillContext {

@@ -1,34 +1,35 @@
-//! Files that skills take and return: the A2A file part (bytes inline, or a URL), with its
-//! media type and name.
-//!
-//! A handler takes the message's files with a [`File`] argument (exactly one), an
-//! `Option<File>` (at most one) or a `Vec<File>` (any number), beside its input; it returns one
-//! by returning a [`File`]. The media types a skill takes and returns are its declared
-//! `input_modes(..)` and `output_modes(..)`: a skill with a file argument or a file output must
-//! declare at least one (a compile error says so otherwise), and a file whose media type the
-//! skill does not declare is refused before the handler runs.
-//!
-//! ```
-//! use a2a_card::{File, agent, skill};
-//!
-//! struct Shrinker;
-//! /// Makes images smaller.
-//! #[agent(url = "http://127.0.0.1:9000")]
-//! impl Shrinker {
-//!     /// Takes a PNG or JPEG image and returns it at half its size.
-//!     #[skill(input_modes("image/png", "image/jpeg"), output_modes("image/png"))]
-//!     fn shrink(&self, image: File) -> File {
-//!         let bytes = image.bytes().map(|b| b[..b.len() / 2].to_vec()).unwrap_or_default();
-//!         File::from_bytes("image/png", bytes).with_name("small.png")
-//!     }
-//! }
-//! # use a2a_card::Agent;
-//! assert_eq!(Shrinker::card().unwrap().skills[0].input_modes, ["image/png", "image/jpeg"]);
-//! ```
+//! Files that skills take and return (the user guide is on `File`), and which media types a
+//! skill's modes accept.
 
 use std::fmt;
 
-/// A file in a message or an artifact.
+/// A file in a message or an artifact: the A2A file part (bytes inline, or a URL), with its
+/// media type and name.
+///
+/// A handler takes the message's files with a [`File`] argument (exactly one), an
+/// `Option<File>` (at most one) or a `Vec<File>` (any number), beside its input; it returns one
+/// by returning a [`File`]. The media types a skill takes and returns are its declared
+/// `input_modes(..)` and `output_modes(..)`: a skill with a file argument or a file output must
+/// declare at least one (a compile error says so otherwise), and a file whose media type the
+/// skill does not declare is refused before the handler runs.
+///
+/// ```
+/// use a2a_card::{File, agent, skill};
+///
+/// struct Shrinker;
+/// /// Makes images smaller.
+/// #[agent(url = "http://127.0.0.1:9000")]
+/// impl Shrinker {
+///     /// Takes a PNG or JPEG image and returns it at half its size.
+///     #[skill(input_modes("image/png", "image/jpeg"), output_modes("image/png"))]
+///     fn shrink(&self, image: File) -> File {
+///         let bytes = image.bytes().map(|b| b[..b.len() / 2].to_vec()).unwrap_or_default();
+///         File::from_bytes("image/png", bytes).with_name("small.png")
+///     }
+/// }
+/// # use a2a_card::Agent;
+/// assert_eq!(Shrinker::card().unwrap().skills[0].input_modes, ["image/png", "image/jpeg"]);
+/// ```
 #[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct File {
@@ -128,7 +129,7 @@ impl fmt::Debug for File {
 /// Whether `media_type` (as a file part gives it) is one of `accepted` (a skill's modes):
 /// case-insensitive on the essence (`type/subtype`, parameters ignored), and `type/*` or `*/*`
 /// in `accepted` take every subtype.
-pub fn accepts(accepted: &[&str], media_type: &str) -> bool {
+pub(crate) fn accepts(accepted: &[&str], media_type: &str) -> bool {
     let essence = |m: &str| {
         m.split(';')
             .next()

@@ -2,7 +2,7 @@
 //!
 //! This crate holds the Agent Card: a version-neutral [model](AgentCard), its JSON in the protocol's
 //! [wire profiles](wire) (A2A 1.0, 0.3, and a compat document holding both), the
-//! [input/output schemas extension](schema), and a [linter](lint) that knows every rule of the card.
+//! [input/output schemas extension](NamedSchema), and a [linter](lint) that knows every rule of the card.
 //!
 //! ```
 //! use a2a_card::{AgentCard, AgentSkill, wire::Profile};
@@ -28,23 +28,23 @@
 #![warn(missing_docs)]
 
 pub mod ag_ui;
-pub mod agent;
+mod agent;
 mod builder;
 mod card;
 mod checks;
 #[cfg(feature = "client")]
 pub mod client;
-pub mod context;
+mod context;
 pub mod dispatch;
-pub mod file;
+mod file;
 pub mod lint;
 mod principal;
-pub mod schema;
+mod schema;
 #[cfg(feature = "server")]
 pub mod server;
 #[cfg(feature = "sign")]
 pub mod sign;
-pub mod skill;
+mod skill;
 pub mod wire;
 
 pub use a2a_card_rules::media;
@@ -56,7 +56,8 @@ pub use context::{Answer, Artifact, Interrupted, SkillContext};
 pub use file::{File, FileContent};
 pub use principal::{Identity, Principal};
 pub use schema::{
-    DerivesJsonSchema, IO_SCHEMAS_EXTENSION_URI, NamedSchema, SchemaMode, SchemaOptions,
+    DerivesJsonSchema, IO_SCHEMAS_EXTENSION_DESCRIPTION, IO_SCHEMAS_EXTENSION_URI, NamedSchema,
+    SchemaMode, SchemaOptions, schema_for,
 };
 pub use skill::{Input, Output, Reply, SkillError};
 
@@ -133,16 +134,38 @@ pub use a2a_card_derive::Schema;
 ///
 /// String values may be literals, `concat!(..)`, `include_str!(..)` or `const`s.
 ///
-/// The signature gives the modes (see [`skill`](mod@crate::skill) for the table): the input is
-/// one argument that is a type deriving [`Schema`](macro@Schema) (`application/json;schema=NAME`),
-/// a `String` (`text/plain`) or an [`Input<T>`] (both), plus optionally a [`SkillContext`]
-/// (progress, named artifacts, questions to the caller, cancellation: see
-/// [`context`](mod@crate::context)) and the message's files ([`File`], `Option<File>`,
-/// `Vec<File>`, of the skill's declared `input_modes`); the return is such a type, a `String`,
-/// an [`Output<T>`], a [`File`], `impl Stream<Item = R>` of one of these (streamed as it is
-/// produced; the card then declares streaming), or a `Result` of one of these whose error
-/// fails the task with its message. Handlers may be `async` or not, and take `&self` for shared
-/// state. Anything else is a compile error at the token at fault that says which shapes work.
+/// The signature gives the modes (the tables below): the input is one argument that is a type
+/// deriving [`Schema`](macro@Schema) (`application/json;schema=NAME`), a `String`
+/// (`text/plain`) or an [`Input<T>`] (both), plus optionally a [`SkillContext`] (progress,
+/// named artifacts, questions to the caller, cancellation: see its docs) and the message's
+/// files ([`File`], `Option<File>`, `Vec<File>`, of the skill's declared `input_modes`); the
+/// return is such a type, a `String`, an [`Output<T>`], a [`File`], `impl Stream<Item = R>` of
+/// one of these (streamed as it is produced; the card then declares streaming), or a `Result`
+/// of one of these whose error fails the task with its message. Handlers may be `async` or
+/// not, and take `&self` for shared state. Anything else is a compile error at the token at
+/// fault that says which shapes work.
+///
+/// | argument type | input mode | takes |
+/// |---|---|---|
+/// | `T` deriving [`Schema`](macro@Schema) (and `Deserialize`) | `application/json;schema=NAME` | a data part that follows the schema |
+/// | `String` | `text/plain` | the message's text |
+/// | [`Input<T>`] | both | either |
+/// | [`SkillContext`] | none | the task, the raw message, and progress, artifacts, questions |
+/// | [`File`], `Option<File>`, `Vec<File>` | the skill's declared `input_modes(..)` | the message's files (exactly one, at most one, any) |
+///
+/// | return type | output mode |
+/// |---|---|
+/// | `T` deriving [`Schema`](macro@Schema) (and `Serialize`) | `application/json;schema=NAME` (a data artifact) |
+/// | `String`, `&'static str` | `text/plain` |
+/// | [`Output<T>`] | both |
+/// | [`File`] | the skill's declared `output_modes(..)` (a file artifact) |
+/// | `impl Stream<Item = R>`, `R` one of the above | as `R`, streamed: each item a chunk of one artifact |
+/// | `Result<R, E>` with `E: Display` | as `R`; an `Err` fails the task with its message |
+///
+/// A skill that returns a stream makes the card declare `capabilities.streaming`. Each item is
+/// sent as soon as the stream yields it, as a chunk of one artifact named after the skill; see
+/// [`Artifact`] for how chunks are marked, and [`SkillContext`] for progress, questions, named
+/// artifacts and cancellation.
 ///
 /// ```
 /// use a2a_card::{Agent, Schema, agent, skill};
@@ -248,7 +271,8 @@ macro_rules! __client_items {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::agent::{
-        AgentDecl, RequirementDecl, Skill, SkillDecl, build_card, unknown_skill,
+        AgentDecl, RequirementDecl, SchemesFn, Skill, SkillDecl, build_card, build_extended_card,
+        unknown_skill,
     };
     pub use crate::checks::*;
     pub use crate::skill::{

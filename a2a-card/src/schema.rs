@@ -1,5 +1,5 @@
 //! The *Input/output schemas* extension: named JSON Schemas on the card, referenced by
-//! `application/json;schema=NAME` modes.
+//! `application/json;schema=NAME` modes (the user guide is on `NamedSchema`).
 
 use std::fmt;
 
@@ -8,14 +8,14 @@ use serde_json::Value;
 use std::borrow::Cow;
 
 use a2a_card_rules::media::{MediaType, is_token, write_param_value};
-pub use a2a_card_rules::names::check_schema_name;
+pub(crate) use a2a_card_rules::names::check_schema_name;
 
 /// The URI of the input/output schemas extension (v1), as listed in `capabilities.extensions`.
 pub const IO_SCHEMAS_EXTENSION_URI: &str =
     "https://raw.githubusercontent.com/facultyai/a2a-extension-object-schemas/refs/heads/main/v1";
 
 /// The JSON Schema dialect of named schemas.
-pub const JSON_SCHEMA_DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+pub(crate) const JSON_SCHEMA_DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
 /// A mode that names a declared schema: `application/json;schema=NAME`.
 ///
@@ -153,6 +153,9 @@ impl<T: schemars::JsonSchema + ?Sized> DerivesJsonSchema for T {
 /// A Rust type whose JSON Schema the card publishes under a name, for
 /// `application/json;schema=NAME` modes.
 ///
+/// This is the *Input/output schemas* extension ([`IO_SCHEMAS_EXTENSION_URI`]): named JSON
+/// Schemas on the card, which those modes reference.
+///
 /// Derive it with [`#[derive(Schema)]`](macro@crate::Schema) next to `schemars::JsonSchema` and
 /// serde; the name defaults to the type name in lowerCamelCase.
 ///
@@ -218,6 +221,26 @@ impl Default for SchemaOptions {
 /// `uint8`, `double`, ...), which draft 2020-12 does not define, become the `minimum` and
 /// `maximum` they imply. `Option<T>` fields are `anyOf: [T, {"type": "null"}]` (or
 /// `type: [T, "null"]` for simple types) and are left out of `required`.
+///
+/// For a card built by hand, it gives [`AgentCardBuilder::schema`](crate::AgentCardBuilder::schema)
+/// the schema that `#[derive(Schema)]` would publish:
+///
+/// ```
+/// use a2a_card::{AgentCard, AgentSkill, SchemaOptions, schema_for};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Order {
+///     item: String,
+/// }
+///
+/// let card = AgentCard::builder("Shop", "Takes orders.", "1.0.0")
+///     .jsonrpc("https://shop.example.com/a2a")
+///     .skill(AgentSkill::builder("order", "Order", "Places an order.").tags(["orders"]).input_schema("order"))
+///     .schema("order", schema_for::<Order>(SchemaOptions::DEFAULT))
+///     .build()?;
+/// assert_eq!(card.schemas["order"]["properties"]["item"]["type"], "string");
+/// # Ok::<(), a2a_card::BuildError>(())
+/// ```
 pub fn schema_for<T: schemars::JsonSchema + ?Sized>(options: SchemaOptions) -> Value {
     let mut settings = schemars::generate::SchemaSettings::draft2020_12();
     settings.inline_subschemas = options.inline;

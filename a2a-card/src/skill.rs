@@ -1,30 +1,5 @@
-//! What a skill handler takes and returns.
-//!
-//! A handler's arguments and return value are ordinary Rust types; these traits say how each
-//! becomes part of the card (its input and output modes) and how the incoming message becomes
-//! the argument:
-//!
-//! | argument type | input mode | takes |
-//! |---|---|---|
-//! | `T` deriving [`Schema`](macro@crate::Schema) (and `Deserialize`) | `application/json;schema=NAME` | a data part that follows the schema |
-//! | `String` | `text/plain` | the message's text |
-//! | [`Input<T>`] | both | either |
-//! | [`SkillContext`] | none | the task, the raw message, and progress, artifacts, questions |
-//! | [`File`], `Option<File>`, `Vec<File>` | the skill's declared `input_modes(..)` | the message's files (exactly one, at most one, any) |
-//!
-//! | return type | output mode |
-//! |---|---|
-//! | `T` deriving [`Schema`](macro@crate::Schema) (and `Serialize`) | `application/json;schema=NAME` (a data artifact) |
-//! | `String`, `&'static str` | `text/plain` |
-//! | [`Output<T>`] | both |
-//! | [`File`] | the skill's declared `output_modes(..)` (a file artifact) |
-//! | `impl Stream<Item = R>`, `R` one of the above | as `R`, streamed: each item a chunk of one artifact |
-//! | `Result<R, E>` with `E: Display` | as `R`; an `Err` fails the task with its message |
-//!
-//! A skill that returns a stream makes the card declare `capabilities.streaming`. Each item is
-//! sent as soon as the stream yields it, as a chunk of one artifact named after the skill; see
-//! [`Artifact`](crate::Artifact) for how chunks are marked, and [`SkillContext`] for
-//! progress, questions, named artifacts and cancellation.
+//! What a skill handler takes and returns, and the glue the macros' generated code calls
+//! (through `__private`). The user guide, with the tables of types, is on `#[skill]` in `lib.rs`.
 
 use std::fmt;
 use std::future::Future;
@@ -241,8 +216,8 @@ impl fmt::Debug for SchemaRef {
     }
 }
 
-/// A type a skill handler can take as an argument. See the [module docs](self) for the types
-/// that are.
+/// A type a skill handler can take as an argument. See [`#[skill]`](macro@crate::skill) for the
+/// types that are.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an argument of a skill",
     label = "the dispatcher cannot produce this argument",
@@ -256,7 +231,8 @@ pub trait SkillArg: Sized + Send {
     fn extract(call: &mut SkillCall) -> Result<Self, SkillError>;
 }
 
-/// A type a skill handler can return. See the [module docs](self) for the types that are.
+/// A type a skill handler can return. See [`#[skill]`](macro@crate::skill) for the types that
+/// are.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned by a skill",
     label = "the dispatcher cannot turn this into an answer",

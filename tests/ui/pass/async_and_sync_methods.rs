@@ -4,7 +4,7 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use a2a_card::skill::{CallInput, SkillCall};
+use a2a_card::__private::{CallInput, SkillCall};
 use a2a_card::{Agent, Reply, SkillContext, agent, skill};
 
 pub struct Echo {

@@ -5,7 +5,7 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use a2a_card::skill::{CallInput, SkillCall};
+use a2a_card::__private::{CallInput, SkillCall};
 use a2a_card::{Agent, Input, Reply, Schema, SkillContext, agent, skill};
 use schemars::JsonSchema;
 use serde::Deserialize;

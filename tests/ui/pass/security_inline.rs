@@ -66,6 +66,6 @@ fn main() {
     let ids: Vec<&str> = card.skills.iter().map(|s| s.id.as_str()).collect();
     assert_eq!(ids, ["winner", "record"], "the extended skill is not on the public card");
     assert_eq!(card.capabilities.extended_agent_card, Some(true));
-    let extended = a2a_card::agent::build_extended_card(&Judge::DECL, Judge::SKILLS).unwrap();
+    let extended = a2a_card::__private::build_extended_card(&Judge::DECL, Judge::SKILLS).unwrap();
     assert_eq!(extended.skills.len(), 3);
 }
