@@ -75,11 +75,13 @@ pub enum Decision {
     Run {
         /// The skill.
         skill: usize,
-        /// The input and context to call it with.
+        /// The input and context to call it with: what the server hands the skill (an opaque
+        /// value outside the crate).
         call: SkillCall,
     },
     /// The message names an existing task and carries no structured input: it answers a
-    /// question the task asked. The call holds its text (or unflagged data) and files.
+    /// question the task asked. The call holds its text (or unflagged data) and files (an
+    /// opaque value outside the crate, as in [`Run`](Self::Run)).
     FollowUp(SkillCall),
     /// Answer with this error.
     Reject(DispatchError),
@@ -296,7 +298,9 @@ impl Dispatcher {
         Dispatcher::new(A::SKILLS)
     }
 
-    /// The dispatcher of a list of skills.
+    /// The dispatcher of a list of skill declarations (what [`for_agent`](Self::for_agent)
+    /// passes; the declarations are the macros' plumbing, not a public type).
+    #[doc(hidden)]
     pub fn new(skills: &[SkillDecl]) -> Result<Dispatcher, SchemaCompileError> {
         let mut routes = HashMap::new();
         let mut text_skill = None;
