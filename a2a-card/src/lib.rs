@@ -38,6 +38,8 @@ mod context;
 pub mod dispatch;
 mod file;
 pub mod lint;
+#[cfg(any(feature = "client", feature = "server"))]
+mod outbound;
 mod principal;
 mod schema;
 #[cfg(feature = "server")]

@@ -107,6 +107,10 @@ pub enum ClientError {
     /// The card offers no interface the official client speaks (A2A 1.0 JSON-RPC or
     /// HTTP+JSON), or the request could not be made.
     Transport(String),
+    /// The root certificates given to
+    /// [`Connect::root_certificates_pem`](super::Connect::root_certificates_pem) are not a
+    /// PEM bundle of certificates.
+    Certificates(String),
 }
 
 impl ClientError {
@@ -186,6 +190,7 @@ impl fmt::Display for ClientError {
                 write!(f, "{url} is not an agent card: {message}")
             }
             ClientError::Signature(e) => write!(f, "the card's signature was rejected: {e}"),
+            ClientError::Certificates(message) => f.write_str(message),
             ClientError::UnknownSkill { skill, available } => write!(
                 f,
                 "the agent has no skill `{skill}`; its skills: {}",

@@ -25,8 +25,9 @@
 //!
 //! The official client speaks A2A 1.0 (JSON-RPC and HTTP+JSON): an agent whose card offers
 //! only 0.3 interfaces can be discovered and inspected, and a call answers
-//! [`ClientError::Transport`]. This crate builds that client without a TLS backend: `https`
-//! agents are reached through a TLS-terminating proxy.
+//! [`ClientError::Transport`]. Agents are reached over `http` or `https` (rustls, with the
+//! platform's certificate roots and any given to [`Connect::root_certificates_pem`]); one HTTP
+//! client carries the card request and every call of a [`RemoteAgent`].
 //!
 //! ```no_run
 //! use a2a_card::client::{Event, Payload, RemoteAgent};
@@ -60,13 +61,16 @@ use std::fmt;
 use std::sync::Arc;
 
 use a2a_client::auth::AuthInterceptor;
+use a2a_client::jsonrpc::JsonRpcTransportFactory;
 use a2a_client::middleware::CallInterceptor;
+use a2a_client::rest::RestTransportFactory;
 use a2a_client::{A2AClient, A2AClientFactory, Transport};
 use serde_json::Value;
 
 use crate::card::{AgentCard, AgentSkill};
 use crate::dispatch::Violation;
 use crate::lint::{self, Finding, LintOptions};
+use crate::outbound::{ExtraRoots, error_chain};
 use crate::schema::SchemaMode;
 use crate::sign::{self, Algorithm, Jwks, VerifiedSignature};
 use crate::wire::{self, Document, ReadLimits};
@@ -138,6 +142,7 @@ pub struct Connect {
     verify: Option<(Jwks, Vec<Algorithm>)>,
     max_card_bytes: usize,
     bindings: Vec<String>,
+    roots: ExtraRoots,
 }
 
 impl fmt::Debug for Connect {
@@ -150,6 +155,7 @@ impl fmt::Debug for Connect {
             .field("verify", &self.verify.is_some())
             .field("max_card_bytes", &self.max_card_bytes)
             .field("bindings", &self.bindings)
+            .field("extra_roots", &self.roots)
             .finish()
     }
 }
@@ -169,6 +175,7 @@ impl Connect {
             verify: None,
             max_card_bytes: ReadLimits::default().max_bytes,
             bindings: vec!["JSONRPC".to_owned(), "HTTP+JSON".to_owned()],
+            roots: ExtraRoots::default(),
         }
     }
 
@@ -257,6 +264,25 @@ impl Connect {
         self
     }
 
+    /// Trusts the certificates of a PEM bundle beside the platform's roots, for an agent whose
+    /// certificate a private CA signed (call again to add more). A bundle that holds no
+    /// certificate makes [`discover`](Self::discover) fail with
+    /// [`ClientError::Certificates`].
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let ca = std::fs::read("internal-ca.pem")?;
+    /// let agent = a2a_card::client::Connect::new("https://agents.internal.example/fx")
+    ///     .root_certificates_pem(&ca)
+    ///     .discover()
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn root_certificates_pem(mut self, pem: impl AsRef<[u8]>) -> Connect {
+        self.roots.add(pem.as_ref());
+        self
+    }
+
     /// Reads the agent's card (with the credentials), lints it, verifies its signature when
     /// asked, and prepares the official client for its preferred 1.0 interface.
     ///
@@ -268,7 +294,8 @@ impl Connect {
     /// ```
     pub async fn discover(self) -> Result<RemoteAgent, ClientError> {
         let card_url = self.card_url();
-        let bytes = fetch_card(&card_url, &self.headers, self.max_card_bytes).await?;
+        let http = self.http_client()?;
+        let bytes = fetch_card(&http, &card_url, &self.headers, self.max_card_bytes).await?;
         let limits = ReadLimits::default().max_bytes(self.max_card_bytes);
         let document = Document::parse(&bytes, limits).map_err(|e| ClientError::NotACard {
             url: card_url.clone(),
@@ -301,7 +328,7 @@ impl Connect {
                 (name.clone(), compiled)
             })
             .collect();
-        let client = official_client(&card, &self.headers, &self.bindings).await;
+        let client = official_client(&card, http, &self.headers, &self.bindings).await;
         Ok(RemoteAgent {
             inner: Arc::new(Inner {
                 card_url,
@@ -316,8 +343,25 @@ impl Connect {
     }
 }
 
+impl Connect {
+    /// The one HTTP client of the agent: the card request and every call.
+    fn http_client(&self) -> Result<reqwest::Client, ClientError> {
+        let builder =
+            reqwest::Client::builder().connect_timeout(std::time::Duration::from_secs(10));
+        let builder = self
+            .roots
+            .apply(builder)
+            .map_err(ClientError::Certificates)?;
+        builder.build().map_err(|e| ClientError::Unreachable {
+            url: self.card_url(),
+            message: format!("the HTTP client cannot be built: {}", error_chain(&e)),
+        })
+    }
+}
+
 /// Reads at most `max` bytes (plus one, to tell a larger document) of the card.
 async fn fetch_card(
+    http: &reqwest::Client,
     url: &str,
     headers: &[(String, String)],
     max: usize,
@@ -326,10 +370,6 @@ async fn fetch_card(
         url: url.to_owned(),
         message,
     };
-    let http = reqwest::Client::builder()
-        .connect_timeout(std::time::Duration::from_secs(10))
-        .build()
-        .map_err(|e| unreachable(e.to_string()))?;
     let mut request = http.get(url).header("Accept", "application/json");
     for (name, value) in headers {
         request = request.header(name.as_str(), value.as_str());
@@ -358,26 +398,12 @@ async fn fetch_card(
     Ok(bytes)
 }
 
-/// An error and its causes, on one line ("connection refused" is usually a cause).
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !out.contains(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
-        }
-        source = s.source();
-    }
-    out
-}
-
 type Official = A2AClient<Box<dyn Transport>>;
 
 /// The official client for the card's best 1.0 interface, or why there is none.
 async fn official_client(
     card: &AgentCard,
+    http: reqwest::Client,
     headers: &[(String, String)],
     bindings: &[String],
 ) -> Result<Official, String> {
@@ -411,7 +437,10 @@ async fn official_client(
     }
     let official: a2a::AgentCard = serde_json::from_value(json)
         .map_err(|e| format!("the official client cannot read the card: {e}"))?;
-    let mut factory = A2AClientFactory::builder().preferred_bindings(bindings.to_vec());
+    let mut factory = A2AClientFactory::builder()
+        .preferred_bindings(bindings.to_vec())
+        .register(Arc::new(JsonRpcTransportFactory::new(Some(http.clone()))))
+        .register(Arc::new(RestTransportFactory::new(Some(http))));
     for (name, value) in headers {
         let interceptor: Arc<dyn CallInterceptor> =
             Arc::new(AuthInterceptor::custom(name.clone(), value.clone()));

@@ -6,6 +6,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::outbound::ExtraRoots;
 use a2a::{A2AError, StreamResponse, TaskPushNotificationConfig};
 use a2a_server::PushConfigStore;
 use async_trait::async_trait;
@@ -26,9 +27,8 @@ use tokio::sync::mpsc;
 /// failed delivery (no connection, or a status other than 2xx) is retried with exponential
 /// backoff, and the updates of one task are delivered in order.
 ///
-/// This crate builds the server without TLS, so webhooks are plain `http` (reach `https`
-/// endpoints through an egress proxy that you run); an `https` webhook is refused with a
-/// message that says so.
+/// Webhooks are `http` or `https` (rustls, with the platform's certificate roots and any given
+/// to [`root_certificates_pem`](Self::root_certificates_pem)).
 ///
 /// ```
 /// use std::time::Duration;
@@ -45,6 +45,7 @@ pub struct Webhooks {
     retries: u32,
     backoff: Duration,
     timeout: Duration,
+    roots: ExtraRoots,
 }
 
 impl Default for Webhooks {
@@ -55,6 +56,7 @@ impl Default for Webhooks {
             retries: 4,
             backoff: Duration::from_millis(250),
             timeout: Duration::from_secs(10),
+            roots: ExtraRoots::default(),
         }
     }
 }
@@ -88,6 +90,20 @@ impl Webhooks {
     /// How long one delivery may take (default 10 s).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// Trusts the certificates of a PEM bundle beside the platform's roots, for https webhooks
+    /// whose certificates a private CA signed (call again to add more). A bundle that holds no
+    /// certificate stops the server from starting, with a message that says so.
+    ///
+    /// ```no_run
+    /// use a2a_card::server::Webhooks;
+    /// let webhooks = Webhooks::default().root_certificates_pem(std::fs::read("internal-ca.pem").unwrap());
+    /// # drop(webhooks);
+    /// ```
+    pub fn root_certificates_pem(mut self, pem: impl AsRef<[u8]>) -> Self {
+        self.roots.add(pem.as_ref());
         self
     }
 
@@ -126,7 +142,8 @@ impl Webhooks {
         }
     }
 
-    /// Checks a webhook URL before it is stored: `http`, and a host the agent may post to.
+    /// Checks a webhook URL before it is stored: `http` or `https`, and a host the agent may
+    /// post to.
     pub(crate) async fn check(&self, url: &str) -> Result<(), A2AError> {
         let refuse = |why: String| {
             A2AError::invalid_params(format!(
@@ -137,15 +154,10 @@ impl Webhooks {
         let parsed =
             url::Url::parse(url).map_err(|e| refuse(format!("it is not an absolute URL ({e})")))?;
         match parsed.scheme() {
-            "http" => {}
-            "https" => {
-                return Err(refuse(
-                    "this agent is built without TLS, so it posts to http webhooks only (reach https ones through an egress proxy)".into(),
-                ));
-            }
+            "http" | "https" => {}
             other => {
                 return Err(refuse(format!(
-                    "the scheme is `{other}`; a webhook is an http URL"
+                    "the scheme is `{other}`; a webhook is an http or https URL"
                 )));
             }
         }
@@ -238,12 +250,15 @@ impl Delivery {
         policy: Webhooks,
         store: Arc<dyn PushConfigStore>,
     ) -> Result<Delivery, String> {
-        let client = reqwest::Client::builder()
+        let builder = reqwest::Client::builder()
             .timeout(policy.timeout)
             .no_proxy()
             .redirect(reqwest::redirect::Policy::none())
-            .dns_resolver(Arc::new(GuardedResolver(policy.clone())))
-            .build()
+            .dns_resolver(Arc::new(GuardedResolver(policy.clone())));
+        let client = policy
+            .roots
+            .apply(builder)
+            .and_then(|b| b.build().map_err(|e| e.to_string()))
             .map_err(|e| format!("the webhook client cannot be built: {e}"))?;
         Ok(Delivery {
             policy,
@@ -334,7 +349,7 @@ impl Delivery {
                     tracing::warn!(task = %config.task_id, status = %response.status(), attempt, "webhook refused a push notification")
                 }
                 Err(e) => {
-                    tracing::warn!(task = %config.task_id, error = %e, attempt, "push notification delivery failed")
+                    tracing::warn!(task = %config.task_id, error = %crate::outbound::error_chain(&e), attempt, "push notification delivery failed")
                 }
             }
         }

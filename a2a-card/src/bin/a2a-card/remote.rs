@@ -35,6 +35,10 @@ pub struct Access {
     /// The signature algorithms to accept.
     #[arg(long, value_enum, value_delimiter = ',', default_values_t = [AlgArg::EdDSA, AlgArg::ES256])]
     alg: Vec<AlgArg>,
+    /// PEM certificates to trust beside the system's roots, for an https agent whose
+    /// certificate a private CA signed (repeatable).
+    #[arg(long = "ca-cert", value_name = "FILE")]
+    ca_certs: Vec<PathBuf>,
 }
 
 impl Access {
@@ -60,6 +64,9 @@ impl Access {
             .filter(|t| !t.trim().is_empty());
         if let Some(token) = self.token.clone().or(from_env) {
             connect = connect.bearer_token(token.trim());
+        }
+        for path in &self.ca_certs {
+            connect = connect.root_certificates_pem(read_text(path)?);
         }
         Ok(connect)
     }

@@ -1,5 +1,6 @@
 //! JWT access tokens (HTTP bearer, OAuth 2.0, OpenID Connect), checked with `jsonwebtoken`.
 
+use crate::outbound::error_chain;
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
@@ -232,9 +233,8 @@ pub trait JwksResolver: Send + Sync + 'static {
     async fn keys(&self, url: &str, refresh: bool) -> Result<Arc<JwtKeys>, Rejected>;
 }
 
-/// Fetches JWKS documents over HTTP with `reqwest`. This build of the server has no TLS: use
-/// an `http://` URL on a trusted network (a sidecar, a local proxy), or a [`JwksFetcher`] of
-/// your own with the HTTP client you trust.
+/// Fetches JWKS documents over `http` or `https` (rustls, with the platform's certificate
+/// roots, and any given to [`HttpJwks::with_root_certificates_pem`]).
 ///
 /// ```
 /// use a2a_card::server::auth::{CachedJwks, HttpJwks};
@@ -246,6 +246,28 @@ pub struct HttpJwks {
     client: reqwest::Client,
 }
 
+impl HttpJwks {
+    /// A fetcher that trusts the certificates of a PEM bundle beside the platform's roots, for
+    /// an issuer whose certificate a private CA signed; an error says what is wrong with the
+    /// bundle.
+    ///
+    /// ```no_run
+    /// use a2a_card::server::auth::{CachedJwks, HttpJwks};
+    /// let ca = std::fs::read("internal-ca.pem").unwrap();
+    /// let jwks = CachedJwks::new(HttpJwks::with_root_certificates_pem(&ca).unwrap());
+    /// # drop(jwks);
+    /// ```
+    pub fn with_root_certificates_pem(pem: impl AsRef<[u8]>) -> Result<HttpJwks, String> {
+        let mut roots = crate::outbound::ExtraRoots::default();
+        roots.add(pem.as_ref());
+        let client = roots
+            .apply(reqwest::Client::builder())?
+            .build()
+            .map_err(|e| format!("the JWKS client cannot be built: {e}"))?;
+        Ok(HttpJwks { client })
+    }
+}
+
 #[async_trait]
 impl JwksFetcher for HttpJwks {
     async fn fetch(&self, url: &str) -> Result<String, String> {
@@ -255,14 +277,14 @@ impl JwksFetcher for HttpJwks {
             .timeout(Duration::from_secs(10))
             .send()
             .await
-            .map_err(|e| format!("fetching the JWKS failed: {e}"))?;
+            .map_err(|e| format!("fetching the JWKS failed: {}", error_chain(&e)))?;
         if !response.status().is_success() {
             return Err(format!("the JWKS URL answered {}", response.status()));
         }
         response
             .text()
             .await
-            .map_err(|e| format!("reading the JWKS failed: {e}"))
+            .map_err(|e| format!("reading the JWKS failed: {}", error_chain(&e)))
     }
 }
 
