@@ -16,7 +16,7 @@ use std::time::Duration;
 use a2a_card::client::{ClientError, Connect};
 use a2a_card::server::a2a::{SendMessageConfiguration, TaskPushNotificationConfig, TaskState};
 use a2a_card::server::auth::{HttpJwks, JwksFetcher};
-use a2a_card::server::{Server, Webhooks, axum};
+use a2a_card::server::{Server, ServerError, Webhooks, axum};
 use a2a_card::{Input, Output};
 use fight::{FightClub, FightClubClient, FightComparison};
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose};
@@ -267,6 +267,23 @@ async fn webhooks_are_posted_over_https() {
     panic!(
         "the completed update never reached the https webhook: {:?}",
         state.received.lock().expect("not poisoned")
+    );
+}
+
+#[tokio::test]
+async fn webhook_roots_without_a_certificate_stop_the_server_saying_so() {
+    let webhooks = Webhooks::default().root_certificates_pem("no certificate here");
+    let planner = TripPlanner {
+        pace: Duration::from_millis(1),
+    };
+    let error = Server::new(planner)
+        .webhooks(webhooks)
+        .router()
+        .await
+        .expect_err("the webhook client cannot trust nothing");
+    assert!(
+        matches!(&error, ServerError::Webhooks(m) if m.contains("BEGIN CERTIFICATE")),
+        "{error}"
     );
 }
 

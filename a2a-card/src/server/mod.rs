@@ -140,6 +140,9 @@ pub enum ServerError {
     /// The security the card declares cannot be enforced as configured (see
     /// [`Server::authentication`]).
     Security(auth::SecurityConfigError),
+    /// The push-notification client cannot be built as configured (see [`Server::webhooks`]):
+    /// root certificates that are not PEM, say.
+    Webhooks(String),
 }
 
 impl fmt::Display for ServerError {
@@ -156,6 +159,7 @@ impl fmt::Display for ServerError {
             #[cfg(feature = "sign")]
             ServerError::Sign(e) => write!(f, "{e}"),
             ServerError::Security(e) => write!(f, "{e}"),
+            ServerError::Webhooks(reason) => f.write_str(reason),
         }
     }
 }
@@ -167,7 +171,7 @@ impl std::error::Error for ServerError {
             ServerError::Schema(e) => Some(e),
             ServerError::Io(e) => Some(e),
             ServerError::Store(e) => Some(e),
-            ServerError::Url { .. } => None,
+            ServerError::Url { .. } | ServerError::Webhooks(_) => None,
             #[cfg(feature = "sign")]
             ServerError::Sign(e) => Some(e),
             ServerError::Security(e) => Some(e),
@@ -460,10 +464,7 @@ impl<A: Agent> Server<A> {
                 .clone()
                 .unwrap_or_else(|| Arc::new(InMemoryPushConfigStore::new()));
             let delivery = push::Delivery::new(self.webhooks.clone(), Arc::clone(&configs))
-                .map_err(|reason| ServerError::Url {
-                    url: String::new(),
-                    reason,
-                })?;
+                .map_err(ServerError::Webhooks)?;
             Some((configs, Arc::new(delivery)))
         } else {
             None
