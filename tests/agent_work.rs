@@ -481,6 +481,105 @@ mod multi_turn {
     }
 }
 
+mod input_timeout {
+    //! A question left unanswered past the server's input timeout is withdrawn: the handler is
+    //! dropped and the task fails, saying why; an answer in time disarms it.
+    use super::*;
+
+    struct Quiz;
+
+    /// Asks two questions, one after the other.
+    #[a2a_card::agent(url = "http://127.0.0.1:1")]
+    impl Quiz {
+        /// Asks for a first and a second word and says both.
+        #[skill]
+        async fn quiz(&self, _input: String, ctx: SkillContext) -> Result<String, String> {
+            let first = ctx.ask("First word?").await?;
+            let second = ctx.ask("Second word?").await?;
+            Ok(format!("{} {}", first.text(), second.text()))
+        }
+    }
+
+    async fn state_of(
+        client: &a2a_client::A2AClient<Box<dyn a2a_client::Transport>>,
+        id: &str,
+    ) -> a2a_card::server::a2a::Task {
+        client.get_task(&get(id)).await.expect("the task")
+    }
+
+    #[tokio::test]
+    async fn an_unanswered_question_fails_the_task_after_the_timeout() {
+        let running = serve(
+            server::server(Duration::from_millis(1), Webhooks::default())
+                .input_timeout(Duration::from_millis(300)),
+        )
+        .await;
+        let client = client(&card(&running.base).await, "JSONRPC").await;
+        let asked = task(
+            client
+                .send_message(&request(vec![trip(2, None)], None))
+                .await
+                .expect("a question"),
+        );
+        assert_eq!(asked.status.state, TaskState::InputRequired);
+        eventually("the unanswered task has failed", async || {
+            state_of(&client, &asked.id).await.status.state == TaskState::Failed
+        })
+        .await;
+        let failed = state_of(&client, &asked.id).await;
+        assert!(
+            status_text(&failed).contains("no answer came within 300 ms"),
+            "{}",
+            status_text(&failed)
+        );
+        // The handler is gone: a late answer is told so, and changes nothing.
+        let late = client
+            .send_message(&request(
+                vec![Part::text("2026-12-01")],
+                Some(asked.id.clone()),
+            ))
+            .await
+            .expect_err("a finished task takes no more messages");
+        assert_eq!(late.code, error_code::UNSUPPORTED_OPERATION, "{late:?}");
+    }
+
+    #[tokio::test]
+    async fn an_answer_in_time_disarms_the_timeout_and_the_next_question_gets_its_own() {
+        let timeout = Duration::from_millis(1000);
+        let running = serve(Server::new(Quiz).input_timeout(timeout)).await;
+        let client = client(&card(&running.base).await, "JSONRPC").await;
+        let asked = task(
+            client
+                .send_message(&request(vec![Part::text("go")], None))
+                .await
+                .expect("the first question"),
+        );
+        assert_eq!(status_text(&asked), "First word?");
+        let started = tokio::time::Instant::now();
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        let second = task(
+            client
+                .send_message(&request(vec![Part::text("hello")], Some(asked.id.clone())))
+                .await
+                .expect("the second question"),
+        );
+        assert_eq!(status_text(&second), "Second word?");
+        // Past the first question's deadline, before the second's.
+        tokio::time::sleep_until(started + Duration::from_millis(1300)).await;
+        let waiting = state_of(&client, &asked.id).await;
+        assert_eq!(
+            waiting.status.state,
+            TaskState::InputRequired,
+            "{}",
+            status_text(&waiting)
+        );
+        eventually("the second question times out", async || {
+            state_of(&client, &asked.id).await.status.state == TaskState::Failed
+        })
+        .await;
+    }
+}
+
 mod cancellation {
     //! `CancelTask` reaches the running handler.
     use super::*;
@@ -695,6 +794,40 @@ mod push {
                 .map(|r| r.1["statusUpdate"]["taskId"].clone()),
             Some(json!(done.id))
         );
+    }
+
+    #[tokio::test]
+    async fn a_question_withdrawn_after_the_input_timeout_is_pushed_as_failed() {
+        let hook_state = Arc::new(Hook::default());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let url = format!("http://{}/hook", listener.local_addr().expect("addr"));
+        let app = axum::Router::new()
+            .route("/hook", axum::routing::post(hook))
+            .with_state(Arc::clone(&hook_state));
+        tokio::spawn(async move { axum::serve(listener, app).await });
+
+        let webhooks = Webhooks::default()
+            .allow_loopback(true)
+            .backoff(Duration::from_millis(20));
+        let running = serve(
+            server::server(Duration::from_millis(1), webhooks)
+                .input_timeout(Duration::from_millis(200)),
+        )
+        .await;
+        let client = client(&card(&running.base).await, "JSONRPC").await;
+        let mut req = request(vec![trip(2, None)], None);
+        req.configuration = Some(config(&url));
+        let asked = task(client.send_message(&req).await.expect("a question"));
+        assert_eq!(asked.status.state, TaskState::InputRequired);
+        eventually("the webhook has the failed update", async || {
+            hook_state.received.lock().unwrap().iter().any(|(_, b)| {
+                b["statusUpdate"]["status"]["state"] == "TASK_STATE_FAILED"
+                    && b["statusUpdate"]["taskId"] == json!(asked.id)
+            })
+        })
+        .await;
     }
 
     #[tokio::test]

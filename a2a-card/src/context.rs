@@ -316,7 +316,9 @@ impl SkillContext {
     /// is the answer.
     ///
     /// Fails with [`Interrupted`] only when there is no one to ask: outside a task, or when
-    /// the server drops the task. A cancelled task drops the handler instead.
+    /// the server drops the task. A cancelled task drops the handler instead, and so does a
+    /// question left unanswered past the server's `Server::input_timeout` (24 hours by
+    /// default; the task then fails saying so).
     pub async fn ask(&self, question: impl Into<String>) -> Result<Answer, Interrupted> {
         self.ask_with(false, question.into()).await
     }

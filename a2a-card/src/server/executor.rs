@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use a2a::{
     A2AError, Artifact, Message, Part, PartContent, Role, StreamResponse, TaskArtifactUpdateEvent,
@@ -89,6 +90,7 @@ pub struct SkillExecutor<A: Agent> {
     max_inline_file: usize,
     push: Option<Arc<Delivery>>,
     decisions: Option<Arc<Decisions>>,
+    input_timeout: Option<Duration>,
 }
 
 impl<A: Agent> fmt::Debug for SkillExecutor<A> {
@@ -97,6 +99,7 @@ impl<A: Agent> fmt::Debug for SkillExecutor<A> {
             .field("agent", &A::DECL.source)
             .field("dispatcher", &self.dispatcher)
             .field("max_inline_file", &self.max_inline_file)
+            .field("input_timeout", &self.input_timeout)
             .finish_non_exhaustive()
     }
 }
@@ -129,7 +132,16 @@ impl<A: Agent> SkillExecutor<A> {
             max_inline_file,
             push,
             decisions: None,
+            input_timeout: Some(super::DEFAULT_INPUT_TIMEOUT),
         }
+    }
+
+    /// How long a question may stay unanswered before its task fails
+    /// ([`DEFAULT_INPUT_TIMEOUT`](super::DEFAULT_INPUT_TIMEOUT)); `None`: as long as the process
+    /// runs. See [`Server::input_timeout`](super::Server::input_timeout).
+    pub fn input_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
+        self.input_timeout = timeout.into();
+        self
     }
 
     /// Takes the decisions [`StructuredInput`](super::StructuredInput) made before the task
@@ -163,6 +175,7 @@ impl<A: Agent> SkillExecutor<A> {
             })),
             waiting: Mutex::new(None),
             abort: Mutex::new(Some(abort)),
+            expiry: Mutex::new(None),
             link: link.clone(),
         });
         self.sessions
@@ -207,6 +220,9 @@ impl<A: Agent> SkillExecutor<A> {
             return Box::pin(stream::iter([Ok(ids.status(TaskState::Failed, Some(why)))]));
         };
         let waiting = lock(&session.waiting).take();
+        if let Some(expiry) = lock(&session.expiry).take() {
+            expiry.abort();
+        }
         let Some(waiting) = waiting else {
             let err = A2AError::invalid_request(format!(
                 "task `{}` is working and has not asked for input; wait for it to ask (input-required) before answering",
@@ -246,6 +262,7 @@ impl<A: Agent> SkillExecutor<A> {
             store: self.store.clone(),
             sessions: Arc::clone(&self.sessions),
             push: self.push.clone(),
+            input_timeout: self.input_timeout,
         };
         let state = (ctx, None::<OwnedMutexGuard<Pump>>, false);
         Box::pin(
@@ -385,6 +402,9 @@ impl Sessions {
             let _ = abort.send(());
         }
         lock(&session.waiting).take();
+        if let Some(expiry) = lock(&session.expiry).take() {
+            expiry.abort();
+        }
     }
 }
 
@@ -396,6 +416,8 @@ struct Session {
     waiting: Mutex<Option<oneshot::Sender<Answer>>>,
     /// Drops the handler's future (cancellation).
     abort: Mutex<Option<oneshot::Sender<()>>>,
+    /// Withdraws the question it waits on, when no answer comes in time.
+    expiry: Mutex<Option<tokio::task::AbortHandle>>,
     link: LinkHandle,
 }
 
@@ -418,11 +440,51 @@ struct PumpContext {
     store: Option<Arc<dyn TaskStore>>,
     sessions: Arc<Sessions>,
     push: Option<Arc<Delivery>>,
+    input_timeout: Option<Duration>,
 }
 
 type Out = Vec<Result<StreamResponse, A2AError>>;
 
 impl PumpContext {
+    /// Fails the task if the question just asked is still unanswered after the input timeout:
+    /// the handler is dropped at its `.await` (as on cancel), the task failed in the store,
+    /// saying why, and the update pushed. An answer, or a cancel, disarms it.
+    fn withdraw_unanswered(&self) {
+        let Some(after) = self.input_timeout else {
+            return;
+        };
+        // Weak: a session that ends otherwise is not kept alive by its timer.
+        let session = Arc::downgrade(&self.session);
+        let (ids, store, sessions, push) = (
+            self.ids.clone(),
+            self.store.clone(),
+            Arc::clone(&self.sessions),
+            self.push.clone(),
+        );
+        let timer = tokio::spawn(async move {
+            tokio::time::sleep(after).await;
+            let Some(session) = session.upgrade() else {
+                return;
+            };
+            if lock(&session.waiting).take().is_none() {
+                return;
+            }
+            sessions.cancel(&ids.task);
+            let why = format!(
+                "no answer came within {} (the agent's input timeout), so the question was withdrawn; start a new task",
+                span(after)
+            );
+            fail_in_store(store.as_deref(), &ids, &why).await;
+            if let Some(push) = push {
+                push.deliver(&ids.task, &ids.status(TaskState::Failed, Some(why)))
+                    .await;
+            }
+        });
+        if let Some(earlier) = lock(&self.session.expiry).replace(timer.abort_handle()) {
+            earlier.abort();
+        }
+    }
+
     /// The task events of one handler event, and whether the stream stops after them.
     async fn handle(&self, pump: &mut Pump, event: Event) -> (Out, bool) {
         let ids = &self.ids;
@@ -467,6 +529,7 @@ impl PumpContext {
                 answer,
             } => {
                 *lock(&self.session.waiting) = Some(answer);
+                self.withdraw_unanswered();
                 let state = if auth {
                     TaskState::AuthRequired
                 } else {
@@ -520,6 +583,17 @@ fn refuse(
 
 /// Marks the task failed in the store, with `why` as its status message, when it is still
 /// there and not finished.
+/// A duration as a message says it: `24 h`, `90 s`, `250 ms`.
+fn span(d: Duration) -> String {
+    let secs = d.as_secs();
+    match secs {
+        0 => format!("{} ms", d.as_millis()),
+        s if s % 3600 == 0 => format!("{} h", s / 3600),
+        s if s % 60 == 0 => format!("{} min", s / 60),
+        s => format!("{s} s"),
+    }
+}
+
 async fn fail_in_store(store: Option<&dyn TaskStore>, ids: &Ids, why: &str) {
     let Some(store) = store else { return };
     if let Ok(Some(mut task)) = store.get(&ids.task).await {

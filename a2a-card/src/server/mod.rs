@@ -109,6 +109,9 @@ pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
 /// The default largest file a message may carry inline (base64 bytes in a file part): 512 KiB.
 /// Larger files come by URL.
 pub const DEFAULT_MAX_INLINE_FILE: usize = 512 * 1024;
+/// How long a question a handler asks may stay unanswered before its task fails, by default:
+/// 24 hours (see [`Server::input_timeout`]).
+pub const DEFAULT_INPUT_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
 /// The default `max-age` of the card and capabilities documents: 5 minutes.
 pub const DEFAULT_CARD_MAX_AGE: Duration = Duration::from_secs(300);
 
@@ -221,6 +224,7 @@ pub struct Server<A: Agent> {
     card_max_age: Duration,
     v0_3: bool,
     max_inline_file: usize,
+    input_timeout: Option<Duration>,
     webhooks: Webhooks,
     tasks: store::Tasks,
     #[cfg(feature = "sign")]
@@ -238,6 +242,7 @@ impl<A: Agent> fmt::Debug for Server<A> {
             .field("card_max_age", &self.card_max_age)
             .field("a2a_0_3", &self.v0_3)
             .field("max_inline_file", &self.max_inline_file)
+            .field("input_timeout", &self.input_timeout)
             .field("webhooks", &self.webhooks)
             .field("ui", &self.ui)
             .finish_non_exhaustive()
@@ -254,6 +259,7 @@ impl<A: Agent> Server<A> {
             card_max_age: DEFAULT_CARD_MAX_AGE,
             v0_3: true,
             max_inline_file: DEFAULT_MAX_INLINE_FILE,
+            input_timeout: Some(DEFAULT_INPUT_TIMEOUT),
             webhooks: Webhooks::default(),
             tasks: store::Tasks::memory(),
             #[cfg(feature = "sign")]
@@ -304,6 +310,33 @@ impl<A: Agent> Server<A> {
     /// ([`body_limit`](Self::body_limit)) bounds it too.
     pub fn max_inline_file(mut self, bytes: usize) -> Self {
         self.max_inline_file = bytes;
+        self
+    }
+
+    /// How long a question a handler asks ([`SkillContext::ask`](crate::SkillContext::ask),
+    /// `ask_auth`) may stay unanswered ([`DEFAULT_INPUT_TIMEOUT`]: 24 hours). Past it the
+    /// question is withdrawn: the handler is dropped at its `.await`, as on cancel, and the
+    /// task fails saying that no answer came in time (in `GetTask` and push notifications).
+    /// `None` keeps every question, and its handler's memory, for as long as the process runs.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use a2a_card::server::Server;
+    /// # use a2a_card::{agent, skill};
+    /// # struct Echo;
+    /// # /// Says back what it is told.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Echo {
+    /// #     /// Echoes the text.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// let server = Server::new(Echo).input_timeout(Duration::from_secs(15 * 60));
+    /// let patient = Server::new(Echo).input_timeout(None);
+    /// # drop((server, patient));
+    /// ```
+    pub fn input_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
+        self.input_timeout = timeout.into();
         self
     }
 
@@ -479,6 +512,7 @@ impl<A: Agent> Server<A> {
             self.max_inline_file,
             push.as_ref().map(|(_, d)| Arc::clone(d)),
         )
+        .input_timeout(self.input_timeout)
         .with_decisions(Arc::clone(&decisions));
         if let Some(changes) = &opened.changes {
             replicas::cancel_here(changes.subscribe(), executor.sessions(), Arc::clone(&store));
