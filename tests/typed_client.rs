@@ -348,3 +348,83 @@ async fn an_output_that_breaks_its_schema_is_refused() {
         other => panic!("expected an invalid output, got {other:?}"),
     }
 }
+
+/// The agents above, as a client that reads their 0.3 card sees them: one JSON-RPC 0.3
+/// interface, called through the 0.3 mapping (`message/send`, `message/stream`, `tasks/get`).
+mod v0_3_only {
+    use super::*;
+
+    fn as_0_3(base: &str) -> Connect {
+        // With `A2A-Version: 0.3` the server gives its 0.3 card, which lists the 0.3 interface
+        // alone.
+        Connect::new(base).header("A2A-Version", "0.3")
+    }
+
+    #[tokio::test]
+    async fn a_0_3_agent_answers_a_blocking_call_and_refuses_bad_input_with_pointers() {
+        let server = serve(Server::new(FightClub)).await;
+        let agent = as_0_3(&server.base).discover().await.expect("the 0.3 card");
+        assert!(
+            agent.card().interfaces.iter().all(|i| i.is_pre_1_0()),
+            "{:?}",
+            agent.card().interfaces
+        );
+        let client = FightClubClient::connect_with(as_0_3(&server.base))
+            .await
+            .expect("the 0.3 card declares the skill with the same schema");
+        let answer = client
+            .fight_comparison(Input::Data(lion_tiger()))
+            .await
+            .expect("a verdict over 0.3");
+        let Output::Data(verdict) = answer else {
+            panic!("data in, data out: {answer:?}")
+        };
+        assert_eq!(verdict.winner, "Tiger");
+        assert_eq!(verdict.probability, 0.56);
+
+        // The agent's own refusal of data that breaks the schema (sent without the local
+        // check), with its JSON pointer, comes back through the 0.3 error.
+        let part = a2a::Part::data(serde_json::json!({"a": "Lion", "b": 7}))
+            .with_media_type("application/json;schema=fightComparison");
+        let message = a2a::Message::new(a2a::Role::User, vec![part]);
+        match agent.send_message(message, false).await {
+            Err(ClientError::Rejected {
+                code, violations, ..
+            }) => {
+                assert_eq!(code, -32602);
+                assert_eq!(violations[0].instance_path, "/b", "{violations:?}");
+            }
+            other => panic!("the agent's refusal, not {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_0_3_stream_gives_typed_items_and_takes_the_answer() {
+        let server = serve(planner(5)).await;
+        let client = TripPlannerClient::connect_with(as_0_3(&server.base))
+            .await
+            .expect("connect over 0.3");
+        let mut run = client
+            .plan_trip(TripRequest {
+                destination: "Lisbon".into(),
+                days: 2,
+                start_date: None,
+            })
+            .await
+            .expect("a stream");
+        let (mut items, mut questions) = (Vec::new(), Vec::new());
+        while let Some(event) = run.next().await {
+            match event.expect("no error") {
+                TypedEvent::Item(day) => items.push(day),
+                TypedEvent::Question { text, .. } => {
+                    questions.push(text);
+                    run.answer("2026-12-30").await.expect("the answer is sent");
+                }
+                _ => {}
+            }
+        }
+        assert_eq!(questions, ["Which day do you leave? (YYYY-MM-DD)"]);
+        let dates: Vec<&str> = items.iter().map(|d| d.date.as_str()).collect();
+        assert_eq!(dates, ["2026-12-30", "2026-12-31"]);
+    }
+}

@@ -47,6 +47,8 @@ pub mod server;
 #[cfg(feature = "sign")]
 pub mod sign;
 mod skill;
+#[cfg(any(feature = "client", feature = "server"))]
+mod v0_3;
 pub mod wire;
 
 pub use a2a_card_rules::media;

@@ -11,6 +11,10 @@ use serde_json::Value;
 /// The official Python SDK version CI pins (keep in step with `.ci/run`).
 pub const PY_SDK: &str = "a2a-sdk[signing]==1.3.0";
 
+/// The last official Python SDK of A2A 0.3, with its server, for an agent that speaks only 0.3
+/// (keep in step with `.ci/run`).
+pub const PY_SDK_0_3: [&str; 2] = ["a2a-sdk[http-server]==0.3.26", "uvicorn==0.38.0"];
+
 fn succeeds(command: &mut Command) -> bool {
     command.status().is_ok_and(|s| s.success())
 }
@@ -21,35 +25,60 @@ fn succeeds(command: &mut Command) -> bool {
 pub fn a2a_python() -> Option<PathBuf> {
     static PY: OnceLock<Option<PathBuf>> = OnceLock::new();
     PY.get_or_init(|| {
-        if let Some(py) = std::env::var_os("A2A_PY") {
-            return Some(PathBuf::from(py));
-        }
-        if Command::new("python3").arg("--version").output().is_err() {
-            eprintln!("skipping the Python SDK checks: no python3 on PATH and A2A_PY unset");
-            return None;
-        }
-        let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("a2a-py-venv");
-        let py = venv.join("bin/python");
-        let ready = |py: &Path| {
-            succeeds(Command::new(py).args([
-                "-c",
-                "import a2a.utils.signing, a2a.client.card_resolver, a2a.compat.v0_3.types",
-            ]))
-        };
-        if !ready(&py) {
-            assert!(
-                succeeds(Command::new("python3").arg("-m").arg("venv").arg(&venv)),
-                "python3 -m venv failed"
-            );
-            assert!(
-                succeeds(Command::new(&py).args(["-m", "pip", "install", "--quiet", PY_SDK])),
-                "pip install {PY_SDK} failed"
-            );
-            assert!(ready(&py), "{PY_SDK} installed but does not import");
-        }
-        Some(py)
+        python_with(
+            "A2A_PY",
+            "a2a-py-venv",
+            &[PY_SDK],
+            "import a2a.utils.signing, a2a.client.card_resolver, a2a.compat.v0_3.types",
+        )
     })
     .clone()
+}
+
+/// A Python with the official A2A SDK 0.3 and its server: `$A2A_PY_0_3` (which CI sets), else
+/// a venv under the target directory with [`PY_SDK_0_3`]; as [`a2a_python`] otherwise.
+pub fn a2a_python_0_3() -> Option<PathBuf> {
+    static PY: OnceLock<Option<PathBuf>> = OnceLock::new();
+    PY.get_or_init(|| {
+        python_with(
+            "A2A_PY_0_3",
+            "a2a-py03-venv",
+            &PY_SDK_0_3,
+            "import a2a.server.apps, a2a.types, uvicorn",
+        )
+    })
+    .clone()
+}
+
+/// `$var`, or a venv `dir` under the target directory with `packages` installed, checked by
+/// importing `imports`.
+fn python_with(var: &str, dir: &str, packages: &[&str], imports: &str) -> Option<PathBuf> {
+    if let Some(py) = std::env::var_os(var) {
+        return Some(PathBuf::from(py));
+    }
+    if Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("skipping the Python SDK checks: no python3 on PATH and {var} unset");
+        return None;
+    }
+    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join(dir);
+    let py = venv.join("bin/python");
+    let ready = |py: &Path| succeeds(Command::new(py).args(["-c", imports]));
+    if !ready(&py) {
+        assert!(
+            succeeds(Command::new("python3").arg("-m").arg("venv").arg(&venv)),
+            "python3 -m venv failed"
+        );
+        assert!(
+            succeeds(
+                Command::new(&py)
+                    .args(["-m", "pip", "install", "--quiet"])
+                    .args(packages)
+            ),
+            "pip install {packages:?} failed"
+        );
+        assert!(ready(&py), "{packages:?} installed but does not import");
+    }
+    Some(py)
 }
 
 /// `tests/data/<rel>`, in the repository.

@@ -104,8 +104,8 @@ pub enum ClientError {
         /// What is wrong, with JSON pointers.
         message: String,
     },
-    /// The card offers no interface the official client speaks (A2A 1.0 JSON-RPC or
-    /// HTTP+JSON), or the request could not be made.
+    /// The card offers no interface the client speaks (A2A 1.0 JSON-RPC or HTTP+JSON, or
+    /// 0.3 JSON-RPC), or the request could not be made.
     Transport(String),
     /// The root certificates given to
     /// [`Connect::root_certificates_pem`](super::Connect::root_certificates_pem) are not a

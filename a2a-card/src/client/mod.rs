@@ -23,9 +23,11 @@
 //! Credentials ([`Connect::bearer_token`], [`Connect::api_key`], [`Connect::header`]) go on
 //! every request, the card's included, and never into an error or `Debug` output.
 //!
-//! The official client speaks A2A 1.0 (JSON-RPC and HTTP+JSON): an agent whose card offers
-//! only 0.3 interfaces can be discovered and inspected, and a call answers
-//! [`ClientError::Transport`]. Agents are reached over `http` or `https` (rustls, with the
+//! Calls go through the official client, over the card's A2A 1.0 JSON-RPC or HTTP+JSON
+//! interface; an agent that offers only A2A 0.3 (the installed base of the 0.3 SDKs) is called
+//! over its 0.3 JSON-RPC interface, its requests and answers mapped both ways by the same
+//! mapping the server uses for its own 0.3 interface, with data numbers kept exact. Agents are
+//! reached over `http` or `https` (rustls, with the
 //! platform's certificate roots and any given to [`Connect::root_certificates_pem`]); one HTTP
 //! client carries the card request and every call of a [`RemoteAgent`].
 //!
@@ -55,6 +57,7 @@
 mod error;
 mod run;
 mod typed;
+mod v0_3;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -67,7 +70,7 @@ use a2a_client::rest::RestTransportFactory;
 use a2a_client::{A2AClient, A2AClientFactory, Transport};
 use serde_json::Value;
 
-use crate::card::{AgentCard, AgentSkill};
+use crate::card::{AgentCard, AgentInterface, AgentSkill};
 use crate::dispatch::Violation;
 use crate::lint::{self, Finding, LintOptions};
 use crate::outbound::{ExtraRoots, error_chain};
@@ -407,14 +410,30 @@ async fn official_client(
     headers: &[(String, String)],
     bindings: &[String],
 ) -> Result<Official, String> {
+    let interceptors: Vec<Arc<dyn CallInterceptor>> = headers
+        .iter()
+        .map(|(name, value)| {
+            Arc::new(AuthInterceptor::custom(name.clone(), value.clone()))
+                as Arc<dyn CallInterceptor>
+        })
+        .collect();
     let mut v1 = card.clone();
     // Only interfaces the official client can speak, so that its choice is among them.
     v1.interfaces.retain(|i| !i.is_pre_1_0());
     if v1.interfaces.is_empty() {
-        return Err(format!(
-            "the card offers no A2A 1.0 interface (it lists {}); the official client speaks only 1.0",
-            describe_interfaces(card)
-        ));
+        // An agent of 0.3 only: its JSON-RPC interface, through the 0.3 mapping.
+        let Some(old) = card.interfaces.iter().find(|i| {
+            i.protocol_binding
+                .eq_ignore_ascii_case(AgentInterface::JSONRPC)
+        }) else {
+            return Err(format!(
+                "the card offers no A2A 1.0 interface and no 0.3 JSON-RPC one (it lists {})",
+                describe_interfaces(card)
+            ));
+        };
+        let transport: Box<dyn Transport> =
+            Box::new(v0_3::V03Transport::new(http, old.url.clone()));
+        return Ok(A2AClient::new(transport).with_interceptors(interceptors));
     }
     let mut json = v1.to_json(wire::Profile::V1);
     // Fields the official card type requires but a card may leave out (a skill without
@@ -441,9 +460,7 @@ async fn official_client(
         .preferred_bindings(bindings.to_vec())
         .register(Arc::new(JsonRpcTransportFactory::new(Some(http.clone()))))
         .register(Arc::new(RestTransportFactory::new(Some(http))));
-    for (name, value) in headers {
-        let interceptor: Arc<dyn CallInterceptor> =
-            Arc::new(AuthInterceptor::custom(name.clone(), value.clone()));
+    for interceptor in interceptors {
         factory = factory.with_interceptor(interceptor);
     }
     factory
@@ -451,6 +468,12 @@ async fn official_client(
         .create_from_card(&official)
         .await
         .map_err(|e| format!("no usable interface on the card: {}", e.message))
+}
+
+/// Whether a mode is JSON: `application/json`, or a `+json` type (parameters aside).
+fn is_json(mode: &str) -> bool {
+    crate::MediaType::parse(mode)
+        .is_ok_and(|m| m.essence() == "application/json" || m.subtype().ends_with("+json"))
 }
 
 fn describe_interfaces(card: &AgentCard) -> String {
@@ -675,7 +698,8 @@ impl RemoteAgent {
     }
 
     /// The message that sends `payload` to skill `skill`, after checking it locally: the skill
-    /// exists, takes this kind of input, and data follows its input schema.
+    /// exists, takes this kind of input, and data follows its input schema (data to a skill
+    /// that takes `application/json` without a schema goes as it is, with that mode).
     ///
     /// ```no_run
     /// # async fn run(agent: a2a_card::client::RemoteAgent) -> Result<(), a2a_card::client::ClientError> {
@@ -687,20 +711,26 @@ impl RemoteAgent {
     pub fn message(&self, skill: &str, payload: Payload) -> Result<a2a::Message, ClientError> {
         let remote = self.skill(skill)?;
         let part = match payload {
-            Payload::Data(data) => {
-                let Some(name) = remote.input_schema_name() else {
-                    return Err(ClientError::UnsupportedInput {
-                        skill: skill.to_owned(),
-                        given: "structured data",
-                        modes: remote.input_modes().to_vec(),
-                    });
-                };
-                self.validate(&name, &data)?;
-                let mode = SchemaMode::new(name.as_str())
-                    .map(|m| m.to_string())
-                    .unwrap_or_else(|| format!("application/json;schema={name}"));
-                a2a::Part::data(data).with_media_type(mode)
-            }
+            Payload::Data(data) => match remote.input_schema_name() {
+                Some(name) => {
+                    self.validate(&name, &data)?;
+                    let mode = SchemaMode::new(name.as_str())
+                        .map(|m| m.to_string())
+                        .unwrap_or_else(|| format!("application/json;schema={name}"));
+                    a2a::Part::data(data).with_media_type(mode)
+                }
+                // A skill that takes JSON without naming a schema: the data as it is.
+                None => match remote.input_modes().iter().find(|m| is_json(m)) {
+                    Some(mode) => a2a::Part::data(data).with_media_type(mode.clone()),
+                    None => {
+                        return Err(ClientError::UnsupportedInput {
+                            skill: skill.to_owned(),
+                            given: "structured data",
+                            modes: remote.input_modes().to_vec(),
+                        });
+                    }
+                },
+            },
             Payload::Text(text) => {
                 if !remote.takes_text() {
                     return Err(ClientError::UnsupportedInput {

@@ -18,7 +18,7 @@ use super::auth::{self, Guard};
 use super::body_limit::{self, BodyError};
 use super::documents::A2A_VERSION_HEADER;
 use super::exact::{self, MAX_ANSWER_BYTES};
-use super::v0_3::{self, Method};
+use crate::v0_3::{self, Method};
 
 /// The JSON-RPC endpoint in front of the official router.
 pub(crate) struct JsonRpc {

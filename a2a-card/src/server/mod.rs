@@ -69,7 +69,6 @@ mod push;
 mod replicas;
 pub mod store;
 mod ui;
-mod v0_3;
 
 use std::fmt;
 use std::future::Future;

@@ -1,13 +1,18 @@
-//! A2A 0.3 JSON-RPC, translated onto the 1.0 handler: method names, request params, results,
-//! stream events and errors.
+//! A2A 0.3 JSON-RPC and 1.0, both ways: method names, request params, results, stream events
+//! and errors.
 //!
-//! The official Rust server speaks only 1.0 (it answers a request without an `A2A-Version`
-//! header, which A2A says means 0.3, with `VersionNotSupported`). The compat card advertises a
-//! 0.3 JSON-RPC interface beside the 1.0 ones, so 0.3 requests (`message/send` with
-//! `kind`-tagged parts, `tasks/get`, ...) are rewritten into 1.0 ones, run by the same handler,
-//! and their answers rewritten back, as the official Python SDK's compatibility layer does.
-//! Everything here works on JSON values and never fails: what it does not recognise it leaves
-//! as it is, for the 1.0 handler to judge.
+//! The official Rust server and client speak only 1.0. On the server, the compat card
+//! advertises a 0.3 JSON-RPC interface beside the 1.0 ones, so 0.3 requests (`message/send`
+//! with `kind`-tagged parts, `tasks/get`, ...) are rewritten into 1.0 ones, run by the same
+//! handler, and their answers rewritten back, as the official Python SDK's compatibility layer
+//! does. On the client, a 1.0 request to an agent that offers only 0.3 is rewritten into its 0.3
+//! form and the answer read back as 1.0 (`client/v0_3.rs`). Everything here works on JSON
+//! values and never fails: what it does not recognise it leaves as it is, for the reader of the
+//! result to judge.
+
+// The server uses one direction and the client the other: a build with one of them leaves
+// the other half unused.
+#![cfg_attr(not(all(feature = "client", feature = "server")), allow(dead_code))]
 
 use serde_json::{Map, Value, json};
 
@@ -58,6 +63,22 @@ impl Method {
             Method::ListPushConfigs => LIST_PUSH_CONFIGS,
             Method::DeletePushConfig => DELETE_PUSH_CONFIG,
             Method::ExtendedCard => GET_EXTENDED_AGENT_CARD,
+        }
+    }
+
+    /// The 0.3 method name.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Method::Send => "message/send",
+            Method::Stream => "message/stream",
+            Method::GetTask => "tasks/get",
+            Method::CancelTask => "tasks/cancel",
+            Method::Resubscribe => "tasks/resubscribe",
+            Method::SetPushConfig => "tasks/pushNotificationConfig/set",
+            Method::GetPushConfig => "tasks/pushNotificationConfig/get",
+            Method::ListPushConfigs => "tasks/pushNotificationConfig/list",
+            Method::DeletePushConfig => "tasks/pushNotificationConfig/delete",
+            Method::ExtendedCard => "agent/getAuthenticatedExtendedCard",
         }
     }
 
@@ -118,6 +139,73 @@ impl Method {
         Value::Object(p)
     }
 
+    /// The 0.3 params of a 1.0 request's params (the client's side of [`params_to_v1`]).
+    ///
+    /// [`params_to_v1`]: Method::params_to_v1
+    pub(crate) fn params_to_v0_3(self, params: Value) -> Value {
+        let Value::Object(mut p) = params else {
+            return params;
+        };
+        p.remove("tenant");
+        match self {
+            Method::Send | Method::Stream => {
+                if let Some(message) = p.remove("message") {
+                    p.insert("message".into(), message_to_v0_3(message));
+                }
+                let config = p
+                    .entry("configuration")
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if let Value::Object(config) = config {
+                    if let Some(push) = config.remove("taskPushNotificationConfig") {
+                        let push = match push_to_v0_3(push) {
+                            Value::Object(mut wrapped) => wrapped
+                                .remove("pushNotificationConfig")
+                                .unwrap_or(Value::Null),
+                            other => other,
+                        };
+                        config.insert("pushNotificationConfig".into(), push);
+                    }
+                    let immediately = config.remove("returnImmediately") == Some(Value::Bool(true));
+                    config.insert("blocking".into(), Value::Bool(!immediately));
+                }
+                Value::Object(p)
+            }
+            Method::GetTask | Method::CancelTask | Method::Resubscribe => Value::Object(p),
+            Method::SetPushConfig => push_to_v0_3(Value::Object(p)),
+            Method::GetPushConfig | Method::DeletePushConfig => {
+                let task_id = p.remove("taskId").unwrap_or(Value::Null);
+                let config_id = p.remove("id").unwrap_or(Value::Null);
+                json!({"id": task_id, "pushNotificationConfigId": config_id})
+            }
+            Method::ListPushConfigs => {
+                let task_id = p.remove("taskId").unwrap_or(Value::Null);
+                json!({"id": task_id})
+            }
+            Method::ExtendedCard => json!({}),
+        }
+    }
+
+    /// The 1.0 result of a 0.3 result (for streams: of one event); the client's side of
+    /// [`result_to_v0_3`](Method::result_to_v0_3).
+    pub(crate) fn result_to_v1(self, result: Value) -> Value {
+        match self {
+            Method::Send | Method::Stream | Method::Resubscribe => event_to_v1(result),
+            Method::GetTask | Method::CancelTask => task_to_v1(result),
+            Method::SetPushConfig | Method::GetPushConfig => wrapped_push_to_v1(result),
+            Method::ListPushConfigs => match result {
+                Value::Array(configs) => {
+                    json!({"configs": configs.into_iter().map(wrapped_push_to_v1).collect::<Vec<_>>()})
+                }
+                other => other,
+            },
+            Method::DeletePushConfig => json!({}),
+            Method::ExtendedCard => match crate::card::AgentCard::from_json(&result) {
+                Ok(card) => card.to_json(crate::wire::Profile::V1),
+                Err(_) => result,
+            },
+        }
+    }
+
     /// The 0.3 result of a 1.0 result (for streams: of one event).
     pub(crate) fn result_to_v0_3(self, result: Value) -> Value {
         match self {
@@ -158,6 +246,142 @@ pub(crate) fn error_to_v0_3(mut error: Value) -> Value {
         }
     }
     error
+}
+
+/// A 0.3 JSON-RPC error (`{code, message, data}`) as the 1.0 error the official client gives:
+/// the same code and message, and an object `data` (the agent's own details) as a
+/// `google.protobuf.Struct` detail, as a 1.0 agent sends it.
+#[cfg(feature = "client")]
+pub(crate) fn error_to_v1(error: &Value) -> a2a::A2AError {
+    let code = error
+        .get("code")
+        .and_then(Value::as_i64)
+        .and_then(|c| i32::try_from(c).ok())
+        .unwrap_or(a2a::error_code::INTERNAL_ERROR);
+    let message = error
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or("the agent answered an error without a message");
+    let mut out = a2a::A2AError::new(code, message);
+    if let Some(Value::Object(data)) = error.get("data") {
+        let value = data.clone().into_iter().collect();
+        out.details = Some(vec![a2a::TypedDetail::new(
+            a2a::errordetails::STRUCT_TYPE,
+            value,
+        )]);
+    }
+    out
+}
+
+/// A 0.3 `kind`-tagged result or event as its 1.0 `SendMessageResponse` or `StreamResponse`
+/// (`{"task": ..}`, `{"message": ..}`, `{"statusUpdate": ..}`, `{"artifactUpdate": ..}`).
+fn event_to_v1(event: Value) -> Value {
+    let Value::Object(mut e) = event else {
+        return event;
+    };
+    let kind = e.remove("kind");
+    match kind.as_ref().and_then(Value::as_str) {
+        Some("task") => json!({"task": task_to_v1(Value::Object(e))}),
+        Some("message") => {
+            let mut message = Value::Object(e);
+            message_to_v1(&mut message);
+            json!({"message": message})
+        }
+        Some("status-update") => {
+            e.remove("final");
+            if let Some(status) = e.remove("status") {
+                e.insert("status".into(), status_to_v1(status));
+            }
+            json!({"statusUpdate": e})
+        }
+        Some("artifact-update") => {
+            if let Some(artifact) = e.remove("artifact") {
+                e.insert("artifact".into(), artifact_to_v1(artifact));
+            }
+            json!({"artifactUpdate": e})
+        }
+        _ => {
+            if let Some(kind) = kind {
+                e.insert("kind".into(), kind);
+            }
+            Value::Object(e)
+        }
+    }
+}
+
+fn task_to_v1(task: Value) -> Value {
+    let Value::Object(mut t) = task else {
+        return task;
+    };
+    t.remove("kind");
+    if let Some(status) = t.remove("status") {
+        t.insert("status".into(), status_to_v1(status));
+    }
+    if let Some(Value::Array(artifacts)) = t.remove("artifacts") {
+        let artifacts = artifacts.into_iter().map(artifact_to_v1).collect();
+        t.insert("artifacts".into(), Value::Array(artifacts));
+    }
+    if let Some(Value::Array(mut history)) = t.remove("history") {
+        history.iter_mut().for_each(message_to_v1);
+        t.insert("history".into(), Value::Array(history));
+    }
+    Value::Object(t)
+}
+
+fn status_to_v1(status: Value) -> Value {
+    let Value::Object(mut s) = status else {
+        return status;
+    };
+    if let Some(state) = s.get_mut("state") {
+        if let Some(name) = state.as_str() {
+            *state = Value::from(state_to_v1(name));
+        }
+    }
+    if let Some(message) = s.get_mut("message") {
+        message_to_v1(message);
+    }
+    // A 1.0 timestamp is RFC 3339 with its offset; a 0.3 sender may write a local time.
+    let zoned = s.get("timestamp").and_then(Value::as_str).is_some_and(|t| {
+        t.split_once('T')
+            .is_some_and(|(_, time)| time.contains(['Z', 'z', '+', '-']))
+    });
+    if !zoned {
+        s.remove("timestamp");
+    }
+    Value::Object(s)
+}
+
+/// `input-required` -> `TASK_STATE_INPUT_REQUIRED`; `unknown` -> `TASK_STATE_UNSPECIFIED`.
+fn state_to_v1(state: &str) -> String {
+    match state {
+        "unknown" | "" => "TASK_STATE_UNSPECIFIED".to_owned(),
+        other => format!(
+            "TASK_STATE_{}",
+            other.to_ascii_uppercase().replace('-', "_")
+        ),
+    }
+}
+
+fn artifact_to_v1(artifact: Value) -> Value {
+    let Value::Object(mut a) = artifact else {
+        return artifact;
+    };
+    if let Some(Value::Array(parts)) = a.get_mut("parts") {
+        parts.iter_mut().for_each(part_to_v1);
+    }
+    Value::Object(a)
+}
+
+/// A 0.3 `TaskPushNotificationConfig` (`{taskId, pushNotificationConfig}`) as 1.0.
+fn wrapped_push_to_v1(config: Value) -> Value {
+    let Value::Object(mut c) = config else {
+        return config;
+    };
+    let task_id = c.remove("taskId");
+    let inner = c
+        .remove("pushNotificationConfig")
+        .unwrap_or(Value::Object(c));
+    push_to_v1(inner, task_id)
 }
 
 /// A 0.3 message as 1.0: no `kind`, `ROLE_*` roles, 1.0 parts, string ids.
