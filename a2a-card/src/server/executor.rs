@@ -139,6 +139,23 @@ impl<A: Agent> SkillExecutor<A> {
     /// How long a question may stay unanswered before its task fails
     /// ([`DEFAULT_INPUT_TIMEOUT`](super::DEFAULT_INPUT_TIMEOUT)); `None`: as long as the process
     /// runs. See [`Server::input_timeout`](super::Server::input_timeout).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use a2a_card::server::SkillExecutor;
+    /// # use a2a_card::{agent, skill};
+    /// # struct Echo;
+    /// # /// Says back what it is told.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Echo {
+    /// #     /// Echoes the text.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// let executor = SkillExecutor::new(Echo)?.input_timeout(Duration::from_secs(600));
+    /// # drop(executor);
+    /// # Ok::<(), a2a_card::dispatch::SchemaCompileError>(())
+    /// ```
     pub fn input_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
         self.input_timeout = timeout.into();
         self
