@@ -31,22 +31,27 @@ pub(crate) enum Method {
     ExtendedCard,
 }
 
+/// Each 0.3 method by its name.
+const NAMES: [(&str, Method); 10] = [
+    ("message/send", Method::Send),
+    ("message/stream", Method::Stream),
+    ("tasks/get", Method::GetTask),
+    ("tasks/cancel", Method::CancelTask),
+    ("tasks/resubscribe", Method::Resubscribe),
+    ("tasks/pushNotificationConfig/set", Method::SetPushConfig),
+    ("tasks/pushNotificationConfig/get", Method::GetPushConfig),
+    ("tasks/pushNotificationConfig/list", Method::ListPushConfigs),
+    (
+        "tasks/pushNotificationConfig/delete",
+        Method::DeletePushConfig,
+    ),
+    ("agent/getAuthenticatedExtendedCard", Method::ExtendedCard),
+];
+
 impl Method {
     /// The 0.3 method named `name`.
     pub(crate) fn parse(name: &str) -> Option<Method> {
-        Some(match name {
-            "message/send" => Method::Send,
-            "message/stream" => Method::Stream,
-            "tasks/get" => Method::GetTask,
-            "tasks/cancel" => Method::CancelTask,
-            "tasks/resubscribe" => Method::Resubscribe,
-            "tasks/pushNotificationConfig/set" => Method::SetPushConfig,
-            "tasks/pushNotificationConfig/get" => Method::GetPushConfig,
-            "tasks/pushNotificationConfig/list" => Method::ListPushConfigs,
-            "tasks/pushNotificationConfig/delete" => Method::DeletePushConfig,
-            "agent/getAuthenticatedExtendedCard" => Method::ExtendedCard,
-            _ => return None,
-        })
+        NAMES.iter().find(|(n, _)| *n == name).map(|(_, m)| *m)
     }
 
     /// The 1.0 method.
@@ -68,18 +73,10 @@ impl Method {
 
     /// The 0.3 method name.
     pub(crate) fn name(self) -> &'static str {
-        match self {
-            Method::Send => "message/send",
-            Method::Stream => "message/stream",
-            Method::GetTask => "tasks/get",
-            Method::CancelTask => "tasks/cancel",
-            Method::Resubscribe => "tasks/resubscribe",
-            Method::SetPushConfig => "tasks/pushNotificationConfig/set",
-            Method::GetPushConfig => "tasks/pushNotificationConfig/get",
-            Method::ListPushConfigs => "tasks/pushNotificationConfig/list",
-            Method::DeletePushConfig => "tasks/pushNotificationConfig/delete",
-            Method::ExtendedCard => "agent/getAuthenticatedExtendedCard",
-        }
+        NAMES
+            .iter()
+            .find(|(_, m)| *m == self)
+            .map_or("", |(n, _)| n)
     }
 
     /// Whether the answer is a stream of events.
@@ -251,7 +248,6 @@ pub(crate) fn error_to_v0_3(mut error: Value) -> Value {
 /// A 0.3 JSON-RPC error (`{code, message, data}`) as the 1.0 error the official client gives:
 /// the same code and message, and an object `data` (the agent's own details) as a
 /// `google.protobuf.Struct` detail, as a 1.0 agent sends it.
-#[cfg(feature = "client")]
 pub(crate) fn error_to_v1(error: &Value) -> a2a::A2AError {
     let code = error
         .get("code")

@@ -123,10 +123,7 @@ impl V03Transport {
                 }
                 loop {
                     if let Some(data) = next_event(&mut buffer) {
-                        let event = serde_json::from_str::<Value>(&data)
-                            .map_err(|e| A2AError::internal(format!("an event is not JSON: {e}")))
-                            .and_then(|envelope| read_result(method, envelope));
-                        return Some((event, (response, buffer, false)));
+                        return Some((read_event(method, &data), (response, buffer, false)));
                     }
                     match response.chunk().await {
                         Ok(Some(chunk)) => buffer.extend_from_slice(&chunk),
@@ -134,15 +131,8 @@ impl V03Transport {
                         Ok(None) => {
                             // A last event without its blank line.
                             buffer.extend_from_slice(b"\n\n");
-                            if let Some(data) = next_event(&mut buffer) {
-                                let event = serde_json::from_str::<Value>(&data)
-                                    .map_err(|e| {
-                                        A2AError::internal(format!("an event is not JSON: {e}"))
-                                    })
-                                    .and_then(|envelope| read_result(method, envelope));
-                                return Some((event, (response, buffer, true)));
-                            }
-                            return None;
+                            let data = next_event(&mut buffer)?;
+                            return Some((read_event(method, &data), (response, buffer, true)));
                         }
                         Err(e) => {
                             let err = A2AError::internal(format!(
@@ -175,6 +165,13 @@ fn read_result<T: DeserializeOwned>(method: Method, mut envelope: Value) -> Resu
             method.name()
         ))
     })
+}
+
+/// The 1.0 event of one server-sent event's data (a 0.3 JSON-RPC response).
+fn read_event(method: Method, data: &str) -> Result<StreamResponse, A2AError> {
+    let envelope: Value = serde_json::from_str(data)
+        .map_err(|e| A2AError::internal(format!("an event is not JSON: {e}")))?;
+    read_result(method, envelope)
 }
 
 /// The `data` of the next complete server-sent event in `buffer` (its `data:` lines joined),
