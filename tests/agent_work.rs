@@ -544,6 +544,36 @@ mod input_timeout {
     }
 
     #[tokio::test]
+    async fn the_withdrawal_is_written_to_a_database_store() {
+        // The store's writes wait on its writer: the withdrawal must not be cut off at them.
+        let path =
+            std::env::temp_dir().join(format!("a2a-card-input-timeout-{}.db", std::process::id()));
+        let running = serve(
+            server::server(Duration::from_millis(1), Webhooks::default())
+                .tasks(Tasks::sqlite(&path))
+                .input_timeout(Duration::from_millis(200)),
+        )
+        .await;
+        let client = client(&card(&running.base).await, "JSONRPC").await;
+        let asked = task(
+            client
+                .send_message(&request(vec![trip(2, None)], None))
+                .await
+                .expect("a question"),
+        );
+        assert_eq!(asked.status.state, TaskState::InputRequired);
+        eventually(
+            "the unanswered task has failed in the database",
+            async || state_of(&client, &asked.id).await.status.state == TaskState::Failed,
+        )
+        .await;
+        drop(running);
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+    }
+
+    #[tokio::test]
     async fn an_answer_in_time_disarms_the_timeout_and_the_next_question_gets_its_own() {
         let timeout = Duration::from_millis(1000);
         let running = serve(Server::new(Quiz).input_timeout(timeout)).await;

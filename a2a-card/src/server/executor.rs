@@ -486,6 +486,9 @@ impl PumpContext {
             if lock(&session.waiting).take().is_none() {
                 return;
             }
+            // This timer is the session's expiry: taken out first, so that the cancel does not
+            // abort the timer itself before the store has the failure.
+            lock(&session.expiry).take();
             sessions.cancel(&ids.task);
             let why = format!(
                 "no answer came within {} (the agent's input timeout), so the question was withdrawn; start a new task",
