@@ -27,9 +27,9 @@
 //! interface; an agent that offers only A2A 0.3 (the installed base of the 0.3 SDKs) is called
 //! over its 0.3 JSON-RPC interface, its requests and answers mapped both ways by the same
 //! mapping the server uses for its own 0.3 interface, with data numbers kept exact. Agents are
-//! reached over `http` or `https` (rustls, with the
-//! platform's certificate roots and any given to [`Connect::root_certificates_pem`]); one HTTP
-//! client carries the card request and every call of a [`RemoteAgent`].
+//! reached over `http` or `https` (rustls, with the platform's certificate roots and any given
+//! to [`Connect::root_certificates_pem`]); one HTTP client carries the card request and every
+//! call of a [`RemoteAgent`].
 //!
 //! ```no_run
 //! use a2a_card::client::{Event, Payload, RemoteAgent};
