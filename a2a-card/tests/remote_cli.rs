@@ -154,6 +154,30 @@ async fn call_prints_the_typed_output() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inspect_and_call_reach_an_agent_through_its_0_3_card() {
+    // `A2A-Version: 0.3` on every request: the agent's 0.3 card, which lists its 0.3
+    // interface alone, so the call goes over 0.3 JSON-RPC.
+    let base = fight_club().await;
+    let out = run(&["inspect", &base, "-H", "A2A-Version: 0.3"]).await;
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("(profile v0.3)"), "{}", stdout(&out));
+    let out = run(&[
+        "call",
+        &base,
+        "-H",
+        "A2A-Version: 0.3",
+        "--skill",
+        "fight-comparison",
+        "--data",
+        r#"{"a": "Lion", "b": "Tiger"}"#,
+    ])
+    .await;
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let answer: Value = serde_json::from_slice(&out.stdout).expect("the output, as JSON");
+    assert_eq!(answer["winner"], "Tiger");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn call_reads_data_from_a_file() {
     let base = fight_club().await;
     let path = std::env::temp_dir().join(format!("a2a-card-call-{}.json", std::process::id()));
