@@ -543,6 +543,81 @@ mod input_timeout {
         assert_eq!(late.code, error_code::UNSUPPORTED_OPERATION, "{late:?}");
     }
 
+    /// The states a subscription to `id` gives until it ends (within 5 s).
+    async fn followed_states(
+        client: &a2a_client::A2AClient<Box<dyn a2a_client::Transport>>,
+        id: &str,
+    ) -> impl std::future::Future<Output = Vec<TaskState>> + use<> {
+        let mut events = client
+            .subscribe_to_task(&SubscribeToTaskRequest {
+                id: id.to_owned(),
+                tenant: None,
+            })
+            .await
+            .expect("a subscription to the waiting task");
+        async move {
+            let mut states = Vec::new();
+            let follow = async {
+                while let Some(event) = events.next().await {
+                    match event.expect("an event") {
+                        StreamResponse::Task(t) => states.push(t.status.state),
+                        StreamResponse::StatusUpdate(u) => states.push(u.status.state),
+                        _ => {}
+                    }
+                }
+            };
+            tokio::time::timeout(Duration::from_secs(5), follow)
+                .await
+                .expect("the subscription ends with the task");
+            states
+        }
+    }
+
+    #[tokio::test]
+    async fn a_subscriber_to_a_waiting_task_follows_it_to_its_end() {
+        let running = serve(
+            server::server(Duration::from_millis(1), Webhooks::default())
+                .input_timeout(Duration::from_millis(300)),
+        )
+        .await;
+        let client = client(&card(&running.base).await, "JSONRPC").await;
+        // Answered: the subscriber sees it complete.
+        let asked = task(
+            client
+                .send_message(&request(vec![trip(2, None)], None))
+                .await
+                .expect("a question"),
+        );
+        let states = followed_states(&client, &asked.id).await;
+        let done = task(
+            client
+                .send_message(&request(
+                    vec![Part::text("2026-12-01")],
+                    Some(asked.id.clone()),
+                ))
+                .await
+                .expect("the plan"),
+        );
+        assert_eq!(done.status.state, TaskState::Completed);
+        let states = states.await;
+        assert_eq!(
+            states.first(),
+            Some(&TaskState::InputRequired),
+            "{states:?}"
+        );
+        assert_eq!(states.last(), Some(&TaskState::Completed), "{states:?}");
+
+        // Not answered: the subscriber sees it fail when the question is withdrawn.
+        let asked = task(
+            client
+                .send_message(&request(vec![trip(2, None)], None))
+                .await
+                .expect("a question"),
+        );
+        let states = followed_states(&client, &asked.id).await.await;
+        assert_eq!(states.last(), Some(&TaskState::Failed), "{states:?}");
+    }
+
     #[tokio::test]
     async fn the_withdrawal_is_written_to_a_database_store() {
         // The store's writes wait on its writer: the withdrawal must not be cut off at them.

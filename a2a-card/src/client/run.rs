@@ -578,10 +578,15 @@ impl TaskHandle {
                 .is_none_or(|s| s.is_terminal() || is_interrupted(&s))
         };
         if !settled(&self.last) {
-            // Following ends at the end (or at a question); a task that ended meanwhile cannot
-            // be followed, which is fine: it is read below.
+            // Followed until it ends or asks: an agent may keep a subscription open through a
+            // question (A2A closes it only at the end). A task that ended meanwhile cannot be
+            // followed, which is fine: it is read below.
             if let Ok(mut run) = self.subscribe().await {
-                while let Some(Ok(_)) = run.next().await {}
+                while let Some(Ok(event)) = run.next().await {
+                    if matches!(event, Event::Question { .. } | Event::Finished { .. }) {
+                        break;
+                    }
+                }
             }
             // A server that closed the stream early: read until settled, briefly apart.
             let mut delay = std::time::Duration::from_millis(20);

@@ -64,8 +64,10 @@ pub struct StructuredInput<H = DefaultRequestHandler> {
     dispatcher: Arc<Dispatcher>,
     max_inline_file: usize,
     push: Option<(Arc<dyn PushConfigStore>, Webhooks)>,
-    /// The task store and its change feed, when replicas share the store.
-    replicas: Option<(Arc<dyn TaskStore>, tokio::sync::broadcast::Sender<String>)>,
+    /// The task store and its change feed, where the store has one (memory and SQL): a
+    /// subscription to a task that no execution here streams (one waiting for input, or one
+    /// another replica runs) follows it through the feed.
+    feed: Option<(Arc<dyn TaskStore>, tokio::sync::broadcast::Sender<String>)>,
     guard: Option<Arc<Guard>>,
     decisions: Option<Arc<Decisions>>,
     /// The store's new tasks to wait for before a caller hears of them.
@@ -90,7 +92,7 @@ impl<H: RequestHandler> StructuredInput<H> {
             dispatcher,
             max_inline_file: super::DEFAULT_MAX_INLINE_FILE,
             push: None,
-            replicas: None,
+            feed: None,
             guard: None,
             decisions: None,
             settle: None,
@@ -112,14 +114,14 @@ impl<H: RequestHandler> StructuredInput<H> {
         self
     }
 
-    /// Follows tasks that other replicas run, through the store's change feed, when asked to
-    /// subscribe to one.
+    /// Follows a task that no execution here streams (one waiting for input, or one another
+    /// replica runs) through the store's change feed, when asked to subscribe to it.
     pub(crate) fn follow(
         mut self,
         store: Arc<dyn TaskStore>,
         changes: tokio::sync::broadcast::Sender<String>,
     ) -> Self {
-        self.replicas = Some((store, changes));
+        self.feed = Some((store, changes));
         self
     }
 
@@ -404,9 +406,10 @@ impl<H: RequestHandler> RequestHandler for StructuredInput<H> {
         let id = req.id.clone();
         let events = match self.inner.subscribe_to_task(params, req).await {
             Ok(events) => events,
-            // Not running here: on another replica, if the shared store has it running.
+            // No execution here (the task waits for input, or another replica runs it): its
+            // store's changes, until it ends.
             Err(e) if e.code == error_code::TASK_NOT_FOUND => {
-                let Some((store, changes)) = &self.replicas else {
+                let Some((store, changes)) = &self.feed else {
                     return Err(e);
                 };
                 // Subscribed before reading, so that no change is missed in between.

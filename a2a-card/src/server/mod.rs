@@ -513,7 +513,7 @@ impl<A: Agent> Server<A> {
         )
         .input_timeout(self.input_timeout)
         .with_decisions(Arc::clone(&decisions));
-        if let Some(changes) = &opened.changes {
+        if let Some(changes) = opened.changes.as_ref().filter(|_| opened.replicas) {
             replicas::cancel_here(changes.subscribe(), executor.sessions(), Arc::clone(&store));
         }
         let mut inner = DefaultRequestHandler::new(executor, SharedStore(Arc::clone(&store)))

@@ -156,6 +156,9 @@ pub(crate) struct Opened {
     pub(crate) settle: Option<Arc<dyn Settle>>,
     pub(crate) push_configs: Option<Arc<dyn a2a_server::PushConfigStore>>,
     pub(crate) changes: Option<tokio::sync::broadcast::Sender<String>>,
+    /// Whether other processes may run this store's tasks (the SQL stores): a cancel there
+    /// must reach the handler here.
+    pub(crate) replicas: bool,
 }
 
 impl Tasks {
@@ -267,12 +270,16 @@ impl Tasks {
     )]
     pub(crate) async fn open_all(&self, serving: bool) -> Result<Opened, StoreError> {
         match self {
-            Tasks::Memory(retention) => Ok(Opened {
-                tasks: Arc::new(MemoryTasks::new(*retention)),
-                settle: None,
-                push_configs: None,
-                changes: None,
-            }),
+            Tasks::Memory(retention) => {
+                let store = MemoryTasks::new(*retention);
+                Ok(Opened {
+                    changes: Some(store.changes()),
+                    tasks: Arc::new(store),
+                    settle: None,
+                    push_configs: None,
+                    replicas: false,
+                })
+            }
             #[cfg(any(feature = "sqlite", feature = "postgres"))]
             Tasks::Sql {
                 url,
@@ -292,6 +299,7 @@ impl Tasks {
                     changes: store.changes().await,
                     settle: Some(Arc::clone(&store) as Arc<dyn Settle>),
                     tasks: store,
+                    replicas: true,
                 })
             }
             Tasks::Custom(store) => Ok(Opened {
@@ -299,6 +307,7 @@ impl Tasks {
                 settle: None,
                 push_configs: None,
                 changes: None,
+                replicas: true,
             }),
         }
     }
