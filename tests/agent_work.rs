@@ -507,6 +507,20 @@ mod input_timeout {
         client.get_task(&get(id)).await.expect("the task")
     }
 
+    /// A trip without a start date: the planner asks for one.
+    async fn ask(
+        client: &a2a_client::A2AClient<Box<dyn a2a_client::Transport>>,
+    ) -> a2a_card::server::a2a::Task {
+        let asked = task(
+            client
+                .send_message(&request(vec![trip(2, None)], None))
+                .await
+                .expect("a question"),
+        );
+        assert_eq!(asked.status.state, TaskState::InputRequired);
+        asked
+    }
+
     #[tokio::test]
     async fn an_unanswered_question_fails_the_task_after_the_timeout() {
         let running = serve(
@@ -515,12 +529,7 @@ mod input_timeout {
         )
         .await;
         let client = client(&card(&running.base).await, "JSONRPC").await;
-        let asked = task(
-            client
-                .send_message(&request(vec![trip(2, None)], None))
-                .await
-                .expect("a question"),
-        );
+        let asked = ask(&client).await;
         assert_eq!(asked.status.state, TaskState::InputRequired);
         eventually("the unanswered task has failed", async || {
             state_of(&client, &asked.id).await.status.state == TaskState::Failed
@@ -582,12 +591,7 @@ mod input_timeout {
         .await;
         let client = client(&card(&running.base).await, "JSONRPC").await;
         // Answered: the subscriber sees it complete.
-        let asked = task(
-            client
-                .send_message(&request(vec![trip(2, None)], None))
-                .await
-                .expect("a question"),
-        );
+        let asked = ask(&client).await;
         let states = followed_states(&client, &asked.id).await;
         let done = task(
             client
@@ -608,12 +612,7 @@ mod input_timeout {
         assert_eq!(states.last(), Some(&TaskState::Completed), "{states:?}");
 
         // Not answered: the subscriber sees it fail when the question is withdrawn.
-        let asked = task(
-            client
-                .send_message(&request(vec![trip(2, None)], None))
-                .await
-                .expect("a question"),
-        );
+        let asked = ask(&client).await;
         let states = followed_states(&client, &asked.id).await.await;
         assert_eq!(states.last(), Some(&TaskState::Failed), "{states:?}");
     }
@@ -630,12 +629,7 @@ mod input_timeout {
         )
         .await;
         let client = client(&card(&running.base).await, "JSONRPC").await;
-        let asked = task(
-            client
-                .send_message(&request(vec![trip(2, None)], None))
-                .await
-                .expect("a question"),
-        );
+        let asked = ask(&client).await;
         assert_eq!(asked.status.state, TaskState::InputRequired);
         eventually(
             "the unanswered task has failed in the database",
