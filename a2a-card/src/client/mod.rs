@@ -286,6 +286,20 @@ impl Connect {
         self
     }
 
+    /// The one HTTP client of the agent: the card request and every call.
+    fn http_client(&self) -> Result<reqwest::Client, ClientError> {
+        let builder =
+            reqwest::Client::builder().connect_timeout(std::time::Duration::from_secs(10));
+        let builder = self
+            .roots
+            .apply(builder)
+            .map_err(ClientError::Certificates)?;
+        builder.build().map_err(|e| ClientError::Unreachable {
+            url: self.card_url(),
+            message: format!("the HTTP client cannot be built: {}", error_chain(&e)),
+        })
+    }
+
     /// Reads the agent's card (with the credentials), lints it, verifies its signature when
     /// asked, and prepares the official client for its preferred 1.0 interface.
     ///
@@ -342,22 +356,6 @@ impl Connect {
                 validators,
                 client,
             }),
-        })
-    }
-}
-
-impl Connect {
-    /// The one HTTP client of the agent: the card request and every call.
-    fn http_client(&self) -> Result<reqwest::Client, ClientError> {
-        let builder =
-            reqwest::Client::builder().connect_timeout(std::time::Duration::from_secs(10));
-        let builder = self
-            .roots
-            .apply(builder)
-            .map_err(ClientError::Certificates)?;
-        builder.build().map_err(|e| ClientError::Unreachable {
-            url: self.card_url(),
-            message: format!("the HTTP client cannot be built: {}", error_chain(&e)),
         })
     }
 }

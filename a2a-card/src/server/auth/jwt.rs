@@ -1,6 +1,5 @@
 //! JWT access tokens (HTTP bearer, OAuth 2.0, OpenID Connect), checked with `jsonwebtoken`.
 
-use crate::outbound::error_chain;
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
@@ -13,6 +12,7 @@ use jsonwebtoken::{DecodingKey, Validation};
 use serde_json::{Map, Value};
 
 use super::{Identity, Rejected, TokenVerifier};
+use crate::outbound::error_chain;
 
 /// The JWS algorithms a [`JwtVerifier`] can accept (`none` is not one of them).
 pub use jsonwebtoken::Algorithm;
