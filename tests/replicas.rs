@@ -225,13 +225,22 @@ async fn a_task_on_one_replica_is_seen_followed_and_cancelled_on_another() {
         })
         .await
         .expect("B follows A's task");
-    let mut last = None;
+    // The task first, then its updates (A2A 1.0 section 3.1.6), applied here.
+    let mut last = match events.next().await.map(|e| e.expect("an event")) {
+        Some(StreamResponse::Task(t)) => t,
+        other => panic!("the subscription begins with the task: {other:?}"),
+    };
     while let Some(event) = events.next().await {
-        if let StreamResponse::Task(t) = event.expect("an event") {
-            last = Some(t);
+        match event.expect("an event") {
+            StreamResponse::StatusUpdate(u) => last.status = u.status,
+            StreamResponse::ArtifactUpdate(u) => {
+                let artifacts = last.artifacts.get_or_insert_with(Vec::new);
+                artifacts.retain(|a| a.artifact_id != u.artifact.artifact_id);
+                artifacts.push(u.artifact);
+            }
+            other => panic!("only updates follow the task: {other:?}"),
         }
     }
-    let last = last.expect("the task");
     assert_eq!(last.status.state, TaskState::Completed);
     assert_eq!(parts(&last), 3, "the whole plan, as A made it");
 }

@@ -611,7 +611,7 @@ impl TaskStore for SqlTasks {
         // What this replica queued is listed too.
         s.writer.flush().await;
         let size = a2a_server::pagination::resolve_page_size(req.page_size);
-        let offset = super::offset(req)?;
+        let cursor = super::Cursor::parse(req.page_token.as_deref())?;
         let mut filter = String::from("1 = 1");
         let mut binds: Vec<String> = Vec::new();
         if let Some(c) = &req.context_id {
@@ -636,9 +636,18 @@ impl TaskStore for SqlTasks {
             q = q.bind(b);
         }
         let total = q.fetch_one(&s.reads).await.map_err(db_error)?;
+        // Newest status first, then id; one row past the page says whether another follows.
+        let mut after = String::new();
+        if let Some(cursor) = cursor {
+            after.push_str(
+                " AND (COALESCE(status_at, '') < ? OR (COALESCE(status_at, '') = ? AND id < ?))",
+            );
+            binds.extend([cursor.at.clone(), cursor.at, cursor.id]);
+        }
         let page = s
             .sql(&format!(
-                "SELECT body FROM a2a_card_tasks WHERE {filter} ORDER BY id LIMIT {size} OFFSET {offset}"
+                "SELECT body FROM a2a_card_tasks WHERE {filter}{after} ORDER BY COALESCE(status_at, '') DESC, id DESC LIMIT {}",
+                size + 1
             ))
             .into_owned();
         let mut q = sqlx::query_scalar::<_, String>(&page);
@@ -646,19 +655,19 @@ impl TaskStore for SqlTasks {
             q = q.bind(b);
         }
         let bodies = q.fetch_all(&s.reads).await.map_err(db_error)?;
+        let more = bodies.len() > size;
         let tasks = bodies
             .iter()
-            .map(|b| decode(b).map(|t| super::shape(t, req)))
+            .take(size)
+            .map(|b| decode(b))
             .collect::<Result<Vec<_>, _>>()?;
-        let end = offset + tasks.len();
-        let total = usize::try_from(total).unwrap_or(0);
+        let next_page_token = match tasks.last() {
+            Some(last) if more => super::Cursor::token(&super::status_at(last), &last.id),
+            _ => String::new(),
+        };
         Ok(ListTasksResponse {
-            tasks,
-            next_page_token: if end < total {
-                end.to_string()
-            } else {
-                String::new()
-            },
+            tasks: tasks.into_iter().map(|t| super::shape(t, req)).collect(),
+            next_page_token,
             page_size: i32::try_from(size).unwrap_or(i32::MAX),
             total_size: i32::try_from(total).unwrap_or(i32::MAX),
         })
