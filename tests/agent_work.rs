@@ -946,6 +946,41 @@ mod push {
     }
 
     #[tokio::test]
+    async fn a_cancel_is_pushed_whether_the_task_ran_or_waited_for_input() {
+        let hook_state = Arc::new(Hook::default());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let url = format!("http://{}/hook", listener.local_addr().expect("addr"));
+        let app = axum::Router::new()
+            .route("/hook", axum::routing::post(hook))
+            .with_state(Arc::clone(&hook_state));
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        // Slow enough to be cancelled while it plans.
+        let running = planner(Duration::from_millis(200)).await;
+        let client = client(&card(&running.base).await, "JSONRPC").await;
+        let mut ids = Vec::new();
+        for (start, immediately) in [(None, false), (Some("2026-12-01"), true)] {
+            let mut req = request(vec![trip(5, start)], None);
+            let mut configuration = config(&url);
+            configuration.return_immediately = Some(immediately);
+            req.configuration = Some(configuration);
+            let t = task(client.send_message(&req).await.expect("a task"));
+            client.cancel_task(&cancel(&t.id)).await.expect("cancelled");
+            ids.push(t.id);
+        }
+        for id in ids {
+            eventually("the webhook has the canceled update", async || {
+                hook_state.received.lock().unwrap().iter().any(|(_, b)| {
+                    b["statusUpdate"]["status"]["state"] == "TASK_STATE_CANCELED"
+                        && b["statusUpdate"]["taskId"] == json!(id)
+                })
+            })
+            .await;
+        }
+    }
+
+    #[tokio::test]
     async fn private_and_loopback_webhooks_are_refused_by_default() {
         let running = serve(server::server(
             Duration::from_millis(1),

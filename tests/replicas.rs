@@ -272,6 +272,14 @@ async fn a_cancel_on_one_replica_stops_the_handler_running_on_another() {
     };
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(count() > 0, "the handler runs on A");
+    // A watcher on A, subscribed before the cancel on B.
+    let mut watching = on_a
+        .subscribe_to_task(&SubscribeToTaskRequest {
+            id: running.id.clone(),
+            tenant: None,
+        })
+        .await
+        .expect("A follows its task");
     let canceled = on_b
         .cancel_task(&CancelTaskRequest {
             id: running.id.clone(),
@@ -291,6 +299,29 @@ async fn a_cancel_on_one_replica_stops_the_handler_running_on_another() {
     );
     let on_a_now = on_a.get_task(&get(&running.id)).await.expect("the task");
     assert_eq!(on_a_now.status.state, TaskState::Canceled);
+    // The watcher's stream on A ends with the cancel made on B.
+    let last = tokio::time::timeout(Duration::from_secs(5), async {
+        let mut last = None;
+        while let Some(event) = watching.next().await {
+            if let StreamResponse::StatusUpdate(u) = event.expect("an event") {
+                last = Some(u.status.state);
+            }
+        }
+        last
+    })
+    .await
+    .expect("the stream on A ends");
+    assert_eq!(last, Some(TaskState::Canceled));
+    // And A takes no new subscription to the finished task.
+    assert!(
+        on_a.subscribe_to_task(&SubscribeToTaskRequest {
+            id: running.id.clone(),
+            tenant: None,
+        })
+        .await
+        .is_err(),
+        "a finished task is not subscribed to"
+    );
 }
 
 #[tokio::test]

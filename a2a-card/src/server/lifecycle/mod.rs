@@ -114,6 +114,9 @@ pub(crate) struct Parts {
     pub(crate) streaming: bool,
     pub(crate) max_inline_file: usize,
     pub(crate) input_timeout: Option<Duration>,
+    /// The tasks the store's recovery fails (a stopped process left them running): each
+    /// failure is posted to the task's webhooks.
+    pub(crate) recovered: Option<tokio::sync::mpsc::UnboundedReceiver<Task>>,
     /// Whether answers are for this crate's HTTP layer, which splices encoded data back (see
     /// [`exact`]).
     pub(crate) exact: bool,
@@ -152,6 +155,9 @@ impl<A: Agent> Lifecycle<A> {
         });
         if let Some(changes) = &parts.changes {
             cancel_here(changes.subscribe(), Arc::clone(&recorder));
+        }
+        if let (Some(recovered), Some(push)) = (parts.recovered, &recorder.push) {
+            post_recovered(recovered, Arc::clone(push));
         }
         Lifecycle {
             agent: Arc::new(agent),
@@ -856,6 +862,21 @@ fn cancel_here(mut changes: broadcast::Receiver<String>, recorder: Arc<Recorder>
                     recorder.live.forget_later(&tracked);
                 }
             }
+        }
+    });
+}
+
+/// Posts the failure of each task the store's recovery fails to the task's webhooks.
+fn post_recovered(mut recovered: tokio::sync::mpsc::UnboundedReceiver<Task>, push: Arc<Delivery>) {
+    tokio::spawn(async move {
+        while let Some(task) = recovered.recv().await {
+            let event = StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+                task_id: task.id.clone(),
+                context_id: task.context_id.clone(),
+                status: task.status,
+                metadata: None,
+            });
+            push.deliver(&task.id, &event).await;
         }
     });
 }

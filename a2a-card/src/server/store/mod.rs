@@ -159,6 +159,8 @@ pub(crate) struct Opened {
     /// Whether other processes may run this store's tasks (the SQL stores): a cancel there
     /// must reach the handler here.
     pub(crate) replicas: bool,
+    /// The tasks the store's recovery fails (those a stopped process left running).
+    pub(crate) recovered: Option<tokio::sync::mpsc::UnboundedReceiver<Task>>,
 }
 
 impl Tasks {
@@ -278,6 +280,7 @@ impl Tasks {
                     settle: None,
                     push_configs: None,
                     replicas: false,
+                    recovered: None,
                 })
             }
             #[cfg(any(feature = "sqlite", feature = "postgres"))]
@@ -295,6 +298,7 @@ impl Tasks {
                 store.recover().await?;
                 let store = Arc::new(store);
                 Ok(Opened {
+                    recovered: store.recovered(),
                     push_configs: Some(Arc::new(store.push_configs())),
                     changes: store.changes().await,
                     settle: Some(Arc::clone(&store) as Arc<dyn Settle>),
@@ -308,6 +312,7 @@ impl Tasks {
                 push_configs: None,
                 changes: None,
                 replicas: true,
+                recovered: None,
             }),
         }
     }

@@ -112,6 +112,10 @@ struct Shared {
     /// Whether new tasks are queued (a server that settles them before it answers; see
     /// [`Settle`](super::Settle)) or written before `create` returns.
     queue_creates: bool,
+    /// Where the tasks recovery fails are told, for a server to post them to their webhooks
+    /// (only a server's store tells, and the server takes them: see [`SqlTasks::recovered`]).
+    recovered: tokio::sync::mpsc::UnboundedSender<Task>,
+    recovered_rx: std::sync::Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<Task>>>,
     /// Where writes go (group commit; see [`writer`]).
     writer: writer::Writer,
     /// The connection URL (for Postgres notifications).
@@ -218,6 +222,7 @@ impl SqlTasks {
         };
         let replica = a2a::new_task_id();
         let local = Arc::new(writer::Local::default());
+        let (recovered, recovered_rx) = tokio::sync::mpsc::unbounded_channel();
         let store = SqlTasks {
             inner: Arc::new(Shared {
                 dialect,
@@ -234,6 +239,8 @@ impl SqlTasks {
                 ),
                 local,
                 queue_creates,
+                recovered,
+                recovered_rx: std::sync::Mutex::new(Some(recovered_rx)),
                 url: url.to_owned(),
                 pool,
                 reads,
@@ -255,6 +262,17 @@ impl SqlTasks {
             .recover()
             .await
             .map_err(|e| StoreError::Unavailable(e.message))
+    }
+
+    /// The tasks this store's recovery fails from now on (and has failed since it opened),
+    /// once: for the server, which posts each failure to the task's webhooks. Only a store
+    /// opened for a server tells them.
+    pub(crate) fn recovered(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Task>> {
+        self.inner
+            .recovered_rx
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
     }
 
     /// This store's replica id.
@@ -413,13 +431,12 @@ impl Shared {
                 continue;
             }
             // Another replica may recover it at the same time: whoever writes first wins.
-            if self
-                .writer
-                .update(super::interrupted(task), None)
-                .await
-                .is_ok()
-            {
+            let failed = super::interrupted(task);
+            if self.writer.update(failed.clone(), None).await.is_ok() {
                 n += 1;
+                if self.queue_creates {
+                    let _ = self.recovered.send(failed);
+                }
             }
         }
         let forget = self.sql("DELETE FROM a2a_card_replicas WHERE seen_at < ?");
