@@ -838,6 +838,20 @@ mod push {
         StatusCode::OK
     }
 
+    /// A webhook on loopback that keeps what it receives; its state and URL.
+    async fn webhook() -> (Arc<Hook>, String) {
+        let hook_state = Arc::new(Hook::default());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let url = format!("http://{}/hook", listener.local_addr().expect("addr"));
+        let app = axum::Router::new()
+            .route("/hook", axum::routing::post(hook))
+            .with_state(Arc::clone(&hook_state));
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        (hook_state, url)
+    }
+
     fn config(url: &str) -> SendMessageConfiguration {
         SendMessageConfiguration {
             accepted_output_modes: None,
@@ -856,15 +870,7 @@ mod push {
 
     #[tokio::test]
     async fn updates_reach_a_loopback_webhook_with_retry() {
-        let hook_state = Arc::new(Hook::default());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let url = format!("http://{}/hook", listener.local_addr().expect("addr"));
-        let app = axum::Router::new()
-            .route("/hook", axum::routing::post(hook))
-            .with_state(Arc::clone(&hook_state));
-        tokio::spawn(async move { axum::serve(listener, app).await });
+        let (hook_state, url) = webhook().await;
 
         let running = planner(Duration::from_millis(1)).await;
         let card = card(&running.base).await;
@@ -913,15 +919,7 @@ mod push {
 
     #[tokio::test]
     async fn a_question_withdrawn_after_the_input_timeout_is_pushed_as_failed() {
-        let hook_state = Arc::new(Hook::default());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let url = format!("http://{}/hook", listener.local_addr().expect("addr"));
-        let app = axum::Router::new()
-            .route("/hook", axum::routing::post(hook))
-            .with_state(Arc::clone(&hook_state));
-        tokio::spawn(async move { axum::serve(listener, app).await });
+        let (hook_state, url) = webhook().await;
 
         let webhooks = Webhooks::default()
             .allow_loopback(true)
@@ -947,15 +945,7 @@ mod push {
 
     #[tokio::test]
     async fn a_cancel_is_pushed_whether_the_task_ran_or_waited_for_input() {
-        let hook_state = Arc::new(Hook::default());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let url = format!("http://{}/hook", listener.local_addr().expect("addr"));
-        let app = axum::Router::new()
-            .route("/hook", axum::routing::post(hook))
-            .with_state(Arc::clone(&hook_state));
-        tokio::spawn(async move { axum::serve(listener, app).await });
+        let (hook_state, url) = webhook().await;
         // Slow enough to be cancelled while it plans.
         let running = planner(Duration::from_millis(200)).await;
         let client = client(&card(&running.base).await, "JSONRPC").await;

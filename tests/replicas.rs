@@ -325,36 +325,64 @@ async fn a_cancel_on_one_replica_stops_the_handler_running_on_another() {
 }
 
 #[tokio::test]
-async fn an_answer_sent_to_another_replica_fails_the_task_saying_why() {
+async fn an_answer_sent_to_another_replica_reaches_the_handler_that_asked() {
     let Some(url) = postgres("answers").await else {
         return;
     };
     let (a, b) = (Replica::start(&url), Replica::start(&url));
     let on_a = client(&card(&a.base).await, "JSONRPC").await;
     let on_b = client(&card(&b.base).await, "JSONRPC").await;
-    let asked = task(
-        on_a.send_message(&request(vec![trip(2, None)], None))
-            .await
-            .expect("a question"),
-    );
-    assert_eq!(asked.status.state, TaskState::InputRequired);
-    let answered = tokio::time::timeout(
-        Duration::from_secs(10),
-        on_b.send_message(&request(
-            vec![Part::text("2026-12-01")],
-            Some(asked.id.clone()),
-        )),
-    )
-    .await
-    .expect("an answer, not a hang")
-    .expect("a task");
-    let failed = task(answered);
-    assert_eq!(failed.status.state, TaskState::Failed);
-    assert!(
-        status_text(&failed).contains("no longer running"),
-        "{}",
-        status_text(&failed)
-    );
+    for streaming in [false, true] {
+        let asked = task(
+            on_a.send_message(&request(vec![trip(2, None)], None))
+                .await
+                .expect("a question"),
+        );
+        assert_eq!(asked.status.state, TaskState::InputRequired);
+        // The answer goes to B; the handler waits on A.
+        let answer = request(vec![Part::text("2026-12-01")], Some(asked.id.clone()));
+        let done = if streaming {
+            let mut events = on_b
+                .send_streaming_message(&answer)
+                .await
+                .expect("a stream on B");
+            let mut last = None;
+            let read = tokio::time::timeout(Duration::from_secs(10), async {
+                while let Some(event) = events.next().await {
+                    if let StreamResponse::StatusUpdate(u) = event.expect("an event") {
+                        last = Some(u.status.state);
+                    }
+                }
+            });
+            read.await.expect("the stream on B ends, not hangs");
+            assert_eq!(
+                last,
+                Some(TaskState::Completed),
+                "the stream on B follows A"
+            );
+            on_b.get_task(&get(&asked.id)).await.expect("the task")
+        } else {
+            task(
+                tokio::time::timeout(Duration::from_secs(10), on_b.send_message(&answer))
+                    .await
+                    .expect("an answer, not a hang")
+                    .expect("a task"),
+            )
+        };
+        assert_eq!(
+            done.status.state,
+            TaskState::Completed,
+            "{}",
+            status_text(&done)
+        );
+        assert_eq!(
+            parts(&done),
+            2,
+            "the plan A's handler made with the date given to B"
+        );
+        let on_a_now = on_a.get_task(&get(&asked.id)).await.expect("the task");
+        assert_eq!(on_a_now.status.state, TaskState::Completed);
+    }
 }
 
 #[tokio::test]

@@ -55,7 +55,12 @@ pub use a2a_card_rules::media;
 pub use a2a_card_rules::{MediaType, MediaTypeError};
 pub use agent::Agent;
 pub use builder::{AgentCardBuilder, AgentSkillBuilder, BuildError};
-pub use card::*;
+pub use card::{
+    AgentCapabilities, AgentCard, AgentCardSignature, AgentExtension, AgentInterface,
+    AgentProvider, AgentSkill, ApiKeyLocation, ApiKeyScheme, Extra, HttpAuthScheme,
+    MutualTlsScheme, OAuth2Scheme, OAuthFlow, OAuthFlowKind, OAuthFlows, OpenIdConnectScheme,
+    ProtocolVersion, SecurityRequirement, SecurityScheme,
+};
 pub use context::{Answer, Artifact, Interrupted, SkillContext};
 pub use file::{File, FileContent};
 pub use principal::{Identity, Principal};

@@ -72,7 +72,9 @@ pub enum Reply {
     },
     /// A file, as a file part.
     File(File),
-    /// Nothing more: the output was sent as it was produced (a streaming skill).
+    /// Nothing more: the output was sent as it was produced (a streaming skill). The server's
+    /// plumbing, not a value a handler returns.
+    #[doc(hidden)]
     Streamed,
 }
 

@@ -186,11 +186,19 @@ pub async fn database(name: &str) -> Result<String, String> {
     use sqlx::Connection;
     let base = cluster()?;
     let name = format!("{name}_{}", std::process::id()).replace('-', "_");
-    let mut conn = sqlx::PgConnection::connect(base)
-        .await
-        .map_err(|e| e.to_string())?;
-    // A database that is being started may refuse connections for a moment: retried above by
-    // `cluster`; here it is up.
+    // A server that has just started accepts connections before it is ready ("the database
+    // system is starting up"): try again for a while, on a loaded machine too.
+    let mut tries = 0;
+    let mut conn = loop {
+        match sqlx::PgConnection::connect(base).await {
+            Ok(conn) => break conn,
+            Err(e) if tries < 100 && e.to_string().contains("starting up") => {
+                tries += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+            Err(e) => return Err(e.to_string()),
+        }
+    };
     sqlx::raw_sql(&format!("DROP DATABASE IF EXISTS {name}"))
         .execute(&mut conn)
         .await

@@ -361,7 +361,9 @@ impl<A: Agent> Server<A> {
     /// Where tasks are kept ([`Tasks::memory`](store::Tasks::memory) by default: bounded,
     /// lost on restart). [`Tasks::sqlite`](store::Tasks::sqlite) keeps them in a file, so a
     /// restarted agent still answers `GetTask` for them; tasks a previous run left running are
-    /// failed at start, saying why. [`Tasks::Custom`](store::Tasks::Custom) shares a store of
+    /// failed at start, saying why. `Tasks::postgres` shares one database between replicas
+    /// (an answer sent to any of them reaches the handler that asked).
+    /// [`Tasks::Custom`](store::Tasks::Custom) shares a store of
     /// your own: servers on one store see each other's tasks, and a question a handler asks is
     /// answered only in the process where that handler runs (elsewhere the answer fails the
     /// task, saying why).
@@ -565,6 +567,7 @@ impl<A: Agent> Server<A> {
                 max_inline_file: self.max_inline_file,
                 input_timeout: self.input_timeout,
                 recovered: opened.recovered,
+                answers: opened.answers.filter(|_| opened.replicas),
                 exact,
             },
         ));

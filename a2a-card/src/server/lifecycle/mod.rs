@@ -7,7 +7,8 @@
 //!    [structured input flow](crate::dispatch) before any task exists: a refused message
 //!    creates no task. The skill's own security requirement is checked once dispatch picks it.
 //! 2. A new task is created (`submitted`, the caller's message as its history) and its skill
-//!    started ([`run`]); an answer to a question resumes the handler that asked.
+//!    started ([`run`]); an answer to a question resumes the handler that asked, here or (on
+//!    Postgres) on the replica that runs it, to which the answer is forwarded.
 //! 3. Every event of a task (working, progress, artifact chunk, question, answer, completion,
 //!    failure, cancel, timeout) goes through [`Recorder::record`]: numbered in the task's
 //!    event log ([`log`]), applied to the task in place, written to the store when it changes
@@ -42,7 +43,7 @@ use super::errors::dispatch_error;
 use super::exact;
 use super::message::{dispatch_json, files_of, has_files, message_json, restore_data, split_files};
 use super::push::{Delivery, Webhooks};
-use super::store::Settle;
+use super::store::{Forward, Settle};
 use log::{Live, Tracked, Until};
 use run::{NotWaiting, Sessions, status, status_of};
 
@@ -62,6 +63,8 @@ enum Write {
     Store,
     /// Already in the store (a cancel the store made itself).
     Skip,
+    /// Written and posted by the replica that runs the task: this replica mirrors it.
+    Mirror,
 }
 
 impl Recorder {
@@ -71,7 +74,7 @@ impl Recorder {
     }
 
     async fn record_as(&self, tracked: &Tracked, event: StreamResponse, write: Write) -> bool {
-        let pushed = self.push.is_some().then(|| event.clone());
+        let pushed = (self.push.is_some() && write != Write::Mirror).then(|| event.clone());
         let Some((_, stored)) = tracked.record(event) else {
             return false;
         };
@@ -117,6 +120,8 @@ pub(crate) struct Parts {
     /// The tasks the store's recovery fails (a stopped process left them running): each
     /// failure is posted to the task's webhooks.
     pub(crate) recovered: Option<tokio::sync::mpsc::UnboundedReceiver<Task>>,
+    /// Where answers go to the replica whose handler asked, and where they arrive.
+    pub(crate) answers: Option<(Arc<dyn Forward>, broadcast::Sender<String>)>,
     /// Whether answers are for this crate's HTTP layer, which splices encoded data back (see
     /// [`exact`]).
     pub(crate) exact: bool,
@@ -129,6 +134,8 @@ pub(crate) struct Lifecycle<A: Agent> {
     recorder: Arc<Recorder>,
     settle: Option<Arc<dyn Settle>>,
     changes: Option<broadcast::Sender<String>>,
+    /// Where answers go to the replica whose handler asked (Postgres).
+    forward: Option<Arc<dyn Forward>>,
     configs: Option<(Arc<dyn PushConfigStore>, Webhooks)>,
     guard: Option<Arc<Guard>>,
     extended: Option<a2a::AgentCard>,
@@ -159,12 +166,22 @@ impl<A: Agent> Lifecycle<A> {
         if let (Some(recovered), Some(push)) = (parts.recovered, &recorder.push) {
             post_recovered(recovered, Arc::clone(push));
         }
+        let forward = parts.answers.map(|(forward, arriving)| {
+            take_forwarded(
+                arriving.subscribe(),
+                Arc::clone(&recorder),
+                Arc::clone(&dispatcher),
+                parts.max_inline_file,
+            );
+            forward
+        });
         Lifecycle {
             agent: Arc::new(agent),
             dispatcher,
             recorder,
             settle: parts.settle,
             changes: parts.changes,
+            forward,
             configs: parts.push.map(|(c, _, w)| (c, w)),
             guard: parts.guard,
             extended: parts.extended,
@@ -176,6 +193,14 @@ impl<A: Agent> Lifecycle<A> {
 
     fn store(&self) -> &dyn TaskStore {
         &*self.recorder.store
+    }
+
+    /// The push-notification configs, where the card declares push notifications.
+    fn configs(&self) -> Result<&Arc<dyn PushConfigStore>, A2AError> {
+        match &self.configs {
+            Some((configs, _)) => Ok(configs),
+            None => Err(A2AError::push_notification_not_supported()),
+        }
     }
 
     /// Refuses a call without an authenticated caller when the card requires one (the HTTP
@@ -370,16 +395,6 @@ impl<A: Agent> Lifecycle<A> {
             }
         }
         let message = req.message;
-        let join = |task: &mut Task| {
-            // The question, then the answer, join the conversation.
-            let history = task.history.get_or_insert_with(Vec::new);
-            if log::asks(&task.status.state) {
-                if let Some(question) = task.status.message.take() {
-                    history.push(question);
-                }
-            }
-            history.push(message.clone());
-        };
         self.keep_webhook(id, config).await?;
         let waiting = match run::take_waiting(&self.recorder, id) {
             Ok(waiting) => waiting,
@@ -388,8 +403,12 @@ impl<A: Agent> Lifecycle<A> {
                     "task `{id}` is working and has not asked for input; wait for it to ask (input-required) before answering"
                 )));
             }
+            // Another replica may run the handler that asked: the answer goes there.
+            Err(NotWaiting::Gone) if self.forward.is_some() => {
+                return self.forward_answer(tracked, message).await;
+            }
             Err(NotWaiting::Gone) => {
-                tracked.edit(join);
+                tracked.edit(|task| join(task, &message));
                 let (task, seq) = tracked.snapshot();
                 let why = format!(
                     "task `{id}` was waiting for input, but the handler that asked is no longer running (the agent restarted since); start a new task"
@@ -400,21 +419,42 @@ impl<A: Agent> Lifecycle<A> {
                 return Ok(Turn { tracked, task, seq });
             }
         };
-        let (text, data) = match call.input {
-            CallInput::Text(text) => (text, None),
-            CallInput::Data(data) => (String::new(), Some(data)),
-            _ => (String::new(), None),
+        let (task, seq) = hand_over(&self.recorder, &tracked, message, call, waiting).await;
+        Ok(Turn { tracked, task, seq })
+    }
+
+    /// Sends the caller's answer to the replica whose handler asked (Postgres), and follows
+    /// the task here through the store's changes, as a mirror: this replica's readers see its
+    /// events as they are written there.
+    async fn forward_answer(
+        &self,
+        tracked: Arc<Tracked>,
+        message: Message,
+    ) -> Result<Turn, A2AError> {
+        let (Some(forward), Some(changes)) = (&self.forward, &self.changes) else {
+            return Err(A2AError::internal("no replica to forward the answer to"));
         };
-        let mut answer = Answer::new(text, data);
-        answer.files = call.files;
-        answer.message = call.context.message;
-        tracked.edit(join);
+        // Subscribed before the answer goes, so that no change of the task is missed.
+        let feed = changes.subscribe();
+        let baseline = self
+            .store()
+            .get(&tracked.id)
+            .await?
+            .ok_or_else(|| A2AError::task_not_found(&tracked.id))?;
+        let payload = serde_json::json!({"task": tracked.id, "message": message}).to_string();
+        forward.forward(&payload).await?;
+        tracked.edit(|task| join(task, &message));
+        let working = status(&tracked, TaskState::Working, None);
         self.recorder
-            .record(&tracked, status(&tracked, TaskState::Working, None))
+            .record_as(&tracked, working, Write::Mirror)
             .await;
         let (task, seq) = tracked.snapshot();
-        // A handler dropped meanwhile (cancelled) leaves nothing to resume.
-        let _ = waiting.send(answer);
+        mirror(
+            Arc::clone(&self.recorder),
+            Arc::clone(&tracked),
+            baseline,
+            feed,
+        );
         Ok(Turn { tracked, task, seq })
     }
 
@@ -426,18 +466,13 @@ impl<A: Agent> Lifecycle<A> {
         raw: Option<serde_json::Value>,
         existing: Option<&str>,
     ) -> Result<Decision, A2AError> {
-        let (json, files) = if let Some(raw) = raw {
-            let files = files_of(message, self.max_inline_file)?;
-            (dispatch_json(raw, message), files)
-        } else if has_files(message) {
-            // File parts are taken out of a copy only when there are any.
-            let mut message = message.clone();
-            let files = split_files(&mut message, self.max_inline_file)?;
-            (message_json(&message)?, files)
-        } else {
-            (message_json(message)?, Vec::new())
-        };
-        Ok(self.dispatcher.dispatch_with_files(json, files, existing))
+        decide(
+            &self.dispatcher,
+            self.max_inline_file,
+            message,
+            raw,
+            existing,
+        )
     }
 
     /// The stream of a turn or a subscription: the task, then its events after it, each with
@@ -560,6 +595,127 @@ impl<A: Agent> Numbered for Lifecycle<A> {
 /// The events of a numbered stream, without their numbers.
 fn unnumbered(events: NumberedStream) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
     Box::pin(events.map(|event| event.map(|(_, event)| event)))
+}
+
+/// The question the task asked (its status message, while it waits), then `answer`, join the
+/// task's conversation.
+fn join(task: &mut Task, answer: &Message) {
+    let history = task.history.get_or_insert_with(Vec::new);
+    if log::asks(&task.status.state) {
+        if let Some(question) = task.status.message.take() {
+            history.push(question);
+        }
+    }
+    history.push(answer.clone());
+}
+
+/// Hands the caller's answer (`message`, as the dispatcher read it into `call`) to the
+/// handler `waiting` for it: the answer joins the history, the task goes `working`. The task
+/// then, and that state's number.
+async fn hand_over(
+    recorder: &Recorder,
+    tracked: &Arc<Tracked>,
+    message: Message,
+    call: crate::skill::SkillCall,
+    waiting: futures::channel::oneshot::Sender<Answer>,
+) -> (Task, u64) {
+    let (text, data) = match call.input {
+        CallInput::Text(text) => (text, None),
+        CallInput::Data(data) => (String::new(), Some(data)),
+        _ => (String::new(), None),
+    };
+    let mut answer = Answer::new(text, data);
+    answer.files = call.files;
+    answer.message = call.context.message;
+    tracked.edit(|task| join(task, &message));
+    recorder
+        .record(tracked, status(tracked, TaskState::Working, None))
+        .await;
+    let snapshot = tracked.snapshot();
+    // A handler dropped meanwhile (cancelled) leaves nothing to resume.
+    let _ = waiting.send(answer);
+    snapshot
+}
+
+/// Takes the answers other replicas forward, and hands each to the handler here that waits
+/// for it (answers for tasks that run elsewhere are not this replica's).
+fn take_forwarded(
+    mut answers: broadcast::Receiver<String>,
+    recorder: Arc<Recorder>,
+    dispatcher: Arc<Dispatcher>,
+    max_inline_file: usize,
+) {
+    tokio::spawn(async move {
+        loop {
+            let payload = match answers.recv().await {
+                Ok(payload) => payload,
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => return,
+            };
+            let Ok(forwarded) = serde_json::from_str::<serde_json::Value>(&payload) else {
+                continue;
+            };
+            let Some(id) = forwarded["task"].as_str() else {
+                continue;
+            };
+            let Some(tracked) = recorder.live.get(id) else {
+                continue;
+            };
+            let Ok(message) = serde_json::from_value::<Message>(forwarded["message"].clone())
+            else {
+                continue;
+            };
+            // The replica that took it checked it; read here as any answer is.
+            let Ok(Decision::FollowUp(call)) =
+                decide(&dispatcher, max_inline_file, &message, None, Some(id))
+            else {
+                continue;
+            };
+            if let Ok(waiting) = run::take_waiting(&recorder, id) {
+                hand_over(&recorder, &tracked, message, call, waiting).await;
+            }
+        }
+    });
+}
+
+/// Follows task `tracked` (run by another replica, from `baseline` on) through the store's
+/// changes, recording each as an update here (not written or posted again), until it ends.
+fn mirror(
+    recorder: Arc<Recorder>,
+    tracked: Arc<Tracked>,
+    baseline: Task,
+    changes: broadcast::Receiver<String>,
+) {
+    tokio::spawn(async move {
+        let mut events = follow(baseline, Arc::clone(&recorder.store), changes).skip(1);
+        while let Some(Ok(event)) = events.next().await {
+            recorder.record_as(&tracked, event, Write::Mirror).await;
+        }
+        recorder.live.forget_later(&tracked);
+    });
+}
+
+/// The dispatcher's decision on `message` (read from the request's own JSON, `raw`, when the
+/// HTTP layer handed it over), for a new task or (`existing`) an answer.
+fn decide(
+    dispatcher: &Dispatcher,
+    max_inline_file: usize,
+    message: &Message,
+    raw: Option<serde_json::Value>,
+    existing: Option<&str>,
+) -> Result<Decision, A2AError> {
+    let (json, files) = if let Some(raw) = raw {
+        let files = files_of(message, max_inline_file)?;
+        (dispatch_json(raw, message), files)
+    } else if has_files(message) {
+        // File parts are taken out of a copy only when there are any.
+        let mut message = message.clone();
+        let files = split_files(&mut message, max_inline_file)?;
+        (message_json(&message)?, files)
+    } else {
+        (message_json(message)?, Vec::new())
+    };
+    Ok(dispatcher.dispatch_with_files(json, files, existing))
 }
 
 /// The refusal of a message to a task that has ended.
@@ -775,9 +931,7 @@ impl<A: Agent> RequestHandler for Lifecycle<A> {
         req: GetTaskPushNotificationConfigRequest,
     ) -> Result<TaskPushNotificationConfig, A2AError> {
         self.authorize(params)?;
-        let Some((configs, _)) = &self.configs else {
-            return Err(A2AError::push_notification_not_supported());
-        };
+        let configs = self.configs()?;
         configs.get(&req.task_id, &req.id).await
     }
 
@@ -787,9 +941,7 @@ impl<A: Agent> RequestHandler for Lifecycle<A> {
         req: ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse, A2AError> {
         self.authorize(params)?;
-        let Some((configs, _)) = &self.configs else {
-            return Err(A2AError::push_notification_not_supported());
-        };
+        let configs = self.configs()?;
         self.find(&req.task_id).await?;
         let mut configs = configs.list(&req.task_id).await?;
         configs.sort_by(|a, b| a.id.cmp(&b.id));
@@ -814,9 +966,7 @@ impl<A: Agent> RequestHandler for Lifecycle<A> {
         req: DeleteTaskPushNotificationConfigRequest,
     ) -> Result<(), A2AError> {
         self.authorize(params)?;
-        let Some((configs, _)) = &self.configs else {
-            return Err(A2AError::push_notification_not_supported());
-        };
+        let configs = self.configs()?;
         configs.delete(&req.task_id, &req.id).await
     }
 

@@ -24,10 +24,9 @@
 //! announces each change with Postgres `NOTIFY`, and each replica `LISTEN`s); a
 //! `SubscribeToTask` on a replica that does not run the task follows it through the same
 //! notifications (each change as the task as it now is); and when a replica dies, the others
-//! fail its running tasks once its lease runs out ([`SqlTasks`]). A question a handler asks is
-//! answered only on the replica that runs the handler: an answer sent elsewhere fails the task
-//! with a message that says so, so route a task's follow-ups to one replica (sticky sessions on
-//! the task id) if your skills ask.
+//! fail its running tasks once its lease runs out ([`SqlTasks`]). An answer to a question a
+//! handler asks may go to any replica: it is forwarded (`NOTIFY`) to the one that runs the
+//! handler, so no sticky routing is needed.
 
 mod memory;
 #[cfg(feature = "postgres")]
@@ -161,6 +160,24 @@ pub(crate) struct Opened {
     pub(crate) replicas: bool,
     /// The tasks the store's recovery fails (those a stopped process left running).
     pub(crate) recovered: Option<tokio::sync::mpsc::UnboundedReceiver<Task>>,
+    /// Where answers go to the replica whose handler asked, and where they arrive (Postgres).
+    pub(crate) answers: Option<(Arc<dyn Forward>, tokio::sync::broadcast::Sender<String>)>,
+}
+
+/// What the replicas of one database tell each other.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) struct Feeds {
+    /// The ids of tasks written.
+    pub(crate) changes: tokio::sync::broadcast::Sender<String>,
+    /// Answers forwarded (see [`Forward`]).
+    pub(crate) answers: tokio::sync::broadcast::Sender<String>,
+}
+
+/// Carries an answer to a question to every replica, for the one whose handler asked.
+#[async_trait::async_trait]
+pub(crate) trait Forward: Send + Sync {
+    /// Sends `payload` (`{"task": .., "message": ..}`) to the replicas.
+    async fn forward(&self, payload: &str) -> Result<(), a2a::A2AError>;
 }
 
 impl Tasks {
@@ -281,6 +298,7 @@ impl Tasks {
                     push_configs: None,
                     replicas: false,
                     recovered: None,
+                    answers: None,
                 })
             }
             #[cfg(any(feature = "sqlite", feature = "postgres"))]
@@ -297,10 +315,14 @@ impl Tasks {
                 let store = SqlTasks::open(url, dialect, *retention, *lease, serving).await?;
                 store.recover().await?;
                 let store = Arc::new(store);
+                let feeds = store.feeds().await;
                 Ok(Opened {
                     recovered: store.recovered(),
                     push_configs: Some(Arc::new(store.push_configs())),
-                    changes: store.changes().await,
+                    answers: feeds
+                        .as_ref()
+                        .map(|f| (Arc::clone(&store) as Arc<dyn Forward>, f.answers.clone())),
+                    changes: feeds.map(|f| f.changes),
                     settle: Some(Arc::clone(&store) as Arc<dyn Settle>),
                     tasks: store,
                     replicas: true,
@@ -313,6 +335,7 @@ impl Tasks {
                 changes: None,
                 replicas: true,
                 recovered: None,
+                answers: None,
             }),
         }
     }

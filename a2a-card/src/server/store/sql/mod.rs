@@ -60,6 +60,9 @@ const MIGRATIONS: &[&str] = &[
 
 /// The Postgres channel on which every write announces the id of the task it changed.
 pub(crate) const CHANGES: &str = "a2a_card_tasks";
+/// The Postgres channel on which an answer to a question travels to the replica whose handler
+/// asked.
+pub(crate) const ANSWERS: &str = "a2a_card_answers";
 
 /// How long a replica that stopped renewing its lease still owns its running tasks.
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(10);
@@ -287,14 +290,38 @@ impl SqlTasks {
         }
     }
 
-    /// The ids of tasks that change in the database, as any replica writes them (Postgres
-    /// only: `LISTEN`); `None` for SQLite.
-    pub(crate) async fn changes(&self) -> Option<tokio::sync::broadcast::Sender<String>> {
+    /// What the replicas on the database tell each other (Postgres only: `LISTEN`): the ids of
+    /// tasks written, and answers forwarded. `None` for SQLite.
+    pub(crate) async fn feeds(&self) -> Option<super::Feeds> {
         match self.inner.dialect {
             #[cfg(feature = "postgres")]
-            Dialect::Postgres => super::notify::listen(&self.inner.url).await,
+            Dialect::Postgres => {
+                let feeds = super::notify::listen(&self.inner.url).await?;
+                Some(super::Feeds {
+                    changes: feeds.changes,
+                    answers: feeds.answers,
+                })
+            }
             _ => None,
         }
+    }
+}
+
+#[async_trait]
+impl super::Forward for SqlTasks {
+    async fn forward(&self, payload: &str) -> Result<(), A2AError> {
+        // Postgres carries a notification's payload up to 8000 bytes.
+        if payload.len() > 7900 {
+            return Err(A2AError::invalid_params(
+                "the answer is too large to forward to the replica that runs the task (over 7,900 bytes of JSON); send it to that replica, or send large files by URL",
+            ));
+        }
+        sqlx::query(&format!("SELECT pg_notify('{ANSWERS}', $1)"))
+            .bind(payload)
+            .execute(&self.inner.pool)
+            .await
+            .map_err(db_error)?;
+        Ok(())
     }
 }
 
