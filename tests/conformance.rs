@@ -17,7 +17,7 @@
 //!
 //! The SDK comes from `$A2A_PY` (CI sets it, see `.ci/run`), else it is installed under the
 //! target directory; the SDK half is skipped, with a printed reason, only when there is no
-//! `python3`.
+//! `python3` and `A2A_REQUIRE_SDKS` is unset (CI sets it, so there it fails).
 
 mod support;
 
