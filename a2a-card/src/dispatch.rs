@@ -471,34 +471,18 @@ impl Dispatcher {
                 });
             };
             let data = take_data(&mut parts[index]);
-            if let Err(e) = validate(schema, &route.validator, &data) {
-                return Decision::Reject(e);
-            }
-            if let Err(e) = self.check_files(route.skill, &files) {
-                return Decision::Reject(e);
-            }
-            return Decision::Run {
-                skill: route.skill,
-                call: SkillCall::new(CallInput::Data(data), context(message)).with_files(files),
-            };
+            let schema = Some((schema.as_str(), &route.validator));
+            return self.run_with_data(route.skill, schema, data, files, context(message));
         }
         // Plain data on a new task (rule 6): to the skill that takes plain JSON.
         if let Some(json) = self.json_skill.filter(|_| existing_task.is_none()) {
             if let Some(part) = parts.iter_mut().find(|p| is_plain_data(p)) {
                 let data = take_data(part);
-                let route = json.schema.and_then(|n| self.routes.get_key_value(n));
-                if let Some((schema, route)) = route {
-                    if let Err(e) = validate(schema, &route.validator, &data) {
-                        return Decision::Reject(e);
-                    }
-                }
-                if let Err(e) = self.check_files(json.skill, &files) {
-                    return Decision::Reject(e);
-                }
-                return Decision::Run {
-                    skill: json.skill,
-                    call: SkillCall::new(CallInput::Data(data), context(message)).with_files(files),
-                };
+                let schema = json
+                    .schema
+                    .and_then(|n| self.routes.get_key_value(n))
+                    .map(|(name, route)| (name.as_str(), &route.validator));
+                return self.run_with_data(json.skill, schema, data, files, context(message));
             }
         }
         let text: Vec<&str> = parts.iter().filter_map(text_of).collect();
@@ -540,6 +524,30 @@ impl Dispatcher {
         Decision::Run {
             skill,
             call: SkillCall::new(CallInput::Text(text), context(message)).with_files(files),
+        }
+    }
+
+    /// Runs `skill` with `data`, once the data follows `schema` (when the skill has one) and
+    /// every file is of a media type the skill takes.
+    fn run_with_data(
+        &self,
+        skill: usize,
+        schema: Option<(&str, &jsonschema::Validator)>,
+        data: Value,
+        files: Vec<File>,
+        context: SkillContext,
+    ) -> Decision {
+        if let Some((name, validator)) = schema {
+            if let Err(e) = validate(name, validator, &data) {
+                return Decision::Reject(e);
+            }
+        }
+        if let Err(e) = self.check_files(skill, &files) {
+            return Decision::Reject(e);
+        }
+        Decision::Run {
+            skill,
+            call: SkillCall::new(CallInput::Data(data), context).with_files(files),
         }
     }
 
