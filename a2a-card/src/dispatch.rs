@@ -231,7 +231,7 @@ impl fmt::Display for DispatchError {
                 "structured input is rejected: task `{task_id}` is already running; send it in a new message without a task id"
             ),
             DispatchError::NoTextSkill => f.write_str(
-                "this agent takes only structured input: send a data part with an `application/json;schema=NAME` media type",
+                "this agent takes no text: send a data part, with an `application/json;schema=NAME` media type for a skill that takes a schema (or plain JSON for one that takes it)",
             ),
             DispatchError::NoInput => f.write_str("the message has no text, no structured data part, and no file that a skill of this agent takes"),
             DispatchError::Malformed(m) => write!(f, "malformed message: {m}"),

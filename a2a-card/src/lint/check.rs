@@ -525,7 +525,7 @@ fn examples(card: &AgentCard, skill: &AgentSkill, pointer: &str, out: &mut Vec<F
 }
 
 /// An example that is JSON data: an object or an array that parses.
-pub(crate) fn json_data(example: &str) -> Option<Value> {
+fn json_data(example: &str) -> Option<Value> {
     let text = example.trim();
     if !(text.starts_with('{') || text.starts_with('[')) {
         return None;
