@@ -51,6 +51,19 @@ try {
   await page.goto(trip + "/ui");
   const plan = page.locator('section[data-skill="plan-trip"]');
   await plan.waitFor();
+  const exampleLabels = await plan.locator("button.example").allTextContents();
+  check(exampleLabels[0] === "Lisbon, 3, 2026-12-01", "an example is named by its content: " + exampleLabels.join(" | "));
+  const rootLabels = await plan.evaluate((section) =>
+    [...section.querySelectorAll("*")]
+      .filter((e) => [...e.childNodes].some((n) => n.nodeType === 3 && /\broot\b/.test(n.textContent)))
+      .map((e) => `<${e.tagName.toLowerCase()}> ${e.textContent.slice(0, 60)}`));
+  check(rootLabels.length === 0, "no `root` label on the form, seen or read aloud: " + rootLabels.join(" | "));
+  const help = plan.locator("p.je-form-input-label").first();
+  check((await help.textContent()).includes("Where to go"), "a field's description is under it");
+  const helpWeight = await help.evaluate((e) => getComputedStyle(e).fontWeight + " " + e.outerHTML.slice(0, 120));
+  check(helpWeight.startsWith("400 "), "a description reads as help, not as a heading: " + helpWeight);
+  const requiredMark = await plan.locator("label.required").first().evaluate((e) => getComputedStyle(e, "::after").content);
+  check(requiredMark.includes("*"), "a required field is marked: " + requiredMark);
   await plan.locator("button.example").first().click();
   check((await plan.locator('[name="root[destination]"]').inputValue()) === "Lisbon", "an example fills the form");
   await plan.locator('[name="root[days]"]').fill("30");

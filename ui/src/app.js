@@ -54,6 +54,20 @@ function inline(schema, root, depth) {
   return out;
 }
 
+// What an example says, as its button's label: its text, or its data's values
+// (`Lisbon, 3, 2026-12-01`), cut to a few words.
+function exampleLabel(example) {
+  const values = [];
+  const walk = (v) => {
+    if (values.length >= 4) return;
+    if (v !== null && typeof v === "object") Object.values(v).forEach(walk);
+    else if (v !== null && v !== undefined && v !== "") values.push(String(v));
+  };
+  if (example.data !== undefined && typeof example.data === "object") walk(example.data);
+  const label = values.length ? values.join(", ") : example.text.trim();
+  return label.length > 40 ? label.slice(0, 39) + "…" : label;
+}
+
 // `/a/0/b` (a JSON pointer into the data) -> `root.a.0.b` (a JSON Editor path).
 function editorPath(pointer) {
   if (!pointer) return "root";
@@ -86,7 +100,8 @@ class SkillForm {
       const holder = el("div", { class: "form" });
       this.section.append(holder);
       this.editor = new JSONEditor(holder, {
-        schema: inline(schema, schema, 0),
+        // The form's own heading would be the editor's key (`root`) without a title.
+        schema: Object.assign({ title: "Input" }, inline(schema, schema, 0)),
         theme: "html",
         iconlib: null,
         disable_collapse: true,
@@ -96,6 +111,16 @@ class SkillForm {
         show_errors: "interaction",
         prompt_before_delete: false,
         use_default_values: true,
+      });
+      // The hidden labels screen readers get for some inputs name the editor's path
+      // (`root[start_date]`, `root[start_date] switcher`): name the field instead.
+      this.editor.on("ready", () => {
+        for (const label of holder.querySelectorAll("label")) {
+          const path = /^root((?:\[[^\]]*\])*)( switcher)?$/.exec(label.textContent);
+          if (!path) continue;
+          const name = path[1].slice(1, -1).split("][").join(" ") || "input";
+          label.textContent = path[2] ? name + ": kind of value" : name;
+        }
       });
     }
     const examples = (s.examples || []).map((text) => {
@@ -110,8 +135,8 @@ class SkillForm {
     const usable = examples.filter((e) => (this.editor && e.data !== undefined && typeof e.data === "object") || (!this.editor && e.data === undefined));
     if (usable.length) {
       const box = el("div", { class: "examples" }, "Examples: ");
-      usable.forEach((e, i) => {
-        const b = el("button", { type: "button", class: "example", title: e.text }, "Example " + (i + 1));
+      usable.forEach((e) => {
+        const b = el("button", { type: "button", class: "example", title: e.text }, exampleLabel(e));
         b.addEventListener("click", () => (this.editor ? this.editor.setValue(e.data) : (this.textBox.value = e.text)));
         box.append(b);
       });
