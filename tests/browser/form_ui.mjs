@@ -45,6 +45,10 @@ try {
   check((await form.locator('dd[data-field="probability"]').textContent()) === "0.56", "the probability is shown");
   const titles = await form.locator(".output dt").allTextContents();
   check(titles.some((t) => t.startsWith("Winner") && t.includes("The name of the winner")), "fields carry the output schema's titles and descriptions: " + titles.join(" | "));
+  // The recent tasks (ListTasks) list the fight's task, completed.
+  await page.waitForFunction(() => document.querySelector('#recent-tasks li[data-state="completed"]') !== null, null, { timeout: 10000 });
+  const recent = await page.locator("#recent-tasks li").allTextContents();
+  check(recent.length === 1 && recent[0].includes("completed"), "the recent tasks show the fight's task, completed: " + recent.join(" | "));
   await page.screenshot({ path: join(outDir, "form-ui-fight.png"), fullPage: true });
 
   // An invalid trip: the agent's violation is shown at the field at fault.

@@ -278,6 +278,9 @@ class SkillForm {
   showStatus(status) {
     const state = (status && status.state) || "";
     const text = textOf(status && status.message);
+    if (["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_REJECTED", "TASK_STATE_CANCELED"].includes(state)) {
+      showRecentTasks(this.agent.endpoint);
+    }
     if (state === "TASK_STATE_COMPLETED") {
       this.status.textContent = "Done.";
     } else if (state === "TASK_STATE_FAILED" || state === "TASK_STATE_REJECTED" || state === "TASK_STATE_CANCELED") {
@@ -354,6 +357,42 @@ class SkillForm {
   }
 }
 
+// The agent's recent tasks (`ListTasks`, whose order is the store's: the page asks for 100 and
+// shows the 10 whose status changed last), with their states: shown at load and whenever a
+// task of this page ends.
+async function showRecentTasks(endpoint) {
+  const list = document.getElementById("recent-tasks");
+  let body;
+  try {
+    const response = await fetch(endpoint, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "A2A-Version": "1.0" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: crypto.randomUUID(), method: "ListTasks", params: { pageSize: 100, historyLength: 0 } }),
+    });
+    body = await response.json();
+  } catch (e) {
+    list.replaceChildren(el("li", { class: "error" }, "The tasks cannot be listed: " + e));
+    return;
+  }
+  if (body.error) {
+    list.replaceChildren(el("li", { class: "error" }, "The tasks cannot be listed: " + (body.error.message || "refused")));
+    return;
+  }
+  const when = (t) => (t.status && t.status.timestamp) || "";
+  const tasks = ((body.result && body.result.tasks) || []).sort((a, b) => when(b).localeCompare(when(a))).slice(0, 10);
+  if (!tasks.length) {
+    list.replaceChildren(el("li", {}, "No tasks yet."));
+    return;
+  }
+  list.replaceChildren(
+    ...tasks.map((t) => {
+      const state = ((t.status && t.status.state) || "TASK_STATE_UNSPECIFIED").replace("TASK_STATE_", "").toLowerCase().replace("_", " ");
+      const at = when(t);
+      return el("li", { "data-task": t.id, "data-state": state }, el("code", {}, t.id.slice(0, 8)), " " + state + (at ? " · " + at : ""));
+    }),
+  );
+}
+
 async function main() {
   const name = document.getElementById("agent-name");
   try {
@@ -371,6 +410,9 @@ async function main() {
     const agent = { card, schemas, endpoint };
     const main = document.getElementById("skills");
     for (const skill of card.skills || []) main.append(new SkillForm(agent, skill).section);
+    document.getElementById("recent").hidden = false;
+    document.getElementById("refresh-tasks").addEventListener("click", () => showRecentTasks(endpoint));
+    showRecentTasks(endpoint);
   } catch (e) {
     name.textContent = "No agent card";
     const err = document.getElementById("load-error");
