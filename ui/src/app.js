@@ -379,7 +379,7 @@ async function showRecentTasks(endpoint) {
     return;
   }
   const when = (t) => (t.status && t.status.timestamp) || "";
-  const tasks = ((body.result && body.result.tasks) || []).sort((a, b) => when(b).localeCompare(when(a))).slice(0, 10);
+  const tasks = ((body.result && body.result.tasks) || []).sort((a, b) => (Date.parse(when(b)) || 0) - (Date.parse(when(a)) || 0)).slice(0, 10);
   if (!tasks.length) {
     list.replaceChildren(el("li", {}, "No tasks yet."));
     return;
