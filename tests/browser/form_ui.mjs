@@ -90,6 +90,18 @@ try {
   const dates = await plan.locator('dd[data-field="date"]').allTextContents();
   check(JSON.stringify(dates) === JSON.stringify(["2026-12-01", "2026-12-02", "2026-12-03"]), "the plan's days arrive in order: " + dates.join(", "));
   await page.screenshot({ path: join(outDir, "form-ui-stream.png"), fullPage: true });
+
+  // A calendar file, chosen in the file input the skill's `text/calendar` mode gives: its busy
+  // day is kept free in the plan.
+  const calendar = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nDTSTART;VALUE=DATE:20261202\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
+  check((await plan.locator("input.file-input").getAttribute("accept")) === "text/calendar", "the skill's file mode is the input's accept");
+  await plan.locator("input.file-input").setInputFiles({ name: "busy.ics", mimeType: "text/calendar", buffer: Buffer.from(calendar) });
+  await plan.locator("button.example").first().click();
+  await plan.locator("button.submit").click();
+  await page.waitForFunction(() => document.querySelector('section[data-skill="plan-trip"] .progress').textContent === "Done.", null, { timeout: 15000 });
+  const plans = await plan.locator('dd[data-field="plan"]').allTextContents();
+  check(plans.length === 3 && plans[1].includes("busy in your calendar") && !plans[0].includes("busy"), "the attached calendar's busy day is kept free: " + plans.join(" | "));
+  await page.screenshot({ path: join(outDir, "form-ui-file.png"), fullPage: true });
   check(errors.length === 0, "no script errors: " + errors.join("; "));
 } catch (e) {
   failures.push(String(e));

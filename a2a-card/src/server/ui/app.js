@@ -68,6 +68,24 @@ function exampleLabel(example) {
   return label.length > 40 ? label.slice(0, 39) + "…" : label;
 }
 
+// The file media types among a skill's input modes: those that are neither text nor JSON.
+function fileModes(modes) {
+  return (modes || []).filter((m) => {
+    const essence = m.split(";")[0].trim().toLowerCase();
+    return essence.includes("/") && essence !== "text/plain" && essence !== "application/json";
+  });
+}
+
+// A chosen file as an A2A 1.0 file part: its bytes in base64 (`raw`), media type and name.
+async function filePart(file, accepted) {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  // A browser may not know the type (`.ics` on some systems): then the skill's own.
+  const mediaType = file.type || (accepted.length === 1 ? accepted[0] : "application/octet-stream");
+  return { raw: btoa(binary), mediaType, filename: file.name };
+}
+
 // `/a/0/b` (a JSON pointer into the data) -> `root.a.0.b` (a JSON Editor path).
 function editorPath(pointer) {
   if (!pointer) return "root";
@@ -143,8 +161,15 @@ class SkillForm {
       this.section.append(box);
     }
     if (takesText(this.inputModes)) {
-      this.textBox = el("textarea", { class: "text-input", placeholder: "Or ask in words" });
+      this.textBox = el("textarea", { class: "text-input", placeholder: "Or ask in words", "aria-label": "Ask in words" });
       this.section.append(this.textBox);
+    }
+    this.accepted = fileModes(this.inputModes);
+    if (this.accepted.length) {
+      this.fileInput = el("input", { type: "file", class: "file-input", multiple: true, accept: this.accepted.join(",") });
+      const label = el("label", { class: "files" }, "Files (" + this.accepted.join(", ") + "): ");
+      label.append(this.fileInput);
+      this.section.append(label);
     }
     const actions = el("div", { class: "actions" });
     if (this.editor) {
@@ -175,15 +200,21 @@ class SkillForm {
 
   // The agent validates (against the same schema) and its errors are shown at the fields;
   // the form marks what it sees wrong as the user types.
-  submitData() {
+  async submitData() {
     this.reset();
     const part = { data: this.editor.getValue(), mediaType: "application/json;schema=" + this.inputSchema };
-    this.send([part]);
+    this.send([part, ...(await this.files())]);
   }
 
-  submitText(text) {
+  async submitText(text) {
     this.reset();
-    this.send([{ text }]);
+    this.send([{ text }, ...(await this.files())]);
+  }
+
+  // The chosen files, as file parts.
+  async files() {
+    const chosen = this.fileInput ? [...this.fileInput.files] : [];
+    return Promise.all(chosen.map((f) => filePart(f, this.accepted)));
   }
 
   fieldError(path, message) {
