@@ -186,13 +186,16 @@ class SkillForm {
     this.status = el("p", { class: "progress", role: "status" });
     this.errorBox = el("p", { class: "error", role: "alert" });
     this.output = el("div", { class: "output", "aria-live": "polite" });
-    this.section.append(this.status, this.errorBox, this.output);
+    // The task's timeline: each state it reports, with its message (progress, questions).
+    this.timeline = el("ol", { class: "timeline", "aria-label": "Task timeline" });
+    this.section.append(this.status, this.errorBox, this.timeline, this.output);
   }
 
   reset() {
     this.status.textContent = "";
     this.errorBox.textContent = "";
     this.output.textContent = "";
+    this.timeline.textContent = "";
     this.section.querySelectorAll(".field-error, .question").forEach((n) => n.remove());
     this.taskId = null;
     this.contextId = null;
@@ -309,6 +312,10 @@ class SkillForm {
   showStatus(status) {
     const state = (status && status.state) || "";
     const text = textOf(status && status.message);
+    if (state) {
+      const name = state.replace("TASK_STATE_", "").toLowerCase().replace("_", " ");
+      this.timeline.append(el("li", { "data-state": name }, name + (text ? ": " + text : "")));
+    }
     if (["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_REJECTED", "TASK_STATE_CANCELED"].includes(state)) {
       showRecentTasks(this.agent.endpoint);
     }
