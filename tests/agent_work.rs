@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use a2a_card::server::a2a::{
-    CancelTaskRequest, Part, PartContent, SendMessageConfiguration, StreamResponse,
+    CancelTaskRequest, Part, PartContent, Role, SendMessageConfiguration, StreamResponse,
     SubscribeToTaskRequest, TaskPushNotificationConfig, TaskState, error_code,
 };
 use a2a_card::server::store::Tasks;
@@ -205,20 +205,25 @@ mod streaming {
                 .await
                 .expect("a stream");
             let first = events.next().await.expect("an event").expect("no error");
-            // Read nothing for a while: the burst fills the socket, the server's writer waits,
-            // and the official handler's channel (32 events) overflows.
+            assert!(
+                matches!(first, StreamResponse::Task(_)),
+                "{binding}: the stream begins with the task"
+            );
+            // Read nothing for a while: the burst fills the socket and the server's writer
+            // waits; the reader is then served from the task's event log.
             tokio::time::sleep(Duration::from_millis(500)).await;
-            let (mut last, mut snapshot) = (state_of(&first), false);
+            let (mut last, mut chunks) = (state_of(&first), 0);
             while let Some(event) = events.next().await {
                 let event = event.unwrap_or_else(|e| panic!("{binding}: the stream failed: {e:?}"));
-                snapshot |= matches!(event, StreamResponse::Task(_));
+                if let StreamResponse::ArtifactUpdate(update) = &event {
+                    if update.last_chunk != Some(true) {
+                        chunks += 1;
+                    }
+                }
                 last = state_of(&event).or(last);
             }
             assert_eq!(last, Some(TaskState::Completed), "{binding}");
-            assert!(
-                snapshot,
-                "{binding}: the reader was given the task as it was, then the rest"
-            );
+            assert_eq!(chunks, 600, "{binding}: every chunk, none lost or repeated");
         }
     }
 
@@ -405,10 +410,23 @@ mod multi_turn {
             assert_eq!(done.status.state, TaskState::Completed, "{binding}");
             let parts = &done.artifacts.unwrap_or_default()[0].parts;
             assert_eq!(data_of(&parts[1])["date"], "2026-03-01");
+            // The conversation, in order: the request, the agent's question, the answer.
+            let history = done.history.unwrap_or_default();
+            let roles: Vec<_> = history.iter().map(|m| m.role.clone()).collect();
             assert_eq!(
-                done.history.map(|h| h.len()),
-                Some(2),
-                "{binding}: both turns in the history"
+                roles,
+                [Role::User, Role::Agent, Role::User],
+                "{binding}: both turns and the question in the history"
+            );
+            assert_eq!(
+                history[1].parts[0].as_text(),
+                Some("Which day do you leave? (YYYY-MM-DD)"),
+                "{binding}"
+            );
+            assert_eq!(
+                history[2].parts[0].as_text(),
+                Some("2026-02-28"),
+                "{binding}"
             );
         }
     }
@@ -804,9 +822,16 @@ mod push {
         if hook.calls.fetch_add(1, Ordering::SeqCst) == 0 {
             return StatusCode::SERVICE_UNAVAILABLE;
         }
+        // The token in both spellings of the official SDKs (Rust and Go; Python and JS).
         let token = headers
             .get("A2A-Notification-Token")
             .and_then(|v| v.to_str().ok())
+            .filter(|t| {
+                headers
+                    .get("X-A2A-Notification-Token")
+                    .and_then(|v| v.to_str().ok())
+                    == Some(*t)
+            })
             .map(str::to_owned);
         let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
         hook.received.lock().unwrap().push((token, body));
@@ -918,6 +943,41 @@ mod push {
             })
         })
         .await;
+    }
+
+    #[tokio::test]
+    async fn a_cancel_is_pushed_whether_the_task_ran_or_waited_for_input() {
+        let hook_state = Arc::new(Hook::default());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let url = format!("http://{}/hook", listener.local_addr().expect("addr"));
+        let app = axum::Router::new()
+            .route("/hook", axum::routing::post(hook))
+            .with_state(Arc::clone(&hook_state));
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        // Slow enough to be cancelled while it plans.
+        let running = planner(Duration::from_millis(200)).await;
+        let client = client(&card(&running.base).await, "JSONRPC").await;
+        let mut ids = Vec::new();
+        for (start, immediately) in [(None, false), (Some("2026-12-01"), true)] {
+            let mut req = request(vec![trip(5, start)], None);
+            let mut configuration = config(&url);
+            configuration.return_immediately = Some(immediately);
+            req.configuration = Some(configuration);
+            let t = task(client.send_message(&req).await.expect("a task"));
+            client.cancel_task(&cancel(&t.id)).await.expect("cancelled");
+            ids.push(t.id);
+        }
+        for id in ids {
+            eventually("the webhook has the canceled update", async || {
+                hook_state.received.lock().unwrap().iter().any(|(_, b)| {
+                    b["statusUpdate"]["status"]["state"] == "TASK_STATE_CANCELED"
+                        && b["statusUpdate"]["taskId"] == json!(id)
+                })
+            })
+            .await;
+        }
     }
 
     #[tokio::test]

@@ -225,13 +225,22 @@ async fn a_task_on_one_replica_is_seen_followed_and_cancelled_on_another() {
         })
         .await
         .expect("B follows A's task");
-    let mut last = None;
+    // The task first, then its updates (A2A 1.0 section 3.1.6), applied here.
+    let mut last = match events.next().await.map(|e| e.expect("an event")) {
+        Some(StreamResponse::Task(t)) => t,
+        other => panic!("the subscription begins with the task: {other:?}"),
+    };
     while let Some(event) = events.next().await {
-        if let StreamResponse::Task(t) = event.expect("an event") {
-            last = Some(t);
+        match event.expect("an event") {
+            StreamResponse::StatusUpdate(u) => last.status = u.status,
+            StreamResponse::ArtifactUpdate(u) => {
+                let artifacts = last.artifacts.get_or_insert_with(Vec::new);
+                artifacts.retain(|a| a.artifact_id != u.artifact.artifact_id);
+                artifacts.push(u.artifact);
+            }
+            other => panic!("only updates follow the task: {other:?}"),
         }
     }
-    let last = last.expect("the task");
     assert_eq!(last.status.state, TaskState::Completed);
     assert_eq!(parts(&last), 3, "the whole plan, as A made it");
 }
@@ -263,6 +272,14 @@ async fn a_cancel_on_one_replica_stops_the_handler_running_on_another() {
     };
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(count() > 0, "the handler runs on A");
+    // A watcher on A, subscribed before the cancel on B.
+    let mut watching = on_a
+        .subscribe_to_task(&SubscribeToTaskRequest {
+            id: running.id.clone(),
+            tenant: None,
+        })
+        .await
+        .expect("A follows its task");
     let canceled = on_b
         .cancel_task(&CancelTaskRequest {
             id: running.id.clone(),
@@ -282,6 +299,29 @@ async fn a_cancel_on_one_replica_stops_the_handler_running_on_another() {
     );
     let on_a_now = on_a.get_task(&get(&running.id)).await.expect("the task");
     assert_eq!(on_a_now.status.state, TaskState::Canceled);
+    // The watcher's stream on A ends with the cancel made on B.
+    let last = tokio::time::timeout(Duration::from_secs(5), async {
+        let mut last = None;
+        while let Some(event) = watching.next().await {
+            if let StreamResponse::StatusUpdate(u) = event.expect("an event") {
+                last = Some(u.status.state);
+            }
+        }
+        last
+    })
+    .await
+    .expect("the stream on A ends");
+    assert_eq!(last, Some(TaskState::Canceled));
+    // And A takes no new subscription to the finished task.
+    assert!(
+        on_a.subscribe_to_task(&SubscribeToTaskRequest {
+            id: running.id.clone(),
+            tenant: None,
+        })
+        .await
+        .is_err(),
+        "a finished task is not subscribed to"
+    );
 }
 
 #[tokio::test]

@@ -188,10 +188,11 @@ async fn list_filters_and_pages() {
         ] {
             store.create(task(id, ctx, state)).await.expect("created");
         }
+        // Newest status first (A2A 1.0 section 3.1.4), then id.
         let all = store.list(&every_task()).await.expect("a list");
         assert_eq!(
             all.tasks.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),
-            ["a", "b", "c", "d", "e"],
+            ["e", "d", "c", "b", "a"],
             "{name}"
         );
         assert_eq!(all.total_size, 5);
@@ -217,7 +218,7 @@ async fn list_filters_and_pages() {
                 .iter()
                 .map(|t| t.id.as_str())
                 .collect::<Vec<_>>(),
-            ["a", "d", "e"],
+            ["e", "d", "a"],
             "{name}"
         );
         let recent = store
@@ -262,7 +263,7 @@ async fn list_filters_and_pages() {
             }
             token = Some(page.next_page_token);
         }
-        assert_eq!(seen, ["a", "b", "c", "d", "e"], "{name}");
+        assert_eq!(seen, ["e", "d", "c", "b", "a"], "{name}");
         let err = store
             .list(&ListTasksRequest {
                 page_token: Some("garbage".into()),
@@ -724,17 +725,18 @@ async fn a_new_task_is_not_looked_up_before_it_is_created() {
         !calls[..created].contains(&format!("get {}", done.id)),
         "the id the server made for the new task was looked up before it was created: {calls:?}"
     );
-    // A follow-up names its task: that one is looked up.
-    let _ = client
+    // A follow-up names its task, which the server still follows: it is refused as finished.
+    let err = client
         .send_message(&support::client::request(
             vec![a2a_card::server::a2a::Part::text("and now?")],
             Some(done.id.clone()),
         ))
-        .await;
-    let calls = store.calls.lock().expect("not poisoned").clone();
-    assert!(
-        calls[created..].contains(&format!("get {}", done.id)),
-        "{calls:?}"
+        .await
+        .expect_err("a finished task takes no more messages");
+    assert_eq!(
+        err.code,
+        a2a_card::server::a2a::error_code::UNSUPPORTED_OPERATION,
+        "{err:?}"
     );
 }
 

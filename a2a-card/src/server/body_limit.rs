@@ -58,7 +58,7 @@ pub(crate) async fn limit_body(
     next: Next,
 ) -> Response {
     if declared_too_large(request.headers(), limit) {
-        return rest_error(BodyError::TooLarge, limit);
+        return closing(rest_error(BodyError::TooLarge, limit));
     }
     let request = request.map(|body| Body::new(http_body_util::Limited::new(body, limit)));
     next.run(request).await
@@ -85,6 +85,31 @@ pub(crate) fn rest_error(error: BodyError, limit: usize) -> Response {
         HeaderValue::from_static("application/json"),
     );
     response
+}
+
+/// `response` saying `Connection: close`: for an answer given without reading the whole body
+/// (over the limit), after which the connection cannot carry another request. The client then
+/// opens a new one, rather than finding the old one closed under its next request.
+pub(crate) fn closing(mut response: Response) -> Response {
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// `response`, given before the request's body was read, once the body is read and dropped
+/// (at most `limit` bytes) so that the connection can carry the client's next request; said
+/// with `Connection: close` when the body cannot be read within the limit.
+pub(crate) async fn after_draining(
+    headers: &HeaderMap,
+    body: Body,
+    limit: usize,
+    response: Response,
+) -> Response {
+    match read(headers, body, limit).await {
+        Ok(_) => response,
+        Err(_) => closing(response),
+    }
 }
 
 /// Whether a body error is the size limit.

@@ -221,6 +221,44 @@ async fn preflight(method: Method) -> Response {
     r
 }
 
+/// The extended card of agent `A` as the official type serves it (`GetExtendedAgentCard`), with
+/// the interfaces of `endpoint`; `None` when the card offers none.
+pub(crate) fn extended_card<A: crate::Agent>(
+    endpoint: &super::interfaces::Endpoint,
+    v0_3: bool,
+) -> Result<Option<a2a::AgentCard>, super::ServerError> {
+    let card = A::card().map_err(|e| super::ServerError::Card(e.clone()))?;
+    if card.capabilities.extended_agent_card != Some(true) {
+        return Ok(None);
+    }
+    let extended =
+        crate::agent::build_extended_card(&A::DECL, A::SKILLS).map_err(super::ServerError::Card)?;
+    let extended = endpoint.card(&extended, v0_3);
+    let options = crate::wire::RenderOptions::new(crate::wire::Profile::V1)
+        .schemas(crate::wire::SchemaPlacement::ExtensionParams);
+    let mut json = extended.to_json_with(&options);
+    // The official type requires `tags` on every skill; a skill declared without any has none
+    // in the JSON.
+    for skill in json
+        .get_mut("skills")
+        .and_then(serde_json::Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(skill) = skill.as_object_mut() {
+            skill
+                .entry("tags")
+                .or_insert_with(|| serde_json::Value::Array(Vec::new()));
+        }
+    }
+    serde_json::from_value(json)
+        .map(Some)
+        .map_err(|e| super::ServerError::Url {
+            url: endpoint.url.clone(),
+            reason: format!("the extended card cannot be served: {e}"),
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

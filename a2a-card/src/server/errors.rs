@@ -16,17 +16,7 @@ use crate::skill::SkillError;
 /// [`DispatchError::data`] as a `google.protobuf.Struct` detail, plus, for data that breaks its
 /// schema, a `google.rpc.BadRequest` detail with one field violation per schema violation (the
 /// field is the instance path, a JSON pointer into the part's data).
-///
-/// ```
-/// use a2a_card::dispatch::DispatchError;
-/// use a2a_card::server::dispatch_error;
-///
-/// let err = dispatch_error(&DispatchError::NoTextSkill);
-/// assert_eq!(err.code, -32005);
-/// let details = err.details.unwrap();
-/// assert_eq!(details[0].value["reason"], "no-text-skill");
-/// ```
-pub fn dispatch_error(error: &DispatchError) -> A2AError {
+pub(crate) fn dispatch_error(error: &DispatchError) -> A2AError {
     let code = i32::try_from(error.code()).unwrap_or(error_code::INVALID_PARAMS);
     let mut details = vec![TypedDetail::from_struct(object(error.data()))];
     if let DispatchError::InvalidData { violations, .. } = error {

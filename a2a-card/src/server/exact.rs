@@ -7,23 +7,23 @@
 //! crate's to route (the input/output schemas extension), so it goes around that
 //! representation, both ways:
 //!
-//! - **In.** The HTTP layer (JSON-RPC 1.0, the 0.3 translation, HTTP+JSON) reads the message
-//!   of a `SendMessage` request from the request's own JSON, once, and hands it to the
-//!   structured input flow for the time of the request ([`with_inbound`]); the body the
-//!   official router parses carries `{}` in place of each data part's value. The flow
-//!   ([`StructuredInput`](super::StructuredInput)) dispatches from that JSON and puts the
-//!   values back, as sent, into the message the official handler runs and stores (history).
-//! - **Out.** [`StructuredInput`](super::StructuredInput) replaces each data part's value, in
-//!   every task, message and event it answers with, by a string: a per-process marker followed
-//!   by the value's JSON text. A string passes the official serialisation untouched, and the
-//!   HTTP layer splices the JSON text back in its place ([`decode`]), in every answer and every
+//! - **Neither**, for every request the JSON-RPC endpoint answers with the `a2a` types' serde
+//!   (all of JSON-RPC 1.0 and the 0.3 translation: [`plain`]): serde keeps every number as it
+//!   is.
+//! - **In**, where the official routers still parse the request (HTTP+JSON, and JSON-RPC params
+//!   in a ProtoJSON spelling serde does not read): the HTTP layer reads the message of a
+//!   `SendMessage` request from the request's own JSON, once, and hands it to the request
+//!   handler for the time of the request ([`with_inbound`]); the body the official router
+//!   parses carries `{}` in place of each data part's value, and the handler dispatches from
+//!   that JSON and puts the values back, as sent, into the message it runs and stores.
+//! - **Out**, likewise: the request handler replaces each data part's value, in every task,
+//!   message and event it answers with, by a string: a per-process marker followed by the
+//!   value's JSON text. A string passes the official serialisation untouched, and the HTTP
+//!   layer splices the JSON text back in its place ([`decode`]), in every answer and every
 //!   stream frame. The marker holds a random nonce: no caller can forge one.
-//! - **Neither**, for a JSON-RPC 1.0 `SendMessage`, the most frequent request: the endpoint
-//!   reads it into the `a2a` types with their serde and writes the answer the same way, around
-//!   the official router ([`plain`]); serde keeps every number as it is.
 //!
-//! Tasks are stored with the exact values (the official handler holds `serde_json::Value`s,
-//! and the SQL stores write serde JSON), so `GetTask`, `ListTasks` and history agree with what
+//! Tasks are stored with the exact values (the handler holds `serde_json::Value`s, and the
+//! SQL stores write serde JSON), so `GetTask`, `ListTasks` and history agree with what
 //! was sent and returned. Message and part `metadata` are not data parts: they stay the
 //! official server's (numbers as doubles).
 
@@ -352,6 +352,9 @@ pub(crate) async fn rest_layer(
     // The body arrives capped at `limit` (`body_limit::limit_body` is the outer layer).
     let bytes = match super::body_limit::read(&parts.headers, body, limit).await {
         Ok(bytes) => bytes,
+        Err(e @ super::body_limit::BodyError::TooLarge) => {
+            return super::body_limit::closing(super::body_limit::rest_error(e, limit));
+        }
         Err(e) => return super::body_limit::rest_error(e, limit),
     };
     let (message, body) = match serde_json::from_slice::<Value>(&bytes) {

@@ -1,16 +1,16 @@
-//! The JSON-RPC endpoint: request checks that answer a clean 4xx, the A2A 0.3 translation,
-//! `SendMessage` answered here with the `a2a` types' own serde ([`send_here`]), and the
-//! official JSON-RPC router behind them for the rest.
+//! The JSON-RPC endpoint: request checks, the A2A 0.3 translation, and every 1.0 method
+//! answered with the handler, read and written with the `a2a` types' own serde ([`call`]);
+//! streams as SSE whose event ids are the events' numbers in their task's log, so that a
+//! subscriber that reconnects with `Last-Event-ID` gets exactly the events after it.
 
 use std::sync::Arc;
 
-use a2a::{A2AError, JsonRpcId, JsonRpcResponse, SendMessageRequest, error_code};
-use a2a_server::{RequestHandler, ServiceParams};
+use a2a::{A2AError, JsonRpcId, JsonRpcResponse, StreamResponse, error_code};
+use a2a_server::ServiceParams;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::Response;
-use serde::Deserialize as _;
 use serde_json::Value;
 use tower::ServiceExt;
 
@@ -18,14 +18,15 @@ use super::auth::{self, Guard};
 use super::body_limit::{self, BodyError};
 use super::documents::A2A_VERSION_HEADER;
 use super::exact::{self, MAX_ANSWER_BYTES};
+use super::lifecycle::{Numbered, NumberedStream};
 use crate::v0_3::{self, Method};
 
-/// The JSON-RPC endpoint in front of the official router.
+/// The JSON-RPC endpoint.
 pub(crate) struct JsonRpc {
     /// The official JSON-RPC router (its one route is `/`).
     pub(crate) inner: axum::Router,
-    /// The handler behind it, for the `SendMessage` this endpoint answers itself.
-    pub(crate) handler: Arc<dyn RequestHandler>,
+    /// The handler, which answers every method.
+    pub(crate) handler: Arc<dyn Numbered>,
     /// The largest request body.
     pub(crate) body_limit: usize,
     /// Whether A2A 0.3 requests are translated.
@@ -35,7 +36,8 @@ pub(crate) struct JsonRpc {
 }
 
 /// An answer to a request that did not reach the handler: a JSON-RPC error with an HTTP
-/// status.
+/// status (`200` for every JSON-RPC error, as the official SDKs answer and their clients
+/// expect; another status only where the transport refuses the body).
 fn refuse(status: StatusCode, id: JsonRpcId, code: i32, message: impl Into<String>) -> Response {
     let error = A2AError::new(code, message).to_jsonrpc_error();
     json_response(status, &JsonRpcResponse::error(id, error))
@@ -99,26 +101,27 @@ fn asks_for_0_3(headers: &HeaderMap) -> bool {
 pub(crate) async fn endpoint(State(rpc): State<Arc<JsonRpc>>, request: Request) -> Response {
     let (mut parts, body) = request.into_parts();
     if !is_json(&parts.headers) {
-        return refuse(
+        let refusal = refuse(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             JsonRpcId::Null,
             error_code::INVALID_REQUEST,
             "a JSON-RPC request is sent with `Content-Type: application/json`",
         );
+        return body_limit::after_draining(&parts.headers, body, rpc.body_limit, refusal).await;
     }
     let bytes = match body_limit::read(&parts.headers, body, rpc.body_limit).await {
         Ok(bytes) => bytes,
         Err(BodyError::TooLarge) => {
-            return refuse(
+            return body_limit::closing(refuse(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 JsonRpcId::Null,
                 error_code::INVALID_REQUEST,
                 body_limit::too_large_message(rpc.body_limit),
-            );
+            ));
         }
         Err(BodyError::Unreadable) => {
             return refuse(
-                StatusCode::BAD_REQUEST,
+                StatusCode::OK,
                 JsonRpcId::Null,
                 error_code::PARSE_ERROR,
                 "the request body could not be read",
@@ -127,7 +130,7 @@ pub(crate) async fn endpoint(State(rpc): State<Arc<JsonRpc>>, request: Request) 
     };
     if std::str::from_utf8(&bytes).is_err() {
         return refuse(
-            StatusCode::BAD_REQUEST,
+            StatusCode::OK,
             JsonRpcId::Null,
             error_code::PARSE_ERROR,
             "parse error: the request body is not valid UTF-8",
@@ -137,7 +140,7 @@ pub(crate) async fn endpoint(State(rpc): State<Arc<JsonRpc>>, request: Request) 
         Ok(v) => v,
         Err(e) => {
             return refuse(
-                StatusCode::BAD_REQUEST,
+                StatusCode::OK,
                 JsonRpcId::Null,
                 error_code::PARSE_ERROR,
                 format!("parse error: {e}"),
@@ -146,7 +149,7 @@ pub(crate) async fn endpoint(State(rpc): State<Arc<JsonRpc>>, request: Request) 
     };
     let invalid = |id: JsonRpcId, why: &str| {
         refuse(
-            StatusCode::BAD_REQUEST,
+            StatusCode::OK,
             id,
             error_code::INVALID_REQUEST,
             format!("invalid request: {why}"),
@@ -203,7 +206,7 @@ fn method_not_found(id: JsonRpcId, method: &str) -> Response {
         ""
     };
     refuse(
-        StatusCode::NOT_FOUND,
+        StatusCode::OK,
         id,
         error_code::METHOD_NOT_FOUND,
         format!(
@@ -213,9 +216,9 @@ fn method_not_found(id: JsonRpcId, method: &str) -> Response {
     )
 }
 
-/// Runs a valid request: a 0.3 one translated, a 1.0 one as it is. A message sent is read
-/// here, once, from the request's own JSON (see [`exact`]), and the answer's data parts are
-/// spliced back exactly.
+/// Runs a valid request: a 0.3 one translated, a 1.0 one as it is. Every 1.0 method is
+/// answered here ([`call`]); the official router only reads params these types do not (other
+/// ProtoJSON spellings).
 async fn route(
     rpc: &JsonRpc,
     mut parts: axum::http::request::Parts,
@@ -227,32 +230,78 @@ async fn route(
     if let Some(legacy) = legacy {
         return translate(rpc, parts, request, legacy, id).await;
     }
-    parts.uri = Uri::from_static("/");
-    let method = request.get("method").and_then(Value::as_str);
-    let sends = matches!(
-        method,
-        Some(a2a::methods::SEND_MESSAGE | a2a::methods::SEND_STREAMING_MESSAGE)
-    );
-    if method == Some(a2a::methods::SEND_MESSAGE) {
-        if let Some(answer) = send_here(rpc, &parts.headers, &mut request, &id).await {
-            return answer;
+    if let Err(e) = check_version(&parts.headers) {
+        return error_response(&id, e);
+    }
+    let method = request
+        .get("method")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let params = request
+        .get_mut("params")
+        .map(Value::take)
+        .unwrap_or(Value::Null);
+    let service = service_params(&parts.headers);
+    match call(rpc, &service, &parts.headers, &method, params, &id).await {
+        Ok(response) => response,
+        Err(mut params) => {
+            // Params the `a2a` types do not read: the official router reads every ProtoJSON
+            // spelling (snake_case names, enum numbers), and its answer's data are spliced
+            // back exactly.
+            let sends = matches!(
+                method.as_str(),
+                a2a::methods::SEND_MESSAGE | a2a::methods::SEND_STREAMING_MESSAGE
+            );
+            parts.uri = Uri::from_static("/");
+            if let Some(request) = request.as_object_mut() {
+                request.insert("params".to_owned(), params.take());
+            }
+            let inbound = if sends {
+                exact::inbound(&mut request, true, false)
+            } else {
+                None
+            };
+            let (message, body) = match inbound {
+                Some((message, Some(body))) => {
+                    parts.headers.remove(header::CONTENT_LENGTH);
+                    (Some(message), Body::from(body))
+                }
+                Some((message, None)) => (Some(message), Body::from(bytes)),
+                None => (None, Body::from(bytes)),
+            };
+            let response =
+                exact::with_inbound(message, forward(rpc, Request::from_parts(parts, body)));
+            exact::decode_response(response.await).await
         }
     }
-    let inbound = if sends {
-        exact::inbound(&mut request, true, false)
-    } else {
-        None
-    };
-    let (message, body) = match inbound {
-        Some((message, Some(body))) => {
-            parts.headers.remove(header::CONTENT_LENGTH);
-            (Some(message), Body::from(body))
+}
+
+/// The `A2A-Version` of a 1.0 request: `1.x` (A2A section 3.6.2: none means 0.3, which only
+/// the 0.3 methods are).
+fn check_version(headers: &HeaderMap) -> Result<(), A2AError> {
+    let requested = headers
+        .get(A2A_VERSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("0.3");
+    match requested.trim().split('.').next() {
+        Some("1") => Ok(()),
+        _ => Err(A2AError::version_not_supported(requested)),
+    }
+}
+
+/// The request's headers as the handler's service parameters.
+pub(crate) fn service_params(headers: &HeaderMap) -> ServiceParams {
+    let mut service = ServiceParams::new();
+    for (name, value) in headers {
+        if let Ok(value) = value.to_str() {
+            service
+                .entry(name.as_str().to_owned())
+                .or_default()
+                .push(value.to_owned());
         }
-        Some((message, None)) => (Some(message), Body::from(bytes)),
-        None => (None, Body::from(bytes)),
-    };
-    let response = exact::with_inbound(message, forward(rpc, Request::from_parts(parts, body)));
-    exact::decode_response(response.await).await
+    }
+    service
 }
 
 /// A successful JSON-RPC answer, written straight from the `a2a` types.
@@ -263,43 +312,15 @@ struct Success<'a, T: serde::Serialize> {
     result: &'a T,
 }
 
-/// `SendMessage`, answered here rather than by the official router: the request's own JSON is
-/// read into the `a2a` types with their serde (the A2A 1.0 JSON), and the answer written the
-/// same way. The official router would turn each through protobuf and ProtoJSON (a message
-/// each way, its numbers as doubles); here the message is read once, its data parts reach
-/// the skill as sent and the answer's data as the skill returned it. `None` when the official
-/// router should answer after all: an `A2A-Version` other than 1.x (it says why), or params
-/// these types do not read (it accepts every ProtoJSON spelling, snake_case names and enum
-/// numbers among them).
-async fn send_here(
-    rpc: &JsonRpc,
-    headers: &HeaderMap,
-    request: &mut Value,
-    id: &JsonRpcId,
-) -> Option<Response> {
-    let version = headers.get(A2A_VERSION_HEADER)?.to_str().ok()?;
-    if version.trim().split('.').next() != Some("1") {
-        return None;
-    }
-    let params = request.get_mut("params")?;
-    let send = SendMessageRequest::deserialize(&*params).ok()?;
-    let message = params.get_mut("message").map(Value::take);
-    // What the official router hands its handler: the request's headers.
-    let mut service = ServiceParams::new();
-    for (name, value) in headers {
-        if let Ok(value) = value.to_str() {
-            service
-                .entry(name.as_str().to_owned())
-                .or_default()
-                .push(value.to_owned());
-        }
-    }
-    let answer = exact::plain(exact::with_inbound(
-        message,
-        rpc.handler.send_message(&service, send),
-    ))
-    .await;
-    Some(match answer {
+fn error_response(id: &JsonRpcId, e: A2AError) -> Response {
+    json_response(
+        StatusCode::OK,
+        &JsonRpcResponse::error(id.clone(), e.to_jsonrpc_error()),
+    )
+}
+
+fn answer<T: serde::Serialize>(id: &JsonRpcId, answer: Result<T, A2AError>) -> Response {
+    match answer {
         Ok(result) => json_response(
             StatusCode::OK,
             &Success {
@@ -308,10 +329,126 @@ async fn send_here(
                 result: &result,
             },
         ),
-        Err(e) => json_response(
-            StatusCode::OK,
-            &JsonRpcResponse::error(id.clone(), e.to_jsonrpc_error()),
+        Err(e) => error_response(id, e),
+    }
+}
+
+/// The number of the last event a reconnecting subscriber saw (`Last-Event-ID`).
+pub(crate) fn last_event_id(headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// A stream's events as SSE, each with its number in the task's log as its `id` (where it
+/// has one), and a comment every 15 s while idle.
+pub(crate) fn sse<F>(events: NumberedStream, write: F) -> Response
+where
+    F: Fn(Result<StreamResponse, A2AError>) -> String + Send + 'static,
+{
+    use axum::response::IntoResponse;
+    use axum::response::sse::{Event, KeepAlive, Sse};
+    use futures::StreamExt;
+    let frames = events.map(move |event| {
+        let (seq, event) = match event {
+            Ok((seq, event)) => (seq, Ok(event)),
+            Err(e) => (None, Err(e)),
+        };
+        let frame = Event::default().data(write(event));
+        Ok::<_, std::convert::Infallible>(match seq {
+            Some(seq) => frame.id(seq.to_string()),
+            None => frame,
+        })
+    });
+    Sse::new(frames)
+        .keep_alive(KeepAlive::new().interval(std::time::Duration::from_secs(15)))
+        .into_response()
+}
+
+/// A streaming answer to JSON-RPC request `id`, or its error.
+fn stream_answer(id: &JsonRpcId, events: Result<NumberedStream, A2AError>) -> Response {
+    let events = match events {
+        Ok(events) => events,
+        Err(e) => return error_response(id, e),
+    };
+    let id = id.clone();
+    sse(events, move |event| {
+        let body = match event {
+            Ok(event) => serde_json::to_string(&Success {
+                jsonrpc: "2.0",
+                id: &id,
+                result: &event,
+            }),
+            Err(e) => {
+                serde_json::to_string(&JsonRpcResponse::error(id.clone(), e.to_jsonrpc_error()))
+            }
+        };
+        // The `a2a` types always serialise.
+        body.unwrap_or_default()
+    })
+}
+
+/// Params of type `T`, or `Err` with the params back for the official router.
+fn params<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, Value> {
+    let params = if params.is_null() {
+        Value::Object(Default::default())
+    } else {
+        params
+    };
+    T::deserialize(&params).map_err(|_| params)
+}
+
+/// Answers a 1.0 method with the handler, the request and answer read and written with the
+/// `a2a` types' serde (data exactly as sent and returned, no ProtoJSON round trip); `Err`
+/// with the params when these types do not read them.
+async fn call(
+    rpc: &JsonRpc,
+    service: &ServiceParams,
+    headers: &HeaderMap,
+    method: &str,
+    raw: Value,
+    id: &JsonRpcId,
+) -> Result<Response, Value> {
+    use a2a::methods as m;
+    let h = &rpc.handler;
+    if matches!(method, m::SEND_MESSAGE | m::SEND_STREAMING_MESSAGE)
+        && !raw.get("message").is_some_and(Value::is_object)
+    {
+        return Ok(error_response(
+            id,
+            super::lifecycle::field_error("message", "is required: the message to send"),
+        ));
+    }
+    Ok(match method {
+        m::SEND_MESSAGE => answer(
+            id,
+            exact::plain(h.send_message(service, params(raw)?)).await,
         ),
+        m::SEND_STREAMING_MESSAGE => {
+            stream_answer(id, h.send_streaming_numbered(service, params(raw)?).await)
+        }
+        m::GET_TASK => answer(id, exact::plain(h.get_task(service, params(raw)?)).await),
+        m::LIST_TASKS => answer(id, exact::plain(h.list_tasks(service, params(raw)?)).await),
+        m::CANCEL_TASK => answer(id, exact::plain(h.cancel_task(service, params(raw)?)).await),
+        m::SUBSCRIBE_TO_TASK => stream_answer(
+            id,
+            h.subscribe_numbered(service, params(raw)?, last_event_id(headers))
+                .await,
+        ),
+        m::CREATE_PUSH_CONFIG => answer(id, h.create_push_config(service, params(raw)?).await),
+        m::GET_PUSH_CONFIG => answer(id, h.get_push_config(service, params(raw)?).await),
+        m::LIST_PUSH_CONFIGS => answer(id, h.list_push_configs(service, params(raw)?).await),
+        m::DELETE_PUSH_CONFIG => answer(
+            id,
+            h.delete_push_config(service, params(raw)?)
+                .await
+                .map(|()| Value::Null),
+        ),
+        m::GET_EXTENDED_AGENT_CARD => {
+            answer(id, h.get_extended_agent_card(service, params(raw)?).await)
+        }
+        other => return Ok(method_not_found(id.clone(), other)),
     })
 }
 
@@ -337,28 +474,36 @@ async fn translate(
         ),
         _ => (Value::Null, Value::Null),
     };
-    let mut v1 = serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": id_value,
-        "method": method.v1(),
-        "params": method.params_to_v1(params),
-    });
-    let inbound = if matches!(method, Method::Send | Method::Stream) {
-        exact::inbound(&mut v1, true, true)
-    } else {
-        None
-    };
-    let (message, body) = match inbound {
-        Some((message, Some(body))) => (Some(message), body),
-        _ => (None, serde_json::to_vec(&v1).unwrap_or_default()),
-    };
-    parts.uri = Uri::from_static("/");
     parts.headers.remove(header::CONTENT_LENGTH);
     parts
         .headers
         .insert(A2A_VERSION_HEADER, HeaderValue::from_static("1.0"));
-    let request = Request::from_parts(parts, Body::from(body));
-    let response = exact::with_inbound(message, forward(rpc, request)).await;
+    let service = service_params(&parts.headers);
+    let params = method.params_to_v1(params);
+    let response = match call(rpc, &service, &parts.headers, method.v1(), params, &id).await {
+        Ok(response) => response,
+        Err(params) => {
+            // Params the `a2a` types do not read: the official router, as for 1.0.
+            let mut v1 = serde_json::json!({
+                "jsonrpc": "2.0",
+                "id": id_value,
+                "method": method.v1(),
+                "params": params,
+            });
+            let inbound = if matches!(method, Method::Send | Method::Stream) {
+                exact::inbound(&mut v1, true, true)
+            } else {
+                None
+            };
+            let (message, body) = match inbound {
+                Some((message, Some(body))) => (Some(message), body),
+                _ => (None, serde_json::to_vec(&v1).unwrap_or_default()),
+            };
+            parts.uri = Uri::from_static("/");
+            let request = Request::from_parts(parts, Body::from(body));
+            exact::with_inbound(message, forward(rpc, request)).await
+        }
+    };
     if exact::is_event_stream(&response) && method.streams() {
         let (mut head, body) = response.into_parts();
         head.headers.remove(header::CONTENT_LENGTH);

@@ -1,18 +1,31 @@
-//! Serving a declared agent on the official A2A Rust server (feature `server`).
+//! Serving a declared agent (feature `server`): its own task lifecycle behind the official
+//! A2A request-handler trait, on the official A2A types.
 //!
 //! One call gives an [`axum::Router`] (or a running server) with:
 //!
 //! | route | what |
 //! |---|---|
-//! | `POST <path>` | A2A JSON-RPC: the official router, with A2A 0.3 requests translated onto it |
-//! | `<path>/message:send`, `<path>/tasks/{id}`, ... | A2A HTTP+JSON: the official router |
+//! | `POST <path>` | A2A JSON-RPC 1.0, and 0.3 requests translated onto the same calls |
+//! | `<path>/message:send`, `<path>/tasks/{id}`, ... | A2A HTTP+JSON 1.0 |
 //! | `GET /.well-known/agent-card.json` | the card, profile by the `A2A-Version` request header |
 //! | `GET /capabilities` | the AG-UI `AgentCapabilities` snapshot of the same declaration |
 //!
 //! `<path>` is the path of the card's URL (`/` for `http://127.0.0.1:8080`, `/a2a` for
-//! `https://shop.example.com/a2a`). Messages go through the
-//! [structured input flow](crate::dispatch) before any task exists ([`StructuredInput`]), then
-//! to the skills ([`SkillExecutor`]).
+//! `https://shop.example.com/a2a`).
+//!
+//! The path a request takes, one module per step:
+//!
+//! 1. `body_limit` and [`auth`]: the body limit and the card's security, layers shared by the
+//!    bindings (the caller's principal travels on to the handler).
+//! 2. The binding: `jsonrpc` (JSON-RPC 1.0 read and written with the `a2a` types' serde; 0.3
+//!    requests mapped value to value onto the same calls; streams as SSE whose event ids are
+//!    the events' numbers, so that `Last-Event-ID` resumes a subscription), or HTTP+JSON.
+//! 3. `lifecycle`, the request handler ([`Server::request_handler`]): the message checked and
+//!    dispatched once by the [structured input flow](crate::dispatch) before any task exists;
+//!    the task created and its skill run; every event of the task through one place that
+//!    numbers it in the task's event log, applies it to the task, writes the store and posts
+//!    the webhooks; readers read the log.
+//! 4. [`store`]: where tasks are kept (memory, SQLite, Postgres), and `push` delivery.
 //!
 //! The card served names exactly what is mounted: a JSON-RPC 1.0 and an HTTP+JSON 1.0
 //! interface at the card's URL, and a JSON-RPC 0.3 interface there too unless
@@ -34,9 +47,12 @@
 //! `OPTIONS` preflight.
 //!
 //! Protocol requests are limited to [`DEFAULT_BODY_LIMIT`] bytes (see [`Server::body_limit`]).
-//! On the JSON-RPC route, a body that is too large (`413`), not declared as JSON (`415`), not
-//! UTF-8 or not JSON (`400`, `-32700`), not a JSON-RPC request (`400`, `-32600`), or that names
-//! an unknown method (`404`, `-32601`) is answered with a JSON-RPC error and that status.
+//! On the JSON-RPC route every JSON-RPC error is answered with HTTP `200`, as the official SDKs
+//! answer (their clients take any other status for a transport failure and lose the code): a
+//! body that is not UTF-8 or not JSON (`-32700`), not a JSON-RPC request (`-32600`), or that
+//! names an unknown method (`-32601`). Only the transport's own refusals have their status: a
+//! body that is too large (`413`), not declared as JSON (`415`), and the authentication
+//! refusals (`401`, `403`, with their challenges).
 //!
 //! ```no_run
 //! use a2a_card::{agent, skill};
@@ -60,13 +76,11 @@ mod body_limit;
 mod documents;
 mod errors;
 mod exact;
-mod executor;
-mod handler;
 mod interfaces;
 mod jsonrpc;
+mod lifecycle;
 mod message;
 mod push;
-mod replicas;
 pub mod store;
 #[cfg(feature = "ui")]
 mod ui;
@@ -77,7 +91,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_server::{DefaultRequestHandler, InMemoryPushConfigStore, PushConfigStore};
+use a2a_server::{InMemoryPushConfigStore, PushConfigStore};
 use axum::routing::post;
 use axum::serve::ListenerExt;
 use tokio::net::{TcpListener, ToSocketAddrs};
@@ -88,9 +102,6 @@ use crate::card::AgentCard;
 use crate::dispatch::{Dispatcher, SchemaCompileError};
 
 pub use documents::{AGENT_CARD_PATH, CAPABILITIES_PATH};
-pub use errors::dispatch_error;
-pub use executor::SkillExecutor;
-pub use handler::StructuredInput;
 pub use push::Webhooks;
 
 /// The official A2A types (`a2a-lf`), as this crate uses them.
@@ -101,7 +112,6 @@ pub use a2a_server;
 pub use axum;
 
 use documents::Documents;
-use handler::SharedStore;
 use interfaces::Endpoint;
 
 /// The default largest request body of the protocol routes: 1 MiB.
@@ -479,13 +489,53 @@ impl<A: Agent> Server<A> {
         self.router_for(card, &endpoint).await
     }
 
-    async fn router_for(
+    /// The agent's request handler alone, behind the official
+    /// [`RequestHandler`](a2a_server::RequestHandler) trait: the task lifecycle the routers
+    /// serve (dispatch, tasks, event log, subscriptions, push), for a binding of your own or an
+    /// in-process caller. Credentials are checked by the HTTP layers of [`router`](Self::router),
+    /// so a handler alone serves only what needs none.
+    ///
+    /// ```
+    /// use a2a_card::server::Server;
+    /// use a2a_card::server::a2a::{Message, Part, Role, SendMessageRequest, SendMessageResponse};
+    /// use a2a_card::{agent, skill};
+    ///
+    /// struct Echo;
+    /// /// Says back what it is told.
+    /// #[agent(url = "http://127.0.0.1:9000")]
+    /// impl Echo {
+    ///     /// Echoes the text.
+    ///     #[skill]
+    ///     fn echo(&self, text: String) -> String { text }
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let handler = Server::new(Echo).request_handler().await?;
+    /// let message = Message::new(Role::User, vec![Part::text("hello")]);
+    /// let request = SendMessageRequest { message, configuration: None, metadata: None, tenant: None };
+    /// let SendMessageResponse::Task(task) = handler.send_message(&Default::default(), request).await? else {
+    ///     unreachable!("a skill's answer is a task")
+    /// };
+    /// assert_eq!(task.artifacts.unwrap()[0].parts[0].as_text(), Some("hello"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(()) })?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub async fn request_handler(self) -> Result<Arc<dyn a2a_server::RequestHandler>, ServerError> {
+        let (card, endpoint) = self.served(None)?;
+        let (handler, _) = self.handler_for(&card, &endpoint, false).await?;
+        Ok(handler)
+    }
+
+    /// The request handler for `card` served at `endpoint`, and the guard of its security;
+    /// `exact`: for this crate's HTTP layer (see [`exact`]).
+    async fn handler_for(
         self,
-        card: AgentCard,
+        card: &AgentCard,
         endpoint: &Endpoint,
-    ) -> Result<axum::Router, ServerError> {
+        exact: bool,
+    ) -> Result<(Arc<lifecycle::Lifecycle<A>>, Option<Arc<auth::Guard>>), ServerError> {
         let dispatcher = Arc::new(Dispatcher::for_agent::<A>().map_err(ServerError::Schema)?);
-        let guard = auth::Guard::new(&card, A::SKILLS, self.authentication)
+        let guard = auth::Guard::new(card, A::SKILLS, self.authentication)
             .map_err(ServerError::Security)?
             .map(Arc::new);
         let opened = self
@@ -493,7 +543,6 @@ impl<A: Agent> Server<A> {
             .open_all(true)
             .await
             .map_err(ServerError::Store)?;
-        let store = Arc::clone(&opened.tasks);
         let caps = &card.capabilities;
         let push = if caps.push_notifications == Some(true) {
             let configs: Arc<dyn PushConfigStore> = opened
@@ -502,63 +551,50 @@ impl<A: Agent> Server<A> {
                 .unwrap_or_else(|| Arc::new(InMemoryPushConfigStore::new()));
             let delivery = push::Delivery::new(self.webhooks.clone(), Arc::clone(&configs))
                 .map_err(ServerError::Webhooks)?;
-            Some((configs, Arc::new(delivery)))
+            Some((configs, Arc::new(delivery), self.webhooks.clone()))
         } else {
             None
         };
-        // The structured input flow runs once per message, before the task exists; its decision
-        // reaches the executor.
-        let decisions = Arc::new(executor::Decisions::default());
-        let executor = SkillExecutor::with_parts(
-            Arc::new(self.agent),
-            Arc::clone(&dispatcher),
-            Some(Arc::clone(&store)),
-            self.max_inline_file,
-            push.as_ref().map(|(_, d)| Arc::clone(d)),
-        )
-        .input_timeout(self.input_timeout)
-        .with_decisions(Arc::clone(&decisions));
-        if let Some(changes) = opened.changes.as_ref().filter(|_| opened.replicas) {
-            replicas::cancel_here(changes.subscribe(), executor.sessions(), Arc::clone(&store));
-        }
-        let mut inner = DefaultRequestHandler::new(executor, SharedStore(Arc::clone(&store)))
-            .with_capabilities(a2a::AgentCapabilities {
-                streaming: caps.streaming,
-                push_notifications: caps.push_notifications,
-                extensions: None,
-                extended_agent_card: caps.extended_agent_card,
-            });
-        if let Some((configs, _)) = &push {
-            // The official handler stores the configs; the executor delivers (see `push`).
-            inner = inner.with_push_config_store(push::ConfigsOnly(Arc::clone(configs)));
-        }
-        if let Some(guard) = &guard {
-            inner = auth::install::<A>(inner, guard, endpoint, self.v0_3)?;
-        }
-        let mut handler = StructuredInput::new(inner, dispatcher)
-            .settle(opened.settle)
-            .max_inline_file(self.max_inline_file)
-            .guard(guard.clone())
-            .decisions(decisions)
-            .exact(true);
-        if let Some((configs, _)) = push {
-            handler = handler.push(configs, self.webhooks.clone());
-        }
-        if let Some(changes) = opened.changes {
-            handler = handler.follow(store, changes);
-        }
-        let handler = Arc::new(handler);
+        let handler = Arc::new(lifecycle::Lifecycle::new(
+            self.agent,
+            dispatcher,
+            lifecycle::Parts {
+                store: opened.tasks,
+                settle: opened.settle,
+                changes: opened.changes.filter(|_| opened.replicas),
+                push,
+                guard: guard.clone(),
+                extended: documents::extended_card::<A>(endpoint, self.v0_3)?,
+                streaming: caps.streaming != Some(false),
+                max_inline_file: self.max_inline_file,
+                input_timeout: self.input_timeout,
+                recovered: opened.recovered,
+                exact,
+            },
+        ));
+        Ok((handler, guard))
+    }
+
+    async fn router_for(
+        self,
+        card: AgentCard,
+        endpoint: &Endpoint,
+    ) -> Result<axum::Router, ServerError> {
+        let (body_limit, v0_3, card_max_age) = (self.body_limit, self.v0_3, self.card_max_age);
+        #[cfg(feature = "ui")]
+        let ui = self.ui;
+        let (handler, guard) = self.handler_for(&card, endpoint, true).await?;
 
         let rpc = Arc::new(jsonrpc::JsonRpc {
             inner: a2a_server::jsonrpc::jsonrpc_router(Arc::clone(&handler)),
-            handler: Arc::clone(&handler) as Arc<dyn a2a_server::RequestHandler>,
-            body_limit: self.body_limit,
-            v0_3: self.v0_3,
+            handler: Arc::clone(&handler) as Arc<dyn lifecycle::Numbered>,
+            body_limit,
+            v0_3,
             guard: guard.clone(),
         });
         // Messages read once from the request's own JSON, data carried exactly both ways.
         let mut rest = a2a_server::rest::rest_router(handler).layer(
-            axum::middleware::from_fn_with_state(self.body_limit, exact::rest_layer),
+            axum::middleware::from_fn_with_state(body_limit, exact::rest_layer),
         );
         if let Some(guard) = guard {
             rest = rest.layer(axum::middleware::from_fn_with_state(
@@ -567,7 +603,7 @@ impl<A: Agent> Server<A> {
             ));
         }
         let rest = rest.layer(axum::middleware::from_fn_with_state(
-            self.body_limit,
+            body_limit,
             body_limit::limit_body,
         ));
         let protocol = axum::Router::new()
@@ -575,10 +611,9 @@ impl<A: Agent> Server<A> {
             .merge(rest);
         let capabilities = crate::ag_ui::Capabilities::for_agent::<A>(&card).to_json();
         #[cfg_attr(not(feature = "ui"), allow(unused_mut))]
-        let mut documents =
-            Arc::new(Documents::new(&card, &capabilities, self.card_max_age)).router();
+        let mut documents = Arc::new(Documents::new(&card, &capabilities, card_max_age)).router();
         #[cfg(feature = "ui")]
-        if self.ui {
+        if ui {
             documents = documents.merge(ui::router());
         }
         let base = endpoint.path.trim_end_matches('/');

@@ -9,7 +9,6 @@ use std::time::Duration;
 use crate::outbound::ExtraRoots;
 use a2a::{A2AError, StreamResponse, TaskPushNotificationConfig};
 use a2a_server::PushConfigStore;
-use async_trait::async_trait;
 use tokio::sync::mpsc;
 
 /// Which webhooks the agent posts task updates to, and how hard it tries.
@@ -23,7 +22,8 @@ use tokio::sync::mpsc;
 /// allowed addresses. Redirects are not followed.
 ///
 /// Each status and artifact update is POSTed as the A2A 1.0 `StreamResponse` JSON, with the
-/// config's `token` in `A2A-Notification-Token` and its credentials in `Authorization`; a
+/// config's `token` in `A2A-Notification-Token` and `X-A2A-Notification-Token` (the spellings
+/// of the official SDKs) and its credentials in `Authorization`; a
 /// failed delivery (no connection, or a status other than 2xx) is retried with exponential
 /// backoff, and the updates of one task are delivered in order.
 ///
@@ -335,7 +335,11 @@ impl Delivery {
                 .header("Content-Type", "application/json")
                 .body(body.to_vec());
             if let Some(token) = &config.token {
-                request = request.header("A2A-Notification-Token", token);
+                // Both spellings: the official Rust and Go SDKs read the first, the Python and
+                // JS SDKs the second.
+                request = request
+                    .header("A2A-Notification-Token", token)
+                    .header("X-A2A-Notification-Token", token);
             }
             if let Some(auth) = &config.authentication {
                 if let Some(credentials) = &auth.credentials {
@@ -370,41 +374,6 @@ impl Webhooks {
             Some(why) => Err(format!("the webhook's host is {why}")),
             None => Ok(()),
         }
-    }
-}
-
-/// The push-config store as the official handler sees it: it stores, reads and deletes
-/// configs, but lists none to the official sender, since [`Delivery`] delivers instead (with
-/// retries and the address policy); listing for callers goes to the store itself.
-pub(crate) struct ConfigsOnly(pub(crate) Arc<dyn PushConfigStore>);
-
-#[async_trait]
-impl PushConfigStore for ConfigsOnly {
-    async fn save(
-        &self,
-        config: TaskPushNotificationConfig,
-    ) -> Result<TaskPushNotificationConfig, A2AError> {
-        self.0.save(config).await
-    }
-
-    async fn get(
-        &self,
-        task_id: &str,
-        config_id: &str,
-    ) -> Result<TaskPushNotificationConfig, A2AError> {
-        self.0.get(task_id, config_id).await
-    }
-
-    async fn list(&self, _task_id: &str) -> Result<Vec<TaskPushNotificationConfig>, A2AError> {
-        Ok(Vec::new())
-    }
-
-    async fn delete(&self, task_id: &str, config_id: &str) -> Result<(), A2AError> {
-        self.0.delete(task_id, config_id).await
-    }
-
-    async fn delete_all(&self, task_id: &str) -> Result<(), A2AError> {
-        self.0.delete_all(task_id).await
     }
 }
 

@@ -29,8 +29,8 @@
 //! JSON-RPC authentication codes to the implementation).
 //!
 //! The handler sees the caller as [`SkillContext::principal`](crate::SkillContext::principal).
-//! The principal travels from the authentication layer to the official handler and the
-//! executor in the request's service parameters, under a name the layer first removes from
+//! The principal travels from the authentication layer to the request handler in the
+//! request's service parameters, under a name the layer first removes from
 //! the incoming request and a per-process secret a client cannot know.
 //!
 //! Mutual TLS is not checked: the server speaks plain HTTP (put TLS in front). A requirement
@@ -1181,7 +1181,17 @@ pub(crate) async fn rest_layer(
     let (mut parts, body) = request.into_parts();
     let principal = match guard.authenticate(&parts).await {
         Ok(p) => p,
-        Err(refusal) => return refusal.rest(),
+        // Answered before the body was read: read it first (it arrives capped at the body
+        // limit), so that the client's next request on the connection finds it open.
+        Err(refusal) => {
+            return super::body_limit::after_draining(
+                &parts.headers,
+                body,
+                usize::MAX,
+                refusal.rest(),
+            )
+            .await;
+        }
     };
     seal(&mut parts.headers, principal.as_ref());
     let (response, refusal) =
@@ -1190,65 +1200,4 @@ pub(crate) async fn rest_layer(
         Some(refusal) => refusal.rest(),
         None => response,
     }
-}
-
-/// Installs the official hooks on the official handler: a [`RequestAuthorizer`] that refuses
-/// a call without an authenticated caller when the card requires one (the layer in front
-/// already did; this holds when the handler is reached some other way), and the extended
-/// card, for authenticated callers only.
-///
-/// [`RequestAuthorizer`]: a2a_server::RequestAuthorizer
-pub(crate) fn install<A: crate::Agent>(
-    mut inner: a2a_server::DefaultRequestHandler,
-    guard: &Arc<Guard>,
-    endpoint: &super::interfaces::Endpoint,
-    v0_3: bool,
-) -> Result<a2a_server::DefaultRequestHandler, super::ServerError> {
-    if !guard.is_open() {
-        let refused = guard.unauthenticated_any().error();
-        inner = inner.with_authorizer(move |params: &ServiceParams, _task: Option<&str>| {
-            if is_authenticated(params) {
-                Ok(())
-            } else {
-                Err(refused.clone())
-            }
-        });
-    }
-    let card = A::card().map_err(|e| super::ServerError::Card(e.clone()))?;
-    if card.capabilities.extended_agent_card == Some(true) {
-        let extended = crate::agent::build_extended_card(&A::DECL, A::SKILLS)
-            .map_err(super::ServerError::Card)?;
-        let extended = endpoint.card(&extended, v0_3);
-        let options = crate::wire::RenderOptions::new(crate::wire::Profile::V1)
-            .schemas(crate::wire::SchemaPlacement::ExtensionParams);
-        let mut json = extended.to_json_with(&options);
-        // The official type requires `tags` on every skill; a skill declared without any has
-        // none in the JSON.
-        for skill in json
-            .get_mut("skills")
-            .and_then(serde_json::Value::as_array_mut)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(skill) = skill.as_object_mut() {
-                skill
-                    .entry("tags")
-                    .or_insert_with(|| serde_json::Value::Array(Vec::new()));
-            }
-        }
-        let extended: a2a::AgentCard = serde_json::from_value(json).map_err(|e| {
-            super::ServerError::Security(SecurityConfigError(format!(
-                "the extended card cannot be served: {e}"
-            )))
-        })?;
-        let refused = guard.unauthenticated_any().error();
-        inner = inner.with_extended_agent_card_resolver(move |params: &ServiceParams| {
-            if is_authenticated(params) {
-                Ok(extended.clone())
-            } else {
-                Err(refused.clone())
-            }
-        });
-    }
-    Ok(inner)
 }

@@ -112,6 +112,10 @@ struct Shared {
     /// Whether new tasks are queued (a server that settles them before it answers; see
     /// [`Settle`](super::Settle)) or written before `create` returns.
     queue_creates: bool,
+    /// Where the tasks recovery fails are told, for a server to post them to their webhooks
+    /// (only a server's store tells, and the server takes them: see [`SqlTasks::recovered`]).
+    recovered: tokio::sync::mpsc::UnboundedSender<Task>,
+    recovered_rx: std::sync::Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<Task>>>,
     /// Where writes go (group commit; see [`writer`]).
     writer: writer::Writer,
     /// The connection URL (for Postgres notifications).
@@ -218,6 +222,7 @@ impl SqlTasks {
         };
         let replica = a2a::new_task_id();
         let local = Arc::new(writer::Local::default());
+        let (recovered, recovered_rx) = tokio::sync::mpsc::unbounded_channel();
         let store = SqlTasks {
             inner: Arc::new(Shared {
                 dialect,
@@ -234,6 +239,8 @@ impl SqlTasks {
                 ),
                 local,
                 queue_creates,
+                recovered,
+                recovered_rx: std::sync::Mutex::new(Some(recovered_rx)),
                 url: url.to_owned(),
                 pool,
                 reads,
@@ -255,6 +262,17 @@ impl SqlTasks {
             .recover()
             .await
             .map_err(|e| StoreError::Unavailable(e.message))
+    }
+
+    /// The tasks this store's recovery fails from now on (and has failed since it opened),
+    /// once: for the server, which posts each failure to the task's webhooks. Only a store
+    /// opened for a server tells them.
+    pub(crate) fn recovered(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Task>> {
+        self.inner
+            .recovered_rx
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
     }
 
     /// This store's replica id.
@@ -413,13 +431,12 @@ impl Shared {
                 continue;
             }
             // Another replica may recover it at the same time: whoever writes first wins.
-            if self
-                .writer
-                .update(super::interrupted(task), None)
-                .await
-                .is_ok()
-            {
+            let failed = super::interrupted(task);
+            if self.writer.update(failed.clone(), None).await.is_ok() {
                 n += 1;
+                if self.queue_creates {
+                    let _ = self.recovered.send(failed);
+                }
             }
         }
         let forget = self.sql("DELETE FROM a2a_card_replicas WHERE seen_at < ?");
@@ -611,7 +628,7 @@ impl TaskStore for SqlTasks {
         // What this replica queued is listed too.
         s.writer.flush().await;
         let size = a2a_server::pagination::resolve_page_size(req.page_size);
-        let offset = super::offset(req)?;
+        let cursor = super::Cursor::parse(req.page_token.as_deref())?;
         let mut filter = String::from("1 = 1");
         let mut binds: Vec<String> = Vec::new();
         if let Some(c) = &req.context_id {
@@ -636,9 +653,18 @@ impl TaskStore for SqlTasks {
             q = q.bind(b);
         }
         let total = q.fetch_one(&s.reads).await.map_err(db_error)?;
+        // Newest status first, then id; one row past the page says whether another follows.
+        let mut after = String::new();
+        if let Some(cursor) = cursor {
+            after.push_str(
+                " AND (COALESCE(status_at, '') < ? OR (COALESCE(status_at, '') = ? AND id < ?))",
+            );
+            binds.extend([cursor.at.clone(), cursor.at, cursor.id]);
+        }
         let page = s
             .sql(&format!(
-                "SELECT body FROM a2a_card_tasks WHERE {filter} ORDER BY id LIMIT {size} OFFSET {offset}"
+                "SELECT body FROM a2a_card_tasks WHERE {filter}{after} ORDER BY COALESCE(status_at, '') DESC, id DESC LIMIT {}",
+                size + 1
             ))
             .into_owned();
         let mut q = sqlx::query_scalar::<_, String>(&page);
@@ -646,19 +672,19 @@ impl TaskStore for SqlTasks {
             q = q.bind(b);
         }
         let bodies = q.fetch_all(&s.reads).await.map_err(db_error)?;
+        let more = bodies.len() > size;
         let tasks = bodies
             .iter()
-            .map(|b| decode(b).map(|t| super::shape(t, req)))
+            .take(size)
+            .map(|b| decode(b))
             .collect::<Result<Vec<_>, _>>()?;
-        let end = offset + tasks.len();
-        let total = usize::try_from(total).unwrap_or(0);
+        let next_page_token = match tasks.last() {
+            Some(last) if more => super::Cursor::token(&super::status_at(last), &last.id),
+            _ => String::new(),
+        };
         Ok(ListTasksResponse {
-            tasks,
-            next_page_token: if end < total {
-                end.to_string()
-            } else {
-                String::new()
-            },
+            tasks: tasks.into_iter().map(|t| super::shape(t, req)).collect(),
+            next_page_token,
             page_size: i32::try_from(size).unwrap_or(i32::MAX),
             total_size: i32::try_from(total).unwrap_or(i32::MAX),
         })

@@ -256,7 +256,9 @@ impl Writer {
                     // Once refused, this replica's view of the task is stale: every later
                     // write is refused too (the last one forgets the task).
                     if let Some(why) = entry.refused.clone() {
-                        if task.status.state.is_terminal() {
+                        // A task whose creation was refused stays until it is settled (its
+                        // caller must learn why); another is forgotten with its last write.
+                        if task.status.state.is_terminal() && entry.written {
                             tasks.remove(&task.id);
                         }
                         return Err(why);
@@ -297,13 +299,22 @@ impl Writer {
             return Ok(());
         }
         self.flush().await;
-        match self.local.lock().get(id) {
-            Some(entry) if !entry.written => Err(entry
-                .refused
-                .clone()
-                .unwrap_or_else(|| A2AError::internal("the task store is unavailable"))),
-            _ => Ok(()),
+        let mut tasks = self.local.lock();
+        let (why, refused) = match tasks.get(id) {
+            Some(entry) if !entry.written => (
+                entry
+                    .refused
+                    .clone()
+                    .unwrap_or_else(|| A2AError::internal("the task store is unavailable")),
+                entry.refused.is_some(),
+            ),
+            _ => return Ok(()),
+        };
+        // Its caller knows now; the task was never this store's.
+        if refused {
+            tasks.remove(id);
         }
+        Err(why)
     }
 }
 

@@ -1,0 +1,309 @@
+//! The tasks this process follows: each one's current state and its event log, numbered.
+//!
+//! Every event of a task goes through [`Tracked::record`]: it gets the next sequence number,
+//! is applied to the task in place (a question joins the history when the status moves on; an artifact chunk is appended to its artifact, so each chunk costs its own size),
+//! and is kept in the log, from which every reader (the caller's stream, subscribers, a
+//! blocking send waiting for its answer) reads at its own pace: a slow reader is never
+//! dropped, it reads the log later.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use a2a::{A2AError, StreamResponse, Task, TaskState, TaskStatus};
+use futures::stream::{self, BoxStream};
+use tokio::sync::watch;
+
+/// How long the log of a finished task stays in memory, for subscribers that reconnect.
+pub(crate) const LINGER: Duration = Duration::from_secs(60);
+
+/// The tasks followed here, by id.
+#[derive(Default)]
+pub(crate) struct Live(Mutex<HashMap<String, Arc<Tracked>>>);
+
+impl Live {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Arc<Tracked>>> {
+        lock(&self.0)
+    }
+
+    /// The tracked task `id`, if this process follows it.
+    pub(crate) fn get(&self, id: &str) -> Option<Arc<Tracked>> {
+        self.lock().get(id).cloned()
+    }
+
+    /// Follows `task` from now on (its log starts at sequence number 0, the task itself); the
+    /// one already followed when there is one.
+    pub(crate) fn track(&self, task: Task) -> Arc<Tracked> {
+        let mut tasks = self.lock();
+        if let Some(tracked) = tasks.get(&task.id) {
+            return Arc::clone(tracked);
+        }
+        let tracked = Arc::new(Tracked::new(task));
+        tasks.insert(tracked.id.clone(), Arc::clone(&tracked));
+        tracked
+    }
+
+    /// Stops following `id` after [`LINGER`], if it is still the same entry.
+    pub(crate) fn forget_later(self: &Arc<Self>, tracked: &Arc<Tracked>) {
+        let live = Arc::downgrade(self);
+        let entry = Arc::downgrade(tracked);
+        let id = tracked.id.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(LINGER).await;
+            let (Some(live), Some(entry)) = (live.upgrade(), entry.upgrade()) else {
+                return;
+            };
+            let mut tasks = live.lock();
+            if tasks.get(&id).is_some_and(|t| Arc::ptr_eq(t, &entry)) {
+                tasks.remove(&id);
+            }
+        });
+    }
+}
+
+/// One task followed here.
+pub(crate) struct Tracked {
+    pub(crate) id: String,
+    pub(crate) context: String,
+    state: Mutex<State>,
+    /// The sequence number of the last event recorded (readers wait on it).
+    last: watch::Sender<u64>,
+}
+
+struct State {
+    task: Task,
+    /// Events 1, 2, ... in order (event `n` at index `n - 1`).
+    log: Vec<StreamResponse>,
+    /// An error the caller that started the current turn gets instead of the task (a skill
+    /// that could not take its input), with the sequence number after which it applies.
+    error: Option<(u64, A2AError)>,
+}
+
+/// What a reader of the log stops at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Until {
+    /// A terminal state (a subscriber).
+    Terminal,
+    /// A terminal state or one that waits for the caller (the stream of a send).
+    Interrupted,
+}
+
+impl Until {
+    pub(crate) fn stops_at(self, state: &TaskState) -> bool {
+        state.is_terminal() || (self == Until::Interrupted && asks(state))
+    }
+}
+
+impl Tracked {
+    fn new(task: Task) -> Tracked {
+        Tracked {
+            id: task.id.clone(),
+            context: task.context_id.clone(),
+            state: Mutex::new(State {
+                task,
+                log: Vec::new(),
+                error: None,
+            }),
+            last: watch::channel(0).0,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        lock(&self.state)
+    }
+
+    /// The task as it is now, and the sequence number it reflects.
+    pub(crate) fn snapshot(&self) -> (Task, u64) {
+        let state = self.lock();
+        (state.task.clone(), state.log.len() as u64)
+    }
+
+    /// The task's state now.
+    pub(crate) fn state(&self) -> TaskState {
+        self.lock().task.status.state.clone()
+    }
+
+    /// Artifact `id` as the task holds it now.
+    pub(crate) fn artifact(&self, id: &str) -> Option<a2a::Artifact> {
+        let state = self.lock();
+        let artifacts = state.task.artifacts.as_ref()?;
+        artifacts.iter().find(|a| a.artifact_id == id).cloned()
+    }
+
+    /// Applies `f` to the task without an event (the caller's message joining the history).
+    pub(crate) fn edit(&self, f: impl FnOnce(&mut Task)) {
+        f(&mut self.lock().task);
+    }
+
+    /// Records `event`: numbered, applied to the task, logged, and readers woken. Returns its
+    /// number, with the task as it now is when the event changes what the store keeps (a
+    /// status, or a whole artifact), and `None` for a chunk the log alone carries. An event
+    /// after the task has ended is dropped (`None`): a terminal state is final.
+    pub(crate) fn record(&self, mut event: StreamResponse) -> Option<(u64, Option<Task>)> {
+        let (seq, stored) = {
+            let mut state = self.lock();
+            if state.task.status.state.is_terminal() {
+                return None;
+            }
+            let stored = apply(&mut state.task, &mut event);
+            state.log.push(event);
+            let seq = state.log.len() as u64;
+            (seq, stored.then(|| state.task.clone()))
+        };
+        self.last.send_replace(seq);
+        Some((seq, stored))
+    }
+
+    /// Records an error for the caller of the current turn, then `event` (the failure).
+    pub(crate) fn record_error(&self, error: A2AError, event: StreamResponse) -> Option<Task> {
+        {
+            let mut state = self.lock();
+            let after = state.log.len() as u64;
+            state.error = Some((after, error));
+        }
+        self.record(event).and_then(|(_, task)| task)
+    }
+
+    /// The error recorded for the turn whose events start after `seq`, if any.
+    pub(crate) fn error_after(&self, seq: u64) -> Option<A2AError> {
+        let state = self.lock();
+        match &state.error {
+            Some((at, e)) if *at >= seq => Some(e.clone()),
+            _ => None,
+        }
+    }
+
+    /// Waits until the task reaches a state `until` stops at, after event `after`.
+    pub(crate) async fn wait(&self, after: u64, until: Until) {
+        let mut last = self.last.subscribe();
+        loop {
+            {
+                let state = self.lock();
+                if state.log.len() as u64 >= after && until.stops_at(&state.task.status.state) {
+                    return;
+                }
+            }
+            if last.changed().await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// The events after `after`, in order, as they come, until one that `until` stops at; the
+    /// turn's error instead of its failure event, when one was recorded.
+    pub(crate) fn events(
+        self: &Arc<Self>,
+        after: u64,
+        until: Until,
+    ) -> BoxStream<'static, Result<(u64, StreamResponse), A2AError>> {
+        struct Reader {
+            tracked: Arc<Tracked>,
+            last: watch::Receiver<u64>,
+            next: u64,
+            until: Until,
+            done: bool,
+        }
+        let reader = Reader {
+            last: self.last.subscribe(),
+            tracked: Arc::clone(self),
+            next: after + 1,
+            until,
+            done: false,
+        };
+        Box::pin(stream::unfold(reader, |mut r| async move {
+            if r.done {
+                return None;
+            }
+            loop {
+                let found = {
+                    let state = r.tracked.lock();
+                    match state.log.get((r.next - 1) as usize) {
+                        Some(event) => {
+                            let mut error = None;
+                            if let StreamResponse::StatusUpdate(u) = event {
+                                if r.until.stops_at(&u.status.state) {
+                                    r.done = true;
+                                    // The caller's own turn (a send) gets its error, if any.
+                                    let own = r.until == Until::Interrupted;
+                                    if let Some((at, e)) = state.error.as_ref().filter(|_| own) {
+                                        if *at + 1 == r.next {
+                                            error = Some(e.clone());
+                                        }
+                                    }
+                                }
+                            }
+                            Some(match error {
+                                Some(e) => Err(e),
+                                None => Ok((r.next, event.clone())),
+                            })
+                        }
+                        None if state.task.status.state.is_terminal() => return None,
+                        None => None,
+                    }
+                };
+                if let Some(item) = found {
+                    r.next += 1;
+                    return Some((item, r));
+                }
+                if r.last.changed().await.is_err() {
+                    return None;
+                }
+            }
+        }))
+    }
+}
+
+/// Applies `event` to `task` (stamping a status with the time when it has none); whether the
+/// store keeps the change (a status, or an artifact written whole).
+fn apply(task: &mut Task, event: &mut StreamResponse) -> bool {
+    match event {
+        StreamResponse::StatusUpdate(update) => {
+            if update.status.timestamp.is_none() {
+                update.status.timestamp = Some(chrono::Utc::now());
+            }
+            let TaskStatus { state, message, .. } =
+                std::mem::replace(&mut task.status, update.status.clone());
+            // The question it replaces joins the conversation (progress notes do not).
+            if let (Some(message), true) = (message, asks(&state)) {
+                task.history.get_or_insert_with(Vec::new).push(message);
+            }
+            true
+        }
+        StreamResponse::ArtifactUpdate(update) => {
+            let artifacts = task.artifacts.get_or_insert_with(Vec::new);
+            let append = update.append == Some(true);
+            let found = artifacts
+                .iter_mut()
+                .find(|a| a.artifact_id == update.artifact.artifact_id);
+            match found {
+                Some(artifact) if append => {
+                    artifact.parts.extend(update.artifact.parts.iter().cloned());
+                    false
+                }
+                Some(artifact) => {
+                    *artifact = update.artifact.clone();
+                    update.last_chunk == Some(true)
+                }
+                None => {
+                    artifacts.push(update.artifact.clone());
+                    update.last_chunk == Some(true)
+                }
+            }
+        }
+        StreamResponse::Task(t) => {
+            *task = t.clone();
+            true
+        }
+        StreamResponse::Message(_) => false,
+    }
+}
+
+/// Whether a task in `state` waits for the caller (its status message is a question).
+pub(crate) fn asks(state: &TaskState) -> bool {
+    matches!(state, TaskState::InputRequired | TaskState::AuthRequired)
+}
+
+/// Locks a mutex whose data stays consistent even if a holder panicked.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}

@@ -1,0 +1,974 @@
+//! The request handler: the task lifecycle of a declared agent, behind the official
+//! [`RequestHandler`] trait.
+//!
+//! One path per request, and one place per event:
+//!
+//! 1. A message is checked (`messageId`, `role`, `parts`), then dispatched once by the
+//!    [structured input flow](crate::dispatch) before any task exists: a refused message
+//!    creates no task. The skill's own security requirement is checked once dispatch picks it.
+//! 2. A new task is created (`submitted`, the caller's message as its history) and its skill
+//!    started ([`run`]); an answer to a question resumes the handler that asked.
+//! 3. Every event of a task (working, progress, artifact chunk, question, answer, completion,
+//!    failure, cancel, timeout) goes through [`Recorder::record`]: numbered in the task's
+//!    event log ([`log`]), applied to the task in place, written to the store when it changes
+//!    what the store keeps (a status, a whole artifact), and posted to the task's webhooks.
+//!    Nothing else writes a task.
+//! 4. Readers read the log: a blocking send waits for the task to finish or ask; a stream (a
+//!    send's, or a subscriber's) begins with the task as it is, then every event after it, in
+//!    order, at the reader's own pace.
+
+mod log;
+mod run;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use a2a::errordetails::{FieldViolation, TypedDetail};
+use a2a::*;
+use a2a_server::{PushConfigStore, RequestHandler, ServiceParams, TaskStore};
+use async_trait::async_trait;
+use futures::StreamExt;
+use futures::stream::{self, BoxStream};
+use tokio::sync::broadcast;
+
+use crate::agent::Agent;
+use crate::context::Answer;
+use crate::dispatch::{Decision, Dispatcher};
+use crate::skill::CallInput;
+
+use super::auth::{self, Guard};
+use super::errors::dispatch_error;
+use super::exact;
+use super::message::{dispatch_json, files_of, has_files, message_json, restore_data, split_files};
+use super::push::{Delivery, Webhooks};
+use super::store::Settle;
+use log::{Live, Tracked, Until};
+use run::{NotWaiting, Sessions, status, status_of};
+
+/// The one place a task's events go: its log, the store, its webhooks.
+pub(crate) struct Recorder {
+    store: Arc<dyn TaskStore>,
+    live: Arc<Live>,
+    sessions: Sessions,
+    push: Option<Arc<Delivery>>,
+    input_timeout: Option<Duration>,
+}
+
+/// Whether an event's change is written to the store by [`Recorder::record_as`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Write {
+    /// Written (the usual case).
+    Store,
+    /// Already in the store (a cancel the store made itself).
+    Skip,
+}
+
+impl Recorder {
+    /// Records `event` of task `tracked`; `false` when the task had already ended.
+    async fn record(&self, tracked: &Tracked, event: StreamResponse) -> bool {
+        self.record_as(tracked, event, Write::Store).await
+    }
+
+    async fn record_as(&self, tracked: &Tracked, event: StreamResponse, write: Write) -> bool {
+        let pushed = self.push.is_some().then(|| event.clone());
+        let Some((_, stored)) = tracked.record(event) else {
+            return false;
+        };
+        if let (Some(task), Write::Store) = (stored, write) {
+            if let Err(e) = self.store.update(task).await {
+                // Another writer finished the task first (a cancel on another replica): its
+                // state stands.
+                tracing::debug!(task = %tracked.id, error = %e.message, "a task update was not stored");
+            }
+        }
+        if let (Some(push), Some(event)) = (&self.push, pushed) {
+            push.deliver(&tracked.id, &event).await;
+        }
+        true
+    }
+
+    /// Records the failure `event` of a turn whose caller gets `error` instead of the task.
+    async fn record_error(&self, tracked: &Tracked, error: A2AError, event: StreamResponse) {
+        let pushed = self.push.is_some().then(|| event.clone());
+        if let Some(task) = tracked.record_error(error, event) {
+            if let Err(e) = self.store.update(task).await {
+                tracing::debug!(task = %tracked.id, error = %e.message, "a task update was not stored");
+            }
+        }
+        if let (Some(push), Some(event)) = (&self.push, pushed) {
+            push.deliver(&tracked.id, &event).await;
+        }
+    }
+}
+
+/// What the handler is built from (see [`Server`](super::Server)).
+pub(crate) struct Parts {
+    pub(crate) store: Arc<dyn TaskStore>,
+    pub(crate) settle: Option<Arc<dyn Settle>>,
+    /// The store's change feed where other processes may run its tasks (Postgres).
+    pub(crate) changes: Option<broadcast::Sender<String>>,
+    pub(crate) push: Option<(Arc<dyn PushConfigStore>, Arc<Delivery>, Webhooks)>,
+    pub(crate) guard: Option<Arc<Guard>>,
+    pub(crate) extended: Option<a2a::AgentCard>,
+    pub(crate) streaming: bool,
+    pub(crate) max_inline_file: usize,
+    pub(crate) input_timeout: Option<Duration>,
+    /// The tasks the store's recovery fails (a stopped process left them running): each
+    /// failure is posted to the task's webhooks.
+    pub(crate) recovered: Option<tokio::sync::mpsc::UnboundedReceiver<Task>>,
+    /// Whether answers are for this crate's HTTP layer, which splices encoded data back (see
+    /// [`exact`]).
+    pub(crate) exact: bool,
+}
+
+/// The request handler of a declared agent (see the [module docs](self)).
+pub(crate) struct Lifecycle<A: Agent> {
+    agent: Arc<A>,
+    dispatcher: Arc<Dispatcher>,
+    recorder: Arc<Recorder>,
+    settle: Option<Arc<dyn Settle>>,
+    changes: Option<broadcast::Sender<String>>,
+    configs: Option<(Arc<dyn PushConfigStore>, Webhooks)>,
+    guard: Option<Arc<Guard>>,
+    extended: Option<a2a::AgentCard>,
+    streaming: bool,
+    max_inline_file: usize,
+    exact: bool,
+}
+
+/// A turn under way: the task, its state when the turn began, and that state's number.
+struct Turn {
+    tracked: Arc<Tracked>,
+    task: Task,
+    seq: u64,
+}
+
+impl<A: Agent> Lifecycle<A> {
+    pub(crate) fn new(agent: A, dispatcher: Arc<Dispatcher>, parts: Parts) -> Self {
+        let recorder = Arc::new(Recorder {
+            store: parts.store,
+            live: Arc::new(Live::default()),
+            sessions: Sessions::default(),
+            push: parts.push.as_ref().map(|(_, d, _)| Arc::clone(d)),
+            input_timeout: parts.input_timeout,
+        });
+        if let Some(changes) = &parts.changes {
+            cancel_here(changes.subscribe(), Arc::clone(&recorder));
+        }
+        if let (Some(recovered), Some(push)) = (parts.recovered, &recorder.push) {
+            post_recovered(recovered, Arc::clone(push));
+        }
+        Lifecycle {
+            agent: Arc::new(agent),
+            dispatcher,
+            recorder,
+            settle: parts.settle,
+            changes: parts.changes,
+            configs: parts.push.map(|(c, _, w)| (c, w)),
+            guard: parts.guard,
+            extended: parts.extended,
+            streaming: parts.streaming,
+            max_inline_file: parts.max_inline_file,
+            exact: parts.exact,
+        }
+    }
+
+    fn store(&self) -> &dyn TaskStore {
+        &*self.recorder.store
+    }
+
+    /// Refuses a call without an authenticated caller when the card requires one (the HTTP
+    /// layer in front already did; this holds when the handler is reached some other way).
+    fn authorize(&self, params: &ServiceParams) -> Result<(), A2AError> {
+        match &self.guard {
+            Some(guard) if !guard.is_open() && !auth::is_authenticated(params) => {
+                Err(auth::report(guard.unauthenticated_any()))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Answers with data parts encoded for the official HTTP layer, which splices the exact
+    /// JSON back (see [`exact`]), unless it writes this answer with serde itself.
+    fn out_task(&self, mut task: Task) -> Task {
+        if self.exact && !exact::is_plain() {
+            exact::encode_task(&mut task);
+        }
+        task
+    }
+
+    fn out_events(
+        &self,
+        events: BoxStream<'static, Result<StreamResponse, A2AError>>,
+    ) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
+        if !self.exact || exact::is_plain() {
+            return events;
+        }
+        Box::pin(events.map(|event| {
+            event.map(|mut event| {
+                exact::encode_event(&mut event);
+                event
+            })
+        }))
+    }
+
+    /// Waits until the store has written task `id`, where it holds new tasks back.
+    async fn settle(&self, id: &str) -> Result<(), A2AError> {
+        match &self.settle {
+            Some(settle) => settle.settle(id).await,
+            None => Ok(()),
+        }
+    }
+
+    /// The task `id`, followed here or stored.
+    async fn find(&self, id: &str) -> Result<Task, A2AError> {
+        if let Some(tracked) = self.recorder.live.get(id) {
+            return Ok(tracked.snapshot().0);
+        }
+        self.store()
+            .get(id)
+            .await?
+            .ok_or_else(|| A2AError::task_not_found(id))
+    }
+
+    /// Starts a turn: a new task for a message that names none, or the answer to the
+    /// question of the task it names.
+    async fn begin(
+        &self,
+        params: &ServiceParams,
+        mut req: SendMessageRequest,
+    ) -> Result<Turn, A2AError> {
+        check_message(&req.message)?;
+        let raw = exact::take_inbound();
+        if let Some(raw) = &raw {
+            restore_data(&mut req.message, raw)?;
+        }
+        let config = req
+            .configuration
+            .as_ref()
+            .and_then(|c| c.task_push_notification_config.clone());
+        if let Some(config) = &config {
+            let Some((_, policy)) = &self.configs else {
+                return Err(A2AError::push_notification_not_supported());
+            };
+            policy.check(&config.url).await?;
+        }
+        match req.message.task_id.clone() {
+            None => self.create(params, req, raw, config).await,
+            Some(id) => self.resume(req, raw, &id, config).await,
+        }
+    }
+
+    /// Keeps the webhook a message names for its task, before the turn's first event (so
+    /// that the webhook gets every event of the turn).
+    async fn keep_webhook(
+        &self,
+        task: &str,
+        config: Option<TaskPushNotificationConfig>,
+    ) -> Result<(), A2AError> {
+        if let (Some(mut config), Some((configs, _))) = (config, &self.configs) {
+            config.task_id = task.to_owned();
+            config.id.get_or_insert_with(new_task_id);
+            configs.save(config).await?;
+        }
+        Ok(())
+    }
+
+    /// A new task for a message that names none, its skill started.
+    async fn create(
+        &self,
+        params: &ServiceParams,
+        req: SendMessageRequest,
+        raw: Option<serde_json::Value>,
+        config: Option<TaskPushNotificationConfig>,
+    ) -> Result<Turn, A2AError> {
+        let (skill, mut call) = match self.decide(&req.message, raw, None)? {
+            Decision::Run { skill, call } => (skill, call),
+            Decision::Reject(e) => return Err(dispatch_error(&e)),
+            Decision::FollowUp(_) => {
+                return Err(A2AError::internal("a new message was taken for an answer"));
+            }
+        };
+        let principal = auth::principal_of(params);
+        if let Some(guard) = &self.guard {
+            guard
+                .authorize_skill(skill, principal.as_ref())
+                .map_err(auth::report)?;
+        }
+        call.context.set_principal(principal.map(Arc::new));
+        let message = req.message;
+        let task = Task {
+            id: new_task_id(),
+            context_id: message.context_id.clone().unwrap_or_else(new_context_id),
+            status: TaskStatus {
+                state: TaskState::Submitted,
+                message: None,
+                timestamp: Some(chrono::Utc::now()),
+            },
+            artifacts: None,
+            history: Some(vec![message]),
+            metadata: None,
+        };
+        self.store().create(task.clone()).await?;
+        self.keep_webhook(&task.id, config).await?;
+        let tracked = self.recorder.live.track(task);
+        let (task, seq) = tracked.snapshot();
+        self.recorder
+            .record(&tracked, status(&tracked, TaskState::Working, None))
+            .await;
+        run::start(
+            Arc::clone(&self.agent),
+            Arc::clone(&self.recorder),
+            Arc::clone(&tracked),
+            skill,
+            call,
+        );
+        Ok(Turn { tracked, task, seq })
+    }
+
+    /// The caller's answer to the question of task `id`, handed to the handler that asked.
+    async fn resume(
+        &self,
+        req: SendMessageRequest,
+        raw: Option<serde_json::Value>,
+        id: &str,
+        config: Option<TaskPushNotificationConfig>,
+    ) -> Result<Turn, A2AError> {
+        // Structured input on an existing task is refused whatever its state (the
+        // extension's rule 5), before anything else is said of the task.
+        let call = match self.decide(&req.message, raw, Some(id))? {
+            Decision::FollowUp(call) => call,
+            Decision::Reject(e) => return Err(dispatch_error(&e)),
+            Decision::Run { .. } => {
+                return Err(A2AError::internal("an answer was taken for a new message"));
+            }
+        };
+        let tracked = match self.recorder.live.get(id) {
+            Some(tracked) => tracked,
+            None => {
+                let task = self
+                    .store()
+                    .get(id)
+                    .await?
+                    .ok_or_else(|| A2AError::task_not_found(id))?;
+                if task.status.state.is_terminal() {
+                    return Err(finished(id));
+                }
+                self.recorder.live.track(task)
+            }
+        };
+        if tracked.state().is_terminal() {
+            return Err(finished(id));
+        }
+        if let Some(requested) = req.message.context_id.as_deref() {
+            if requested != tracked.context {
+                return Err(A2AError::invalid_params(format!(
+                    "contextId `{requested}` does not match task `{id}`, which belongs to context `{}`",
+                    tracked.context
+                )));
+            }
+        }
+        let message = req.message;
+        let join = |task: &mut Task| {
+            // The question, then the answer, join the conversation.
+            let history = task.history.get_or_insert_with(Vec::new);
+            if log::asks(&task.status.state) {
+                if let Some(question) = task.status.message.take() {
+                    history.push(question);
+                }
+            }
+            history.push(message.clone());
+        };
+        self.keep_webhook(id, config).await?;
+        let waiting = match run::take_waiting(&self.recorder, id) {
+            Ok(waiting) => waiting,
+            Err(NotWaiting::Working) => {
+                return Err(A2AError::invalid_request(format!(
+                    "task `{id}` is working and has not asked for input; wait for it to ask (input-required) before answering"
+                )));
+            }
+            Err(NotWaiting::Gone) => {
+                tracked.edit(join);
+                let (task, seq) = tracked.snapshot();
+                let why = format!(
+                    "task `{id}` was waiting for input, but the handler that asked is no longer running (the agent restarted since); start a new task"
+                );
+                let event = status(&tracked, TaskState::Failed, Some(why));
+                self.recorder.record(&tracked, event).await;
+                self.recorder.live.forget_later(&tracked);
+                return Ok(Turn { tracked, task, seq });
+            }
+        };
+        let (text, data) = match call.input {
+            CallInput::Text(text) => (text, None),
+            CallInput::Data(data) => (String::new(), Some(data)),
+            _ => (String::new(), None),
+        };
+        let mut answer = Answer::new(text, data);
+        answer.files = call.files;
+        answer.message = call.context.message;
+        tracked.edit(join);
+        self.recorder
+            .record(&tracked, status(&tracked, TaskState::Working, None))
+            .await;
+        let (task, seq) = tracked.snapshot();
+        // A handler dropped meanwhile (cancelled) leaves nothing to resume.
+        let _ = waiting.send(answer);
+        Ok(Turn { tracked, task, seq })
+    }
+
+    /// The dispatcher's decision on `message` (read from the request's own JSON when the HTTP
+    /// layer handed it over).
+    fn decide(
+        &self,
+        message: &Message,
+        raw: Option<serde_json::Value>,
+        existing: Option<&str>,
+    ) -> Result<Decision, A2AError> {
+        let (json, files) = if let Some(raw) = raw {
+            let files = files_of(message, self.max_inline_file)?;
+            (dispatch_json(raw, message), files)
+        } else if has_files(message) {
+            // File parts are taken out of a copy only when there are any.
+            let mut message = message.clone();
+            let files = split_files(&mut message, self.max_inline_file)?;
+            (message_json(&message)?, files)
+        } else {
+            (message_json(message)?, Vec::new())
+        };
+        Ok(self.dispatcher.dispatch_with_files(json, files, existing))
+    }
+
+    /// The stream of a turn or a subscription: the task, then its events after it, each with
+    /// its number in the task's log.
+    fn stream(&self, turn: Turn, until: Until) -> NumberedStream {
+        let settle = self.settle.clone();
+        let id = turn.tracked.id.clone();
+        let seq = turn.seq;
+        let first = stream::once(async move {
+            if let Some(settle) = settle {
+                settle.settle(&id).await?;
+            }
+            Ok((Some(seq), StreamResponse::Task(turn.task)))
+        });
+        let events = turn
+            .tracked
+            .events(turn.seq, until)
+            .map(|event| event.map(|(seq, event)| (Some(seq), event)));
+        Box::pin(first.chain(events))
+    }
+
+    /// A subscription to task `id`: the task, then its events; or, `after` an event the
+    /// subscriber has seen (`Last-Event-ID`), exactly the events that follow it, while this
+    /// process still holds the task's log.
+    async fn subscription(&self, id: &str, after: Option<u64>) -> Result<NumberedStream, A2AError> {
+        if !self.streaming {
+            return Err(A2AError::unsupported_operation(
+                "the agent card does not declare streaming",
+            ));
+        }
+        if let Some(tracked) = self.recorder.live.get(id) {
+            let (task, seq) = tracked.snapshot();
+            if let Some(after) = after.filter(|n| *n <= seq) {
+                if after == seq && task.status.state.is_terminal() {
+                    return Err(finished(id));
+                }
+                let events = tracked
+                    .events(after, Until::Terminal)
+                    .map(|event| event.map(|(seq, event)| (Some(seq), event)));
+                return Ok(Box::pin(events));
+            }
+            if task.status.state.is_terminal() {
+                return Err(finished(id));
+            }
+            return Ok(self.stream(Turn { tracked, task, seq }, Until::Terminal));
+        }
+        // Subscribed before reading, so that no change is missed in between.
+        let feed = self.changes.as_ref().map(|c| c.subscribe());
+        let task = self
+            .store()
+            .get(id)
+            .await?
+            .ok_or_else(|| A2AError::task_not_found(id))?;
+        if task.status.state.is_terminal() {
+            return Err(finished(id));
+        }
+        // Another replica runs it: its changes, as updates.
+        let events = match feed {
+            Some(feed) => follow(task, Arc::clone(&self.recorder.store), feed),
+            None => Box::pin(stream::once(async move { Ok(StreamResponse::Task(task)) })),
+        };
+        Ok(Box::pin(events.map(|e| e.map(|e| (None, e)))))
+    }
+}
+
+/// Task events with their number in the task's log (`None` for events read from another
+/// replica's changes).
+pub(crate) type NumberedStream =
+    BoxStream<'static, Result<(Option<u64>, StreamResponse), A2AError>>;
+
+/// The streaming methods with each event's number in its task's log: what the HTTP bindings
+/// write as the SSE `id`, and take back in `Last-Event-ID`.
+#[async_trait]
+pub(crate) trait Numbered: RequestHandler {
+    /// `SendStreamingMessage`, numbered.
+    async fn send_streaming_numbered(
+        &self,
+        params: &ServiceParams,
+        req: SendMessageRequest,
+    ) -> Result<NumberedStream, A2AError>;
+
+    /// `SubscribeToTask`, numbered; `after`: the number of the last event the subscriber
+    /// saw.
+    async fn subscribe_numbered(
+        &self,
+        params: &ServiceParams,
+        req: SubscribeToTaskRequest,
+        after: Option<u64>,
+    ) -> Result<NumberedStream, A2AError>;
+}
+
+#[async_trait]
+impl<A: Agent> Numbered for Lifecycle<A> {
+    async fn send_streaming_numbered(
+        &self,
+        params: &ServiceParams,
+        req: SendMessageRequest,
+    ) -> Result<NumberedStream, A2AError> {
+        self.authorize(params)?;
+        if !self.streaming {
+            return Err(A2AError::unsupported_operation(
+                "the agent card does not declare streaming",
+            ));
+        }
+        let turn = self.begin(params, req).await?;
+        Ok(self.stream(turn, Until::Interrupted))
+    }
+
+    async fn subscribe_numbered(
+        &self,
+        params: &ServiceParams,
+        req: SubscribeToTaskRequest,
+        after: Option<u64>,
+    ) -> Result<NumberedStream, A2AError> {
+        self.authorize(params)?;
+        self.subscription(&req.id, after).await
+    }
+}
+
+/// The events of a numbered stream, without their numbers.
+fn unnumbered(events: NumberedStream) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
+    Box::pin(events.map(|event| event.map(|(_, event)| event)))
+}
+
+/// The refusal of a message to a task that has ended.
+fn finished(id: &str) -> A2AError {
+    A2AError::unsupported_operation(format!(
+        "task `{id}` has already reached a terminal state; send a new message without a taskId"
+    ))
+}
+
+/// An invalid-params error about one field of the request, with a `BadRequest` detail.
+pub(crate) fn field_error(field: &str, description: impl Into<String>) -> A2AError {
+    let description = description.into();
+    A2AError::invalid_params(format!("`{field}`: {description}")).with_details(vec![
+        TypedDetail::bad_request(vec![FieldViolation {
+            field: field.to_owned(),
+            description,
+        }]),
+    ])
+}
+
+/// The message's required fields (A2A 1.0: `messageId`, `role`, at least one part).
+fn check_message(message: &Message) -> Result<(), A2AError> {
+    if message.message_id.trim().is_empty() {
+        return Err(field_error(
+            "message.messageId",
+            "is required: a unique id the sender gives each message",
+        ));
+    }
+    if message.role == Role::Unspecified {
+        return Err(field_error(
+            "message.role",
+            "is required: ROLE_USER for a caller's message",
+        ));
+    }
+    if message.parts.is_empty() {
+        return Err(field_error(
+            "message.parts",
+            "is required and holds at least one part",
+        ));
+    }
+    Ok(())
+}
+
+/// A `historyLength` of a request: none, or zero and more.
+fn check_history_length(field: &str, n: Option<i32>) -> Result<(), A2AError> {
+    match n {
+        Some(n) if n < 0 => Err(field_error(
+            field,
+            format!("is {n}; it is zero or more (omit it for the whole history)"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The last `n` messages of the task's history, when `n` is given.
+fn cut_history(task: &mut Task, n: Option<i32>) {
+    let (Some(n), Some(history)) = (n, task.history.as_mut()) else {
+        return;
+    };
+    let keep = usize::try_from(n.max(0)).unwrap_or(0);
+    if history.len() > keep {
+        history.drain(..history.len() - keep);
+    }
+}
+
+#[async_trait]
+impl<A: Agent> RequestHandler for Lifecycle<A> {
+    async fn send_message(
+        &self,
+        params: &ServiceParams,
+        req: SendMessageRequest,
+    ) -> Result<SendMessageResponse, A2AError> {
+        self.authorize(params)?;
+        let config = req.configuration.as_ref();
+        let history_length = config.and_then(|c| c.history_length);
+        check_history_length("configuration.historyLength", history_length)?;
+        let immediately = config.and_then(|c| c.return_immediately) == Some(true);
+        let turn = self.begin(params, req).await?;
+        let task = if immediately {
+            turn.task
+        } else {
+            turn.tracked.wait(turn.seq, Until::Interrupted).await;
+            if let Some(error) = turn.tracked.error_after(turn.seq) {
+                return Err(error);
+            }
+            turn.tracked.snapshot().0
+        };
+        self.settle(&turn.tracked.id).await?;
+        let mut task = task;
+        cut_history(&mut task, history_length);
+        Ok(SendMessageResponse::Task(self.out_task(task)))
+    }
+
+    async fn send_streaming_message(
+        &self,
+        params: &ServiceParams,
+        req: SendMessageRequest,
+    ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
+        let events = self.send_streaming_numbered(params, req).await?;
+        Ok(self.out_events(unnumbered(events)))
+    }
+
+    async fn get_task(
+        &self,
+        params: &ServiceParams,
+        req: GetTaskRequest,
+    ) -> Result<Task, A2AError> {
+        self.authorize(params)?;
+        check_history_length("historyLength", req.history_length)?;
+        let mut task = self.find(&req.id).await?;
+        cut_history(&mut task, req.history_length);
+        Ok(self.out_task(task))
+    }
+
+    async fn list_tasks(
+        &self,
+        params: &ServiceParams,
+        req: ListTasksRequest,
+    ) -> Result<ListTasksResponse, A2AError> {
+        self.authorize(params)?;
+        if let Some(size) = req.page_size {
+            if !(1..=100).contains(&size) {
+                return Err(field_error(
+                    "pageSize",
+                    format!("is {size}; it is between 1 and 100 (omit it for 50)"),
+                ));
+            }
+        }
+        check_history_length("historyLength", req.history_length)?;
+        let mut list = self.store().list(&req).await?;
+        if self.exact && !exact::is_plain() {
+            list.tasks.iter_mut().for_each(exact::encode_task);
+        }
+        Ok(list)
+    }
+
+    async fn cancel_task(
+        &self,
+        params: &ServiceParams,
+        req: CancelTaskRequest,
+    ) -> Result<Task, A2AError> {
+        self.authorize(params)?;
+        let id = req.id;
+        // Cancelling a canceled task answers it as it is (cancel is idempotent); a task that
+        // ended otherwise cannot be canceled.
+        let settled = |task: Task| {
+            if task.status.state == TaskState::Canceled {
+                Ok(self.out_task(task))
+            } else {
+                Err(A2AError::task_not_cancelable(&id))
+            }
+        };
+        if let Some(tracked) = self.recorder.live.get(&id) {
+            let event = status(&tracked, TaskState::Canceled, None);
+            if self.recorder.record(&tracked, event).await {
+                self.recorder.sessions.cancel(&id);
+                self.recorder.live.forget_later(&tracked);
+            }
+            return settled(tracked.snapshot().0);
+        }
+        let task = self
+            .store()
+            .get(&id)
+            .await?
+            .ok_or_else(|| A2AError::task_not_found(&id))?;
+        if task.status.state.is_terminal() {
+            return settled(task);
+        }
+        match self.store().begin_cancel(&id).await {
+            Ok(task) => {
+                // Another replica runs it: its handler stops there, and it posts the update.
+                // Here, nobody else would.
+                if self.changes.is_none() {
+                    if let Some(push) = &self.recorder.push {
+                        let event = status_of(&id, &task.context_id, TaskState::Canceled, None);
+                        push.deliver(&id, &event).await;
+                    }
+                }
+                Ok(self.out_task(task))
+            }
+            Err(e) if e.code == error_code::TASK_NOT_CANCELABLE => settled(self.find(&id).await?),
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn subscribe_to_task(
+        &self,
+        params: &ServiceParams,
+        req: SubscribeToTaskRequest,
+    ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
+        let events = self.subscribe_numbered(params, req, None).await?;
+        Ok(self.out_events(unnumbered(events)))
+    }
+
+    async fn create_push_config(
+        &self,
+        params: &ServiceParams,
+        mut req: TaskPushNotificationConfig,
+    ) -> Result<TaskPushNotificationConfig, A2AError> {
+        self.authorize(params)?;
+        let Some((configs, policy)) = &self.configs else {
+            return Err(A2AError::push_notification_not_supported());
+        };
+        policy.check(&req.url).await?;
+        self.find(&req.task_id).await?;
+        req.id.get_or_insert_with(new_task_id);
+        configs.save(req).await
+    }
+
+    async fn get_push_config(
+        &self,
+        params: &ServiceParams,
+        req: GetTaskPushNotificationConfigRequest,
+    ) -> Result<TaskPushNotificationConfig, A2AError> {
+        self.authorize(params)?;
+        let Some((configs, _)) = &self.configs else {
+            return Err(A2AError::push_notification_not_supported());
+        };
+        configs.get(&req.task_id, &req.id).await
+    }
+
+    async fn list_push_configs(
+        &self,
+        params: &ServiceParams,
+        req: ListTaskPushNotificationConfigsRequest,
+    ) -> Result<ListTaskPushNotificationConfigsResponse, A2AError> {
+        self.authorize(params)?;
+        let Some((configs, _)) = &self.configs else {
+            return Err(A2AError::push_notification_not_supported());
+        };
+        self.find(&req.task_id).await?;
+        let mut configs = configs.list(&req.task_id).await?;
+        configs.sort_by(|a, b| a.id.cmp(&b.id));
+        let size = a2a_server::pagination::resolve_page_size(req.page_size);
+        let start = match &req.page_token {
+            Some(token) if !token.is_empty() => token
+                .parse::<usize>()
+                .map_err(|_| field_error("pageToken", "is not a token this agent gave"))?,
+            _ => 0,
+        }
+        .min(configs.len());
+        let end = (start + size).min(configs.len());
+        Ok(ListTaskPushNotificationConfigsResponse {
+            next_page_token: (end < configs.len()).then(|| end.to_string()),
+            configs: configs.drain(start..end).collect(),
+        })
+    }
+
+    async fn delete_push_config(
+        &self,
+        params: &ServiceParams,
+        req: DeleteTaskPushNotificationConfigRequest,
+    ) -> Result<(), A2AError> {
+        self.authorize(params)?;
+        let Some((configs, _)) = &self.configs else {
+            return Err(A2AError::push_notification_not_supported());
+        };
+        configs.delete(&req.task_id, &req.id).await
+    }
+
+    async fn get_extended_agent_card(
+        &self,
+        params: &ServiceParams,
+        _req: GetExtendedAgentCardRequest,
+    ) -> Result<a2a::AgentCard, A2AError> {
+        // Only for authenticated callers, whatever the card requires of other calls.
+        if let Some(guard) = &self.guard {
+            if !auth::is_authenticated(params) {
+                return Err(auth::report(guard.unauthenticated_any()));
+            }
+        }
+        self.extended
+            .clone()
+            .ok_or_else(A2AError::extended_card_not_configured)
+    }
+}
+
+/// Stops the handlers running here whose task another replica cancelled, and records the
+/// cancel (already in the store) in their log.
+fn cancel_here(mut changes: broadcast::Receiver<String>, recorder: Arc<Recorder>) {
+    tokio::spawn(async move {
+        loop {
+            let id = match changes.recv().await {
+                Ok(id) => id,
+                // Missed some: go on with the next change.
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => return,
+            };
+            let Some(tracked) = recorder.live.get(&id) else {
+                continue;
+            };
+            if tracked.state().is_terminal() {
+                continue;
+            }
+            if let Ok(Some(task)) = recorder.store.get(&id).await {
+                if task.status.state == TaskState::Canceled {
+                    let event = status(&tracked, TaskState::Canceled, None);
+                    recorder.record_as(&tracked, event, Write::Skip).await;
+                    recorder.sessions.cancel(&id);
+                    recorder.live.forget_later(&tracked);
+                }
+            }
+        }
+    });
+}
+
+/// Posts the failure of each task the store's recovery fails to the task's webhooks.
+fn post_recovered(mut recovered: tokio::sync::mpsc::UnboundedReceiver<Task>, push: Arc<Delivery>) {
+    tokio::spawn(async move {
+        while let Some(task) = recovered.recv().await {
+            let event = StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+                task_id: task.id.clone(),
+                context_id: task.context_id.clone(),
+                status: task.status,
+                metadata: None,
+            });
+            push.deliver(&task.id, &event).await;
+        }
+    });
+}
+
+/// The events of a task another replica runs, from the store's changes: the task as it is,
+/// then a status update each time its status changes and an artifact update for each
+/// artifact that grows, until it ends.
+fn follow(
+    task: Task,
+    store: Arc<dyn TaskStore>,
+    changes: broadcast::Receiver<String>,
+) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
+    struct Follow {
+        last: Task,
+        store: Arc<dyn TaskStore>,
+        changes: broadcast::Receiver<String>,
+        pending: std::collections::VecDeque<StreamResponse>,
+        done: bool,
+    }
+    let first = StreamResponse::Task(task.clone());
+    let state = Follow {
+        last: task,
+        store,
+        changes,
+        pending: Default::default(),
+        done: false,
+    };
+    let updates = stream::unfold(state, |mut st| async move {
+        loop {
+            if let Some(event) = st.pending.pop_front() {
+                return Some((Ok(event), st));
+            }
+            if st.done {
+                return None;
+            }
+            loop {
+                match st.changes.recv().await {
+                    Ok(changed) if changed == st.last.id => break,
+                    Ok(_) => {}
+                    // Missed some changes: read the task again, it may be one of them.
+                    Err(broadcast::error::RecvError::Lagged(_)) => break,
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                }
+            }
+            let now = match st.store.get(&st.last.id).await {
+                Ok(Some(task)) => task,
+                Ok(None) => {
+                    st.done = true;
+                    return Some((Err(A2AError::task_not_found(&st.last.id)), st));
+                }
+                Err(e) => {
+                    st.done = true;
+                    return Some((Err(e), st));
+                }
+            };
+            st.pending.extend(changes_between(&st.last, &now));
+            st.done = now.status.state.is_terminal();
+            st.last = now;
+        }
+    });
+    Box::pin(stream::once(async move { Ok(first) }).chain(updates))
+}
+
+/// The updates that take task `was` to `now`: each artifact that changed, whole, then the
+/// status when it changed.
+fn changes_between(was: &Task, now: &Task) -> Vec<StreamResponse> {
+    let mut out = Vec::new();
+    let before: HashMap<&str, &Artifact> = was
+        .artifacts
+        .iter()
+        .flatten()
+        .map(|a| (a.artifact_id.as_str(), a))
+        .collect();
+    for artifact in now.artifacts.iter().flatten() {
+        if before.get(artifact.artifact_id.as_str()) != Some(&artifact) {
+            out.push(StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+                task_id: now.id.clone(),
+                context_id: now.context_id.clone(),
+                artifact: artifact.clone(),
+                append: None,
+                last_chunk: Some(true),
+                metadata: None,
+            }));
+        }
+    }
+    if was.status != now.status {
+        out.push(StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+            task_id: now.id.clone(),
+            context_id: now.context_id.clone(),
+            status: now.status.clone(),
+            metadata: None,
+        }));
+    }
+    out
+}

@@ -1,0 +1,392 @@
+//! Skill runs: each handler in its own task, what it does turned into task events, its
+//! questions answered, cancelled and timed out.
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use a2a::{
+    Artifact, Message, Part, PartContent, Role, StreamResponse, TaskArtifactUpdateEvent, TaskState,
+    TaskStatus, TaskStatusUpdateEvent,
+};
+use futures::channel::{mpsc, oneshot};
+use futures::future::{self, Either};
+use futures::{FutureExt, StreamExt};
+use serde_json::Value;
+
+use crate::agent::Agent;
+use crate::context::{Answer, Event, LinkHandle};
+use crate::file::{File, FileContent};
+use crate::schema::SchemaMode;
+use crate::skill::{Reply, SkillCall, SkillError};
+
+use super::Recorder;
+use super::log::{Tracked, lock};
+use crate::server::errors::input_error;
+
+/// How many events a handler may run ahead of the task before it waits.
+const EVENT_BUFFER: usize = 16;
+
+/// The status message of a task whose handler panicked (the panic's text goes to the log only).
+pub(crate) const PANIC_MESSAGE: &str =
+    "the skill failed unexpectedly; the agent's log has the details";
+
+/// The running handlers of this process, by task.
+#[derive(Default)]
+pub(crate) struct Sessions(Mutex<HashMap<String, Arc<Session>>>);
+
+impl Sessions {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Arc<Session>>> {
+        lock(&self.0)
+    }
+
+    fn get(&self, id: &str) -> Option<Arc<Session>> {
+        self.lock().get(id).cloned()
+    }
+
+    /// Drops the handler of task `id`, if it runs here (waiting for an answer or not).
+    pub(crate) fn cancel(&self, id: &str) {
+        let Some(session) = self.lock().remove(id) else {
+            return;
+        };
+        session.link.cancel();
+        if let Some(abort) = lock(&session.abort).take() {
+            let _ = abort.send(());
+        }
+        lock(&session.waiting).take();
+        if let Some(expiry) = lock(&session.expiry).take() {
+            expiry.abort();
+        }
+    }
+}
+
+/// A handler running for a task.
+pub(crate) struct Session {
+    /// Where the answer goes while it waits in `input-required`.
+    waiting: Mutex<Option<oneshot::Sender<Answer>>>,
+    /// Drops the handler's future (cancellation).
+    abort: Mutex<Option<oneshot::Sender<()>>>,
+    /// Withdraws the question it waits on, when no answer comes in time.
+    expiry: Mutex<Option<tokio::task::AbortHandle>>,
+    link: LinkHandle,
+}
+
+/// Starts the handler of skill `skill` of `agent` for the task `tracked` follows: its events
+/// are recorded, in order, as they come.
+pub(crate) fn start<A: Agent>(
+    agent: Arc<A>,
+    recorder: Arc<Recorder>,
+    tracked: Arc<Tracked>,
+    skill: usize,
+    mut call: SkillCall,
+) {
+    call.context.task_id = Some(tracked.id.clone());
+    call.context.context_id = Some(tracked.context.clone());
+    let skill_id = A::SKILLS.get(skill).map_or("output", |s| s.id);
+    let (link, events) = call.context.link(skill_id, EVENT_BUFFER);
+    let (abort, aborted) = oneshot::channel::<()>();
+    let session = Arc::new(Session {
+        waiting: Mutex::new(None),
+        abort: Mutex::new(Some(abort)),
+        expiry: Mutex::new(None),
+        link: link.clone(),
+    });
+    recorder
+        .sessions
+        .lock()
+        .insert(tracked.id.clone(), Arc::clone(&session));
+    let task = tracked.id.clone();
+    tokio::spawn(async move {
+        let run = AssertUnwindSafe(agent.call_skill(skill, call)).catch_unwind();
+        let outcome = match future::select(std::pin::pin!(run), aborted).await {
+            Either::Left((Ok(outcome), _)) => outcome,
+            Either::Left((Err(panic), _)) => {
+                let text = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "(no message)".to_owned());
+                tracing::error!(task = %task, skill = skill_id, panic = %text, "a skill handler panicked");
+                Err(SkillError::Failed(PANIC_MESSAGE.to_owned()))
+            }
+            // Cancelled: the handler's future is dropped here, and nothing more is sent.
+            Either::Right(_) => return,
+        };
+        link.end(outcome).await;
+    });
+    tokio::spawn(drive(recorder, tracked, session, events));
+}
+
+/// Why an answer could not be handed to a waiting handler.
+pub(crate) enum NotWaiting {
+    /// No handler of the task runs here.
+    Gone,
+    /// The handler runs, and has not asked.
+    Working,
+}
+
+/// Takes the way to the handler of task `id` waiting for an answer (its question's timer
+/// disarmed).
+pub(crate) fn take_waiting(
+    recorder: &Recorder,
+    id: &str,
+) -> Result<oneshot::Sender<Answer>, NotWaiting> {
+    let session = recorder.sessions.get(id).ok_or(NotWaiting::Gone)?;
+    let waiting = lock(&session.waiting).take().ok_or(NotWaiting::Working)?;
+    if let Some(expiry) = lock(&session.expiry).take() {
+        expiry.abort();
+    }
+    Ok(waiting)
+}
+
+/// Records a handler's events until it ends or is dropped.
+async fn drive(
+    recorder: Arc<Recorder>,
+    tracked: Arc<Tracked>,
+    session: Arc<Session>,
+    mut events: mpsc::Receiver<Event>,
+) {
+    // Artifacts sent in chunks and not closed yet.
+    let mut open: Vec<String> = Vec::new();
+    while let Some(event) = events.next().await {
+        match event {
+            Event::Progress(text) => {
+                let event = status(&tracked, TaskState::Working, Some(text));
+                recorder.record(&tracked, event).await;
+            }
+            Event::Chunk {
+                id,
+                name,
+                reply,
+                append,
+                last,
+            } => {
+                let Some(part) = reply_part(reply) else {
+                    continue;
+                };
+                if last {
+                    open.retain(|o| *o != id);
+                } else if !open.contains(&id) {
+                    open.push(id.clone());
+                }
+                let event = artifact(&tracked, id, name, vec![part], append, last);
+                recorder.record(&tracked, event).await;
+            }
+            Event::Close { id } => {
+                if let Some(i) = open.iter().position(|o| *o == id) {
+                    open.swap_remove(i);
+                    close(&recorder, &tracked, &id).await;
+                }
+            }
+            Event::Ask {
+                auth,
+                question,
+                answer,
+            } => {
+                *lock(&session.waiting) = Some(answer);
+                withdraw_unanswered(&recorder, &tracked, &session);
+                let state = if auth {
+                    TaskState::AuthRequired
+                } else {
+                    TaskState::InputRequired
+                };
+                let event = status(&tracked, state, Some(question));
+                recorder.record(&tracked, event).await;
+            }
+            Event::End {
+                outcome,
+                artifact_id,
+            } => {
+                recorder.sessions.lock().remove(&tracked.id);
+                for id in std::mem::take(&mut open) {
+                    close(&recorder, &tracked, &id).await;
+                }
+                match outcome {
+                    Ok(reply) => {
+                        if let Some(part) = reply_part(reply) {
+                            let name = artifact_id.clone();
+                            let event =
+                                artifact(&tracked, artifact_id, name, vec![part], false, true);
+                            recorder.record(&tracked, event).await;
+                        }
+                        let event = status(&tracked, TaskState::Completed, None);
+                        recorder.record(&tracked, event).await;
+                    }
+                    Err(e @ SkillError::Input(_)) => {
+                        let err = input_error(&e);
+                        let event = status(&tracked, TaskState::Failed, Some(err.message.clone()));
+                        recorder.record_error(&tracked, err, event).await;
+                    }
+                    Err(e) => {
+                        let event = status(&tracked, TaskState::Failed, Some(e.to_string()));
+                        recorder.record(&tracked, event).await;
+                    }
+                }
+                break;
+            }
+        }
+    }
+    recorder.live.forget_later(&tracked);
+}
+
+/// The closing update of an artifact sent in chunks: all of it, once, complete.
+async fn close(recorder: &Recorder, tracked: &Tracked, id: &str) {
+    let Some(whole) = tracked.artifact(id) else {
+        return;
+    };
+    let event = StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+        task_id: tracked.id.clone(),
+        context_id: tracked.context.clone(),
+        artifact: whole,
+        append: None,
+        last_chunk: Some(true),
+        metadata: None,
+    });
+    recorder.record(tracked, event).await;
+}
+
+/// Fails the task if the question just asked is still unanswered after the input timeout:
+/// the handler is dropped at its `.await` (as on cancel), and the task fails, saying why. An
+/// answer, or a cancel, disarms it.
+fn withdraw_unanswered(recorder: &Arc<Recorder>, tracked: &Arc<Tracked>, session: &Arc<Session>) {
+    let Some(after) = recorder.input_timeout else {
+        return;
+    };
+    // Weak: a session that ends otherwise is not kept alive by its timer.
+    let weak = Arc::downgrade(session);
+    let (recorder, tracked) = (Arc::clone(recorder), Arc::clone(tracked));
+    let timer = tokio::spawn(async move {
+        tokio::time::sleep(after).await;
+        let Some(session) = weak.upgrade() else {
+            return;
+        };
+        if lock(&session.waiting).take().is_none() {
+            return;
+        }
+        // This timer is the session's expiry: taken out first, so that the cancel does not
+        // abort the timer itself before the failure is recorded.
+        lock(&session.expiry).take();
+        recorder.sessions.cancel(&tracked.id);
+        let why = format!(
+            "no answer came within {} (the agent's input timeout), so the question was withdrawn; start a new task",
+            span(after)
+        );
+        let event = status(&tracked, TaskState::Failed, Some(why));
+        recorder.record(&tracked, event).await;
+        recorder.live.forget_later(&tracked);
+    });
+    if let Some(earlier) = lock(&session.expiry).replace(timer.abort_handle()) {
+        earlier.abort();
+    }
+}
+
+/// A duration as a message says it: `24 h`, `90 s`, `250 ms`.
+fn span(d: Duration) -> String {
+    let secs = d.as_secs();
+    match secs {
+        0 => format!("{} ms", d.as_millis()),
+        s if s % 3600 == 0 => format!("{} h", s / 3600),
+        s if s % 60 == 0 => format!("{} min", s / 60),
+        s => format!("{s} s"),
+    }
+}
+
+/// A status update of task `tracked`, stamped now.
+pub(crate) fn status(tracked: &Tracked, state: TaskState, text: Option<String>) -> StreamResponse {
+    status_of(&tracked.id, &tracked.context, state, text)
+}
+
+/// A status update of task `task` in context `context`, stamped now, its text as an agent's
+/// message.
+pub(crate) fn status_of(
+    task: &str,
+    context: &str,
+    state: TaskState,
+    text: Option<String>,
+) -> StreamResponse {
+    let message = text.map(|text| {
+        let mut message = Message::new(Role::Agent, vec![Part::text(text)]);
+        message.task_id = Some(task.to_owned());
+        message.context_id = Some(context.to_owned());
+        message
+    });
+    StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+        task_id: task.to_owned(),
+        context_id: context.to_owned(),
+        status: TaskStatus {
+            state,
+            message,
+            timestamp: Some(chrono::Utc::now()),
+        },
+        metadata: None,
+    })
+}
+
+fn artifact(
+    tracked: &Tracked,
+    id: String,
+    name: String,
+    parts: Vec<Part>,
+    append: bool,
+    last: bool,
+) -> StreamResponse {
+    StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+        task_id: tracked.id.clone(),
+        context_id: tracked.context.clone(),
+        artifact: Artifact {
+            artifact_id: id,
+            name: Some(name),
+            description: None,
+            parts,
+            metadata: None,
+            extensions: None,
+        },
+        append: append.then_some(true),
+        last_chunk: Some(last),
+        metadata: None,
+    })
+}
+
+/// The part that carries a skill's answer (`None` for [`Reply::Streamed`]: already sent).
+pub(crate) fn reply_part(reply: Reply) -> Option<Part> {
+    let part = match reply {
+        Reply::Text(text) => Part::text(text),
+        Reply::Data { schema, value } => {
+            let mode = SchemaMode::new(schema)
+                .map(|m| m.to_string())
+                .unwrap_or_else(|| "application/json".to_owned());
+            Part {
+                content: PartContent::Data(value),
+                filename: None,
+                metadata: Some(HashMap::from([(
+                    "mimeType".to_owned(),
+                    Value::String(mode.clone()),
+                )])),
+                media_type: Some(mode),
+            }
+        }
+        Reply::File(file) => file_part(file),
+        Reply::Streamed => return None,
+    };
+    Some(part)
+}
+
+/// A file as a file part.
+fn file_part(file: File) -> Part {
+    let File {
+        name,
+        media_type,
+        content,
+        ..
+    } = file;
+    Part {
+        content: match content {
+            FileContent::Bytes(bytes) => PartContent::Raw(bytes),
+            FileContent::Url(url) => PartContent::Url(url),
+        },
+        filename: name,
+        media_type,
+        metadata: None,
+    }
+}

@@ -1,0 +1,653 @@
+//! The task lifecycle exact to A2A 1.0, over raw HTTP on JSON-RPC 1.0, HTTP+JSON and 0.3:
+//! streams that begin with the task, subscriptions that send updates, cancel said once,
+//! `ListTasks` newest first with a cursor, the request fields the protocol requires.
+
+#[path = "../examples/trip_planner/agent.rs"]
+mod agent;
+#[path = "../examples/trip_planner/server.rs"]
+#[allow(dead_code)] // the example's start-up and banner, which tests/agent_work.rs runs
+mod server;
+mod support;
+
+use std::time::Duration;
+
+use a2a_card::server::Webhooks;
+use serde_json::{Value, json};
+use support::client::{Running, serve};
+
+async fn planner(pace: Duration) -> Running {
+    serve(server::server(pace, Webhooks::default())).await
+}
+
+fn trip(days: u8, start: Option<&str>) -> Value {
+    let mut data = json!({"destination": "Lisbon", "days": days});
+    if let Some(start) = start {
+        data["start_date"] = json!(start);
+    }
+    json!({"messageId": a2a_card::server::a2a::new_message_id(), "role": "ROLE_USER",
+           "parts": [{"data": data, "mediaType": "application/json;schema=tripRequest"}]})
+}
+
+fn text(task: Option<&str>, text: &str) -> Value {
+    let mut message = json!({"messageId": a2a_card::server::a2a::new_message_id(),
+                             "role": "ROLE_USER", "parts": [{"text": text}]});
+    if let Some(task) = task {
+        message["taskId"] = json!(task);
+    }
+    message
+}
+
+/// A JSON-RPC 1.0 call: the HTTP status and the answer.
+async fn rpc(base: &str, method: &str, params: Value) -> (u16, Value) {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let response = reqwest::Client::new()
+        .post(format!("{base}/"))
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("an answer");
+    let status = response.status().as_u16();
+    (status, response.json().await.expect("JSON"))
+}
+
+/// The `data` of each event of an SSE answer, read to its end.
+async fn events_of(response: reqwest::Response) -> Vec<Value> {
+    assert_eq!(response.status(), 200);
+    let text = response.text().await.expect("the events");
+    text.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(|d| serde_json::from_str(d.trim()).expect("JSON events"))
+        .collect()
+}
+
+/// A streaming JSON-RPC call (`version`: the `A2A-Version` header), read to its end.
+async fn rpc_stream(base: &str, version: Option<&str>, method: &str, params: Value) -> Vec<Value> {
+    let body = json!({"jsonrpc": "2.0", "id": "s", "method": method, "params": params});
+    let mut request = reqwest::Client::new()
+        .post(format!("{base}/"))
+        .header("content-type", "application/json")
+        .header("accept", "text/event-stream")
+        .body(body.to_string());
+    if let Some(version) = version {
+        request = request.header("A2A-Version", version);
+    }
+    events_of(request.send().await.expect("a stream")).await
+}
+
+/// The kind of a 1.0 stream event (`task`, `statusUpdate`, `artifactUpdate`, `message`).
+fn kind(event: &Value) -> &str {
+    let result = event.get("result").unwrap_or(event);
+    ["task", "statusUpdate", "artifactUpdate", "message"]
+        .into_iter()
+        .find(|k| result.get(*k).is_some())
+        .unwrap_or("?")
+}
+
+fn state_of(event: &Value) -> Option<&str> {
+    let result = event.get("result").unwrap_or(event);
+    result
+        .get("task")
+        .or_else(|| result.get("statusUpdate"))
+        .and_then(|e| e["status"]["state"].as_str())
+}
+
+/// Sends a blocking message; the task it answers with.
+async fn send(base: &str, message: Value) -> Value {
+    let (status, answer) = rpc(base, "SendMessage", json!({"message": message})).await;
+    assert_eq!(status, 200, "{answer}");
+    answer["result"]["task"].clone()
+}
+
+#[tokio::test]
+async fn a_stream_begins_with_the_task_on_every_binding() {
+    let running = planner(Duration::from_millis(1)).await;
+    let base = &running.base;
+    let params = json!({"message": trip(2, Some("2026-12-01"))});
+    let events = rpc_stream(base, Some("1.0"), "SendStreamingMessage", params.clone()).await;
+    assert_eq!(kind(&events[0]), "task", "{events:?}");
+    assert_eq!(state_of(&events[0]), Some("TASK_STATE_SUBMITTED"));
+    assert_eq!(state_of(&events[1]), Some("TASK_STATE_WORKING"));
+    assert_eq!(
+        state_of(&events[events.len() - 1]),
+        Some("TASK_STATE_COMPLETED")
+    );
+    assert!(
+        events[1..].iter().all(|e| kind(e) != "task"),
+        "one task, then updates: {events:?}"
+    );
+
+    // HTTP+JSON.
+    let response = reqwest::Client::new()
+        .post(format!("{base}/message:stream"))
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .body(params.to_string())
+        .send()
+        .await
+        .expect("a stream");
+    let events = events_of(response).await;
+    assert_eq!(kind(&events[0]), "task", "{events:?}");
+    assert_eq!(
+        state_of(&events[events.len() - 1]),
+        Some("TASK_STATE_COMPLETED")
+    );
+
+    // 0.3.
+    let message = json!({"kind": "message", "messageId": "m03", "role": "user", "parts": [
+        {"kind": "data", "data": {"destination": "Lisbon", "days": 1, "start_date": "2026-12-01"},
+         "metadata": {"mimeType": "application/json;schema=tripRequest"}}]});
+    let events = rpc_stream(base, None, "message/stream", json!({"message": message})).await;
+    assert_eq!(events[0]["result"]["kind"], "task", "{events:?}");
+    assert!(
+        events[1..]
+            .iter()
+            .all(|e| e["result"]["kind"] != "task" && e["result"]["kind"].is_string()),
+        "{events:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_subscriber_to_a_waiting_task_gets_the_task_then_updates() {
+    let running = planner(Duration::from_millis(1)).await;
+    let base = running.base.clone();
+    for version in [Some("1.0"), None] {
+        let asked = send(&base, trip(2, None)).await;
+        assert_eq!(asked["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
+        let id = asked["id"].as_str().expect("an id").to_owned();
+        let (method, params) = match version {
+            Some(_) => ("SubscribeToTask", json!({"id": id})),
+            None => ("tasks/resubscribe", json!({"id": id})),
+        };
+        let watcher = {
+            let base = base.clone();
+            tokio::spawn(async move { rpc_stream(&base, version, method, params).await })
+        };
+        // The watcher is subscribed before the answer comes.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let done = send(&base, text(Some(&id), "2026-02-28")).await;
+        assert_eq!(done["status"]["state"], "TASK_STATE_COMPLETED", "{done}");
+        let events = tokio::time::timeout(Duration::from_secs(10), watcher)
+            .await
+            .expect("the subscription ends with the task")
+            .expect("the watcher");
+        match version {
+            Some(_) => {
+                assert_eq!(kind(&events[0]), "task", "{events:?}");
+                assert!(
+                    events[1..]
+                        .iter()
+                        .all(|e| matches!(kind(e), "statusUpdate" | "artifactUpdate")),
+                    "the task once, then updates: {events:?}"
+                );
+                assert_eq!(
+                    state_of(&events[events.len() - 1]),
+                    Some("TASK_STATE_COMPLETED")
+                );
+            }
+            None => {
+                // The official 0.3 Python client's tracker takes one task, then updates.
+                let kinds: Vec<&str> = events
+                    .iter()
+                    .map(|e| e["result"]["kind"].as_str().unwrap_or("?"))
+                    .collect();
+                assert_eq!(kinds[0], "task", "{events:?}");
+                assert!(
+                    kinds[1..]
+                        .iter()
+                        .all(|k| matches!(*k, "status-update" | "artifact-update")),
+                    "{kinds:?}"
+                );
+                let last = &events[events.len() - 1]["result"];
+                assert_eq!(last["status"]["state"], "completed");
+                assert_eq!(last["final"], true);
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn cancel_is_idempotent_and_a_task_finished_otherwise_is_not_cancelable() {
+    let running = planner(Duration::from_millis(1)).await;
+    let base = &running.base;
+    let asked = send(base, trip(2, None)).await;
+    let id = asked["id"].as_str().expect("an id");
+    for _ in 0..2 {
+        let (status, answer) = rpc(base, "CancelTask", json!({"id": id})).await;
+        assert_eq!(status, 200);
+        assert_eq!(
+            answer["result"]["status"]["state"], "TASK_STATE_CANCELED",
+            "{answer}"
+        );
+    }
+    // HTTP+JSON and 0.3 say the same of the canceled task.
+    let rest = reqwest::Client::new()
+        .post(format!("{base}/tasks/{id}:cancel"))
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .body("{}")
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(rest.status(), 200);
+    let rest: Value = rest.json().await.expect("JSON");
+    assert_eq!(rest["status"]["state"], "TASK_STATE_CANCELED", "{rest}");
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/cancel", "params": {"id": id}});
+    let legacy: Value = reqwest::Client::new()
+        .post(format!("{base}/"))
+        .header("content-type", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("an answer")
+        .json()
+        .await
+        .expect("JSON");
+    assert_eq!(legacy["result"]["status"]["state"], "canceled", "{legacy}");
+
+    // A completed task is not cancelable.
+    let done = send(base, trip(1, Some("2026-12-01"))).await;
+    let (status, answer) = rpc(base, "CancelTask", json!({"id": done["id"]})).await;
+    assert_eq!(status, 200);
+    assert_eq!(answer["error"]["code"], -32002, "{answer}");
+}
+
+#[tokio::test]
+async fn list_tasks_is_newest_first_and_its_cursor_survives_new_tasks() {
+    let running = planner(Duration::from_millis(1)).await;
+    let base = &running.base;
+    let mut made = Vec::new();
+    for _ in 0..5 {
+        let task = send(base, trip(1, Some("2026-12-01"))).await;
+        made.push(task["id"].as_str().expect("an id").to_owned());
+        // Distinct status times.
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let (_, first) = rpc(base, "ListTasks", json!({"pageSize": 2})).await;
+    let first = &first["result"];
+    let ids = |page: &Value| -> Vec<String> {
+        page["tasks"]
+            .as_array()
+            .expect("tasks")
+            .iter()
+            .map(|t| t["id"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    };
+    assert_eq!(ids(first), [made[4].clone(), made[3].clone()], "{first}");
+    assert_eq!(first["totalSize"], 5);
+    let token = first["nextPageToken"]
+        .as_str()
+        .expect("a next page")
+        .to_owned();
+    // A task created meanwhile shifts nothing: the next page goes on where the first ended.
+    send(base, trip(1, Some("2026-12-01"))).await;
+    let (_, second) = rpc(
+        base,
+        "ListTasks",
+        json!({"pageSize": 2, "pageToken": token}),
+    )
+    .await;
+    assert_eq!(
+        ids(&second["result"]),
+        [made[2].clone(), made[1].clone()],
+        "{second}"
+    );
+    // A token this agent did not give is refused, naming the field.
+    let (status, bad) = rpc(base, "ListTasks", json!({"pageToken": "not-a-token"})).await;
+    assert_eq!(status, 200);
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    assert!(
+        bad["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("pageToken")
+    );
+}
+
+#[tokio::test]
+async fn out_of_range_page_sizes_and_history_lengths_are_invalid_params_naming_the_field() {
+    let running = planner(Duration::from_millis(1)).await;
+    let base = &running.base;
+    let done = send(base, trip(1, Some("2026-12-01"))).await;
+    let cases = [
+        ("ListTasks", json!({"pageSize": -1}), "pageSize"),
+        ("ListTasks", json!({"pageSize": 0}), "pageSize"),
+        ("ListTasks", json!({"pageSize": 101}), "pageSize"),
+        ("ListTasks", json!({"historyLength": -1}), "historyLength"),
+        (
+            "GetTask",
+            json!({"id": done["id"], "historyLength": -1}),
+            "historyLength",
+        ),
+    ];
+    for (method, params, field) in cases {
+        let (status, answer) = rpc(base, method, params.clone()).await;
+        assert_eq!(status, 200, "{method} {params}");
+        assert_eq!(
+            answer["error"]["code"], -32602,
+            "{method} {params}: {answer}"
+        );
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(field), "{method} {params}: {message}");
+    }
+    // In range, and an empty list still says so.
+    let (_, answer) = rpc(
+        base,
+        "ListTasks",
+        json!({"pageSize": 100, "contextId": "none"}),
+    )
+    .await;
+    assert!(answer.get("result").is_some(), "{answer}");
+}
+
+#[tokio::test]
+async fn a_message_without_its_required_fields_creates_no_task() {
+    let running = planner(Duration::from_millis(1)).await;
+    let base = &running.base;
+    let part = json!({"text": "hello"});
+    let cases = [
+        (
+            json!({"message": {"role": "ROLE_USER", "parts": [part]}}),
+            "message.messageId",
+        ),
+        (
+            json!({"message": {"messageId": "m", "parts": [part]}}),
+            "message.role",
+        ),
+        (
+            json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": []}}),
+            "message.parts",
+        ),
+    ];
+    for (params, field) in cases {
+        let (status, answer) = rpc(base, "SendMessage", params.clone()).await;
+        assert_eq!(status, 200, "{params}");
+        assert_eq!(answer["error"]["code"], -32602, "{params}: {answer}");
+        let details = answer["error"]["data"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let violation = details
+            .iter()
+            .find(|d| d["@type"] == "type.googleapis.com/google.rpc.BadRequest")
+            .unwrap_or_else(|| panic!("a BadRequest detail: {answer}"));
+        assert_eq!(violation["fieldViolations"][0]["field"], field, "{answer}");
+    }
+    let (_, listed) = rpc(base, "ListTasks", json!({})).await;
+    assert_eq!(listed["result"]["totalSize"], 0, "no task: {listed}");
+}
+
+#[tokio::test]
+async fn the_agents_question_is_in_the_history_between_the_turns() {
+    let running = planner(Duration::from_millis(1)).await;
+    let base = &running.base;
+    let asked = send(base, trip(2, None)).await;
+    let id = asked["id"].as_str().expect("an id");
+    send(base, text(Some(id), "2026-02-28")).await;
+    let (_, got) = rpc(base, "GetTask", json!({"id": id})).await;
+    let history = got["result"]["history"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let roles: Vec<&str> = history
+        .iter()
+        .map(|m| m["role"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(roles, ["ROLE_USER", "ROLE_AGENT", "ROLE_USER"], "{got}");
+    assert_eq!(history[2]["parts"][0]["text"], "2026-02-28");
+    // historyLength keeps the newest.
+    let (_, last) = rpc(base, "GetTask", json!({"id": id, "historyLength": 1})).await;
+    assert_eq!(
+        last["result"]["history"][0]["parts"][0]["text"],
+        "2026-02-28"
+    );
+}
+
+/// An SSE answer read frame by frame: each frame's `id` and `data`.
+struct Frames {
+    response: reqwest::Response,
+    buffer: String,
+}
+
+impl Frames {
+    async fn open(base: &str, id: &str, last_event_id: Option<u64>) -> Frames {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask",
+                          "params": {"id": id}});
+        let mut request = reqwest::Client::new()
+            .post(format!("{base}/"))
+            .header("content-type", "application/json")
+            .header("A2A-Version", "1.0")
+            .body(body.to_string());
+        if let Some(last) = last_event_id {
+            request = request.header("Last-Event-ID", last.to_string());
+        }
+        let response = request.send().await.expect("a stream");
+        assert_eq!(response.status(), 200);
+        Frames {
+            response,
+            buffer: String::new(),
+        }
+    }
+
+    async fn next(&mut self) -> Option<(Option<u64>, Value)> {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let frame: String = self.buffer.drain(..end + 2).collect();
+                let mut id = None;
+                let mut data = String::new();
+                for line in frame.lines() {
+                    if let Some(v) = line.strip_prefix("id:") {
+                        id = v.trim().parse().ok();
+                    } else if let Some(v) = line.strip_prefix("data:") {
+                        data.push_str(v.trim_start());
+                    }
+                }
+                if data.is_empty() {
+                    continue; // a keep-alive comment
+                }
+                return Some((id, serde_json::from_str(&data).expect("JSON")));
+            }
+            let chunk = self.response.chunk().await.expect("the stream")?;
+            self.buffer.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_subscriber_that_reconnects_with_last_event_id_gets_exactly_the_events_after_it() {
+    let running = planner(Duration::from_millis(40)).await;
+    let base = &running.base;
+    let params = json!({"message": trip(8, Some("2026-12-01")),
+                        "configuration": {"returnImmediately": true}});
+    let (_, started) = rpc(base, "SendMessage", params).await;
+    let id = started["result"]["task"]["id"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+
+    // Three frames, then the connection drops.
+    let mut first = Frames::open(base, &id, None).await;
+    let mut seen = Vec::new();
+    while seen.len() < 3 {
+        let (n, event) = first.next().await.expect("a frame");
+        seen.push((n.expect("every event has an id"), event));
+    }
+    assert_eq!(
+        kind(&seen[0].1),
+        "task",
+        "a subscription begins with the task"
+    );
+    drop(first);
+    let last = seen[seen.len() - 1].0;
+
+    // Reconnected: the events after the last one seen, none again, none missing.
+    let mut again = Frames::open(base, &id, Some(last)).await;
+    let mut expected = last + 1;
+    let mut end = None;
+    while let Some((n, event)) = again.next().await {
+        assert_eq!(n, Some(expected), "{event}");
+        assert_ne!(
+            kind(&event),
+            "task",
+            "no task again after Last-Event-ID: {event}"
+        );
+        expected += 1;
+        end = state_of(&event).map(str::to_owned).or(end);
+    }
+    assert_eq!(end.as_deref(), Some("TASK_STATE_COMPLETED"));
+    // Every day's chunk arrived across the two connections.
+    let (_, task) = rpc(base, "GetTask", json!({"id": id})).await;
+    assert_eq!(
+        task["result"]["artifacts"][0]["parts"]
+            .as_array()
+            .map(Vec::len),
+        Some(8),
+        "{task}"
+    );
+}
+
+#[tokio::test]
+async fn an_early_refusal_leaves_the_connection_usable() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let running = planner(Duration::from_millis(1)).await;
+    let addr = running.base.trim_start_matches("http://").to_owned();
+    let mut socket = tokio::net::TcpStream::connect(&addr)
+        .await
+        .expect("connect");
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {}}).to_string();
+    // Headers and body in two writes, as httpx sends them; not declared as JSON: 415.
+    let head = format!(
+        "POST / HTTP/1.1\r\nhost: {addr}\r\ncontent-type: text/plain\r\na2a-version: 1.0\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    );
+    socket.write_all(head.as_bytes()).await.expect("write");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    socket.write_all(body.as_bytes()).await.expect("write");
+    // Then a good request on the same connection.
+    let good = format!(
+        "POST / HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\na2a-version: 1.0\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    socket.write_all(good.as_bytes()).await.expect("write");
+    let mut answers = String::new();
+    let mut buffer = [0u8; 8192];
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while answers.matches("HTTP/1.1 ").count() < 2 && tokio::time::Instant::now() < deadline {
+        match tokio::time::timeout(Duration::from_millis(500), socket.read(&mut buffer)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => break,
+            Ok(Ok(n)) => answers.push_str(&String::from_utf8_lossy(&buffer[..n])),
+            Err(_) => {}
+        }
+    }
+    assert!(answers.starts_with("HTTP/1.1 415"), "{answers}");
+    assert!(
+        answers.contains("HTTP/1.1 200") && answers.contains("\"totalSize\""),
+        "the second request is answered on the same connection: {answers}"
+    );
+}
+
+#[tokio::test]
+async fn a_task_failed_by_recovery_after_its_process_stopped_is_pushed() {
+    use a2a_card::server::a2a::{Role, Task, TaskPushNotificationConfig, TaskState, TaskStatus};
+    use a2a_card::server::a2a_server::PushConfigStore;
+    use a2a_card::server::axum;
+    use a2a_card::server::store::{Retention, SqlTasks, Tasks};
+    use std::sync::{Arc, Mutex};
+
+    // A webhook that keeps what it is sent.
+    let received: Arc<Mutex<Vec<Value>>> = Arc::default();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let hook = format!("http://{}/hook", listener.local_addr().expect("addr"));
+    let keep = Arc::clone(&received);
+    let app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |body: axum::body::Bytes| async move {
+            keep.lock()
+                .unwrap()
+                .push(serde_json::from_slice(&body).unwrap_or(Value::Null));
+            "ok"
+        }),
+    );
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    // A process left a task running, with a webhook, and stopped.
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("lifecycle");
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let path = dir.join(format!("recovered-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let lease = Duration::from_millis(300);
+    {
+        let store = Tasks::sqlite(&path)
+            .lease(lease)
+            .open()
+            .await
+            .expect("opened");
+        let mut message = a2a_card::server::a2a::Message::new(Role::User, vec![]);
+        message
+            .parts
+            .push(a2a_card::server::a2a::Part::text("plan"));
+        store
+            .create(Task {
+                id: "left-running".into(),
+                context_id: "c".into(),
+                status: TaskStatus {
+                    state: TaskState::Working,
+                    message: None,
+                    timestamp: Some(chrono::Utc::now()),
+                },
+                artifacts: None,
+                history: Some(vec![message]),
+                metadata: None,
+            })
+            .await
+            .expect("created");
+        let configs = SqlTasks::sqlite(&path, Retention::default())
+            .await
+            .expect("opened")
+            .push_configs();
+        configs
+            .save(TaskPushNotificationConfig {
+                url: hook.clone(),
+                id: Some("hook".into()),
+                task_id: "left-running".into(),
+                token: Some("t".into()),
+                authentication: None,
+                tenant: None,
+            })
+            .await
+            .expect("saved");
+    }
+    tokio::time::sleep(lease * 2).await;
+
+    // The next server on the file fails it, and says so to the webhook.
+    let _running = serve(
+        server::server(
+            Duration::from_millis(1),
+            Webhooks::default()
+                .allow_loopback(true)
+                .backoff(Duration::from_millis(20)),
+        )
+        .tasks(Tasks::sqlite(&path).lease(lease)),
+    )
+    .await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let failed = received.lock().unwrap().iter().any(|b| {
+            b["statusUpdate"]["taskId"] == "left-running"
+                && b["statusUpdate"]["status"]["state"] == "TASK_STATE_FAILED"
+        });
+        if failed {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the webhook was told: {:?}",
+            received.lock().unwrap()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
