@@ -1,9 +1,10 @@
 // Drives the form page of the examples' agents in headless Chromium (Debian's, through
 // playwright-core): fills and submits the fight form, sees the verdict; submits an invalid
-// trip and sees the error at its field; watches a streamed plan arrive chunk by chunk.
+// trip and sees the error at its field; watches a streamed plan arrive chunk by chunk; attaches
+// a calendar; checks the recent tasks, the timeline, the labels and accessibility (axe-core).
 // Usage: node form_ui.mjs FIGHT_CLUB_URL TRIP_PLANNER_URL OUT_DIR
 import { createRequire } from "node:module";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -106,6 +107,19 @@ try {
   const plans = await plan.locator('dd[data-field="plan"]').allTextContents();
   check(plans.length === 3 && plans[1].includes("busy in your calendar") && !plans[0].includes("busy"), "the attached calendar's busy day is kept free: " + plans.join(" | "));
   await page.screenshot({ path: join(outDir, "form-ui-file.png"), fullPage: true });
+  // Accessibility: axe-core's WCAG 2 A and AA rules on each agent's page as it loads (with the
+  // form's first validation messages).
+  for (const url of [fight + "/ui", trip + "/ui"]) {
+    await page.goto(url);
+    await page.locator("section.skill").first().waitFor();
+    // Evaluated through the debugging protocol: the page's CSP (script-src 'self') stays on.
+    await page.evaluate(readFileSync(require.resolve("axe-core/axe.min.js"), "utf8"));
+    const found = await page.evaluate(async () => {
+      const result = await window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa"] } });
+      return result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.length} node(s), e.g. ${v.nodes[0].target.join(" ")}`);
+    });
+    check(found.length === 0, "no accessibility violations on " + url + ": " + found.join("; "));
+  }
   check(errors.length === 0, "no script errors: " + errors.join("; "));
 } catch (e) {
   failures.push(String(e));
