@@ -376,6 +376,19 @@ async fn a_message_without_its_required_fields_creates_no_task() {
     }
     let (_, listed) = rpc(base, "ListTasks", json!({})).await;
     assert_eq!(listed["result"]["totalSize"], 0, "no task: {listed}");
+    // An empty list still says so, on HTTP+JSON too (tasks and totalSize always sent).
+    assert_eq!(listed["result"]["tasks"], json!([]), "{listed}");
+    let rest: Value = reqwest::Client::new()
+        .get(format!("{base}/tasks"))
+        .header("A2A-Version", "1.0")
+        .send()
+        .await
+        .expect("an answer")
+        .json()
+        .await
+        .expect("JSON");
+    assert_eq!(rest["tasks"], json!([]), "{rest}");
+    assert_eq!(rest["totalSize"], 0, "{rest}");
 }
 
 #[tokio::test]
@@ -411,14 +424,20 @@ struct Frames {
 }
 
 impl Frames {
-    async fn open(base: &str, id: &str, last_event_id: Option<u64>) -> Frames {
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask",
-                          "params": {"id": id}});
-        let mut request = reqwest::Client::new()
-            .post(format!("{base}/"))
-            .header("content-type", "application/json")
-            .header("A2A-Version", "1.0")
-            .body(body.to_string());
+    /// `SubscribeToTask` on `binding` (`JSONRPC` or `HTTP+JSON`).
+    async fn open(base: &str, binding: &str, id: &str, last_event_id: Option<u64>) -> Frames {
+        let client = reqwest::Client::new();
+        let mut request = if binding == "JSONRPC" {
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask",
+                              "params": {"id": id}});
+            client
+                .post(format!("{base}/"))
+                .header("content-type", "application/json")
+                .body(body.to_string())
+        } else {
+            client.get(format!("{base}/tasks/{id}:subscribe"))
+        }
+        .header("A2A-Version", "1.0");
         if let Some(last) = last_event_id {
             request = request.header("Last-Event-ID", last.to_string());
         }
@@ -458,53 +477,55 @@ impl Frames {
 async fn a_subscriber_that_reconnects_with_last_event_id_gets_exactly_the_events_after_it() {
     let running = planner(Duration::from_millis(40)).await;
     let base = &running.base;
-    let params = json!({"message": trip(8, Some("2026-12-01")),
+    for binding in ["JSONRPC", "HTTP+JSON"] {
+        let params = json!({"message": trip(8, Some("2026-12-01")),
                         "configuration": {"returnImmediately": true}});
-    let (_, started) = rpc(base, "SendMessage", params).await;
-    let id = started["result"]["task"]["id"]
-        .as_str()
-        .expect("a task")
-        .to_owned();
+        let (_, started) = rpc(base, "SendMessage", params).await;
+        let id = started["result"]["task"]["id"]
+            .as_str()
+            .expect("a task")
+            .to_owned();
 
-    // Three frames, then the connection drops.
-    let mut first = Frames::open(base, &id, None).await;
-    let mut seen = Vec::new();
-    while seen.len() < 3 {
-        let (n, event) = first.next().await.expect("a frame");
-        seen.push((n.expect("every event has an id"), event));
-    }
-    assert_eq!(
-        kind(&seen[0].1),
-        "task",
-        "a subscription begins with the task"
-    );
-    drop(first);
-    let last = seen[seen.len() - 1].0;
-
-    // Reconnected: the events after the last one seen, none again, none missing.
-    let mut again = Frames::open(base, &id, Some(last)).await;
-    let mut expected = last + 1;
-    let mut end = None;
-    while let Some((n, event)) = again.next().await {
-        assert_eq!(n, Some(expected), "{event}");
-        assert_ne!(
-            kind(&event),
+        // Three frames, then the connection drops.
+        let mut first = Frames::open(base, binding, &id, None).await;
+        let mut seen = Vec::new();
+        while seen.len() < 3 {
+            let (n, event) = first.next().await.expect("a frame");
+            seen.push((n.expect("every event has an id"), event));
+        }
+        assert_eq!(
+            kind(&seen[0].1),
             "task",
-            "no task again after Last-Event-ID: {event}"
+            "a subscription begins with the task"
         );
-        expected += 1;
-        end = state_of(&event).map(str::to_owned).or(end);
+        drop(first);
+        let last = seen[seen.len() - 1].0;
+
+        // Reconnected: the events after the last one seen, none again, none missing.
+        let mut again = Frames::open(base, binding, &id, Some(last)).await;
+        let mut expected = last + 1;
+        let mut end = None;
+        while let Some((n, event)) = again.next().await {
+            assert_eq!(n, Some(expected), "{event}");
+            assert_ne!(
+                kind(&event),
+                "task",
+                "no task again after Last-Event-ID: {event}"
+            );
+            expected += 1;
+            end = state_of(&event).map(str::to_owned).or(end);
+        }
+        assert_eq!(end.as_deref(), Some("TASK_STATE_COMPLETED"));
+        // Every day's chunk arrived across the two connections.
+        let (_, task) = rpc(base, "GetTask", json!({"id": id})).await;
+        assert_eq!(
+            task["result"]["artifacts"][0]["parts"]
+                .as_array()
+                .map(Vec::len),
+            Some(8),
+            "{task}"
+        );
     }
-    assert_eq!(end.as_deref(), Some("TASK_STATE_COMPLETED"));
-    // Every day's chunk arrived across the two connections.
-    let (_, task) = rpc(base, "GetTask", json!({"id": id})).await;
-    assert_eq!(
-        task["result"]["artifacts"][0]["parts"]
-            .as_array()
-            .map(Vec::len),
-        Some(8),
-        "{task}"
-    );
 }
 
 #[tokio::test]

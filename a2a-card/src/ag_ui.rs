@@ -35,7 +35,7 @@
 //! | AG-UI field | emitted when | value |
 //! |---|---|---|
 //! | `humanInTheLoop.supported` | a skill takes a [`SkillContext`](crate::SkillContext), with which it can ask the caller (`input-required`) | `true` |
-//! | `transport.resumable` | the agent streams: `SubscribeToTask` picks up a running task's events again after a dropped stream | `true` |
+//! | `transport.resumable` | the agent streams: `SubscribeToTask` with `Last-Event-ID` picks up a running task's events again after a dropped stream, exactly where it broke off | `true` |
 //! | `custom.a2a.cancellation` | always: `CancelTask` reaches the running handler | `true` |
 //!
 //! **`identity.type`.** AG-UI defines it as "the framework or platform powering this agent"

@@ -56,7 +56,7 @@ fn json_response(status: StatusCode, body: &impl serde::Serialize) -> Response {
 
 /// Whether the request says its body is JSON (`application/json` or `application/*+json`,
 /// with any parameters).
-fn is_json(headers: &HeaderMap) -> bool {
+pub(crate) fn is_json(headers: &HeaderMap) -> bool {
     let Some(value) = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())

@@ -81,6 +81,7 @@ mod jsonrpc;
 mod lifecycle;
 mod message;
 mod push;
+mod rest;
 pub mod store;
 #[cfg(feature = "ui")]
 mod ui;
@@ -593,9 +594,18 @@ impl<A: Agent> Server<A> {
             guard: guard.clone(),
         });
         // Messages read once from the request's own JSON, data carried exactly both ways.
-        let mut rest = a2a_server::rest::rest_router(handler).layer(
-            axum::middleware::from_fn_with_state(body_limit, exact::rest_layer),
-        );
+        // HTTP+JSON: sends, subscriptions and lists answered by the handler with serde
+        // (`rest`); the other routes by the official router, data carried exactly (`exact`).
+        let own = Arc::new(rest::Rest {
+            handler: Arc::clone(&handler) as Arc<dyn lifecycle::Numbered>,
+            body_limit,
+        });
+        let mut rest = a2a_server::rest::rest_router(handler)
+            .layer(axum::middleware::from_fn_with_state(
+                body_limit,
+                exact::rest_layer,
+            ))
+            .layer(axum::middleware::from_fn_with_state(own, rest::layer));
         if let Some(guard) = guard {
             rest = rest.layer(axum::middleware::from_fn_with_state(
                 guard,
