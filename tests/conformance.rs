@@ -17,7 +17,7 @@
 //!
 //! The SDK comes from `$A2A_PY` (CI sets it, see `.ci/run`), else it is installed under the
 //! target directory; the SDK half is skipped, with a printed reason, only when there is no
-//! `python3`.
+//! `python3` and `A2A_REQUIRE_SDKS` is unset (CI sets it, so there it fails).
 
 mod support;
 
@@ -586,7 +586,66 @@ const EXPECTED: &[(&str, &str, &str, Severity)] = &[
         "/protocolVersion",
         Severity::Error,
     ),
+    (
+        "v1-scopes-on-api-key",
+        "security-scopes-unsupported",
+        "/securityRequirements/0/schemes/key",
+        Severity::Warning,
+    ),
+    (
+        "v1-two-skills-one-schema",
+        "schema-input-shared",
+        "/skills/1/inputModes/1",
+        Severity::Error,
+    ),
+    (
+        "v1-example-breaks-schema",
+        "skill-example-invalid",
+        "/skills/0/examples/1",
+        Severity::Error,
+    ),
+    (
+        "v0.3-snake-case",
+        "field-snake-case",
+        "/protocol_version",
+        Severity::Error,
+    ),
+    (
+        "v0.3-snake-case",
+        "field-snake-case",
+        "/capabilities/push_notifications",
+        Severity::Error,
+    ),
 ];
+
+/// A 0.3 card in snake_case: `convert` writes it in camelCase, which the linter finds clean of
+/// the rule (and of every error).
+#[test]
+fn convert_writes_a_snake_case_card_in_camel_case() {
+    let cards = own_cards();
+    let card = cards.iter().find(|c| c.name == "v0.3-snake-case").unwrap();
+    let done = wire::convert(&card.document.value, &RenderOptions::new(Profile::V0_3))
+        .expect("the snake_case card converts");
+    let doc = &done.document;
+    for (snake, camel) in [
+        ("protocol_version", "protocolVersion"),
+        ("default_input_modes", "defaultInputModes"),
+        ("default_output_modes", "defaultOutputModes"),
+        ("preferred_transport", "preferredTransport"),
+        ("security_schemes", "securitySchemes"),
+    ] {
+        assert!(
+            doc.get(snake).is_none() && doc.get(camel).is_some(),
+            "{snake}: {doc:#}"
+        );
+    }
+    assert_eq!(doc["capabilities"]["pushNotifications"], false, "{doc:#}");
+    let errors: Vec<_> = a2a_card::lint::lint_json(doc)
+        .into_iter()
+        .filter(|f| f.severity == Severity::Error)
+        .collect();
+    assert!(errors.is_empty(), "{}", summary(&errors));
+}
 
 #[test]
 fn each_rule_fires_on_its_own_card_and_valid_cards_are_clean() {

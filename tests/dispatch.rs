@@ -248,7 +248,7 @@ fn without_a_candidate_text_goes_to_the_text_skill() {
         None,
     ));
     assert_eq!(input, CallInput::Text("Lion vs Tiger".into()));
-    // On an existing task, text is the answer to the task's question (rule 7), with the task
+    // On an existing task, text is the answer to the task's question (rule 8), with the task
     // in the context.
     match d.dispatch(v1(json!([{"text": "and now?"}])), Some("t9")) {
         Decision::FollowUp(call) => {

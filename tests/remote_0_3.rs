@@ -1,6 +1,10 @@
 //! The caller's side against an agent that speaks only A2A 0.3, on the official Python SDK
 //! 0.3 (`tests/interop/a2a_py_0_3_agent.py`): its 0.3 card read, and its skill called blocking,
 //! streamed, with data, with a question answered, and failing, through `a2a_card::client`.
+//!
+//! The SDK comes from `$A2A_PY_0_3` (CI sets it, see `.ci/run`), else it is installed under the
+//! target directory. The tests skip, with a printed reason, only when there is no `python3` and
+//! `A2A_REQUIRE_SDKS` is unset (CI sets it, so there they fail).
 
 mod support;
 
@@ -24,7 +28,8 @@ impl Drop for PythonAgent {
     }
 }
 
-/// Starts the agent on a free port and waits for its card; `None` without Python.
+/// Starts the agent on a free port and waits for its card; `None` without Python (unless
+/// `A2A_REQUIRE_SDKS` is set: then that fails).
 async fn python_agent() -> Option<PythonAgent> {
     let py = support::a2a_python_0_3()?;
     let port = std::net::TcpListener::bind("127.0.0.1:0")

@@ -7,6 +7,7 @@
 //! ids and input schemas across modules).
 
 use a2a_card_rules::names::title_case;
+use a2a_card_rules::skills::{DUPLICATE_ID, SchemeKind};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::{Attribute, Ident, ImplItem, Item, LitBool, LitStr, Meta, Path};
@@ -434,10 +435,10 @@ fn check_skills(skills: &[SkillRef], attrs_ok: bool, errors: &mut Errors) {
     for (j, s) in skills.iter().enumerate() {
         let first = skills[..j].iter().find(|t| t.id.is_some() && t.id == s.id);
         if let (Some(first), Some(id)) = (first, &s.id) {
-            errors.push(syn::Error::new(s.span, format!(
-                "skill id `{id}` is already the id of `{}`; give one of them another id with #[skill(id = \"...\")]",
-                first.source
-            )));
+            errors.push(syn::Error::new(
+                s.span,
+                DUPLICATE_ID.render(&[id, &s.source, &first.source]),
+            ));
         }
     }
 }
@@ -525,7 +526,7 @@ fn check_security(
     skills: &[SkillRef],
     attrs_ok: bool,
     errors: &mut Errors,
-) -> Option<Vec<(String, bool, &'static str)>> {
+) -> Option<Vec<(String, SchemeKind)>> {
     let declared = match &attrs.security_schemes {
         Some(schemes) => schemes.known(),
         None => Some(Vec::new()),
@@ -548,7 +549,7 @@ fn agent_impl(
     target: &Target,
     skills: &[SkillRef],
     card: Card,
-    declared: Option<&[(String, bool, &'static str)]>,
+    declared: Option<&[(String, SchemeKind)]>,
     krate: &TokenStream,
 ) -> TokenStream {
     let self_ty = &target.self_ty;
@@ -646,7 +647,7 @@ fn skill_checks(
     attrs: &Attrs,
     self_ty: &TokenStream,
     skills: &[SkillRef],
-    declared: Option<&[(String, bool, &'static str)]>,
+    declared: Option<&[(String, SchemeKind)]>,
     krate: &TokenStream,
 ) -> (Vec<TokenStream>, Option<TokenStream>) {
     let mut skill_checks = ConstChecks::default();
@@ -673,7 +674,7 @@ fn skill_checks(
     // Skills declared elsewhere: their requirements against the declared schemes, as
     // constants (the error points at the skill's name in `skills(..)`).
     if let Some(declared) = declared {
-        let table = security::table(declared);
+        let table = security::table(declared, krate);
         for (j, s) in skills
             .iter()
             .enumerate()

@@ -8,6 +8,7 @@
 use a2a_card_rules::MediaType;
 use a2a_card_rules::media::mode_hint;
 use a2a_card_rules::names::{is_kebab_case, suggest_kebab_case};
+use a2a_card_rules::skills::NOT_KEBAB_CASE;
 use a2a_card_rules::text::is_blank;
 use a2a_card_rules::urls::{UrlKind, check_endpoint_url, classify};
 use proc_macro2::{Group, Span, TokenStream, TokenTree};
@@ -159,8 +160,8 @@ pub enum Deferred {
         what: &'static str,
         fix: &'static str,
     },
-    /// The value is a kebab-case skill id; `source` names the skill.
-    KebabCase { source: String },
+    /// The value is a kebab-case skill id.
+    KebabCase,
 }
 
 impl Checked {
@@ -192,8 +193,8 @@ impl ConstChecks {
             Deferred::NotBlank { what, fix } => {
                 quote_spanned!(span=> #krate::__private::check_not_blank(#text, #what, #fix))
             }
-            Deferred::KebabCase { source } => {
-                quote_spanned!(span=> #krate::__private::check_kebab_case(#text, #source))
+            Deferred::KebabCase => {
+                quote_spanned!(span=> #krate::__private::check_kebab_case(#text))
             }
         };
         self.push(check, text, span, krate);
@@ -201,17 +202,15 @@ impl ConstChecks {
 }
 
 /// A skill id is kebab-case; an expression is checked when the constant is evaluated.
-pub fn skill_id(id: Text, source: &str, errors: &mut Errors) -> Checked {
+pub fn skill_id(id: Text, errors: &mut Errors) -> Checked {
     let deferred = match id.value() {
         Some(value) if !is_kebab_case(&value) => {
             let fix = suggest_kebab_case(&value);
-            errors.at(&id, format!("skill id `{value}` is not kebab-case; use lowercase words joined by `-`, e.g. id = \"{fix}\""));
+            errors.at(&id, NOT_KEBAB_CASE.render(&[&value, &fix]));
             None
         }
         Some(_) => None,
-        None => Some(Deferred::KebabCase {
-            source: source.to_owned(),
-        }),
+        None => Some(Deferred::KebabCase),
     };
     Checked { text: id, deferred }
 }

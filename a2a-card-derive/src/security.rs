@@ -8,6 +8,8 @@ use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;
 use syn::{Expr, ExprAssign, ExprCall, ExprLit, ExprPath, Ident, Lit, LitStr};
 
+use a2a_card_rules::skills::{SCOPES_WITHOUT_MEANING, SchemeKind};
+
 use crate::attr::Requirement;
 use crate::ctxt::{Errors, did_you_mean};
 
@@ -22,10 +24,8 @@ pub enum Schemes {
 /// One inline scheme.
 pub struct Scheme {
     pub name: Ident,
-    /// Whether requirements on it may list scopes (OAuth 2.0, OpenID Connect).
-    pub scoped: bool,
-    /// What kind, for messages.
-    pub kind: &'static str,
+    /// Its kind: whether requirements on it may list scopes, and its name in messages.
+    pub kind: SchemeKind,
     /// The `SecurityScheme` value, given the runtime crate's path.
     value: Value,
 }
@@ -109,18 +109,14 @@ fn scheme(name: Ident, value: &Expr) -> syn::Result<Scheme> {
     };
     let wrong =
         |what: &str| syn::Error::new_spanned(value, format!("{what}; the kinds are: {KINDS}"));
-    let (scoped, label, value) = match (kind.to_string().as_str(), args.as_slice()) {
-        ("bearer", []) => (false, "an HTTP bearer scheme", Value::Bearer(None)),
+    let (kind, value) = match (kind.to_string().as_str(), args.as_slice()) {
+        ("bearer", []) => (SchemeKind::Http, Value::Bearer(None)),
         ("bearer", [format]) => {
             let format =
                 string(format).ok_or_else(|| wrong("bearer(\"FORMAT\") takes a string literal"))?;
-            (
-                false,
-                "an HTTP bearer scheme",
-                Value::Bearer(Some(format.clone())),
-            )
+            (SchemeKind::Http, Value::Bearer(Some(format.clone())))
         }
-        ("basic", []) => (false, "an HTTP basic scheme", Value::Basic),
+        ("basic", []) => (SchemeKind::Http, Value::Basic),
         ("api_key", [Expr::Assign(ExprAssign { left, right, .. })]) => {
             let place = match &**left {
                 Expr::Path(p) if p.path.is_ident("header") => Ident::new("Header", p.span()),
@@ -135,24 +131,19 @@ fn scheme(name: Ident, value: &Expr) -> syn::Result<Scheme> {
             };
             let key = string(right)
                 .ok_or_else(|| wrong("api_key(header = \"NAME\") takes a string literal"))?;
-            (
-                false,
-                "an API key scheme",
-                Value::ApiKey(place, key.clone()),
-            )
+            (SchemeKind::ApiKey, Value::ApiKey(place, key.clone()))
         }
         ("api_key", _) => {
             return Err(wrong(
                 "write api_key(header = \"X-API-Key\"), api_key(query = \"key\") or api_key(cookie = \"key\")",
             ));
         }
-        ("oauth2", [flow]) => (true, "an OAuth 2.0 scheme", Value::OAuth2((*flow).clone())),
+        ("oauth2", [flow]) => (SchemeKind::OAuth2, Value::OAuth2((*flow).clone())),
         ("openid_connect", [url]) => (
-            true,
-            "an OpenID Connect scheme",
+            SchemeKind::OpenIdConnect,
             Value::OpenIdConnect((*url).clone()),
         ),
-        ("mutual_tls", []) => (false, "a mutual TLS scheme", Value::MutualTls),
+        ("mutual_tls", []) => (SchemeKind::MutualTls, Value::MutualTls),
         ("bearer" | "basic" | "oauth2" | "openid_connect" | "mutual_tls", _) => {
             return Err(wrong(&format!("`{kind}` does not take these arguments")));
         }
@@ -163,12 +154,7 @@ fn scheme(name: Ident, value: &Expr) -> syn::Result<Scheme> {
             ));
         }
     };
-    Ok(Scheme {
-        name,
-        scoped,
-        kind: label,
-        value,
-    })
+    Ok(Scheme { name, kind, value })
 }
 
 impl Schemes {
@@ -193,14 +179,14 @@ impl Schemes {
         }}
     }
 
-    /// `(name, scoped)` of each scheme, when known here.
-    pub fn known(&self) -> Option<Vec<(String, bool, &'static str)>> {
+    /// `(name, kind)` of each scheme, when known here.
+    pub fn known(&self) -> Option<Vec<(String, SchemeKind)>> {
         match self {
             Schemes::Path(_) => None,
             Schemes::Inline(schemes) => Some(
                 schemes
                     .iter()
-                    .map(|s| (s.name.to_string(), s.scoped, s.kind))
+                    .map(|s| (s.name.to_string(), s.kind))
                     .collect(),
             ),
         }
@@ -212,15 +198,15 @@ impl Schemes {
 /// list of a scheme that has no scopes.
 pub fn check(
     requirements: &[Requirement],
-    declared: Option<&[(String, bool, &'static str)]>,
+    declared: Option<&[(String, SchemeKind)]>,
     errors: &mut Errors,
 ) {
     let Some(declared) = declared else { return };
-    let names: Vec<&str> = declared.iter().map(|(n, ..)| n.as_str()).collect();
+    let names: Vec<&str> = declared.iter().map(|(n, _)| n.as_str()).collect();
     for requirement in requirements {
         for (name, scopes) in &requirement.schemes {
             let value = name.value();
-            match declared.iter().find(|(n, ..)| *n == value) {
+            match declared.iter().find(|(n, _)| *n == value) {
                 None => {
                     let hint = match did_you_mean(&value, &names) {
                         Some(close) => format!("; did you mean `{close}`?"),
@@ -235,7 +221,7 @@ pub fn check(
                         format!("security scheme `{value}` is not declared by this agent{hint}"),
                     ));
                 }
-                Some((_, false, kind)) if !scopes.is_empty() => {
+                Some((_, kind)) if !kind.takes_scopes() && !scopes.is_empty() => {
                     let span = scopes
                         .iter()
                         .map(LitStr::span)
@@ -243,7 +229,7 @@ pub fn check(
                         .unwrap_or_else(Span::call_site);
                     errors.push(syn::Error::new(
                         span,
-                        format!("`{value}` is {kind}, which has no scopes; write `security({value})` (scopes belong to oauth2 and openid_connect schemes)"),
+                        SCOPES_WITHOUT_MEANING.render(&[&value, kind.describe()]),
                     ));
                 }
                 Some(_) => {}
@@ -252,8 +238,17 @@ pub fn check(
     }
 }
 
-/// The `(name, scoped)` table a constant check compares a listed skill's requirements with.
-pub fn table(declared: &[(String, bool, &'static str)]) -> TokenStream {
-    let entries = declared.iter().map(|(n, scoped, _)| quote!((#n, #scoped)));
+/// The `(name, kind)` table a constant check compares a listed skill's requirements with.
+pub fn table(declared: &[(String, SchemeKind)], krate: &TokenStream) -> TokenStream {
+    let entries = declared.iter().map(|(n, kind)| {
+        let kind = match kind {
+            SchemeKind::ApiKey => quote!(ApiKey),
+            SchemeKind::Http => quote!(Http),
+            SchemeKind::OAuth2 => quote!(OAuth2),
+            SchemeKind::OpenIdConnect => quote!(OpenIdConnect),
+            SchemeKind::MutualTls => quote!(MutualTls),
+        };
+        quote!((#n, #krate::__private::SchemeKind::#kind))
+    });
     quote!(&[#(#entries),*])
 }

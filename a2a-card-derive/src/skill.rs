@@ -369,7 +369,7 @@ struct Values {
 fn check(skill: &Skill, errors: &mut Errors) -> Values {
     let source = skill.ident.to_string();
     let a = &skill.attrs;
-    let id = checks::skill_id(skill.id(), &source, errors);
+    let id = checks::skill_id(skill.id(), errors);
     let name = a.name.clone().unwrap_or_else(|| match &skill.docs {
         Some(Docs::Text {
             heading: Some(h), ..

@@ -7,6 +7,7 @@
 
 pub mod media;
 pub mod names;
+pub mod skills;
 pub mod text;
 pub mod urls;
 

@@ -54,6 +54,93 @@ impl fmt::Display for MediaTypeError {
 
 impl std::error::Error for MediaTypeError {}
 
+/// The essence of a media type as written: what comes before its parameters, without the white
+/// space around it (`Text/Plain ; charset=utf-8` -> `Text/Plain`), in a `const fn`. Compare
+/// essences with [`essence_is`] (or split one with [`type_and_subtype`]), which ignore case and
+/// the white space around `/` as [`MediaType::parse`] does; [`MediaType::essence`] is the
+/// parsed form. Every place that matches a media type by its essence uses these.
+///
+/// ```
+/// use a2a_card_rules::media::essence;
+/// assert_eq!(essence(" Text/Plain ; charset=utf-8"), "Text/Plain");
+/// assert_eq!(essence("application/json"), "application/json");
+/// assert_eq!(essence(""), "");
+/// ```
+pub const fn essence(media_type: &str) -> &str {
+    let bytes = media_type.as_bytes();
+    let mut end = 0;
+    while end < bytes.len() && bytes[end] != b';' {
+        end += 1;
+    }
+    let (head, _) = bytes.split_at(end);
+    // `;` is ASCII: the cut falls between characters.
+    match core::str::from_utf8(head) {
+        Ok(head) => head.trim_ascii(),
+        Err(_) => "",
+    }
+}
+
+/// The type and subtype of a media type as written, each without the white space around it
+/// (`Text / Plain; charset=utf-8` -> `("Text", "Plain")`), as [`MediaType::parse`] reads them;
+/// `None` without a `/`. In a `const fn`.
+///
+/// ```
+/// use a2a_card_rules::media::type_and_subtype;
+/// assert_eq!(type_and_subtype("image / PNG ;x=1"), Some(("image", "PNG")));
+/// assert_eq!(type_and_subtype("text"), None);
+/// ```
+pub const fn type_and_subtype(media_type: &str) -> Option<(&str, &str)> {
+    let bytes = essence(media_type).as_bytes();
+    let mut slash = 0;
+    while slash < bytes.len() && bytes[slash] != b'/' {
+        slash += 1;
+    }
+    if slash == bytes.len() {
+        return None;
+    }
+    let (type_, rest) = bytes.split_at(slash);
+    let (_, subtype) = rest.split_at(1);
+    // `/` is ASCII: both halves are whole characters.
+    match (core::str::from_utf8(type_), core::str::from_utf8(subtype)) {
+        (Ok(t), Ok(s)) => Some((t.trim_ascii(), s.trim_ascii())),
+        _ => None,
+    }
+}
+
+/// Whether the type and subtype of `media_type` are those of `expected` (ASCII
+/// case-insensitively, white space around them ignored, parameters aside), in a `const fn`.
+///
+/// ```
+/// use a2a_card_rules::media::essence_is;
+/// assert!(essence_is("Application/JSON; schema=fight", "application/json"));
+/// assert!(essence_is("application/ json", "application/json"));
+/// assert!(!essence_is("application/json+x", "application/json"));
+/// ```
+pub const fn essence_is(media_type: &str, expected: &str) -> bool {
+    match (type_and_subtype(media_type), type_and_subtype(expected)) {
+        (Some((t1, s1)), Some((t2, s2))) => {
+            same_ignoring_case(t1, t2) && same_ignoring_case(s1, s2)
+        }
+        _ => false,
+    }
+}
+
+/// ASCII-case-insensitive equality, in a `const fn`.
+const fn same_ignoring_case(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if !a[i].eq_ignore_ascii_case(&b[i]) {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// Whether `c` is an RFC 9110 `tchar`.
 pub fn is_tchar(c: char) -> bool {
     c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
@@ -117,7 +204,8 @@ impl MediaType {
         &self.subtype
     }
 
-    /// `type/subtype` without parameters, lowercase.
+    /// `type/subtype` without parameters, lowercase: the free function [`essence`] of the
+    /// string parsed, lowercased.
     pub fn essence(&self) -> String {
         format!("{}/{}", self.type_, self.subtype)
     }
@@ -280,6 +368,21 @@ mod tests {
             MediaType::parse(r#"a/b;x="1;2""#).unwrap().param("x"),
             Some("1;2")
         );
+    }
+
+    #[test]
+    fn the_essence_of_a_string_is_that_of_its_parse() {
+        for raw in [
+            "text/plain",
+            " TEXT/Plain ; Charset=UTF-8 ",
+            r#"application/json;schema="a;b""#,
+            "Image/PNG",
+            "application/vnd.a+json; x=1",
+            "application / JSON ;schema=a",
+        ] {
+            let parsed = MediaType::parse(raw).unwrap();
+            assert!(essence_is(raw, &parsed.essence()), "{raw}");
+        }
     }
 
     #[test]

@@ -28,6 +28,7 @@ pub enum UrlKind {
 /// use a2a_card_rules::urls::{classify, UrlKind};
 /// assert_eq!(classify("https://a.example.com").0, UrlKind::Https { loopback: false });
 /// assert_eq!(classify("http://127.0.0.1:8080").0, UrlKind::Http { loopback: true });
+/// assert_eq!(classify("http://localhost.:8080").0, UrlKind::Http { loopback: true });
 /// assert!(matches!(classify("/a2a").0, UrlKind::Invalid(_)));
 /// ```
 pub fn classify(raw: &str) -> (UrlKind, Option<Url>) {
@@ -65,7 +66,7 @@ pub fn classify(raw: &str) -> (UrlKind, Option<Url>) {
 ///
 /// ```
 /// use a2a_card_rules::urls::is_loopback_host;
-/// for host in ["localhost", "LOCALHOST", "agent.localhost", "127.0.0.2", "[::1]", "0.0.0.0", "[::]"] {
+/// for host in ["localhost", "LOCALHOST", "localhost.", "agent.localhost", "127.0.0.2", "[::1]", "0.0.0.0", "[::]"] {
 ///     assert!(is_loopback_host(host), "{host}");
 /// }
 /// for host in ["example.com", "10.0.0.1", "[2001:db8::1]", "localhost.example.com", ""] {
@@ -76,12 +77,27 @@ pub fn is_loopback_host(host: &str) -> bool {
     Host::parse(host).is_ok_and(|h| host_is_loopback(&h))
 }
 
+/// Whether a host *name* is loopback: `localhost` or a name under it (RFC 6761 §6.3), in any
+/// case, with or without the trailing dot of a fully qualified name (`localhost.`). The card's
+/// URL rules and the push guard of the server decide with this one function.
+///
+/// ```
+/// use a2a_card_rules::urls::is_loopback_name;
+/// for name in ["localhost", "LocalHost", "localhost.", "agent.localhost", "agent.localhost."] {
+///     assert!(is_loopback_name(name), "{name}");
+/// }
+/// for name in ["localhost.example.com", "notlocalhost", "localhost..", ""] {
+///     assert!(!is_loopback_name(name), "{name}");
+/// }
+/// ```
+pub fn is_loopback_name(name: &str) -> bool {
+    let name = name.strip_suffix('.').unwrap_or(name).to_ascii_lowercase();
+    name == "localhost" || name.ends_with(".localhost")
+}
+
 fn host_is_loopback<S: AsRef<str>>(host: &Host<S>) -> bool {
     match host {
-        Host::Domain(d) => {
-            let d = d.as_ref();
-            d.eq_ignore_ascii_case("localhost") || d.to_ascii_lowercase().ends_with(".localhost")
-        }
+        Host::Domain(d) => is_loopback_name(d.as_ref()),
         Host::Ipv4(ip) => ip.is_loopback() || ip.is_unspecified(),
         Host::Ipv6(ip) => ip.is_loopback() || ip.is_unspecified(),
     }

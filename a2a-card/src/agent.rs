@@ -150,6 +150,9 @@ fn modes(io: Io, extra: &[&str]) -> Vec<String> {
     if let Some(schema) = io.schema {
         out.extend(SchemaMode::new(schema.name).map(|m| m.to_string()));
     }
+    if io.json {
+        out.push(crate::dispatch::PLAIN_JSON.to_owned());
+    }
     for m in extra {
         if !out.iter().any(|o| o == m) {
             out.push((*m).to_owned());

@@ -7,7 +7,12 @@
 //! [`fail!`](crate::__private::fail), spanned at the token at fault, so that the compile error
 //! points there and says what is wrong and how to fix it.
 
+use a2a_card_rules::media::essence_is;
 use a2a_card_rules::names::{KEBAB_CASE_EXAMPLE, is_kebab_case};
+pub use a2a_card_rules::skills::SchemeKind;
+use a2a_card_rules::skills::{
+    DUPLICATE_ID, NOT_KEBAB_CASE, SCOPES_WITHOUT_MEANING, SHARED_INPUT_SCHEMA, Template, same,
+};
 use a2a_card_rules::text::is_blank;
 
 use crate::agent::SkillDecl;
@@ -82,6 +87,18 @@ impl Msg {
         self
     }
 
+    /// Pushes `template` with `values` in its holes (as `Template::render` writes it).
+    const fn template(mut self, template: Template, values: &[&str]) -> Msg {
+        let pieces = template.pieces();
+        self = self.push(pieces[0]);
+        let mut i = 0;
+        while i < values.len() && i + 1 < pieces.len() {
+            self = self.push(values[i]).push(pieces[i + 1]);
+            i += 1;
+        }
+        self
+    }
+
     const fn push_byte(mut self, b: u8) -> Msg {
         if self.len < self.buf.len() {
             self.buf[self.len] = b;
@@ -134,21 +151,6 @@ impl Msg {
     }
 }
 
-const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
 /// How the declaration names skill `i` (its function name when the list is short).
 const fn name_of<'a>(names: &[&'a str], i: usize, skill: &'a SkillDecl) -> &'a str {
     if i < names.len() {
@@ -170,30 +172,18 @@ pub const fn check_skill(skills: &[SkillDecl], j: usize, names: &[&str]) -> Chec
     while i < j {
         let t = &skills[i];
         if !t.poisoned {
-            if str_eq(t.id, s.id) {
-                return Check::failed(
-                    Msg::new()
-                        .push("skill id `")
-                        .push(s.id)
-                        .push("` of `")
-                        .push(name_of(names, j, s))
-                        .push("` is already the id of `")
-                        .push(name_of(names, i, t))
-                        .push("`; give one of them another id with #[skill(id = \"...\")]"),
-                );
+            if same(t.id, s.id) {
+                return Check::failed(Msg::new().template(
+                    DUPLICATE_ID,
+                    &[s.id, name_of(names, j, s), name_of(names, i, t)],
+                ));
             }
             if let (Some(a), Some(b)) = (t.input.schema, s.input.schema) {
-                if str_eq(a.name, b.name) {
-                    return Check::failed(
-                        Msg::new()
-                            .push("skills `")
-                            .push(name_of(names, i, t))
-                            .push("` and `")
-                            .push(name_of(names, j, s))
-                            .push("` both take schema `")
-                            .push(a.name)
-                            .push("`, so a structured message could not be routed; give one of them another input type, or rename a schema with #[schema(name = \"...\")]"),
-                    );
+                if same(a.name, b.name) {
+                    return Check::failed(Msg::new().template(
+                        SHARED_INPUT_SCHEMA,
+                        &[name_of(names, i, t), name_of(names, j, s), a.name],
+                    ));
                 }
             }
         }
@@ -216,7 +206,7 @@ pub const fn not_a_skill() -> SkillDecl {
 
 /// A method listed in `skills(Self::name)` is a skill.
 pub const fn check_listed(decl: &SkillDecl, listed: &str) -> Check {
-    if str_eq(decl.id, NOT_A_SKILL) {
+    if same(decl.id, NOT_A_SKILL) {
         Check::failed(
             Msg::new()
                 .push("`")
@@ -255,7 +245,7 @@ pub const fn check_file_modes(io: Io, declared: &[&str], output: bool, source: &
     }
     let mut i = 0;
     while i < declared.len() {
-        if !str_eq(declared[i], "text/plain") && !starts_with(declared[i], "application/json") {
+        if !essence_is(declared[i], "text/plain") && !essence_is(declared[i], "application/json") {
             return Check::OK;
         }
         i += 1;
@@ -293,12 +283,12 @@ pub const fn check_streaming(skills: &[SkillDecl], index: usize) -> Check {
     )
 }
 
-/// The security requirements of skill `index` name only schemes in `declared` (`(name, takes
-/// scopes)`), with scopes only on schemes that have them.
+/// The security requirements of skill `index` name only schemes in `declared` (`(name,
+/// kind)`), with scopes only on schemes whose kind has them.
 pub const fn check_security(
     skills: &[SkillDecl],
     index: usize,
-    declared: &[(&str, bool)],
+    declared: &[(&str, SchemeKind)],
 ) -> Check {
     let skill = &skills[index];
     if skill.poisoned {
@@ -313,7 +303,7 @@ pub const fn check_security(
             let mut found = None;
             let mut d = 0;
             while d < declared.len() {
-                if str_eq(declared[d].0, name) {
+                if same(declared[d].0, name) {
                     found = Some(declared[d].1);
                 }
                 d += 1;
@@ -329,16 +319,9 @@ pub const fn check_security(
                             .push("`, which this agent does not declare; declare it in #[agent(security_schemes(..))] or fix the name"),
                     );
                 }
-                Some(false) if !scopes.is_empty() => {
+                Some(kind) if !kind.takes_scopes() && !scopes.is_empty() => {
                     return Check::failed(
-                        Msg::new()
-                            .push("skill `")
-                            .push(skill.source)
-                            .push("` lists scopes for security scheme `")
-                            .push(name)
-                            .push("`, whose kind has no scopes; write security(")
-                            .push(name)
-                            .push(") (scopes belong to oauth2 and openid_connect schemes)"),
+                        Msg::new().template(SCOPES_WITHOUT_MEANING, &[name, kind.describe()]),
                     );
                 }
                 _ => {}
@@ -348,22 +331,6 @@ pub const fn check_security(
         r += 1;
     }
     Check::OK
-}
-
-/// Whether `s` starts with `prefix`.
-const fn starts_with(s: &str, prefix: &str) -> bool {
-    let (s, p) = (s.as_bytes(), prefix.as_bytes());
-    if s.len() < p.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < p.len() {
-        if s[i] != p[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 /// At most one argument of a handler takes input.
@@ -397,19 +364,18 @@ pub const fn check_not_blank(value: &str, what: &str, fix: &str) -> Check {
 }
 
 /// A skill id given as an expression is kebab-case.
-pub const fn check_kebab_case(id: &str, source: &str) -> Check {
+pub const fn check_kebab_case(id: &str) -> Check {
     if is_kebab_case(id) {
         Check::OK
     } else {
+        let pieces = NOT_KEBAB_CASE.pieces();
         Check::failed(
             Msg::new()
-                .push("skill id `")
+                .push(pieces[0])
                 .push(id)
-                .push("` of `")
-                .push(source)
-                .push("` is not kebab-case; use lowercase words joined by `-`, e.g. id = \"")
+                .push(pieces[1])
                 .push_kebab(id)
-                .push("\""),
+                .push(pieces[2]),
         )
     }
 }
@@ -440,7 +406,7 @@ mod tests {
             ("a_b", false),
             ("é", false),
         ] {
-            let const_ok = check_kebab_case(id, "t").message().is_none();
+            let const_ok = check_kebab_case(id).message().is_none();
             assert_eq!(const_ok, ok, "{id:?}");
             assert_eq!(const_ok, crate::lint::is_kebab_case(id), "{id:?}");
         }
@@ -487,10 +453,13 @@ mod tests {
                 .message()
                 .is_some()
         );
+        // The wording of the rule, as the linter and the macro write it.
         assert_eq!(
-            check_kebab_case("Fight_Comparison", "winner").message(),
+            check_kebab_case("Fight_Comparison").message(),
             Some(
-                "skill id `Fight_Comparison` of `winner` is not kebab-case; use lowercase words joined by `-`, e.g. id = \"fight-comparison\""
+                NOT_KEBAB_CASE
+                    .render(&["Fight_Comparison", "fight-comparison"])
+                    .as_str()
             )
         );
         let (text, none) = (Io::TEXT, Io::NONE);

@@ -14,10 +14,15 @@
 //!    failure is [`DispatchError::InvalidData`] listing every violation (capped).
 //! 4. No task yet and valid data: the skill that takes NAME runs ([`Decision::Run`]).
 //! 5. A candidate on a message that names an existing task: [`DispatchError::TaskAlreadyRunning`].
-//! 6. No candidate: the message's text goes to the first skill that takes `text/plain`, or
+//! 6. No candidate, and a data part without a schema media type (plain `application/json`, or
+//!    no media type at all): the first such part goes to the first skill that takes plain JSON
+//!    (a `serde_json::Value` argument, or a schema type with `input_modes("application/json")`),
+//!    validated against that skill's schema when it has one ([`DispatchError::InvalidData`]
+//!    otherwise). Without such a skill the data part is not input, as before.
+//! 7. Otherwise: the message's text goes to the first skill that takes `text/plain`, or
 //!    [`DispatchError::NoTextSkill`] when none does. A message with files and no text goes to
 //!    the first skill that takes files of the first file's media type.
-//! 7. No candidate on a message that names an existing task: it is the caller's answer to a
+//! 8. No candidate on a message that names an existing task: it is the caller's answer to a
 //!    question the task asked ([`Decision::FollowUp`]); the extension's rule 5 keeps
 //!    structured input out of running tasks, so answers are text or unflagged data.
 //!
@@ -53,6 +58,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
+use a2a_card_rules::media::essence_is;
 use serde_json::{Value, json};
 
 use crate::agent::{Agent, SkillDecl};
@@ -60,6 +66,11 @@ use crate::context::SkillContext;
 use crate::file::{self, File};
 use crate::schema::SchemaMode;
 use crate::skill::{CallInput, SkillCall};
+
+/// The media type of plain JSON input, without a schema: what a skill that takes a
+/// `serde_json::Value` lists, and what a data part may carry (or no media type at all) to reach
+/// a skill that takes plain JSON (rule 6).
+pub const PLAIN_JSON: &str = "application/json";
 
 /// How many violations an [`DispatchError::InvalidData`] lists at most.
 pub const MAX_VIOLATIONS: usize = 16;
@@ -220,7 +231,7 @@ impl fmt::Display for DispatchError {
                 "structured input is rejected: task `{task_id}` is already running; send it in a new message without a task id"
             ),
             DispatchError::NoTextSkill => f.write_str(
-                "this agent takes only structured input: send a data part with an `application/json;schema=NAME` media type",
+                "this agent takes no text: send a data part, with an `application/json;schema=NAME` media type for a skill that takes a schema (or plain JSON for one that takes it)",
             ),
             DispatchError::NoInput => f.write_str("the message has no text, no structured data part, and no file that a skill of this agent takes"),
             DispatchError::Malformed(m) => write!(f, "malformed message: {m}"),
@@ -254,10 +265,18 @@ struct Route {
     validator: jsonschema::Validator,
 }
 
+/// The skill that takes plain JSON (rule 6), and its schema when it has one.
+#[derive(Debug, Clone, Copy)]
+struct JsonRoute {
+    skill: usize,
+    schema: Option<&'static str>,
+}
+
 /// Routes messages to skills; built once per agent.
 pub struct Dispatcher {
     routes: HashMap<String, Route>,
     text_skill: Option<usize>,
+    json_skill: Option<JsonRoute>,
     /// Per skill: its id and the media types it takes files of (empty: no files).
     skills: Vec<(&'static str, &'static [&'static str])>,
 }
@@ -267,6 +286,7 @@ impl fmt::Debug for Dispatcher {
         f.debug_struct("Dispatcher")
             .field("schemas", &self.routes.keys().collect::<Vec<_>>())
             .field("text_skill", &self.text_skill)
+            .field("json_skill", &self.json_skill.map(|j| j.skill))
             .finish()
     }
 }
@@ -303,7 +323,7 @@ impl Dispatcher {
     #[doc(hidden)]
     pub fn new(skills: &[SkillDecl]) -> Result<Dispatcher, SchemaCompileError> {
         let mut routes = HashMap::new();
-        let mut text_skill = None;
+        let (mut text_skill, mut json_skill) = (None, None);
         let files = skills
             .iter()
             .map(|s| {
@@ -336,12 +356,47 @@ impl Dispatcher {
             if skill.input.text && text_skill.is_none() {
                 text_skill = Some(index);
             }
+            if json_skill.is_none() && takes_plain_json(skill) {
+                json_skill = Some(JsonRoute {
+                    skill: index,
+                    schema: skill.input.schema.map(|s| s.name),
+                });
+            }
         }
         Ok(Dispatcher {
             routes,
             text_skill,
+            json_skill,
             skills: files,
         })
+    }
+
+    /// The skill that takes plain JSON (a data part without a schema media type), if any.
+    ///
+    /// ```
+    /// use a2a_card::dispatch::{Decision, Dispatcher};
+    /// # use a2a_card::{agent, skill};
+    /// # struct Store;
+    /// # /// Stores any JSON document it is given.
+    /// # #[agent(url = "https://store.example.com/a2a")]
+    /// # impl Store {
+    /// #     /// Stores a JSON document and says how many keys it has.
+    /// #     #[skill]
+    /// #     fn store(&self, doc: serde_json::Value) -> String {
+    /// #         doc.as_object().map_or(0, |o| o.len()).to_string()
+    /// #     }
+    /// # }
+    /// let dispatcher = Dispatcher::for_agent::<Store>().unwrap();
+    /// assert_eq!(dispatcher.json_skill(), Some(0));
+    /// // Plain `application/json`, or no media type: the data goes as it is.
+    /// let message = serde_json::json!({
+    ///     "role": "ROLE_USER", "messageId": "m1",
+    ///     "parts": [{"data": {"any": ["shape"]}}]
+    /// });
+    /// assert!(matches!(dispatcher.dispatch(message, None), Decision::Run { skill: 0, .. }));
+    /// ```
+    pub fn json_skill(&self) -> Option<usize> {
+        self.json_skill.map(|j| j.skill)
     }
 
     /// The skill that takes schema `name`.
@@ -415,36 +470,20 @@ impl Dispatcher {
                     name: name.into_owned(),
                 });
             };
-            let data = match &mut parts[index] {
-                Value::Object(part) => part.shift_remove("data").unwrap_or(Value::Null),
-                _ => Value::Null,
-            };
-            if !route.validator.is_valid(&data) {
-                let mut violations: Vec<Violation> = route
-                    .validator
-                    .iter_errors(&data)
-                    .take(MAX_VIOLATIONS + 1)
-                    .map(|e| Violation {
-                        instance_path: cut(e.instance_path().to_string()),
-                        schema_path: cut(e.schema_path().to_string()),
-                        message: cut(e.to_string()),
-                    })
-                    .collect();
-                let truncated = violations.len() > MAX_VIOLATIONS;
-                violations.truncate(MAX_VIOLATIONS);
-                return Decision::Reject(DispatchError::InvalidData {
-                    schema: schema.clone(),
-                    violations,
-                    truncated,
-                });
+            let data = take_data(&mut parts[index]);
+            let schema = Some((schema.as_str(), &route.validator));
+            return self.run_with_data(route.skill, schema, data, files, context(message));
+        }
+        // Plain data on a new task (rule 6): to the skill that takes plain JSON.
+        if let Some(json) = self.json_skill.filter(|_| existing_task.is_none()) {
+            if let Some(part) = parts.iter_mut().find(|p| is_plain_data(p)) {
+                let data = take_data(part);
+                let schema = json
+                    .schema
+                    .and_then(|n| self.routes.get_key_value(n))
+                    .map(|(name, route)| (name.as_str(), &route.validator));
+                return self.run_with_data(json.skill, schema, data, files, context(message));
             }
-            if let Err(e) = self.check_files(route.skill, &files) {
-                return Decision::Reject(e);
-            }
-            return Decision::Run {
-                skill: route.skill,
-                call: SkillCall::new(CallInput::Data(data), context(message)).with_files(files),
-            };
         }
         let text: Vec<&str> = parts.iter().filter_map(text_of).collect();
         if existing_task.is_some() {
@@ -485,6 +524,30 @@ impl Dispatcher {
         Decision::Run {
             skill,
             call: SkillCall::new(CallInput::Text(text), context(message)).with_files(files),
+        }
+    }
+
+    /// Runs `skill` with `data`, once the data follows `schema` (when the skill has one) and
+    /// every file is of a media type the skill takes.
+    fn run_with_data(
+        &self,
+        skill: usize,
+        schema: Option<(&str, &jsonschema::Validator)>,
+        data: Value,
+        files: Vec<File>,
+        context: SkillContext,
+    ) -> Decision {
+        if let Some((name, validator)) = schema {
+            if let Err(e) = validate(name, validator, &data) {
+                return Decision::Reject(e);
+            }
+        }
+        if let Err(e) = self.check_files(skill, &files) {
+            return Decision::Reject(e);
+        }
+        Decision::Run {
+            skill,
+            call: SkillCall::new(CallInput::Data(data), context).with_files(files),
         }
     }
 
@@ -533,6 +596,65 @@ fn candidate_name(part: &Value) -> Option<std::borrow::Cow<'_, str>> {
         .and_then(Value::as_str)
         .or_else(|| metadata?.get("mimeType")?.as_str())?;
     SchemaMode::name_in(mode)
+}
+
+/// Whether a skill takes plain JSON: a `serde_json::Value` argument, or a schema type with
+/// `application/json` among its declared input modes.
+fn takes_plain_json(skill: &SkillDecl) -> bool {
+    skill.input.json
+        || (skill.input.schema.is_some()
+            && skill.extra_input_modes.iter().any(|m| is_plain_json(m)))
+}
+
+/// Whether a media type is plain JSON: `application/json` without a `schema` parameter.
+fn is_plain_json(media_type: &str) -> bool {
+    essence_is(media_type, PLAIN_JSON) && SchemaMode::name_in(media_type).is_none()
+}
+
+/// Whether a part is data without a schema media type: plain `application/json`, or none.
+fn is_plain_data(part: &Value) -> bool {
+    let Value::Object(map) = part else {
+        return false;
+    };
+    let kind = map.get("kind").and_then(Value::as_str);
+    map.contains_key("data")
+        && kind.is_none_or(|k| k == "data")
+        && media_type_of(part).is_none_or(is_plain_json)
+}
+
+/// The data of a data part, taken out of it.
+fn take_data(part: &mut Value) -> Value {
+    match part {
+        Value::Object(part) => part.shift_remove("data").unwrap_or(Value::Null),
+        _ => Value::Null,
+    }
+}
+
+/// The data follows `schema` (compiled as `validator`), or the error listing how it does not.
+fn validate(
+    schema: &str,
+    validator: &jsonschema::Validator,
+    data: &Value,
+) -> Result<(), DispatchError> {
+    if validator.is_valid(data) {
+        return Ok(());
+    }
+    let mut violations: Vec<Violation> = validator
+        .iter_errors(data)
+        .take(MAX_VIOLATIONS + 1)
+        .map(|e| Violation {
+            instance_path: cut(e.instance_path().to_string()),
+            schema_path: cut(e.schema_path().to_string()),
+            message: cut(e.to_string()),
+        })
+        .collect();
+    let truncated = violations.len() > MAX_VIOLATIONS;
+    violations.truncate(MAX_VIOLATIONS);
+    Err(DispatchError::InvalidData {
+        schema: schema.to_owned(),
+        violations,
+        truncated,
+    })
 }
 
 /// A part's media type: 1.0 `mediaType`, or `metadata.mimeType` (0.3, and accepted in 1.0).

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use a2a_card_rules::media::type_and_subtype;
+
 /// A file in a message or an artifact: the A2A file part (bytes inline, or a URL), with its
 /// media type and name.
 ///
@@ -130,23 +132,16 @@ impl fmt::Debug for File {
 /// case-insensitive on the essence (`type/subtype`, parameters ignored), and `type/*` or `*/*`
 /// in `accepted` take every subtype.
 pub(crate) fn accepts(accepted: &[&str], media_type: &str) -> bool {
-    let essence = |m: &str| {
-        m.split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase()
-    };
-    let sent = essence(media_type);
-    let Some((sent_type, _)) = sent.split_once('/') else {
+    let Some((sent_type, sent_subtype)) = type_and_subtype(media_type) else {
         return false;
     };
-    accepted.iter().any(|a| {
-        let a = essence(a);
-        a == sent
-            || a == "*/*"
-            || a.strip_suffix("/*")
-                .is_some_and(|t| t.eq_ignore_ascii_case(sent_type))
+    accepted.iter().any(|a| match type_and_subtype(a) {
+        Some(("*", "*")) => true,
+        Some((type_, "*")) => type_.eq_ignore_ascii_case(sent_type),
+        Some((type_, subtype)) => {
+            type_.eq_ignore_ascii_case(sent_type) && subtype.eq_ignore_ascii_case(sent_subtype)
+        }
+        None => false,
     })
 }
 

@@ -136,8 +136,8 @@ pub use a2a_card_derive::Schema;
 /// | `id = "..."` | the function name in kebab-case (`fight_comparison` -> `fight-comparison`) |
 /// | `name = "..."` | a `# Heading` opening the doc comment, else the function name in Title Case |
 /// | `description = "..."` | the doc comment (a skill needs one or the other) |
-/// | `tags("a", "b")`, `examples("...")` | none |
-/// | `input_modes("image/png")`, `output_modes(..)` | extra modes, beside those of the signature: the media types of the files it takes and returns |
+/// | `tags("a", "b")`, `examples("...")` | none (an example that is JSON data for a skill taking a schema must follow the schema, or the card does not build) |
+/// | `input_modes("image/png")`, `output_modes(..)` | extra modes, beside those of the signature: the media types of the files it takes and returns, or `application/json` for a `Schema` input that also takes plain JSON (validated against the schema) |
 /// | `security(scheme, oauth = ["scope"])` | one alternative requirement per `security(..)` |
 /// | `crate = "path"` | `::a2a_card` |
 ///
@@ -145,7 +145,7 @@ pub use a2a_card_derive::Schema;
 ///
 /// The signature gives the modes (the tables below): the input is one argument that is a type
 /// deriving [`Schema`](macro@Schema) (`application/json;schema=NAME`), a `String`
-/// (`text/plain`) or an [`Input<T>`] (both), plus optionally a [`SkillContext`] (progress,
+/// (`text/plain`), an [`Input<T>`] (both) or a `serde_json::Value` (plain `application/json`), plus optionally a [`SkillContext`] (progress,
 /// named artifacts, questions to the caller, cancellation: see its docs) and the message's
 /// files ([`File`], `Option<File>`, `Vec<File>`, of the skill's declared `input_modes`); the
 /// return is such a type, a `String`, an [`Output<T>`], a [`File`], `impl Stream<Item = R>` of
@@ -159,6 +159,7 @@ pub use a2a_card_derive::Schema;
 /// | `T` deriving [`Schema`](macro@Schema) (and `Deserialize`) | `application/json;schema=NAME` | a data part that follows the schema |
 /// | `String` | `text/plain` | the message's text |
 /// | [`Input<T>`] | both | either |
+/// | `serde_json::Value` | `application/json` | a data part without a schema media type (plain `application/json`, or none), as it is |
 /// | [`SkillContext`] | none | the task, the raw message, and progress, artifacts, questions |
 /// | [`File`], `Option<File>`, `Vec<File>` | the skill's declared `input_modes(..)` | the message's files (exactly one, at most one, any) |
 ///
@@ -277,6 +278,12 @@ macro_rules! __client_items {
 }
 
 /// What the macros' generated code names; not a public API.
+/// The README's Rust snippets, compiled (and, where they do not serve, run) as doctests, so that
+/// each compiles as written: `cargo test -p a2a-card --all-features --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeSnippets;
+
 #[doc(hidden)]
 pub mod __private {
     pub use crate::agent::{

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use std::borrow::Cow;
 
-use a2a_card_rules::media::{MediaType, is_token, write_param_value};
+use a2a_card_rules::media::{MediaType, essence_is, is_token, write_param_value};
 pub(crate) use a2a_card_rules::names::check_schema_name;
 
 /// The URI of the input/output schemas extension (v1), as listed in `capabilities.extensions`.
@@ -74,13 +74,11 @@ impl SchemaMode {
             return (!name.is_empty()).then(|| Cow::Owned(name.to_owned()));
         }
         // Unquoted: the same rules as `MediaType::parse`, on slices.
-        let mut pieces = mode.split(';');
-        let (type_, subtype) = pieces.next()?.split_once('/')?;
-        if !type_.trim().eq_ignore_ascii_case("application")
-            || !subtype.trim().eq_ignore_ascii_case("json")
-        {
+        if !essence_is(mode, "application/json") {
             return None;
         }
+        let mut pieces = mode.split(';');
+        pieces.next();
         let mut found = None;
         for piece in pieces.map(str::trim).filter(|p| !p.is_empty()) {
             let (name, value) = piece.split_once('=')?;

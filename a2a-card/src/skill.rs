@@ -139,6 +139,8 @@ pub struct Io {
     pub text: bool,
     /// The named schema, if any.
     pub schema: Option<SchemaRef>,
+    /// Whether it is plain JSON (`application/json` without a schema: a `serde_json::Value`).
+    pub json: bool,
     /// Whether it carries files (of the skill's declared modes).
     pub files: bool,
     /// Whether it is streamed (an output only).
@@ -152,6 +154,7 @@ impl Io {
     pub const NONE: Io = Io {
         text: false,
         schema: None,
+        json: false,
         files: false,
         streaming: false,
         context: false,
@@ -159,6 +162,11 @@ impl Io {
     /// Text only.
     pub const TEXT: Io = Io {
         text: true,
+        ..Io::NONE
+    };
+    /// Plain JSON only (`application/json`).
+    pub const JSON: Io = Io {
+        json: true,
         ..Io::NONE
     };
     /// Files only.
@@ -186,7 +194,7 @@ impl Io {
 
     /// Whether it takes the message's input (text or data).
     pub const fn is_some(&self) -> bool {
-        self.text || self.schema.is_some()
+        self.text || self.schema.is_some() || self.json
     }
 }
 
@@ -223,7 +231,7 @@ impl fmt::Debug for SchemaRef {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an argument of a skill",
     label = "the dispatcher cannot produce this argument",
-    note = "a skill takes at most one input: a type deriving `a2a_card::Schema` and `serde::Deserialize`, `String`, or `a2a_card::Input<T>`; and optionally an `a2a_card::SkillContext` and the message's files (`a2a_card::File`, `Option<File>`, `Vec<File>`)"
+    note = "a skill takes at most one input: a type deriving `a2a_card::Schema` and `serde::Deserialize`, `String`, `a2a_card::Input<T>`, or `serde_json::Value` (plain JSON); and optionally an `a2a_card::SkillContext` and the message's files (`a2a_card::File`, `Option<File>`, `Vec<File>`)"
 )]
 #[doc(hidden)] // Macro plumbing: reached by generated code through `__private`.
 pub trait SkillArg: Sized + Send {
@@ -292,6 +300,20 @@ impl SkillArg for String {
             CallInput::Text(text) => Ok(text),
             _ => Err(SkillError::Input(
                 "this skill takes text (text/plain)".into(),
+            )),
+        }
+    }
+}
+
+/// Plain JSON: a data part without a schema media type (`application/json`, or none), as it
+/// is. The skill lists `application/json`.
+impl SkillArg for Value {
+    const INPUT: Io = Io::JSON;
+    fn extract(call: &mut SkillCall) -> Result<Self, SkillError> {
+        match take_input(call) {
+            CallInput::Data(value) => Ok(value),
+            _ => Err(SkillError::Input(
+                "this skill takes JSON data (application/json): send a data part".into(),
             )),
         }
     }

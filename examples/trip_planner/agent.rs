@@ -121,7 +121,9 @@ impl TripPlanner {
                     date: format_date(date),
                     plan,
                 };
-                Some((Ok(item), Some((day + 1, Ok(start)))))
+                // After day 255 (a `days` the schema does not allow) the plan ends.
+                let next = day.checked_add(1).map(|next| (next, Ok(start)));
+                Some((Ok(item), next))
             }
         })
     }
@@ -166,14 +168,17 @@ fn activity(destination: &str, day: u8) -> String {
     )
 }
 
-/// The busy days of an iCalendar file: its `DTSTART;VALUE=DATE:YYYYMMDD` lines.
-fn busy_days(file: &File) -> Vec<i64> {
+/// The busy days of an iCalendar file: its `DTSTART;VALUE=DATE:YYYYMMDD` lines. A value that
+/// is not eight ASCII digits (or not a date) is skipped: the file is the caller's, any text.
+pub fn busy_days(file: &File) -> Vec<i64> {
     let text = String::from_utf8_lossy(file.bytes().unwrap_or_default());
     text.lines()
         .filter_map(|l| l.trim().strip_prefix("DTSTART;VALUE=DATE:"))
         .filter_map(|d| {
             let d = d.trim();
-            (d.len() == 8).then(|| format!("{}-{}-{}", &d[..4], &d[4..6], &d[6..]))
+            // Eight ASCII digits are eight bytes, so the slices below fall on characters.
+            let digits = d.len() == 8 && d.bytes().all(|b| b.is_ascii_digit());
+            digits.then(|| format!("{}-{}-{}", &d[..4], &d[4..6], &d[6..]))
         })
         .filter_map(|d| parse_date(&d))
         .collect()

@@ -19,9 +19,24 @@ fn succeeds(command: &mut Command) -> bool {
     command.status().is_ok_and(|s| s.success())
 }
 
+/// The switch CI sets so that the official SDKs' interop tests cannot pass by skipping: with it,
+/// a missing `python3` or `node`/`npm` fails the test instead of skipping it.
+pub const REQUIRE_SDKS: &str = "A2A_REQUIRE_SDKS";
+
+/// A test cannot run because `why`: prints why and gives `None` (the caller skips), or panics
+/// when [`REQUIRE_SDKS`] is set.
+pub fn skip_without_sdk<T>(why: &str) -> Option<T> {
+    if std::env::var_os(REQUIRE_SDKS).is_some() {
+        panic!("the official SDKs are required ({REQUIRE_SDKS} is set) but: {why}");
+    }
+    eprintln!("skipping: {why}");
+    None
+}
+
 /// A Python with the official A2A SDK: `$A2A_PY` (which CI sets), else a venv under the target
 /// directory with [`PY_SDK`] installed on first use. `None`, with the reason printed, only when
-/// there is no `python3` (the caller then skips); a failed install fails the test.
+/// there is no `python3` and [`REQUIRE_SDKS`] is unset (the caller then skips); a failed install
+/// fails the test.
 pub fn a2a_python() -> Option<PathBuf> {
     static PY: OnceLock<Option<PathBuf>> = OnceLock::new();
     PY.get_or_init(|| {
@@ -57,8 +72,9 @@ fn python_with(var: &str, dir: &str, packages: &[&str], imports: &str) -> Option
         return Some(PathBuf::from(py));
     }
     if Command::new("python3").arg("--version").output().is_err() {
-        eprintln!("skipping the Python SDK checks: no python3 on PATH and {var} unset");
-        return None;
+        return skip_without_sdk(&format!(
+            "the Python SDK checks need python3 on PATH or {var} set; neither is there"
+        ));
     }
     let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join(dir);
     let py = venv.join("bin/python");

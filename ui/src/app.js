@@ -54,6 +54,38 @@ function inline(schema, root, depth) {
   return out;
 }
 
+// What an example says, as its button's label: its text, or its data's values
+// (`Lisbon, 3, 2026-12-01`), cut to a few words.
+function exampleLabel(example) {
+  const values = [];
+  const walk = (v) => {
+    if (values.length >= 4) return;
+    if (v !== null && typeof v === "object") Object.values(v).forEach(walk);
+    else if (v !== null && v !== undefined && v !== "") values.push(String(v));
+  };
+  if (example.data !== undefined && typeof example.data === "object") walk(example.data);
+  const label = values.length ? values.join(", ") : example.text.trim();
+  return label.length > 40 ? label.slice(0, 39) + "…" : label;
+}
+
+// The file media types among a skill's input modes: those that are neither text nor JSON.
+function fileModes(modes) {
+  return (modes || []).filter((m) => {
+    const essence = m.split(";")[0].trim().toLowerCase();
+    return essence.includes("/") && essence !== "text/plain" && essence !== "application/json";
+  });
+}
+
+// A chosen file as an A2A 1.0 file part: its bytes in base64 (`raw`), media type and name.
+async function filePart(file, accepted) {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  // A browser may not know the type (`.ics` on some systems): then the skill's own.
+  const mediaType = file.type || (accepted.length === 1 ? accepted[0] : "application/octet-stream");
+  return { raw: btoa(binary), mediaType, filename: file.name };
+}
+
 // `/a/0/b` (a JSON pointer into the data) -> `root.a.0.b` (a JSON Editor path).
 function editorPath(pointer) {
   if (!pointer) return "root";
@@ -86,7 +118,8 @@ class SkillForm {
       const holder = el("div", { class: "form" });
       this.section.append(holder);
       this.editor = new JSONEditor(holder, {
-        schema: inline(schema, schema, 0),
+        // The form's own heading would be the editor's key (`root`) without a title.
+        schema: Object.assign({ title: "Input" }, inline(schema, schema, 0)),
         theme: "html",
         iconlib: null,
         disable_collapse: true,
@@ -96,6 +129,16 @@ class SkillForm {
         show_errors: "interaction",
         prompt_before_delete: false,
         use_default_values: true,
+      });
+      // The hidden labels screen readers get for some inputs name the editor's path
+      // (`root[start_date]`, `root[start_date] switcher`): name the field instead.
+      this.editor.on("ready", () => {
+        for (const label of holder.querySelectorAll("label")) {
+          const path = /^root((?:\[[^\]]*\])*)( switcher)?$/.exec(label.textContent);
+          if (!path) continue;
+          const name = path[1].slice(1, -1).split("][").join(" ") || "input";
+          label.textContent = path[2] ? name + ": kind of value" : name;
+        }
       });
     }
     const examples = (s.examples || []).map((text) => {
@@ -110,16 +153,23 @@ class SkillForm {
     const usable = examples.filter((e) => (this.editor && e.data !== undefined && typeof e.data === "object") || (!this.editor && e.data === undefined));
     if (usable.length) {
       const box = el("div", { class: "examples" }, "Examples: ");
-      usable.forEach((e, i) => {
-        const b = el("button", { type: "button", class: "example", title: e.text }, "Example " + (i + 1));
+      usable.forEach((e) => {
+        const b = el("button", { type: "button", class: "example", title: e.text }, exampleLabel(e));
         b.addEventListener("click", () => (this.editor ? this.editor.setValue(e.data) : (this.textBox.value = e.text)));
         box.append(b);
       });
       this.section.append(box);
     }
     if (takesText(this.inputModes)) {
-      this.textBox = el("textarea", { class: "text-input", placeholder: "Or ask in words" });
+      this.textBox = el("textarea", { class: "text-input", placeholder: "Or ask in words", "aria-label": "Ask in words" });
       this.section.append(this.textBox);
+    }
+    this.accepted = fileModes(this.inputModes);
+    if (this.accepted.length) {
+      this.fileInput = el("input", { type: "file", class: "file-input", multiple: true, accept: this.accepted.join(",") });
+      const label = el("label", { class: "files" }, "Files (" + this.accepted.join(", ") + "): ");
+      label.append(this.fileInput);
+      this.section.append(label);
     }
     const actions = el("div", { class: "actions" });
     if (this.editor) {
@@ -136,13 +186,16 @@ class SkillForm {
     this.status = el("p", { class: "progress", role: "status" });
     this.errorBox = el("p", { class: "error", role: "alert" });
     this.output = el("div", { class: "output", "aria-live": "polite" });
-    this.section.append(this.status, this.errorBox, this.output);
+    // The task's timeline: each state it reports, with its message (progress, questions).
+    this.timeline = el("ol", { class: "timeline", "aria-label": "Task timeline" });
+    this.section.append(this.status, this.errorBox, this.timeline, this.output);
   }
 
   reset() {
     this.status.textContent = "";
     this.errorBox.textContent = "";
     this.output.textContent = "";
+    this.timeline.textContent = "";
     this.section.querySelectorAll(".field-error, .question").forEach((n) => n.remove());
     this.taskId = null;
     this.contextId = null;
@@ -150,15 +203,21 @@ class SkillForm {
 
   // The agent validates (against the same schema) and its errors are shown at the fields;
   // the form marks what it sees wrong as the user types.
-  submitData() {
+  async submitData() {
     this.reset();
     const part = { data: this.editor.getValue(), mediaType: "application/json;schema=" + this.inputSchema };
-    this.send([part]);
+    this.send([part, ...(await this.files())]);
   }
 
-  submitText(text) {
+  async submitText(text) {
     this.reset();
-    this.send([{ text }]);
+    this.send([{ text }, ...(await this.files())]);
+  }
+
+  // The chosen files, as file parts.
+  async files() {
+    const chosen = this.fileInput ? [...this.fileInput.files] : [];
+    return Promise.all(chosen.map((f) => filePart(f, this.accepted)));
   }
 
   fieldError(path, message) {
@@ -253,6 +312,13 @@ class SkillForm {
   showStatus(status) {
     const state = (status && status.state) || "";
     const text = textOf(status && status.message);
+    if (state) {
+      const name = state.replace("TASK_STATE_", "").toLowerCase().replace("_", " ");
+      this.timeline.append(el("li", { "data-state": name }, name + (text ? ": " + text : "")));
+    }
+    if (["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_REJECTED", "TASK_STATE_CANCELED"].includes(state)) {
+      showRecentTasks(this.agent.endpoint);
+    }
     if (state === "TASK_STATE_COMPLETED") {
       this.status.textContent = "Done.";
     } else if (state === "TASK_STATE_FAILED" || state === "TASK_STATE_REJECTED" || state === "TASK_STATE_CANCELED") {
@@ -329,6 +395,42 @@ class SkillForm {
   }
 }
 
+// The agent's recent tasks (`ListTasks`, whose order is the store's: the page asks for 100 and
+// shows the 10 whose status changed last), with their states: shown at load and whenever a
+// task of this page ends.
+async function showRecentTasks(endpoint) {
+  const list = document.getElementById("recent-tasks");
+  let body;
+  try {
+    const response = await fetch(endpoint, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "A2A-Version": "1.0" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: crypto.randomUUID(), method: "ListTasks", params: { pageSize: 100, historyLength: 0 } }),
+    });
+    body = await response.json();
+  } catch (e) {
+    list.replaceChildren(el("li", { class: "error" }, "The tasks cannot be listed: " + e));
+    return;
+  }
+  if (body.error) {
+    list.replaceChildren(el("li", { class: "error" }, "The tasks cannot be listed: " + (body.error.message || "refused")));
+    return;
+  }
+  const when = (t) => (t.status && t.status.timestamp) || "";
+  const tasks = ((body.result && body.result.tasks) || []).sort((a, b) => (Date.parse(when(b)) || 0) - (Date.parse(when(a)) || 0)).slice(0, 10);
+  if (!tasks.length) {
+    list.replaceChildren(el("li", {}, "No tasks yet."));
+    return;
+  }
+  list.replaceChildren(
+    ...tasks.map((t) => {
+      const state = ((t.status && t.status.state) || "TASK_STATE_UNSPECIFIED").replace("TASK_STATE_", "").toLowerCase().replace("_", " ");
+      const at = when(t);
+      return el("li", { "data-task": t.id, "data-state": state }, el("code", {}, t.id.slice(0, 8)), " " + state + (at ? " · " + at : ""));
+    }),
+  );
+}
+
 async function main() {
   const name = document.getElementById("agent-name");
   try {
@@ -346,6 +448,9 @@ async function main() {
     const agent = { card, schemas, endpoint };
     const main = document.getElementById("skills");
     for (const skill of card.skills || []) main.append(new SkillForm(agent, skill).section);
+    document.getElementById("recent").hidden = false;
+    document.getElementById("refresh-tasks").addEventListener("click", () => showRecentTasks(endpoint));
+    showRecentTasks(endpoint);
   } catch (e) {
     name.textContent = "No agent card";
     const err = document.getElementById("load-error");

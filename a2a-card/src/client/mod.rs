@@ -63,6 +63,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
+use a2a_card_rules::media::essence_is;
 use a2a_client::auth::AuthInterceptor;
 use a2a_client::jsonrpc::JsonRpcTransportFactory;
 use a2a_client::middleware::CallInterceptor;
@@ -594,8 +595,7 @@ impl<'a> RemoteSkill<'a> {
 }
 
 fn is_text_mode(mode: &str) -> bool {
-    let base = mode.split(';').next().unwrap_or_default().trim();
-    base.eq_ignore_ascii_case(TEXT_PLAIN) || base.eq_ignore_ascii_case("text")
+    essence_is(mode, TEXT_PLAIN) || essence_is(mode, "text")
 }
 
 fn schema_name(modes: &[String]) -> Option<String> {

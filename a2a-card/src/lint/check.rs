@@ -5,6 +5,9 @@ use std::collections::HashMap;
 
 use a2a_card_rules::media::{mode_hint, shorthand};
 use a2a_card_rules::names::{KEBAB_CASE_EXAMPLE, suggest_kebab_case};
+use a2a_card_rules::skills::{
+    DUPLICATE_ID, NOT_KEBAB_CASE, SCOPES_WITHOUT_MEANING, SHARED_INPUT_SCHEMA, SchemeKind,
+};
 use a2a_card_rules::text::is_blank;
 use a2a_card_rules::urls::{UrlKind, check_endpoint_url, classify};
 use serde_json::Value;
@@ -308,6 +311,7 @@ fn skills(card: &AgentCard, paths: &Sources, out: &mut Vec<Finding>) {
         ));
     }
     let mut first_seen: HashMap<&str, usize> = HashMap::new();
+    let mut first_taker: Vec<(String, usize)> = Vec::new();
     for (i, skill) in card.skills.iter().enumerate() {
         let base = paths.skill_base(i);
         let at = |field: &str| pointer_push(&base, field);
@@ -320,7 +324,11 @@ fn skills(card: &AgentCard, paths: &Sources, out: &mut Vec<Finding>) {
             ));
         } else {
             if let Some(first) = first_seen.get(id) {
-                out.push(Finding::new(Rule::SkillIdDuplicate, at("id"), format!("skill id `{}` is already used by /skills/{first}; give each skill its own id", short(id))));
+                out.push(Finding::new(
+                    Rule::SkillIdDuplicate,
+                    at("id"),
+                    DUPLICATE_ID.render(&[&short(id), &base, &paths.skill_base(*first)]),
+                ));
             } else {
                 first_seen.insert(id, i);
             }
@@ -328,11 +336,7 @@ fn skills(card: &AgentCard, paths: &Sources, out: &mut Vec<Finding>) {
                 out.push(Finding::new(
                     Rule::SkillIdNotKebabCase,
                     at("id"),
-                    format!(
-                        "skill id `{}` is not kebab-case; use `{}`",
-                        short(id),
-                        short(&suggest_kebab_case(id))
-                    ),
+                    NOT_KEBAB_CASE.render(&[&short(id), &short(&suggest_kebab_case(id))]),
                 ));
             }
         }
@@ -395,6 +399,26 @@ fn skills(card: &AgentCard, paths: &Sources, out: &mut Vec<Finding>) {
         if takes_schema && !takes_text {
             out.push(Finding::new(Rule::SchemaTextFallback, at("inputModes"), "the skill takes structured input only; also accept `text/plain` so clients that cannot fill the schema can still talk to it"));
         }
+        // Each schema to the first skill that lists it among its own input modes.
+        let modes = paths.modes(Some(i), true);
+        for (m, mode) in skill.input_modes.iter().enumerate() {
+            let Some(name) = SchemaMode::parse(mode) else {
+                continue;
+            };
+            match first_taker.iter().find(|(n, _)| *n == name.name()) {
+                Some((_, first)) => out.push(Finding::new(
+                    Rule::SchemaInputShared,
+                    format!("{modes}/{m}"),
+                    SHARED_INPUT_SCHEMA.render(&[
+                        &paths.skill_base(*first),
+                        &base,
+                        &short(name.name()),
+                    ]),
+                )),
+                None => first_taker.push((name.name().to_owned(), i)),
+            }
+        }
+        examples(card, skill, &at("examples"), out);
         requirements(card, &skill.security_requirements, Some(i), paths, out);
     }
 }
@@ -407,8 +431,16 @@ fn requirements(
     out: &mut Vec<Finding>,
 ) {
     for (j, req) in reqs.iter().enumerate() {
-        for name in req.schemes.keys() {
-            if !card.security_schemes.contains_key(name) {
+        for (name, scopes) in &req.schemes {
+            if let Some(kind) = card.security_schemes.get(name).map(scheme_kind) {
+                if !kind.takes_scopes() && !scopes.is_empty() {
+                    out.push(Finding::new(
+                        Rule::SecurityScopesUnsupported,
+                        paths.requirement(skill, j, name),
+                        SCOPES_WITHOUT_MEANING.render(&[&short(name), kind.describe()]),
+                    ));
+                }
+            } else {
                 let declared: Vec<_> = card.security_schemes.keys().map(|k| short(k)).collect();
                 let known = if declared.is_empty() {
                     "none are declared".to_owned()
@@ -419,6 +451,86 @@ fn requirements(
             }
         }
     }
+}
+
+/// The kind of a scheme, as the rules shared with the macros see it.
+fn scheme_kind(scheme: &SecurityScheme) -> SchemeKind {
+    match scheme {
+        SecurityScheme::ApiKey(_) => SchemeKind::ApiKey,
+        SecurityScheme::Http(_) => SchemeKind::Http,
+        SecurityScheme::OAuth2(_) => SchemeKind::OAuth2,
+        SecurityScheme::OpenIdConnect(_) => SchemeKind::OpenIdConnect,
+        SecurityScheme::MutualTls(_) => SchemeKind::MutualTls,
+    }
+}
+
+/// The examples of a skill that takes named schemas, in a card that carries the extension and
+/// declares them: an example that is JSON data (an object or an array) follows one of them.
+/// Text examples, and schemas that do not compile (`schema-invalid` says so), are left alone.
+fn examples(card: &AgentCard, skill: &AgentSkill, pointer: &str, out: &mut Vec<Finding>) {
+    if card
+        .capabilities
+        .extension(IO_SCHEMAS_EXTENSION_URI)
+        .is_none()
+    {
+        return;
+    }
+    let schemas: Vec<(String, jsonschema::Validator)> = card
+        .input_modes_of(skill)
+        .iter()
+        .filter_map(|m| SchemaMode::parse(m))
+        .filter_map(|m| {
+            let schema = card.schemas.get(m.name())?;
+            let validator = jsonschema::draft202012::new(schema).ok()?;
+            Some((m.name().to_owned(), validator))
+        })
+        .collect();
+    if schemas.is_empty() {
+        return;
+    }
+    for (k, example) in skill.examples.iter().enumerate() {
+        let Some(data) = json_data(example) else {
+            continue;
+        };
+        if schemas.iter().any(|(_, v)| v.is_valid(&data)) {
+            continue;
+        }
+        let why = schemas[0]
+            .1
+            .iter_errors(&data)
+            .next()
+            .map_or_else(String::new, |e| {
+                let at = e.instance_path().to_string();
+                let at = if at.is_empty() {
+                    "(root)".to_owned()
+                } else {
+                    at
+                };
+                format!(" ({}: {})", short(&at), short(&e.to_string()))
+            });
+        let names: Vec<String> = schemas
+            .iter()
+            .map(|(n, _)| format!("`{}`", short(n)))
+            .collect();
+        out.push(Finding::new(
+            Rule::SkillExampleInvalid,
+            format!("{pointer}/{k}"),
+            format!(
+                "example `{}` is JSON data but does not follow the skill's input schema {}{why}; callers and models copy examples, so make it follow the schema",
+                short(example.trim()),
+                names.join(" or "),
+            ),
+        ));
+    }
+}
+
+/// An example that is JSON data: an object or an array that parses.
+fn json_data(example: &str) -> Option<Value> {
+    let text = example.trim();
+    if !(text.starts_with('{') || text.starts_with('[')) {
+        return None;
+    }
+    serde_json::from_str(text).ok()
 }
 
 fn security(card: &AgentCard, paths: &Sources, out: &mut Vec<Finding>) {

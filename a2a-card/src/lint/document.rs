@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::{Finding, Rule, short};
-use crate::wire::{Profile, SCHEME_NAMES, pointer_push};
+use crate::wire::{Profile, SCHEME_NAMES, pointer_push, snake_case};
 
 /// Root fields of A2A 0.3 (and earlier) that A2A 1.0 does not have, in both spellings.
 const LEGACY_ROOT: &[&str] = &[
@@ -46,7 +46,99 @@ pub(super) fn document(doc: &Value, profile: Profile) -> Vec<Finding> {
         }
     }
     protocol_version(root, profile, &mut out);
+    if profile != Profile::V1 {
+        snake_case_fields(root, &mut out);
+    }
     out
+}
+
+/// The camelCase fields of A2A 0.3 objects whose names have more than one word: a 0.3 card that
+/// spells one of them in snake_case (the proto's name) has, for the 0.3 schema and for every
+/// client but the Python SDK (which also accepts the proto's names), no such field.
+const CAMEL_FIELDS_0_3: &[&str] = &[
+    "protocolVersion",
+    "preferredTransport",
+    "additionalInterfaces",
+    "defaultInputModes",
+    "defaultOutputModes",
+    "documentationUrl",
+    "iconUrl",
+    "securitySchemes",
+    "supportsAuthenticatedExtendedCard",
+    "pushNotifications",
+    "stateTransitionHistory",
+    "inputModes",
+    "outputModes",
+    "bearerFormat",
+    "openIdConnectUrl",
+    "oauth2MetadataUrl",
+    "authorizationCode",
+    "clientCredentials",
+    "authorizationUrl",
+    "tokenUrl",
+    "refreshUrl",
+];
+
+/// Snake_case spellings of 0.3 fields, in the objects of the card (not in maps whose keys are
+/// names the author chose: schemes, scopes, schemas, metadata, params).
+fn snake_case_fields(root: &Map<String, Value>, out: &mut Vec<Finding>) {
+    fn object<'a>(
+        o: &'a Map<String, Value>,
+        keys: &[&str],
+    ) -> Option<(&'a str, &'a Map<String, Value>)> {
+        present(o, keys).and_then(|(k, v)| Some((k, v.as_object()?)))
+    }
+    fn list<'a>(
+        o: &'a Map<String, Value>,
+        keys: &[&str],
+    ) -> impl Iterator<Item = (String, &'a Map<String, Value>)> {
+        present(o, keys)
+            .and_then(|(k, v)| Some((k, v.as_array()?)))
+            .into_iter()
+            .flat_map(|(k, items)| {
+                items
+                    .iter()
+                    .enumerate()
+                    .filter_map(move |(i, item)| Some((format!("/{k}/{i}"), item.as_object()?)))
+            })
+    }
+    let mut objects: Vec<(String, &Map<String, Value>)> = vec![(String::new(), root)];
+    for key in ["capabilities", "provider"] {
+        if let Some((k, o)) = object(root, &[key]) {
+            objects.push((pointer_push("", k), o));
+        }
+    }
+    objects.extend(list(root, &["skills"]));
+    objects.extend(list(
+        root,
+        &["additionalInterfaces", "additional_interfaces"],
+    ));
+    for (at, _, scheme) in schemes(root) {
+        if let Some((k, flows)) = object(scheme, &["flows"]) {
+            let flows_at = pointer_push(&at, k);
+            for (kind, flow) in flows {
+                if let Some(flow) = flow.as_object() {
+                    objects.push((pointer_push(&flows_at, kind), flow));
+                }
+            }
+            objects.push((flows_at, flows));
+        }
+        objects.push((at, scheme));
+    }
+    for (at, o) in objects {
+        for key in o.keys().filter(|k| k.contains('_')) {
+            let Some(camel) = CAMEL_FIELDS_0_3.iter().find(|c| snake_case(c) == *key) else {
+                continue;
+            };
+            out.push(Finding::new(
+                Rule::FieldSnakeCase,
+                pointer_push(&at, key),
+                format!(
+                    "`{key}` is snake_case; A2A 0.3 JSON names it `{camel}`, and the official 0.3 schema and every client but the Python SDK find no `{camel}` here: rename it, or write the camelCase card with `a2a-card convert --to v0.3`"
+                ),
+            ));
+        }
+    }
 }
 
 /// Fields A2A 0.3 and 1.0 require that the model cannot see are missing.

@@ -89,6 +89,8 @@ rules! {
     UnknownField = "unknown-field", Warning, strict;
     /// A field or shape of another A2A version than the card's (0.3's `protocolVersion`, `security` or `stateTransitionHistory` in a 1.0 card; a 1.0 security scheme in a 0.3 card; a compat document without the 0.3 half of a scheme): the official schema and SDK of the card's version reject or ignore it.
     FieldVersionMismatch = "field-version-mismatch", Error, conformance;
+    /// A 0.3 card spells a field in snake_case (`protocol_version`, `default_input_modes`): A2A 0.3 JSON is camelCase, so the official 0.3 schema and every client but the Python SDK find no such field (`a2a-card convert` writes the camelCase card).
+    FieldSnakeCase = "field-snake-case", Error, conformance;
     /// The protocol version the card declares contradicts its shape (it says 1.0 but is shaped as 0.3).
     ProtocolVersionMismatch = "protocol-version-mismatch", Error, conformance;
 
@@ -158,6 +160,8 @@ rules! {
     SkillDescriptionMissing = "skill-description-missing", Error, conformance;
     /// Say what the skill takes and returns; orchestrators route on it.
     SkillDescriptionVague = "skill-description-vague", Warning;
+    /// A skill's example that is JSON data for a skill taking a named schema must follow that schema (in a card that carries the input/output schemas extension); callers and models copy examples.
+    SkillExampleInvalid = "skill-example-invalid", Error;
     /// Give each skill examples (2-3) so clients and LLMs know what to send.
     SkillExamplesMissing = "skill-examples-missing", Warning;
     /// A skill document has no `tags` field, which A2A 0.3 and 1.0 require.
@@ -171,6 +175,8 @@ rules! {
     SecuritySchemeUndeclared = "security-scheme-undeclared", Error;
     /// A security requirement is not in its field's shape (1.0 `securityRequirements`: `{"schemes": {NAME: {"list": [..]}}}`; 0.3 `security`: `{NAME: [..]}`); official parsers misread it (the 1.0 SDK reads a bare map as no requirement at all, and drops the scopes of bare arrays).
     SecurityRequirementShape = "security-requirement-shape", Error, conformance;
+    /// A requirement lists scopes for a scheme whose kind has none (API key, HTTP, mutual TLS); scopes belong to OAuth 2.0 and OpenID Connect schemes, and clients ignore them elsewhere.
+    SecurityScopesUnsupported = "security-scopes-unsupported", Warning;
     /// A security scheme lacks a field it needs (API key name/location, HTTP scheme, OIDC URL, flow URLs, flow scopes).
     SecuritySchemeIncomplete = "security-scheme-incomplete", Error, conformance;
     /// An OAuth 2.0 scheme must have exactly one flow in A2A 1.0.
@@ -199,6 +205,8 @@ rules! {
     SchemaUnused = "schema-unused", Warning;
     /// Two different types publish a schema under one name (found when a declared agent's card is built).
     SchemaNameConflict = "schema-name-conflict", Error;
+    /// Two skills take one input schema: structured input is routed by its schema name alone (the extension's section 3), so a message naming it reaches only the first skill.
+    SchemaInputShared = "schema-input-shared", Error;
     /// A skill that takes a schema input should also take `text/plain` (the extension highly recommends it).
     SchemaTextFallback = "schema-text-fallback", Warning;
 }

@@ -83,6 +83,7 @@ mod message;
 mod push;
 mod rest;
 pub mod store;
+#[cfg(feature = "ui")]
 mod ui;
 
 use std::fmt;
@@ -240,22 +241,24 @@ pub struct Server<A: Agent> {
     #[cfg(feature = "sign")]
     signer: Option<(crate::sign::SigningKey, crate::sign::SignOptions)>,
     authentication: Option<auth::Authentication>,
+    #[cfg(feature = "ui")]
     ui: bool,
 }
 
 impl<A: Agent> fmt::Debug for Server<A> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Server")
-            .field("agent", &A::DECL.source)
+        let mut d = f.debug_struct("Server");
+        d.field("agent", &A::DECL.source)
             .field("public_url", &self.public_url)
             .field("body_limit", &self.body_limit)
             .field("card_max_age", &self.card_max_age)
             .field("a2a_0_3", &self.v0_3)
             .field("max_inline_file", &self.max_inline_file)
             .field("input_timeout", &self.input_timeout)
-            .field("webhooks", &self.webhooks)
-            .field("ui", &self.ui)
-            .finish_non_exhaustive()
+            .field("webhooks", &self.webhooks);
+        #[cfg(feature = "ui")]
+        d.field("ui", &self.ui);
+        d.finish_non_exhaustive()
     }
 }
 
@@ -275,6 +278,7 @@ impl<A: Agent> Server<A> {
             #[cfg(feature = "sign")]
             signer: None,
             authentication: None,
+            #[cfg(feature = "ui")]
             ui: false,
         }
     }
@@ -402,8 +406,8 @@ impl<A: Agent> Server<A> {
         self
     }
 
-    /// Whether to serve the form page at `GET /ui` (default: off): each skill of the card as a
-    /// form generated from its input schema (required fields, enums as selects, nested objects
+    /// Whether to serve the form page at `GET /ui` (feature `ui`; default: off): each skill of
+    /// the card as a form generated from its input schema (required fields, enums as selects, nested objects
     /// and arrays, descriptions as help, examples as one-click fills), submitted as a
     /// structured message (streamed when the agent streams), the answer shown with the output
     /// schema's titles, and the agent's validation errors next to the fields at fault. The
@@ -421,6 +425,7 @@ impl<A: Agent> Server<A> {
     /// a2a_card::server::Server::new(Echo).ui(true).bind("127.0.0.1:9000").await?.serve().await?;
     /// # Ok(()) }
     /// ```
+    #[cfg(feature = "ui")]
     pub fn ui(mut self, on: bool) -> Self {
         self.ui = on;
         self
@@ -579,8 +584,9 @@ impl<A: Agent> Server<A> {
         card: AgentCard,
         endpoint: &Endpoint,
     ) -> Result<axum::Router, ServerError> {
-        let (body_limit, v0_3, card_max_age, ui) =
-            (self.body_limit, self.v0_3, self.card_max_age, self.ui);
+        let (body_limit, v0_3, card_max_age) = (self.body_limit, self.v0_3, self.card_max_age);
+        #[cfg(feature = "ui")]
+        let ui = self.ui;
         let (handler, guard) = self.handler_for(&card, endpoint, true).await?;
 
         let rpc = Arc::new(jsonrpc::JsonRpc {
@@ -617,7 +623,9 @@ impl<A: Agent> Server<A> {
             .route("/", post(jsonrpc::endpoint).with_state(Arc::clone(&rpc)))
             .merge(rest);
         let capabilities = crate::ag_ui::Capabilities::for_agent::<A>(&card).to_json();
+        #[cfg_attr(not(feature = "ui"), allow(unused_mut))]
         let mut documents = Arc::new(Documents::new(&card, &capabilities, card_max_age)).router();
+        #[cfg(feature = "ui")]
         if ui {
             documents = documents.merge(ui::router());
         }

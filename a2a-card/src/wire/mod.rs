@@ -35,6 +35,7 @@ mod write;
 pub use convert::{Conversion, ConvertError, DEFAULT_0_3_PROTOCOL_VERSION, convert};
 pub use placement::SchemaPlacement;
 pub(crate) use placement::schemas_in_params;
+pub(crate) use read::snake_case;
 
 use std::fmt;
 use std::str::FromStr;

@@ -687,7 +687,9 @@ fn flows(cx: &mut Cx, o: &mut Obj<'_>, source: &mut SchemeSource) -> OAuthFlows 
     flows
 }
 
-fn snake_case(camel: &str) -> String {
+/// The snake_case form of a camelCase field name (`oauth2MetadataUrl` -> `oauth2_metadata_url`):
+/// the proto's name, which ProtoJSON readers also accept.
+pub(crate) fn snake_case(camel: &str) -> String {
     let mut out = String::with_capacity(camel.len() + 4);
     for c in camel.chars() {
         if c.is_ascii_uppercase() {

@@ -12,73 +12,20 @@
 //! card route stays public. The demo token holds the scope `fights:write`, which the `record`
 //! skill requires; the extended card (`GetExtendedAgentCard`) also lists `odds`.
 
+mod agent;
+
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use a2a_card::OAuthFlow;
 use a2a_card::server::Server;
 use a2a_card::server::auth::jsonwebtoken::{self, DecodingKey, EncodingKey, Header};
 use a2a_card::server::auth::{Algorithm, Authentication, JwtKey, JwtKeys, JwtVerifier};
 use a2a_card::sign::{self, SigningKey};
-use a2a_card::{SkillContext, agent, skill};
+use agent::GuardedJudge;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 const ISSUER: &str = "https://auth.example.com";
 const AUDIENCE: &str = "guarded-judge";
-
-pub struct GuardedJudge;
-
-/// Judges fights for callers with a token, and records them for callers allowed to.
-#[agent(
-    url = "http://127.0.0.1:8082",
-    security_schemes(
-        bearer = bearer("JWT"),
-        oauth = oauth2(OAuthFlow::client_credentials("https://auth.example.com/token")
-            .scope("fights:write", "Record fights"))
-    ),
-    security(bearer)
-)]
-impl GuardedJudge {
-    /// Names the winner of a fight written as "A vs B", for whoever calls.
-    #[skill(tags("fight"))]
-    fn winner(&self, fight: String, ctx: SkillContext) -> String {
-        let caller = ctx.principal().map_or("nobody", |p| p.subject());
-        let winner = fight
-            .split(" vs ")
-            .max_by_key(|s| s.trim().len())
-            .unwrap_or_default()
-            .trim();
-        format!("{winner} wins (judged for {caller})")
-    }
-
-    /// Records the result of a fight; needs the `fights:write` scope.
-    #[skill(tags("fight"), security(oauth = ["fights:write"]))]
-    fn record(&self, result: FightResult) -> String {
-        format!("recorded: {} won", result.winner)
-    }
-
-    /// Tells the house odds of a fight; listed only on the extended card.
-    #[skill(tags("fight"), extended)]
-    fn odds(&self, pair: Pair) -> String {
-        format!("{} 3:2 {}", pair.a, pair.b)
-    }
-}
-
-/// The result of a fight.
-#[derive(serde::Deserialize, schemars::JsonSchema, a2a_card::Schema)]
-pub struct FightResult {
-    /// Who won.
-    pub winner: String,
-}
-
-/// Two contestants.
-#[derive(serde::Deserialize, schemars::JsonSchema, a2a_card::Schema)]
-pub struct Pair {
-    /// The first contestant.
-    pub a: String,
-    /// The second contestant.
-    pub b: String,
-}
 
 /// An Ed25519 key pair made now: the signing key, and the verification key pinned to EdDSA.
 fn keys() -> Result<(EncodingKey, JwtKey), Box<dyn std::error::Error>> {
