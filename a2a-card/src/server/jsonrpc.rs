@@ -57,22 +57,19 @@ fn json_response(status: StatusCode, body: &impl serde::Serialize) -> Response {
 /// Whether the request says its body is JSON (`application/json` or `application/*+json`,
 /// with any parameters).
 pub(crate) fn is_json(headers: &HeaderMap) -> bool {
+    use a2a_card_rules::media::{essence_is, type_and_subtype};
     let Some(value) = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
     else {
         return false;
     };
-    let essence = value
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase();
-    essence == "application/json"
-        || essence
-            .strip_prefix("application/")
-            .is_some_and(|s| s.ends_with("+json"))
+    essence_is(value, "application/json")
+        || type_and_subtype(value).is_some_and(|(t, s)| {
+            t.eq_ignore_ascii_case("application")
+                && s.len() > 5
+                && s.to_ascii_lowercase().ends_with("+json")
+        })
 }
 
 /// The request's id, when it has a valid one.

@@ -169,11 +169,10 @@ impl Webhooks {
             url::Host::Ipv4(ip) => vec![IpAddr::V4(ip)],
             url::Host::Ipv6(ip) => vec![IpAddr::V6(ip)],
             url::Host::Domain(name) => {
-                let name = name.trim_end_matches('.').to_ascii_lowercase();
-                if (name == "localhost" || name.ends_with(".localhost")) && !self.allow_loopback {
+                if a2a_card_rules::urls::is_loopback_name(name) && !self.allow_loopback {
                     return Err(refuse("it names a loopback host".into()));
                 }
-                tokio::net::lookup_host((name.as_str(), port))
+                tokio::net::lookup_host((name.trim_end_matches('.'), port))
                     .await
                     .map_err(|e| refuse(format!("its host does not resolve ({e})")))?
                     .map(|a| a.ip())
