@@ -7,11 +7,11 @@
 //! crate's to route (the input/output schemas extension), so it goes around that
 //! representation, both ways:
 //!
-//! - **Neither**, for every request the JSON-RPC endpoint answers with the `a2a` types' serde
-//!   (all of JSON-RPC 1.0 and the 0.3 translation: [`plain`]): serde keeps every number as it
-//!   is.
-//! - **In**, where the official routers still parse the request (HTTP+JSON, and JSON-RPC params
-//!   in a ProtoJSON spelling serde does not read): the HTTP layer reads the message of a
+//! - **Neither**, for every request the bindings answer with the `a2a` types' serde (every
+//!   JSON-RPC and HTTP+JSON method, and the 0.3 translation: [`plain`]): serde keeps every
+//!   number as it is.
+//! - **In**, where the official routers still parse the request (a body or params in a
+//!   ProtoJSON spelling serde does not read): the HTTP layer reads the message of a
 //!   `SendMessage` request from the request's own JSON, once, and hands it to the request
 //!   handler for the time of the request ([`with_inbound`]); the body the official router
 //!   parses carries `{}` in place of each data part's value, and the handler dispatches from

@@ -19,7 +19,8 @@
 //!    bindings (the caller's principal travels on to the handler).
 //! 2. The binding: `jsonrpc` (JSON-RPC 1.0 read and written with the `a2a` types' serde; 0.3
 //!    requests mapped value to value onto the same calls; streams as SSE whose event ids are
-//!    the events' numbers, so that `Last-Event-ID` resumes a subscription), or HTTP+JSON.
+//!    the events' numbers, so that `Last-Event-ID` resumes a subscription), or `rest`
+//!    (HTTP+JSON 1.0, the same way).
 //! 3. `lifecycle`, the request handler ([`Server::request_handler`]): the message checked and
 //!    dispatched once by the [structured input flow](crate::dispatch) before any task exists;
 //!    the task created and its skill run; every event of the task through one place that
@@ -597,8 +598,8 @@ impl<A: Agent> Server<A> {
             guard: guard.clone(),
         });
         // Messages read once from the request's own JSON, data carried exactly both ways.
-        // HTTP+JSON: sends, subscriptions and lists answered by the handler with serde
-        // (`rest`); the other routes by the official router, data carried exactly (`exact`).
+        // HTTP+JSON: every route answered by the handler with serde (`rest`); the official
+        // router behind only for bodies in a ProtoJSON spelling, data carried exactly (`exact`).
         let own = Arc::new(rest::Rest {
             handler: Arc::clone(&handler) as Arc<dyn lifecycle::Numbered>,
             body_limit,

@@ -1,7 +1,7 @@
-//! The HTTP+JSON binding's methods answered by the request handler with the `a2a` types'
-//! serde: sending (blocking and streaming), subscribing (with `Last-Event-ID`) and listing.
-//! The other routes, and bodies in a ProtoJSON spelling serde does not read, go on to the
-//! official router behind.
+//! The HTTP+JSON binding (A2A 1.0 section 11): every route answered by the request handler,
+//! read and written with the `a2a` types' serde; streams as SSE numbered from the task's event
+//! log (`Last-Event-ID` resumes a subscription). A body in a ProtoJSON spelling serde does not
+//! read (snake_case names, enum numbers) goes on to the official router behind.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -28,16 +28,30 @@ pub(crate) struct Rest {
 
 /// The routes this layer answers.
 enum Route {
-    Send { streaming: bool },
+    Send {
+        streaming: bool,
+    },
     Subscribe(String),
     List,
+    Get(String),
+    Cancel(String),
+    /// Create (`POST`) or list (`GET`) a task's push-notification configs.
+    Configs(String),
+    /// Get (`GET`) or delete (`DELETE`) one.
+    Config(String, String),
+    Extended,
 }
 
 /// The route of `method path` this layer answers, if any (paths relative to the binding's
 /// base, in the spellings the official router takes).
 fn route(method: &Method, path: &str) -> Option<Route> {
     let path = path.trim_end_matches('/');
-    if *method == Method::POST {
+    let (get, post, delete) = (
+        *method == Method::GET,
+        *method == Method::POST,
+        *method == Method::DELETE,
+    );
+    if post {
         if path.ends_with("/message:send") || path.ends_with("/message/send") {
             return Some(Route::Send { streaming: false });
         }
@@ -45,19 +59,48 @@ fn route(method: &Method, path: &str) -> Option<Route> {
             return Some(Route::Send { streaming: true });
         }
     }
-    if *method == Method::GET && (path.ends_with("/tasks") || path == "tasks") {
+    if get && (path.ends_with("/extendedAgentCard") || path.ends_with("/agent-card/extended")) {
+        return Some(Route::Extended);
+    }
+    if get && (path.ends_with("/tasks") || path == "tasks") {
         return Some(Route::List);
     }
-    if *method == Method::GET || *method == Method::POST {
-        let (_, task) = path.rsplit_once("/tasks/")?;
-        let id = task
-            .strip_suffix(":subscribe")
-            .or_else(|| task.strip_suffix("/subscribe"))?;
-        if !id.is_empty() && !id.contains('/') {
-            return Some(Route::Subscribe(id.to_owned()));
+    let (_, rest) = path.rsplit_once("/tasks/")?;
+    let segments: Vec<&str> = rest.split('/').collect();
+    let configs = |s: &str| s == "pushNotificationConfigs" || s == "push-configs";
+    match segments.as_slice() {
+        [task] if get || post => {
+            if let Some(id) = task.strip_suffix(":subscribe") {
+                return Some(Route::Subscribe(id.to_owned()));
+            }
+            if let Some(id) = task.strip_suffix(":cancel") {
+                return post.then(|| Route::Cancel(id.to_owned()));
+            }
+            get.then(|| Route::Get((*task).to_owned()))
         }
+        [task, "subscribe"] if get || post => Some(Route::Subscribe((*task).to_owned())),
+        [task, "cancel"] if post => Some(Route::Cancel((*task).to_owned())),
+        [task, c] if configs(c) && (get || post) => Some(Route::Configs((*task).to_owned())),
+        [task, c, id] if configs(c) && (get || delete) => {
+            Some(Route::Config((*task).to_owned(), (*id).to_owned()))
+        }
+        _ => None,
     }
-    None
+    .filter(|route| match route {
+        Route::Subscribe(id) | Route::Get(id) | Route::Cancel(id) | Route::Configs(id) => {
+            !id.is_empty()
+        }
+        _ => true,
+    })
+}
+
+/// A query string's parameters, as the HTTP+JSON binding names them.
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct PageQuery {
+    history_length: Option<i32>,
+    page_size: Option<i32>,
+    page_token: Option<String>,
 }
 
 /// The layer (see the [module docs](self)).
@@ -70,12 +113,9 @@ pub(crate) async fn layer(State(rest): State<Arc<Rest>>, request: Request, next:
     let h = &rest.handler;
     match route {
         Route::Send { streaming } => {
-            let bytes = match body_limit::read(&parts.headers, body, rest.body_limit).await {
+            let bytes = match read(&parts.headers, body, rest.body_limit).await {
                 Ok(bytes) => bytes,
-                Err(e @ body_limit::BodyError::TooLarge) => {
-                    return body_limit::closing(body_limit::rest_error(e, rest.body_limit));
-                }
-                Err(e) => return body_limit::rest_error(e, rest.body_limit),
+                Err(refusal) => return refusal,
             };
             // A body not declared as JSON: the official router refuses it (`415`), now that
             // the body is read and the connection can carry the next request.
@@ -116,12 +156,85 @@ pub(crate) async fn layer(State(rest): State<Arc<Rest>>, request: Request, next:
                 Err(e) => error(e),
             }
         }
+        Route::Get(id) => {
+            let query = query::<PageQuery>(&parts.uri).unwrap_or_default();
+            let request = a2a::GetTaskRequest {
+                id,
+                history_length: query.history_length,
+                tenant: None,
+            };
+            answer(exact::plain(h.get_task(&service, request)).await)
+        }
+        Route::Cancel(id) => {
+            let request = a2a::CancelTaskRequest {
+                id,
+                metadata: None,
+                tenant: None,
+            };
+            answer(exact::plain(h.cancel_task(&service, request)).await)
+        }
+        Route::Configs(task_id) if parts.method == Method::GET => {
+            let query = query::<PageQuery>(&parts.uri).unwrap_or_default();
+            let request = a2a::ListTaskPushNotificationConfigsRequest {
+                task_id,
+                page_size: query.page_size,
+                page_token: query.page_token,
+                tenant: None,
+            };
+            answer(h.list_push_configs(&service, request).await)
+        }
+        Route::Configs(task_id) => {
+            let bytes = match read(&parts.headers, body, rest.body_limit).await {
+                Ok(bytes) => bytes,
+                Err(refusal) => return refusal,
+            };
+            let config = is_json(&parts.headers)
+                .then(|| serde_json::from_slice::<a2a::TaskPushNotificationConfig>(&bytes).ok())
+                .flatten();
+            let Some(mut config) = config else {
+                return next
+                    .run(Request::from_parts(parts, Body::from(bytes)))
+                    .await;
+            };
+            if !config.task_id.is_empty() && config.task_id != task_id {
+                return error(field_error(
+                    "taskId",
+                    format!(
+                        "is `{}`, and the path names task `{task_id}`",
+                        config.task_id
+                    ),
+                ));
+            }
+            config.task_id = task_id;
+            answer(h.create_push_config(&service, config).await)
+        }
+        Route::Config(task_id, id) => {
+            if parts.method == Method::DELETE {
+                let request = a2a::DeleteTaskPushNotificationConfigRequest {
+                    task_id,
+                    id,
+                    tenant: None,
+                };
+                return match h.delete_push_config(&service, request).await {
+                    Ok(()) => Response::new(Body::empty()),
+                    Err(e) => error(e),
+                };
+            }
+            let request = a2a::GetTaskPushNotificationConfigRequest {
+                task_id,
+                id,
+                tenant: None,
+            };
+            answer(h.get_push_config(&service, request).await)
+        }
+        Route::Extended => {
+            let request = a2a::GetExtendedAgentCardRequest { tenant: None };
+            answer(h.get_extended_agent_card(&service, request).await)
+        }
         Route::List => {
-            let query = match axum::extract::Query::<a2a_server::rest::ListTasksQuery>::try_from_uri(
-                &parts.uri,
-            ) {
-                Ok(axum::extract::Query(query)) => query,
-                Err(e) => return error(A2AError::invalid_params(format!("the query: {e}"))),
+            let query = match query::<a2a_server::rest::ListTasksQuery>(&parts.uri) {
+                Ok(query) => query,
+                Err(e) => return error(e),
             };
             let status = match query.status {
                 None => None,
@@ -150,6 +263,36 @@ pub(crate) async fn layer(State(rest): State<Arc<Rest>>, request: Request, next:
                 Err(e) => error(e),
             }
         }
+    }
+}
+
+/// The request body, read within the limit; the refusal otherwise.
+async fn read(
+    headers: &axum::http::HeaderMap,
+    body: Body,
+    limit: usize,
+) -> Result<axum::body::Bytes, Response> {
+    match body_limit::read(headers, body, limit).await {
+        Ok(bytes) => Ok(bytes),
+        Err(e @ body_limit::BodyError::TooLarge) => {
+            Err(body_limit::closing(body_limit::rest_error(e, limit)))
+        }
+        Err(e) => Err(body_limit::rest_error(e, limit)),
+    }
+}
+
+/// The query string's parameters, or an invalid-params error saying what was wrong.
+fn query<T: serde::de::DeserializeOwned>(uri: &axum::http::Uri) -> Result<T, A2AError> {
+    axum::extract::Query::<T>::try_from_uri(uri)
+        .map(|axum::extract::Query(query)| query)
+        .map_err(|e| A2AError::invalid_params(format!("the query string: {e}")))
+}
+
+/// A handler's answer: the value, or the error.
+fn answer<T: serde::Serialize>(result: Result<T, A2AError>) -> Response {
+    match result {
+        Ok(value) => json(&value),
+        Err(e) => error(e),
     }
 }
 
@@ -229,34 +372,50 @@ fn grpc_status(code: i32) -> &'static str {
 mod tests {
     use super::*;
 
+    fn is(m: Method, p: &str) -> Option<String> {
+        route(&m, p).map(|r| match r {
+            Route::Send { streaming } => format!("send {streaming}"),
+            Route::Subscribe(id) => format!("subscribe {id}"),
+            Route::List => "list".to_owned(),
+            Route::Get(id) => format!("get {id}"),
+            Route::Cancel(id) => format!("cancel {id}"),
+            Route::Configs(id) => format!("configs {id}"),
+            Route::Config(t, id) => format!("config {t} {id}"),
+            Route::Extended => "extended".to_owned(),
+        })
+    }
+
     #[test]
     fn routes() {
-        let is = |m: Method, p: &str| {
-            route(&m, p).map(|r| match r {
-                Route::Send { streaming } => format!("send {streaming}"),
-                Route::Subscribe(id) => format!("subscribe {id}"),
-                Route::List => "list".to_owned(),
-            })
-        };
-        assert_eq!(
-            is(Method::POST, "/message:send").as_deref(),
-            Some("send false")
-        );
-        assert_eq!(
-            is(Method::POST, "/a2a/message/stream").as_deref(),
-            Some("send true")
-        );
-        assert_eq!(
-            is(Method::GET, "/tasks/t1:subscribe").as_deref(),
-            Some("subscribe t1")
-        );
-        assert_eq!(
-            is(Method::POST, "/tasks/t1/subscribe").as_deref(),
-            Some("subscribe t1")
-        );
-        assert_eq!(is(Method::GET, "/tasks").as_deref(), Some("list"));
-        assert_eq!(is(Method::GET, "/tasks/t1"), None);
-        assert_eq!(is(Method::POST, "/tasks/t1:cancel"), None);
-        assert_eq!(is(Method::GET, "/tasks/t1/pushNotificationConfigs"), None);
+        for (method, path, route) in [
+            (Method::POST, "/message:send", Some("send false")),
+            (Method::POST, "/a2a/message/stream", Some("send true")),
+            (Method::GET, "/tasks/t1:subscribe", Some("subscribe t1")),
+            (Method::POST, "/tasks/t1/subscribe", Some("subscribe t1")),
+            (Method::GET, "/tasks", Some("list")),
+            (Method::GET, "/tasks/t1", Some("get t1")),
+            (Method::POST, "/tasks/t1:cancel", Some("cancel t1")),
+            (Method::POST, "/tasks/t1/cancel", Some("cancel t1")),
+            (Method::GET, "/tasks/t1:cancel", None),
+            (
+                Method::POST,
+                "/tasks/t1/pushNotificationConfigs",
+                Some("configs t1"),
+            ),
+            (
+                Method::DELETE,
+                "/tasks/t1/push-configs/c1",
+                Some("config t1 c1"),
+            ),
+            (Method::GET, "/extendedAgentCard", Some("extended")),
+            (Method::PUT, "/tasks/t1", None),
+            (Method::GET, "/tasks/t1/other", None),
+        ] {
+            assert_eq!(
+                is(method.clone(), path).as_deref(),
+                route,
+                "{method} {path}"
+            );
+        }
     }
 }
