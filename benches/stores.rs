@@ -4,7 +4,11 @@
 //!    keep-alive connections, pipelined), the same server with its tasks in memory, in a
 //!    SQLite file, and in Postgres (a throwaway cluster under `target/`). Targets: SQLite >=
 //!    0.5x and Postgres >= 0.3x the in-memory store (ratios of medians of interleaved rounds).
-//! 2. **soak** (`-- --soak SECONDS`, 600 for the ten minutes): the same load on the
+//! 2. **streams**: a skill that streams 10,000 text chunks, through `SendStreamingMessage`
+//!    in-process (`Server::request_handler`), on each store: chunks per second, median of 3
+//!    rounds, and the ratio to memory (chunks are logged, not written one by one: a store
+//!    writes the task when its status changes or an artifact is complete).
+//! 3. **soak** (`-- --soak SECONDS`, 600 for the ten minutes): the same load on the
 //!    in-memory store with the default retention, the process's resident memory sampled every
 //!    10 s; the curve is printed with the ratio of the last sample to the one after the first
 //!    minute. Target: <= 1.2x.
@@ -29,8 +33,15 @@ mod postgres;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use a2a_card::server::Server;
+use a2a_card::server::a2a::{Message, Part, Role, SendMessageRequest, StreamResponse, TaskState};
+use a2a_card::server::a2a_server::RequestHandler;
 use a2a_card::server::store::Tasks;
+use a2a_card::skill;
+use futures::{Stream, StreamExt};
 use load::{Client, fight_request, rates, serve};
 use tokio::runtime::Runtime;
 
@@ -92,6 +103,100 @@ fn throughput(only: Option<&str>) {
     println!("  targets: sqlite >= 0.5x, postgres >= 0.3x");
 }
 
+/// Chunks per streamed task.
+const CHUNKS: usize = 10_000;
+
+/// Streams as many chunks as its text says.
+struct Streamer;
+
+/// Streams numbered chunks.
+#[a2a_card::agent(url = "http://127.0.0.1:1")]
+impl Streamer {
+    /// Streams `n` chunks of text, `n` given as the message's text.
+    #[skill]
+    fn chunks(&self, n: String) -> impl Stream<Item = String> + Send {
+        let n: usize = n.trim().parse().unwrap_or(0);
+        futures::stream::iter((0..n).map(|i| format!("chunk {i}")))
+    }
+}
+
+/// The streaming agent's request handler on each store: (name, handler).
+async fn stream_handlers(with_postgres: bool) -> Vec<(&'static str, Arc<dyn RequestHandler>)> {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-stores");
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let file = dir.join(format!("streams-{}.db", std::process::id()));
+    let mut stores = vec![
+        ("memory", Tasks::memory()),
+        ("sqlite", Tasks::sqlite(&file)),
+    ];
+    if with_postgres {
+        match postgres::database("bench_streams").await {
+            Ok(url) => stores.push(("postgres", Tasks::postgres(url))),
+            Err(why) => eprintln!("no Postgres measurement: {why}"),
+        }
+    }
+    let mut handlers = Vec::new();
+    for (name, tasks) in stores {
+        let handler = Server::new(Streamer)
+            .tasks(tasks)
+            .request_handler()
+            .await
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        handlers.push((name, handler));
+    }
+    handlers
+}
+
+/// Streams one task of `n` chunks; the time it took, checking that every chunk came.
+async fn stream_once(handler: &dyn RequestHandler, n: usize) -> Duration {
+    let request = SendMessageRequest {
+        message: Message::new(Role::User, vec![Part::text(n.to_string())]),
+        configuration: None,
+        metadata: None,
+        tenant: None,
+    };
+    let start = Instant::now();
+    let mut events = handler
+        .send_streaming_message(&HashMap::new(), request)
+        .await
+        .expect("a stream");
+    let (mut chunks, mut done) = (0, false);
+    while let Some(event) = events.next().await {
+        match event.expect("an event") {
+            StreamResponse::ArtifactUpdate(u) if u.last_chunk != Some(true) => chunks += 1,
+            StreamResponse::StatusUpdate(u) => done |= u.status.state == TaskState::Completed,
+            _ => {}
+        }
+    }
+    assert!(
+        done && chunks == n,
+        "{chunks} of {n} chunks, completed: {done}"
+    );
+    start.elapsed()
+}
+
+fn streams(n: usize, rounds: usize) {
+    let runtime = load::server_runtime();
+    runtime.block_on(async {
+        let handlers = stream_handlers(true).await;
+        let mut rates: Vec<Vec<f64>> = vec![Vec::new(); handlers.len()];
+        for _ in 0..rounds {
+            for (i, (_, handler)) in handlers.iter().enumerate() {
+                let took = stream_once(&**handler, n).await;
+                rates[i].push(n as f64 / took.as_secs_f64());
+            }
+        }
+        let rates: Vec<f64> = rates.into_iter().map(load::median).collect();
+        println!("streams: {n} chunks per task, in-process, median of {rounds} rounds:");
+        for ((name, _), rate) in handlers.iter().zip(&rates) {
+            println!(
+                "  {name:<9} {rate:>10.0} chunks/s  ({:.2}x memory)",
+                rate / rates[0]
+            );
+        }
+    });
+}
+
 /// The process's resident memory, in MiB.
 fn rss_mib() -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -143,6 +248,7 @@ fn main() {
         for (_, a) in addrs {
             Client::new(a, 2, &fight_request("")).run(4);
         }
+        streams(20, 1);
         return;
     }
     if let Some(i) = args.iter().position(|a| a == "--soak") {
@@ -154,5 +260,8 @@ fn main() {
             .position(|a| a == "--only")
             .and_then(|i| args.get(i + 1));
         throughput(only.map(String::as_str));
+        if only.is_none() {
+            streams(CHUNKS, 3);
+        }
     }
 }
