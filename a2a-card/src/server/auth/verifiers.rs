@@ -234,7 +234,7 @@ impl Verifier {
 }
 
 /// How to check the credentials of each security scheme the card declares, by scheme name.
-/// Give it to [`Server::authentication`](super::Server::authentication).
+/// Give it to [`Server::authentication`](crate::server::Server::authentication).
 ///
 /// Which verifier fits which scheme: [`token`](Self::token) for HTTP bearer, OAuth 2.0 and
 /// OpenID Connect; [`api_key`](Self::api_key) for API keys; [`basic`](Self::basic) for HTTP
