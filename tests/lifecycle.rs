@@ -14,6 +14,7 @@ use std::time::Duration;
 use a2a_card::server::Webhooks;
 use serde_json::{Value, json};
 use support::client::{Running, serve};
+use support::sse::Frames;
 
 async fn planner(pace: Duration) -> Running {
     serve(server::server(pace, Webhooks::default())).await
@@ -415,62 +416,6 @@ async fn the_agents_question_is_in_the_history_between_the_turns() {
         last["result"]["history"][0]["parts"][0]["text"],
         "2026-02-28"
     );
-}
-
-/// An SSE answer read frame by frame: each frame's `id` and `data`.
-struct Frames {
-    response: reqwest::Response,
-    buffer: String,
-}
-
-impl Frames {
-    /// `SubscribeToTask` on `binding` (`JSONRPC` or `HTTP+JSON`).
-    async fn open(base: &str, binding: &str, id: &str, last_event_id: Option<u64>) -> Frames {
-        let client = reqwest::Client::new();
-        let mut request = if binding == "JSONRPC" {
-            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask",
-                              "params": {"id": id}});
-            client
-                .post(format!("{base}/"))
-                .header("content-type", "application/json")
-                .body(body.to_string())
-        } else {
-            client.get(format!("{base}/tasks/{id}:subscribe"))
-        }
-        .header("A2A-Version", "1.0");
-        if let Some(last) = last_event_id {
-            request = request.header("Last-Event-ID", last.to_string());
-        }
-        let response = request.send().await.expect("a stream");
-        assert_eq!(response.status(), 200);
-        Frames {
-            response,
-            buffer: String::new(),
-        }
-    }
-
-    async fn next(&mut self) -> Option<(Option<u64>, Value)> {
-        loop {
-            if let Some(end) = self.buffer.find("\n\n") {
-                let frame: String = self.buffer.drain(..end + 2).collect();
-                let mut id = None;
-                let mut data = String::new();
-                for line in frame.lines() {
-                    if let Some(v) = line.strip_prefix("id:") {
-                        id = v.trim().parse().ok();
-                    } else if let Some(v) = line.strip_prefix("data:") {
-                        data.push_str(v.trim_start());
-                    }
-                }
-                if data.is_empty() {
-                    continue; // a keep-alive comment
-                }
-                return Some((id, serde_json::from_str(&data).expect("JSON")));
-            }
-            let chunk = self.response.chunk().await.expect("the stream")?;
-            self.buffer.push_str(&String::from_utf8_lossy(&chunk));
-        }
-    }
 }
 
 #[tokio::test]

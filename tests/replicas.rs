@@ -20,8 +20,9 @@ use a2a_card::server::a2a::{
 };
 use a2a_card::server::store::{INTERRUPTED, Tasks};
 use futures::StreamExt;
-use serde_json::json;
+use serde_json::{Value, json};
 use support::client::{card, client, data_part, every_task, get, request, status_text, task};
+use support::sse::Frames;
 
 /// Set in a replica process: where its tasks are.
 const TASKS: &str = "A2A_REPLICA_TASKS";
@@ -550,4 +551,129 @@ async fn a_database_lost_while_serving_gives_clear_errors_and_the_server_recover
         .await
         .expect("the task from before");
     assert_eq!(old.status.state, TaskState::Completed);
+}
+
+/// Every event of task `id` on the agent at `base` after event `after` (`Last-Event-ID`), to
+/// the end of the stream, with its number.
+async fn events_after(base: &str, binding: &str, id: &str, after: u64) -> Vec<(u64, Value)> {
+    let mut frames = Frames::open(base, binding, id, Some(after)).await;
+    let mut events = Vec::new();
+    let read = async {
+        while let Some((n, event)) = frames.next().await {
+            events.push((n.expect("every event has an id"), event));
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(20), read)
+        .await
+        .expect("the stream ends with the task, not hangs");
+    events
+}
+
+/// The first `n` frames of a subscription to task `id` (the connection then drops): their
+/// numbers, the task's first.
+async fn first_frames(base: &str, id: &str, n: usize) -> Vec<(u64, Value)> {
+    let mut frames = Frames::open(base, "JSONRPC", id, None).await;
+    let mut seen = Vec::new();
+    while seen.len() < n {
+        let (number, event) = frames.next().await.expect("a frame");
+        seen.push((number.expect("every event has an id"), event));
+    }
+    assert!(
+        seen[0].1["result"].get("task").is_some(),
+        "a subscription begins with the task: {}",
+        seen[0].1
+    );
+    seen
+}
+
+/// The numbers of `events` run on from `after + 1` without a gap, and the last one ends the
+/// task as completed.
+fn assert_resumed(events: &[(u64, Value)], after: u64) {
+    let numbers: Vec<u64> = events.iter().map(|(n, _)| *n).collect();
+    let expected: Vec<u64> = (after + 1..after + 1 + numbers.len() as u64).collect();
+    assert_eq!(numbers, expected, "exactly the events after {after}");
+    assert!(
+        events
+            .iter()
+            .all(|(_, e)| e["result"].get("task").is_none()),
+        "no task again after Last-Event-ID"
+    );
+    let last = &events.last().expect("events after it").1;
+    assert_eq!(
+        last["result"]["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{last}"
+    );
+}
+
+#[tokio::test]
+async fn a_stream_resumes_from_the_sqlite_log_after_the_process_restarts() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("replicas");
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let path = dir.join(format!("resume-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let url = format!("sqlite://{}", path.display());
+
+    let mut first = Replica::start(&url);
+    let on_first = client(&card(&first.base).await, "JSONRPC").await;
+    let running = start_plan(&on_first, 4).await;
+    // A subscriber sees three frames, and its connection drops.
+    let seen = first_frames(&first.base, &running.id, 3).await;
+    let last = seen[2].0;
+    // Every event, as the process that ran the task numbered them.
+    let all = events_after(&first.base, "JSONRPC", &running.id, 0).await;
+    assert_resumed(&all, 0);
+    first.kill();
+
+    // The next process on the file resumes the stream from its log: the same events, with the
+    // same numbers, after the last one seen.
+    let next = Replica::start(&url);
+    let resumed = events_after(&next.base, "JSONRPC", &running.id, last).await;
+    assert_resumed(&resumed, last);
+    assert_eq!(
+        resumed,
+        all[last as usize..],
+        "the events as they were sent"
+    );
+    let from_start = events_after(&next.base, "HTTP+JSON", &running.id, 0).await;
+    assert_eq!(from_start.len(), all.len(), "the whole log is kept");
+}
+
+#[tokio::test]
+async fn a_stream_resumes_on_another_replica_with_the_same_events() {
+    let Some(url) = postgres("resume").await else {
+        return;
+    };
+    let (a, b) = (Replica::start(&url), Replica::start(&url));
+    let on_a = client(&card(&a.base).await, "JSONRPC").await;
+    let running = start_plan(&on_a, 5).await;
+    // A reference subscriber on A, from its first event, while a second one sees three frames
+    // on A and then reconnects to B with the last number it saw.
+    let reference = tokio::spawn({
+        let (base, id) = (a.base.clone(), running.id.clone());
+        async move { events_after(&base, "JSONRPC", &id, 0).await }
+    });
+    let seen = first_frames(&a.base, &running.id, 3).await;
+    let last = seen[2].0;
+    let resumed = events_after(&b.base, "JSONRPC", &running.id, last).await;
+    assert_resumed(&resumed, last);
+    let all = reference.await.expect("the reference subscriber");
+    assert_resumed(&all, 0);
+    assert_eq!(
+        resumed,
+        all[last as usize..],
+        "B sends A's events, live, with A's numbers"
+    );
+
+    // A fresh subscriber on B, to a task A runs: the task, then A's events, numbered as A
+    // numbers them.
+    let running = start_plan(&on_a, 5).await;
+    let mut frames = Frames::open(&b.base, "JSONRPC", &running.id, None).await;
+    let (at, first) = frames.next().await.expect("the task");
+    assert!(first["result"].get("task").is_some(), "{first}");
+    let at = at.expect("the task's number");
+    let mut rest = Vec::new();
+    while let Some((n, event)) = frames.next().await {
+        rest.push((n.expect("an id"), event));
+    }
+    assert_resumed(&rest, at);
 }

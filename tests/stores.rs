@@ -586,7 +586,7 @@ async fn a_database_of_the_first_schema_is_migrated_with_its_tasks() {
     let store = Tasks::sqlite(&path).open().await.expect("migrated");
     let old = store.get("old").await.expect("read").expect("kept");
     assert_eq!(old.status.state, TaskState::Completed);
-    assert_eq!(sqlx_probe::version(&path).await, 2);
+    assert_eq!(sqlx_probe::version(&path).await, 3);
     let indexes = sqlx_probe::indexes(&path).await;
     assert!(
         indexes.contains(&"a2a_card_tasks_running".to_owned())

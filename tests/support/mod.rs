@@ -218,4 +218,7 @@ pub mod client;
 
 /// A throwaway Postgres cluster.
 pub mod postgres;
+
+/// Server-sent events, frame by frame.
+pub mod sse;
 pub mod tokens;

@@ -574,6 +574,8 @@ impl<A: Agent> Server<A> {
                 input_timeout: self.input_timeout,
                 recovered: opened.recovered,
                 answers: opened.answers.filter(|_| opened.replicas),
+                log: opened.log,
+                events: opened.events.filter(|_| opened.replicas),
                 exact,
             },
         ));

@@ -34,11 +34,17 @@ impl Live {
     /// Follows `task` from now on (its log starts at sequence number 0, the task itself); the
     /// one already followed when there is one.
     pub(crate) fn track(&self, task: Task) -> Arc<Tracked> {
+        self.track_at(task, 0)
+    }
+
+    /// Follows `task` as it is after its event `seq` (a task read from the store's log); the
+    /// one already followed when there is one.
+    pub(crate) fn track_at(&self, task: Task, seq: u64) -> Arc<Tracked> {
         let mut tasks = self.lock();
         if let Some(tracked) = tasks.get(&task.id) {
             return Arc::clone(tracked);
         }
-        let tracked = Arc::new(Tracked::new(task));
+        let tracked = Arc::new(Tracked::new(task, seq));
         tasks.insert(tracked.id.clone(), Arc::clone(&tracked));
         tracked
     }
@@ -72,8 +78,14 @@ pub(crate) struct Tracked {
 
 struct State {
     task: Task,
-    /// Events 1, 2, ... in order (event `n` at index `n - 1`).
+    /// The number of the event `task` was at when this process began to follow it.
+    base: u64,
+    /// Events `base + 1`, `base + 2`, ... in order (event `n` at index `n - base - 1`).
     log: Vec<StreamResponse>,
+    /// The number of the last event readers may see: an event the store must keep (a status,
+    /// a whole artifact) is seen once it is written, so that no reader learns of a state a
+    /// crash could lose.
+    published: u64,
     /// An error the caller that started the current turn gets instead of the task (a skill
     /// that could not take its input), with the sequence number after which it applies.
     error: Option<(u64, A2AError)>,
@@ -95,16 +107,18 @@ impl Until {
 }
 
 impl Tracked {
-    fn new(task: Task) -> Tracked {
+    fn new(task: Task, base: u64) -> Tracked {
         Tracked {
             id: task.id.clone(),
             context: task.context_id.clone(),
             state: Mutex::new(State {
                 task,
+                base,
                 log: Vec::new(),
+                published: base,
                 error: None,
             }),
-            last: watch::channel(0).0,
+            last: watch::channel(base).0,
         }
     }
 
@@ -115,7 +129,13 @@ impl Tracked {
     /// The task as it is now, and the sequence number it reflects.
     pub(crate) fn snapshot(&self) -> (Task, u64) {
         let state = self.lock();
-        (state.task.clone(), state.log.len() as u64)
+        (state.task.clone(), state.last())
+    }
+
+    /// The number of the first event this process holds (the events before it are in the
+    /// store's log, if anywhere).
+    pub(crate) fn first(&self) -> u64 {
+        self.lock().base + 1
     }
 
     /// The task's state now.
@@ -135,33 +155,81 @@ impl Tracked {
         f(&mut self.lock().task);
     }
 
-    /// Records `event`: numbered, applied to the task, logged, and readers woken. Returns its
-    /// number, with the task as it now is when the event changes what the store keeps (a
-    /// status, or a whole artifact), and `None` for a chunk the log alone carries. An event
-    /// after the task has ended is dropped (`None`): a terminal state is final.
-    pub(crate) fn record(&self, mut event: StreamResponse) -> Option<(u64, Option<Task>)> {
-        let (seq, stored) = {
+    /// Records `event`: numbered, applied to the task, handed to `logged` with its number
+    /// (for the store's log), and kept. Returns its number, with the task as it now is when
+    /// the event changes what the store keeps (a status, or a whole artifact): readers see
+    /// such an event once the caller has written it and [`publish`](Self::publish)es it; a
+    /// chunk (`None`), which the log alone carries, they see at once. An event after the task
+    /// has ended is dropped (`None`): a terminal state is final.
+    pub(crate) fn record(
+        &self,
+        mut event: StreamResponse,
+        logged: impl FnOnce(u64, &StreamResponse),
+    ) -> Option<(u64, Option<Task>)> {
+        let seq = {
             let mut state = self.lock();
             if state.task.status.state.is_terminal() {
                 return None;
             }
             let stored = apply(&mut state.task, &mut event);
+            let seq = state.last() + 1;
+            logged(seq, &event);
             state.log.push(event);
-            let seq = state.log.len() as u64;
-            (seq, stored.then(|| state.task.clone()))
+            if stored {
+                return Some((seq, Some(state.task.clone())));
+            }
+            state.published = seq;
+            seq
         };
         self.last.send_replace(seq);
-        Some((seq, stored))
+        Some((seq, None))
+    }
+
+    /// Lets readers see the events up to `seq` (written to the store).
+    pub(crate) fn publish(&self, seq: u64) {
+        {
+            let mut state = self.lock();
+            if seq <= state.published {
+                return;
+            }
+            state.published = seq.min(state.last());
+        }
+        self.last.send_modify(|_| {});
+    }
+
+    /// Records event `seq` as another process numbered it (a task it runs); events this
+    /// process holds already are left out.
+    pub(crate) fn record_at(&self, seq: u64, mut event: StreamResponse) {
+        {
+            let mut state = self.lock();
+            if seq <= state.last() || state.task.status.state.is_terminal() {
+                return;
+            }
+            apply(&mut state.task, &mut event);
+            if state.last() + 1 != seq {
+                // A gap (events this process never saw): the log here starts again at `seq`.
+                state.log.clear();
+                state.base = seq - 1;
+            }
+            state.log.push(event);
+            state.published = seq;
+        }
+        self.last.send_replace(seq);
     }
 
     /// Records an error for the caller of the current turn, then `event` (the failure).
-    pub(crate) fn record_error(&self, error: A2AError, event: StreamResponse) -> Option<Task> {
+    pub(crate) fn record_error(
+        &self,
+        error: A2AError,
+        event: StreamResponse,
+        logged: impl FnOnce(u64, &StreamResponse),
+    ) -> Option<Task> {
         {
             let mut state = self.lock();
-            let after = state.log.len() as u64;
+            let after = state.last();
             state.error = Some((after, error));
         }
-        self.record(event).and_then(|(_, task)| task)
+        self.record(event, logged).and_then(|(_, task)| task)
     }
 
     /// The error recorded for the turn whose events start after `seq`, if any.
@@ -179,7 +247,24 @@ impl Tracked {
         loop {
             {
                 let state = self.lock();
-                if state.log.len() as u64 >= after && until.stops_at(&state.task.status.state) {
+                let seen = state.published == state.last();
+                if seen && state.last() >= after && until.stops_at(&state.task.status.state) {
+                    return;
+                }
+            }
+            if last.changed().await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Waits until an event after `after` is recorded (or the task has ended).
+    pub(crate) async fn wait_beyond(&self, after: u64) {
+        let mut last = self.last.subscribe();
+        loop {
+            {
+                let state = self.lock();
+                if state.published > after {
                     return;
                 }
             }
@@ -217,7 +302,14 @@ impl Tracked {
             loop {
                 let found = {
                     let state = r.tracked.lock();
-                    match state.log.get((r.next - 1) as usize) {
+                    // Events before this process followed the task are not here.
+                    r.next = r.next.max(state.base + 1);
+                    let visible = r.next <= state.published;
+                    match state
+                        .log
+                        .get((r.next - state.base - 1) as usize)
+                        .filter(|_| visible)
+                    {
                         Some(event) => {
                             let mut error = None;
                             if let StreamResponse::StatusUpdate(u) = event {
@@ -237,7 +329,11 @@ impl Tracked {
                                 None => Ok((r.next, event.clone())),
                             })
                         }
-                        None if state.task.status.state.is_terminal() => return None,
+                        None if state.task.status.state.is_terminal()
+                            && state.published == state.last() =>
+                        {
+                            return None;
+                        }
                         None => None,
                     }
                 };
@@ -250,6 +346,13 @@ impl Tracked {
                 }
             }
         }))
+    }
+}
+
+impl State {
+    /// The number of the last event recorded.
+    fn last(&self) -> u64 {
+        self.base + self.log.len() as u64
     }
 }
 

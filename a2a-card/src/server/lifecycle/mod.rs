@@ -21,7 +21,6 @@
 mod log;
 mod run;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -43,7 +42,7 @@ use super::errors::dispatch_error;
 use super::exact;
 use super::message::{dispatch_json, files_of, has_files, message_json, restore_data, split_files};
 use super::push::{Delivery, Webhooks};
-use super::store::{Forward, Settle};
+use super::store::{EventLog, Forward, Settle};
 use log::{Live, Tracked, Until};
 use run::{NotWaiting, Sessions, status, status_of};
 
@@ -54,17 +53,20 @@ pub(crate) struct Recorder {
     sessions: Sessions,
     push: Option<Arc<Delivery>>,
     input_timeout: Option<Duration>,
+    /// The store's event log, where it keeps one.
+    log: Option<Arc<dyn EventLog>>,
+    /// What wakes a reader of the store's log: the ids of tasks whose log grew, and of tasks
+    /// written (Postgres: on any replica).
+    wake: Option<(broadcast::Sender<String>, broadcast::Sender<String>)>,
 }
 
 /// Whether an event's change is written to the store by [`Recorder::record_as`].
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Write {
-    /// Written (the usual case).
+    /// Logged and written (the usual case).
     Store,
-    /// Already in the store (a cancel the store made itself).
+    /// Logged; the task is already in the store (a cancel the store made itself).
     Skip,
-    /// Written and posted by the replica that runs the task: this replica mirrors it.
-    Mirror,
 }
 
 impl Recorder {
@@ -74,16 +76,16 @@ impl Recorder {
     }
 
     async fn record_as(&self, tracked: &Tracked, event: StreamResponse, write: Write) -> bool {
-        let pushed = (self.push.is_some() && write != Write::Mirror).then(|| event.clone());
-        let Some((_, stored)) = tracked.record(event) else {
+        let pushed = self.push.is_some().then(|| event.clone());
+        let Some((seq, stored)) = tracked.record(event, |seq, event| self.log(tracked, seq, event))
+        else {
             return false;
         };
-        if let (Some(task), Write::Store) = (stored, write) {
-            if let Err(e) = self.store.update(task).await {
-                // Another writer finished the task first (a cancel on another replica): its
-                // state stands.
-                tracing::debug!(task = %tracked.id, error = %e.message, "a task update was not stored");
+        if let Some(task) = stored {
+            if write == Write::Store {
+                self.store(task, seq).await;
             }
+            tracked.publish(seq);
         }
         if let (Some(push), Some(event)) = (&self.push, pushed) {
             push.deliver(&tracked.id, &event).await;
@@ -94,16 +96,51 @@ impl Recorder {
     /// Records the failure `event` of a turn whose caller gets `error` instead of the task.
     async fn record_error(&self, tracked: &Tracked, error: A2AError, event: StreamResponse) {
         let pushed = self.push.is_some().then(|| event.clone());
-        if let Some(task) = tracked.record_error(error, event) {
-            if let Err(e) = self.store.update(task).await {
-                tracing::debug!(task = %tracked.id, error = %e.message, "a task update was not stored");
-            }
+        let mut at = 0;
+        let logged = |seq, event: &StreamResponse| {
+            at = seq;
+            self.log(tracked, seq, event);
+        };
+        if let Some(task) = tracked.record_error(error, event, logged) {
+            self.store(task, at).await;
+            tracked.publish(at);
         }
         if let (Some(push), Some(event)) = (&self.push, pushed) {
             push.deliver(&tracked.id, &event).await;
         }
     }
+
+    /// Hands event `seq` to the store's log, where it keeps one.
+    fn log(&self, tracked: &Tracked, seq: u64, event: &StreamResponse) {
+        if let Some(log) = &self.log {
+            log.append(&tracked.id, seq, event);
+        }
+    }
+
+    /// Writes `task`, as it is after its event `seq`.
+    async fn store(&self, task: Task, seq: u64) {
+        let id = task.id.clone();
+        let written = match &self.log {
+            Some(log) => log.update_at(task, seq).await,
+            None => self.store.update(task).await.map(drop),
+        };
+        if let Err(e) = written {
+            // Another writer finished the task first (a cancel on another replica): its
+            // state stands.
+            tracing::debug!(task = %id, error = %e.message, "a task update was not stored");
+        }
+    }
+
+    /// The receivers that wake a reader of the store's log, subscribed now.
+    fn wake(&self) -> Option<Wake> {
+        self.wake
+            .as_ref()
+            .map(|(events, changes)| (events.subscribe(), changes.subscribe()))
+    }
 }
+
+/// What wakes a reader of the store's log (see [`Recorder::wake`]).
+type Wake = (broadcast::Receiver<String>, broadcast::Receiver<String>);
 
 /// What the handler is built from (see [`Server`](super::Server)).
 pub(crate) struct Parts {
@@ -122,6 +159,10 @@ pub(crate) struct Parts {
     pub(crate) recovered: Option<tokio::sync::mpsc::UnboundedReceiver<Task>>,
     /// Where answers go to the replica whose handler asked, and where they arrive.
     pub(crate) answers: Option<(Arc<dyn Forward>, broadcast::Sender<String>)>,
+    /// The store's event log, where it keeps one.
+    pub(crate) log: Option<Arc<dyn EventLog>>,
+    /// The ids of tasks whose log grew on any replica (Postgres).
+    pub(crate) events: Option<broadcast::Sender<String>>,
     /// Whether answers are for this crate's HTTP layer, which splices encoded data back (see
     /// [`exact`]).
     pub(crate) exact: bool,
@@ -159,6 +200,8 @@ impl<A: Agent> Lifecycle<A> {
             sessions: Sessions::default(),
             push: parts.push.as_ref().map(|(_, d, _)| Arc::clone(d)),
             input_timeout: parts.input_timeout,
+            log: parts.log,
+            wake: parts.events.zip(parts.changes.clone()),
         });
         if let Some(changes) = &parts.changes {
             cancel_here(changes.subscribe(), Arc::clone(&recorder));
@@ -371,17 +414,7 @@ impl<A: Agent> Lifecycle<A> {
         };
         let tracked = match self.recorder.live.get(id) {
             Some(tracked) => tracked,
-            None => {
-                let task = self
-                    .store()
-                    .get(id)
-                    .await?
-                    .ok_or_else(|| A2AError::task_not_found(id))?;
-                if task.status.state.is_terminal() {
-                    return Err(finished(id));
-                }
-                self.recorder.live.track(task)
-            }
+            None => self.track_stored(id).await?,
         };
         if tracked.state().is_terminal() {
             return Err(finished(id));
@@ -423,38 +456,68 @@ impl<A: Agent> Lifecycle<A> {
         Ok(Turn { tracked, task, seq })
     }
 
+    /// Follows task `id`, which this process does not run, from the store: as its log has
+    /// it where the store keeps one (so that its events keep the numbers the replica that
+    /// runs it gave them).
+    async fn track_stored(&self, id: &str) -> Result<Arc<Tracked>, A2AError> {
+        let (task, seq, events) = match &self.recorder.log {
+            Some(log) => {
+                let logged = log
+                    .read(id, None)
+                    .await?
+                    .ok_or_else(|| A2AError::task_not_found(id))?;
+                (logged.task, logged.seq, logged.events)
+            }
+            None => {
+                let task = self
+                    .store()
+                    .get(id)
+                    .await?
+                    .ok_or_else(|| A2AError::task_not_found(id))?;
+                (task, 0, Vec::new())
+            }
+        };
+        if task.status.state.is_terminal() {
+            return Err(finished(id));
+        }
+        let tracked = self.recorder.live.track_at(task, seq);
+        for (seq, event) in events {
+            tracked.record_at(seq, event);
+        }
+        Ok(tracked)
+    }
+
     /// Sends the caller's answer to the replica whose handler asked (Postgres), and follows
-    /// the task here through the store's changes, as a mirror: this replica's readers see its
-    /// events as they are written there.
+    /// the task here through the store's log, as a mirror: this replica's readers see its
+    /// events, with their numbers, as they are logged there. The turn begins with the first
+    /// of them (the handler taking the answer).
     async fn forward_answer(
         &self,
         tracked: Arc<Tracked>,
         message: Message,
     ) -> Result<Turn, A2AError> {
-        let (Some(forward), Some(changes)) = (&self.forward, &self.changes) else {
+        let (Some(forward), Some(log), Some(wake)) =
+            (&self.forward, &self.recorder.log, self.recorder.wake())
+        else {
             return Err(A2AError::internal("no replica to forward the answer to"));
         };
-        // Subscribed before the answer goes, so that no change of the task is missed.
-        let feed = changes.subscribe();
-        let baseline = self
-            .store()
-            .get(&tracked.id)
-            .await?
-            .ok_or_else(|| A2AError::task_not_found(&tracked.id))?;
+        // Followed from before the answer goes, so that no event of the task is missed.
+        let (_, after) = tracked.snapshot();
         let payload = serde_json::json!({"task": tracked.id, "message": message}).to_string();
         forward.forward(&payload).await?;
-        tracked.edit(|task| join(task, &message));
-        let working = status(&tracked, TaskState::Working, None);
-        self.recorder
-            .record_as(&tracked, working, Write::Mirror)
-            .await;
-        let (task, seq) = tracked.snapshot();
         mirror(
             Arc::clone(&self.recorder),
             Arc::clone(&tracked),
-            baseline,
-            feed,
+            follow_log(
+                Arc::clone(log),
+                Some(wake),
+                tracked.id.clone(),
+                after,
+                Vec::new(),
+            ),
         );
+        tracked.wait_beyond(after).await;
+        let (task, seq) = tracked.snapshot();
         Ok(Turn { tracked, task, seq })
     }
 
@@ -495,15 +558,19 @@ impl<A: Agent> Lifecycle<A> {
     }
 
     /// A subscription to task `id`: the task, then its events; or, `after` an event the
-    /// subscriber has seen (`Last-Event-ID`), exactly the events that follow it, while this
-    /// process still holds the task's log.
+    /// subscriber has seen (`Last-Event-ID`), exactly the events that follow it: from this
+    /// process while it holds them, else from the store's log (any process, any replica).
     async fn subscription(&self, id: &str, after: Option<u64>) -> Result<NumberedStream, A2AError> {
         if !self.streaming {
             return Err(A2AError::unsupported_operation(
                 "the agent card does not declare streaming",
             ));
         }
-        if let Some(tracked) = self.recorder.live.get(id) {
+        let held = self.recorder.live.get(id).filter(|tracked| {
+            // Events from before this process followed the task are in the store's log.
+            after.is_none_or(|n| n + 1 >= tracked.first() || self.recorder.log.is_none())
+        });
+        if let Some(tracked) = held {
             let (task, seq) = tracked.snapshot();
             if let Some(after) = after.filter(|n| *n <= seq) {
                 if after == seq && task.status.state.is_terminal() {
@@ -519,22 +586,40 @@ impl<A: Agent> Lifecycle<A> {
             }
             return Ok(self.stream(Turn { tracked, task, seq }, Until::Terminal));
         }
-        // Subscribed before reading, so that no change is missed in between.
-        let feed = self.changes.as_ref().map(|c| c.subscribe());
-        let task = self
-            .store()
-            .get(id)
+        let Some(log) = &self.recorder.log else {
+            // A store without a log: the task as it is.
+            let task = self
+                .store()
+                .get(id)
+                .await?
+                .ok_or_else(|| A2AError::task_not_found(id))?;
+            if task.status.state.is_terminal() {
+                return Err(finished(id));
+            }
+            return Ok(Box::pin(stream::once(async move {
+                Ok((None, StreamResponse::Task(task)))
+            })));
+        };
+        // Woken from before the log is read, so that no event is missed in between.
+        let wake = self.recorder.wake();
+        let logged = log
+            .read(id, after)
             .await?
             .ok_or_else(|| A2AError::task_not_found(id))?;
-        if task.status.state.is_terminal() {
-            return Err(finished(id));
-        }
-        // Another replica runs it: its changes, as updates.
-        let events = match feed {
-            Some(feed) => follow(task, Arc::clone(&self.recorder.store), feed),
-            None => Box::pin(stream::once(async move { Ok(StreamResponse::Task(task)) })),
+        let ended = logged.task.status.state.is_terminal();
+        let (first, from) = match after {
+            // Nothing after what the subscriber saw, and nothing to come.
+            Some(_) if ended && logged.events.is_empty() => return Err(finished(id)),
+            Some(n) => (None, n),
+            None if ended => return Err(finished(id)),
+            None => (
+                Some((Some(logged.seq), StreamResponse::Task(logged.task))),
+                logged.seq,
+            ),
         };
-        Ok(Box::pin(events.map(|e| e.map(|e| (None, e)))))
+        let events = follow_log(Arc::clone(log), wake, id.to_owned(), from, logged.events);
+        let events = events.map(|e| e.map(|(n, e)| (Some(n), e)));
+        Ok(Box::pin(stream::iter(first.map(Ok)).chain(events)))
     }
 }
 
@@ -678,18 +763,12 @@ fn take_forwarded(
     });
 }
 
-/// Follows task `tracked` (run by another replica, from `baseline` on) through the store's
-/// changes, recording each as an update here (not written or posted again), until it ends.
-fn mirror(
-    recorder: Arc<Recorder>,
-    tracked: Arc<Tracked>,
-    baseline: Task,
-    changes: broadcast::Receiver<String>,
-) {
+/// Records the events of task `tracked`, which another replica runs, as `events` (its log)
+/// brings them, with their numbers (not logged, written or posted again), until it ends.
+fn mirror(recorder: Arc<Recorder>, tracked: Arc<Tracked>, mut events: LogStream) {
     tokio::spawn(async move {
-        let mut events = follow(baseline, Arc::clone(&recorder.store), changes).skip(1);
-        while let Some(Ok(event)) = events.next().await {
-            recorder.record_as(&tracked, event, Write::Mirror).await;
+        while let Some(Ok((seq, event))) = events.next().await {
+            tracked.record_at(seq, event);
         }
         recorder.live.forget_later(&tracked);
     });
@@ -1031,94 +1110,96 @@ fn post_recovered(mut recovered: tokio::sync::mpsc::UnboundedReceiver<Task>, pus
     });
 }
 
-/// The events of a task another replica runs, from the store's changes: the task as it is,
-/// then a status update each time its status changes and an artifact update for each
-/// artifact that grows, until it ends.
-fn follow(
-    task: Task,
-    store: Arc<dyn TaskStore>,
-    changes: broadcast::Receiver<String>,
-) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
+/// Events read from the store's log, with their numbers.
+type LogStream = BoxStream<'static, Result<(u64, StreamResponse), A2AError>>;
+
+/// Whether `event` ends its task.
+fn ends(event: &StreamResponse) -> bool {
+    matches!(event, StreamResponse::StatusUpdate(u) if u.status.state.is_terminal())
+}
+
+/// The events of task `id` after event `after`, from the store's log: `read` (those read
+/// already), then each as any replica logs it (woken by `wake`), until one ends the task. A
+/// task that ended without its end in the log (cancelled where no handler ran it) ends the
+/// stream with its stored status.
+fn follow_log(
+    log: Arc<dyn EventLog>,
+    wake: Option<Wake>,
+    id: String,
+    after: u64,
+    read: Vec<(u64, StreamResponse)>,
+) -> LogStream {
     struct Follow {
-        last: Task,
-        store: Arc<dyn TaskStore>,
-        changes: broadcast::Receiver<String>,
-        pending: std::collections::VecDeque<StreamResponse>,
+        log: Arc<dyn EventLog>,
+        wake: Option<Wake>,
+        id: String,
+        after: u64,
+        pending: std::collections::VecDeque<(u64, StreamResponse)>,
         done: bool,
     }
-    let first = StreamResponse::Task(task.clone());
     let state = Follow {
-        last: task,
-        store,
-        changes,
-        pending: Default::default(),
+        log,
+        wake,
+        id,
+        after,
+        pending: read.into(),
         done: false,
     };
-    let updates = stream::unfold(state, |mut st| async move {
+    Box::pin(stream::unfold(state, |mut st| async move {
         loop {
-            if let Some(event) = st.pending.pop_front() {
-                return Some((Ok(event), st));
-            }
             if st.done {
                 return None;
             }
-            loop {
-                match st.changes.recv().await {
-                    Ok(changed) if changed == st.last.id => break,
-                    Ok(_) => {}
-                    // Missed some changes: read the task again, it may be one of them.
-                    Err(broadcast::error::RecvError::Lagged(_)) => break,
-                    Err(broadcast::error::RecvError::Closed) => return None,
+            if let Some((seq, event)) = st.pending.pop_front() {
+                if seq <= st.after {
+                    continue;
                 }
+                st.after = seq;
+                st.done = ends(&event);
+                return Some((Ok((seq, event)), st));
             }
-            let now = match st.store.get(&st.last.id).await {
-                Ok(Some(task)) => task,
+            let logged = match st.log.read(&st.id, Some(st.after)).await {
+                Ok(Some(logged)) => logged,
                 Ok(None) => {
                     st.done = true;
-                    return Some((Err(A2AError::task_not_found(&st.last.id)), st));
+                    return Some((Err(A2AError::task_not_found(&st.id)), st));
                 }
                 Err(e) => {
                     st.done = true;
                     return Some((Err(e), st));
                 }
             };
-            st.pending.extend(changes_between(&st.last, &now));
-            st.done = now.status.state.is_terminal();
-            st.last = now;
+            if !logged.events.is_empty() {
+                st.pending.extend(logged.events);
+                continue;
+            }
+            if logged.task.status.state.is_terminal() {
+                st.done = true;
+                let seq = st.after.max(logged.seq) + 1;
+                let event = StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+                    task_id: logged.task.id,
+                    context_id: logged.task.context_id,
+                    status: logged.task.status,
+                    metadata: None,
+                });
+                return Some((Ok((seq, event)), st));
+            }
+            let Some((events, changes)) = st.wake.as_mut() else {
+                // No other process writes this store: nothing more will come.
+                return None;
+            };
+            // Until its log grows or it changes (or some notifications were missed).
+            loop {
+                let woken = tokio::select! {
+                    id = events.recv() => id,
+                    id = changes.recv() => id,
+                };
+                match woken {
+                    Ok(id) if id != st.id => {}
+                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => break,
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                }
+            }
         }
-    });
-    Box::pin(stream::once(async move { Ok(first) }).chain(updates))
-}
-
-/// The updates that take task `was` to `now`: each artifact that changed, whole, then the
-/// status when it changed.
-fn changes_between(was: &Task, now: &Task) -> Vec<StreamResponse> {
-    let mut out = Vec::new();
-    let before: HashMap<&str, &Artifact> = was
-        .artifacts
-        .iter()
-        .flatten()
-        .map(|a| (a.artifact_id.as_str(), a))
-        .collect();
-    for artifact in now.artifacts.iter().flatten() {
-        if before.get(artifact.artifact_id.as_str()) != Some(&artifact) {
-            out.push(StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
-                task_id: now.id.clone(),
-                context_id: now.context_id.clone(),
-                artifact: artifact.clone(),
-                append: None,
-                last_chunk: Some(true),
-                metadata: None,
-            }));
-        }
-    }
-    if was.status != now.status {
-        out.push(StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-            task_id: now.id.clone(),
-            context_id: now.context_id.clone(),
-            status: now.status.clone(),
-            metadata: None,
-        }));
-    }
-    out
+    }))
 }

@@ -162,6 +162,10 @@ pub(crate) struct Opened {
     pub(crate) recovered: Option<tokio::sync::mpsc::UnboundedReceiver<Task>>,
     /// Where answers go to the replica whose handler asked, and where they arrive (Postgres).
     pub(crate) answers: Option<(Arc<dyn Forward>, tokio::sync::broadcast::Sender<String>)>,
+    /// The tasks' event logs, where the store keeps them (the SQL stores).
+    pub(crate) log: Option<Arc<dyn EventLog>>,
+    /// The ids of tasks whose log grew on any replica (Postgres).
+    pub(crate) events: Option<tokio::sync::broadcast::Sender<String>>,
 }
 
 /// What the replicas of one database tell each other.
@@ -171,6 +175,39 @@ pub(crate) struct Feeds {
     pub(crate) changes: tokio::sync::broadcast::Sender<String>,
     /// Answers forwarded (see [`Forward`]).
     pub(crate) answers: tokio::sync::broadcast::Sender<String>,
+    /// The ids of tasks whose event log grew.
+    pub(crate) events: tokio::sync::broadcast::Sender<String>,
+}
+
+/// A task's events as the store keeps them: numbered as the server numbers them (the task
+/// itself is number 0), so that a stream resumes (`Last-Event-ID`) from the store on any
+/// process and any replica.
+#[async_trait::async_trait]
+pub(crate) trait EventLog: Send + Sync {
+    /// Queues event `seq` of task `task_id` for the store's next write (the task's next
+    /// awaited write waits for it too).
+    fn append(&self, task_id: &str, seq: u64, event: &a2a::StreamResponse);
+
+    /// Writes `task` as it is after its event `seq` (as [`TaskStore::update`] does).
+    async fn update_at(&self, task: Task, seq: u64) -> Result<(), a2a::A2AError>;
+
+    /// Task `task_id` as stored, the number of the last event the stored task reflects, and
+    /// the logged events after `after` (by default, after that number), in order.
+    async fn read(
+        &self,
+        task_id: &str,
+        after: Option<u64>,
+    ) -> Result<Option<Logged>, a2a::A2AError>;
+}
+
+/// What [`EventLog::read`] finds.
+pub(crate) struct Logged {
+    /// The task as stored.
+    pub(crate) task: Task,
+    /// The number of the last event `task` reflects.
+    pub(crate) seq: u64,
+    /// The events asked for, with their numbers, in order.
+    pub(crate) events: Vec<(u64, a2a::StreamResponse)>,
 }
 
 /// Carries an answer to a question to every replica, for the one whose handler asked.
@@ -299,6 +336,8 @@ impl Tasks {
                     replicas: false,
                     recovered: None,
                     answers: None,
+                    log: None,
+                    events: None,
                 })
             }
             #[cfg(any(feature = "sqlite", feature = "postgres"))]
@@ -322,7 +361,9 @@ impl Tasks {
                     answers: feeds
                         .as_ref()
                         .map(|f| (Arc::clone(&store) as Arc<dyn Forward>, f.answers.clone())),
+                    events: feeds.as_ref().map(|f| f.events.clone()),
                     changes: feeds.map(|f| f.changes),
+                    log: Some(Arc::clone(&store) as Arc<dyn EventLog>),
                     settle: Some(Arc::clone(&store) as Arc<dyn Settle>),
                     tasks: store,
                     replicas: true,
@@ -336,6 +377,8 @@ impl Tasks {
                 replicas: true,
                 recovered: None,
                 answers: None,
+                log: None,
+                events: None,
             }),
         }
     }

@@ -6,16 +6,8 @@ use std::time::Duration;
 use sqlx::postgres::PgListener;
 use tokio::sync::broadcast;
 
-use super::sql::{ANSWERS, CHANGES};
-
-/// What the replicas tell each other.
-pub(crate) struct Feeds {
-    /// The ids of tasks written.
-    pub(crate) changes: broadcast::Sender<String>,
-    /// Answers to questions (`{"task": .., "message": ..}`), for the replica that runs the
-    /// handler that asked.
-    pub(crate) answers: broadcast::Sender<String>,
-}
+use super::Feeds;
+use super::sql::{ANSWERS, CHANGES, EVENTS};
 
 /// Listens on the database at `url`, for as long as the process runs; each reader subscribes
 /// to the returned senders. `None` when the database cannot be listened to.
@@ -27,24 +19,29 @@ pub(crate) async fn listen(url: &str) -> Option<Feeds> {
             return None;
         }
     };
-    if let Err(e) = listener.listen_all([CHANGES, ANSWERS]).await {
+    if let Err(e) = listener.listen_all([CHANGES, ANSWERS, EVENTS]).await {
         tracing::warn!(error = %e, "task changes cannot be listened to");
         return None;
     }
     let feeds = Feeds {
         changes: broadcast::channel(4096).0,
         answers: broadcast::channel(256).0,
+        events: broadcast::channel(4096).0,
     };
-    let (changes, answers) = (feeds.changes.clone(), feeds.answers.clone());
+    let (changes, answers, events) = (
+        feeds.changes.clone(),
+        feeds.answers.clone(),
+        feeds.events.clone(),
+    );
     tokio::spawn(async move {
         loop {
             // The listener reconnects by itself after a lost connection.
             match listener.recv().await {
                 Ok(n) => {
-                    let feed = if n.channel() == ANSWERS {
-                        &answers
-                    } else {
-                        &changes
+                    let feed = match n.channel() {
+                        ANSWERS => &answers,
+                        EVENTS => &events,
+                        _ => &changes,
                     };
                     let _ = feed.send(n.payload().to_owned());
                 }

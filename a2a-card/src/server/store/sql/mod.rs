@@ -56,6 +56,15 @@ const MIGRATIONS: &[&str] = &[
     DROP INDEX a2a_card_tasks_ended;
     CREATE INDEX a2a_card_tasks_running ON a2a_card_tasks (owner) WHERE ended_at IS NULL;
     CREATE INDEX a2a_card_tasks_ended ON a2a_card_tasks (ended_at) WHERE ended_at IS NOT NULL;",
+    // 2 -> 3: each task's event log (numbered as the server numbers it: the task is 0), and
+    // the number of the last event the stored task reflects (NULL: 0).
+    "CREATE TABLE a2a_card_events (
+        task_id TEXT NOT NULL,
+        seq BIGINT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (task_id, seq)
+    );
+    ALTER TABLE a2a_card_tasks ADD COLUMN seq BIGINT;",
 ];
 
 /// The Postgres channel on which every write announces the id of the task it changed.
@@ -63,6 +72,9 @@ pub(crate) const CHANGES: &str = "a2a_card_tasks";
 /// The Postgres channel on which an answer to a question travels to the replica whose handler
 /// asked.
 pub(crate) const ANSWERS: &str = "a2a_card_answers";
+
+/// The Postgres channel on which every write of events announces the id of their task.
+pub(crate) const EVENTS: &str = "a2a_card_events";
 
 /// How long a replica that stopped renewing its lease still owns its running tasks.
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(10);
@@ -295,13 +307,7 @@ impl SqlTasks {
     pub(crate) async fn feeds(&self) -> Option<super::Feeds> {
         match self.inner.dialect {
             #[cfg(feature = "postgres")]
-            Dialect::Postgres => {
-                let feeds = super::notify::listen(&self.inner.url).await?;
-                Some(super::Feeds {
-                    changes: feeds.changes,
-                    answers: feeds.answers,
-                })
-            }
+            Dialect::Postgres => super::notify::listen(&self.inner.url).await,
             _ => None,
         }
     }
@@ -459,7 +465,20 @@ impl Shared {
             }
             // Another replica may recover it at the same time: whoever writes first wins.
             let failed = super::interrupted(task);
-            if self.writer.update(failed.clone(), None).await.is_ok() {
+            let seq = self.last_event(&failed.id).await? + 1;
+            let event = a2a::StreamResponse::StatusUpdate(a2a::TaskStatusUpdateEvent {
+                task_id: failed.id.clone(),
+                context_id: failed.context_id.clone(),
+                status: failed.status.clone(),
+                metadata: None,
+            });
+            self.writer.append(&failed.id, seq, &event);
+            if self
+                .writer
+                .update_at(failed.clone(), None, seq)
+                .await
+                .is_ok()
+            {
                 n += 1;
                 if self.queue_creates {
                     let _ = self.recovered.send(failed);
@@ -473,6 +492,23 @@ impl Shared {
             .await
             .map_err(db_error)?;
         Ok(n)
+    }
+
+    /// The number of the last event of task `id` the database holds (its log's, or the
+    /// stored task's).
+    async fn last_event(&self, id: &str) -> Result<u64, A2AError> {
+        let sql = self.sql(
+            "SELECT COALESCE((SELECT MAX(seq) FROM a2a_card_events WHERE task_id = ?), 0),
+                    COALESCE((SELECT seq FROM a2a_card_tasks WHERE id = ?), 0)",
+        );
+        let row = sqlx::query(&sql)
+            .bind(id)
+            .bind(id)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db_error)?;
+        let (logged, stored): (i64, i64) = (row.get(0), row.get(1));
+        Ok(u64::try_from(logged.max(stored)).unwrap_or(0))
     }
 
     /// Tells the other replicas that task `id` changed (Postgres), in the transaction.
@@ -522,6 +558,7 @@ impl Shared {
         }
         for table in [
             "a2a_card_push_configs WHERE task_id",
+            "a2a_card_events WHERE task_id",
             "a2a_card_tasks WHERE id",
         ] {
             sqlx::query(&format!("DELETE FROM {table} IN ({doomed})"))
@@ -766,6 +803,54 @@ impl TaskStore for SqlTasks {
         // finished), whatever version they expect.
         s.local.committed(&task, version + 1);
         Ok(task)
+    }
+}
+
+#[async_trait]
+impl super::EventLog for SqlTasks {
+    fn append(&self, task_id: &str, seq: u64, event: &a2a::StreamResponse) {
+        self.inner.writer.append(task_id, seq, event);
+    }
+
+    async fn update_at(&self, task: Task, seq: u64) -> Result<(), A2AError> {
+        self.inner.writer.write_at(task, Some(seq)).await.map(drop)
+    }
+
+    async fn read(
+        &self,
+        task_id: &str,
+        after: Option<u64>,
+    ) -> Result<Option<super::Logged>, A2AError> {
+        let s = &self.inner;
+        // What this replica queued is read too.
+        s.writer.flush().await;
+        let row = sqlx::query(&s.sql("SELECT body, seq FROM a2a_card_tasks WHERE id = ?"))
+            .bind(task_id)
+            .fetch_optional(&s.reads)
+            .await
+            .map_err(db_error)?;
+        let Some(row) = row else { return Ok(None) };
+        let (body, seq): (String, Option<i64>) = (row.get(0), row.get(1));
+        let task = decode(&body)?;
+        let seq = u64::try_from(seq.unwrap_or(0)).unwrap_or(0);
+        let from = after.unwrap_or(seq);
+        let rows = sqlx::query(&s.sql(
+            "SELECT seq, body FROM a2a_card_events WHERE task_id = ? AND seq > ? ORDER BY seq",
+        ))
+        .bind(task_id)
+        .bind(i64::try_from(from).unwrap_or(i64::MAX))
+        .fetch_all(&s.reads)
+        .await
+        .map_err(db_error)?;
+        let mut events = Vec::with_capacity(rows.len());
+        for row in rows {
+            let (n, body): (i64, String) = (row.get(0), row.get(1));
+            let event = serde_json::from_str(&body).map_err(|e| {
+                A2AError::internal(format!("event {n} of task {task_id} cannot be read: {e}"))
+            })?;
+            events.push((u64::try_from(n).unwrap_or(0), event));
+        }
+        Ok(Some(super::Logged { task, seq, events }))
     }
 }
 

@@ -27,7 +27,7 @@ use a2a::{A2AError, Task, TaskState};
 use sqlx::{AnyPool, Row as _};
 use tokio::sync::{mpsc, oneshot};
 
-use super::{CHANGES, Dialect, db_error, encode, now_millis, sql_for, state_name};
+use super::{CHANGES, Dialect, EVENTS, db_error, encode, now_millis, sql_for, state_name};
 use crate::server::store::memory::terminal_error;
 
 /// The most writes one round takes.
@@ -117,13 +117,19 @@ impl Local {
         }
     }
 
-    /// Records that a write of task `id` was refused: its later writes report `why` (unless
-    /// the refused one finished the task: no later write is expected).
+    /// Records that a write of task `id` was refused: its later writes, and its settling,
+    /// report `why` (unless the refused one finished a task whose creation was written: no
+    /// later write is expected).
     fn refused(&self, id: &str, why: A2AError, terminal: bool) {
         let mut tasks = self.lock();
-        if terminal {
+        let Some(entry) = tasks.get_mut(id) else {
+            return;
+        };
+        if terminal && entry.written {
             tasks.remove(id);
-        } else if let Some(entry) = tasks.get_mut(id) {
+        } else {
+            // A task whose creation was refused stays until it is settled: its caller must
+            // learn why.
             entry.queued = None;
             entry.refused = Some(why);
         }
@@ -140,7 +146,15 @@ enum Op {
         task: Task,
         /// The version the stored task must have (`None`: whatever it has).
         expected: Option<i64>,
+        /// The number of the last event of the task this write reflects.
+        seq: Option<i64>,
         done: Option<oneshot::Sender<Result<i64, A2AError>>>,
+    },
+    /// Event `seq` of task `task_id`, as JSON.
+    Event {
+        task_id: String,
+        seq: i64,
+        body: String,
     },
     Flush(oneshot::Sender<()>),
 }
@@ -216,15 +230,41 @@ impl Writer {
         created
     }
 
-    /// Writes `task` over the stored one, which must still have version `expected` (`None`:
-    /// any); returns the new version once written.
-    pub(super) async fn update(&self, task: Task, expected: Option<i64>) -> Result<i64, A2AError> {
+    /// Writes `task` (as it is after its event `seq`) over the stored one, which must still
+    /// have version `expected` (`None`: any); returns the new version once written.
+    pub(super) async fn update_at(
+        &self,
+        task: Task,
+        expected: Option<i64>,
+        seq: u64,
+    ) -> Result<i64, A2AError> {
         self.wait(|done| Op::Update {
             task,
             expected,
+            seq: Some(i64::try_from(seq).unwrap_or(i64::MAX)),
             done: Some(done),
         })
         .await
+    }
+
+    /// Queues event `seq` of task `task_id` for the next round (an event that cannot be made
+    /// JSON is left out, and said in the log).
+    pub(super) fn append(&self, task_id: &str, seq: u64, event: &a2a::StreamResponse) {
+        let body = match serde_json::to_string(event) {
+            Ok(body) => body,
+            Err(e) => {
+                tracing::warn!(task = %task_id, seq, error = %e, "an event cannot be logged");
+                return;
+            }
+        };
+        let op = Op::Event {
+            task_id: task_id.to_owned(),
+            seq: i64::try_from(seq).unwrap_or(i64::MAX),
+            body,
+        };
+        if self.send(op).is_err() {
+            tracing::warn!(task = %task_id, seq, "an event was not logged: the store is shutting down");
+        }
     }
 
     /// Hands `op` to the writer.
@@ -247,6 +287,12 @@ impl Writer {
     /// an intermediate write of a task this store writes, else awaited. Reports a refused
     /// queued write of the same task instead.
     pub(super) async fn write(&self, task: Task) -> Result<i64, A2AError> {
+        self.write_at(task, None).await
+    }
+
+    /// [`write`](Self::write), of `task` as it is after its event `seq`.
+    pub(super) async fn write_at(&self, task: Task, seq: Option<u64>) -> Result<i64, A2AError> {
+        let seq = seq.map(|n| i64::try_from(n).unwrap_or(i64::MAX));
         let queue = matches!(task.status.state, TaskState::Submitted | TaskState::Working);
         let expected = {
             let mut tasks = self.local.lock();
@@ -272,6 +318,7 @@ impl Writer {
                         self.send(Op::Update {
                             task,
                             expected: Some(expected),
+                            seq,
                             done: None,
                         })?;
                         return Ok(version);
@@ -280,7 +327,13 @@ impl Writer {
                 }
             }
         };
-        self.update(task, expected).await
+        self.wait(|done| Op::Update {
+            task,
+            expected,
+            seq,
+            done: Some(done),
+        })
+        .await
     }
 
     /// Returns once every write queued before the call is written (or refused).
@@ -329,6 +382,8 @@ struct Row {
     expected: Option<i64>,
     /// How many writes the row folds (for a new row: its version).
     steps: i64,
+    /// The number of the last event the task reflects, when its writer said.
+    seq: Option<i64>,
     /// Who waits, and how many writes after theirs the row holds.
     waiting: Vec<(oneshot::Sender<Result<i64, A2AError>>, i64)>,
 }
@@ -337,6 +392,8 @@ struct Row {
 #[derive(Default)]
 struct Round {
     rows: Vec<Row>,
+    /// Events logged: task id, number, JSON.
+    events: Vec<(String, i64, String)>,
     flushes: Vec<oneshot::Sender<()>>,
 }
 
@@ -345,17 +402,22 @@ impl Round {
         let mut round = Round::default();
         let mut index: HashMap<String, usize> = HashMap::new();
         for op in ops {
-            let (task, new, expected, done) = match op {
+            let (task, new, expected, seq, done) = match op {
                 Op::Flush(done) => {
                     round.flushes.push(done);
                     continue;
                 }
-                Op::Create { task, done } => (task, true, None, done),
+                Op::Event { task_id, seq, body } => {
+                    round.events.push((task_id, seq, body));
+                    continue;
+                }
+                Op::Create { task, done } => (task, true, None, None, done),
                 Op::Update {
                     task,
                     expected,
+                    seq,
                     done,
-                } => (task, false, expected, done),
+                } => (task, false, expected, seq, done),
             };
             match index.get(&task.id) {
                 Some(&i) if !new => {
@@ -365,6 +427,7 @@ impl Round {
                     }
                     row.steps += 1;
                     row.task = task;
+                    row.seq = seq.or(row.seq);
                     row.waiting.extend(done.map(|d| (d, 0)));
                 }
                 _ => {
@@ -375,6 +438,7 @@ impl Round {
                         new,
                         expected,
                         steps: 1,
+                        seq,
                         waiting: done.map(|d| (d, 0)).into_iter().collect(),
                     });
                 }
@@ -410,12 +474,45 @@ impl Db {
 
     /// Writes `ops`, answers their writers and updates `local`.
     async fn write(&self, ops: Vec<Op>, local: &Local) {
-        let Round { rows, flushes } = Round::of(ops);
+        let Round {
+            rows,
+            events,
+            flushes,
+        } = Round::of(ops);
+        // The events first: a task read at event `n` finds every event after `n` logged.
+        self.log(&events).await;
         let (new, changed): (Vec<Row>, Vec<Row>) = rows.into_iter().partition(|r| r.new);
         self.insert_all(new, local).await;
         self.update_all(changed, local).await;
         for done in flushes {
             let _ = done.send(());
+        }
+    }
+
+    /// Logs `events` in one statement (an event logged already stays as it was), announced on
+    /// Postgres by the statement itself. A refusal is said in the log: the events' tasks go
+    /// on, and their readers find the stored task.
+    async fn log(&self, events: &[(String, i64, String)]) {
+        if events.is_empty() {
+            return;
+        }
+        let rows = vec!["(?, ?, ?)"; events.len()].join(", ");
+        let insert = format!(
+            "INSERT INTO a2a_card_events (task_id, seq, body) VALUES {rows} ON CONFLICT DO NOTHING"
+        );
+        let statement = match self.dialect {
+            Dialect::Sqlite => insert,
+            Dialect::Postgres => format!(
+                "WITH logged AS ({insert} RETURNING task_id) SELECT logged.task_id FROM logged, pg_notify('{EVENTS}', logged.task_id)"
+            ),
+        };
+        let statement = self.sql(&statement);
+        let mut query = sqlx::query(&statement);
+        for (task_id, seq, body) in events {
+            query = query.bind(task_id).bind(*seq).bind(body.as_str());
+        }
+        if let Err(e) = query.execute(&self.pool).await {
+            tracing::warn!(error = %e, events = events.len(), "task events were not logged");
         }
     }
 
@@ -468,8 +565,8 @@ impl Db {
 
     /// Inserts `rows` in one statement (atomic by itself: no transaction needed).
     async fn insert(&self, rows: &[Row]) -> Result<(), sqlx::Error> {
-        let insert = "INSERT INTO a2a_card_tasks (id, context_id, state, status_at, version, ended_at, owner, body)
-            SELECT id, context_id, state, status_at, steps, ended_at, owner, body FROM v";
+        let insert = "INSERT INTO a2a_card_tasks (id, context_id, state, status_at, version, ended_at, owner, body, seq)
+            SELECT id, context_id, state, status_at, steps, ended_at, owner, body, seq FROM v";
         let statement = match self.dialect {
             Dialect::Sqlite => format!("WITH {} {insert}", values(rows.len())),
             Dialect::Postgres => format!(
@@ -490,7 +587,8 @@ impl Db {
     async fn cas(&self, rows: &[Row]) -> Result<Vec<sqlx::any::AnyRow>, sqlx::Error> {
         let update = "UPDATE a2a_card_tasks SET context_id = v.context_id, state = v.state,
                 status_at = v.status_at, version = a2a_card_tasks.version + v.steps,
-                ended_at = COALESCE(a2a_card_tasks.ended_at, v.ended_at), owner = v.owner, body = v.body
+                ended_at = COALESCE(a2a_card_tasks.ended_at, v.ended_at), owner = v.owner, body = v.body,
+                seq = COALESCE(v.seq, a2a_card_tasks.seq)
             FROM v WHERE a2a_card_tasks.id = v.id
                 AND (a2a_card_tasks.ended_at IS NULL OR a2a_card_tasks.state = v.state)
                 AND (v.expected IS NULL OR a2a_card_tasks.version = v.expected)
@@ -526,7 +624,8 @@ impl Db {
                 .bind(task.status.timestamp.map(|t| t.to_rfc3339()))
                 .bind(terminal.then(now_millis))
                 .bind((!terminal).then_some(self.replica.as_str()))
-                .bind(row.body.as_str());
+                .bind(row.body.as_str())
+                .bind(row.seq);
         }
         query
     }
@@ -560,9 +659,9 @@ impl Db {
 /// The rows of a round as a table `v` for a `WITH` clause: `n` rows of placeholders, bound by
 /// [`Db::bind`].
 fn values(n: usize) -> String {
-    let rows = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?)"; n].join(", ");
+    let rows = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"; n].join(", ");
     format!(
-        "v (id, expected, steps, context_id, state, status_at, ended_at, owner, body) AS (VALUES {rows})"
+        "v (id, expected, steps, context_id, state, status_at, ended_at, owner, body, seq) AS (VALUES {rows})"
     )
 }
 
