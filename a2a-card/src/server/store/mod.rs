@@ -22,8 +22,9 @@
 //! database (no shared memory, no cluster of our own): each sees every task (`GetTask`,
 //! `ListTasks`); a `CancelTask` on one reaches the handler running on another (the store
 //! announces each change with Postgres `NOTIFY`, and each replica `LISTEN`s); a
-//! `SubscribeToTask` on a replica that does not run the task follows it through the same
-//! notifications (each change as the task as it now is); and when a replica dies, the others
+//! `SubscribeToTask` on a replica that does not run the task follows the task's event log,
+//! which the SQL stores keep (each event with the number the running replica gave it, so that
+//! `Last-Event-ID` resumes a stream on any replica and after a restart); and when a replica dies, the others
 //! fail its running tasks once its lease runs out ([`SqlTasks`]). An answer to a question a
 //! handler asks may go to any replica: it is forwarded (`NOTIFY`) to the one that runs the
 //! handler, so no sticky routing is needed.
