@@ -482,10 +482,20 @@ impl Db {
             flushes,
         } = Round::of(ops);
         // The events first: a task read at event `n` finds every event after `n` logged.
-        self.log(&events).await;
-        let (new, changed): (Vec<Row>, Vec<Row>) = rows.into_iter().partition(|r| r.new);
-        self.insert_all(new, local).await;
-        self.update_all(changed, local).await;
+        match self.log(&events).await {
+            // The database cannot be reached: the rows would wait as long again to learn it.
+            Err(e) if unreachable(&e) => {
+                let why = db_error(e);
+                for row in rows {
+                    refuse(row, &why, local);
+                }
+            }
+            _ => {
+                let (new, changed): (Vec<Row>, Vec<Row>) = rows.into_iter().partition(|r| r.new);
+                self.insert_all(new, local).await;
+                self.update_all(changed, local).await;
+            }
+        }
         for done in flushes {
             let _ = done.send(());
         }
@@ -494,9 +504,9 @@ impl Db {
     /// Logs `events` in one statement (an event logged already stays as it was), announced on
     /// Postgres by the statement itself. A refusal is said in the log: the events' tasks go
     /// on, and their readers find the stored task.
-    async fn log(&self, events: &[(String, i64, String)]) {
+    async fn log(&self, events: &[(String, i64, String)]) -> Result<(), sqlx::Error> {
         if events.is_empty() {
-            return;
+            return Ok(());
         }
         let rows = vec!["(?, ?, ?)"; events.len()].join(", ");
         let insert = format!(
@@ -513,9 +523,11 @@ impl Db {
         for (task_id, seq, body) in events {
             query = query.bind(task_id).bind(*seq).bind(body.as_str());
         }
-        if let Err(e) = query.execute(&self.pool).await {
+        let logged = query.execute(&self.pool).await;
+        if let Err(e) = &logged {
             tracing::warn!(error = %e, events = events.len(), "task events were not logged");
         }
+        logged.map(drop)
     }
 
     /// Inserts new rows in one statement; should it fail (e.g. one id exists already), one by
@@ -656,6 +668,14 @@ impl Db {
             }
         }
     }
+}
+
+/// Whether `e` says the database cannot be reached (rather than that it refused a statement).
+fn unreachable(e: &sqlx::Error) -> bool {
+    matches!(
+        e,
+        sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_)
+    )
 }
 
 /// The rows of a round as a table `v` for a `WITH` clause: `n` rows of placeholders, bound by
