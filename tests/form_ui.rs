@@ -1,7 +1,8 @@
 //! The form page (`GET /ui`) of the examples' agents: served with its embedded assets, and
 //! driven in a real browser (Debian's headless Chromium through `playwright-core`, by
 //! `tests/browser/form_ui.mjs`): the fight form submitted and answered, an invalid trip shown
-//! at its field, a streamed plan arriving chunk by chunk. Screenshots go to
+//! at its field, a streamed plan arriving chunk by chunk, a keyboard-only run, a phone-sized
+//! screen. Screenshots go to
 //! `target/tmp/form-ui/`.
 //!
 //! Chromium comes from apt (installed here when running as root and missing), playwright-core

@@ -1,7 +1,8 @@
 // Drives the form page of the examples' agents in headless Chromium (Debian's, through
 // playwright-core): fills and submits the fight form, sees the verdict; submits an invalid
 // trip and sees the error at its field; watches a streamed plan arrive chunk by chunk; attaches
-// a calendar; checks the recent tasks, the timeline, the labels and accessibility (axe-core).
+// a calendar; checks the recent tasks, the timeline, the labels, a keyboard-only run, a phone's
+// screen, and accessibility (axe-core).
 // Usage: node form_ui.mjs FIGHT_CLUB_URL TRIP_PLANNER_URL OUT_DIR
 import { createRequire } from "node:module";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -71,6 +72,8 @@ try {
   check(requiredMark.includes("*"), "a required field is marked: " + requiredMark);
   await plan.locator("button.example").first().click();
   check((await plan.locator('[name="root[destination]"]').inputValue()) === "Lisbon", "an example fills the form");
+  const stale = await plan.locator(".form .errmsg").evaluateAll((ms) => ms.filter((m) => m.offsetParent !== null && m.textContent.trim()).map((m) => m.textContent));
+  check(stale.length === 0, "a valid example leaves no error shown from before it: " + stale.join(" | "));
   await plan.locator('[name="root[days]"]').fill("30");
   await plan.locator("button.submit").click();
   const fieldError = plan.locator('.field-error[data-path="root.days"]');
@@ -107,6 +110,69 @@ try {
   const plans = await plan.locator('dd[data-field="plan"]').allTextContents();
   check(plans.length === 3 && plans[1].includes("busy in your calendar") && !plans[0].includes("busy"), "the attached calendar's busy day is kept free: " + plans.join(" | "));
   await page.screenshot({ path: join(outDir, "form-ui-file.png"), fullPage: true });
+  // Keyboard only: from the top of the page, Tab reaches the fight form's fields and its
+  // submit button, each focus visible, and Enter submits; no mouse anywhere.
+  await page.goto(fight + "/ui");
+  await form.waitFor();
+  const tabTo = async (selector, limit = 40) => {
+    for (let i = 0; i < limit; i++) {
+      await page.keyboard.press("Tab");
+      const there = await page.evaluate((sel) => {
+        const el = document.activeElement;
+        if (!el || !el.matches(sel)) return null;
+        const style = getComputedStyle(el);
+        const ring = (style.outlineStyle !== "none" && parseFloat(style.outlineWidth) > 0) || style.boxShadow !== "none";
+        return { visible: el.matches(":focus-visible") && ring };
+      }, selector);
+      if (there) return there;
+    }
+    return null;
+  };
+  const onA = await tabTo('section[data-skill="fight-comparison"] [name="root[a]"]');
+  check(onA !== null, "Tab reaches the first field of the fight form");
+  check(onA && onA.visible, "the focused field shows a focus ring");
+  await page.keyboard.type("Lion");
+  const onB = await tabTo('section[data-skill="fight-comparison"] [name="root[b]"]', 5);
+  check(onB !== null, "the next Tab goes to the second field");
+  await page.keyboard.type("Tiger");
+  const onSubmit = await tabTo('section[data-skill="fight-comparison"] button.submit', 15);
+  check(onSubmit !== null && onSubmit.visible, "Tab reaches the submit button, its focus visible");
+  await page.keyboard.press("Enter");
+  const keyed = form.locator('dd[data-field="winner"]');
+  await keyed.waitFor({ timeout: 10000 });
+  check((await keyed.textContent()) === "Tiger", "Enter on the focused submit button sends the form");
+  await page.screenshot({ path: join(outDir, "form-ui-keyboard.png"), fullPage: true });
+
+  // On a phone (390 x 844 CSS pixels): nothing wider than the screen, targets big enough to
+  // tap (WCAG 2.2's 24 x 24 minimum), and the trip form works.
+  const phone = await context.newPage();
+  phone.on("pageerror", (e) => errors.push(String(e)));
+  await phone.setViewportSize({ width: 390, height: 844 });
+  for (const url of [fight + "/ui", trip + "/ui"]) {
+    await phone.goto(url);
+    await phone.locator("section.skill").first().waitFor();
+    const layout = await phone.evaluate(() => {
+      const width = document.documentElement.clientWidth;
+      const wide = [...document.querySelectorAll("body *")]
+        .filter((e) => e.getClientRects().length && e.getBoundingClientRect().right > width + 1)
+        .map((e) => `<${e.tagName.toLowerCase()} class="${e.className}"> ${Math.round(e.getBoundingClientRect().right)}px`);
+      const small = [...document.querySelectorAll("button, input, select, textarea, a[href]")]
+        .filter((e) => e.getClientRects().length && e.type !== "hidden")
+        .filter((e) => { const r = e.getBoundingClientRect(); return r.width < 24 || r.height < 24; })
+        .map((e) => `<${e.tagName.toLowerCase()} ${e.name || e.className || e.textContent.trim().slice(0, 20)}> ${Math.round(e.getBoundingClientRect().width)}x${Math.round(e.getBoundingClientRect().height)}`);
+      return { scroll: document.documentElement.scrollWidth, width, wide: wide.slice(0, 5), small: small.slice(0, 5) };
+    });
+    check(layout.scroll <= layout.width && layout.wide.length === 0, `no sideways scrolling on a phone at ${url}: page ${layout.scroll}px for ${layout.width}px; ${layout.wide.join(", ")}`);
+    check(layout.small.length === 0, `every control is at least 24 x 24 on a phone at ${url}: ${layout.small.join(", ")}`);
+  }
+  const phonePlan = phone.locator('section[data-skill="plan-trip"]');
+  await phonePlan.locator("button.example").first().click();
+  await phonePlan.locator("button.submit").click();
+  await phone.waitForFunction(() => document.querySelector('section[data-skill="plan-trip"] .progress').textContent === "Done.", null, { timeout: 15000 });
+  check((await phonePlan.locator('dd[data-field="date"]').count()) === 3, "the trip form works on a phone");
+  await phone.screenshot({ path: join(outDir, "form-ui-phone.png"), fullPage: true });
+  await phone.close();
+
   // Accessibility: axe-core's WCAG 2 A and AA rules on each agent's page as it loads (with the
   // form's first validation messages).
   for (const url of [fight + "/ui", trip + "/ui"]) {

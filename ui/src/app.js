@@ -126,7 +126,8 @@ class SkillForm {
         disable_edit_json: true,
         disable_properties: true,
         disable_array_reorder: true,
-        show_errors: "interaction",
+        // Errors follow the value (an example that fills the form clears what was wrong before).
+        show_errors: "change",
         prompt_before_delete: false,
         use_default_values: true,
       });
