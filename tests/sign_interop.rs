@@ -13,23 +13,14 @@ mod support;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 
 use a2a_card::sign::{self, Algorithm, Jwks, SignOptions, SigningKey};
 use a2a_card::wire::Profile;
 use a2a_card::{AgentCard, AgentSkill, SecurityRequirement, SecurityScheme};
 use serde_json::{Value, json};
 
-/// The JS SDK version CI pins (keep in step with `.ci/run`; the Python one is
-/// `support::PY_SDK`).
-const JS_SDK: &str = "@a2a-js/sdk@1.3.0";
-
 fn tmp() -> &'static Path {
     Path::new(env!("CARGO_TARGET_TMPDIR"))
-}
-
-fn succeeds(command: &mut Command) -> bool {
-    command.status().is_ok_and(|s| s.success())
 }
 
 /// The command that runs the Python driver, or `None` (with the reason printed) to skip.
@@ -40,34 +31,8 @@ fn python() -> Option<Vec<OsString>> {
 
 /// The command that runs the JS driver, or `None` (with the reason printed) to skip.
 fn node() -> Option<Vec<OsString>> {
-    static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
-    let dir = DIR.get_or_init(|| {
-        if let Some(dir) = std::env::var_os("A2A_JS_DIR") {
-            return Some(PathBuf::from(dir));
-        }
-        let has = |tool: &str| Command::new(tool).arg("--version").output().is_ok();
-        if !has("node") || !has("npm") {
-            return support::skip_without_sdk(
-                "the JS SDK interop needs node and npm on PATH or A2A_JS_DIR set; neither is there",
-            );
-        }
-        let dir = tmp().join("a2a-js");
-        if !dir.join("node_modules/@a2a-js/sdk/package.json").exists() {
-            std::fs::create_dir_all(&dir).expect("a directory for the JS SDK");
-            assert!(
-                succeeds(
-                    Command::new("npm")
-                        .args(["install", "--silent", "--no-save", "--prefix"])
-                        .arg(&dir)
-                        .arg(JS_SDK)
-                ),
-                "npm install {JS_SDK} failed"
-            );
-        }
-        Some(dir)
-    });
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/a2a_js.mjs");
-    dir.as_ref().map(|dir| {
+    support::a2a_js_dir().map(|dir| {
         vec![
             OsString::from("node"),
             script.into(),

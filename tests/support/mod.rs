@@ -65,6 +65,44 @@ pub fn a2a_python_0_3() -> Option<PathBuf> {
     .clone()
 }
 
+/// The official JS SDK version CI pins (keep in step with `.ci/run`; the Python one is
+/// [`PY_SDK`]).
+pub const JS_SDK: &str = "@a2a-js/sdk@1.3.0";
+
+/// A directory with the official JS SDK in `node_modules/@a2a-js/sdk`: `$A2A_JS_DIR` (which CI
+/// sets), else one under the target directory with [`JS_SDK`] installed by npm on first use.
+/// `None`, with the reason printed, only when there is no `node` or `npm` and [`REQUIRE_SDKS`]
+/// is unset (the caller then skips); a failed install fails the test.
+pub fn a2a_js_dir() -> Option<PathBuf> {
+    static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
+    DIR.get_or_init(|| {
+        if let Some(dir) = std::env::var_os("A2A_JS_DIR") {
+            return Some(PathBuf::from(dir));
+        }
+        let has = |tool: &str| Command::new(tool).arg("--version").output().is_ok();
+        if !has("node") || !has("npm") {
+            return skip_without_sdk(
+                "the JS SDK interop needs node and npm on PATH or A2A_JS_DIR set; neither is there",
+            );
+        }
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("a2a-js");
+        if !dir.join("node_modules/@a2a-js/sdk/package.json").exists() {
+            std::fs::create_dir_all(&dir).expect("a directory for the JS SDK");
+            assert!(
+                succeeds(
+                    Command::new("npm")
+                        .args(["install", "--silent", "--no-save", "--prefix"])
+                        .arg(&dir)
+                        .arg(JS_SDK)
+                ),
+                "npm install {JS_SDK} failed"
+            );
+        }
+        Some(dir)
+    })
+    .clone()
+}
+
 /// `$var`, or a venv `dir` under the target directory with `packages` installed, checked by
 /// importing `imports`.
 fn python_with(var: &str, dir: &str, packages: &[&str], imports: &str) -> Option<PathBuf> {

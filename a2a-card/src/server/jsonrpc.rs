@@ -525,9 +525,25 @@ async fn translate(
     };
     let decoded = exact::decode(&bytes);
     match serde_json::from_slice::<Value>(decoded.as_deref().unwrap_or(&bytes)) {
+        // A 0.3 client reads a streaming method's answer only as events: an error before the
+        // stream is one event (as the official SDK's 0.3 layer sends it).
+        Ok(answer) if method.streams() => one_event(&answer_to_v0_3(answer, method)),
         Ok(answer) => json_response(head.status, &answer_to_v0_3(answer, method)),
         Err(_) => Response::from_parts(head, Body::from(bytes)),
     }
+}
+
+/// An SSE answer of one event, `data`.
+fn one_event(data: &Value) -> Response {
+    let mut response = Response::new(Body::from(format!("data: {data}\n\n")));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
 }
 
 /// A 1.0 JSON-RPC response as 0.3.
