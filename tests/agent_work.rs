@@ -463,12 +463,12 @@ mod multi_turn {
             Arc::new(a2a_card::server::a2a_server::InMemoryTaskStore::new());
         let a = serve(
             server::server(Duration::from_millis(1), Webhooks::default())
-                .tasks(Tasks::Custom(Arc::clone(&store))),
+                .tasks(Tasks::custom(Arc::clone(&store))),
         )
         .await;
         let b = serve(
             server::server(Duration::from_millis(1), Webhooks::default())
-                .tasks(Tasks::Custom(store)),
+                .tasks(Tasks::custom(store)),
         )
         .await;
         let on_a = client(&card(&a.base).await, "JSONRPC").await;

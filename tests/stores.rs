@@ -698,9 +698,9 @@ async fn a_new_task_is_not_looked_up_before_it_is_created() {
         inner: Tasks::memory().open().await.expect("memory"),
         calls: std::sync::Mutex::new(Vec::new()),
     });
-    let running = support::client::serve(
-        Server::new(fight_club::FightClub).tasks(Tasks::Custom(store.clone())),
-    )
+    let running = support::client::serve(Server::new(fight_club::FightClub).tasks(Tasks::custom(
+        store.clone() as Arc<dyn a2a_card::server::a2a_server::TaskStore>,
+    )))
     .await;
     let client =
         support::client::client(&support::client::card(&running.base).await, "JSONRPC").await;

@@ -368,10 +368,10 @@ impl<A: Agent> Server<A> {
     /// restarted agent still answers `GetTask` for them; tasks a previous run left running are
     /// failed at start, saying why. `Tasks::postgres` shares one database between replicas
     /// (an answer sent to any of them reaches the handler that asked).
-    /// [`Tasks::Custom`](store::Tasks::Custom) shares a store of
-    /// your own: servers on one store see each other's tasks, and a question a handler asks is
-    /// answered only in the process where that handler runs (elsewhere the answer fails the
-    /// task, saying why).
+    /// [`Tasks::custom`](store::Tasks::custom) takes a store of your own
+    /// ([`Store`](store::Store)): servers on one store see each other's tasks, and a question a
+    /// handler asks is answered only in the process where that handler runs (elsewhere the
+    /// answer fails the task, saying why).
     pub fn tasks(mut self, tasks: store::Tasks) -> Self {
         self.tasks = tasks;
         self

@@ -115,8 +115,8 @@ pub enum Tasks {
         /// How long a replica that stopped renewing still owns its running tasks.
         lease: Duration,
     },
-    /// A store of your own.
-    Custom(Arc<dyn TaskStore>),
+    /// A store of your own ([`Tasks::custom`]).
+    Custom(Arc<dyn Store>),
 }
 
 impl fmt::Debug for Tasks {
@@ -136,6 +136,69 @@ impl fmt::Debug for Tasks {
                 .finish(),
             Tasks::Custom(_) => f.write_str("Custom(..)"),
         }
+    }
+}
+
+/// A task store of your own, as the server uses it: the tasks (the official [`TaskStore`]
+/// trait), and what else it keeps. What it leaves out, the server keeps in memory: push
+/// configs, the tasks' event logs (a stream then resumes with `Last-Event-ID` only while the
+/// process that runs the task holds its events), and the change feed (without one, each server
+/// on the store sees the others' tasks when it reads them, but a cancel does not reach a
+/// handler another process runs).
+///
+/// A [`TaskStore`] alone is a `Store` (`Arc<dyn TaskStore>`).
+///
+/// ```
+/// use std::sync::Arc;
+/// use a2a_card::server::a2a_server::{InMemoryPushConfigStore, InMemoryTaskStore, PushConfigStore, TaskStore};
+/// use a2a_card::server::store::{Store, Tasks};
+///
+/// /// Tasks and push configs of your own.
+/// struct Mine {
+///     tasks: Arc<InMemoryTaskStore>,
+///     configs: Arc<InMemoryPushConfigStore>,
+/// }
+///
+/// impl Store for Mine {
+///     fn tasks(&self) -> Arc<dyn TaskStore> {
+///         self.tasks.clone()
+///     }
+///     fn push_configs(&self) -> Option<Arc<dyn PushConfigStore>> {
+///         Some(self.configs.clone())
+///     }
+/// }
+///
+/// let tasks = Tasks::custom(Mine {
+///     tasks: Arc::new(InMemoryTaskStore::new()),
+///     configs: Arc::new(InMemoryPushConfigStore::new()),
+/// });
+/// # drop(tasks);
+/// ```
+pub trait Store: Send + Sync + 'static {
+    /// The tasks.
+    fn tasks(&self) -> Arc<dyn TaskStore>;
+
+    /// The tasks' push-notification configs, where the store keeps them (by default the
+    /// server keeps them in memory).
+    fn push_configs(&self) -> Option<Arc<dyn a2a_server::PushConfigStore>> {
+        None
+    }
+
+    /// The tasks' event logs, where the store keeps them (see [`EventLog`]).
+    fn events(&self) -> Option<Arc<dyn EventLog>> {
+        None
+    }
+
+    /// The ids of tasks any process writes (or whose log grows), as they are written, where
+    /// several processes share the store: each server follows the others' tasks through it.
+    fn changes(&self) -> Option<tokio::sync::broadcast::Sender<String>> {
+        None
+    }
+}
+
+impl Store for Arc<dyn TaskStore> {
+    fn tasks(&self) -> Arc<dyn TaskStore> {
+        Arc::clone(self)
     }
 }
 
@@ -180,20 +243,28 @@ pub(crate) struct Feeds {
     pub(crate) events: tokio::sync::broadcast::Sender<String>,
 }
 
-/// A task's events as the store keeps them: numbered as the server numbers them (the task
-/// itself is number 0), so that a stream resumes (`Last-Event-ID`) from the store on any
-/// process and any replica.
+/// The tasks' events as a store keeps them, numbered as the server numbers them (a task is
+/// its own event 0; each later event of the task, in order, is 1, 2, ...): with it, a stream
+/// resumes (`Last-Event-ID`) from the store after a restart and on any process that shares
+/// it. The SQL stores keep one; a [`Store`] of your own may.
+///
+/// The server calls [`append`](Self::append) for every event, in order, and
+/// [`update_at`](Self::update_at) instead of [`TaskStore::update`] for each change of what
+/// the task holds (a status, a whole artifact); a reader calls [`read`](Self::read).
 #[async_trait::async_trait]
-pub(crate) trait EventLog: Send + Sync {
-    /// Queues event `seq` of task `task_id` for the store's next write (the task's next
-    /// awaited write waits for it too).
+pub trait EventLog: Send + Sync {
+    /// Keeps event `seq` of task `task_id`. Called on the server's event path: it must not
+    /// block (queue the write); the events of a task must be readable, in order, once the
+    /// task's next [`update_at`](Self::update_at) returns.
     fn append(&self, task_id: &str, seq: u64, event: &a2a::StreamResponse);
 
-    /// Writes `task` as it is after its event `seq` (as [`TaskStore::update`] does).
+    /// Writes `task` as it is after its event `seq` (as [`TaskStore::update`] does, and
+    /// remembering `seq` for [`read`](Self::read)).
     async fn update_at(&self, task: Task, seq: u64) -> Result<(), a2a::A2AError>;
 
     /// Task `task_id` as stored, the number of the last event the stored task reflects, and
-    /// the logged events after `after` (by default, after that number), in order.
+    /// the events kept after `after` (by default, after that number), in order. `None` for a
+    /// task the store does not have.
     async fn read(
         &self,
         task_id: &str,
@@ -202,13 +273,22 @@ pub(crate) trait EventLog: Send + Sync {
 }
 
 /// What [`EventLog::read`] finds.
-pub(crate) struct Logged {
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Logged {
     /// The task as stored.
-    pub(crate) task: Task,
+    pub task: Task,
     /// The number of the last event `task` reflects.
-    pub(crate) seq: u64,
+    pub seq: u64,
     /// The events asked for, with their numbers, in order.
-    pub(crate) events: Vec<(u64, a2a::StreamResponse)>,
+    pub events: Vec<(u64, a2a::StreamResponse)>,
+}
+
+impl Logged {
+    /// The task as stored at its event `seq`, and the `events` after the point asked for.
+    pub fn new(task: Task, seq: u64, events: Vec<(u64, a2a::StreamResponse)>) -> Logged {
+        Logged { task, seq, events }
+    }
 }
 
 /// Carries an answer to a question to every replica, for the one whose handler asked.
@@ -222,6 +302,11 @@ impl Tasks {
     /// Tasks in memory, with the default [`Retention`].
     pub fn memory() -> Tasks {
         Tasks::Memory(Retention::default())
+    }
+
+    /// Tasks in a store of your own (see [`Store`]; an `Arc<dyn TaskStore>` is one).
+    pub fn custom(store: impl Store) -> Tasks {
+        Tasks::Custom(Arc::new(store))
     }
 
     /// Tasks in the SQLite file at `path`, with the default [`Retention`].
@@ -371,15 +456,16 @@ impl Tasks {
                 })
             }
             Tasks::Custom(store) => Ok(Opened {
-                tasks: Arc::clone(store),
+                tasks: store.tasks(),
                 settle: None,
-                push_configs: None,
-                changes: None,
+                push_configs: store.push_configs(),
+                // Its change feed wakes the readers of its log too.
+                events: store.changes(),
+                changes: store.changes(),
                 replicas: true,
                 recovered: None,
                 answers: None,
-                log: None,
-                events: None,
+                log: store.events(),
             }),
         }
     }
