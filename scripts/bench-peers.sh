@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Blocking `SendMessage` side by side: the fight_club example against the same agent written on
+# the strongest independent Rust A2A framework (`a2a-protocol-server` 0.15, in
+# ../shared/bench-peers), in memory and on SQLite, with the same load generator (wrk, 16
+# connections, one thread) and the same request (bench-peers/send.lua). Rounds alternate between
+# the two servers so that the machine's drift hits both; the ratio of the summed rates is printed.
+#
+#   scripts/bench-peers.sh [PEERS_DIR] [SECONDS_PER_ROUND] [ROUNDS]
+#
+# Builds both in release (the peer outside the checkout's target, under target/bench-peers);
+# installs wrk with apt when it is missing and this runs as root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+peers="${1:-../shared/bench-peers}"
+seconds="${2:-10}"
+rounds="${3:-2}"
+work="$PWD/target/bench-peers"
+mkdir -p "$work"
+
+if ! command -v wrk >/dev/null; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "installing wrk (apt)" >&2
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wrk >/dev/null
+  else
+    echo "wrk is needed: apt-get install wrk" >&2
+    exit 2
+  fi
+fi
+
+echo "building the peer (release)..." >&2
+CARGO_TARGET_DIR="$work/peer-target" cargo build --release --locked --quiet \
+  --manifest-path "$peers/a2a-protocol-server/Cargo.toml"
+echo "building fight_club (release)..." >&2
+cargo build --release --quiet --example fight_club
+
+ours_bin="$PWD/target/release/examples/fight_club"
+peer_bin="$work/peer-target/release/peer_tomtom"
+pids=()
+cleanup() { for p in "${pids[@]:-}"; do kill "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+# Starts "$@" and waits until its card is served on port $port.
+start() {
+  local port=$1; shift
+  "$@" >"$work/server-$port.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 100); do
+    curl -fsS "http://127.0.0.1:$port/.well-known/agent-card.json" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "the server on port $port did not start: $(cat "$work/server-$port.log")" >&2
+  exit 1
+}
+
+# Requests per second of one wrk round against port $1 (fails on any answer that is not a
+# completed task).
+round() {
+  local out
+  out=$(wrk -t1 -c16 -d"${seconds}s" -s "$peers/send.lua" "http://127.0.0.1:$1/")
+  if ! grep -q "not-completed: 0" <<<"$out"; then
+    echo "answers that were not a completed task on port $1:" >&2
+    echo "$out" >&2
+    exit 1
+  fi
+  awk '/Requests\/sec/ {print $2}' <<<"$out"
+}
+
+for store in memory sqlite; do
+  rm -f "$work"/ours.db* "$work"/peer.db*
+  ours_tasks=memory peer_tasks=memory
+  if [ "$store" = sqlite ]; then
+    ours_tasks="sqlite://$work/ours.db" peer_tasks="sqlite://$work/peer.db"
+  fi
+  start 18182 "$ours_bin" --port 18182 --tasks "$ours_tasks"
+  start 18183 "$peer_bin" --port 18183 --tasks "$peer_tasks"
+  # A short warm-up of each.
+  wrk -t1 -c16 -d2s -s "$peers/send.lua" http://127.0.0.1:18182/ >/dev/null
+  wrk -t1 -c16 -d2s -s "$peers/send.lua" http://127.0.0.1:18183/ >/dev/null
+  ours_sum=0 peer_sum=0 ours_list="" peer_list=""
+  for r in $(seq "$rounds"); do
+    echo "  $store: round $r of $rounds..." >&2
+    o=$(round 18182); p=$(round 18183)
+    ours_sum=$(awk -v a="$ours_sum" -v b="$o" 'BEGIN {print a + b}')
+    peer_sum=$(awk -v a="$peer_sum" -v b="$p" 'BEGIN {print a + b}')
+    ours_list="$ours_list ${o%.*}" peer_list="$peer_list ${p%.*}"
+  done
+  ratio=$(awk -v a="$ours_sum" -v b="$peer_sum" 'BEGIN {printf "%.2f", a / b}')
+  echo "blocking SendMessage, $store: fight_club${ours_list} req/s, a2a-protocol-server${peer_list} req/s: ${ratio}x"
+  cleanup; pids=()
+  sleep 0.5
+done
