@@ -26,7 +26,8 @@
 //!    the task created and its skill run; every event of the task through one place that
 //!    numbers it in the task's event log, applies it to the task, writes the store and posts
 //!    the webhooks; readers read the log.
-//! 4. [`store`]: where tasks are kept (memory, SQLite, Postgres), and `push` delivery.
+//! 4. [`store`]: where tasks and their event logs are kept (memory; SQLite and Postgres keep
+//!    the log too, so streams resume after a restart and on any replica), and `push` delivery.
 //!
 //! The card served names exactly what is mounted: a JSON-RPC 1.0 and an HTTP+JSON 1.0
 //! interface at the card's URL, and a JSON-RPC 0.3 interface there too unless
