@@ -224,17 +224,44 @@ impl reqwest::dns::Resolve for GuardedResolver {
     }
 }
 
+/// Whether `event` ends its task.
+fn ends(event: &StreamResponse) -> bool {
+    match event {
+        StreamResponse::StatusUpdate(u) => u.status.state.is_terminal(),
+        StreamResponse::Task(t) => t.status.state.is_terminal(),
+        _ => false,
+    }
+}
+
 /// An update waiting for delivery, with the webhooks it goes to.
 type Queued = (Vec<TaskPushNotificationConfig>, StreamResponse);
 
 /// Posts the updates of tasks to their webhooks: in order per task, with retries, off the
-/// task's own path (a slow webhook does not slow the skill).
+/// task's own path (neither a slow webhook nor the config store slows the skill or the
+/// caller).
+///
+/// Each task's webhooks are read from the config store once and then known here: set when
+/// this process saves or deletes one, read again after [`KNOWN_FOR`] (a webhook another
+/// replica registers for a task running here is posted to from then on), forgotten when the
+/// task ends.
 pub(crate) struct Delivery {
     policy: Webhooks,
     store: Arc<dyn PushConfigStore>,
     client: reqwest::Client,
     queues: Mutex<HashMap<String, mpsc::UnboundedSender<Queued>>>,
+    known: Mutex<HashMap<String, Known>>,
+    /// The updates to deliver, in order, for the one task that reads their webhooks.
+    inbox: std::sync::OnceLock<mpsc::UnboundedSender<(String, StreamResponse)>>,
 }
+
+/// A task's webhooks as known here, and since when.
+struct Known {
+    at: std::time::Instant,
+    configs: Arc<Vec<TaskPushNotificationConfig>>,
+}
+
+/// How long the webhooks of a task are taken as known before they are read again.
+const KNOWN_FOR: Duration = Duration::from_secs(1);
 
 impl fmt::Debug for Delivery {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -264,40 +291,105 @@ impl Delivery {
             store,
             client,
             queues: Mutex::new(HashMap::new()),
+            known: Mutex::new(HashMap::new()),
+            inbox: std::sync::OnceLock::new(),
         })
     }
 
-    /// Queues `event` for every webhook of `task`.
-    pub(crate) async fn deliver(self: &Arc<Self>, task: &str, event: &StreamResponse) {
+    /// Whether `event` of `task` may have somewhere to go: `false` when the task is known to
+    /// have no webhook (the caller then need not make the update at all).
+    pub(crate) fn wants(&self, task: &str, event: &StreamResponse) -> bool {
+        if ends(event) {
+            return true;
+        }
+        let known = self.known.lock().unwrap_or_else(|p| p.into_inner());
+        !known
+            .get(task)
+            .is_some_and(|k| k.configs.is_empty() && k.at.elapsed() < KNOWN_FOR)
+    }
+
+    /// Takes `configs` as the webhooks of `task` (this process has just saved them), or
+    /// forgets what was known (`None`: read them again).
+    pub(crate) fn know(&self, task: &str, configs: Option<Vec<TaskPushNotificationConfig>>) {
+        let mut known = self.known.lock().unwrap_or_else(|p| p.into_inner());
+        match configs {
+            Some(configs) => {
+                known.insert(
+                    task.to_owned(),
+                    Known {
+                        at: std::time::Instant::now(),
+                        configs: Arc::new(configs),
+                    },
+                );
+            }
+            None => {
+                known.remove(task);
+            }
+        }
+    }
+
+    /// Queues `event` for every webhook of `task`; returns at once.
+    pub(crate) fn deliver(self: &Arc<Self>, task: &str, event: StreamResponse) {
+        let inbox = self.inbox.get_or_init(|| {
+            let (sender, receiver) = mpsc::unbounded_channel();
+            tokio::spawn(Arc::clone(self).dispatch(receiver));
+            sender
+        });
+        let _ = inbox.send((task.to_owned(), event));
+    }
+
+    /// Hands each update to its task's worker, with the task's webhooks.
+    async fn dispatch(
+        self: Arc<Self>,
+        mut inbox: mpsc::UnboundedReceiver<(String, StreamResponse)>,
+    ) {
+        while let Some((task, event)) = inbox.recv().await {
+            let configs = self.webhooks_of(&task).await;
+            let terminal = ends(&event);
+            if terminal {
+                self.know(&task, None);
+            }
+            let mut queues = self.queues.lock().unwrap_or_else(|p| p.into_inner());
+            if configs.is_empty() {
+                if terminal {
+                    queues.remove(&task);
+                }
+                continue;
+            }
+            let sender = queues.entry(task.clone()).or_insert_with(|| {
+                let (sender, receiver) = mpsc::unbounded_channel();
+                tokio::spawn(Arc::clone(&self).run(receiver));
+                sender
+            });
+            let _ = sender.send((configs.as_ref().clone(), event));
+            if terminal {
+                // The worker delivers what is queued, then ends.
+                queues.remove(&task);
+            }
+        }
+    }
+
+    /// The webhooks of `task`, as known or read again (none when they cannot be read).
+    async fn webhooks_of(&self, task: &str) -> Arc<Vec<TaskPushNotificationConfig>> {
+        {
+            let known = self.known.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(k) = known.get(task).filter(|k| k.at.elapsed() < KNOWN_FOR) {
+                return Arc::clone(&k.configs);
+            }
+        }
         let configs = match self.store.list(task).await {
             Ok(configs) => configs,
             Err(e) => {
                 tracing::warn!(task, error = %e.message, "push configs could not be read");
-                return;
+                Vec::new()
             }
         };
-        let terminal = match event {
-            StreamResponse::StatusUpdate(u) => u.status.state.is_terminal(),
-            StreamResponse::Task(t) => t.status.state.is_terminal(),
-            _ => false,
-        };
-        let mut queues = self.queues.lock().unwrap_or_else(|p| p.into_inner());
-        if configs.is_empty() {
-            if terminal {
-                queues.remove(task);
-            }
-            return;
-        }
-        let sender = queues.entry(task.to_owned()).or_insert_with(|| {
-            let (sender, receiver) = mpsc::unbounded_channel();
-            tokio::spawn(Arc::clone(self).run(receiver));
-            sender
-        });
-        let _ = sender.send((configs, event.clone()));
-        if terminal {
-            // The worker delivers what is queued, then ends.
-            queues.remove(task);
-        }
+        self.know(task, Some(configs));
+        let known = self.known.lock().unwrap_or_else(|p| p.into_inner());
+        known
+            .get(task)
+            .map(|k| Arc::clone(&k.configs))
+            .unwrap_or_default()
     }
 
     async fn run(self: Arc<Self>, mut queue: mpsc::UnboundedReceiver<Queued>) {

@@ -76,7 +76,7 @@ impl Recorder {
     }
 
     async fn record_as(&self, tracked: &Tracked, event: StreamResponse, write: Write) -> bool {
-        let pushed = self.push.is_some().then(|| event.clone());
+        let pushed = self.pushed(&tracked.id, &event);
         let Some((seq, stored)) = tracked.record(event, |seq, event| self.log(tracked, seq, event))
         else {
             return false;
@@ -88,14 +88,29 @@ impl Recorder {
             tracked.publish(seq);
         }
         if let (Some(push), Some(event)) = (&self.push, pushed) {
-            push.deliver(&tracked.id, &event).await;
+            push.deliver(&tracked.id, event);
         }
         true
     }
 
+    /// A copy of `event` for the webhooks of task `id`, unless it is known to have none.
+    fn pushed(&self, id: &str, event: &StreamResponse) -> Option<StreamResponse> {
+        self.push
+            .as_ref()
+            .filter(|push| push.wants(id, event))
+            .map(|_| event.clone())
+    }
+
+    /// Takes note that the webhooks of task `id` changed here (`Some`: they are these).
+    fn webhooks_changed(&self, id: &str, now: Option<Vec<TaskPushNotificationConfig>>) {
+        if let Some(push) = &self.push {
+            push.know(id, now);
+        }
+    }
+
     /// Records the failure `event` of a turn whose caller gets `error` instead of the task.
     async fn record_error(&self, tracked: &Tracked, error: A2AError, event: StreamResponse) {
-        let pushed = self.push.is_some().then(|| event.clone());
+        let pushed = self.pushed(&tracked.id, &event);
         let mut at = 0;
         let logged = |seq, event: &StreamResponse| {
             at = seq;
@@ -106,7 +121,7 @@ impl Recorder {
             tracked.publish(at);
         }
         if let (Some(push), Some(event)) = (&self.push, pushed) {
-            push.deliver(&tracked.id, &event).await;
+            push.deliver(&tracked.id, event);
         }
     }
 
@@ -329,16 +344,28 @@ impl<A: Agent> Lifecycle<A> {
     }
 
     /// Keeps the webhook a message names for its task, before the turn's first event (so
-    /// that the webhook gets every event of the turn).
+    /// that the webhook gets every event of the turn); `new`: the task was just created, so
+    /// this is all the webhooks it has.
     async fn keep_webhook(
         &self,
         task: &str,
         config: Option<TaskPushNotificationConfig>,
+        new: bool,
     ) -> Result<(), A2AError> {
-        if let (Some(mut config), Some((configs, _))) = (config, &self.configs) {
-            config.task_id = task.to_owned();
-            config.id.get_or_insert_with(new_task_id);
-            configs.save(config).await?;
+        let saved = match (config, &self.configs) {
+            (Some(mut config), Some((configs, _))) => {
+                config.task_id = task.to_owned();
+                config.id.get_or_insert_with(new_task_id);
+                Some(configs.save(config).await?)
+            }
+            _ => None,
+        };
+        match (saved, new) {
+            (saved, true) => self
+                .recorder
+                .webhooks_changed(task, Some(saved.into_iter().collect())),
+            (Some(_), false) => self.recorder.webhooks_changed(task, None),
+            (None, false) => {}
         }
         Ok(())
     }
@@ -379,7 +406,7 @@ impl<A: Agent> Lifecycle<A> {
             metadata: None,
         };
         self.store().create(task.clone()).await?;
-        self.keep_webhook(&task.id, config).await?;
+        self.keep_webhook(&task.id, config, true).await?;
         let tracked = self.recorder.live.track(task);
         let (task, seq) = tracked.snapshot();
         self.recorder
@@ -428,7 +455,7 @@ impl<A: Agent> Lifecycle<A> {
             }
         }
         let message = req.message;
-        self.keep_webhook(id, config).await?;
+        self.keep_webhook(id, config, false).await?;
         let waiting = match run::take_waiting(&self.recorder, id) {
             Ok(waiting) => waiting,
             Err(NotWaiting::Working) => {
@@ -970,7 +997,7 @@ impl<A: Agent> RequestHandler for Lifecycle<A> {
                 if self.changes.is_none() {
                     if let Some(push) = &self.recorder.push {
                         let event = status_of(&id, &task.context_id, TaskState::Canceled, None);
-                        push.deliver(&id, &event).await;
+                        push.deliver(&id, event);
                     }
                 }
                 Ok(self.out_task(task))
@@ -1001,7 +1028,9 @@ impl<A: Agent> RequestHandler for Lifecycle<A> {
         policy.check(&req.url).await?;
         self.find(&req.task_id).await?;
         req.id.get_or_insert_with(new_task_id);
-        configs.save(req).await
+        let saved = configs.save(req).await?;
+        self.recorder.webhooks_changed(&saved.task_id, None);
+        Ok(saved)
     }
 
     async fn get_push_config(
@@ -1046,7 +1075,9 @@ impl<A: Agent> RequestHandler for Lifecycle<A> {
     ) -> Result<(), A2AError> {
         self.authorize(params)?;
         let configs = self.configs()?;
-        configs.delete(&req.task_id, &req.id).await
+        configs.delete(&req.task_id, &req.id).await?;
+        self.recorder.webhooks_changed(&req.task_id, None);
+        Ok(())
     }
 
     async fn get_extended_agent_card(
@@ -1105,7 +1136,7 @@ fn post_recovered(mut recovered: tokio::sync::mpsc::UnboundedReceiver<Task>, pus
                 status: task.status,
                 metadata: None,
             });
-            push.deliver(&task.id, &event).await;
+            push.deliver(&task.id, event);
         }
     });
 }

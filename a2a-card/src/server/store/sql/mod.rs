@@ -249,6 +249,7 @@ impl SqlTasks {
                         pool: pool.clone(),
                         dialect,
                         replica,
+                        down: Default::default(),
                     },
                     Arc::clone(&local),
                 ),

@@ -172,7 +172,14 @@ pub(super) struct Db {
     pub(super) pool: AnyPool,
     pub(super) dialect: Dialect,
     pub(super) replica: String,
+    /// Whether the last round found the database unreachable: the next waits less for a
+    /// connection, so that the writes queued meanwhile learn it quickly (and the first that
+    /// reaches it clears this).
+    pub(super) down: std::sync::atomic::AtomicBool,
 }
+
+/// How long a round waits for a connection while the database was found unreachable.
+const RETRY_ACQUIRE: std::time::Duration = std::time::Duration::from_millis(250);
 
 fn stopped() -> A2AError {
     A2AError::internal("the task store is shutting down")
@@ -252,6 +259,15 @@ impl Writer {
     /// Queues event `seq` of task `task_id` for the next round (an event that cannot be made
     /// JSON is left out, and said in the log).
     pub(super) fn append(&self, task_id: &str, seq: u64, event: &a2a::StreamResponse) {
+        // A task whose write was refused is not the store's any more: its events neither.
+        if self
+            .local
+            .lock()
+            .get(task_id)
+            .is_some_and(|e| e.refused.is_some())
+        {
+            return;
+        }
         let body = match serde_json::to_string(event) {
             Ok(body) => body,
             Err(e) => {
@@ -481,19 +497,10 @@ impl Db {
             events,
             flushes,
         } = Round::of(ops);
-        // The events first: a task read at event `n` finds every event after `n` logged.
-        match self.log(&events).await {
-            // The database cannot be reached: the rows would wait as long again to learn it.
-            Err(e) if unreachable(&e) => {
-                let why = db_error(e);
-                for row in rows {
-                    refuse(row, &why, local);
-                }
-            }
-            _ => {
-                let (new, changed): (Vec<Row>, Vec<Row>) = rows.into_iter().partition(|r| r.new);
-                self.insert_all(new, local).await;
-                self.update_all(changed, local).await;
+        for (row, outcome) in self.round(rows, &events).await {
+            match outcome {
+                Ok(version) => accept(row, version, local),
+                Err(why) => refuse(row, &why, local),
             }
         }
         for done in flushes {
@@ -501,10 +508,77 @@ impl Db {
         }
     }
 
+    /// Writes a round on one connection (on SQLite, in one transaction: one commit for the
+    /// round's statements); each row with its outcome, known once the round is committed.
+    async fn round(
+        &self,
+        rows: Vec<Row>,
+        events: &[(String, i64, String)],
+    ) -> Vec<(Row, Result<i64, A2AError>)> {
+        if rows.is_empty() && events.is_empty() {
+            return Vec::new();
+        }
+        let all = |rows: Vec<Row>, why: A2AError| {
+            rows.into_iter()
+                .map(|row| (row, Err(why.clone())))
+                .collect::<Vec<_>>()
+        };
+        use std::sync::atomic::Ordering::Relaxed;
+        let acquired = if self.down.load(Relaxed) {
+            tokio::time::timeout(RETRY_ACQUIRE, self.pool.acquire())
+                .await
+                .unwrap_or(Err(sqlx::Error::PoolTimedOut))
+        } else {
+            self.pool.acquire().await
+        };
+        let mut conn = match acquired {
+            Ok(conn) => conn,
+            Err(e) => {
+                self.down.store(unreachable(&e), Relaxed);
+                return all(rows, db_error(e));
+            }
+        };
+        let transaction = self.dialect == Dialect::Sqlite;
+        if transaction {
+            if let Err(e) = sqlx::query("BEGIN").execute(&mut *conn).await {
+                return all(rows, db_error(e));
+            }
+        }
+        // The events first: a task read at event `n` finds every event after `n` logged.
+        let mut outcomes = match self.log(&mut conn, events).await {
+            // The database cannot be reached: the rows would wait as long again to learn it.
+            Err(e) if unreachable(&e) => {
+                self.down.store(true, Relaxed);
+                all(rows, db_error(e))
+            }
+            _ => {
+                self.down.store(false, Relaxed);
+                let (new, changed): (Vec<Row>, Vec<Row>) = rows.into_iter().partition(|r| r.new);
+                let mut outcomes = self.insert_all(&mut conn, new).await;
+                outcomes.extend(self.update_all(&mut conn, changed).await);
+                outcomes
+            }
+        };
+        if transaction {
+            if let Err(e) = sqlx::query("COMMIT").execute(&mut *conn).await {
+                let _ = sqlx::query("ROLLBACK").execute(&mut *conn).await;
+                let why = db_error(e);
+                for (_, outcome) in &mut outcomes {
+                    *outcome = Err(why.clone());
+                }
+            }
+        }
+        outcomes
+    }
+
     /// Logs `events` in one statement (an event logged already stays as it was), announced on
     /// Postgres by the statement itself. A refusal is said in the log: the events' tasks go
     /// on, and their readers find the stored task.
-    async fn log(&self, events: &[(String, i64, String)]) -> Result<(), sqlx::Error> {
+    async fn log(
+        &self,
+        conn: &mut sqlx::AnyConnection,
+        events: &[(String, i64, String)],
+    ) -> Result<(), sqlx::Error> {
         if events.is_empty() {
             return Ok(());
         }
@@ -515,7 +589,7 @@ impl Db {
         let statement = match self.dialect {
             Dialect::Sqlite => insert,
             Dialect::Postgres => format!(
-                "WITH logged AS ({insert} RETURNING task_id) SELECT logged.task_id FROM logged, pg_notify('{EVENTS}', logged.task_id)"
+                "WITH logged AS ({insert} RETURNING task_id) SELECT pg_notify('{EVENTS}', t.task_id) FROM (SELECT DISTINCT task_id FROM logged) AS t"
             ),
         };
         let statement = self.sql(&statement);
@@ -523,7 +597,7 @@ impl Db {
         for (task_id, seq, body) in events {
             query = query.bind(task_id).bind(*seq).bind(body.as_str());
         }
-        let logged = query.execute(&self.pool).await;
+        let logged = query.execute(&mut *conn).await;
         if let Err(e) = &logged {
             tracing::warn!(error = %e, events = events.len(), "task events were not logged");
         }
@@ -532,53 +606,67 @@ impl Db {
 
     /// Inserts new rows in one statement; should it fail (e.g. one id exists already), one by
     /// one, so that each task learns its own outcome.
-    async fn insert_all(&self, rows: Vec<Row>, local: &Local) {
+    async fn insert_all(
+        &self,
+        conn: &mut sqlx::AnyConnection,
+        rows: Vec<Row>,
+    ) -> Vec<(Row, Result<i64, A2AError>)> {
         if rows.is_empty() {
-            return;
+            return Vec::new();
         }
-        let outcome = self.insert(&rows).await;
+        let outcome = self.insert(conn, &rows).await;
         if outcome.is_err() && rows.len() > 1 {
+            let mut outcomes = Vec::with_capacity(rows.len());
             for row in rows {
-                let outcome = self.insert(std::slice::from_ref(&row)).await;
-                inserted(vec![row], outcome, local);
+                let outcome = self.insert(conn, std::slice::from_ref(&row)).await;
+                outcomes.extend(inserted(vec![row], outcome));
             }
+            outcomes
         } else {
-            inserted(rows, outcome, local);
+            inserted(rows, outcome)
         }
     }
 
     /// Applies every update in one compare-and-swap statement; those it did not apply were
     /// refused, and their writers are told why.
-    async fn update_all(&self, rows: Vec<Row>, local: &Local) {
+    async fn update_all(
+        &self,
+        conn: &mut sqlx::AnyConnection,
+        rows: Vec<Row>,
+    ) -> Vec<(Row, Result<i64, A2AError>)> {
         if rows.is_empty() {
-            return;
+            return Vec::new();
         }
-        let versions: HashMap<String, i64> = match self.cas(&rows).await {
+        let versions: HashMap<String, i64> = match self.cas(conn, &rows).await {
             Ok(written) => written
                 .iter()
                 .map(|r| (r.get::<String, _>(0), r.get::<i64, _>(1)))
                 .collect(),
             Err(e) => {
                 let why = db_error(e);
-                for row in rows {
-                    refuse(row, &why, local);
-                }
-                return;
+                return rows
+                    .into_iter()
+                    .map(|row| (row, Err(why.clone())))
+                    .collect();
             }
         };
+        let mut outcomes = Vec::with_capacity(rows.len());
         for row in rows {
-            match versions.get(&row.task.id) {
-                Some(&version) => accept(row, version, local),
-                None => {
-                    let why = self.refusal(&row.task).await;
-                    refuse(row, &why, local);
-                }
-            }
+            let outcome = match versions.get(&row.task.id) {
+                Some(&version) => Ok(version),
+                None => Err(self.refusal(conn, &row.task).await),
+            };
+            outcomes.push((row, outcome));
         }
+        outcomes
     }
 
     /// Inserts `rows` in one statement (atomic by itself: no transaction needed).
-    async fn insert(&self, rows: &[Row]) -> Result<(), sqlx::Error> {
+    async fn insert(
+        &self,
+        conn: &mut sqlx::AnyConnection,
+        rows: &[Row],
+    ) -> Result<(), sqlx::Error> {
         let insert = "INSERT INTO a2a_card_tasks (id, context_id, state, status_at, version, ended_at, owner, body, seq)
             SELECT id, context_id, state, status_at, steps, ended_at, owner, body, seq FROM v";
         let statement = match self.dialect {
@@ -590,7 +678,7 @@ impl Db {
         };
         let statement = self.sql(&statement);
         self.bind(sqlx::query(&statement), rows)
-            .execute(&self.pool)
+            .execute(&mut *conn)
             .await?;
         Ok(())
     }
@@ -598,7 +686,11 @@ impl Db {
     /// The compare-and-swap of every update in the round, in one statement: a task is written
     /// only if it still has the version its writer last saw and is not finished (or finishes
     /// the same way again). The rows written, with their new versions.
-    async fn cas(&self, rows: &[Row]) -> Result<Vec<sqlx::any::AnyRow>, sqlx::Error> {
+    async fn cas(
+        &self,
+        conn: &mut sqlx::AnyConnection,
+        rows: &[Row],
+    ) -> Result<Vec<sqlx::any::AnyRow>, sqlx::Error> {
         let update = "UPDATE a2a_card_tasks SET context_id = v.context_id, state = v.state,
                 status_at = v.status_at, version = a2a_card_tasks.version + v.steps,
                 ended_at = COALESCE(a2a_card_tasks.ended_at, v.ended_at), owner = v.owner, body = v.body,
@@ -616,7 +708,7 @@ impl Db {
         };
         let statement = self.sql(&statement);
         self.bind(sqlx::query(&statement), rows)
-            .fetch_all(&self.pool)
+            .fetch_all(&mut *conn)
             .await
     }
 
@@ -645,10 +737,10 @@ impl Db {
     }
 
     /// Why an update of `task` changed no row.
-    async fn refusal(&self, task: &Task) -> A2AError {
+    async fn refusal(&self, conn: &mut sqlx::AnyConnection, task: &Task) -> A2AError {
         let row = sqlx::query(&self.sql("SELECT state, ended_at FROM a2a_card_tasks WHERE id = ?"))
             .bind(&task.id)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&mut *conn)
             .await;
         match row {
             Err(e) => db_error(e),
@@ -707,22 +799,18 @@ fn refuse(row: Row, why: &A2AError, local: &Local) {
     }
 }
 
-/// The outcome of inserting `rows`.
-fn inserted(rows: Vec<Row>, outcome: Result<(), sqlx::Error>, local: &Local) {
-    for row in rows {
-        match &outcome {
-            Ok(()) => {
-                let version = row.steps;
-                accept(row, version, local);
-            }
-            Err(sqlx::Error::Database(d)) if d.is_unique_violation() => {
-                let why = A2AError::invalid_request(format!("task {} already exists", row.task.id));
-                refuse(row, &why, local);
-            }
-            Err(e) => {
-                let why = db_error(e);
-                refuse(row, &why, local);
-            }
-        }
-    }
+/// The outcome of inserting `rows`, for each.
+fn inserted(rows: Vec<Row>, outcome: Result<(), sqlx::Error>) -> Vec<(Row, Result<i64, A2AError>)> {
+    rows.into_iter()
+        .map(|row| {
+            let outcome = match &outcome {
+                Ok(()) => Ok(row.steps),
+                Err(sqlx::Error::Database(d)) if d.is_unique_violation() => Err(
+                    A2AError::invalid_request(format!("task {} already exists", row.task.id)),
+                ),
+                Err(e) => Err(db_error(e)),
+            };
+            (row, outcome)
+        })
+        .collect()
 }
