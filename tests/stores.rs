@@ -548,6 +548,20 @@ async fn a_database_that_is_not_ours_or_is_newer_is_refused_and_left_untouched()
         other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
     }
 
+    // Ours, with a step of a newer release recorded by sqlx's migrator.
+    let path = db_path("newer-step");
+    drop(Tasks::sqlite(&path).open().await.expect("created"));
+    sqlx_probe::run(
+        &path,
+        "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
+         VALUES (4, 'a later step', TRUE, x'00', 0);",
+    )
+    .await;
+    match Tasks::sqlite(&path).open().await {
+        Err(StoreError::Newer { found: 4, known: 3 }) => {}
+        other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
+    }
+
     // Not a database at all.
     let path = db_path("garbage");
     std::fs::write(
@@ -587,6 +601,8 @@ async fn a_database_of_the_first_schema_is_migrated_with_its_tasks() {
     let old = store.get("old").await.expect("read").expect("kept");
     assert_eq!(old.status.state, TaskState::Completed);
     assert_eq!(sqlx_probe::version(&path).await, 3);
+    // sqlx's migrator keeps the steps, those the earlier runner applied recorded as its own.
+    assert_eq!(sqlx_probe::applied(&path).await, vec![1, 2, 3]);
     let indexes = sqlx_probe::indexes(&path).await;
     assert!(
         indexes.contains(&"a2a_card_tasks_running".to_owned())
@@ -774,6 +790,20 @@ mod sqlx_probe {
             .expect("a version");
         db.close().await.expect("closed");
         v
+    }
+
+    /// The steps sqlx's migrator has recorded as applied, in order.
+    pub async fn applied(path: &Path) -> Vec<i64> {
+        use sqlx::Connection;
+        let mut db = connect(path).await;
+        let steps = sqlx::query_scalar(
+            "SELECT version FROM _sqlx_migrations WHERE success ORDER BY version",
+        )
+        .fetch_all(&mut db)
+        .await
+        .expect("the applied steps");
+        db.close().await.expect("closed");
+        steps
     }
 
     pub async fn indexes(path: &Path) -> Vec<String> {

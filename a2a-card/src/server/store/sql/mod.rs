@@ -13,6 +13,7 @@ use a2a_server::task_store::TaskVersion;
 use async_trait::async_trait;
 use sqlx::AnyPool;
 use sqlx::any::AnyPoolOptions;
+use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::{Any, Row, Transaction};
 
 use super::{Retention, StoreError};
@@ -21,8 +22,9 @@ use super::{Retention, StoreError};
 const SCHEMA_NAME: &str = "a2a-card tasks";
 
 /// The schema this release writes, and the steps that bring an older database to it (step
-/// `i` takes version `i` to `i + 1`). A later release appends a step; it never edits one.
-/// Written in the SQL both databases speak.
+/// `i` takes version `i` to `i + 1`; sqlx's migrator runs them, see [`migrate`]). A later
+/// release appends a step; it never edits one (sqlx refuses a database whose applied step
+/// differs). Written in the SQL both databases speak.
 const MIGRATIONS: &[&str] = &[
     // 0 -> 1: tasks, their push-notification configs, and the replicas that run them.
     "CREATE TABLE a2a_card_tasks (
@@ -571,12 +573,46 @@ impl Shared {
     }
 }
 
-/// Creates or migrates the schema, refusing foreign and newer databases.
+/// The schema's steps as sqlx migrations: step `i` of [`MIGRATIONS`] is version `i + 1`.
+#[derive(Debug)]
+struct Steps;
+
+impl sqlx::migrate::MigrationSource<'static> for Steps {
+    fn resolve(
+        self,
+    ) -> futures::future::BoxFuture<'static, Result<Vec<Migration>, sqlx::error::BoxDynError>> {
+        Box::pin(async { Ok(migrations()) })
+    }
+}
+
+/// [`MIGRATIONS`], as sqlx runs them.
+fn migrations() -> Vec<Migration> {
+    const NAMES: [&str; 3] = ["tasks", "fewer indexes", "event log"];
+    MIGRATIONS
+        .iter()
+        .zip(NAMES)
+        .enumerate()
+        .map(|(i, (sql, name))| {
+            Migration::new(
+                i as i64 + 1,
+                Cow::Borrowed(name),
+                MigrationType::Simple,
+                Cow::Borrowed(sql),
+                false,
+            )
+        })
+        .collect()
+}
+
+/// Creates or migrates the schema, refusing foreign and newer databases: first checks that
+/// the database is this crate's (or empty), then runs sqlx's migrator over [`MIGRATIONS`]
+/// (its `_sqlx_migrations` table says which steps a database has had).
 async fn migrate(pool: &AnyPool, dialect: Dialect) -> Result<(), StoreError> {
     let unavailable = |e: sqlx::Error| StoreError::Unavailable(e.to_string());
+    let known = MIGRATIONS.len() as i64;
     let mut tx = pool.begin().await.map_err(unavailable)?;
     if dialect == Dialect::Postgres {
-        // Replicas starting together migrate one at a time.
+        // Replicas starting together check one at a time.
         sqlx::query("SELECT pg_advisory_xact_lock(727274101)")
             .execute(&mut *tx)
             .await
@@ -594,8 +630,10 @@ async fn migrate(pool: &AnyPool, dialect: Dialect) -> Result<(), StoreError> {
         .fetch_all(&mut *tx)
         .await
         .map_err(|e| StoreError::Foreign(format!("it cannot be read as a database: {e}")))?;
-    let known = MIGRATIONS.len() as i64;
-    let current = if tables.iter().any(|t| t == "a2a_card_schema") {
+    let recorded = tables.iter().any(|t| t == "_sqlx_migrations");
+    // The schema table names the database as this crate's (and, before sqlx's migrator kept
+    // the steps, which steps it had).
+    let before = if tables.iter().any(|t| t == "a2a_card_schema") {
         let row = sqlx::query("SELECT name, version FROM a2a_card_schema")
             .fetch_optional(&mut *tx)
             .await
@@ -613,15 +651,14 @@ async fn migrate(pool: &AnyPool, dialect: Dialect) -> Result<(), StoreError> {
             .execute(&mut *tx)
             .await
             .map_err(unavailable)?;
-        let insert = match dialect {
-            Dialect::Sqlite => "INSERT INTO a2a_card_schema (name, version) VALUES (?, 0)",
-            Dialect::Postgres => "INSERT INTO a2a_card_schema (name, version) VALUES ($1, 0)",
-        };
-        sqlx::query(insert)
-            .bind(SCHEMA_NAME)
-            .execute(&mut *tx)
-            .await
-            .map_err(unavailable)?;
+        sqlx::query(&sql_for(
+            dialect,
+            "INSERT INTO a2a_card_schema (name, version) VALUES (?, 0)",
+        ))
+        .bind(SCHEMA_NAME)
+        .execute(&mut *tx)
+        .await
+        .map_err(unavailable)?;
         0
     } else {
         return Err(StoreError::Foreign(format!(
@@ -629,26 +666,48 @@ async fn migrate(pool: &AnyPool, dialect: Dialect) -> Result<(), StoreError> {
             tables.join(", ")
         )));
     };
-    if current > known {
+    if before > known {
         return Err(StoreError::Newer {
-            found: current,
+            found: before,
             known,
         });
     }
-    for step in MIGRATIONS
-        .iter()
-        .skip(usize::try_from(current).unwrap_or(0))
-    {
-        sqlx::raw_sql(step)
-            .execute(&mut *tx)
+    if !recorded && before > 0 {
+        // A database the earlier runner migrated: its steps are recorded for sqlx's migrator,
+        // as sqlx records them.
+        use sqlx::migrate::Migrate as _;
+        tx.ensure_migrations_table()
             .await
-            .map_err(unavailable)?;
+            .map_err(|e| StoreError::Unavailable(e.to_string()))?;
+        let record = sql_for(
+            dialect,
+            "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
+             VALUES (?, ?, TRUE, ?, 0)",
+        );
+        for step in migrations().into_iter().take(before as usize) {
+            sqlx::query(&record)
+                .bind(step.version)
+                .bind(step.description.into_owned())
+                .bind(step.checksum.into_owned())
+                .execute(&mut *tx)
+                .await
+                .map_err(unavailable)?;
+        }
     }
+    tx.commit().await.map_err(unavailable)?;
+    let migrator = Migrator::new(Steps)
+        .await
+        .map_err(|e| StoreError::Unavailable(e.to_string()))?;
+    migrator.run(pool).await.map_err(|e| match e {
+        // A step this release does not know: a newer release migrated the database.
+        sqlx::migrate::MigrateError::VersionMissing(found) => StoreError::Newer { found, known },
+        e => StoreError::Unavailable(format!("the schema cannot be migrated: {e}")),
+    })?;
     sqlx::query(&format!("UPDATE a2a_card_schema SET version = {known}"))
-        .execute(&mut *tx)
+        .execute(pool)
         .await
         .map_err(unavailable)?;
-    tx.commit().await.map_err(unavailable)
+    Ok(())
 }
 
 #[async_trait]
