@@ -16,6 +16,8 @@ pub(crate) struct Endpoint {
     pub(crate) url: String,
     /// The URL's path: the JSON-RPC route, and the base of the HTTP+JSON routes.
     pub(crate) path: String,
+    /// Whether the gRPC binding is mounted (at the URL's origin).
+    pub(crate) grpc: bool,
 }
 
 impl Endpoint {
@@ -49,17 +51,26 @@ impl Endpoint {
         Ok(Endpoint {
             url: url.to_owned(),
             path: path.to_owned(),
+            grpc: false,
         })
     }
 
     /// The served card: `card` with exactly the interfaces that are mounted (JSON-RPC 1.0,
-    /// HTTP+JSON 1.0, and JSON-RPC 0.3 when 0.3 is translated), all at this URL.
+    /// HTTP+JSON 1.0, gRPC 1.0 at the URL's origin when it is mounted, and JSON-RPC 0.3 when
+    /// 0.3 is translated), the others at this URL.
     pub(crate) fn card(&self, card: &AgentCard, v0_3: bool) -> AgentCard {
         let mut served = card.clone();
         served.interfaces = vec![
             AgentInterface::new(&self.url, AgentInterface::JSONRPC, ProtocolVersion::V1_0),
             AgentInterface::new(&self.url, AgentInterface::HTTP_JSON, ProtocolVersion::V1_0),
         ];
+        if self.grpc {
+            served.interfaces.push(AgentInterface::new(
+                self.origin(),
+                AgentInterface::GRPC,
+                ProtocolVersion::V1_0,
+            ));
+        }
         if v0_3 {
             served.interfaces.push(AgentInterface::new(
                 &self.url,
@@ -68,6 +79,18 @@ impl Endpoint {
             ));
         }
         served
+    }
+}
+
+impl Endpoint {
+    /// The URL's scheme and authority (`http://127.0.0.1:8080`): where a gRPC client connects
+    /// (gRPC paths are the service's own).
+    pub(crate) fn origin(&self) -> &str {
+        let start = self.url.find("://").map_or(0, |i| i + 3);
+        match self.url[start..].find('/') {
+            Some(end) => &self.url[..start + end],
+            None => &self.url,
+        }
     }
 }
 

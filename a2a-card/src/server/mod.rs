@@ -78,6 +78,8 @@ mod body_limit;
 mod documents;
 mod errors;
 mod exact;
+#[cfg(feature = "grpc")]
+mod grpc;
 mod interfaces;
 mod jsonrpc;
 mod lifecycle;
@@ -236,6 +238,8 @@ pub struct Server<A: Agent> {
     body_limit: usize,
     card_max_age: Duration,
     v0_3: bool,
+    #[cfg(feature = "grpc")]
+    grpc: bool,
     max_inline_file: usize,
     input_timeout: Option<Duration>,
     webhooks: Webhooks,
@@ -273,6 +277,8 @@ impl<A: Agent> Server<A> {
             body_limit: DEFAULT_BODY_LIMIT,
             card_max_age: DEFAULT_CARD_MAX_AGE,
             v0_3: true,
+            #[cfg(feature = "grpc")]
+            grpc: false,
             max_inline_file: DEFAULT_MAX_INLINE_FILE,
             input_timeout: Some(DEFAULT_INPUT_TIMEOUT),
             webhooks: Webhooks::default(),
@@ -446,6 +452,19 @@ impl<A: Agent> Server<A> {
         self
     }
 
+    /// Whether the gRPC binding is served (feature `grpc`; default: no): the canonical
+    /// `lf.a2a.v1.A2AService` on the same listener (HTTP/2 requests to
+    /// `/lf.a2a.v1.A2AService/*`), through the official binding over the same request handler,
+    /// and a `GRPC` interface (protocol 1.0, at the URL's origin) on the card.
+    ///
+    /// Protobuf carries data parts as `google.protobuf.Struct`, whose numbers are doubles:
+    /// integers beyond 2^53 are not exact over gRPC (they are over JSON-RPC and HTTP+JSON).
+    #[cfg(feature = "grpc")]
+    pub fn grpc(mut self, yes: bool) -> Self {
+        self.grpc = yes;
+        self
+    }
+
     /// The card as it is served (before [`bind`](Self::bind) puts in a bound loopback
     /// address).
     pub fn card(&self) -> Result<AgentCard, ServerError> {
@@ -469,7 +488,12 @@ impl<A: Agent> Server<A> {
                 });
             }
         };
-        let endpoint = Endpoint::parse(&url)?;
+        #[cfg_attr(not(feature = "grpc"), allow(unused_mut))]
+        let mut endpoint = Endpoint::parse(&url)?;
+        #[cfg(feature = "grpc")]
+        {
+            endpoint.grpc = self.grpc;
+        }
         let card = endpoint.card(card, self.v0_3);
         #[cfg(feature = "sign")]
         let card = match &self.signer {
@@ -593,6 +617,10 @@ impl<A: Agent> Server<A> {
         let ui = self.ui;
         let (handler, guard) = self.handler_for(&card, endpoint, true).await?;
 
+        #[cfg(feature = "grpc")]
+        let grpc = endpoint
+            .grpc
+            .then(|| grpc::router(Arc::clone(&handler), guard.clone(), body_limit));
         let rpc = Arc::new(jsonrpc::JsonRpc {
             inner: a2a_server::jsonrpc::jsonrpc_router(Arc::clone(&handler)),
             handler: Arc::clone(&handler) as Arc<dyn lifecycle::Numbered>,
@@ -627,11 +655,16 @@ impl<A: Agent> Server<A> {
             .route("/", post(jsonrpc::endpoint).with_state(Arc::clone(&rpc)))
             .merge(rest);
         let capabilities = crate::ag_ui::Capabilities::for_agent::<A>(&card).to_json();
-        #[cfg_attr(not(feature = "ui"), allow(unused_mut))]
+        #[cfg_attr(not(any(feature = "ui", feature = "grpc")), allow(unused_mut))]
         let mut documents = Arc::new(Documents::new(&card, &capabilities, card_max_age)).router();
         #[cfg(feature = "ui")]
         if ui {
             documents = documents.merge(ui::router());
+        }
+        // gRPC paths are the service's own, at the root whatever the card's path.
+        #[cfg(feature = "grpc")]
+        if let Some(grpc) = grpc {
+            documents = documents.merge(grpc);
         }
         let base = endpoint.path.trim_end_matches('/');
         if base.is_empty() {

@@ -91,6 +91,8 @@ pub use jwt::{
 /// uses it.
 pub use jsonwebtoken;
 
+#[cfg(feature = "grpc")]
+pub(crate) use refusal::grpc_layer;
 pub(crate) use refusal::{Refusal, report, rest_layer, scoped};
 pub(crate) use sealed::{is_authenticated, principal_of, seal};
 use verifiers::Verifier;

@@ -161,6 +161,72 @@ impl Refusal {
     }
 }
 
+impl Refusal {
+    /// The gRPC answer: a trailers-only response with the status (`UNAUTHENTICATED`,
+    /// `PERMISSION_DENIED`, `UNAVAILABLE`), the message, and the challenges as metadata.
+    #[cfg(feature = "grpc")]
+    pub(crate) fn grpc(&self) -> Response {
+        let code = match self {
+            Refusal::Unauthenticated { .. } => "16",
+            Refusal::Forbidden { .. } => "7",
+            Refusal::Unavailable => "14",
+        };
+        let (.., message, challenges) = self.parts();
+        let mut response = Response::new(Body::empty());
+        let headers = response.headers_mut();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/grpc"),
+        );
+        headers.insert("grpc-status", HeaderValue::from_static(code));
+        if let Ok(v) = HeaderValue::from_str(&percent_encode(message)) {
+            headers.insert("grpc-message", v);
+        }
+        for c in challenges {
+            if let Ok(v) = HeaderValue::from_str(c) {
+                headers.append(header::WWW_AUTHENTICATE, v);
+            }
+        }
+        response
+    }
+}
+
+/// `message` as the `grpc-message` header spells it (percent-encoded outside printable ASCII).
+#[cfg(feature = "grpc")]
+fn percent_encode(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    for b in message.bytes() {
+        if (0x20..0x7f).contains(&b) && b != b'%' {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The authentication layer of the gRPC binding: the credentials from the request's metadata,
+/// refusals as gRPC statuses.
+#[cfg(feature = "grpc")]
+pub(crate) async fn grpc_layer(
+    axum::extract::State(guard): axum::extract::State<Arc<Guard>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let (mut parts, body) = request.into_parts();
+    let principal = match guard.authenticate(&parts).await {
+        Ok(p) => p,
+        Err(refusal) => return refusal.grpc(),
+    };
+    seal(&mut parts.headers, principal.as_ref());
+    let (response, refusal) =
+        scoped(next.run(axum::extract::Request::from_parts(parts, body))).await;
+    match refusal {
+        Some(refusal) => refusal.grpc(),
+        None => response,
+    }
+}
+
 /// The authentication layer of the HTTP+JSON routes.
 pub(crate) async fn rest_layer(
     axum::extract::State(guard): axum::extract::State<Arc<Guard>>,
