@@ -8,8 +8,9 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-/// The official Python SDK version CI pins (keep in step with `.ci/run`).
-pub const PY_SDK: &str = "a2a-sdk[signing]==1.3.0";
+/// The official Python SDK version CI pins, with its gRPC client for tests/sdk_grpc.rs (keep in
+/// step with `.ci/run`).
+pub const PY_SDK: &str = "a2a-sdk[signing,grpc]==1.3.0";
 
 /// The last official Python SDK of A2A 0.3, with its server, for an agent that speaks only 0.3
 /// (keep in step with `.ci/run`).
@@ -44,7 +45,9 @@ pub fn a2a_python() -> Option<PathBuf> {
             "A2A_PY",
             "a2a-py-venv",
             &[PY_SDK],
-            "import a2a.utils.signing, a2a.client.card_resolver, a2a.compat.v0_3.types",
+            // The gRPC transport too: a venv made before the `grpc` extra is installed again.
+            "import a2a.utils.signing, a2a.client.card_resolver, a2a.compat.v0_3.types, \
+             a2a.client.transports.grpc",
         )
     })
     .clone()

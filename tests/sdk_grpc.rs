@@ -1,0 +1,151 @@
+//! The official A2A Python SDK 1.3 *gRPC* client (`a2a-sdk[grpc]`) against the example agents
+//! with the gRPC binding on (`Server::grpc`), served here on free loopback ports. The client is
+//! made from the served card by the SDK's `ClientFactory`, which picks the card's GRPC interface
+//! (`http://host:port`) and opens a `grpc.aio` channel on it; through it the SDK checks
+//! structured data answered, a schema violation as INVALID_ARGUMENT naming the field with no
+//! task made, a stream that begins with the task, a question answered, cancel, a subscription
+//! ended by a cancel, push configs, and the guarded judge's security from the call's metadata
+//! (UNAUTHENTICATED without a token, the principal reaching the skill, PERMISSION_DENIED without
+//! the scope).
+//!
+//! The driver is `tests/interop/grpc_py.py`: it prints one `ok ...` or `FAIL ...` line per check
+//! and exits non-zero on any failure. The SDK comes from `$A2A_PY` (CI sets it, see `.ci/run`),
+//! else it is installed under the target directory. The test skips, with a printed reason, only
+//! when `python3` is absent and `A2A_REQUIRE_SDKS` is unset (CI sets it, so there it fails
+//! instead).
+
+#[path = "../examples/trip_planner/agent.rs"]
+mod agent;
+#[path = "../examples/fight_club/agent.rs"]
+mod fight_club;
+#[path = "../examples/guarded_judge/agent.rs"]
+mod guarded_judge;
+#[path = "../examples/trip_planner/server.rs"]
+#[allow(dead_code)] // the example's start-up and banner, which tests/agent_work.rs runs
+mod server;
+mod support;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use a2a_card::server::auth::{Algorithm, Authentication, JwtVerifier};
+use a2a_card::server::{Server, Webhooks};
+use support::client::serve;
+use support::tokens::{self, Pair, claims};
+
+/// How long the driver may run before the test kills it and fails.
+const DRIVER_DEADLINE: Duration = Duration::from_secs(240);
+
+/// The checks the driver makes: the card and the client's pick, the structured answer, the
+/// schema violation, the stream, the question, cancel, subscribe with cancel, push configs, and
+/// three on the guarded judge.
+const CHECKS: usize = 11;
+
+/// The subject of the token the driver calls the guarded judge with.
+const SUBJECT: &str = "py-grpc-client";
+
+/// Runs the driver with `args` off the runtime (the agents keep serving meanwhile), killed after
+/// [`DRIVER_DEADLINE`]; its exit status and its output, stdout then stderr.
+async fn run_driver(python: PathBuf, args: Vec<OsString>) -> (bool, String) {
+    tokio::task::spawn_blocking(move || {
+        // The output goes to files, so that a driver that never ends can still be killed.
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sdk-grpc");
+        std::fs::create_dir_all(&dir).expect("a directory for the driver's output");
+        let stem = std::process::id().to_string();
+        let out_path = dir.join(format!("{stem}.out"));
+        let err_path = dir.join(format!("{stem}.err"));
+        let mut child = Command::new(&python)
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/grpc_py.py"))
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(std::fs::File::create(&out_path).expect("stdout file"))
+            .stderr(std::fs::File::create(&err_path).expect("stderr file"))
+            .spawn()
+            .unwrap_or_else(|e| panic!("{python:?} does not start: {e}"));
+        let started = Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("the driver's status") {
+                break Some(status);
+            }
+            if started.elapsed() > DRIVER_DEADLINE {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let output = format!(
+            "{}{}",
+            std::fs::read_to_string(&out_path).unwrap_or_default(),
+            std::fs::read_to_string(&err_path).unwrap_or_default()
+        );
+        let _ = std::fs::remove_file(out_path);
+        let _ = std::fs::remove_file(err_path);
+        match status {
+            Some(status) => (status.success(), output),
+            None => (
+                false,
+                format!("{output}\n(killed after {DRIVER_DEADLINE:?})"),
+            ),
+        }
+    })
+    .await
+    .expect("the driver's thread")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_1_3_grpc_client() {
+    let Some(python) = support::a2a_python() else {
+        return;
+    };
+    let planner = |pace| {
+        // The example's server has the gRPC binding on already; said again here, so that this
+        // test states what it serves.
+        server::server(pace, Webhooks::default().allow_loopback(true)).grpc(true)
+    };
+    let fast = serve(planner(Duration::from_millis(20))).await;
+    // A day a second: a 14-day plan is still running when it is cancelled.
+    let slow = serve(planner(Duration::from_secs(1))).await;
+    let fights = serve(Server::new(fight_club::FightClub).grpc(true)).await;
+    let key = Pair::ed25519("k1");
+    let verifier = || {
+        JwtVerifier::new(tokens::keys(&[&key]), [Algorithm::EdDSA])
+            .issuer(tokens::ISSUER)
+            .audience(tokens::AUDIENCE)
+    };
+    let judge = serve(
+        Server::new(guarded_judge::GuardedJudge)
+            .authentication(
+                Authentication::new()
+                    .token("bearer", verifier())
+                    .token("oauth", verifier()),
+            )
+            .grpc(true),
+    )
+    .await;
+    // A valid token without the `fights:write` scope the `record` skill needs.
+    let token = key.sign(&claims(SUBJECT, "fights:read"));
+
+    let args = [
+        fast.base.as_str(),
+        slow.base.as_str(),
+        fights.base.as_str(),
+        judge.base.as_str(),
+        token.as_str(),
+        SUBJECT,
+    ]
+    .map(OsString::from)
+    .to_vec();
+    let (success, output) = run_driver(python, args).await;
+    let passed = output.lines().filter(|l| l.starts_with("ok ")).count();
+    let failed: Vec<&str> = output.lines().filter(|l| l.starts_with("FAIL")).collect();
+    assert!(
+        success && failed.is_empty() && passed == CHECKS,
+        "Python SDK 1.3 over gRPC: {passed} of {CHECKS} checks passed, {} failed:\n{output}",
+        failed.len()
+    );
+    // Shown with `--nocapture`.
+    println!("Python SDK 1.3 over gRPC:\n{output}");
+}
