@@ -92,11 +92,14 @@ async fn the_official_client_resolves_the_card_at_the_served_url() {
         })
         .collect();
     let url = server.base.as_str();
+    // gRPC at the URL's origin, which the official client reads as `host:port`.
+    let grpc = url.trim_start_matches("http://");
     assert_eq!(
         interfaces,
         [
             (url, "JSONRPC", "1.0"),
             (url, "HTTP+JSON", "1.0"),
+            (grpc, "GRPC", "1.0"),
             (url, "JSONRPC", "0.3")
         ]
     );

@@ -2,7 +2,7 @@
 //! here: Python (`a2a-sdk`, `create_signature_verifier` / `create_agent_card_signer`) and JS
 //! (`@a2a-js/sdk`, `verifyAgentCardSignature` / `generateAgentCardSignature`).
 //!
-//! The SDKs come from `$A2A_PY` (a Python with `a2a-sdk[signing]`) and `$A2A_JS_DIR` (a
+//! The SDKs come from `$A2A_PY` (a Python with `a2a-sdk[signing,grpc]`) and `$A2A_JS_DIR` (a
 //! directory with `node_modules/@a2a-js/sdk`), which CI sets (see `.ci/run`). Without them, the
 //! pinned SDK is installed under the target directory. A test skips, with a printed reason,
 //! only when `python3` (or `node`/`npm`) is absent and `A2A_REQUIRE_SDKS` is unset (CI sets it,

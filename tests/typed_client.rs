@@ -428,3 +428,45 @@ mod v0_3_only {
         assert_eq!(dates, ["2026-12-30", "2026-12-31"]);
     }
 }
+
+#[tokio::test]
+async fn the_typed_client_works_over_grpc_with_integers_read_back_from_doubles() {
+    // Protobuf carries data as `Struct`s (numbers are doubles): `day` (an integer) comes back
+    // as a whole double and is read into its integer field.
+    let server = serve(planner(5).grpc(true)).await;
+    let client = TripPlannerClient::connect_with(
+        Connect::new(server.base.as_str()).prefer_bindings(["GRPC"]),
+    )
+    .await
+    .expect("connect over gRPC");
+    let mut run = client
+        .plan_trip(TripRequest {
+            destination: "Lisbon".into(),
+            days: 2,
+            start_date: Some("2026-12-01".into()),
+        })
+        .await
+        .expect("a stream over gRPC");
+    let mut items = Vec::new();
+    while let Some(event) = run.next().await {
+        if let TypedEvent::Item(day) = event.expect("no error") {
+            items.push(day);
+        }
+    }
+    let days: Vec<u8> = items.iter().map(|d| d.day).collect();
+    assert_eq!(days, [1, 2]);
+
+    let fights = serve(Server::new(FightClub).grpc(true)).await;
+    let client =
+        FightClubClient::connect_with(Connect::new(fights.base.as_str()).prefer_bindings(["GRPC"]))
+            .await
+            .expect("connect over gRPC");
+    let Output::Data(verdict) = client
+        .fight_comparison(Input::Data(lion_tiger()))
+        .await
+        .expect("a verdict over gRPC")
+    else {
+        panic!("data in, data out")
+    };
+    assert_eq!(verdict.winner, "Tiger");
+}

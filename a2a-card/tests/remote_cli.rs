@@ -493,3 +493,39 @@ async fn ca_cert_names_a_file_it_cannot_read_or_that_holds_no_certificate() {
     }
     let _ = std::fs::remove_file(&not_pem);
 }
+
+#[cfg(feature = "grpc")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn call_over_grpc_when_asked() {
+    let base = serve(Server::new(agent::FightClub).grpc(true)).await;
+    let out = run(&[
+        "call",
+        &base,
+        "--binding",
+        "grpc",
+        "--skill",
+        "fight-comparison",
+        "--data",
+        r#"{"a": "Lion", "b": "Tiger"}"#,
+    ])
+    .await;
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let answer: Value = serde_json::from_slice(&out.stdout).expect("the output, as JSON");
+    assert_eq!(answer["winner"], "Tiger");
+
+    // An agent whose card offers no gRPC: exit 2, saying what the card offers.
+    let plain = fight_club().await;
+    let out = run(&[
+        "call",
+        &plain,
+        "--binding",
+        "grpc",
+        "--skill",
+        "fight-comparison",
+        "--data",
+        r#"{"a": "Lion", "b": "Tiger"}"#,
+    ])
+    .await;
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("interface"), "{}", stderr(&out));
+}

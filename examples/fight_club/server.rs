@@ -14,6 +14,7 @@ pub const DEFAULT_PORT: u16 = 8080;
 pub async fn bind(port: u16, tasks: Tasks) -> Result<Listening, ServerError> {
     Server::new(FightClub)
         .ui(true)
+        .grpc(true)
         .tasks(tasks)
         .bind(("127.0.0.1", port))
         .await

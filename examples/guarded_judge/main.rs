@@ -80,6 +80,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .token("oauth", verifier());
     let listening = Server::new(GuardedJudge)
         .authentication(auth)
+        .grpc(true)
         .bind(("127.0.0.1", port))
         .await?;
     let url = listening.url().trim_end_matches('/').to_owned();

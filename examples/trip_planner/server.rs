@@ -14,9 +14,12 @@ pub const DEFAULT_PORT: u16 = 8081;
 /// How long the example takes to plan one day (long enough to watch the stream, and to cancel).
 pub const PACE: Duration = Duration::from_millis(400);
 
-/// The trip planner's server: the example's pace; webhooks only on public addresses.
+/// The trip planner's server: the example's pace; webhooks only on public addresses; the
+/// gRPC binding beside JSON-RPC and HTTP+JSON.
 pub fn server(pace: Duration, webhooks: Webhooks) -> Server<TripPlanner> {
-    Server::new(TripPlanner { pace }).webhooks(webhooks)
+    Server::new(TripPlanner { pace })
+        .webhooks(webhooks)
+        .grpc(true)
 }
 
 /// Binds the agent on 127.0.0.1 at `port` (0: any free port), keeping tasks in `tasks`, ready

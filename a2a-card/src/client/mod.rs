@@ -254,7 +254,8 @@ impl Connect {
         self
     }
 
-    /// The protocol bindings to prefer, best first (default: `JSONRPC`, then `HTTP+JSON`).
+    /// The protocol bindings to prefer, best first (default: `JSONRPC`, then `HTTP+JSON`;
+    /// `GRPC` with the `grpc` feature).
     ///
     /// ```
     /// let c = a2a_card::client::Connect::new("http://127.0.0.1:8080").prefer_bindings(["HTTP+JSON"]);
@@ -459,6 +460,11 @@ async fn official_client(
         .preferred_bindings(bindings.to_vec())
         .register(Arc::new(JsonRpcTransportFactory::new(Some(http.clone()))))
         .register(Arc::new(RestTransportFactory::new(Some(http))));
+    // gRPC over plain HTTP/2 (an https agent's gRPC goes through a terminating proxy too).
+    #[cfg(feature = "grpc")]
+    {
+        factory = factory.register(Arc::new(a2a_grpc::GrpcTransportFactory::new()));
+    }
     for interceptor in interceptors {
         factory = factory.with_interceptor(interceptor);
     }

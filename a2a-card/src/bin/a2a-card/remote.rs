@@ -39,6 +39,33 @@ pub struct Access {
     /// certificate a private CA signed (repeatable).
     #[arg(long = "ca-cert", value_name = "FILE")]
     ca_certs: Vec<PathBuf>,
+    /// The protocol binding to call the agent over, among those its card offers (default:
+    /// JSON-RPC, else HTTP+JSON, else gRPC).
+    #[arg(long, value_enum)]
+    binding: Option<Binding>,
+}
+
+/// A protocol binding, as `--binding` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Binding {
+    /// JSON-RPC.
+    Jsonrpc,
+    /// HTTP+JSON.
+    #[value(name = "http-json")]
+    HttpJson,
+    /// gRPC.
+    Grpc,
+}
+
+impl Binding {
+    /// The card's name for it.
+    fn name(self) -> &'static str {
+        match self {
+            Binding::Jsonrpc => "JSONRPC",
+            Binding::HttpJson => "HTTP+JSON",
+            Binding::Grpc => "GRPC",
+        }
+    }
 }
 
 impl Access {
@@ -68,7 +95,36 @@ impl Access {
         for path in &self.ca_certs {
             connect = connect.root_certificates_pem(read_text(path)?);
         }
+        connect = connect.prefer_bindings(match self.binding {
+            Some(binding) => vec![binding.name()],
+            None => vec!["JSONRPC", "HTTP+JSON", "GRPC"],
+        });
         Ok(connect)
+    }
+
+    /// Whether `card` offers the binding `--binding` asks for (when it asks).
+    fn offered(&self, card: &a2a_card::AgentCard) -> Result<(), Failure> {
+        let Some(binding) = self.binding else {
+            return Ok(());
+        };
+        if card
+            .interfaces
+            .iter()
+            .any(|i| i.protocol_binding.eq_ignore_ascii_case(binding.name()))
+        {
+            return Ok(());
+        }
+        let offered: Vec<&str> = card
+            .interfaces
+            .iter()
+            .map(|i| i.protocol_binding.as_str())
+            .collect();
+        Err(Failure::from(format!(
+            "--binding {}: the card offers no {} interface (it lists {})",
+            binding.name().to_lowercase(),
+            binding.name(),
+            offered.join(", ")
+        )))
     }
 
     fn keys(&self) -> Result<Option<(Jwks, Vec<Algorithm>)>, Failure> {
@@ -577,6 +633,12 @@ async fn call(args: &CallArgs, connect: Connect, payload: Payload) -> ExitCode {
         Ok(a) => a,
         Err(e) => return call_failure(&e),
     };
+    if let Err(Failure(lines)) = args.access.offered(agent.card()) {
+        for line in lines {
+            eprintln!("a2a-card: {}", sanitize(&line));
+        }
+        return ExitCode::from(2);
+    }
     // Checked before anything is sent: errors name the field.
     let message = match agent.message(&args.skill, payload) {
         Ok(m) => m,
