@@ -30,6 +30,8 @@
 #[path = "../examples/fight_club/agent.rs"]
 #[allow(dead_code)]
 mod fight_club;
+#[path = "support/hand.rs"]
+mod hand;
 #[path = "support/load.rs"]
 mod load;
 
@@ -39,8 +41,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use a2a_card::server::a2a::{
-    A2AError, Artifact, Message, Part, PartContent, Role, SendMessageRequest, StreamResponse,
-    TaskArtifactUpdateEvent, TaskState, TaskStatus, TaskStatusUpdateEvent,
+    A2AError, Message, Part, PartContent, Role, SendMessageRequest, StreamResponse, TaskState,
 };
 use a2a_card::server::a2a_server::{
     AgentExecutor, DefaultRequestHandler, ExecutorContext, InMemoryTaskStore, RequestHandler,
@@ -49,6 +50,7 @@ use a2a_card::server::{Server, axum};
 use a2a_card::skill;
 use futures::stream::{self, BoxStream};
 use futures::{Stream, StreamExt};
+use hand::{HandJudge, artifact, status};
 use load::{Client, fight_request, median, rates, serve};
 use serde_json::{Value, json};
 use tokio::runtime::Runtime;
@@ -86,43 +88,6 @@ impl Streamer {
 
 /// The same events, written by hand.
 struct HandStreamer;
-
-fn status(task: &str, context: &str, state: TaskState) -> StreamResponse {
-    StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-        task_id: task.to_owned(),
-        context_id: context.to_owned(),
-        status: TaskStatus {
-            state,
-            message: None,
-            timestamp: None,
-        },
-        metadata: None,
-    })
-}
-
-fn artifact(
-    task: &str,
-    context: &str,
-    parts: Vec<Part>,
-    append: bool,
-    last: bool,
-) -> StreamResponse {
-    StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
-        task_id: task.to_owned(),
-        context_id: context.to_owned(),
-        artifact: Artifact {
-            artifact_id: "chunks".to_owned(),
-            name: Some("chunks".to_owned()),
-            description: None,
-            parts,
-            metadata: None,
-            extensions: None,
-        },
-        append: append.then_some(true),
-        last_chunk: Some(last),
-        metadata: None,
-    })
-}
 
 fn text_of(message: &Option<Message>) -> String {
     message
@@ -363,59 +328,6 @@ fn latency(runtime: &Runtime) {
 }
 
 // ---- 3. blocking --------------------------------------------------------------------------
-
-/// A minimal executor of the fight example: the verdict as one artifact.
-struct HandJudge;
-
-impl AgentExecutor for HandJudge {
-    fn execute(
-        &self,
-        ctx: ExecutorContext,
-    ) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
-        let (task, context) = (ctx.task_id, ctx.context_id);
-        let data = ctx
-            .message
-            .and_then(|m| m.parts.into_iter().next())
-            .and_then(|p| match p.content {
-                PartContent::Data(d) => Some(d),
-                _ => None,
-            });
-        let fight: Option<fight_club::FightComparison> =
-            data.and_then(|d| serde_json::from_value(d).ok());
-        let Some(fight) = fight else {
-            return Box::pin(stream::iter([Err(A2AError::invalid_params("a fight"))]));
-        };
-        let verdict = serde_json::to_value(fight_club::judge(&fight)).unwrap_or_default();
-        let mode = "application/json;schema=fightResponse".to_owned();
-        let part = Part {
-            content: PartContent::Data(verdict),
-            filename: None,
-            metadata: Some(HashMap::from([(
-                "mimeType".to_owned(),
-                Value::String(mode.clone()),
-            )])),
-            media_type: Some(mode),
-        };
-        let mut answer = artifact(&task, &context, vec![part], false, true);
-        if let StreamResponse::ArtifactUpdate(u) = &mut answer {
-            u.artifact.artifact_id = "fight-comparison".to_owned();
-            u.artifact.name = Some("fight-comparison".to_owned());
-        }
-        Box::pin(stream::iter([
-            Ok(status(&task, &context, TaskState::Working)),
-            Ok(answer),
-            Ok(status(&task, &context, TaskState::Completed)),
-        ]))
-    }
-
-    fn cancel(&self, ctx: ExecutorContext) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
-        Box::pin(stream::iter([Ok(status(
-            &ctx.task_id,
-            &ctx.context_id,
-            TaskState::Canceled,
-        ))]))
-    }
-}
 
 /// Ours and the hand-written executor's servers, on a one-worker runtime.
 fn blocking_servers() -> (Runtime, [SocketAddr; 2]) {
