@@ -368,6 +368,28 @@ async fn the_cards_security_applies_to_grpc_from_the_metadata() {
     );
     let refused = raw.send_message(call).await.expect_err("under-scoped");
     assert_eq!(refused.code(), tonic::Code::PermissionDenied, "{refused:?}");
+
+    // The extended card, to an authenticated caller only: it lists the `odds` skill.
+    let refused = raw
+        .get_extended_agent_card(proto::GetExtendedAgentCardRequest::default())
+        .await
+        .expect_err("no token, no extended card");
+    assert_eq!(refused.code(), tonic::Code::Unauthenticated, "{refused:?}");
+    let mut call = tonic::Request::new(proto::GetExtendedAgentCardRequest::default());
+    call.metadata_mut().insert(
+        "authorization",
+        format!("Bearer {token}").parse().expect("ascii"),
+    );
+    let extended = raw
+        .get_extended_agent_card(call)
+        .await
+        .expect("the extended card")
+        .into_inner();
+    assert!(
+        extended.skills.iter().any(|s| s.id == "odds"),
+        "{:?}",
+        extended.skills.iter().map(|s| &s.id).collect::<Vec<_>>()
+    );
 }
 
 #[tokio::test]

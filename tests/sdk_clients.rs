@@ -25,15 +25,11 @@ mod server;
 mod support;
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use a2a_card::server::{Server, Webhooks};
 use support::client::{Running, serve};
-
-/// How long one driver may run before the test kills it and fails.
-const DRIVER_DEADLINE: Duration = Duration::from_secs(240);
+use support::driver::{self, assert_checks};
 
 /// The agents one driver talks to, each on its own port (a driver counts the tasks it leaves,
 /// so no two drivers share an agent).
@@ -73,87 +69,15 @@ impl Agents {
     }
 }
 
-fn driver(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/interop")
-        .join(name)
-}
-
-/// Runs `program args... BASES...` off the runtime (the agents keep serving meanwhile), killed
-/// after [`DRIVER_DEADLINE`]; its exit status and its output, stdout then stderr.
+/// Runs `program args... BASES...` (the agents' base URLs) with `env` added.
 async fn run_driver(
     program: OsString,
-    args: Vec<OsString>,
+    mut args: Vec<OsString>,
     env: Vec<(&'static str, OsString)>,
     agents: &Agents,
 ) -> (bool, String) {
-    let bases = agents.bases();
-    tokio::task::spawn_blocking(move || {
-        // The output goes to files, so that a driver that never ends can still be killed.
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sdk-clients");
-        std::fs::create_dir_all(&dir).expect("a directory for the driver's output");
-        let stem = format!("{}-{}", std::process::id(), unique());
-        let out_path = dir.join(format!("{stem}.out"));
-        let err_path = dir.join(format!("{stem}.err"));
-        let mut child = Command::new(&program)
-            .args(&args)
-            .args(&bases)
-            .envs(env)
-            .stdin(Stdio::null())
-            .stdout(std::fs::File::create(&out_path).expect("stdout file"))
-            .stderr(std::fs::File::create(&err_path).expect("stderr file"))
-            .spawn()
-            .unwrap_or_else(|e| panic!("{program:?} does not start: {e}"));
-        let started = Instant::now();
-        let status = loop {
-            if let Some(status) = child.try_wait().expect("the driver's status") {
-                break Some(status);
-            }
-            if started.elapsed() > DRIVER_DEADLINE {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        let output = format!(
-            "{}{}",
-            std::fs::read_to_string(&out_path).unwrap_or_default(),
-            std::fs::read_to_string(&err_path).unwrap_or_default()
-        );
-        let _ = std::fs::remove_file(out_path);
-        let _ = std::fs::remove_file(err_path);
-        match status {
-            Some(status) => (status.success(), output),
-            None => (
-                false,
-                format!("{output}\n(killed after {DRIVER_DEADLINE:?})"),
-            ),
-        }
-    })
-    .await
-    .expect("the driver's thread")
-}
-
-/// A number no other call in this process gets (output file names).
-fn unique() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    NEXT.fetch_add(1, Ordering::Relaxed)
-}
-
-/// The driver succeeded, with `expected` checks passed and none failed; the output is shown
-/// otherwise. The count keeps a driver from passing by running fewer checks than it should.
-fn assert_checks(sdk: &str, (success, output): (bool, String), expected: usize) {
-    let passed = output.lines().filter(|l| l.starts_with("ok ")).count();
-    let failed: Vec<&str> = output.lines().filter(|l| l.starts_with("FAIL")).collect();
-    assert!(
-        success && failed.is_empty() && passed == expected,
-        "{sdk}: {passed} of {expected} checks passed, {} failed:\n{output}",
-        failed.len()
-    );
-    // Shown with `--nocapture`.
-    println!("{sdk}:\n{output}");
+    args.extend(agents.bases());
+    driver::run(program, args, env).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -164,7 +88,7 @@ async fn the_python_sdk_1_3_client_over_json_rpc_and_http_json() {
     let agents = Agents::start().await;
     let out = run_driver(
         python.into(),
-        vec![driver("lifecycle_py.py").into()],
+        vec![driver::path("lifecycle_py.py").into()],
         Vec::new(),
         &agents,
     )
@@ -181,7 +105,7 @@ async fn the_python_sdk_0_3_client_over_json_rpc_0_3() {
     let agents = Agents::start().await;
     let out = run_driver(
         python.into(),
-        vec![driver("lifecycle_py03.py").into()],
+        vec![driver::path("lifecycle_py03.py").into()],
         Vec::new(),
         &agents,
     )
@@ -197,7 +121,7 @@ async fn the_js_sdk_client_over_json_rpc_and_http_json() {
     let agents = Agents::start().await;
     let out = run_driver(
         "node".into(),
-        vec![driver("lifecycle_js.mjs").into()],
+        vec![driver::path("lifecycle_js.mjs").into()],
         vec![("A2A_JS_DIR", dir.into())],
         &agents,
     )

@@ -26,17 +26,13 @@ mod server;
 mod support;
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use a2a_card::server::auth::{Algorithm, Authentication, JwtVerifier};
 use a2a_card::server::{Server, Webhooks};
 use support::client::serve;
+use support::driver;
 use support::tokens::{self, Pair, claims};
-
-/// How long the driver may run before the test kills it and fails.
-const DRIVER_DEADLINE: Duration = Duration::from_secs(240);
 
 /// The checks the driver makes: the card and the client's pick, the structured answer, the
 /// schema violation, the stream, the question, cancel, subscribe with cancel, push configs, and
@@ -45,55 +41,6 @@ const CHECKS: usize = 11;
 
 /// The subject of the token the driver calls the guarded judge with.
 const SUBJECT: &str = "py-grpc-client";
-
-/// Runs the driver with `args` off the runtime (the agents keep serving meanwhile), killed after
-/// [`DRIVER_DEADLINE`]; its exit status and its output, stdout then stderr.
-async fn run_driver(python: PathBuf, args: Vec<OsString>) -> (bool, String) {
-    tokio::task::spawn_blocking(move || {
-        // The output goes to files, so that a driver that never ends can still be killed.
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sdk-grpc");
-        std::fs::create_dir_all(&dir).expect("a directory for the driver's output");
-        let stem = std::process::id().to_string();
-        let out_path = dir.join(format!("{stem}.out"));
-        let err_path = dir.join(format!("{stem}.err"));
-        let mut child = Command::new(&python)
-            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/grpc_py.py"))
-            .args(&args)
-            .stdin(Stdio::null())
-            .stdout(std::fs::File::create(&out_path).expect("stdout file"))
-            .stderr(std::fs::File::create(&err_path).expect("stderr file"))
-            .spawn()
-            .unwrap_or_else(|e| panic!("{python:?} does not start: {e}"));
-        let started = Instant::now();
-        let status = loop {
-            if let Some(status) = child.try_wait().expect("the driver's status") {
-                break Some(status);
-            }
-            if started.elapsed() > DRIVER_DEADLINE {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        let output = format!(
-            "{}{}",
-            std::fs::read_to_string(&out_path).unwrap_or_default(),
-            std::fs::read_to_string(&err_path).unwrap_or_default()
-        );
-        let _ = std::fs::remove_file(out_path);
-        let _ = std::fs::remove_file(err_path);
-        match status {
-            Some(status) => (status.success(), output),
-            None => (
-                false,
-                format!("{output}\n(killed after {DRIVER_DEADLINE:?})"),
-            ),
-        }
-    })
-    .await
-    .expect("the driver's thread")
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_sdk_1_3_grpc_client() {
@@ -138,14 +85,8 @@ async fn the_python_sdk_1_3_grpc_client() {
     ]
     .map(OsString::from)
     .to_vec();
-    let (success, output) = run_driver(python, args).await;
-    let passed = output.lines().filter(|l| l.starts_with("ok ")).count();
-    let failed: Vec<&str> = output.lines().filter(|l| l.starts_with("FAIL")).collect();
-    assert!(
-        success && failed.is_empty() && passed == CHECKS,
-        "Python SDK 1.3 over gRPC: {passed} of {CHECKS} checks passed, {} failed:\n{output}",
-        failed.len()
-    );
-    // Shown with `--nocapture`.
-    println!("Python SDK 1.3 over gRPC:\n{output}");
+    let mut argv = vec![driver::path("grpc_py.py").into_os_string()];
+    argv.extend(args);
+    let out = driver::run(python.into_os_string(), argv, Vec::new()).await;
+    driver::assert_checks("Python SDK 1.3 over gRPC", out, CHECKS);
 }

@@ -49,37 +49,8 @@ TRIP_SCHEMA = 'application/json;schema=tripRequest'
 FIGHT_SCHEMA = 'application/json;schema=fightComparison'
 SERVICE = '/lf.a2a.v1.A2AService/'
 
-failures = 0
-
-
-def report(ok, what, detail=''):
-    global failures
-    if ok:
-        print(f'ok {what}', flush=True)
-    else:
-        failures += 1
-        print(f'FAIL {what}: {detail}', flush=True)
-
-
-class Check(Exception):
-    """A check that did not hold; its message says what was seen instead."""
-
-
-def expect(condition, detail):
-    if not condition:
-        raise Check(detail)
-
-
-async def run(what, check):
-    """Runs one check; any exception (an SDK error included) fails it, with its repr, and so
-    does taking longer than a minute."""
-    try:
-        await asyncio.wait_for(check(), 60)
-        report(True, what)
-    except Check as e:
-        report(False, what, str(e))
-    except Exception as e:  # noqa: BLE001 - any failure of the SDK call is the check's failure
-        report(False, what, repr(e))
+from checks import Check, expect, report, run  # noqa: E402 - this folder's helpers
+import checks  # noqa: E402
 
 
 class Recorder:
@@ -433,7 +404,7 @@ async def start():
         await main()
     except Exception as e:  # noqa: BLE001 - no client at all is a failure too
         report(False, 'gRPC clients for the served cards', repr(e))
-    sys.exit(1 if failures else 0)
+    sys.exit(checks.exit_status())
 
 
 asyncio.run(start())

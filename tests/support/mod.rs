@@ -262,4 +262,7 @@ pub mod postgres;
 
 /// Server-sent events, frame by frame.
 pub mod sse;
+
+/// The official SDKs' drivers, run and judged.
+pub mod driver;
 pub mod tokens;

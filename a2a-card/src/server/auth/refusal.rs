@@ -213,18 +213,8 @@ pub(crate) async fn grpc_layer(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    let (mut parts, body) = request.into_parts();
-    let principal = match guard.authenticate(&parts).await {
-        Ok(p) => p,
-        Err(refusal) => return refusal.grpc(),
-    };
-    seal(&mut parts.headers, principal.as_ref());
-    let (response, refusal) =
-        scoped(next.run(axum::extract::Request::from_parts(parts, body))).await;
-    match refusal {
-        Some(refusal) => refusal.grpc(),
-        None => response,
-    }
+    // HTTP/2: a refusal does not leave a connection to keep, so the body is not read.
+    guarded(&guard, request, next, Refusal::grpc, false).await
 }
 
 /// The authentication layer of the HTTP+JSON routes.
@@ -233,26 +223,39 @@ pub(crate) async fn rest_layer(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
+    guarded(&guard, request, next, Refusal::rest, true).await
+}
+
+/// `request` let through to `next` with its principal sealed in, or refused as `render`
+/// writes a refusal (one found by the guard, or reported by the handler). `drain`: a refusal
+/// made before the body was read reads it first (capped at the body limit), so that the
+/// client's next request on the connection finds it open.
+async fn guarded(
+    guard: &Guard,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+    render: fn(&Refusal) -> Response,
+    drain: bool,
+) -> Response {
     let (mut parts, body) = request.into_parts();
     let principal = match guard.authenticate(&parts).await {
         Ok(p) => p,
-        // Answered before the body was read: read it first (it arrives capped at the body
-        // limit), so that the client's next request on the connection finds it open.
-        Err(refusal) => {
+        Err(refusal) if drain => {
             return crate::server::body_limit::after_draining(
                 &parts.headers,
                 body,
                 usize::MAX,
-                refusal.rest(),
+                render(&refusal),
             )
             .await;
         }
+        Err(refusal) => return render(&refusal),
     };
     seal(&mut parts.headers, principal.as_ref());
     let (response, refusal) =
         scoped(next.run(axum::extract::Request::from_parts(parts, body))).await;
     match refusal {
-        Some(refusal) => refusal.rest(),
+        Some(refusal) => render(&refusal),
         None => response,
     }
 }
