@@ -112,6 +112,15 @@ async fn the_card_offers_grpc_only_when_it_is_mounted() {
         .find(|i| i["protocolBinding"] == "GRPC")
         .expect("a GRPC interface");
     assert_eq!(grpc["url"], with.base.as_str(), "{json}");
+    // In the order the operator prefers.
+    let first = serve(
+        Server::new(fight_agent::FightClub)
+            .grpc(true)
+            .interface_order(["GRPC"]),
+    )
+    .await;
+    let served = card(&first.base).await;
+    assert_eq!(served.supported_interfaces[0].protocol_binding, "GRPC");
     let without = serve(Server::new(fight_agent::FightClub)).await;
     let served = card(&without.base).await;
     assert!(
@@ -177,6 +186,22 @@ async fn structured_input_is_checked_and_answered_over_grpc() {
         .await
         .expect_err("refused");
     assert_eq!(status.code(), tonic::Code::InvalidArgument, "{status:?}");
+    // With the violations as `BadRequest` field violations and the A2A `ErrorInfo` reason
+    // (spec sections 10.6 and 5.4).
+    use tonic_types::StatusExt as _;
+    let bad = status
+        .get_details_bad_request()
+        .expect("a BadRequest detail");
+    assert!(
+        bad.field_violations
+            .iter()
+            .any(|v| v.description.contains("\"b\"") || v.field.contains('b')),
+        "{bad:?}"
+    );
+    let info = status
+        .get_details_error_info()
+        .expect("an ErrorInfo detail");
+    assert!(!info.reason.is_empty(), "{info:?}");
 }
 
 /// A `SendMessageRequest` in protobuf with one fight-comparison data part.
@@ -436,12 +461,14 @@ async fn bad_grpc_input_gets_its_status_and_the_server_keeps_serving() {
         tonic::Code::Unimplemented
     );
 
-    // Bytes that are not the request's protobuf: an error status, no task.
+    // Bytes that do not decode as the request: a `Part` whose raw bytes stand where the
+    // request's `message` (field 2) is, and are no message (wire type 7). Refused as they are
+    // read, no task.
     grpc.ready().await.expect("ready");
     let garbage: Result<tonic::Response<proto::Task>, _> = grpc
         .unary(
-            tonic::Request::new(proto::Task {
-                id: "\u{0}".repeat(3),
+            tonic::Request::new(proto::Part {
+                content: Some(proto::part::Content::Raw(vec![0xff, 0xfe, 0x00])),
                 ..Default::default()
             }),
             "/lf.a2a.v1.A2AService/SendMessage".parse().expect("a path"),
@@ -449,7 +476,8 @@ async fn bad_grpc_input_gets_its_status_and_the_server_keeps_serving() {
         )
         .await;
     let status = garbage.expect_err("not a SendMessageRequest");
-    assert_ne!(status.code(), tonic::Code::Ok);
+    assert_eq!(status.code(), tonic::Code::Internal, "{status:?}");
+    assert!(status.message().contains("decode"), "{status:?}");
 
     // A request without its message: INVALID_ARGUMENT.
     let empty = raw

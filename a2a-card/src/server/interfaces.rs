@@ -18,6 +18,8 @@ pub(crate) struct Endpoint {
     pub(crate) path: String,
     /// Whether the gRPC binding is mounted (at the URL's origin).
     pub(crate) grpc: bool,
+    /// The bindings in the order the card lists them (those not named keep theirs, after).
+    pub(crate) order: Vec<String>,
 }
 
 impl Endpoint {
@@ -52,6 +54,7 @@ impl Endpoint {
             url: url.to_owned(),
             path: path.to_owned(),
             grpc: false,
+            order: Vec::new(),
         })
     }
 
@@ -78,6 +81,15 @@ impl Endpoint {
                 ProtocolVersion::V0_3,
             ));
         }
+        // The operator's order first (a stable sort: the 1.0 JSON-RPC interface stays before
+        // the 0.3 one).
+        let rank = |i: &AgentInterface| {
+            self.order
+                .iter()
+                .position(|b| b.eq_ignore_ascii_case(&i.protocol_binding))
+                .unwrap_or(self.order.len())
+        };
+        served.interfaces.sort_by_key(rank);
         served
     }
 }

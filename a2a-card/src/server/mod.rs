@@ -240,6 +240,7 @@ pub struct Server<A: Agent> {
     v0_3: bool,
     #[cfg(feature = "grpc")]
     grpc: bool,
+    interface_order: Vec<String>,
     max_inline_file: usize,
     input_timeout: Option<Duration>,
     webhooks: Webhooks,
@@ -279,6 +280,7 @@ impl<A: Agent> Server<A> {
             v0_3: true,
             #[cfg(feature = "grpc")]
             grpc: false,
+            interface_order: Vec::new(),
             max_inline_file: DEFAULT_MAX_INLINE_FILE,
             input_timeout: Some(DEFAULT_INPUT_TIMEOUT),
             webhooks: Webhooks::default(),
@@ -465,6 +467,33 @@ impl<A: Agent> Server<A> {
         self
     }
 
+    /// The order in which the served card lists its interfaces, by binding (`JSONRPC`,
+    /// `HTTP+JSON`, `GRPC`): clients take the first they speak. Bindings not named follow in
+    /// their usual order (JSON-RPC, HTTP+JSON, gRPC; the 0.3 interface after the 1.0 one).
+    ///
+    /// ```
+    /// # use a2a_card::{agent, skill};
+    /// # struct Echo;
+    /// # /// Echoes what it is told.
+    /// # #[agent(url = "https://echo.example.com/a2a")]
+    /// # impl Echo {
+    /// #     /// Echoes.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// use a2a_card::server::Server;
+    /// let card = Server::new(Echo).interface_order(["HTTP+JSON"]).card().unwrap();
+    /// assert_eq!(card.interfaces[0].protocol_binding, "HTTP+JSON");
+    /// ```
+    pub fn interface_order<I, S>(mut self, bindings: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.interface_order = bindings.into_iter().map(Into::into).collect();
+        self
+    }
+
     /// The card as it is served (before [`bind`](Self::bind) puts in a bound loopback
     /// address).
     pub fn card(&self) -> Result<AgentCard, ServerError> {
@@ -488,8 +517,8 @@ impl<A: Agent> Server<A> {
                 });
             }
         };
-        #[cfg_attr(not(feature = "grpc"), allow(unused_mut))]
         let mut endpoint = Endpoint::parse(&url)?;
+        endpoint.order = self.interface_order.clone();
         #[cfg(feature = "grpc")]
         {
             endpoint.grpc = self.grpc;
