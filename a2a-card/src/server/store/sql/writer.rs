@@ -539,21 +539,30 @@ impl Db {
                 return all(rows, db_error(e));
             }
         };
-        // The events first: a task read at event `n` finds every event after `n` logged.
-        match self.log(&mut conn, events).await {
-            // The database cannot be reached: the rows would wait as long again to learn it.
-            Err(e) if unreachable(&e) => {
-                self.down.store(true, Relaxed);
-                all(rows, db_error(e))
-            }
-            _ => {
-                self.down.store(false, Relaxed);
-                let (new, changed): (Vec<Row>, Vec<Row>) = rows.into_iter().partition(|r| r.new);
-                let mut outcomes = self.insert_all(&mut conn, new).await;
-                outcomes.extend(self.update_all(&mut conn, changed).await);
-                outcomes
+        // On Postgres, the events go into the round's first row statement (one statement
+        // fewer, and the events and the rows commit together); else in one of their own,
+        // first: a task read at event `n` finds every event after `n` logged.
+        let merged = self.dialect == Dialect::Postgres && !rows.is_empty();
+        if !merged {
+            if let Err(e) = self.log(&mut conn, events).await {
+                // The database cannot be reached: the rows would wait as long again to learn it.
+                if unreachable(&e) {
+                    self.down.store(true, Relaxed);
+                    return all(rows, db_error(e));
+                }
             }
         }
+        self.down.store(false, Relaxed);
+        let (new, changed): (Vec<Row>, Vec<Row>) = rows.into_iter().partition(|r| r.new);
+        let none: &[(String, i64, String)] = &[];
+        let (with_new, with_changed) = match (merged, new.is_empty()) {
+            (false, _) => (none, none),
+            (true, false) => (events, none),
+            (true, true) => (none, events),
+        };
+        let mut outcomes = self.insert_all(&mut conn, new, with_new).await;
+        outcomes.extend(self.update_all(&mut conn, changed, with_changed).await);
+        outcomes
     }
 
     /// Logs `events` in one statement (an event logged already stays as it was), announced on
@@ -595,15 +604,20 @@ impl Db {
         &self,
         conn: &mut sqlx::AnyConnection,
         rows: Vec<Row>,
+        events: &[(String, i64, String)],
     ) -> Vec<(Row, Result<i64, A2AError>)> {
         if rows.is_empty() {
             return Vec::new();
         }
-        let outcome = self.insert(conn, &rows).await;
+        let outcome = self.insert(conn, &rows, events).await;
+        if outcome.is_err() {
+            // The events went with the refused statement: on their own.
+            let _ = self.log(conn, events).await;
+        }
         if outcome.is_err() && rows.len() > 1 {
             let mut outcomes = Vec::with_capacity(rows.len());
             for row in rows {
-                let outcome = self.insert(conn, std::slice::from_ref(&row)).await;
+                let outcome = self.insert(conn, std::slice::from_ref(&row), &[]).await;
                 outcomes.extend(inserted(vec![row], outcome));
             }
             outcomes
@@ -618,16 +632,21 @@ impl Db {
         &self,
         conn: &mut sqlx::AnyConnection,
         rows: Vec<Row>,
+        events: &[(String, i64, String)],
     ) -> Vec<(Row, Result<i64, A2AError>)> {
         if rows.is_empty() {
             return Vec::new();
         }
-        let versions: HashMap<String, i64> = match self.cas(conn, &rows).await {
+        let versions: HashMap<String, i64> = match self.cas(conn, &rows, events).await {
             Ok(written) => written
                 .iter()
                 .map(|r| (r.get::<String, _>(0), r.get::<i64, _>(1)))
+                // The events' own rows (their tasks, to announce) carry no version.
+                .filter(|(_, version)| *version >= 0)
                 .collect(),
             Err(e) => {
+                // The events went with the failed statement: on their own.
+                let _ = self.log(conn, events).await;
                 let why = db_error(e);
                 return rows
                     .into_iter()
@@ -651,18 +670,21 @@ impl Db {
         &self,
         conn: &mut sqlx::AnyConnection,
         rows: &[Row],
+        events: &[(String, i64, String)],
     ) -> Result<(), sqlx::Error> {
         let insert = "INSERT INTO a2a_card_tasks (id, context_id, state, status_at, version, ended_at, owner, body, seq)
             SELECT id, context_id, state, status_at, steps, ended_at, owner, body, seq FROM v";
         let statement = match self.dialect {
             Dialect::Sqlite => format!("WITH {} {insert}", values(rows.len())),
             Dialect::Postgres => format!(
-                "WITH {}, created AS ({insert} RETURNING id) SELECT created.id FROM created, pg_notify('{CHANGES}', created.id)",
-                values(rows.len())
+                "WITH {}{}, created AS ({insert} RETURNING id) SELECT created.id FROM created, pg_notify('{CHANGES}', created.id){}",
+                values(rows.len()),
+                logged_cte(events.len()),
+                announce_logged(events.len(), "")
             ),
         };
         let statement = self.sql(&statement);
-        self.bind(sqlx::query(&statement), rows)
+        bind_events(self.bind(sqlx::query(&statement), rows), events)
             .execute(&mut *conn)
             .await?;
         Ok(())
@@ -675,6 +697,7 @@ impl Db {
         &self,
         conn: &mut sqlx::AnyConnection,
         rows: &[Row],
+        events: &[(String, i64, String)],
     ) -> Result<Vec<sqlx::any::AnyRow>, sqlx::Error> {
         let update = "UPDATE a2a_card_tasks SET context_id = v.context_id, state = v.state,
                 status_at = v.status_at, version = a2a_card_tasks.version + v.steps,
@@ -687,12 +710,14 @@ impl Db {
         let statement = match self.dialect {
             Dialect::Sqlite => format!("WITH {} {update}", values(rows.len())),
             Dialect::Postgres => format!(
-                "WITH {}, changed AS ({update}) SELECT changed.id, changed.version FROM changed, pg_notify('{CHANGES}', changed.id)",
-                values(rows.len())
+                "WITH {}{}, changed AS ({update}) SELECT changed.id, changed.version FROM changed, pg_notify('{CHANGES}', changed.id){}",
+                values(rows.len()),
+                logged_cte(events.len()),
+                announce_logged(events.len(), ", CAST(-1 AS BIGINT)")
             ),
         };
         let statement = self.sql(&statement);
-        self.bind(sqlx::query(&statement), rows)
+        bind_events(self.bind(sqlx::query(&statement), rows), events)
             .fetch_all(&mut *conn)
             .await
     }
@@ -745,6 +770,40 @@ impl Db {
             }
         }
     }
+}
+
+/// On Postgres, `n` events logged by the statement a round's rows are written by: a `WITH`
+/// item `logged` (empty when there are none), bound after the rows by [`bind_events`].
+fn logged_cte(n: usize) -> String {
+    if n == 0 {
+        return String::new();
+    }
+    let rows = vec!["(?, ?, ?)"; n].join(", ");
+    format!(
+        ", logged AS (INSERT INTO a2a_card_events (task_id, seq, body) VALUES {rows} ON CONFLICT DO NOTHING RETURNING task_id)"
+    )
+}
+
+/// The tail of the statement's result that announces each task whose log grew (its id, then
+/// `more` columns), when [`logged_cte`] logged any.
+fn announce_logged(n: usize, more: &str) -> String {
+    if n == 0 {
+        return String::new();
+    }
+    format!(
+        " UNION ALL SELECT t.task_id{more} FROM (SELECT DISTINCT task_id FROM logged) AS t, pg_notify('{EVENTS}', t.task_id)"
+    )
+}
+
+/// `query` with `events` bound after what it has.
+fn bind_events<'q>(
+    mut query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
+    events: &'q [(String, i64, String)],
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    for (task_id, seq, body) in events {
+        query = query.bind(task_id).bind(*seq).bind(body.as_str());
+    }
+    query
 }
 
 /// Whether `e` says the database cannot be reached (rather than that it refused a statement).
