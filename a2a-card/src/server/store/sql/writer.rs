@@ -16,11 +16,12 @@
 //!   caller, a task this store did not create) is *awaited*: the call returns once it is
 //!   written, with the writes queued before it.
 //!
-//! Each round costs at most three statements whatever its size, each atomic by itself: one
-//! multi-row `INSERT` of the round's events into their tasks' logs (first: a task read at its
-//! event `n` finds every later event logged), one multi-row `INSERT` for the new tasks, one
-//! `UPDATE .. FROM (VALUES ..)` compare-and-swap for the others, each announced on Postgres by
-//! the statement itself.
+//! Each round costs at most three statements whatever its size, each atomic by itself: the
+//! round's events into their tasks' logs (on SQLite a multi-row `INSERT` of their own, first,
+//! so that a task read at its event `n` finds every later event logged; on Postgres inside the
+//! round's first row statement, a data-modifying `WITH`, so that they commit together), one
+//! multi-row `INSERT` for the new tasks, one `UPDATE .. FROM (VALUES ..)` compare-and-swap for
+//! the others, each announced on Postgres by the statement itself.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
