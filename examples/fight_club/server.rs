@@ -53,7 +53,7 @@ pub fn banner(listening: &Listening) -> String {
          card:          {base}/.well-known/agent-card.json\n\
          capabilities:  {base}/capabilities\n\
          form UI:       {base}/ui\n\
-         A2A endpoint:  {url} (JSON-RPC; HTTP+JSON under it)\n\
+         A2A endpoint:  {url} (JSON-RPC; HTTP+JSON under it; gRPC over HTTP/2)\n\
          \n\
          Try a structured message:\n\
          curl -s {endpoint} -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' \\\n  \

@@ -47,7 +47,7 @@ pub fn banner(listening: &Listening) -> String {
         "Trip planner listening on {base}\n\
          card:          {base}/.well-known/agent-card.json\n\
          form UI:       {base}/ui\n\
-         A2A endpoint:  {url} (JSON-RPC; HTTP+JSON under it)\n\
+         A2A endpoint:  {url} (JSON-RPC; HTTP+JSON under it; gRPC over HTTP/2)\n\
          \n\
          Stream a plan (it asks for the start date: answer with a message on the same taskId):\n\
          curl -sN {endpoint} -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' \\\n  \
