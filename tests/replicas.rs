@@ -381,6 +381,22 @@ async fn an_answer_sent_to_another_replica_reaches_the_handler_that_asked() {
             2,
             "the plan A's handler made with the date given to B"
         );
+        // The conversation, as B answers it: the question, then the answer given to B.
+        let said: Vec<String> = done
+            .history
+            .iter()
+            .flatten()
+            .flat_map(|m| &m.parts)
+            .filter_map(|p| match &p.content {
+                a2a_card::server::a2a::PartContent::Text(t) => Some(t.clone()),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            said.iter().any(|t| t.starts_with("Which day"))
+                && said.last().map(String::as_str) == Some("2026-12-01"),
+            "{said:?}"
+        );
         let on_a_now = on_a.get_task(&get(&asked.id)).await.expect("the task");
         assert_eq!(on_a_now.status.state, TaskState::Completed);
     }

@@ -532,6 +532,9 @@ impl<A: Agent> Lifecycle<A> {
         let (_, after) = tracked.snapshot();
         let payload = serde_json::json!({"task": tracked.id, "message": message}).to_string();
         forward.forward(&payload).await?;
+        // The question and the answer join the conversation here as on the replica that
+        // asked (the log carries events, not the caller's messages).
+        tracked.edit(|task| join(task, &message));
         mirror(
             Arc::clone(&self.recorder),
             Arc::clone(&tracked),
