@@ -461,6 +461,22 @@ impl<A: Agent> Server<A> {
     ///
     /// Protobuf carries data parts as `google.protobuf.Struct`, whose numbers are doubles:
     /// integers beyond 2^53 are not exact over gRPC (they are over JSON-RPC and HTTP+JSON).
+    ///
+    /// ```
+    /// # use a2a_card::{agent, skill};
+    /// # struct Echo;
+    /// # /// Echoes what it is told.
+    /// # #[agent(url = "https://echo.example.com/a2a")]
+    /// # impl Echo {
+    /// #     /// Echoes.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// use a2a_card::server::Server;
+    /// let card = Server::new(Echo).grpc(true).card().unwrap();
+    /// let grpc = card.interfaces.iter().find(|i| i.protocol_binding == "GRPC").unwrap();
+    /// assert_eq!(grpc.url, "https://echo.example.com"); // the URL's origin
+    /// ```
     #[cfg(feature = "grpc")]
     pub fn grpc(mut self, yes: bool) -> Self {
         self.grpc = yes;

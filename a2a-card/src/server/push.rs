@@ -225,7 +225,7 @@ impl reqwest::dns::Resolve for GuardedResolver {
 }
 
 /// Whether `event` ends its task.
-fn ends(event: &StreamResponse) -> bool {
+pub(crate) fn ends(event: &StreamResponse) -> bool {
     match event {
         StreamResponse::StatusUpdate(u) => u.status.state.is_terminal(),
         StreamResponse::Task(t) => t.status.state.is_terminal(),
@@ -234,7 +234,7 @@ fn ends(event: &StreamResponse) -> bool {
 }
 
 /// An update waiting for delivery, with the webhooks it goes to.
-type Queued = (Vec<TaskPushNotificationConfig>, StreamResponse);
+type Queued = (Arc<Vec<TaskPushNotificationConfig>>, StreamResponse);
 
 /// Posts the updates of tasks to their webhooks: in order per task, with retries, off the
 /// task's own path (neither a slow webhook nor the config store slows the skill or the
@@ -250,7 +250,7 @@ pub(crate) struct Delivery {
     client: reqwest::Client,
     queues: Mutex<HashMap<String, mpsc::UnboundedSender<Queued>>>,
     known: Mutex<HashMap<String, Known>>,
-    /// The updates to deliver, in order, for the one task that reads their webhooks.
+    /// The updates to deliver, in order, for the dispatcher that reads their webhooks.
     inbox: std::sync::OnceLock<mpsc::UnboundedSender<(String, StreamResponse)>>,
 }
 
@@ -311,18 +311,10 @@ impl Delivery {
     /// Takes `configs` as the webhooks of `task` (this process has just saved them), or
     /// forgets what was known (`None`: read them again).
     pub(crate) fn know(&self, task: &str, configs: Option<Vec<TaskPushNotificationConfig>>) {
-        let mut known = self.known.lock().unwrap_or_else(|p| p.into_inner());
         match configs {
-            Some(configs) => {
-                known.insert(
-                    task.to_owned(),
-                    Known {
-                        at: std::time::Instant::now(),
-                        configs: Arc::new(configs),
-                    },
-                );
-            }
+            Some(configs) => self.remember(task, Arc::new(configs)),
             None => {
+                let mut known = self.known.lock().unwrap_or_else(|p| p.into_inner());
                 known.remove(task);
             }
         }
@@ -361,7 +353,7 @@ impl Delivery {
                 tokio::spawn(Arc::clone(&self).run(receiver));
                 sender
             });
-            let _ = sender.send((configs.as_ref().clone(), event));
+            let _ = sender.send((configs, event));
             if terminal {
                 // The worker delivers what is queued, then ends.
                 queues.remove(&task);
@@ -378,18 +370,26 @@ impl Delivery {
             }
         }
         let configs = match self.store.list(task).await {
-            Ok(configs) => configs,
+            Ok(configs) => Arc::new(configs),
             Err(e) => {
                 tracing::warn!(task, error = %e.message, "push configs could not be read");
-                Vec::new()
+                Arc::default()
             }
         };
-        self.know(task, Some(configs));
-        let known = self.known.lock().unwrap_or_else(|p| p.into_inner());
-        known
-            .get(task)
-            .map(|k| Arc::clone(&k.configs))
-            .unwrap_or_default()
+        self.remember(task, Arc::clone(&configs));
+        configs
+    }
+
+    /// Takes `configs` as the webhooks of `task`, from now.
+    fn remember(&self, task: &str, configs: Arc<Vec<TaskPushNotificationConfig>>) {
+        let mut known = self.known.lock().unwrap_or_else(|p| p.into_inner());
+        known.insert(
+            task.to_owned(),
+            Known {
+                at: std::time::Instant::now(),
+                configs,
+            },
+        );
     }
 
     async fn run(self: Arc<Self>, mut queue: mpsc::UnboundedReceiver<Queued>) {
@@ -401,7 +401,7 @@ impl Delivery {
                     continue;
                 }
             };
-            for config in &configs {
+            for config in configs.iter() {
                 self.post(config, &body).await;
             }
         }

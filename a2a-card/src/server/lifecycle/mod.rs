@@ -41,8 +41,8 @@ use super::auth::{self, Guard};
 use super::errors::dispatch_error;
 use super::exact;
 use super::message::{dispatch_json, files_of, has_files, message_json, restore_data, split_files};
-use super::push::{Delivery, Webhooks};
-use super::store::{EventLog, Forward, Settle};
+use super::push::{Delivery, Webhooks, ends};
+use super::store::{EventLog, Forward, Settle, status_update};
 use log::{Live, Tracked, Until};
 use run::{NotWaiting, Sessions, status, status_of};
 
@@ -1133,24 +1133,13 @@ fn cancel_here(mut changes: broadcast::Receiver<String>, recorder: Arc<Recorder>
 fn post_recovered(mut recovered: tokio::sync::mpsc::UnboundedReceiver<Task>, push: Arc<Delivery>) {
     tokio::spawn(async move {
         while let Some(task) = recovered.recv().await {
-            let event = StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-                task_id: task.id.clone(),
-                context_id: task.context_id.clone(),
-                status: task.status,
-                metadata: None,
-            });
-            push.deliver(&task.id, event);
+            push.deliver(&task.id, status_update(&task));
         }
     });
 }
 
 /// Events read from the store's log, with their numbers.
 type LogStream = BoxStream<'static, Result<(u64, StreamResponse), A2AError>>;
-
-/// Whether `event` ends its task.
-fn ends(event: &StreamResponse) -> bool {
-    matches!(event, StreamResponse::StatusUpdate(u) if u.status.state.is_terminal())
-}
 
 /// The events of task `id` after event `after`, from the store's log: `read` (those read
 /// already), then each as any replica logs it (woken by `wake`), until one ends the task. A
@@ -1210,13 +1199,7 @@ fn follow_log(
             if logged.task.status.state.is_terminal() {
                 st.done = true;
                 let seq = st.after.max(logged.seq) + 1;
-                let event = StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-                    task_id: logged.task.id,
-                    context_id: logged.task.context_id,
-                    status: logged.task.status,
-                    metadata: None,
-                });
-                return Some((Ok((seq, event)), st));
+                return Some((Ok((seq, status_update(&logged.task))), st));
             }
             let Some((events, changes)) = st.wake.as_mut() else {
                 // No other process writes this store: nothing more will come.

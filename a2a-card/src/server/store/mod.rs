@@ -251,6 +251,47 @@ pub(crate) struct Feeds {
 /// The server calls [`append`](Self::append) for every event, in order, and
 /// [`update_at`](Self::update_at) instead of [`TaskStore::update`] for each change of what
 /// the task holds (a status, a whole artifact); a reader calls [`read`](Self::read).
+///
+/// An event log in memory beside a task store (a sketch of what a database-backed one does
+/// with a table of events and a column for the task's event number):
+///
+/// ```
+/// use std::collections::HashMap;
+/// use std::sync::{Arc, Mutex};
+/// use a2a_card::server::a2a::{A2AError, StreamResponse, Task};
+/// use a2a_card::server::a2a_server::{InMemoryTaskStore, TaskStore};
+/// use a2a_card::server::store::{EventLog, Logged};
+///
+/// #[derive(Default)]
+/// struct Log {
+///     tasks: Arc<InMemoryTaskStore>,
+///     /// Each task's events by number, and the number its stored task is at.
+///     events: Mutex<HashMap<String, (u64, Vec<(u64, StreamResponse)>)>>,
+/// }
+///
+/// #[async_trait::async_trait]
+/// impl EventLog for Log {
+///     fn append(&self, task_id: &str, seq: u64, event: &StreamResponse) {
+///         let mut events = self.events.lock().unwrap();
+///         events.entry(task_id.to_owned()).or_default().1.push((seq, event.clone()));
+///     }
+///
+///     async fn update_at(&self, task: Task, seq: u64) -> Result<(), A2AError> {
+///         self.events.lock().unwrap().entry(task.id.clone()).or_default().0 = seq;
+///         self.tasks.update(task).await.map(drop)
+///     }
+///
+///     async fn read(&self, task_id: &str, after: Option<u64>) -> Result<Option<Logged>, A2AError> {
+///         let Some(task) = self.tasks.get(task_id).await? else { return Ok(None) };
+///         let events = self.events.lock().unwrap();
+///         let (at, logged) = events.get(task_id).cloned().unwrap_or_default();
+///         let after = after.unwrap_or(at);
+///         let events = logged.into_iter().filter(|(n, _)| *n > after).collect();
+///         Ok(Some(Logged::new(task, at, events)))
+///     }
+/// }
+/// # drop(Log::default());
+/// ```
 #[async_trait::async_trait]
 pub trait EventLog: Send + Sync {
     /// Keeps event `seq` of task `task_id`. Called on the server's event path: it must not
@@ -286,6 +327,22 @@ pub struct Logged {
 
 impl Logged {
     /// The task as stored at its event `seq`, and the `events` after the point asked for.
+    ///
+    /// ```
+    /// use a2a_card::server::a2a::{Task, TaskState, TaskStatus};
+    /// use a2a_card::server::store::Logged;
+    ///
+    /// let task = Task {
+    ///     id: "t".into(),
+    ///     context_id: "c".into(),
+    ///     status: TaskStatus { state: TaskState::Working, message: None, timestamp: None },
+    ///     artifacts: None,
+    ///     history: None,
+    ///     metadata: None,
+    /// };
+    /// let logged = Logged::new(task, 2, Vec::new()); // stored at event 2, nothing after it
+    /// assert_eq!(logged.seq, 2);
+    /// ```
     pub fn new(task: Task, seq: u64, events: Vec<(u64, a2a::StreamResponse)>) -> Logged {
         Logged { task, seq, events }
     }
@@ -305,6 +362,16 @@ impl Tasks {
     }
 
     /// Tasks in a store of your own (see [`Store`]; an `Arc<dyn TaskStore>` is one).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use a2a_card::server::a2a_server::{InMemoryTaskStore, TaskStore};
+    /// use a2a_card::server::store::Tasks;
+    ///
+    /// let shared: Arc<dyn TaskStore> = Arc::new(InMemoryTaskStore::new());
+    /// let tasks = Tasks::custom(Arc::clone(&shared)); // servers on `shared` see each other's tasks
+    /// # drop(tasks);
+    /// ```
     pub fn custom(store: impl Store) -> Tasks {
         Tasks::Custom(Arc::new(store))
     }
@@ -520,6 +587,16 @@ pub(crate) fn was_running(state: &TaskState) -> bool {
             | TaskState::InputRequired
             | TaskState::AuthRequired
     )
+}
+
+/// The status update that tells of `task`'s status as it is.
+pub(crate) fn status_update(task: &Task) -> a2a::StreamResponse {
+    a2a::StreamResponse::StatusUpdate(a2a::TaskStatusUpdateEvent {
+        task_id: task.id.clone(),
+        context_id: task.context_id.clone(),
+        status: task.status.clone(),
+        metadata: None,
+    })
 }
 
 /// `task` marked failed because its process stopped.

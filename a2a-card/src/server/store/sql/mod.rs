@@ -24,10 +24,12 @@ const SCHEMA_NAME: &str = "a2a-card tasks";
 /// The schema this release writes, and the steps that bring an older database to it (step
 /// `i` takes version `i` to `i + 1`; sqlx's migrator runs them, see [`migrate`]). A later
 /// release appends a step; it never edits one (sqlx refuses a database whose applied step
-/// differs). Written in the SQL both databases speak.
-const MIGRATIONS: &[&str] = &[
+/// differs). Each with the description sqlx records. Written in the SQL both databases speak.
+const MIGRATIONS: &[(&str, &str)] = &[
     // 0 -> 1: tasks, their push-notification configs, and the replicas that run them.
-    "CREATE TABLE a2a_card_tasks (
+    (
+        "tasks",
+        "CREATE TABLE a2a_card_tasks (
         id TEXT PRIMARY KEY,
         context_id TEXT NOT NULL,
         state TEXT NOT NULL,
@@ -51,22 +53,29 @@ const MIGRATIONS: &[&str] = &[
         id TEXT PRIMARY KEY,
         seen_at BIGINT NOT NULL
     );",
+    ),
     // 1 -> 2: fewer index writes per task. Lists by state scan (retention bounds the table);
     // only running tasks are looked up by owner (recovery), only finished ones by end (retention).
-    "DROP INDEX a2a_card_tasks_state;
+    (
+        "fewer indexes",
+        "DROP INDEX a2a_card_tasks_state;
     DROP INDEX a2a_card_tasks_owner;
     DROP INDEX a2a_card_tasks_ended;
     CREATE INDEX a2a_card_tasks_running ON a2a_card_tasks (owner) WHERE ended_at IS NULL;
     CREATE INDEX a2a_card_tasks_ended ON a2a_card_tasks (ended_at) WHERE ended_at IS NOT NULL;",
+    ),
     // 2 -> 3: each task's event log (numbered as the server numbers it: the task is 0), and
     // the number of the last event the stored task reflects (NULL: 0).
-    "CREATE TABLE a2a_card_events (
+    (
+        "event log",
+        "CREATE TABLE a2a_card_events (
         task_id TEXT NOT NULL,
         seq BIGINT NOT NULL,
         body TEXT NOT NULL,
         PRIMARY KEY (task_id, seq)
     );
     ALTER TABLE a2a_card_tasks ADD COLUMN seq BIGINT;",
+    ),
 ];
 
 /// The Postgres channel on which every write announces the id of the task it changed.
@@ -469,13 +478,8 @@ impl Shared {
             // Another replica may recover it at the same time: whoever writes first wins.
             let failed = super::interrupted(task);
             let seq = self.last_event(&failed.id).await? + 1;
-            let event = a2a::StreamResponse::StatusUpdate(a2a::TaskStatusUpdateEvent {
-                task_id: failed.id.clone(),
-                context_id: failed.context_id.clone(),
-                status: failed.status.clone(),
-                metadata: None,
-            });
-            self.writer.append(&failed.id, seq, &event);
+            self.writer
+                .append(&failed.id, seq, &super::status_update(&failed));
             if self
                 .writer
                 .update_at(failed.clone(), None, seq)
@@ -587,12 +591,10 @@ impl sqlx::migrate::MigrationSource<'static> for Steps {
 
 /// [`MIGRATIONS`], as sqlx runs them.
 fn migrations() -> Vec<Migration> {
-    const NAMES: [&str; 3] = ["tasks", "fewer indexes", "event log"];
     MIGRATIONS
         .iter()
-        .zip(NAMES)
         .enumerate()
-        .map(|(i, (sql, name))| {
+        .map(|(i, (name, sql))| {
             Migration::new(
                 i as i64 + 1,
                 Cow::Borrowed(name),

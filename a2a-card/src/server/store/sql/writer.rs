@@ -577,10 +577,7 @@ impl Db {
         if events.is_empty() {
             return Ok(());
         }
-        let rows = vec!["(?, ?, ?)"; events.len()].join(", ");
-        let insert = format!(
-            "INSERT INTO a2a_card_events (task_id, seq, body) VALUES {rows} ON CONFLICT DO NOTHING"
-        );
+        let insert = log_events(events.len());
         let statement = match self.dialect {
             Dialect::Sqlite => insert,
             Dialect::Postgres => format!(
@@ -588,11 +585,9 @@ impl Db {
             ),
         };
         let statement = self.sql(&statement);
-        let mut query = sqlx::query(&statement);
-        for (task_id, seq, body) in events {
-            query = query.bind(task_id).bind(*seq).bind(body.as_str());
-        }
-        let logged = query.execute(&mut *conn).await;
+        let logged = bind_events(sqlx::query(&statement), events)
+            .execute(&mut *conn)
+            .await;
         if let Err(e) = &logged {
             tracing::warn!(error = %e, events = events.len(), "task events were not logged");
         }
@@ -779,10 +774,14 @@ fn logged_cte(n: usize) -> String {
     if n == 0 {
         return String::new();
     }
+    format!(", logged AS ({} RETURNING task_id)", log_events(n))
+}
+
+/// The `INSERT` of `n` events into their tasks' logs (an event logged already stays as it
+/// was), bound by [`bind_events`].
+fn log_events(n: usize) -> String {
     let rows = vec!["(?, ?, ?)"; n].join(", ");
-    format!(
-        ", logged AS (INSERT INTO a2a_card_events (task_id, seq, body) VALUES {rows} ON CONFLICT DO NOTHING RETURNING task_id)"
-    )
+    format!("INSERT INTO a2a_card_events (task_id, seq, body) VALUES {rows} ON CONFLICT DO NOTHING")
 }
 
 /// The tail of the statement's result that announces each task whose log grew (its id, then
