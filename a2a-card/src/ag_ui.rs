@@ -454,7 +454,7 @@ fn tools(card: &AgentCard) -> Option<ToolsCapabilities> {
 
 /// The named schema `name`: the card's root `schemas`, else the schemas extension entry's
 /// `params.schemas` (where the strict placement puts them).
-fn named_schema<'a>(card: &'a AgentCard, name: &str) -> Option<&'a Value> {
+pub(crate) fn named_schema<'a>(card: &'a AgentCard, name: &str) -> Option<&'a Value> {
     card.schemas
         .get(name)
         .or_else(|| crate::wire::schemas_in_params(card)?.get(name))

@@ -279,6 +279,16 @@ pub struct Dispatcher {
     json_skill: Option<JsonRoute>,
     /// Per skill: its id and the media types it takes files of (empty: no files).
     skills: Vec<(&'static str, &'static [&'static str])>,
+    /// Per skill: what it takes besides a schema part (for a caller that names the skill).
+    takes: Vec<Takes>,
+}
+
+/// What one skill takes besides data of its schema: text, and plain JSON (with the schema it
+/// is validated against, if any).
+#[derive(Clone, Copy)]
+struct Takes {
+    text: bool,
+    json: Option<JsonRoute>,
 }
 
 impl fmt::Debug for Dispatcher {
@@ -335,7 +345,16 @@ impl Dispatcher {
                 (s.id, modes)
             })
             .collect();
+        let mut takes = Vec::with_capacity(skills.len());
         for (index, skill) in skills.iter().enumerate() {
+            let json = takes_plain_json(skill).then(|| JsonRoute {
+                skill: index,
+                schema: skill.input.schema.map(|s| s.name),
+            });
+            takes.push(Takes {
+                text: skill.input.text,
+                json,
+            });
             if let Some(schema) = skill.input.schema {
                 if !routes.contains_key(schema.name) {
                     let value = (schema.schema)();
@@ -356,11 +375,8 @@ impl Dispatcher {
             if skill.input.text && text_skill.is_none() {
                 text_skill = Some(index);
             }
-            if json_skill.is_none() && takes_plain_json(skill) {
-                json_skill = Some(JsonRoute {
-                    skill: index,
-                    schema: skill.input.schema.map(|s| s.name),
-                });
+            if json_skill.is_none() {
+                json_skill = json;
             }
         }
         Ok(Dispatcher {
@@ -368,6 +384,7 @@ impl Dispatcher {
             text_skill,
             json_skill,
             skills: files,
+            takes,
         })
     }
 
@@ -423,6 +440,51 @@ impl Dispatcher {
         files: Vec<File>,
         existing_task: Option<&str>,
     ) -> Decision {
+        self.route(message, files, existing_task, None)
+    }
+
+    /// Like [`dispatch_with_files`](Self::dispatch_with_files) for a new task whose skill the
+    /// caller has already named (an MCP tool call names its tool): the message's input goes
+    /// to skill `skill`, by the same rules and checks (its schema's data validated, its text,
+    /// its plain JSON, its files), and input that skill does not take is refused.
+    ///
+    /// ```
+    /// use a2a_card::dispatch::{Decision, Dispatcher};
+    /// # use a2a_card::{agent, skill};
+    /// # struct Desk;
+    /// # /// Two skills that both take text.
+    /// # #[agent(url = "https://desk.example.com/a2a")]
+    /// # impl Desk {
+    /// #     /// Reads.
+    /// #     #[skill]
+    /// #     fn read(&self, key: String) -> String { key }
+    /// #     /// Archives.
+    /// #     #[skill]
+    /// #     fn archive(&self, key: String) -> String { key }
+    /// # }
+    /// let dispatcher = Dispatcher::for_agent::<Desk>().unwrap();
+    /// let message = serde_json::json!({"role": "ROLE_USER", "messageId": "m1", "parts": [{"text": "k-1"}]});
+    /// // Text goes to the first text skill, unless the caller names another.
+    /// assert!(matches!(dispatcher.dispatch(message.clone(), None), Decision::Run { skill: 0, .. }));
+    /// assert!(matches!(dispatcher.dispatch_to(1, message, Vec::new()), Decision::Run { skill: 1, .. }));
+    /// ```
+    pub fn dispatch_to(&self, skill: usize, message: Value, files: Vec<File>) -> Decision {
+        if skill >= self.takes.len() {
+            return Decision::Reject(DispatchError::Malformed(format!(
+                "there is no skill {skill}"
+            )));
+        }
+        self.route(message, files, None, Some(skill))
+    }
+
+    /// The decision for `message`; `named`: the skill the caller named, if any.
+    fn route(
+        &self,
+        message: Value,
+        files: Vec<File>,
+        existing_task: Option<&str>,
+        named: Option<usize>,
+    ) -> Decision {
         let Value::Object(mut message) = message else {
             return Decision::Reject(DispatchError::Malformed(
                 "a message is a JSON object".into(),
@@ -470,12 +532,22 @@ impl Dispatcher {
                     name: name.into_owned(),
                 });
             };
+            if let Some(named) = named.filter(|n| *n != route.skill) {
+                return Decision::Reject(DispatchError::Malformed(format!(
+                    "the data follows schema `{schema}`, the input of skill `{}`, not of skill `{}`",
+                    self.skills[route.skill].0, self.skills[named].0
+                )));
+            }
             let data = take_data(&mut parts[index]);
             let schema = Some((schema.as_str(), &route.validator));
             return self.run_with_data(route.skill, schema, data, files, context(message));
         }
         // Plain data on a new task (rule 6): to the skill that takes plain JSON.
-        if let Some(json) = self.json_skill.filter(|_| existing_task.is_none()) {
+        let json = match named {
+            Some(named) => self.takes[named].json,
+            None => self.json_skill,
+        };
+        if let Some(json) = json.filter(|_| existing_task.is_none()) {
             if let Some(part) = parts.iter_mut().find(|p| is_plain_data(p)) {
                 let data = take_data(part);
                 let schema = json
@@ -500,12 +572,20 @@ impl Dispatcher {
             return Decision::FollowUp(SkillCall::new(input, context(message)).with_files(files));
         }
         if text.is_empty() {
-            let routed = files.first().and_then(|f| {
-                let media = f.media_type.as_deref().unwrap_or_default();
-                self.skills
-                    .iter()
-                    .position(|(_, modes)| !modes.is_empty() && file::accepts(modes, media))
-            });
+            let routed = match named {
+                Some(named) => Some(named).filter(|_| !files.is_empty()),
+                None => files.first().and_then(|f| {
+                    let media = f.media_type.as_deref().unwrap_or_default();
+                    self.skills
+                        .iter()
+                        .position(|(_, modes)| !modes.is_empty() && file::accepts(modes, media))
+                }),
+            };
+            if let (Some(skill), Some(_)) = (routed, named) {
+                if let Err(e) = self.check_files(skill, &files) {
+                    return Decision::Reject(e);
+                }
+            }
             return match routed {
                 Some(skill) => Decision::Run {
                     skill,
@@ -514,7 +594,11 @@ impl Dispatcher {
                 None => Decision::Reject(DispatchError::NoInput),
             };
         }
-        let Some(skill) = self.text_skill else {
+        let text_skill = match named {
+            Some(named) => Some(named).filter(|n| self.takes[*n].text),
+            None => self.text_skill,
+        };
+        let Some(skill) = text_skill else {
             return Decision::Reject(DispatchError::NoTextSkill);
         };
         if let Err(e) = self.check_files(skill, &files) {

@@ -1,27 +1,31 @@
-//! The command line both example agents share: `--port`, `--print-card`, serving until Ctrl-C.
+//! The command line both example agents share: `--port`, `--print-card`, `--mcp-stdio`,
+//! serving until Ctrl-C.
 
 use std::future::Future;
 use std::io::Write;
 use std::process::ExitCode;
 
 use a2a_card::server::store::Tasks;
-use a2a_card::server::{Listening, ServerError};
+use a2a_card::server::{Listening, Server};
 use a2a_card::{Agent, wire::Profile};
 
 /// What the command line asks for.
 enum Command {
     Serve { port: u16, tasks: Tasks },
+    McpStdio { tasks: Tasks },
     PrintCard(Profile),
     Help,
 }
 
 fn usage(name: &str, default_port: u16) -> String {
     format!(
-        "usage: {name} [--port N] [--tasks URL] [--print-card [v1|v0.3|compat]]
+        "usage: {name} [--port N] [--tasks URL] [--mcp-stdio] [--print-card [v1|v0.3|compat]]
   --port N        serve on 127.0.0.1:N (default: $PORT, else {default_port}; 0 picks a free port)
   --tasks URL     where tasks are kept: sqlite://FILE, postgres://... (shared by replicas) or
                   memory (default: $A2A_TASKS, else sqlite://{name}.tasks.db, so a restarted
                   agent still knows its tasks); $A2A_TASKS_LEASE_MS sets the replica lease
+  --mcp-stdio     serve the agent as an MCP server on stdin/stdout (for a desktop host that
+                  starts it) instead of on a port
   --print-card P  print the card in profile P (default v1) and exit"
     )
 }
@@ -29,6 +33,7 @@ fn usage(name: &str, default_port: u16) -> String {
 fn parse(args: &[String], name: &str, default_port: u16) -> Result<Command, String> {
     let mut port = None;
     let mut tasks = None;
+    let mut stdio = false;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -53,6 +58,7 @@ fn parse(args: &[String], name: &str, default_port: u16) -> Result<Command, Stri
                 };
                 return Ok(Command::PrintCard(profile));
             }
+            "--mcp-stdio" => stdio = true,
             "--help" | "-h" => return Ok(Command::Help),
             other => return Err(format!("unknown argument `{other}`")),
         }
@@ -85,6 +91,9 @@ fn parse(args: &[String], name: &str, default_port: u16) -> Result<Command, Stri
         }
         Err(_) => tasks,
     };
+    if stdio {
+        return Ok(Command::McpStdio { tasks });
+    }
     Ok(Command::Serve { port, tasks })
 }
 
@@ -94,19 +103,15 @@ fn parse_port(value: &str) -> Result<u16, String> {
         .map_err(|_| format!("`{value}` is not a port number (0 to 65535)"))
 }
 
-/// Runs the example: parses the arguments, then prints the card of `A` or binds with `bind`
-/// (on the port and task store asked for), prints `banner` and serves until Ctrl-C.
-pub fn run<A, B, F>(
+/// Runs the example: parses the arguments, then prints the card of `A`, or serves `example`
+/// (with the task store asked for) on the port asked for, printing `banner`, until Ctrl-C; or
+/// serves it over MCP on stdin/stdout.
+pub fn run<A: Agent>(
     name: &str,
     default_port: u16,
-    bind: B,
+    example: fn(Tasks) -> Server<A>,
     banner: fn(&Listening) -> String,
-) -> ExitCode
-where
-    A: Agent,
-    B: FnOnce(u16, Tasks) -> F,
-    F: Future<Output = Result<Listening, ServerError>>,
-{
+) -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match parse(&args, name, default_port) {
         Ok(Command::Help) => {
@@ -114,7 +119,8 @@ where
             ExitCode::SUCCESS
         }
         Ok(Command::PrintCard(profile)) => print_card::<A>(profile),
-        Ok(Command::Serve { port, tasks }) => serve(name, bind(port, tasks), banner),
+        Ok(Command::Serve { port, tasks }) => serve(name, example(tasks), port, banner),
+        Ok(Command::McpStdio { tasks }) => block_on(name, example(tasks).serve_mcp_stdio()),
         Err(e) => {
             eprintln!("{e}\n{}", usage(name, default_port));
             ExitCode::from(2)
@@ -146,20 +152,14 @@ fn print_card<A: Agent>(profile: Profile) -> ExitCode {
     }
 }
 
-fn serve(
+fn serve<A: Agent>(
     name: &str,
-    bind: impl Future<Output = Result<Listening, ServerError>>,
+    server: Server<A>,
+    port: u16,
     banner: fn(&Listening) -> String,
 ) -> ExitCode {
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let result = runtime.block_on(async {
-        let listening = bind.await?;
+    block_on(name, async {
+        let listening = server.bind(("127.0.0.1", port)).await?;
         // Serving goes on even if nobody reads the banner.
         let _ = writeln!(std::io::stdout(), "{}", banner(&listening));
         listening
@@ -170,8 +170,22 @@ fn serve(
                 }
             })
             .await
-    });
-    match result {
+    })
+}
+
+/// Runs `work` on a new runtime; its error is printed, and the exit code says how it ended.
+fn block_on<E: std::fmt::Display>(
+    name: &str,
+    work: impl Future<Output = Result<(), E>>,
+) -> ExitCode {
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(work) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("{name}: {e}");

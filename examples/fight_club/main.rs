@@ -5,6 +5,7 @@
 //! ```text
 //! cargo run --example fight_club                       # serve on port $PORT, else 8080
 //! cargo run --example fight_club -- --port 9000        # serve on port 9000 (0: any free port)
+//! cargo run --example fight_club -- --mcp-stdio      # serve MCP over stdin/stdout (desktop hosts)
 //! cargo run --example fight_club -- --print-card       # print the card (A2A 1.0) and exit
 //! cargo run --example fight_club -- --print-card compat  # or v0.3
 //! ```
@@ -17,10 +18,10 @@ mod server;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    cli::run::<agent::FightClub, _, _>(
+    cli::run::<agent::FightClub>(
         "fight_club",
         server::DEFAULT_PORT,
-        server::bind,
+        server::example,
         server::banner,
     )
 }

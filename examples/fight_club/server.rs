@@ -9,15 +9,24 @@ use crate::agent::FightClub;
 /// The port when neither `--port` nor `PORT` gives one.
 pub const DEFAULT_PORT: u16 = 8080;
 
-/// Binds the agent on 127.0.0.1 at `port` (0: any free port), keeping tasks in `tasks`, ready
-/// to serve.
-pub async fn bind(port: u16, tasks: Tasks) -> Result<Listening, ServerError> {
+/// The example's server, keeping tasks in `tasks`: the form page, gRPC and MCP beside
+/// JSON-RPC and HTTP+JSON.
+pub fn example(tasks: Tasks) -> Server<FightClub> {
     Server::new(FightClub)
         .ui(true)
         .grpc(true)
+        .mcp(true)
         .tasks(tasks)
-        .bind(("127.0.0.1", port))
-        .await
+}
+
+/// Binds the agent on 127.0.0.1 at `port` (0: any free port), keeping tasks in `tasks`, ready
+/// to serve.
+#[allow(
+    dead_code,
+    reason = "the tests serve the example this way; its command line binds itself"
+)]
+pub async fn bind(port: u16, tasks: Tasks) -> Result<Listening, ServerError> {
+    example(tasks).bind(("127.0.0.1", port)).await
 }
 
 /// The base URL of a bound server: `http://127.0.0.1:PORT`.
@@ -54,6 +63,7 @@ pub fn banner(listening: &Listening) -> String {
          capabilities:  {base}/capabilities\n\
          form UI:       {base}/ui\n\
          A2A endpoint:  {url} (JSON-RPC; HTTP+JSON under it; gRPC over HTTP/2)\n\
+         MCP endpoint:  {base}/mcp (each skill a tool; streamable HTTP)\n\
          \n\
          Try a structured message:\n\
          curl -s {endpoint} -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' \\\n  \

@@ -81,12 +81,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let listening = Server::new(GuardedJudge)
         .authentication(auth)
         .grpc(true)
+        .mcp(true)
         .bind(("127.0.0.1", port))
         .await?;
     let url = listening.url().trim_end_matches('/').to_owned();
     let token = demo_token(&signing)?;
     println!("Guarded Judge agent listening on {url}");
     println!("card (public):  {url}/.well-known/agent-card.json");
+    println!("MCP endpoint:   {url}/mcp (the same token; `record` needs fights:write)");
     println!();
     println!("Demo token (EdDSA, key made at start, valid 1 hour, scope fights:write):");
     println!("{token}");

@@ -4,6 +4,7 @@
 //! ```text
 //! cargo run --example trip_planner                     # serve on port $PORT, else 8081
 //! cargo run --example trip_planner -- --port 0         # any free port
+//! cargo run --example trip_planner -- --mcp-stdio      # serve MCP over stdin/stdout (desktop hosts)
 //! cargo run --example trip_planner -- --print-card     # print the card (A2A 1.0) and exit
 //! ```
 
@@ -15,10 +16,10 @@ mod server;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    cli::run::<agent::TripPlanner, _, _>(
+    cli::run::<agent::TripPlanner>(
         "trip_planner",
         server::DEFAULT_PORT,
-        server::bind,
+        server::example,
         server::banner,
     )
 }

@@ -15,21 +15,27 @@ pub const DEFAULT_PORT: u16 = 8081;
 pub const PACE: Duration = Duration::from_millis(400);
 
 /// The trip planner's server: the example's pace; webhooks only on public addresses; the
-/// gRPC binding beside JSON-RPC and HTTP+JSON.
+/// gRPC binding and the MCP endpoint beside JSON-RPC and HTTP+JSON.
 pub fn server(pace: Duration, webhooks: Webhooks) -> Server<TripPlanner> {
     Server::new(TripPlanner { pace })
         .webhooks(webhooks)
         .grpc(true)
+        .mcp(true)
+}
+
+/// The example's server, keeping tasks in `tasks`: the example's pace, the form page.
+pub fn example(tasks: Tasks) -> Server<TripPlanner> {
+    server(PACE, Webhooks::default()).ui(true).tasks(tasks)
 }
 
 /// Binds the agent on 127.0.0.1 at `port` (0: any free port), keeping tasks in `tasks`, ready
 /// to serve.
+#[allow(
+    dead_code,
+    reason = "the tests serve the example this way; its command line binds itself"
+)]
 pub async fn bind(port: u16, tasks: Tasks) -> Result<Listening, ServerError> {
-    server(PACE, Webhooks::default())
-        .ui(true)
-        .tasks(tasks)
-        .bind(("127.0.0.1", port))
-        .await
+    example(tasks).bind(("127.0.0.1", port)).await
 }
 
 /// What the example prints at start: where the agent is, and `curl` lines to try.
@@ -48,6 +54,7 @@ pub fn banner(listening: &Listening) -> String {
          card:          {base}/.well-known/agent-card.json\n\
          form UI:       {base}/ui\n\
          A2A endpoint:  {url} (JSON-RPC; HTTP+JSON under it; gRPC over HTTP/2)\n\
+         MCP endpoint:  {base}/mcp (each skill a tool; streamable HTTP)\n\
          \n\
          Stream a plan (it asks for the start date: answer with a message on the same taskId):\n\
          curl -sN {endpoint} -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' \\\n  \

@@ -18,6 +18,8 @@ pub(crate) struct Endpoint {
     pub(crate) path: String,
     /// Whether the gRPC binding is mounted (at the URL's origin).
     pub(crate) grpc: bool,
+    /// Whether the MCP endpoint is served (named on the card, at the URL's origin).
+    pub(crate) mcp: bool,
     /// The bindings in the order the card lists them (those not named keep theirs, after).
     pub(crate) order: Vec<String>,
 }
@@ -54,6 +56,7 @@ impl Endpoint {
             url: url.to_owned(),
             path: path.to_owned(),
             grpc: false,
+            mcp: false,
             order: Vec::new(),
         })
     }
@@ -90,11 +93,30 @@ impl Endpoint {
                 .unwrap_or(self.order.len())
         };
         served.interfaces.sort_by_key(rank);
+        #[cfg(feature = "mcp")]
+        if self.mcp {
+            served
+                .capabilities
+                .extensions
+                .push(super::mcp::extension(self.origin()));
+        }
         served
     }
 }
 
 impl Endpoint {
+    /// The host of the URL, without its port.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn host(&self) -> Option<&str> {
+        let origin = self.origin();
+        let authority = &origin[origin.find("://").map_or(0, |i| i + 3)..];
+        let authority = authority.rsplit('@').next().unwrap_or(authority);
+        if let Some(rest) = authority.strip_prefix('[') {
+            return rest.split(']').next();
+        }
+        authority.split(':').next()
+    }
+
     /// The URL's scheme and authority (`http://127.0.0.1:8080`): where a gRPC client connects
     /// (gRPC paths are the service's own).
     pub(crate) fn origin(&self) -> &str {

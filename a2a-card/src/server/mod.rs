@@ -83,6 +83,8 @@ mod grpc;
 mod interfaces;
 mod jsonrpc;
 mod lifecycle;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod message;
 mod push;
 mod rest;
@@ -161,6 +163,9 @@ pub enum ServerError {
     /// The push-notification client cannot be built as configured (see [`Server::webhooks`]):
     /// root certificates that are not PEM, say.
     Webhooks(String),
+    /// The agent's MCP face cannot be built or served (see [`Server::mcp`]).
+    #[cfg(feature = "mcp")]
+    Mcp(String),
 }
 
 impl fmt::Display for ServerError {
@@ -178,6 +183,8 @@ impl fmt::Display for ServerError {
             ServerError::Sign(e) => write!(f, "{e}"),
             ServerError::Security(e) => write!(f, "{e}"),
             ServerError::Webhooks(reason) => f.write_str(reason),
+            #[cfg(feature = "mcp")]
+            ServerError::Mcp(reason) => write!(f, "the agent cannot be served over MCP: {reason}"),
         }
     }
 }
@@ -190,6 +197,8 @@ impl std::error::Error for ServerError {
             ServerError::Io(e) => Some(e),
             ServerError::Store(e) => Some(e),
             ServerError::Url { .. } | ServerError::Webhooks(_) => None,
+            #[cfg(feature = "mcp")]
+            ServerError::Mcp(_) => None,
             #[cfg(feature = "sign")]
             ServerError::Sign(e) => Some(e),
             ServerError::Security(e) => Some(e),
@@ -240,6 +249,8 @@ pub struct Server<A: Agent> {
     v0_3: bool,
     #[cfg(feature = "grpc")]
     grpc: bool,
+    #[cfg(feature = "mcp")]
+    mcp: bool,
     interface_order: Vec<String>,
     max_inline_file: usize,
     input_timeout: Option<Duration>,
@@ -280,6 +291,8 @@ impl<A: Agent> Server<A> {
             v0_3: true,
             #[cfg(feature = "grpc")]
             grpc: false,
+            #[cfg(feature = "mcp")]
+            mcp: false,
             interface_order: Vec::new(),
             max_inline_file: DEFAULT_MAX_INLINE_FILE,
             input_timeout: Some(DEFAULT_INPUT_TIMEOUT),
@@ -483,6 +496,54 @@ impl<A: Agent> Server<A> {
         self
     }
 
+    /// Whether the agent is also served as an MCP server (feature `mcp`; default: no): each
+    /// skill one tool with its real schemas, at `/mcp` on the same listener (MCP's streamable
+    /// HTTP transport), behind the same security; the card names it in an extension entry.
+    /// See [`mcp`] for how calls, progress, questions and cancellation map.
+    ///
+    /// ```
+    /// # use a2a_card::{agent, skill};
+    /// # struct Echo;
+    /// # /// Echoes what it is told.
+    /// # #[agent(url = "https://echo.example.com/a2a")]
+    /// # impl Echo {
+    /// #     /// Echoes.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// use a2a_card::server::Server;
+    /// let card = Server::new(Echo).mcp(true).card().unwrap();
+    /// let mcp = card.capabilities.extensions.iter().find(|e| e.uri == a2a_card::mcp::EXTENSION_URI).unwrap();
+    /// assert_eq!(mcp.params.as_ref().unwrap()["url"], "https://echo.example.com/mcp");
+    /// ```
+    #[cfg(feature = "mcp")]
+    pub fn mcp(mut self, yes: bool) -> Self {
+        self.mcp = yes;
+        self
+    }
+
+    /// Serves the agent as an MCP server over standard input and output, with this server's
+    /// options (tasks, input timeout...), until the host closes them (feature `mcp`): the
+    /// transport desktop hosts use when they start the agent. The caller is anonymous there:
+    /// a skill that needs credentials is refused. [`mcp::serve_stdio`] does the same with the
+    /// default options.
+    #[cfg(feature = "mcp")]
+    pub async fn serve_mcp_stdio(self) -> Result<(), ServerError> {
+        use rmcp::ServiceExt as _;
+        let (card, endpoint) = self.served(None)?;
+        let (handler, _) = self.handler_for(&card, &endpoint, false).await?;
+        let bridge = mcp::Bridge::new(handler)?;
+        let running = bridge
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| ServerError::Mcp(format!("the MCP session did not start: {e}")))?;
+        running
+            .waiting()
+            .await
+            .map_err(|e| ServerError::Mcp(format!("the MCP session failed: {e}")))?;
+        Ok(())
+    }
+
     /// The order in which the served card lists its interfaces, by binding (`JSONRPC`,
     /// `HTTP+JSON`, `GRPC`): clients take the first they speak. Bindings not named follow in
     /// their usual order (JSON-RPC, HTTP+JSON, gRPC; the 0.3 interface after the 1.0 one).
@@ -538,6 +599,10 @@ impl<A: Agent> Server<A> {
         #[cfg(feature = "grpc")]
         {
             endpoint.grpc = self.grpc;
+        }
+        #[cfg(feature = "mcp")]
+        {
+            endpoint.mcp = self.mcp;
         }
         let card = endpoint.card(card, self.v0_3);
         #[cfg(feature = "sign")]
@@ -666,6 +731,17 @@ impl<A: Agent> Server<A> {
         let grpc = endpoint
             .grpc
             .then(|| grpc::router(Arc::clone(&handler), guard.clone(), body_limit));
+        #[cfg(feature = "mcp")]
+        let mcp = match endpoint.mcp {
+            true => Some(mcp::router(
+                Arc::clone(&handler),
+                guard.clone(),
+                &card,
+                endpoint,
+                body_limit,
+            )?),
+            false => None,
+        };
         let rpc = Arc::new(jsonrpc::JsonRpc {
             inner: a2a_server::jsonrpc::jsonrpc_router(Arc::clone(&handler)),
             handler: Arc::clone(&handler) as Arc<dyn lifecycle::Numbered>,
@@ -700,11 +776,19 @@ impl<A: Agent> Server<A> {
             .route("/", post(jsonrpc::endpoint).with_state(Arc::clone(&rpc)))
             .merge(rest);
         let capabilities = crate::ag_ui::Capabilities::for_agent::<A>(&card).to_json();
-        #[cfg_attr(not(any(feature = "ui", feature = "grpc")), allow(unused_mut))]
+        #[cfg_attr(
+            not(any(feature = "ui", feature = "grpc", feature = "mcp")),
+            allow(unused_mut)
+        )]
         let mut documents = Arc::new(Documents::new(&card, &capabilities, card_max_age)).router();
         #[cfg(feature = "ui")]
         if ui {
             documents = documents.merge(ui::router());
+        }
+        // The MCP endpoint is at the root whatever the card's path.
+        #[cfg(feature = "mcp")]
+        if let Some(mcp) = mcp {
+            documents = documents.merge(mcp);
         }
         // gRPC paths are the service's own, at the root whatever the card's path.
         #[cfg(feature = "grpc")]

@@ -320,7 +320,18 @@ impl<A: Agent> Lifecycle<A> {
     async fn begin(
         &self,
         params: &ServiceParams,
+        req: SendMessageRequest,
+    ) -> Result<Turn, A2AError> {
+        self.begin_for(params, req, None).await
+    }
+
+    /// [`begin`](Self::begin), with the skill of a new task named by the caller (`skill`, an
+    /// index into the agent's skills) rather than chosen by dispatch.
+    async fn begin_for(
+        &self,
+        params: &ServiceParams,
         mut req: SendMessageRequest,
+        skill: Option<usize>,
     ) -> Result<Turn, A2AError> {
         check_message(&req.message)?;
         let raw = exact::take_inbound();
@@ -338,7 +349,7 @@ impl<A: Agent> Lifecycle<A> {
             policy.check(&config.url).await?;
         }
         match req.message.task_id.clone() {
-            None => self.create(params, req, raw, config).await,
+            None => self.create(params, req, raw, config, skill).await,
             Some(id) => self.resume(req, raw, &id, config).await,
         }
     }
@@ -377,8 +388,16 @@ impl<A: Agent> Lifecycle<A> {
         req: SendMessageRequest,
         raw: Option<serde_json::Value>,
         config: Option<TaskPushNotificationConfig>,
+        named: Option<usize>,
     ) -> Result<Turn, A2AError> {
-        let (skill, mut call) = match self.decide(&req.message, raw, None)? {
+        let decision = match named {
+            Some(skill) => {
+                let (json, files) = dispatch_input(self.max_inline_file, &req.message, raw)?;
+                self.dispatcher.dispatch_to(skill, json, files)
+            }
+            None => self.decide(&req.message, raw, None)?,
+        };
+        let (skill, mut call) = match decision {
             Decision::Run { skill, call } => (skill, call),
             Decision::Reject(e) => return Err(dispatch_error(&e)),
             Decision::FollowUp(_) => {
@@ -568,6 +587,20 @@ impl<A: Agent> Lifecycle<A> {
         )
     }
 
+    /// One turn of a message, followed as a stream (the task, then its events until it ends or
+    /// asks), whatever the card says of streaming: what the MCP face reads a tool call from.
+    /// `skill`: the skill a new task runs, named by the caller (a tool), else dispatch picks.
+    pub(crate) async fn turn(
+        &self,
+        params: &ServiceParams,
+        req: SendMessageRequest,
+        skill: Option<usize>,
+    ) -> Result<NumberedStream, A2AError> {
+        self.authorize(params)?;
+        let turn = self.begin_for(params, req, skill).await?;
+        Ok(self.stream(turn, Until::Interrupted))
+    }
+
     /// The stream of a turn or a subscription: the task, then its events after it, each with
     /// its number in the task's log.
     fn stream(&self, turn: Turn, until: Until) -> NumberedStream {
@@ -686,14 +719,12 @@ impl<A: Agent> Numbered for Lifecycle<A> {
         params: &ServiceParams,
         req: SendMessageRequest,
     ) -> Result<NumberedStream, A2AError> {
-        self.authorize(params)?;
         if !self.streaming {
             return Err(A2AError::unsupported_operation(
                 "the agent card does not declare streaming",
             ));
         }
-        let turn = self.begin(params, req).await?;
-        Ok(self.stream(turn, Until::Interrupted))
+        self.turn(params, req, None).await
     }
 
     async fn subscribe_numbered(
@@ -813,7 +844,18 @@ fn decide(
     raw: Option<serde_json::Value>,
     existing: Option<&str>,
 ) -> Result<Decision, A2AError> {
-    let (json, files) = if let Some(raw) = raw {
+    let (json, files) = dispatch_input(max_inline_file, message, raw)?;
+    Ok(dispatcher.dispatch_with_files(json, files, existing))
+}
+
+/// What dispatch reads of `message`: its JSON (from `raw`, the request's own, when the HTTP
+/// layer kept it), and its files taken out.
+fn dispatch_input(
+    max_inline_file: usize,
+    message: &Message,
+    raw: Option<serde_json::Value>,
+) -> Result<(serde_json::Value, Vec<crate::file::File>), A2AError> {
+    Ok(if let Some(raw) = raw {
         let files = files_of(message, max_inline_file)?;
         (dispatch_json(raw, message), files)
     } else if has_files(message) {
@@ -823,8 +865,7 @@ fn decide(
         (message_json(&message)?, files)
     } else {
         (message_json(message)?, Vec::new())
-    };
-    Ok(dispatcher.dispatch_with_files(json, files, existing))
+    })
 }
 
 /// The refusal of a message to a task that has ended.

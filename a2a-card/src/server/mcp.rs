@@ -1,0 +1,1226 @@
+//! The agent as an MCP server (feature `mcp`): the same declaration served to MCP hosts, each
+//! skill one tool with its real schemas, on the official Rust MCP SDK (`rmcp`).
+//!
+//! [`Server::mcp`](super::Server::mcp) mounts it at `/mcp` on the agent's listener (MCP's
+//! streamable HTTP transport), and [`serve_stdio`] serves it over standard input and output for
+//! desktop hosts. Both sit on the agent's own request handler: a tool call is a structured
+//! A2A message, dispatched, validated, run and stored as any other (a task in the same store,
+//! with the same id), and read back as the task's events.
+//!
+//! | MCP | A2A, the same agent |
+//! |---|---|
+//! | a tool (`tools/list`) | a skill: `name` its id, `title` its name, `description` its description |
+//! | `inputSchema` | the skill's input schema, as on the card; a text skill takes `{"text": "..."}`; a skill that takes only files takes `{"files": [...]}`, each an MCP blob or text resource (`mimeType`, `blob` or `text`, optional `name`) |
+//! | `outputSchema` | the skill's output schema when it is an object; a streamed output is `{"items": [...]}`, another value `{"result": ...}` |
+//! | `tools/call` arguments | the data of a structured message (`application/json;schema=NAME`): the same validation, the same violations (a tool error naming each field) |
+//! | `structuredContent` and the text content | the skill's typed answer (the data of its artifact, exact numbers), and its JSON text; file outputs are embedded resources |
+//! | progress notifications (when the call has a `progressToken`) | each [`SkillContext::progress`](crate::SkillContext::progress) text and each streamed item |
+//! | an elicitation (MCP `2025-06-18` to `2025-11-25`: `elicitation/create`; `2026-07-28`: an `input_required` result answered on retry) | [`SkillContext::ask`](crate::SkillContext::ask): the caller's answer resumes the same handler |
+//! | `notifications/cancelled` | `CancelTask`: the handler stops |
+//! | a tool error | the task failed (the handler's `Err`, or a panic), was rejected or canceled |
+//!
+//! Security is the card's: on `/mcp` the caller's credentials are checked by the same
+//! [`Authentication`](super::auth::Authentication) (`401` with `WWW-Authenticate`, before any
+//! MCP message is read), a tool whose skill needs scopes the caller lacks is refused with
+//! `403` and `WWW-Authenticate: Bearer error="insufficient_scope"` (MCP's authorization
+//! spec), and skills marked `extended` are listed only to authenticated callers. For an
+//! agent whose card declares OAuth 2.0 or OpenID Connect, the protected-resource metadata
+//! (RFC 9728) is served at `/.well-known/oauth-protected-resource/mcp` and named in the
+//! challenge. Over stdio there are no credentials: the caller is anonymous, so a secured
+//! agent's tools are refused there (deny by default).
+//!
+//! The served card names the MCP endpoint in an extension entry ([`EXTENSION_URI`], `params.url`).
+//!
+//! ```no_run
+//! use a2a_card::server::Server;
+//! use a2a_card::{agent, skill};
+//!
+//! struct Echo;
+//! /// Says back what it is told.
+//! #[agent(url = "http://127.0.0.1:9000")]
+//! impl Echo {
+//!     /// Echoes the text.
+//!     #[skill]
+//!     fn echo(&self, text: String) -> String { text }
+//! }
+//!
+//! # async fn run() -> Result<(), a2a_card::server::ServerError> {
+//! // A2A on every binding and MCP at http://127.0.0.1:9000/mcp, on one listener:
+//! Server::new(Echo).mcp(true).bind("127.0.0.1:9000").await?.serve().await?;
+//! // Or MCP over stdio, for a desktop host that starts the agent itself:
+//! a2a_card::mcp::serve_stdio(Echo).await?;
+//! # Ok(()) }
+//! ```
+
+use std::sync::Arc;
+
+use a2a::{
+    A2AError, Artifact, CancelTaskRequest, Message, Part, PartContent, Role, SendMessageRequest,
+    StreamResponse, TaskState,
+};
+use a2a_server::{RequestHandler, ServiceParams};
+use axum::body::Body;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use futures::StreamExt;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
+    ProtocolVersion, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde_json::{Map, Value, json};
+
+use crate::agent::Agent;
+use crate::card::{AgentCard, AgentExtension, SecurityScheme};
+use crate::schema::SchemaMode;
+
+use super::ServerError;
+use super::auth::{self, Guard, Refusal};
+use super::interfaces::Endpoint;
+use super::lifecycle::{Lifecycle, NumberedStream};
+
+/// Where the MCP endpoint is mounted on the agent's listener.
+pub const PATH: &str = "/mcp";
+
+/// Where the protected-resource metadata (RFC 9728) of the MCP endpoint is served, for agents
+/// whose card declares OAuth 2.0 or OpenID Connect.
+pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource/mcp";
+
+/// The URI of the card's extension entry that names the agent's MCP endpoint
+/// (`params.url`, `params.transport`).
+pub const EXTENSION_URI: &str = "https://github.com/a2a-card/a2a-card/extensions/mcp/v1";
+
+/// The name of the one field an elicited answer has.
+const ANSWER: &str = "answer";
+
+/// Serves `agent` as an MCP server over standard input and output, until the host closes
+/// them: the transport desktop hosts use when they start the agent themselves. Tasks are kept
+/// in memory; for other options, build a [`Server`](super::Server) and call
+/// [`Server::serve_mcp_stdio`](super::Server::serve_mcp_stdio).
+///
+/// Nothing but MCP messages may be written to standard output meanwhile (log to standard
+/// error).
+///
+/// ```no_run
+/// # use a2a_card::{agent, skill};
+/// # struct Echo;
+/// # /// Says back what it is told.
+/// # #[agent(url = "http://127.0.0.1:9000")]
+/// # impl Echo {
+/// #     /// Echoes the text.
+/// #     #[skill]
+/// #     fn echo(&self, text: String) -> String { text }
+/// # }
+/// #[tokio::main]
+/// async fn main() -> Result<(), a2a_card::server::ServerError> {
+///     a2a_card::mcp::serve_stdio(Echo).await
+/// }
+/// ```
+pub async fn serve_stdio<A: Agent>(agent: A) -> Result<(), ServerError> {
+    super::Server::new(agent).serve_mcp_stdio().await
+}
+
+/// The MCP face of one agent: its tools, and the request handler they run on.
+pub(crate) struct Bridge<A: Agent> {
+    inner: Arc<Inner<A>>,
+}
+
+impl<A: Agent> Clone for Bridge<A> {
+    fn clone(&self) -> Self {
+        Bridge {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+struct Inner<A: Agent> {
+    handler: Arc<Lifecycle<A>>,
+    tools: Tools,
+    info: ServerConfig,
+}
+
+impl<A: Agent> Bridge<A> {
+    /// The MCP face of the agent served by `handler`.
+    pub(crate) fn new(handler: Arc<Lifecycle<A>>) -> Result<Self, ServerError> {
+        let card =
+            crate::agent::build_extended_card(&A::DECL, A::SKILLS).map_err(ServerError::Card)?;
+        let tools = Tools::of::<A>(&card)?;
+        let info = serde_json::from_value(json!({
+            "protocolVersion": ProtocolVersion::default(),
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": card.name, "version": card.version},
+            "instructions": card.description,
+        }))
+        .map_err(|e| mcp_error(format!("the server description is not MCP's: {e}")))?;
+        Ok(Bridge {
+            inner: Arc::new(Inner {
+                handler,
+                tools,
+                info,
+            }),
+        })
+    }
+}
+
+fn mcp_error(reason: String) -> ServerError {
+    ServerError::Mcp(reason)
+}
+
+/// The tools, one per skill, in the order of the skills.
+struct Tools {
+    entries: Vec<Entry>,
+}
+
+/// One tool: what MCP sees, and how its calls become messages and its answers results.
+struct Entry {
+    tool: Tool,
+    skill: usize,
+    input: Input,
+    output: Output,
+    extended: bool,
+}
+
+/// How a tool's arguments become the message's parts.
+enum Input {
+    /// The arguments are the data of a part with this schema media type.
+    Schema(String),
+    /// The arguments are the data of a plain JSON part.
+    Json,
+    /// `{"text": "..."}`: a text part.
+    Text,
+    /// `{"files": [...]}`: file parts.
+    Files,
+}
+
+/// How the skill's artifact becomes `structuredContent`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Output {
+    /// The one data value, an object.
+    Object,
+    /// `{"result": value}` (a value that is not an object).
+    Wrapped,
+    /// `{"items": [...]}`: a streamed output.
+    Items,
+    /// No structured content (text or files).
+    Unstructured,
+}
+
+impl Tools {
+    fn of<A: Agent>(card: &AgentCard) -> Result<Tools, ServerError> {
+        let mut entries = Vec::new();
+        for (index, decl) in A::SKILLS.iter().enumerate() {
+            let Some(skill) = card.skills.iter().find(|s| s.id == decl.id) else {
+                continue;
+            };
+            let named = |name: &str| crate::ag_ui::named_schema(card, name).cloned();
+            let input_schema = decl.input.schema.map(|s| s.name);
+            let (input, input_json) = match input_schema.and_then(|n| Some((n, named(n)?))) {
+                Some((name, schema)) => (
+                    Input::Schema(
+                        SchemaMode::new(name)
+                            .map(|m| m.to_string())
+                            .unwrap_or_default(),
+                    ),
+                    schema,
+                ),
+                None if decl.input.json => (Input::Json, json!({"type": "object"})),
+                None if decl.input.text => (Input::Text, crate::ag_ui::text_parameters()),
+                None if decl.input.files => (Input::Files, files_parameters()),
+                None => (Input::Text, crate::ag_ui::text_parameters()),
+            };
+            let (output, output_json) = match decl.output.schema.and_then(|s| named(s.name)) {
+                Some(schema) if decl.output.streaming => (Output::Items, Some(items_of(schema))),
+                Some(schema) if is_object(&schema) => (Output::Object, Some(schema)),
+                Some(schema) => (Output::Wrapped, Some(wrapped(schema, "result"))),
+                None if decl.output.json => (Output::Wrapped, None),
+                None => (Output::Unstructured, None),
+            };
+            let mut tool = json!({
+                "name": skill.id,
+                "title": skill.name,
+                "description": skill.description,
+                "inputSchema": input_json,
+            });
+            if let Some(schema) = output_json {
+                tool["outputSchema"] = schema;
+            }
+            let tool: Tool = serde_json::from_value(tool).map_err(|e| {
+                mcp_error(format!(
+                    "skill `{}` does not make an MCP tool: {e}",
+                    skill.id
+                ))
+            })?;
+            entries.push(Entry {
+                tool,
+                skill: index,
+                input,
+                output,
+                extended: decl.extended,
+            });
+        }
+        Ok(Tools { entries })
+    }
+
+    /// The tool called `name`, as the caller may see it.
+    fn find(&self, name: &str, authenticated: bool) -> Option<&Entry> {
+        self.visible(authenticated).find(|e| e.tool.name == name)
+    }
+
+    fn visible(&self, authenticated: bool) -> impl Iterator<Item = &Entry> {
+        self.entries
+            .iter()
+            .filter(move |e| authenticated || !e.extended)
+    }
+}
+
+/// The `inputSchema` of a tool whose skill takes only files: MCP resource contents.
+fn files_parameters() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"files": {
+            "description": "The files, as MCP resource contents: base64 `blob` or `text`",
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "mimeType": {"type": "string"},
+                    "blob": {"type": "string", "contentEncoding": "base64"},
+                    "text": {"type": "string"},
+                    "name": {"type": "string"},
+                    "uri": {"type": "string"}
+                },
+                "required": ["mimeType"]
+            }
+        }},
+        "required": ["files"]
+    })
+}
+
+fn is_object(schema: &Value) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
+}
+
+/// `schema` as the one property `field` of an object schema; its `$defs` stay at the root,
+/// where its references point.
+fn wrapped(mut schema: Value, field: &str) -> Value {
+    let defs = schema.as_object_mut().and_then(|o| o.remove("$defs"));
+    let mut out = json!({
+        "type": "object",
+        "properties": {field: schema},
+        "required": [field],
+    });
+    if let Some(defs) = defs {
+        out["$defs"] = defs;
+    }
+    out
+}
+
+/// The output schema of a streamed output: `{"items": [item, ...]}`.
+fn items_of(mut item: Value) -> Value {
+    let defs = item.as_object_mut().and_then(|o| o.remove("$defs"));
+    let mut out = wrapped(json!({"type": "array", "items": item}), "items");
+    if let Some(defs) = defs {
+        out["$defs"] = defs;
+    }
+    out
+}
+
+/// The service parameters of an MCP request: the HTTP request's headers (where the
+/// authentication layer sealed the principal), none over stdio.
+fn params_of(context: &RequestContext<RoleServer>) -> ServiceParams {
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .map(|parts| super::jsonrpc::service_params(&parts.headers))
+        .unwrap_or_default()
+}
+
+impl<A: Agent> ServerHandler for Bridge<A> {
+    fn get_info(&self) -> ServerConfig {
+        self.inner.info.clone()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let authenticated = auth::is_authenticated(&params_of(&context));
+        let tools = self
+            .inner
+            .tools
+            .visible(authenticated)
+            .map(|e| e.tool.clone())
+            .collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let params = params_of(&context);
+        let tools = &self.inner.tools;
+        let Some(entry) = tools.find(&request.name, auth::is_authenticated(&params)) else {
+            let names: Vec<&str> = tools
+                .visible(auth::is_authenticated(&params))
+                .map(|e| e.tool.name.as_ref())
+                .collect();
+            return Err(McpError::invalid_params(
+                format!(
+                    "unknown tool `{}`; this server's tools: {}",
+                    request.name,
+                    names.join(", ")
+                ),
+                None,
+            ));
+        };
+        let mut call = Call {
+            handler: &self.inner.handler,
+            params,
+            entry,
+            progress: context.meta.get_progress_token(),
+            reported: 0,
+            task: None,
+            context: &context,
+        };
+        let events = match (request.request_state, request.input_responses) {
+            // A retry with the caller's answer (MCP 2026-07-28): the state is the task's id.
+            (Some(task), responses) => {
+                call.task = Some(task.clone());
+                match answer_in(responses.and_then(|mut r| r.remove(ANSWER))) {
+                    Ok(answer) => call.answer(&task, answer).await,
+                    Err(declined) => return Ok(call.give_up(declined).await.into()),
+                }
+            }
+            (None, _) => match message_of(entry, request.arguments) {
+                Ok(message) => call.start(message).await,
+                Err(error) => return Ok(tool_error(error, None).into()),
+            },
+        };
+        call.follow(events).await
+    }
+}
+
+/// One tool call under way.
+struct Call<'a, A: Agent> {
+    handler: &'a Lifecycle<A>,
+    params: ServiceParams,
+    entry: &'a Entry,
+    progress: Option<ProgressToken>,
+    reported: u32,
+    task: Option<String>,
+    context: &'a RequestContext<RoleServer>,
+}
+
+/// Where a task's stream stopped.
+enum Stop {
+    /// The task ended, as this result.
+    Ended(CallToolResult),
+    /// The task asks this question.
+    Asks(String),
+}
+
+impl<A: Agent> Call<'_, A> {
+    async fn start(&self, message: Message) -> Result<NumberedStream, A2AError> {
+        let request = SendMessageRequest {
+            message,
+            configuration: None,
+            metadata: None,
+            tenant: None,
+        };
+        // A new task runs the tool's skill; an answer goes to the task that asked.
+        let skill = request
+            .message
+            .task_id
+            .is_none()
+            .then_some(self.entry.skill);
+        self.handler.turn(&self.params, request, skill).await
+    }
+
+    /// Sends `answer` to task `id`, which asked.
+    async fn answer(&self, id: &str, answer: String) -> Result<NumberedStream, A2AError> {
+        let mut message = Message::new(Role::User, vec![Part::text(answer)]);
+        message.task_id = Some(id.to_owned());
+        self.start(message).await
+    }
+
+    /// Follows the call's task through its turns until it ends, asking the caller each
+    /// question it asks.
+    async fn follow(
+        &mut self,
+        mut events: Result<NumberedStream, A2AError>,
+    ) -> Result<CallToolResponse, McpError> {
+        loop {
+            let stream = match events {
+                Ok(stream) => stream,
+                Err(error) => return Ok(tool_error(error, self.task.as_deref()).into()),
+            };
+            let question = match self.read(stream).await? {
+                Stop::Ended(result) => return Ok(result.into()),
+                Stop::Asks(question) => question,
+            };
+            let Some(id) = self.task.clone() else {
+                return Err(McpError::internal_error("the task has no id", None));
+            };
+            let modern = self
+                .context
+                .protocol_version()
+                .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+            let elicits = self
+                .context
+                .client_capabilities()
+                .is_some_and(|c| c.elicitation.is_some());
+            if !elicits {
+                let why = format!(
+                    "the skill needs an answer (\"{question}\"), and this client does not take elicitation requests: the task was canceled"
+                );
+                return Ok(self.give_up(why).await.into());
+            }
+            if modern {
+                return input_required(&question, &id);
+            }
+            let asked = elicitation(&question)?;
+            let answer = match self.context.peer.create_elicitation(asked).await {
+                Ok(result) => answer_in(serde_json::to_value(result).ok()),
+                Err(e) => Err(format!("the elicitation failed: {e}")),
+            };
+            events = match answer {
+                Ok(answer) => self.answer(&id, answer).await,
+                Err(why) => return Ok(self.give_up(why).await.into()),
+            };
+        }
+    }
+
+    /// Reads one turn's stream: progress to the caller, until the task ends or asks.
+    async fn read(&mut self, mut stream: NumberedStream) -> Result<Stop, McpError> {
+        let mut artifacts: Vec<Artifact> = Vec::new();
+        let mut question = None;
+        loop {
+            let next = tokio::select! {
+                _ = self.context.ct.cancelled() => {
+                    self.cancel().await;
+                    return Err(McpError::new(ErrorCode::INTERNAL_ERROR, "the call was cancelled", None));
+                }
+                next = stream.next() => next,
+            };
+            let event = match next {
+                None => break,
+                Some(Err(error)) => {
+                    return Ok(Stop::Ended(tool_error(error, self.task.as_deref())));
+                }
+                Some(Ok((_, event))) => event,
+            };
+            let status = match event {
+                StreamResponse::Task(task) => {
+                    self.task = Some(task.id);
+                    artifacts = task.artifacts.unwrap_or_default();
+                    task.status
+                }
+                StreamResponse::StatusUpdate(update) => update.status,
+                StreamResponse::ArtifactUpdate(update) => {
+                    let append = update.append == Some(true);
+                    let id = &update.artifact.artifact_id;
+                    // A chunk is news; an artifact sent again whole (its closing update) is not.
+                    if append || !artifacts.iter().any(|a| &a.artifact_id == id) {
+                        for part in &update.artifact.parts {
+                            self.report(render_part(part)).await;
+                        }
+                    }
+                    apply(&mut artifacts, update.artifact, append);
+                    continue;
+                }
+                StreamResponse::Message(message) => {
+                    let texts = message.parts.iter().filter_map(Part::as_text);
+                    let text = texts.collect::<Vec<_>>().join("\n");
+                    return Ok(Stop::Ended(CallToolResult::success(vec![
+                        ContentBlock::text(text),
+                    ])));
+                }
+            };
+            let text = status.message.as_ref().map(message_text);
+            question = None;
+            match status.state {
+                TaskState::Working => {
+                    if let Some(text) = text.filter(|t| !t.is_empty()) {
+                        self.report(text).await;
+                    }
+                }
+                TaskState::InputRequired | TaskState::AuthRequired => {
+                    question = Some(text.unwrap_or_default());
+                }
+                TaskState::Completed => {
+                    return Ok(Stop::Ended(self.result(&artifacts)));
+                }
+                TaskState::Canceled => {
+                    return Ok(Stop::Ended(error_result(format!(
+                        "the task was canceled{}",
+                        text.map(|t| format!(": {t}")).unwrap_or_default()
+                    ))));
+                }
+                state if state.is_terminal() => {
+                    return Ok(Stop::Ended(error_result(
+                        text.filter(|t| !t.is_empty())
+                            .unwrap_or_else(|| format!("the task ended {state:?}")),
+                    )));
+                }
+                _ => {}
+            }
+        }
+        match question {
+            Some(question) => Ok(Stop::Asks(question)),
+            None => Ok(Stop::Ended(error_result(
+                "the task's events ended before it finished".to_owned(),
+            ))),
+        }
+    }
+
+    /// Tells the caller of progress, when it asked for it (a progress token).
+    async fn report(&mut self, message: String) {
+        let Some(token) = &self.progress else { return };
+        self.reported += 1;
+        let mut progress = ProgressNotificationParam::new(token.clone(), f64::from(self.reported));
+        progress.message = Some(message);
+        // A caller gone away is noticed by the call's cancellation, not here.
+        let _ = self.context.peer.notify_progress(progress).await;
+    }
+
+    /// Cancels the call's task, if it has one.
+    async fn cancel(&self) {
+        if let Some(id) = &self.task {
+            let request = CancelTaskRequest {
+                id: id.clone(),
+                metadata: None,
+                tenant: None,
+            };
+            let _ = self.handler.cancel_task(&self.params, request).await;
+        }
+    }
+
+    /// Cancels the task, which no answer will come to, and says why.
+    async fn give_up(&self, why: String) -> CallToolResult {
+        self.cancel().await;
+        error_result(why)
+    }
+
+    /// The result of a completed task: the skill's artifact as structured content and text,
+    /// other artifacts and files as content.
+    fn result(&self, artifacts: &[Artifact]) -> CallToolResult {
+        let own = A::SKILLS[self.entry.skill].id;
+        let mut content = Vec::new();
+        let mut data = Vec::new();
+        for artifact in artifacts {
+            let is_own = artifact.name.as_deref() == Some(own);
+            for part in &artifact.parts {
+                match &part.content {
+                    PartContent::Data(value) if is_own => data.push(value.clone()),
+                    PartContent::Data(value) => content.push(ContentBlock::text(value.to_string())),
+                    PartContent::Text(text) => content.push(ContentBlock::text(text.clone())),
+                    PartContent::Raw(_) | PartContent::Url(_) => {
+                        content.extend(resource_of(part, &artifact.artifact_id));
+                    }
+                }
+            }
+        }
+        let structured = match (self.entry.output, data.len()) {
+            (Output::Items, _) => Some(json!({"items": data})),
+            (_, 0) => None,
+            (Output::Object, _) if data[0].is_object() => Some(data.swap_remove(0)),
+            (Output::Unstructured, _) if data.len() == 1 && data[0].is_object() => {
+                Some(data.swap_remove(0))
+            }
+            (_, 1) => Some(json!({"result": data.swap_remove(0)})),
+            (_, _) => Some(json!({"result": data})),
+        };
+        let mut result = match &structured {
+            Some(value) => {
+                let mut blocks = vec![ContentBlock::text(value.to_string())];
+                blocks.extend(content);
+                CallToolResult::success(blocks)
+            }
+            None => CallToolResult::success(content),
+        };
+        result.structured_content = structured;
+        result
+    }
+}
+
+/// The message of a tool call: the arguments as the skill's input.
+fn message_of(entry: &Entry, arguments: Option<Map<String, Value>>) -> Result<Message, A2AError> {
+    let arguments = arguments.unwrap_or_default();
+    let parts = match &entry.input {
+        Input::Schema(mode) => vec![data_part(Value::Object(arguments), mode)],
+        Input::Json => vec![data_part(
+            Value::Object(arguments),
+            crate::dispatch::PLAIN_JSON,
+        )],
+        Input::Text => match arguments.get("text") {
+            Some(Value::String(text)) => vec![Part::text(text.clone())],
+            _ => {
+                return Err(super::lifecycle::field_error(
+                    "arguments.text",
+                    "is required: the request, as a string",
+                ));
+            }
+        },
+        Input::Files => files_in(arguments.get("files"))?,
+    };
+    Ok(Message::new(Role::User, parts))
+}
+
+fn data_part(data: Value, media_type: &str) -> Part {
+    Part {
+        content: PartContent::Data(data),
+        filename: None,
+        media_type: Some(media_type.to_owned()),
+        metadata: None,
+    }
+}
+
+/// The file parts of `{"files": [...]}` (MCP resource contents).
+fn files_in(files: Option<&Value>) -> Result<Vec<Part>, A2AError> {
+    let Some(Value::Array(files)) = files.filter(|f| f.as_array().is_some_and(|a| !a.is_empty()))
+    else {
+        return Err(super::lifecycle::field_error(
+            "arguments.files",
+            "is required: an array of at least one file (`mimeType`, and `blob` or `text`)",
+        ));
+    };
+    let mut parts = Vec::with_capacity(files.len());
+    for (i, file) in files.iter().enumerate() {
+        let field = |name: &str| file.get(name).and_then(Value::as_str);
+        let at = |name: &str| format!("arguments.files[{i}].{name}");
+        let Some(mime) = field("mimeType") else {
+            return Err(super::lifecycle::field_error(
+                &at("mimeType"),
+                "is required: the file's media type",
+            ));
+        };
+        let bytes = match (field("blob"), field("text")) {
+            (Some(blob), _) => STANDARD.decode(blob).map_err(|e| {
+                super::lifecycle::field_error(&at("blob"), format!("is not base64: {e}"))
+            })?,
+            (None, Some(text)) => text.as_bytes().to_vec(),
+            (None, None) => {
+                return Err(super::lifecycle::field_error(
+                    &at("blob"),
+                    "is required (or `text`): the file's content",
+                ));
+            }
+        };
+        parts.push(Part {
+            content: PartContent::Raw(bytes),
+            filename: field("name").map(str::to_owned),
+            media_type: Some(mime.to_owned()),
+            metadata: None,
+        });
+    }
+    Ok(parts)
+}
+
+/// Applies an artifact update to the artifacts seen so far.
+fn apply(artifacts: &mut Vec<Artifact>, artifact: Artifact, append: bool) {
+    match artifacts
+        .iter_mut()
+        .find(|a| a.artifact_id == artifact.artifact_id)
+    {
+        Some(seen) if append => seen.parts.extend(artifact.parts),
+        Some(seen) => *seen = artifact,
+        None => artifacts.push(artifact),
+    }
+}
+
+/// What a progress notification says of a streamed part.
+fn render_part(part: &Part) -> String {
+    match &part.content {
+        PartContent::Text(text) => text.clone(),
+        PartContent::Data(value) => value.to_string(),
+        PartContent::Raw(bytes) => format!(
+            "a file ({}, {} bytes)",
+            part.media_type
+                .as_deref()
+                .unwrap_or("application/octet-stream"),
+            bytes.len()
+        ),
+        PartContent::Url(url) => format!("a file at {url}"),
+    }
+}
+
+/// The text of a status message.
+fn message_text(message: &Message) -> String {
+    let texts: Vec<&str> = message.parts.iter().filter_map(Part::as_text).collect();
+    texts.join("\n")
+}
+
+/// A file part as MCP content: an embedded resource (bytes) or a resource link (a URL).
+fn resource_of(part: &Part, artifact: &str) -> Option<ContentBlock> {
+    let mime = part.media_type.clone();
+    let block = match &part.content {
+        PartContent::Raw(bytes) => {
+            let name = part.filename.as_deref().unwrap_or(artifact);
+            json!({"type": "resource", "resource": {
+                "uri": format!("a2a-artifact:{artifact}/{name}"),
+                "mimeType": mime,
+                "blob": STANDARD.encode(bytes),
+            }})
+        }
+        PartContent::Url(url) => json!({
+            "type": "resource_link",
+            "uri": url,
+            "name": part.filename.as_deref().unwrap_or(artifact),
+            "mimeType": mime,
+        }),
+        _ => return None,
+    };
+    serde_json::from_value(block).ok()
+}
+
+fn error_result(message: String) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(message)])
+}
+
+/// A refused or failed call as a tool error: the message, and the details (the violations of
+/// invalid arguments, each naming its field) as JSON.
+fn tool_error(error: A2AError, task: Option<&str>) -> CallToolResult {
+    let mut blocks = vec![ContentBlock::text(error.message.clone())];
+    let details = error.to_jsonrpc_error().data;
+    if let Some(details) = details.filter(|d| !d.is_null()) {
+        blocks.push(ContentBlock::text(details.to_string()));
+    }
+    if let Some(task) = task {
+        blocks.push(ContentBlock::text(format!("task: {task}")));
+    }
+    CallToolResult::error(blocks)
+}
+
+/// The form that asks `question`: one required string, the answer.
+fn elicitation(question: &str) -> Result<rmcp::model::ElicitRequestParams, McpError> {
+    serde_json::from_value(json!({
+        "mode": "form",
+        "message": question,
+        "requestedSchema": {
+            "type": "object",
+            "properties": {ANSWER: {"type": "string", "title": "Answer", "description": question}},
+            "required": [ANSWER],
+        },
+    }))
+    .map_err(|e| McpError::internal_error(format!("the elicitation is not MCP's: {e}"), None))
+}
+
+/// The `input_required` result that asks `question` of a 2026-07-28 caller, who retries with
+/// the answer and the task's id as the request state.
+fn input_required(question: &str, task: &str) -> Result<CallToolResponse, McpError> {
+    let asked = elicitation(question)?;
+    let result = json!({
+        "resultType": "input_required",
+        "inputRequests": {ANSWER: {"method": "elicitation/create", "params": asked}},
+        "requestState": task,
+    });
+    serde_json::from_value::<rmcp::model::InputRequiredResult>(result)
+        .map(CallToolResponse::InputRequired)
+        .map_err(|e| McpError::internal_error(format!("the input request is not MCP's: {e}"), None))
+}
+
+/// The answer in an elicitation's result, or why there is none.
+fn answer_in(result: Option<Value>) -> Result<String, String> {
+    let Some(result) = result else {
+        return Err("the retry carries no answer to the skill's question".to_owned());
+    };
+    match result.get("action").and_then(Value::as_str) {
+        Some("accept") => {}
+        Some(action) => {
+            return Err(format!(
+                "the caller did not answer the skill's question ({action})"
+            ));
+        }
+        None => return Err("the answer has no `action`".to_owned()),
+    }
+    match result.pointer("/content/answer") {
+        Some(Value::String(answer)) => Ok(answer.clone()),
+        Some(other) => Ok(other.to_string()),
+        None => Err("the answer has no `content.answer`".to_owned()),
+    }
+}
+
+/// The `/mcp` routes of an agent served by `handler`: the MCP endpoint (streamable HTTP),
+/// behind the body limit and the card's security, and the protected-resource metadata where
+/// the card declares OAuth.
+pub(crate) fn router<A: Agent>(
+    handler: Arc<Lifecycle<A>>,
+    guard: Option<Arc<Guard>>,
+    card: &AgentCard,
+    endpoint: &Endpoint,
+    body_limit: usize,
+) -> Result<axum::Router, ServerError> {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+
+    let bridge = Bridge::new(handler)?;
+    let gate = Arc::new(Gate {
+        guard,
+        tools: bridge
+            .inner
+            .tools
+            .entries
+            .iter()
+            .map(|e| (e.tool.name.to_string(), e.skill))
+            .collect(),
+        metadata: resource_metadata(card, endpoint),
+        body_limit,
+    });
+    let mut hosts = vec![
+        "localhost".to_owned(),
+        "127.0.0.1".to_owned(),
+        "::1".to_owned(),
+    ];
+    if let Some(host) = endpoint.host() {
+        hosts.push(host.to_owned());
+    }
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(hosts)
+        .with_max_request_body_bytes(body_limit);
+    let service = StreamableHttpService::new(
+        move || Ok(bridge.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let mut router = axum::Router::new().route_service(PATH, service).layer(
+        axum::middleware::from_fn_with_state(Arc::clone(&gate), layer),
+    );
+    if let Some((document, _)) = &gate.metadata {
+        let document = Arc::new(document.to_string());
+        let serve = move || {
+            let document = Arc::clone(&document);
+            async move {
+                let mut response = Response::new(Body::from(document.as_str().to_owned()));
+                response.headers_mut().insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/json"),
+                );
+                response
+            }
+        };
+        router = router
+            .route(RESOURCE_METADATA_PATH, axum::routing::get(serve.clone()))
+            .route(
+                "/.well-known/oauth-protected-resource",
+                axum::routing::get(serve),
+            );
+    }
+    Ok(router)
+}
+
+/// What the `/mcp` layer checks: the card's security, and which skill each tool runs.
+struct Gate {
+    guard: Option<Arc<Guard>>,
+    tools: Vec<(String, usize)>,
+    /// The protected-resource metadata and its URL, where the card declares OAuth.
+    metadata: Option<(Value, String)>,
+    body_limit: usize,
+}
+
+/// The layer in front of the MCP endpoint: the body limit, the caller's credentials (sealed
+/// in for the handler), and a `tools/call` of a skill the caller may not use refused as MCP's
+/// authorization spec says (`403`, `insufficient_scope`).
+async fn layer(
+    axum::extract::State(gate): axum::extract::State<Arc<Gate>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    use super::body_limit::{self, BodyError};
+    let (mut parts, body) = request.into_parts();
+    let refuse = |refusal: &Refusal| gate.refusal(refusal);
+    let principal = match &gate.guard {
+        Some(guard) => match guard.authenticate(&parts).await {
+            Ok(principal) => principal,
+            Err(refusal) => {
+                return body_limit::after_draining(
+                    &parts.headers,
+                    body,
+                    gate.body_limit,
+                    refuse(&refusal),
+                )
+                .await;
+            }
+        },
+        None => None,
+    };
+    auth::seal(&mut parts.headers, principal.as_ref());
+    let bytes = match body_limit::read(&parts.headers, body, gate.body_limit).await {
+        Ok(bytes) => bytes,
+        Err(error @ BodyError::TooLarge) => {
+            return body_limit::closing(jsonrpc_error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                error,
+                gate.body_limit,
+            ));
+        }
+        Err(error) => return jsonrpc_error(StatusCode::BAD_REQUEST, error, gate.body_limit),
+    };
+    let delete = parts.method == axum::http::Method::DELETE;
+    if parts.method == axum::http::Method::POST {
+        let called = match gate.called(&bytes) {
+            Ok(called) => called,
+            Err((code, message)) => return invalid(code, message),
+        };
+        if let (Some(guard), Some(skill)) = (&gate.guard, called) {
+            if let Err(refusal) = guard.authorize_skill(skill, principal.as_ref()) {
+                return refuse(&refusal);
+            }
+        }
+    }
+    let mut response = next
+        .run(axum::extract::Request::from_parts(parts, Body::from(bytes)))
+        .await;
+    // A session ended (`DELETE`) is answered `202` by the SDK; MCP clients expect `200` or
+    // `204` (the Python SDK warns of a failed termination otherwise): nothing is pending.
+    if delete && response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+    }
+    response
+}
+
+/// A JSON-RPC error for a body that could not be read, with its HTTP status.
+fn jsonrpc_error(
+    status: StatusCode,
+    error: super::body_limit::BodyError,
+    limit: usize,
+) -> Response {
+    let message = match error {
+        super::body_limit::BodyError::TooLarge => super::body_limit::too_large_message(limit),
+        super::body_limit::BodyError::Unreadable => "the request body could not be read".to_owned(),
+    };
+    let mut response = invalid(-32600, message);
+    *response.status_mut() = status;
+    response
+}
+
+/// `400` with a JSON-RPC error: a body that is not a JSON-RPC message.
+fn invalid(code: i32, message: String) -> Response {
+    let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
+    let mut response = Response::new(Body::from(body.to_string()));
+    *response.status_mut() = StatusCode::BAD_REQUEST;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+impl Gate {
+    /// The skill a posted message calls (a `tools/call` of a known tool), read once from the
+    /// body; a body that is not one JSON-RPC 2.0 message is a JSON-RPC error's code and
+    /// message (`-32700`: not JSON, with the line and column; `-32600`: not a message).
+    fn called(&self, body: &[u8]) -> Result<Option<usize>, (i32, String)> {
+        use std::borrow::Cow;
+        #[derive(serde::Deserialize)]
+        struct Envelope<'a> {
+            #[serde(borrow)]
+            jsonrpc: Option<Cow<'a, str>>,
+            #[serde(borrow)]
+            method: Option<Cow<'a, str>>,
+            #[serde(borrow)]
+            params: Option<Params<'a>>,
+            result: Option<serde::de::IgnoredAny>,
+            error: Option<serde::de::IgnoredAny>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Params<'a> {
+            #[serde(borrow)]
+            name: Option<Cow<'a, str>>,
+        }
+        let envelope: Envelope<'_> = serde_json::from_slice(body).map_err(|e| match e.classify() {
+            serde_json::error::Category::Data => (
+                -32600,
+                format!("the body is not a JSON-RPC 2.0 message (an object with `jsonrpc`, and `method`, `result` or `error`): {e}"),
+            ),
+            _ => (-32700, format!("the body is not JSON: {e}")),
+        })?;
+        let shaped =
+            envelope.method.is_some() || envelope.result.is_some() || envelope.error.is_some();
+        if envelope.jsonrpc.as_deref() != Some("2.0") || !shaped {
+            return Err((
+                -32600,
+                "the body is not a JSON-RPC 2.0 message: it needs `\"jsonrpc\": \"2.0\"` and a `method` (or `result` or `error`)".to_owned(),
+            ));
+        }
+        if envelope.method.as_deref() != Some("tools/call") {
+            return Ok(None);
+        }
+        let name = envelope.params.and_then(|p| p.name);
+        Ok(name.and_then(|name| self.tools.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)))
+    }
+
+    /// The answer to a refused request: a JSON-RPC error with the HTTP status and challenges,
+    /// the bearer challenges naming the protected-resource metadata where there is some.
+    fn refusal(&self, refusal: &Refusal) -> Response {
+        let mut response = refusal.jsonrpc(a2a::JsonRpcId::Null);
+        let Some((_, url)) = &self.metadata else {
+            return response;
+        };
+        let headers = response.headers_mut();
+        let challenges: Vec<HeaderValue> = headers
+            .get_all(header::WWW_AUTHENTICATE)
+            .iter()
+            .map(|value| {
+                let text = value.to_str().unwrap_or_default();
+                if text.starts_with("Bearer") {
+                    let joined = if text == "Bearer" {
+                        format!("Bearer resource_metadata=\"{url}\"")
+                    } else {
+                        format!("{text}, resource_metadata=\"{url}\"")
+                    };
+                    HeaderValue::from_str(&joined).unwrap_or_else(|_| value.clone())
+                } else {
+                    value.clone()
+                }
+            })
+            .collect();
+        headers.remove(header::WWW_AUTHENTICATE);
+        for challenge in challenges {
+            headers.append(header::WWW_AUTHENTICATE, challenge);
+        }
+        response
+    }
+}
+
+/// The protected-resource metadata (RFC 9728) of the MCP endpoint and its URL, where the card
+/// declares OAuth 2.0 or OpenID Connect: the authorization servers its schemes name, and
+/// their scopes.
+fn resource_metadata(card: &AgentCard, endpoint: &Endpoint) -> Option<(Value, String)> {
+    let mut servers: Vec<String> = Vec::new();
+    let mut scopes: Vec<String> = Vec::new();
+    for scheme in card.security_schemes.values() {
+        match scheme {
+            SecurityScheme::OAuth2(oauth) => {
+                let issuer = oauth
+                    .oauth2_metadata_url
+                    .as_deref()
+                    .map(issuer_of)
+                    .or_else(|| {
+                        oauth.flows.iter().find_map(|flow| {
+                            flow.authorization_url
+                                .as_deref()
+                                .or(flow.token_url.as_deref())
+                                .map(origin_of)
+                        })
+                    });
+                servers.extend(issuer);
+                for flow in oauth.flows.iter() {
+                    scopes.extend(flow.scopes.keys().cloned());
+                }
+            }
+            SecurityScheme::OpenIdConnect(oidc) => {
+                servers.push(issuer_of(&oidc.open_id_connect_url))
+            }
+            _ => {}
+        }
+    }
+    if servers.is_empty() {
+        return None;
+    }
+    servers.dedup();
+    scopes.sort();
+    scopes.dedup();
+    let origin = endpoint.origin();
+    let document = json!({
+        "resource": format!("{origin}{PATH}"),
+        "authorization_servers": servers,
+        "scopes_supported": scopes,
+        "bearer_methods_supported": ["header"],
+        "resource_name": card.name,
+    });
+    Some((document, format!("{origin}{RESOURCE_METADATA_PATH}")))
+}
+
+/// The issuer of an authorization server's metadata URL (RFC 8414, OpenID Connect
+/// discovery): the URL without its well-known suffix.
+fn issuer_of(url: &str) -> String {
+    for suffix in [
+        "/.well-known/openid-configuration",
+        "/.well-known/oauth-authorization-server",
+    ] {
+        if let Some(issuer) = url.strip_suffix(suffix) {
+            return issuer.to_owned();
+        }
+    }
+    origin_of(url)
+}
+
+/// `scheme://authority` of `url`.
+fn origin_of(url: &str) -> String {
+    let start = url.find("://").map_or(0, |i| i + 3);
+    match url[start..].find('/') {
+        Some(end) => url[..start + end].to_owned(),
+        None => url.to_owned(),
+    }
+}
+
+/// The card's extension entry naming the MCP endpoint at `origin`.
+pub(crate) fn extension(origin: &str) -> AgentExtension {
+    let mut params = Map::new();
+    params.insert("url".into(), Value::String(format!("{origin}{PATH}")));
+    params.insert("transport".into(), Value::String("streamable-http".into()));
+    let mut extension = AgentExtension::new(EXTENSION_URI).with_description(
+        "The agent's skills as MCP tools, with the same schemas, at params.url (MCP streamable HTTP)",
+    );
+    extension.params = Some(params);
+    extension
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wrapped_schema_keeps_its_definitions_at_the_root() {
+        let schema = json!({"$ref": "#/$defs/Day", "$defs": {"Day": {"type": "string"}}});
+        let out = items_of(schema);
+        assert_eq!(out["$defs"]["Day"]["type"], "string");
+        assert_eq!(out["properties"]["items"]["items"]["$ref"], "#/$defs/Day");
+        assert_eq!(out["required"], json!(["items"]));
+    }
+
+    #[test]
+    fn an_answer_is_read_from_an_accepted_elicitation() {
+        let accepted = json!({"action": "accept", "content": {"answer": "2026-12-01"}});
+        assert_eq!(answer_in(Some(accepted)).as_deref(), Ok("2026-12-01"));
+        let declined = answer_in(Some(json!({"action": "decline"}))).unwrap_err();
+        assert!(declined.contains("decline"), "{declined}");
+        assert!(answer_in(None).is_err());
+    }
+
+    #[test]
+    fn the_issuer_of_a_metadata_url_drops_its_well_known_suffix() {
+        assert_eq!(
+            issuer_of("https://auth.example.com/realms/a/.well-known/openid-configuration"),
+            "https://auth.example.com/realms/a"
+        );
+        assert_eq!(
+            origin_of("https://auth.example.com/token"),
+            "https://auth.example.com"
+        );
+    }
+
+    #[test]
+    fn files_arguments_become_file_parts_and_bad_ones_name_the_field() {
+        let files =
+            json!([{"mimeType": "text/calendar", "text": "BEGIN:VCALENDAR", "name": "a.ics"}]);
+        let parts = files_in(Some(&files)).unwrap();
+        assert_eq!(parts[0].filename.as_deref(), Some("a.ics"));
+        assert!(matches!(&parts[0].content, PartContent::Raw(b) if b == b"BEGIN:VCALENDAR"));
+        let bad = json!([{"mimeType": "text/plain", "blob": "not base64!"}]);
+        let error = files_in(Some(&bad)).unwrap_err();
+        let data = error.to_jsonrpc_error().data.unwrap().to_string();
+        assert!(data.contains("arguments.files[0].blob"), "{data}");
+        assert!(files_in(Some(&json!([]))).is_err());
+    }
+}

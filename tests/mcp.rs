@@ -1,0 +1,384 @@
+//! The MCP face over raw HTTP: what `/mcp` answers to bad input (each a clear JSON-RPC error
+//! with the right status, and the A2A side keeps serving), the shape of its security answers
+//! (`401` naming the protected-resource metadata, `403 insufficient_scope` for a tool the
+//! caller may not use, extended skills hidden from anonymous callers), and the card's entry
+//! naming the endpoint. The official MCP SDK clients' view is tests/mcp_sdks.rs.
+
+#[path = "../examples/fight_club/agent.rs"]
+mod fight_club;
+mod support;
+
+use a2a_card::server::Server;
+use a2a_card::server::auth::{Algorithm, Authentication, JwtVerifier};
+use a2a_card::{OAuthFlow, agent, skill};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use support::client::{Running, serve};
+use support::tokens::{self, Pair};
+
+const ACCEPT: &str = "application/json, text/event-stream";
+
+/// Posts `body` (raw bytes) to `/mcp`, with a session id and a token when given.
+async fn post(
+    base: &str,
+    body: impl Into<reqwest::Body>,
+    session: Option<&str>,
+    token: Option<&str>,
+) -> reqwest::Response {
+    let mut request = reqwest::Client::new()
+        .post(format!("{base}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", ACCEPT)
+        .body(body);
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    request.send().await.expect("the server answers")
+}
+
+/// The JSON-RPC message of an answer, whether sent as JSON or as one SSE event.
+async fn message(response: reqwest::Response) -> Value {
+    let text = response.text().await.expect("a body");
+    let json = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or(&text)
+        .to_owned();
+    serde_json::from_str(&json).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+/// Opens an MCP session (the initialize handshake) and gives its id.
+async fn session(base: &str, token: Option<&str>) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}});
+    let response = post(base, init.to_string(), None, token).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let id = response
+        .headers()
+        .get("mcp-session-id")
+        .expect("a session id")
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let ready = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let response = post(base, ready.to_string(), Some(&id), token).await;
+    assert!(response.status().is_success(), "{}", response.status());
+    id
+}
+
+async fn a2a_still_answers(base: &str) {
+    let request = json!({"jsonrpc": "2.0", "id": 9, "method": "SendMessage", "params": {
+        "message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{
+            "data": {"a": "Lion", "b": "Tiger"},
+            "mediaType": "application/json;schema=fightComparison"}]}}});
+    let answer: Value = reqwest::Client::new()
+        .post(format!("{base}/"))
+        .header("content-type", "application/json")
+        .header("a2a-version", "1.0")
+        .body(request.to_string())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        answer["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{answer}"
+    );
+}
+
+#[tokio::test]
+async fn bad_input_on_mcp_gets_a_clear_error_and_a2a_keeps_serving() {
+    let agent = serve(Server::new(fight_club::FightClub).mcp(true)).await;
+    let base = &agent.base;
+
+    // Not JSON: a parse error that says where.
+    let response = post(base, "{not json", None, None).await;
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    let error = message(response).await;
+    assert_eq!(error["error"]["code"], -32700, "{error}");
+    let text = error["error"]["message"].as_str().unwrap();
+    assert!(text.contains("line 1 column 2"), "{text}");
+
+    // JSON, not a JSON-RPC message.
+    for body in ["[]", "{}", r#"{"jsonrpc": "1.0", "method": "ping"}"#] {
+        let response = post(base, body, None, None).await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{body}");
+        let error = message(response).await;
+        assert_eq!(error["error"]["code"], -32600, "{body}: {error}");
+    }
+
+    // Over the body limit: 413, before the SDK reads it.
+    let big = vec![b' '; 2 * 1024 * 1024];
+    let response = post(base, big, None, None).await;
+    assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let error = message(response).await;
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("larger than this agent accepts"),
+        "{error}"
+    );
+
+    // A session the server never gave: 404, as MCP's transport says.
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let response = post(base, list.to_string(), Some("no-such-session"), None).await;
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+
+    // An unknown tool, in a real session: invalid params, naming the tool and the known ones.
+    let id = session(base, None).await;
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "no-such-tool", "arguments": {}}});
+    let error = message(post(base, call.to_string(), Some(&id), None).await).await;
+    assert_eq!(error["error"]["code"], -32602, "{error}");
+    let text = error["error"]["message"].as_str().unwrap();
+    assert!(
+        text.contains("no-such-tool") && text.contains("fight-comparison"),
+        "{text}"
+    );
+
+    // Invalid arguments: a tool error listing the violation, the field named.
+    let call = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": {"name": "fight-comparison", "arguments": {"a": "Lion"}}});
+    let result = message(post(base, call.to_string(), Some(&id), None).await).await;
+    assert_eq!(result["result"]["isError"], true, "{result}");
+    let text = result["result"]["content"].to_string();
+    assert!(text.contains("\\\"b\\\" is a required property"), "{text}");
+
+    // Ending the session: 204, then the session is gone.
+    let response = reqwest::Client::new()
+        .delete(format!("{base}/mcp"))
+        .header("mcp-session-id", &id)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::NO_CONTENT);
+    let response = post(base, list.to_string(), Some(&id), None).await;
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+
+    a2a_still_answers(base).await;
+}
+
+#[tokio::test]
+async fn the_card_names_the_mcp_endpoint() {
+    let agent = serve(Server::new(fight_club::FightClub).mcp(true)).await;
+    let card: Value = reqwest::get(format!("{}/.well-known/agent-card.json", agent.base))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let entry = card["capabilities"]["extensions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["uri"] == a2a_card::mcp::EXTENSION_URI)
+        .expect("the MCP extension entry");
+    assert_eq!(entry["params"]["url"], format!("{}/mcp", agent.base));
+    assert_eq!(entry["params"]["transport"], "streamable-http");
+    // Without `mcp(true)`, neither the entry nor the route.
+    let plain = serve(Server::new(fight_club::FightClub)).await;
+    let card = reqwest::get(format!("{}/.well-known/agent-card.json", plain.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(!card.contains(a2a_card::mcp::EXTENSION_URI));
+    let response = post(&plain.base, "{}", None, None).await;
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+}
+
+/// An agent whose card requires an OAuth token; `archive` needs the scope `vault:write`, and
+/// `audit` is listed only to authenticated callers.
+struct Vault;
+
+/// Keeps records, for callers with a token.
+#[agent(
+    url = "http://127.0.0.1:9400",
+    security_schemes(
+        oauth = oauth2(OAuthFlow::client_credentials("https://auth.example.com/token")
+            .scope("vault:read", "Read records")
+            .scope("vault:write", "Write records"))
+    ),
+    security(oauth)
+)]
+impl Vault {
+    /// Reads a record.
+    #[skill]
+    fn read(&self, key: String) -> String {
+        format!("record {key}")
+    }
+
+    /// Archives a record; needs `vault:write`.
+    #[skill(security(oauth = ["vault:write"]))]
+    fn archive(&self, key: String) -> String {
+        format!("archived {key}")
+    }
+
+    /// Audits the vault; listed only on the extended card.
+    #[skill(extended)]
+    fn audit(&self, scope: String) -> String {
+        format!("audited {scope}")
+    }
+}
+
+async fn vault(pair: &Pair) -> Running {
+    let verifier = JwtVerifier::new(tokens::keys(&[pair]), [Algorithm::EdDSA])
+        .issuer(tokens::ISSUER)
+        .audience(tokens::AUDIENCE);
+    let auth = Authentication::new().token("oauth", verifier);
+    serve(Server::new(Vault).authentication(auth).mcp(true)).await
+}
+
+fn tool_names(list: &Value) -> Vec<String> {
+    list["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("a tool list: {list}"))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn mcp_answers_the_cards_security_as_mcps_authorization_spec_says() {
+    let pair = Pair::ed25519("k1");
+    let agent = vault(&pair).await;
+    let base = &agent.base;
+    let metadata_url = format!("{base}/.well-known/oauth-protected-resource/mcp");
+
+    // No token: 401 before any MCP message is read, the challenge naming the metadata.
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    let response = post(base, ping.to_string(), None, None).await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    let challenge = response
+        .headers()
+        .get("www-authenticate")
+        .expect("a challenge")
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(challenge.starts_with("Bearer"), "{challenge}");
+    assert!(
+        challenge.contains(&format!("resource_metadata=\"{metadata_url}\"")),
+        "{challenge}"
+    );
+
+    // The protected-resource metadata (RFC 9728), from the card's OAuth scheme.
+    let metadata: Value = reqwest::get(&metadata_url)
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(metadata["resource"], format!("{base}/mcp"));
+    assert_eq!(
+        metadata["authorization_servers"],
+        json!(["https://auth.example.com"])
+    );
+    assert_eq!(
+        metadata["scopes_supported"],
+        json!(["vault:read", "vault:write"])
+    );
+
+    // A token without `vault:write`: `read` runs, `archive` is refused with 403.
+    let reader = pair.sign(&tokens::claims("reader", "vault:read"));
+    let id = session(base, Some(&reader)).await;
+    let call = |name: &str| {
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+            "params": {"name": name, "arguments": {"text": "k-1"}}})
+        .to_string()
+    };
+    let result = message(post(base, call("read"), Some(&id), Some(&reader)).await).await;
+    assert_eq!(
+        result["result"]["content"][0]["text"], "record k-1",
+        "{result}"
+    );
+    let response = post(base, call("archive"), Some(&id), Some(&reader)).await;
+    assert_eq!(response.status(), StatusCode::FORBIDDEN);
+    let challenge = response.headers()["www-authenticate"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        challenge.contains("insufficient_scope") && challenge.contains("vault:write"),
+        "{challenge}"
+    );
+
+    // An authenticated caller sees the extended skill; its tools are the card's skills.
+    let list = json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list"});
+    let tools = message(post(base, list.to_string(), Some(&id), Some(&reader)).await).await;
+    assert_eq!(tool_names(&tools), ["read", "archive", "audit"]);
+
+    // With the scope, `archive` runs.
+    let writer = pair.sign(&tokens::claims("writer", "vault:read vault:write"));
+    let id = session(base, Some(&writer)).await;
+    let result = message(post(base, call("archive"), Some(&id), Some(&writer)).await).await;
+    assert_eq!(
+        result["result"]["content"][0]["text"], "archived k-1",
+        "{result}"
+    );
+}
+
+/// An agent open to anyone, with one skill listed only to authenticated callers.
+struct Desk;
+
+/// Answers questions; audits for known callers.
+#[agent(
+    url = "http://127.0.0.1:9401",
+    security_schemes(oauth = oauth2(OAuthFlow::client_credentials("https://auth.example.com/token")
+        .scope("desk:audit", "Audit"))),
+)]
+impl Desk {
+    /// Answers a question.
+    #[skill]
+    fn ask(&self, question: String) -> String {
+        format!("answer to {question}")
+    }
+
+    /// Audits the desk; listed only on the extended card.
+    #[skill(extended)]
+    fn audit(&self, scope: String) -> String {
+        format!("audited {scope}")
+    }
+}
+
+#[tokio::test]
+async fn extended_skills_are_tools_only_for_authenticated_callers() {
+    let pair = Pair::ed25519("k1");
+    let verifier = JwtVerifier::new(tokens::keys(&[&pair]), [Algorithm::EdDSA])
+        .issuer(tokens::ISSUER)
+        .audience(tokens::AUDIENCE);
+    let auth = Authentication::new().token("oauth", verifier);
+    let agent = serve(Server::new(Desk).authentication(auth).mcp(true)).await;
+    let base = &agent.base;
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string();
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "audit", "arguments": {"text": "all"}}})
+    .to_string();
+
+    let anonymous = session(base, None).await;
+    let tools = message(post(base, list.clone(), Some(&anonymous), None).await).await;
+    assert_eq!(tool_names(&tools), ["ask"]);
+    // Calling it anyway: 401, as for any call that needs a caller.
+    let response = post(base, call.clone(), Some(&anonymous), None).await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+
+    let token = pair.sign(&tokens::claims("auditor", ""));
+    let known = session(base, Some(&token)).await;
+    let tools = message(post(base, list, Some(&known), Some(&token)).await).await;
+    assert_eq!(tool_names(&tools), ["ask", "audit"]);
+    let result = message(post(base, call, Some(&known), Some(&token)).await).await;
+    assert_eq!(
+        result["result"]["content"][0]["text"], "audited all",
+        "{result}"
+    );
+}
