@@ -79,31 +79,81 @@ pub const JS_SDK: &str = "@a2a-js/sdk@1.3.0";
 pub fn a2a_js_dir() -> Option<PathBuf> {
     static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
     DIR.get_or_init(|| {
-        if let Some(dir) = std::env::var_os("A2A_JS_DIR") {
-            return Some(PathBuf::from(dir));
-        }
-        let has = |tool: &str| Command::new(tool).arg("--version").output().is_ok();
-        if !has("node") || !has("npm") {
-            return skip_without_sdk(
-                "the JS SDK interop needs node and npm on PATH or A2A_JS_DIR set; neither is there",
-            );
-        }
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("a2a-js");
-        if !dir.join("node_modules/@a2a-js/sdk/package.json").exists() {
-            std::fs::create_dir_all(&dir).expect("a directory for the JS SDK");
-            assert!(
-                succeeds(
-                    Command::new("npm")
-                        .args(["install", "--silent", "--no-save", "--prefix"])
-                        .arg(&dir)
-                        .arg(JS_SDK)
-                ),
-                "npm install {JS_SDK} failed"
-            );
-        }
-        Some(dir)
+        js_with(
+            "A2A_JS_DIR",
+            "a2a-js",
+            JS_SDK,
+            "node_modules/@a2a-js/sdk/package.json",
+        )
     })
     .clone()
+}
+
+/// The official MCP Python SDK version CI pins, for tests/mcp_sdks.rs (keep in step with
+/// `.ci/run`).
+pub const MCP_PY_SDK: &str = "mcp==2.3.0";
+
+/// A Python with the official MCP SDK: `$MCP_PY` (which CI sets), else a venv under the target
+/// directory with [`MCP_PY_SDK`]; as [`a2a_python`] otherwise.
+pub fn mcp_python() -> Option<PathBuf> {
+    static PY: OnceLock<Option<PathBuf>> = OnceLock::new();
+    PY.get_or_init(|| {
+        python_with(
+            "MCP_PY",
+            "mcp-py-venv",
+            &[MCP_PY_SDK],
+            "from mcp import Client, StdioServerParameters; import mcp.client.streamable_http",
+        )
+    })
+    .clone()
+}
+
+/// The official MCP TypeScript SDK version CI pins, for tests/mcp_sdks.rs (keep in step with
+/// `.ci/run`).
+pub const MCP_JS_SDK: &str = "@modelcontextprotocol/sdk@1.32.2";
+
+/// A directory with the official MCP TypeScript SDK in `node_modules/@modelcontextprotocol/sdk`:
+/// `$MCP_JS_DIR` (which CI sets), else one under the target directory with [`MCP_JS_SDK`]; as
+/// [`a2a_js_dir`] otherwise.
+pub fn mcp_js_dir() -> Option<PathBuf> {
+    static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
+    DIR.get_or_init(|| {
+        js_with(
+            "MCP_JS_DIR",
+            "mcp-js",
+            MCP_JS_SDK,
+            "node_modules/@modelcontextprotocol/sdk/package.json",
+        )
+    })
+    .clone()
+}
+
+/// `$var`, or a directory `dir` under the target directory with `package` installed by npm
+/// (`marker` is a file the install leaves).
+fn js_with(var: &str, dir: &str, package: &str, marker: &str) -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os(var) {
+        return Some(PathBuf::from(dir));
+    }
+    let has = |tool: &str| Command::new(tool).arg("--version").output().is_ok();
+    if !has("node") || !has("npm") {
+        return skip_without_sdk(&format!(
+            "the JS SDK interop needs node and npm on PATH or {var} set; neither is there"
+        ));
+    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(dir);
+    if !dir.join(marker).exists() {
+        std::fs::create_dir_all(&dir).expect("a directory for the JS SDK");
+        assert!(
+            succeeds(
+                Command::new("npm")
+                    .args(["install", "--silent", "--no-save", "--prefix"])
+                    .arg(&dir)
+                    .arg(package)
+            ),
+            "npm install {package} failed"
+        );
+    }
+    Some(dir)
 }
 
 /// `$var`, or a venv `dir` under the target directory with `packages` installed, checked by
