@@ -1,6 +1,7 @@
 //! A load generator for the benchmarks: keep-alive connections on loopback that send
-//! pipelined batches of one request and read the answers by their `Content-Length`, so that
-//! the client does as little per request as a client can.
+//! pipelined batches of one request and read the answers by their `Content-Length` (or their
+//! chunked framing: an event stream), so that the client does as little per request as a
+//! client can.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -69,17 +70,24 @@ fn parse(buffer: &[u8]) -> Option<usize> {
         "{}",
         String::from_utf8_lossy(head)
     );
-    let length = head
-        .split(|b| *b == b'\n')
-        .find_map(|line| {
-            let line = std::str::from_utf8(line).ok()?.trim();
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("content-length")
-                .then(|| value.trim().parse::<usize>().ok())?
-        })
-        .expect("a content-length");
-    let total = head_end + 4 + length;
-    (buffer.len() >= total).then_some(total)
+    let length = head.split(|b| *b == b'\n').find_map(|line| {
+        let line = std::str::from_utf8(line).ok()?.trim();
+        let (name, value) = line.split_once(':')?;
+        name.eq_ignore_ascii_case("content-length")
+            .then(|| value.trim().parse::<usize>().ok())?
+    });
+    let body = head_end + 4;
+    match length {
+        Some(length) => (buffer.len() >= body + length).then_some(body + length),
+        // Chunked (an event stream): up to the last, empty chunk.
+        None => {
+            const LAST: &[u8] = b"\r\n0\r\n\r\n";
+            let end = buffer[body - 2..]
+                .windows(LAST.len())
+                .position(|w| w == LAST)?;
+            Some(body - 2 + end + LAST.len())
+        }
+    }
 }
 
 /// The client: connections to one server, all sending the same request.
@@ -91,13 +99,18 @@ pub struct Client {
 impl Client {
     /// `connections` connections to `addr`, each sending `request` (a whole HTTP/1.1 request).
     pub fn new(addr: SocketAddr, connections: usize, request: &[u8]) -> Client {
+        Client::each(addr, vec![request.to_vec(); connections])
+    }
+
+    /// One connection to `addr` per request of `requests`, each sending its own.
+    pub fn each(addr: SocketAddr, requests: Vec<Vec<u8>>) -> Client {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .expect("a runtime");
         let connections = runtime.block_on(async {
             let mut all = Vec::new();
-            for _ in 0..connections {
+            for request in &requests {
                 all.push(Connection::open(addr, request).await);
             }
             all

@@ -502,9 +502,12 @@ impl<A: Agent> Call<'_, A> {
     async fn read(&mut self, mut stream: NumberedStream) -> Result<Stop, McpError> {
         let mut artifacts: Vec<Artifact> = Vec::new();
         let mut question = None;
+        let token = self.context.ct.clone();
+        let cancelled = token.cancelled();
+        tokio::pin!(cancelled);
         loop {
             let next = tokio::select! {
-                _ = self.context.ct.cancelled() => {
+                _ = &mut cancelled => {
                     self.cancel().await;
                     return Err(McpError::new(ErrorCode::INTERNAL_ERROR, "the call was cancelled", None));
                 }
@@ -884,7 +887,10 @@ pub(crate) fn router<A: Agent>(
     if let Some(host) = endpoint.host() {
         hosts.push(host.to_owned());
     }
+    // A call that sends nothing before its result is answered with JSON (one write), not an
+    // event stream; progress, an elicitation and sessions still stream.
     let config = StreamableHttpServerConfig::default()
+        .with_json_response(true)
         .with_allowed_hosts(hosts)
         .with_max_request_body_bytes(body_limit);
     let service = StreamableHttpService::new(
