@@ -38,6 +38,8 @@ mod context;
 pub mod dispatch;
 mod file;
 pub mod lint;
+#[cfg(feature = "otel")]
+pub mod otel;
 #[cfg(any(feature = "client", feature = "server"))]
 mod outbound;
 mod principal;

@@ -113,6 +113,14 @@ pub fn run<A: Agent>(
     banner: fn(&Listening) -> String,
 ) -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    // Spans and metrics go where the OTEL_* variables say (nowhere when none is set).
+    let _telemetry = match a2a_card::otel::init() {
+        Ok(telemetry) => telemetry,
+        Err(e) => {
+            eprintln!("{name}: {e}");
+            return ExitCode::from(2);
+        }
+    };
     match parse(&args, name, default_port) {
         Ok(Command::Help) => {
             println!("{}", usage(name, default_port));

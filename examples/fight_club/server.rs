@@ -16,6 +16,7 @@ pub fn example(tasks: Tasks) -> Server<FightClub> {
         .ui(true)
         .grpc(true)
         .mcp(true)
+        .metrics_route("/metrics")
         .tasks(tasks)
 }
 

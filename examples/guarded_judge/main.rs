@@ -68,6 +68,8 @@ fn port() -> Result<u16, String> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // Spans and metrics go where the OTEL_* variables say (nowhere when none is set).
+    let _telemetry = a2a_card::otel::init()?;
     let port = port()?;
     let (signing, verify) = keys()?;
     let verifier = || {

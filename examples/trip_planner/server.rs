@@ -25,7 +25,10 @@ pub fn server(pace: Duration, webhooks: Webhooks) -> Server<TripPlanner> {
 
 /// The example's server, keeping tasks in `tasks`: the example's pace, the form page.
 pub fn example(tasks: Tasks) -> Server<TripPlanner> {
-    server(PACE, Webhooks::default()).ui(true).tasks(tasks)
+    server(PACE, Webhooks::default())
+        .ui(true)
+        .metrics_route("/metrics")
+        .tasks(tasks)
 }
 
 /// Binds the agent on 127.0.0.1 at `port` (0: any free port), keeping tasks in `tasks`, ready

@@ -403,6 +403,45 @@ async fn fetch_card(
 
 type Official = A2AClient<Box<dyn Transport>>;
 
+/// Sends the current span's W3C trace context with each call (feature `otel`).
+#[cfg(feature = "otel")]
+struct TraceContext;
+
+#[cfg(feature = "otel")]
+#[async_trait::async_trait]
+impl CallInterceptor for TraceContext {
+    async fn before(
+        &self,
+        _method: &str,
+        params: &mut a2a_client::ServiceParams,
+    ) -> Result<(), a2a::A2AError> {
+        for (name, value) in crate::otel::headers_of(&tracing::Span::current()) {
+            params.entry(name).or_default().push(value);
+        }
+        Ok(())
+    }
+}
+
+/// `call` in a client span named `method` (feature `otel`), whose context the call sends.
+#[cfg(feature = "otel")]
+pub(crate) fn traced<F: std::future::Future>(
+    method: &'static str,
+    call: F,
+) -> impl std::future::Future<Output = F::Output> {
+    use tracing::Instrument as _;
+    call.instrument(tracing::info_span!(
+        "a2a.client",
+        otel.kind = "client",
+        rpc.method = method,
+    ))
+}
+
+/// `call` as it is (without the feature `otel`).
+#[cfg(not(feature = "otel"))]
+pub(crate) fn traced<F: std::future::Future>(_method: &'static str, call: F) -> F {
+    call
+}
+
 /// The official client for the card's best 1.0 interface, or why there is none.
 async fn official_client(
     card: &AgentCard,
@@ -410,13 +449,16 @@ async fn official_client(
     headers: &[(String, String)],
     bindings: &[String],
 ) -> Result<Official, String> {
-    let interceptors: Vec<Arc<dyn CallInterceptor>> = headers
+    #[cfg_attr(not(feature = "otel"), allow(unused_mut))]
+    let mut interceptors: Vec<Arc<dyn CallInterceptor>> = headers
         .iter()
         .map(|(name, value)| {
             Arc::new(AuthInterceptor::custom(name.clone(), value.clone()))
                 as Arc<dyn CallInterceptor>
         })
         .collect();
+    #[cfg(feature = "otel")]
+    interceptors.push(Arc::new(TraceContext));
     let mut v1 = card.clone();
     // Only interfaces the official client can speak, so that its choice is among them.
     v1.interfaces.retain(|i| !i.is_pre_1_0());
@@ -833,9 +875,8 @@ impl RemoteAgent {
             metadata: None,
             tenant: None,
         };
-        let response = self
-            .client()?
-            .send_message(&request)
+        let client = self.client()?;
+        let response = traced("SendMessage", client.send_message(&request))
             .await
             .map_err(ClientError::from_a2a)?;
         Ok(TaskOutcome::from_response(response))

@@ -474,11 +474,13 @@ async fn open_stream(agent: &RemoteAgent, message: a2a::Message) -> Result<Event
         metadata: None,
         tenant: None,
     };
-    agent
-        .client()?
-        .send_streaming_message(&request)
-        .await
-        .map_err(ClientError::from_a2a)
+    let client = agent.client()?;
+    super::traced(
+        "SendStreamingMessage",
+        client.send_streaming_message(&request),
+    )
+    .await
+    .map_err(ClientError::from_a2a)
 }
 
 async fn cancel(agent: &RemoteAgent, task_id: &str) -> Result<TaskOutcome, ClientError> {
@@ -487,9 +489,8 @@ async fn cancel(agent: &RemoteAgent, task_id: &str) -> Result<TaskOutcome, Clien
         metadata: None,
         tenant: None,
     };
-    let task = agent
-        .client()?
-        .cancel_task(&request)
+    let client = agent.client()?;
+    let task = super::traced("CancelTask", client.cancel_task(&request))
         .await
         .map_err(ClientError::from_a2a)?;
     Ok(TaskOutcome::from_task(task))
@@ -541,10 +542,8 @@ impl TaskHandle {
             history_length: None,
             tenant: None,
         };
-        let task = self
-            .agent
-            .client()?
-            .get_task(&request)
+        let client = self.agent.client()?;
+        let task = super::traced("GetTask", client.get_task(&request))
             .await
             .map_err(ClientError::from_a2a)?;
         self.last = TaskOutcome::from_task(task);

@@ -53,6 +53,7 @@ impl<H: RequestHandler> RequestHandler for Plain<H> {
         params: &ServiceParams,
         req: SendMessageRequest,
     ) -> Result<SendMessageResponse, A2AError> {
+        super::telemetry::method("GRPC", "grpc", "SendMessage", "1.0");
         exact::plain(self.0.send_message(params, req)).await
     }
 
@@ -61,6 +62,7 @@ impl<H: RequestHandler> RequestHandler for Plain<H> {
         params: &ServiceParams,
         req: SendMessageRequest,
     ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
+        super::telemetry::method("GRPC", "grpc", "SendStreamingMessage", "1.0");
         exact::plain(self.0.send_streaming_message(params, req)).await
     }
 
@@ -69,6 +71,7 @@ impl<H: RequestHandler> RequestHandler for Plain<H> {
         params: &ServiceParams,
         req: GetTaskRequest,
     ) -> Result<Task, A2AError> {
+        super::telemetry::method("GRPC", "grpc", "GetTask", "1.0");
         exact::plain(self.0.get_task(params, req)).await
     }
 
@@ -77,6 +80,7 @@ impl<H: RequestHandler> RequestHandler for Plain<H> {
         params: &ServiceParams,
         req: ListTasksRequest,
     ) -> Result<ListTasksResponse, A2AError> {
+        super::telemetry::method("GRPC", "grpc", "ListTasks", "1.0");
         exact::plain(self.0.list_tasks(params, req)).await
     }
 
@@ -85,6 +89,7 @@ impl<H: RequestHandler> RequestHandler for Plain<H> {
         params: &ServiceParams,
         req: CancelTaskRequest,
     ) -> Result<Task, A2AError> {
+        super::telemetry::method("GRPC", "grpc", "CancelTask", "1.0");
         exact::plain(self.0.cancel_task(params, req)).await
     }
 
@@ -93,6 +98,7 @@ impl<H: RequestHandler> RequestHandler for Plain<H> {
         params: &ServiceParams,
         req: SubscribeToTaskRequest,
     ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
+        super::telemetry::method("GRPC", "grpc", "SubscribeToTask", "1.0");
         exact::plain(self.0.subscribe_to_task(params, req)).await
     }
 
@@ -101,6 +107,7 @@ impl<H: RequestHandler> RequestHandler for Plain<H> {
         params: &ServiceParams,
         req: TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig, A2AError> {
+        super::telemetry::method("GRPC", "grpc", "CreateTaskPushNotificationConfig", "1.0");
         self.0.create_push_config(params, req).await
     }
 
@@ -109,6 +116,7 @@ impl<H: RequestHandler> RequestHandler for Plain<H> {
         params: &ServiceParams,
         req: GetTaskPushNotificationConfigRequest,
     ) -> Result<TaskPushNotificationConfig, A2AError> {
+        super::telemetry::method("GRPC", "grpc", "GetTaskPushNotificationConfig", "1.0");
         self.0.get_push_config(params, req).await
     }
 
@@ -117,6 +125,7 @@ impl<H: RequestHandler> RequestHandler for Plain<H> {
         params: &ServiceParams,
         req: ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse, A2AError> {
+        super::telemetry::method("GRPC", "grpc", "ListTaskPushNotificationConfigs", "1.0");
         self.0.list_push_configs(params, req).await
     }
 
@@ -125,6 +134,7 @@ impl<H: RequestHandler> RequestHandler for Plain<H> {
         params: &ServiceParams,
         req: DeleteTaskPushNotificationConfigRequest,
     ) -> Result<(), A2AError> {
+        super::telemetry::method("GRPC", "grpc", "DeleteTaskPushNotificationConfig", "1.0");
         self.0.delete_push_config(params, req).await
     }
 
@@ -133,6 +143,7 @@ impl<H: RequestHandler> RequestHandler for Plain<H> {
         params: &ServiceParams,
         req: GetExtendedAgentCardRequest,
     ) -> Result<AgentCard, A2AError> {
+        super::telemetry::method("GRPC", "grpc", "GetExtendedAgentCard", "1.0");
         self.0.get_extended_agent_card(params, req).await
     }
 }

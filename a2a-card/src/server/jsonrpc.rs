@@ -39,6 +39,7 @@ pub(crate) struct JsonRpc {
 /// status (`200` for every JSON-RPC error, as the official SDKs answer and their clients
 /// expect; another status only where the transport refuses the body).
 fn refuse(status: StatusCode, id: JsonRpcId, code: i32, message: impl Into<String>) -> Response {
+    super::telemetry::failed();
     let error = A2AError::new(code, message).to_jsonrpc_error();
     json_response(status, &JsonRpcResponse::error(id, error))
 }
@@ -176,6 +177,8 @@ pub(crate) async fn endpoint(State(rpc): State<Arc<JsonRpc>>, request: Request) 
         }
     }
     let legacy = Method::parse(method).filter(|_| rpc.v0_3 && asks_for_0_3(&parts.headers));
+    let version = if legacy.is_some() { "0.3" } else { "1.0" };
+    super::telemetry::method("JSONRPC", "jsonrpc", method, version);
     if legacy.is_none() && !a2a::methods::is_valid(method) {
         return method_not_found(id, method);
     }
@@ -310,6 +313,7 @@ struct Success<'a, T: serde::Serialize> {
 }
 
 fn error_response(id: &JsonRpcId, e: A2AError) -> Response {
+    super::telemetry::failed();
     json_response(
         StatusCode::OK,
         &JsonRpcResponse::error(id.clone(), e.to_jsonrpc_error()),

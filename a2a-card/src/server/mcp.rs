@@ -974,7 +974,15 @@ async fn layer(
     let delete = parts.method == axum::http::Method::DELETE;
     if parts.method == axum::http::Method::POST {
         let called = match gate.called(&bytes) {
-            Ok(called) => called,
+            Ok((method, called)) => {
+                let version = parts
+                    .headers
+                    .get("mcp-protocol-version")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or_default();
+                super::telemetry::method("MCP", "jsonrpc", &method, version);
+                called
+            }
             Err((code, message)) => return invalid(code, message),
         };
         if let (Some(guard), Some(skill)) = (&gate.guard, called) {
@@ -1011,6 +1019,7 @@ fn jsonrpc_error(
 
 /// `400` with a JSON-RPC error: a body that is not a JSON-RPC message.
 fn invalid(code: i32, message: String) -> Response {
+    super::telemetry::failed();
     let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
     let mut response = Response::new(Body::from(body.to_string()));
     *response.status_mut() = StatusCode::BAD_REQUEST;
@@ -1025,7 +1034,7 @@ impl Gate {
     /// The skill a posted message calls (a `tools/call` of a known tool), read once from the
     /// body; a body that is not one JSON-RPC 2.0 message is a JSON-RPC error's code and
     /// message (`-32700`: not JSON, with the line and column; `-32600`: not a message).
-    fn called(&self, body: &[u8]) -> Result<Option<usize>, (i32, String)> {
+    fn called(&self, body: &[u8]) -> Result<(String, Option<usize>), (i32, String)> {
         use std::borrow::Cow;
         #[derive(serde::Deserialize)]
         struct Envelope<'a> {
@@ -1058,11 +1067,18 @@ impl Gate {
                 "the body is not a JSON-RPC 2.0 message: it needs `\"jsonrpc\": \"2.0\"` and a `method` (or `result` or `error`)".to_owned(),
             ));
         }
-        if envelope.method.as_deref() != Some("tools/call") {
-            return Ok(None);
+        let method = envelope
+            .method
+            .as_deref()
+            .unwrap_or("(a response)")
+            .to_owned();
+        if method != "tools/call" {
+            return Ok((method, None));
         }
         let name = envelope.params.and_then(|p| p.name);
-        Ok(name.and_then(|name| self.tools.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)))
+        let skill =
+            name.and_then(|name| self.tools.iter().find(|(n, _)| *n == name).map(|(_, s)| *s));
+        Ok((method, skill))
     }
 
     /// The answer to a refused request: a JSON-RPC error with the HTTP status and challenges,

@@ -89,6 +89,7 @@ mod message;
 mod push;
 mod rest;
 pub mod store;
+mod telemetry;
 #[cfg(feature = "ui")]
 mod ui;
 
@@ -251,6 +252,8 @@ pub struct Server<A: Agent> {
     grpc: bool,
     #[cfg(feature = "mcp")]
     mcp: bool,
+    #[cfg(feature = "otel")]
+    metrics_route: Option<String>,
     interface_order: Vec<String>,
     max_inline_file: usize,
     input_timeout: Option<Duration>,
@@ -293,6 +296,8 @@ impl<A: Agent> Server<A> {
             grpc: false,
             #[cfg(feature = "mcp")]
             mcp: false,
+            #[cfg(feature = "otel")]
+            metrics_route: None,
             interface_order: Vec::new(),
             max_inline_file: DEFAULT_MAX_INLINE_FILE,
             input_timeout: Some(DEFAULT_INPUT_TIMEOUT),
@@ -522,6 +527,52 @@ impl<A: Agent> Server<A> {
         self
     }
 
+    /// Serves the server's metrics in the Prometheus text format at `path` (feature `otel`;
+    /// e.g. `/metrics`), on the same listener, unauthenticated like the card (put it behind
+    /// your network's rules). The metrics are those [`crate::otel::init`] sets up; without it
+    /// the page is empty. What the server measures and traces:
+    ///
+    /// | span | when | fields |
+    /// |---|---|---|
+    /// | `a2a.request` | each HTTP request (every binding, MCP, the card) | `http.request.method`, `url.path`, `rpc.system`, `rpc.method`, `a2a.binding`, `a2a.version`, `http.response.status_code`, `otel.status_code` |
+    /// | `a2a.task` | a task, from its creation to its final state (an event per state change) | `a2a.task.id`, `a2a.context.id`, `gen_ai.agent.name`, `gen_ai.tool.name` (the skill), `a2a.task.state` |
+    /// | `a2a.skill` | one run of a skill's handler | `gen_ai.operation.name`, `gen_ai.tool.name`, `a2a.skill.cancelled`, `a2a.skill.panicked` |
+    /// | `a2a.store.round` | one round of the SQL stores' writer | `db.system.name`, `a2a.store.statements`, `a2a.store.rows`, `a2a.store.events` |
+    /// | `a2a.push` | one webhook delivery attempt | `a2a.task.id`, `a2a.push.attempt`, `http.response.status_code` |
+    /// | `a2a.client` | a call of `a2a_card::client` | `rpc.method` |
+    ///
+    /// | metric | kind | attributes |
+    /// |---|---|---|
+    /// | `a2a.server.requests` | counter | `rpc.method`, `a2a.outcome` (`ok`, `error`: a JSON-RPC error counts as one) |
+    /// | `a2a.server.request.duration` | histogram, s | `rpc.method` |
+    /// | `a2a.tasks` | counter of ended tasks | `gen_ai.tool.name`, `a2a.task.state` |
+    /// | `a2a.task.duration` | histogram, s | `gen_ai.tool.name`, `a2a.task.state` |
+    /// | `a2a.tasks.active` | up-down counter | `gen_ai.tool.name` |
+    /// | `a2a.stream.chunks` | counter of artifact updates | |
+    /// | `a2a.store.round.duration`, `a2a.store.round.size` | histograms (s, rows and events) | `db.system.name` |
+    /// | `a2a.push.deliveries` | counter | `a2a.outcome` (`delivered`, `failed`), `a2a.push.retried` |
+    /// | `a2a.auth.refusals` | counter | `a2a.reason` (`unauthenticated`, `forbidden`, `unavailable`) |
+    ///
+    /// ```
+    /// # use a2a_card::{agent, skill};
+    /// # struct Echo;
+    /// # /// Echoes what it is told.
+    /// # #[agent(url = "https://echo.example.com/a2a")]
+    /// # impl Echo {
+    /// #     /// Echoes.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// use a2a_card::server::Server;
+    /// let server = Server::new(Echo).metrics_route("/metrics");
+    /// # drop(server);
+    /// ```
+    #[cfg(feature = "otel")]
+    pub fn metrics_route(mut self, path: impl Into<String>) -> Self {
+        self.metrics_route = Some(path.into());
+        self
+    }
+
     /// Serves the agent as an MCP server over standard input and output, with this server's
     /// options (tasks, input timeout...), until the host closes them (feature `mcp`): the
     /// transport desktop hosts use when they start the agent. The caller is anonymous there:
@@ -725,6 +776,8 @@ impl<A: Agent> Server<A> {
         let (body_limit, v0_3, card_max_age) = (self.body_limit, self.v0_3, self.card_max_age);
         #[cfg(feature = "ui")]
         let ui = self.ui;
+        #[cfg(feature = "otel")]
+        let metrics_route = self.metrics_route.clone();
         let (handler, guard) = self.handler_for(&card, endpoint, true).await?;
 
         #[cfg(feature = "grpc")]
@@ -777,13 +830,28 @@ impl<A: Agent> Server<A> {
             .merge(rest);
         let capabilities = crate::ag_ui::Capabilities::for_agent::<A>(&card).to_json();
         #[cfg_attr(
-            not(any(feature = "ui", feature = "grpc", feature = "mcp")),
+            not(any(feature = "ui", feature = "grpc", feature = "mcp", feature = "otel")),
             allow(unused_mut)
         )]
         let mut documents = Arc::new(Documents::new(&card, &capabilities, card_max_age)).router();
         #[cfg(feature = "ui")]
         if ui {
             documents = documents.merge(ui::router());
+        }
+        #[cfg(feature = "otel")]
+        if let Some(path) = metrics_route {
+            documents = documents.route(
+                &path,
+                axum::routing::get(|| async {
+                    (
+                        [(
+                            axum::http::header::CONTENT_TYPE,
+                            "text/plain; version=0.0.4; charset=utf-8",
+                        )],
+                        crate::otel::prometheus_text(),
+                    )
+                }),
+            );
         }
         // The MCP endpoint is at the root whatever the card's path.
         #[cfg(feature = "mcp")]
@@ -796,16 +864,18 @@ impl<A: Agent> Server<A> {
             documents = documents.merge(grpc);
         }
         let base = endpoint.path.trim_end_matches('/');
-        if base.is_empty() {
-            return Ok(documents.merge(protocol));
-        }
-        let app = documents.nest(base, protocol);
-        // `https://a.example.com/a2a/`: JSON-RPC clients post to the URL as written.
-        Ok(if endpoint.path.ends_with('/') {
-            app.route(&endpoint.path, post(jsonrpc::endpoint).with_state(rpc))
+        let app = if base.is_empty() {
+            documents.merge(protocol)
+        } else if endpoint.path.ends_with('/') {
+            // `https://a.example.com/a2a/`: JSON-RPC clients post to the URL as written.
+            documents
+                .nest(base, protocol)
+                .route(&endpoint.path, post(jsonrpc::endpoint).with_state(rpc))
         } else {
-            app
-        })
+            documents.nest(base, protocol)
+        };
+        // Every request in its span (and, with `otel`, its caller's trace), with its metrics.
+        Ok(app.layer(axum::middleware::from_fn(telemetry::layer)))
     }
 
     /// Binds `addr`; [`Listening::serve`] then serves there. A loopback URL in the declaration

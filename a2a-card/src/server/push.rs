@@ -5,6 +5,7 @@ use std::fmt;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tracing::Instrument as _;
 
 use crate::outbound::ExtraRoots;
 use a2a::{A2AError, StreamResponse, TaskPushNotificationConfig};
@@ -234,7 +235,12 @@ pub(crate) fn ends(event: &StreamResponse) -> bool {
 }
 
 /// An update waiting for delivery, with the webhooks it goes to.
-type Queued = (Arc<Vec<TaskPushNotificationConfig>>, StreamResponse);
+/// An update to post: the task's webhooks, the update, and the trace context it was recorded
+/// in (W3C headers; none without the `otel` feature).
+type Queued = (Arc<Vec<TaskPushNotificationConfig>>, StreamResponse, Trace);
+
+/// W3C trace-context headers.
+type Trace = Vec<(String, String)>;
 
 /// Posts the updates of tasks to their webhooks: in order per task, with retries, off the
 /// task's own path (neither a slow webhook nor the config store slows the skill or the
@@ -251,7 +257,7 @@ pub(crate) struct Delivery {
     queues: Mutex<HashMap<String, mpsc::UnboundedSender<Queued>>>,
     known: Mutex<HashMap<String, Known>>,
     /// The updates to deliver, in order, for the dispatcher that reads their webhooks.
-    inbox: std::sync::OnceLock<mpsc::UnboundedSender<(String, StreamResponse)>>,
+    inbox: std::sync::OnceLock<mpsc::UnboundedSender<(String, StreamResponse, Trace)>>,
 }
 
 /// A task's webhooks as known here, and since when.
@@ -327,15 +333,16 @@ impl Delivery {
             tokio::spawn(Arc::clone(self).dispatch(receiver));
             sender
         });
-        let _ = inbox.send((task.to_owned(), event));
+        let trace = super::telemetry::outgoing_headers(&tracing::Span::current());
+        let _ = inbox.send((task.to_owned(), event, trace));
     }
 
     /// Hands each update to its task's worker, with the task's webhooks.
     async fn dispatch(
         self: Arc<Self>,
-        mut inbox: mpsc::UnboundedReceiver<(String, StreamResponse)>,
+        mut inbox: mpsc::UnboundedReceiver<(String, StreamResponse, Trace)>,
     ) {
-        while let Some((task, event)) = inbox.recv().await {
+        while let Some((task, event, trace)) = inbox.recv().await {
             let configs = self.webhooks_of(&task).await;
             let terminal = ends(&event);
             if terminal {
@@ -353,7 +360,7 @@ impl Delivery {
                 tokio::spawn(Arc::clone(&self).run(receiver));
                 sender
             });
-            let _ = sender.send((configs, event));
+            let _ = sender.send((configs, event, trace));
             if terminal {
                 // The worker delivers what is queued, then ends.
                 queues.remove(&task);
@@ -393,7 +400,7 @@ impl Delivery {
     }
 
     async fn run(self: Arc<Self>, mut queue: mpsc::UnboundedReceiver<Queued>) {
-        while let Some((configs, event)) = queue.recv().await {
+        while let Some((configs, event, trace)) = queue.recv().await {
             let body = match serde_json::to_vec(&event) {
                 Ok(body) => body,
                 Err(e) => {
@@ -402,15 +409,16 @@ impl Delivery {
                 }
             };
             for config in configs.iter() {
-                self.post(config, &body).await;
+                self.post(config, &body, &trace).await;
             }
         }
     }
 
     /// One update to one webhook, tried again on failure.
-    async fn post(&self, config: &TaskPushNotificationConfig, body: &[u8]) {
+    async fn post(&self, config: &TaskPushNotificationConfig, body: &[u8], trace: &Trace) {
         let mut wait = self.policy.backoff;
         for attempt in 0..=self.policy.retries {
+            let span = super::telemetry::push_span(&config.task_id, attempt);
             if attempt > 0 {
                 tokio::time::sleep(wait).await;
                 wait = wait.saturating_mul(2);
@@ -432,15 +440,23 @@ impl Delivery {
                     .header("A2A-Notification-Token", token)
                     .header("X-A2A-Notification-Token", token);
             }
+            for (name, value) in trace {
+                request = request.header(name, value);
+            }
             if let Some(auth) = &config.authentication {
                 if let Some(credentials) = &auth.credentials {
                     request =
                         request.header("Authorization", format!("{} {credentials}", auth.scheme));
                 }
             }
-            match request.send().await {
-                Ok(response) if response.status().is_success() => return,
+            match request.send().instrument(span.clone()).await {
+                Ok(response) if response.status().is_success() => {
+                    span.record("http.response.status_code", response.status().as_u16());
+                    super::telemetry::pushed(true, attempt > 0);
+                    return;
+                }
                 Ok(response) => {
+                    span.record("http.response.status_code", response.status().as_u16());
                     tracing::warn!(task = %config.task_id, status = %response.status(), attempt, "webhook refused a push notification")
                 }
                 Err(e) => {
@@ -449,6 +465,7 @@ impl Delivery {
             }
         }
         tracing::warn!(task = %config.task_id, "push notification dropped after every retry");
+        super::telemetry::pushed(false, self.policy.retries > 0);
     }
 }
 

@@ -42,6 +42,25 @@ enum Route {
     Extended,
 }
 
+impl Route {
+    /// The protocol method the route calls.
+    fn method(&self, http: &Method) -> &'static str {
+        match self {
+            Route::Send { streaming: false } => "SendMessage",
+            Route::Send { streaming: true } => "SendStreamingMessage",
+            Route::Subscribe(_) => "SubscribeToTask",
+            Route::List => "ListTasks",
+            Route::Get(_) => "GetTask",
+            Route::Cancel(_) => "CancelTask",
+            Route::Configs(_) if *http == Method::POST => "CreateTaskPushNotificationConfig",
+            Route::Configs(_) => "ListTaskPushNotificationConfigs",
+            Route::Config(..) if *http == Method::DELETE => "DeleteTaskPushNotificationConfig",
+            Route::Config(..) => "GetTaskPushNotificationConfig",
+            Route::Extended => "GetExtendedAgentCard",
+        }
+    }
+}
+
 /// The route of `method path` this layer answers, if any (paths relative to the binding's
 /// base, in the spellings the official router takes).
 fn route(method: &Method, path: &str) -> Option<Route> {
@@ -108,6 +127,7 @@ pub(crate) async fn layer(State(rest): State<Arc<Rest>>, request: Request, next:
     let Some(route) = route(request.method(), request.uri().path()) else {
         return next.run(request).await;
     };
+    super::telemetry::method("HTTP+JSON", "http", route.method(request.method()), "1.0");
     let (parts, body) = request.into_parts();
     let service = service_params(&parts.headers);
     let h = &rest.handler;
@@ -320,6 +340,7 @@ fn json(value: &impl serde::Serialize) -> Response {
 /// message, the error's details and an `ErrorInfo` naming the A2A reason), as
 /// `application/problem+json`.
 pub(crate) fn error(err: A2AError) -> Response {
+    super::telemetry::failed();
     let status =
         StatusCode::from_u16(err.http_status_code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut details: Vec<TypedDetail> = err

@@ -53,6 +53,15 @@ pub(crate) fn report(refusal: Refusal) -> A2AError {
 }
 
 impl Refusal {
+    /// Why, in a word (for telemetry).
+    pub(crate) fn reason(&self) -> &'static str {
+        match self {
+            Refusal::Unauthenticated { .. } => "unauthenticated",
+            Refusal::Forbidden { .. } => "forbidden",
+            Refusal::Unavailable => "unavailable",
+        }
+    }
+
     fn status(&self) -> StatusCode {
         match self {
             Refusal::Unauthenticated { .. } => StatusCode::UNAUTHORIZED,
@@ -104,6 +113,7 @@ impl Refusal {
     }
 
     fn with_headers(&self, mut response: Response) -> Response {
+        crate::server::telemetry::refused(self.reason());
         *response.status_mut() = self.status();
         let (.., challenges) = self.parts();
         for c in challenges {
@@ -166,6 +176,7 @@ impl Refusal {
     /// `PERMISSION_DENIED`, `UNAVAILABLE`), the message, and the challenges as metadata.
     #[cfg(feature = "grpc")]
     pub(crate) fn grpc(&self) -> Response {
+        crate::server::telemetry::refused(self.reason());
         let code = match self {
             Refusal::Unauthenticated { .. } => "16",
             Refusal::Forbidden { .. } => "7",

@@ -74,6 +74,16 @@ pub(crate) struct Tracked {
     state: Mutex<State>,
     /// The sequence number of the last event recorded (readers wait on it).
     last: watch::Sender<u64>,
+    /// The task's span and what its metrics need, while it runs here.
+    observed: Mutex<Option<Observed>>,
+}
+
+/// A task observed by the telemetry: its span (closed at its final state), its skill, and
+/// when it began.
+pub(crate) struct Observed {
+    pub(crate) span: tracing::Span,
+    pub(crate) skill: &'static str,
+    pub(crate) since: std::time::Instant,
 }
 
 struct State {
@@ -119,6 +129,36 @@ impl Tracked {
                 error: None,
             }),
             last: watch::channel(base).0,
+            observed: Mutex::new(None),
+        }
+    }
+
+    /// Observes the task from now on (a task created here).
+    pub(crate) fn observe(&self, observed: Observed) {
+        super::super::telemetry::task_started(observed.skill);
+        *self.observed.lock().unwrap_or_else(|p| p.into_inner()) = Some(observed);
+    }
+
+    /// The task's span, while it is observed.
+    pub(crate) fn span(&self) -> Option<tracing::Span> {
+        let observed = self.observed.lock().unwrap_or_else(|p| p.into_inner());
+        observed.as_ref().map(|o| o.span.clone())
+    }
+
+    /// Tells the telemetry of a state the task reached; a final one ends its observation.
+    pub(crate) fn reached(&self, state: &TaskState) {
+        let mut observed = self.observed.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(o) = observed.as_ref() else { return };
+        let terminal = state.is_terminal();
+        super::super::telemetry::state_changed(
+            &o.span,
+            o.skill,
+            state_name(state),
+            terminal,
+            o.since.elapsed(),
+        );
+        if terminal {
+            *observed = None;
         }
     }
 
@@ -409,4 +449,19 @@ pub(crate) fn asks(state: &TaskState) -> bool {
 /// Locks a mutex whose data stays consistent even if a holder panicked.
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A task state's name, as A2A 0.3 spelled it (`input-required`), for telemetry.
+pub(crate) fn state_name(state: &TaskState) -> &'static str {
+    match state {
+        TaskState::Submitted => "submitted",
+        TaskState::Working => "working",
+        TaskState::InputRequired => "input-required",
+        TaskState::AuthRequired => "auth-required",
+        TaskState::Completed => "completed",
+        TaskState::Canceled => "canceled",
+        TaskState::Failed => "failed",
+        TaskState::Rejected => "rejected",
+        _ => "unknown",
+    }
 }

@@ -77,6 +77,14 @@ impl Recorder {
 
     async fn record_as(&self, tracked: &Tracked, event: StreamResponse, write: Write) -> bool {
         let pushed = self.pushed(&tracked.id, &event);
+        let reached = match &event {
+            StreamResponse::StatusUpdate(update) => Some(update.status.state.clone()),
+            StreamResponse::ArtifactUpdate(_) => {
+                super::telemetry::chunk();
+                None
+            }
+            _ => None,
+        };
         let Some((seq, stored)) = tracked.record(event, |seq, event| self.log(tracked, seq, event))
         else {
             return false;
@@ -86,6 +94,9 @@ impl Recorder {
                 self.store(task, seq).await;
             }
             tracked.publish(seq);
+        }
+        if let Some(state) = reached {
+            tracked.reached(&state);
         }
         if let (Some(push), Some(event)) = (&self.push, pushed) {
             push.deliver(&tracked.id, event);
@@ -119,6 +130,7 @@ impl Recorder {
         if let Some(task) = tracked.record_error(error, event, logged) {
             self.store(task, at).await;
             tracked.publish(at);
+            tracked.reached(&tracked.state());
         }
         if let (Some(push), Some(event)) = (&self.push, pushed) {
             push.deliver(&tracked.id, event);
@@ -427,6 +439,17 @@ impl<A: Agent> Lifecycle<A> {
         self.store().create(task.clone()).await?;
         self.keep_webhook(&task.id, config, true).await?;
         let tracked = self.recorder.live.track(task);
+        let skill_id = A::SKILLS.get(skill).map_or("", |s| s.id);
+        tracked.observe(log::Observed {
+            span: super::telemetry::task_span(
+                &tracked.id,
+                &tracked.context,
+                A::DECL.name,
+                skill_id,
+            ),
+            skill: skill_id,
+            since: std::time::Instant::now(),
+        });
         let (task, seq) = tracked.snapshot();
         self.recorder
             .record(&tracked, status(&tracked, TaskState::Working, None))

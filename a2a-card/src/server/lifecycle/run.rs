@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
+use tracing::Instrument as _;
 
 use a2a::{
     Artifact, Message, Part, PartContent, Role, StreamResponse, TaskArtifactUpdateEvent, TaskState,
@@ -97,11 +98,21 @@ pub(crate) fn start<A: Agent>(
         .lock()
         .insert(tracked.id.clone(), Arc::clone(&session));
     let task = tracked.id.clone();
+    let parent = tracked.span().unwrap_or_else(tracing::Span::current);
+    let span = super::super::telemetry::skill_span(&parent, skill_id);
+    let run_span = span.clone();
     tokio::spawn(async move {
-        let run = AssertUnwindSafe(agent.call_skill(skill, call)).catch_unwind();
+        let run =
+            AssertUnwindSafe(agent.call_skill(skill, call).instrument(run_span)).catch_unwind();
         let outcome = match future::select(std::pin::pin!(run), aborted).await {
-            Either::Left((Ok(outcome), _)) => outcome,
+            Either::Left((Ok(outcome), _)) => {
+                span.record("a2a.skill.cancelled", false);
+                span.record("a2a.skill.panicked", false);
+                outcome
+            }
             Either::Left((Err(panic), _)) => {
+                span.record("a2a.skill.panicked", true);
+                span.record("otel.status_code", "ERROR");
                 let text = panic
                     .downcast_ref::<&str>()
                     .map(|s| (*s).to_owned())
@@ -111,7 +122,10 @@ pub(crate) fn start<A: Agent>(
                 Err(SkillError::Failed(PANIC_MESSAGE.to_owned()))
             }
             // Cancelled: the handler's future is dropped here, and nothing more is sent.
-            Either::Right(_) => return,
+            Either::Right(_) => {
+                span.record("a2a.skill.cancelled", true);
+                return;
+            }
         };
         link.end(outcome).await;
     });

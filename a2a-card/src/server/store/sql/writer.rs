@@ -25,6 +25,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use tracing::Instrument as _;
 
 use a2a::{A2AError, Task, TaskState};
 use sqlx::{AnyPool, Row as _};
@@ -520,6 +521,33 @@ impl Db {
         if rows.is_empty() && events.is_empty() {
             return Vec::new();
         }
+        let system = match self.dialect {
+            Dialect::Sqlite => "sqlite",
+            Dialect::Postgres => "postgresql",
+        };
+        let (new, changed) = rows.iter().fold((0, 0), |(n, c), r| match r.new {
+            true => (n + 1, c),
+            false => (n, c + 1),
+        });
+        let merged = self.dialect == Dialect::Postgres && !rows.is_empty();
+        let statements = usize::from(!merged && !events.is_empty())
+            + usize::from(new > 0)
+            + usize::from(changed > 0);
+        let span =
+            crate::server::telemetry::store_span(system, statements, rows.len(), events.len());
+        let started = std::time::Instant::now();
+        let size = rows.len() + events.len();
+        let outcomes = self.round_on(rows, events).instrument(span).await;
+        crate::server::telemetry::store_round(system, size, started.elapsed());
+        outcomes
+    }
+
+    /// [`round`](Self::round), in its span.
+    async fn round_on(
+        &self,
+        rows: Vec<Row>,
+        events: &[(String, i64, String)],
+    ) -> Vec<(Row, Result<i64, A2AError>)> {
         let all = |rows: Vec<Row>, why: A2AError| {
             rows.into_iter()
                 .map(|row| (row, Err(why.clone())))

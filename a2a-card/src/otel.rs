@@ -1,0 +1,253 @@
+//! OpenTelemetry for a served agent (feature `otel`): its spans and metrics exported over
+//! OTLP, one trace across agents, and a Prometheus text endpoint.
+//!
+//! The server always describes its work with `tracing` spans (the request, the task with an
+//! event per state change, the skill's run, the SQL stores' rounds, each webhook delivery; the
+//! table is in the [server docs](crate::server::Server::metrics_route)). [`init`] sends them,
+//! and the server's metrics, where the standard OpenTelemetry variables say:
+//!
+//! | variable | effect |
+//! |---|---|
+//! | `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` / `_METRICS_ENDPOINT`) | export over OTLP/HTTP there (`/v1/traces` and `/v1/metrics` appended to the base); unset: nothing is exported, and nothing is spent on it |
+//! | `OTEL_EXPORTER_OTLP_PROTOCOL` | `http/protobuf` (the default) or `http/json`; `grpc` is refused by [`init`] (this build exports over HTTP) |
+//! | `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES` | the resource's `service.name` and attributes |
+//! | `OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG` | the sampler (`parentbased_always_on` by default) |
+//! | `OTEL_METRIC_EXPORT_INTERVAL` | how often metrics are exported (ms) |
+//! | `OTEL_SDK_DISABLED=true` | nothing is set up |
+//!
+//! W3C trace context (`traceparent`, `tracestate`) is read from every incoming request (HTTP,
+//! gRPC metadata, MCP), so a caller's trace continues in the handler; `a2a_card::client` (the
+//! typed client and `RemoteAgent`) sends the current context with each call, in a client span,
+//! so that an agent calling another makes one trace across both; webhook deliveries carry the
+//! trace of the task's event. No span holds a message's content, a credential or a token.
+//!
+//! ```no_run
+//! # use a2a_card::{agent, skill};
+//! # struct Echo;
+//! # /// Says back what it is told.
+//! # #[agent(url = "http://127.0.0.1:9000")]
+//! # impl Echo {
+//! #     /// Echoes the text.
+//! #     #[skill]
+//! #     fn echo(&self, text: String) -> String { text }
+//! # }
+//! use a2a_card::server::Server;
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     // Before the server is built: its metrics are made from what this sets up.
+//!     let _telemetry = a2a_card::otel::init()?;
+//!     Server::new(Echo)
+//!         .metrics_route("/metrics")
+//!         .bind("127.0.0.1:9000")
+//!         .await?
+//!         .serve()
+//!         .await?;
+//!     Ok(())
+//! }
+//! ```
+
+use std::fmt;
+use std::sync::OnceLock;
+
+use opentelemetry::trace::TracerProvider as _;
+use opentelemetry_sdk::metrics::SdkMeterProvider;
+use opentelemetry_sdk::trace::SdkTracerProvider;
+use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::util::SubscriberInitExt as _;
+
+/// Why telemetry could not be set up.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum OtelError {
+    /// An `OTEL_*` variable asks for what this build cannot do (named in the message).
+    Config(String),
+    /// The OTLP exporter could not be built.
+    Exporter(String),
+    /// A `tracing` subscriber is already installed for the process.
+    Subscriber(String),
+}
+
+impl fmt::Display for OtelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OtelError::Config(why) => write!(f, "telemetry is not set up: {why}"),
+            OtelError::Exporter(why) => write!(f, "the OTLP exporter cannot be built: {why}"),
+            OtelError::Subscriber(why) => {
+                write!(f, "the tracing subscriber cannot be installed: {why}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for OtelError {}
+
+/// Telemetry set up by [`init`]: dropping it (at the end of `main`) sends what is still
+/// buffered and shuts the exporters down.
+#[must_use = "dropping it shuts the exporters down"]
+pub struct Telemetry {
+    tracer: Option<SdkTracerProvider>,
+    meter: Option<SdkMeterProvider>,
+}
+
+impl fmt::Debug for Telemetry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Telemetry")
+            .field("exports_traces", &self.tracer.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Telemetry {
+    /// Whether spans are exported (an OTLP endpoint is configured).
+    pub fn exports(&self) -> bool {
+        self.tracer.is_some()
+    }
+
+    /// Sends what is buffered now (spans and metrics), waiting for the exporters.
+    pub fn flush(&self) {
+        if let Some(tracer) = &self.tracer {
+            let _ = tracer.force_flush();
+        }
+        if let Some(meter) = &self.meter {
+            let _ = meter.force_flush();
+        }
+    }
+}
+
+impl Drop for Telemetry {
+    fn drop(&mut self) {
+        if let Some(tracer) = self.tracer.take() {
+            let _ = tracer.shutdown();
+        }
+        if let Some(meter) = self.meter.take() {
+            let _ = meter.shutdown();
+        }
+    }
+}
+
+/// The Prometheus registry the meter provider of [`init`] fills.
+fn registry() -> &'static prometheus::Registry {
+    static REGISTRY: OnceLock<prometheus::Registry> = OnceLock::new();
+    REGISTRY.get_or_init(prometheus::Registry::new)
+}
+
+/// The server's metrics in the Prometheus text format (what
+/// [`Server::metrics_route`](crate::server::Server::metrics_route) serves); empty before
+/// [`init`].
+pub fn prometheus_text() -> String {
+    use prometheus::Encoder as _;
+    let mut out = Vec::new();
+    let families = registry().gather();
+    if prometheus::TextEncoder::new()
+        .encode(&families, &mut out)
+        .is_err()
+    {
+        return String::new();
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// Sets up OpenTelemetry from the standard `OTEL_*` variables (see the [module docs](self)):
+/// the W3C trace-context propagator, a meter provider read by [`prometheus_text`] and, when an
+/// OTLP endpoint is configured, exported with the batching span processor and the periodic
+/// metric reader; and installs a `tracing` subscriber that sends the spans there (and prints
+/// warnings to standard error). Call it once, before the server is built.
+///
+/// # Errors
+///
+/// [`OtelError::Config`] for `OTEL_EXPORTER_OTLP_PROTOCOL=grpc`, [`OtelError::Exporter`] when
+/// an exporter cannot be built, [`OtelError::Subscriber`] when the process already has a
+/// `tracing` subscriber.
+pub fn init() -> Result<Telemetry, OtelError> {
+    if env("OTEL_SDK_DISABLED").is_some_and(|v| v.eq_ignore_ascii_case("true")) {
+        return Ok(Telemetry {
+            tracer: None,
+            meter: None,
+        });
+    }
+    if let Some(protocol) = env("OTEL_EXPORTER_OTLP_PROTOCOL") {
+        if !matches!(protocol.as_str(), "http/protobuf" | "http/json") {
+            return Err(OtelError::Config(format!(
+                "OTEL_EXPORTER_OTLP_PROTOCOL is `{protocol}`; this build exports over HTTP: use http/protobuf or http/json"
+            )));
+        }
+    }
+    opentelemetry::global::set_text_map_propagator(
+        opentelemetry_sdk::propagation::TraceContextPropagator::new(),
+    );
+    let resource = opentelemetry_sdk::Resource::builder().build();
+    let traces = env("OTEL_EXPORTER_OTLP_ENDPOINT")
+        .or_else(|| env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"))
+        .is_some();
+    let metrics = env("OTEL_EXPORTER_OTLP_ENDPOINT")
+        .or_else(|| env("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"))
+        .is_some();
+
+    let prometheus = opentelemetry_prometheus::exporter()
+        .with_registry(registry().clone())
+        .build()
+        .map_err(|e| OtelError::Exporter(e.to_string()))?;
+    let mut meter = SdkMeterProvider::builder()
+        .with_resource(resource.clone())
+        .with_reader(prometheus);
+    if metrics {
+        let exporter = opentelemetry_otlp::MetricExporter::builder()
+            .with_http()
+            .build()
+            .map_err(|e| OtelError::Exporter(e.to_string()))?;
+        meter = meter
+            .with_reader(opentelemetry_sdk::metrics::PeriodicReader::builder(exporter).build());
+    }
+    let meter = meter.build();
+    opentelemetry::global::set_meter_provider(meter.clone());
+
+    let tracer = if traces {
+        let exporter = opentelemetry_otlp::SpanExporter::builder()
+            .with_http()
+            .build()
+            .map_err(|e| OtelError::Exporter(e.to_string()))?;
+        let provider = SdkTracerProvider::builder()
+            .with_resource(resource)
+            .with_batch_exporter(exporter)
+            .build();
+        opentelemetry::global::set_tracer_provider(provider.clone());
+        Some(provider)
+    } else {
+        None
+    };
+    let warnings = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_filter(tracing_subscriber::filter::LevelFilter::WARN);
+    let exported = tracer.as_ref().map(|provider| {
+        tracing_opentelemetry::layer()
+            .with_tracer(provider.tracer("a2a-card"))
+            .with_filter(tracing_subscriber::filter::LevelFilter::INFO)
+    });
+    tracing_subscriber::registry()
+        .with(warnings)
+        .with(exported)
+        .try_init()
+        .map_err(|e| OtelError::Subscriber(e.to_string()))?;
+    Ok(Telemetry {
+        tracer,
+        meter: Some(meter),
+    })
+}
+
+/// The W3C trace context of `span`, as headers for an outgoing request.
+pub(crate) fn headers_of(span: &tracing::Span) -> Vec<(String, String)> {
+    use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+    let context = span.context();
+    let mut headers = std::collections::HashMap::new();
+    opentelemetry::global::get_text_map_propagator(|propagator| {
+        propagator.inject_context(&context, &mut headers)
+    });
+    headers.into_iter().collect()
+}
+
+use tracing_subscriber::Layer as _;

@@ -1,0 +1,406 @@
+//! What the server tells its operators: `tracing` spans (always), and with the feature `otel`
+//! the W3C trace context of each request and OpenTelemetry metrics.
+//!
+//! | span | when | fields |
+//! |---|---|---|
+//! | `a2a.request` | each HTTP request (every binding, MCP, the card) | `http.request.method`, `url.path`, `rpc.system`, `rpc.method`, `a2a.binding`, `a2a.version`, `http.response.status_code`, `otel.status_code` |
+//! | `a2a.task` | a task, from its creation to its final state (an event per state change) | `a2a.task.id`, `a2a.context.id`, `gen_ai.agent.name`, `gen_ai.tool.name` (the skill), `a2a.task.state` |
+//! | `a2a.skill` | one run of a skill's handler (a turn) | `gen_ai.operation.name`, `gen_ai.tool.name`, `a2a.skill.cancelled`, `a2a.skill.panicked` |
+//! | `a2a.store.round` | one round of the SQL stores' writer | `db.system.name`, `a2a.store.statements`, `a2a.store.rows`, `a2a.store.events` |
+//! | `a2a.push` | one webhook delivery attempt | `a2a.task.id`, `a2a.push.attempt`, `http.response.status_code` |
+//!
+//! No span carries a message's content, a credential or a token: ids, names, states, counts and
+//! statuses only.
+//!
+//! Metrics (OpenTelemetry, feature `otel`; see `a2a_card::otel`):
+//!
+//! | instrument | kind | attributes |
+//! |---|---|---|
+//! | `a2a.server.requests` | counter | `rpc.method`, `a2a.outcome` (`ok`, `error`) |
+//! | `a2a.server.request.duration` | histogram, seconds | `rpc.method` |
+//! | `a2a.tasks` | counter, tasks that ended | `gen_ai.tool.name`, `a2a.task.state` |
+//! | `a2a.task.duration` | histogram, seconds | `gen_ai.tool.name`, `a2a.task.state` |
+//! | `a2a.tasks.active` | up-down counter, tasks running now | `gen_ai.tool.name` |
+//! | `a2a.stream.chunks` | counter, artifact chunks | |
+//! | `a2a.store.round.duration` | histogram, seconds | `db.system.name` |
+//! | `a2a.store.round.size` | histogram, events per round | `db.system.name` |
+//! | `a2a.push.deliveries` | counter | `a2a.outcome` (`delivered`, `failed`), `a2a.push.retried` |
+//! | `a2a.auth.refusals` | counter | `a2a.reason` (`unauthenticated`, `forbidden`, `unavailable`) |
+
+use std::time::Duration;
+
+use tracing::Span;
+
+/// The span of one HTTP request, its W3C parent read from `headers` (feature `otel`).
+pub(crate) fn request_span(method: &str, path: &str, headers: &axum::http::HeaderMap) -> Span {
+    let span = tracing::info_span!(
+        "a2a.request",
+        otel.kind = "server",
+        otel.status_code = tracing::field::Empty,
+        http.request.method = method,
+        url.path = path,
+        rpc.system = tracing::field::Empty,
+        rpc.method = tracing::field::Empty,
+        a2a.binding = tracing::field::Empty,
+        a2a.version = tracing::field::Empty,
+        http.response.status_code = tracing::field::Empty,
+    );
+    #[cfg(feature = "otel")]
+    otel::set_parent(&span, headers);
+    #[cfg(not(feature = "otel"))]
+    let _ = headers;
+    span
+}
+
+/// What the request being served called, and whether it was answered with an error (JSON-RPC
+/// answers errors with `200`).
+#[derive(Default)]
+struct Called {
+    method: Option<String>,
+    failed: bool,
+}
+
+tokio::task_local! {
+    static CALLED: std::cell::RefCell<Called>;
+}
+
+/// Names the protocol method the current request calls, on its span.
+pub(crate) fn method(binding: &'static str, system: &'static str, method: &str, version: &str) {
+    let _ = CALLED.try_with(|c| c.borrow_mut().method = Some(method.to_owned()));
+    let span = Span::current();
+    span.record("a2a.binding", binding);
+    span.record("rpc.system", system);
+    span.record("rpc.method", method);
+    span.record("a2a.version", version);
+}
+
+/// The current request is answered with a protocol error (whatever its HTTP status).
+pub(crate) fn failed() {
+    let _ = CALLED.try_with(|c| c.borrow_mut().failed = true);
+    Span::current().record("otel.status_code", "ERROR");
+}
+
+/// Ends the request's span: its HTTP status and outcome, and the request metrics (`method`:
+/// the protocol method, when the request was a protocol call).
+fn answered(span: &Span, status: u16, took: Duration, called: Called) {
+    span.record("http.response.status_code", status);
+    let ok = status < 400 && !called.failed;
+    if status >= 400 {
+        span.record("otel.status_code", "ERROR");
+    }
+    #[cfg(feature = "otel")]
+    if let Some(method) = called.method {
+        otel::answered(method, ok, took);
+    }
+    #[cfg(not(feature = "otel"))]
+    let _ = (took, ok, called);
+}
+
+/// The span of task `id`, a child of the request that created it.
+pub(crate) fn task_span(id: &str, context: &str, agent: &str, skill: &str) -> Span {
+    tracing::info_span!(
+        "a2a.task",
+        a2a.task.id = id,
+        a2a.context.id = context,
+        gen_ai.agent.name = agent,
+        gen_ai.tool.name = skill,
+        a2a.task.state = tracing::field::Empty,
+    )
+}
+
+/// A state change of the task of `span` (an event on it); a final state is recorded on the
+/// span and counted.
+pub(crate) fn state_changed(span: &Span, skill: &str, state: &str, terminal: bool, age: Duration) {
+    tracing::info!(parent: span, a2a.task.state = state, "task state");
+    if terminal {
+        span.record("a2a.task.state", state);
+    }
+    #[cfg(feature = "otel")]
+    otel::task_state(skill, state, terminal, age);
+    #[cfg(not(feature = "otel"))]
+    let _ = (skill, age);
+}
+
+/// A task of skill `skill` started running.
+pub(crate) fn task_started(skill: &str) {
+    #[cfg(feature = "otel")]
+    otel::task_started(skill);
+    #[cfg(not(feature = "otel"))]
+    let _ = skill;
+}
+
+/// The span of one run of skill `skill`, a child of its task's span.
+pub(crate) fn skill_span(task: &Span, skill: &str) -> Span {
+    tracing::info_span!(
+        parent: task,
+        "a2a.skill",
+        gen_ai.operation.name = "execute_tool",
+        gen_ai.tool.name = skill,
+        a2a.skill.cancelled = tracing::field::Empty,
+        a2a.skill.panicked = tracing::field::Empty,
+        otel.status_code = tracing::field::Empty,
+    )
+}
+
+/// An artifact chunk was streamed.
+pub(crate) fn chunk() {
+    #[cfg(feature = "otel")]
+    otel::chunk();
+}
+
+/// The span of a round of the SQL stores' writer: `statements` run for `rows` task rows and
+/// `events` log events.
+#[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
+pub(crate) fn store_span(
+    system: &'static str,
+    statements: usize,
+    rows: usize,
+    events: usize,
+) -> Span {
+    tracing::info_span!(
+        "a2a.store.round",
+        otel.kind = "client",
+        db.system.name = system,
+        a2a.store.statements = statements,
+        a2a.store.rows = rows,
+        a2a.store.events = events,
+    )
+}
+
+/// A round of the SQL stores' writer ended: `size` rows and events, in `took`.
+#[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
+pub(crate) fn store_round(system: &'static str, size: usize, took: Duration) {
+    #[cfg(feature = "otel")]
+    otel::store_round(system, size, took);
+    #[cfg(not(feature = "otel"))]
+    let _ = (system, size, took);
+}
+
+/// One webhook delivery attempt's span.
+pub(crate) fn push_span(task: &str, attempt: u32) -> Span {
+    tracing::info_span!(
+        "a2a.push",
+        otel.kind = "client",
+        a2a.task.id = task,
+        a2a.push.attempt = attempt,
+        http.response.status_code = tracing::field::Empty,
+    )
+}
+
+/// A webhook delivery ended: delivered or not, after retries or not.
+pub(crate) fn pushed(delivered: bool, retried: bool) {
+    #[cfg(feature = "otel")]
+    otel::pushed(delivered, retried);
+    #[cfg(not(feature = "otel"))]
+    let _ = (delivered, retried);
+}
+
+/// A request was refused by the card's security, for `reason`.
+pub(crate) fn refused(reason: &'static str) {
+    tracing::debug!(a2a.reason = reason, "refused");
+    #[cfg(feature = "otel")]
+    otel::refused(reason);
+}
+
+/// The W3C trace context of the current span, as headers for an outgoing request (feature
+/// `otel`; none without it).
+pub(crate) fn outgoing_headers(span: &Span) -> Vec<(String, String)> {
+    #[cfg(feature = "otel")]
+    return otel::inject(span);
+    #[cfg(not(feature = "otel"))]
+    {
+        let _ = span;
+        Vec::new()
+    }
+}
+
+/// The layer that gives every request its span and its metrics.
+pub(crate) async fn layer(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use tracing::Instrument as _;
+    let span = request_span(
+        request.method().as_str(),
+        request.uri().path(),
+        request.headers(),
+    );
+    let started = std::time::Instant::now();
+    let serve = next.run(request).instrument(span.clone());
+    let (response, called) = CALLED
+        .scope(std::cell::RefCell::new(Called::default()), async {
+            let response = serve.await;
+            (
+                response,
+                CALLED.with(|c| std::mem::take(&mut *c.borrow_mut())),
+            )
+        })
+        .await;
+    answered(&span, response.status().as_u16(), started.elapsed(), called);
+    response
+}
+
+#[cfg(feature = "otel")]
+mod otel {
+    use std::sync::OnceLock;
+    use std::time::Duration;
+
+    use opentelemetry::KeyValue;
+    use opentelemetry::metrics::{Counter, Histogram, UpDownCounter};
+    use tracing::Span;
+    use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+
+    /// The instruments, made from the global meter provider on first use (so
+    /// `a2a_card::otel::init` goes first).
+    struct Instruments {
+        requests: Counter<u64>,
+        request_duration: Histogram<f64>,
+        tasks: Counter<u64>,
+        task_duration: Histogram<f64>,
+        active: UpDownCounter<i64>,
+        chunks: Counter<u64>,
+        round_duration: Histogram<f64>,
+        round_size: Histogram<u64>,
+        pushes: Counter<u64>,
+        refusals: Counter<u64>,
+    }
+
+    fn instruments() -> &'static Instruments {
+        static INSTRUMENTS: OnceLock<Instruments> = OnceLock::new();
+        INSTRUMENTS.get_or_init(|| {
+            let meter = opentelemetry::global::meter("a2a-card");
+            Instruments {
+                requests: meter
+                    .u64_counter("a2a.server.requests")
+                    .with_description("Protocol requests, by method and outcome")
+                    .build(),
+                request_duration: meter
+                    .f64_histogram("a2a.server.request.duration")
+                    .with_unit("s")
+                    .with_description("How long protocol requests took to answer")
+                    .build(),
+                tasks: meter
+                    .u64_counter("a2a.tasks")
+                    .with_description("Tasks that reached a final state, by skill and state")
+                    .build(),
+                task_duration: meter
+                    .f64_histogram("a2a.task.duration")
+                    .with_unit("s")
+                    .with_description("How long tasks took, from creation to their final state")
+                    .build(),
+                active: meter
+                    .i64_up_down_counter("a2a.tasks.active")
+                    .with_description("Tasks running now, by skill")
+                    .build(),
+                chunks: meter
+                    .u64_counter("a2a.stream.chunks")
+                    .with_description("Artifact chunks streamed")
+                    .build(),
+                round_duration: meter
+                    .f64_histogram("a2a.store.round.duration")
+                    .with_unit("s")
+                    .with_description("How long a round of the SQL stores' writer took")
+                    .build(),
+                round_size: meter
+                    .u64_histogram("a2a.store.round.size")
+                    .with_description("Events written in a round of the SQL stores' writer")
+                    .build(),
+                pushes: meter
+                    .u64_counter("a2a.push.deliveries")
+                    .with_description(
+                        "Webhook deliveries, by outcome and whether they were retried",
+                    )
+                    .build(),
+                refusals: meter
+                    .u64_counter("a2a.auth.refusals")
+                    .with_description("Requests refused by the card's security, by reason")
+                    .build(),
+            }
+        })
+    }
+
+    /// Sets the span's parent to the W3C trace context of the request's headers, if any.
+    pub(super) fn set_parent(span: &Span, headers: &axum::http::HeaderMap) {
+        if !headers.contains_key("traceparent") {
+            return;
+        }
+        let context = opentelemetry::global::get_text_map_propagator(|propagator| {
+            propagator.extract(&Headers(headers))
+        });
+        let _ = span.set_parent(context);
+    }
+
+    struct Headers<'a>(&'a axum::http::HeaderMap);
+
+    impl opentelemetry::propagation::Extractor for Headers<'_> {
+        fn get(&self, key: &str) -> Option<&str> {
+            self.0.get(key).and_then(|v| v.to_str().ok())
+        }
+
+        fn keys(&self) -> Vec<&str> {
+            self.0.keys().map(|k| k.as_str()).collect()
+        }
+    }
+
+    /// The W3C trace context of `span`, as headers.
+    pub(super) fn inject(span: &Span) -> Vec<(String, String)> {
+        crate::otel::headers_of(span)
+    }
+
+    pub(super) fn answered(method: String, ok: bool, took: Duration) {
+        let i = instruments();
+        let outcome = KeyValue::new("a2a.outcome", if ok { "ok" } else { "error" });
+        let method = KeyValue::new("rpc.method", method);
+        i.requests.add(1, &[method.clone(), outcome]);
+        i.request_duration.record(took.as_secs_f64(), &[method]);
+    }
+
+    pub(super) fn task_started(skill: &str) {
+        instruments()
+            .active
+            .add(1, &[KeyValue::new("gen_ai.tool.name", skill.to_owned())]);
+    }
+
+    pub(super) fn task_state(skill: &str, state: &str, terminal: bool, age: Duration) {
+        if !terminal {
+            return;
+        }
+        let i = instruments();
+        let tool = KeyValue::new("gen_ai.tool.name", skill.to_owned());
+        let attributes = [
+            tool.clone(),
+            KeyValue::new("a2a.task.state", state.to_owned()),
+        ];
+        i.tasks.add(1, &attributes);
+        i.task_duration.record(age.as_secs_f64(), &attributes);
+        i.active.add(-1, &[tool]);
+    }
+
+    pub(super) fn chunk() {
+        instruments().chunks.add(1, &[]);
+    }
+
+    pub(super) fn store_round(system: &'static str, rows: usize, took: Duration) {
+        let i = instruments();
+        let system = [KeyValue::new("db.system.name", system)];
+        i.round_duration.record(took.as_secs_f64(), &system);
+        i.round_size.record(rows as u64, &system);
+    }
+
+    pub(super) fn pushed(delivered: bool, retried: bool) {
+        let outcome = if delivered { "delivered" } else { "failed" };
+        instruments().pushes.add(
+            1,
+            &[
+                KeyValue::new("a2a.outcome", outcome),
+                KeyValue::new("a2a.push.retried", retried),
+            ],
+        );
+    }
+
+    pub(super) fn refused(reason: &'static str) {
+        instruments()
+            .refusals
+            .add(1, &[KeyValue::new("a2a.reason", reason)]);
+    }
+}

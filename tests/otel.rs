@@ -1,0 +1,378 @@
+//! OpenTelemetry export, received for real: an OTLP/HTTP receiver here (protobuf, decoded with
+//! the OpenTelemetry proto definitions) gets what `a2a_card::otel::init` exports from the
+//! example agent and from an agent whose skill calls it through `a2a_card::client`: the spans
+//! of a blocking send, a stream with a question and a cancel, with their parent links and
+//! attributes, no message text and no token in any attribute, one trace across both agents
+//! (the called server's request span a child of the caller's client span), and the metrics,
+//! over OTLP and as Prometheus text.
+//!
+//! One test: `init` installs the process's subscriber once.
+
+#[path = "../examples/fight_club/agent.rs"]
+mod fight_club;
+#[path = "../examples/trip_planner/agent.rs"]
+mod trip;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use a2a_card::client::{Payload, RemoteAgent};
+use a2a_card::server::Server;
+use a2a_card::{SkillContext, agent, skill};
+use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
+use opentelemetry_proto::tonic::trace::v1::Span;
+use prost::Message as _;
+use serde_json::{Value, json};
+
+/// What the receiver got.
+#[derive(Default)]
+struct Received {
+    spans: Vec<Span>,
+    metrics: Vec<String>,
+}
+
+async fn receiver() -> (String, Arc<Mutex<Received>>) {
+    use a2a_card::server::axum;
+    let received = Arc::new(Mutex::new(Received::default()));
+    let (traces, metrics) = (Arc::clone(&received), Arc::clone(&received));
+    let app = axum::Router::new()
+        .route(
+            "/v1/traces",
+            axum::routing::post(move |body: axum::body::Bytes| {
+                let traces = Arc::clone(&traces);
+                async move {
+                    let request = ExportTraceServiceRequest::decode(body).expect("OTLP traces");
+                    let mut got = traces.lock().unwrap();
+                    for resource in request.resource_spans {
+                        for scope in resource.scope_spans {
+                            got.spans.extend(scope.spans);
+                        }
+                    }
+                    ""
+                }
+            }),
+        )
+        .route(
+            "/v1/metrics",
+            axum::routing::post(move |body: axum::body::Bytes| {
+                let metrics = Arc::clone(&metrics);
+                async move {
+                    let request = ExportMetricsServiceRequest::decode(body).expect("OTLP metrics");
+                    let mut got = metrics.lock().unwrap();
+                    for resource in request.resource_metrics {
+                        for scope in resource.scope_metrics {
+                            got.metrics
+                                .extend(scope.metrics.into_iter().map(|m| m.name));
+                        }
+                    }
+                    ""
+                }
+            }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, received)
+}
+
+fn attribute(span: &Span, key: &str) -> Option<String> {
+    span.attributes.iter().find(|a| a.key == key).and_then(|a| {
+        a.value.as_ref().and_then(|v| match &v.value {
+            Some(Any::StringValue(s)) => Some(s.clone()),
+            Some(Any::IntValue(i)) => Some(i.to_string()),
+            Some(Any::BoolValue(b)) => Some(b.to_string()),
+            _ => None,
+        })
+    })
+}
+
+/// An agent whose skill asks the fight club (at `FIGHTS`) through the client.
+struct Referee;
+
+static FIGHTS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Asks the fight club who wins.
+#[agent(url = "http://127.0.0.1:9500")]
+impl Referee {
+    /// Asks the fight club about a fight written "A vs B".
+    #[skill]
+    async fn referee(&self, fight: String, _ctx: SkillContext) -> Result<String, String> {
+        let (a, b) = fight.split_once(" vs ").ok_or("write `A vs B`")?;
+        let club = RemoteAgent::discover(FIGHTS.get().ok_or("no fight club")?.clone())
+            .await
+            .map_err(|e| e.to_string())?;
+        let outcome = club
+            .call("fight-comparison", Payload::data(json!({"a": a, "b": b})))
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(format!("{outcome:?}"))
+    }
+}
+
+async fn serve<A: a2a_card::Agent>(server: Server<A>) -> String {
+    let listening = server.bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listening.local_addr());
+    tokio::spawn(listening.serve());
+    base
+}
+
+async fn rpc(base: &str, body: Value, token: Option<&str>) -> String {
+    let mut request = reqwest::Client::new()
+        .post(format!("{base}/"))
+        .header("content-type", "application/json")
+        .header("a2a-version", "1.0")
+        .body(body.to_string());
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    request.send().await.unwrap().text().await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spans_and_metrics_reach_an_otlp_receiver_and_one_trace_spans_two_agents() {
+    let (collector, received) = receiver().await;
+    // SAFETY-free: set before any thread reads them (the runtime's workers do not).
+    unsafe {
+        std::env::set_var("OTEL_EXPORTER_OTLP_ENDPOINT", &collector);
+        std::env::set_var("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf");
+        std::env::set_var("OTEL_SERVICE_NAME", "otel-test");
+        std::env::set_var("OTEL_METRIC_EXPORT_INTERVAL", "200");
+    }
+    let telemetry = a2a_card::otel::init().expect("telemetry set up");
+    assert!(telemetry.exports());
+
+    let fights = serve(Server::new(fight_club::FightClub).metrics_route("/metrics")).await;
+    FIGHTS.set(fights.clone()).unwrap();
+    let planner = serve(Server::new(trip::TripPlanner {
+        pace: Duration::from_millis(300),
+    }))
+    .await;
+    let referee = serve(Server::new(Referee)).await;
+
+    // A blocking send, with a secret-looking text that must not appear in any span.
+    let secret = "Lion-7f3a-secret";
+    let answer = rpc(
+        &fights,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+            "messageId": "m1", "role": "ROLE_USER",
+            "parts": [{"data": {"a": secret, "b": "Tiger"}, "mediaType": "application/json;schema=fightComparison"}]}}}),
+        Some("token-must-not-appear"),
+    )
+    .await;
+    assert!(answer.contains("TASK_STATE_COMPLETED"), "{answer}");
+
+    // A stream with a question, then the answer; and a cancel of a long plan.
+    let stream = rpc(
+        &planner,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "SendStreamingMessage", "params": {"message": {
+            "messageId": "m2", "role": "ROLE_USER",
+            "parts": [{"data": {"destination": "Lisbon", "days": 1}, "mediaType": "application/json;schema=tripRequest"}]}}}),
+        None,
+    )
+    .await;
+    let task = stream
+        .split("\"taskId\":\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .expect("the task id")
+        .to_owned();
+    let answered = rpc(
+        &planner,
+        json!({"jsonrpc": "2.0", "id": 3, "method": "SendMessage", "params": {"message": {
+            "messageId": "m3", "role": "ROLE_USER", "taskId": task, "parts": [{"text": "2026-12-01"}]}}}),
+        None,
+    )
+    .await;
+    assert!(answered.contains("TASK_STATE_COMPLETED"), "{answered}");
+    let long = rpc(
+        &planner,
+        json!({"jsonrpc": "2.0", "id": 4, "method": "SendMessage", "params": {
+            "message": {"messageId": "m4", "role": "ROLE_USER",
+                "parts": [{"data": {"destination": "Rome", "days": 14, "start_date": "2026-12-01"}, "mediaType": "application/json;schema=tripRequest"}]},
+            "configuration": {"returnImmediately": true}}}),
+        None,
+    )
+    .await;
+    let long_task = long
+        .split("\"id\":\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .expect("the long task's id")
+        .to_owned();
+    let canceled = rpc(
+        &planner,
+        json!({"jsonrpc": "2.0", "id": 5, "method": "CancelTask", "params": {"id": long_task}}),
+        None,
+    )
+    .await;
+    assert!(canceled.contains("TASK_STATE_CANCELED"), "{canceled}");
+
+    // An agent that calls another.
+    let refereed = rpc(
+        &referee,
+        json!({"jsonrpc": "2.0", "id": 6, "method": "SendMessage", "params": {"message": {
+            "messageId": "m6", "role": "ROLE_USER", "parts": [{"text": "Bear vs Wolf"}]}}}),
+        None,
+    )
+    .await;
+    assert!(refereed.contains("TASK_STATE_COMPLETED"), "{refereed}");
+
+    // Prometheus text, before the export is flushed.
+    let text = reqwest::get(format!("{fights}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(text.contains("a2a_server_requests_total"), "{text}");
+    assert!(text.contains("rpc_method=\"SendMessage\""), "{text}");
+
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    telemetry.flush();
+    let got = {
+        let mut got = None;
+        for _ in 0..50 {
+            {
+                let r = received.lock().unwrap();
+                let has = |m: &str| r.metrics.iter().any(|n| n == m);
+                if r.spans
+                    .iter()
+                    .any(|s| attribute(s, "a2a.task.state").as_deref() == Some("canceled"))
+                    && has("a2a.tasks")
+                {
+                    got = Some((r.spans.clone(), r.metrics.clone()));
+                    break;
+                }
+            }
+            telemetry.flush();
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        got.expect("spans and metrics received")
+    };
+    let (spans, metrics) = got;
+
+    // No message content and no credential in any attribute.
+    for span in &spans {
+        for a in &span.attributes {
+            let shown = format!("{:?}", a.value);
+            assert!(
+                !shown.contains(secret)
+                    && !shown.contains("token-must-not-appear")
+                    && !shown.contains("Bear"),
+                "span {} attribute {} holds {shown}",
+                span.name,
+                a.key
+            );
+        }
+    }
+
+    let by_id = |id: &[u8]| spans.iter().find(|s| s.span_id == id);
+    let named = |name: &'static str| spans.iter().filter(move |s| s.name == name);
+    // The blocking send: request span (SendMessage) -> task -> skill.
+    let calls = |method: &'static str| {
+        named("a2a.request").filter(move |s| attribute(s, "rpc.method").as_deref() == Some(method))
+    };
+    let request = calls("SendMessage")
+        .find(|s| attribute(s, "a2a.binding").as_deref() == Some("JSONRPC"))
+        .expect("the SendMessage request span");
+    assert_eq!(
+        attribute(request, "http.response.status_code").as_deref(),
+        Some("200")
+    );
+    let task_span = named("a2a.task")
+        .find(|s| attribute(s, "gen_ai.tool.name").as_deref() == Some("fight-comparison"))
+        .expect("the fight's task span");
+    assert_eq!(
+        task_span.parent_span_id, request.span_id,
+        "task under its request"
+    );
+    assert_eq!(
+        attribute(task_span, "a2a.task.state").as_deref(),
+        Some("completed")
+    );
+    assert!(
+        task_span.events.iter().any(|e| e.name == "task state"),
+        "state events"
+    );
+    let skill_span = spans
+        .iter()
+        .find(|s| s.name == "a2a.skill" && s.parent_span_id == task_span.span_id)
+        .expect("the skill's span");
+    assert_eq!(
+        skill_span.parent_span_id, task_span.span_id,
+        "skill under its task"
+    );
+    assert_eq!(
+        attribute(skill_span, "a2a.skill.panicked").as_deref(),
+        Some("false")
+    );
+
+    // The question: the plan's task went through input-required to completed; the cancel.
+    let plan = named("a2a.task")
+        .find(|s| attribute(s, "a2a.task.id").as_deref() == Some(task.as_str()))
+        .expect("the plan's task span");
+    let states: Vec<String> = plan
+        .events
+        .iter()
+        .filter_map(|e| e.attributes.iter().find(|a| a.key == "a2a.task.state"))
+        .filter_map(|a| match a.value.as_ref().and_then(|v| v.value.as_ref()) {
+            Some(Any::StringValue(s)) => Some(s.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        states.contains(&"input-required".to_owned())
+            && states.last().map(String::as_str) == Some("completed"),
+        "{states:?}"
+    );
+    let cancel = named("a2a.task")
+        .find(|s| attribute(s, "a2a.task.id").as_deref() == Some(long_task.as_str()))
+        .expect("the canceled task's span");
+    assert_eq!(
+        attribute(cancel, "a2a.task.state").as_deref(),
+        Some("canceled")
+    );
+    assert!(
+        calls("CancelTask").next().is_some(),
+        "the CancelTask request span"
+    );
+
+    // One trace across two agents: referee request -> task -> skill -> client span -> the
+    // fight club's request span.
+    let client = named("a2a.client").next().expect("the client span");
+    assert_eq!(
+        attribute(client, "rpc.method").as_deref(),
+        Some("SendMessage")
+    );
+    let called = spans
+        .iter()
+        .find(|s| s.parent_span_id == client.span_id)
+        .expect("the called server's request span, a child of the client span");
+    assert_eq!(called.trace_id, client.trace_id);
+    assert_eq!(attribute(called, "a2a.binding").as_deref(), Some("JSONRPC"));
+    let mut top = client;
+    while let Some(parent) = by_id(&top.parent_span_id) {
+        top = parent;
+    }
+    assert_eq!(attribute(top, "rpc.method").as_deref(), Some("SendMessage"));
+    assert_eq!(
+        top.trace_id, called.trace_id,
+        "one trace from the first request"
+    );
+
+    for metric in [
+        "a2a.server.requests",
+        "a2a.server.request.duration",
+        "a2a.tasks",
+        "a2a.task.duration",
+        "a2a.tasks.active",
+        "a2a.stream.chunks",
+    ] {
+        assert!(
+            metrics.iter().any(|m| m == metric),
+            "metric {metric} in {metrics:?}"
+        );
+    }
+}
