@@ -31,13 +31,31 @@ use serde_json::{Value, json};
 struct Received {
     spans: Vec<Span>,
     metrics: Vec<String>,
+    /// The `traceparent` of each webhook POST.
+    pushes: Vec<String>,
 }
 
 async fn receiver() -> (String, Arc<Mutex<Received>>) {
     use a2a_card::server::axum;
     let received = Arc::new(Mutex::new(Received::default()));
-    let (traces, metrics) = (Arc::clone(&received), Arc::clone(&received));
+    let (traces, metrics, hooks) = (
+        Arc::clone(&received),
+        Arc::clone(&received),
+        Arc::clone(&received),
+    );
     let app = axum::Router::new()
+        .route(
+            "/hook",
+            axum::routing::post(move |headers: axum::http::HeaderMap| {
+                let hooks = Arc::clone(&hooks);
+                async move {
+                    if let Some(parent) = headers.get("traceparent").and_then(|v| v.to_str().ok()) {
+                        hooks.lock().unwrap().pushes.push(parent.to_owned());
+                    }
+                    ""
+                }
+            }),
+        )
         .route(
             "/v1/traces",
             axum::routing::post(move |body: axum::body::Bytes| {
@@ -145,9 +163,12 @@ async fn spans_and_metrics_reach_an_otlp_receiver_and_one_trace_spans_two_agents
 
     let fights = serve(Server::new(fight_club::FightClub).metrics_route("/metrics")).await;
     FIGHTS.set(fights.clone()).unwrap();
-    let planner = serve(Server::new(trip::TripPlanner {
-        pace: Duration::from_millis(300),
-    }))
+    let planner = serve(
+        Server::new(trip::TripPlanner {
+            pace: Duration::from_millis(300),
+        })
+        .webhooks(a2a_card::server::Webhooks::default().allow_loopback(true)),
+    )
     .await;
     let referee = serve(Server::new(Referee)).await;
 
@@ -166,9 +187,10 @@ async fn spans_and_metrics_reach_an_otlp_receiver_and_one_trace_spans_two_agents
     // A stream with a question, then the answer; and a cancel of a long plan.
     let stream = rpc(
         &planner,
-        json!({"jsonrpc": "2.0", "id": 2, "method": "SendStreamingMessage", "params": {"message": {
-            "messageId": "m2", "role": "ROLE_USER",
-            "parts": [{"data": {"destination": "Lisbon", "days": 1}, "mediaType": "application/json;schema=tripRequest"}]}}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "SendStreamingMessage", "params": {
+            "message": {"messageId": "m2", "role": "ROLE_USER",
+                "parts": [{"data": {"destination": "Lisbon", "days": 1}, "mediaType": "application/json;schema=tripRequest"}]},
+            "configuration": {"taskPushNotificationConfig": {"url": format!("{collector}/hook")}}}}),
         None,
     )
     .await;
@@ -252,6 +274,7 @@ async fn spans_and_metrics_reach_an_otlp_receiver_and_one_trace_spans_two_agents
         got.expect("spans and metrics received")
     };
     let (spans, metrics) = got;
+    let pushes = received.lock().unwrap().pushes.clone();
 
     // No message content and no credential in any attribute.
     for span in &spans {
@@ -326,6 +349,17 @@ async fn spans_and_metrics_reach_an_otlp_receiver_and_one_trace_spans_two_agents
         states.contains(&"input-required".to_owned())
             && states.last().map(String::as_str) == Some("completed"),
         "{states:?}"
+    );
+    // Its webhook deliveries carried the task's trace, each from its attempt's span.
+    let attempts: Vec<&Span> = named("a2a.push").collect();
+    assert!(!attempts.is_empty() && attempts.iter().all(|a| a.trace_id == plan.trace_id));
+    let trace: String = plan.trace_id.iter().map(|b| format!("{b:02x}")).collect();
+    assert!(!pushes.is_empty(), "the webhook was posted to");
+    assert!(
+        pushes
+            .iter()
+            .all(|p| p.split('-').nth(1) == Some(trace.as_str())),
+        "{pushes:?} in trace {trace}"
     );
     let cancel = named("a2a.task")
         .find(|s| attribute(s, "a2a.task.id").as_deref() == Some(long_task.as_str()))

@@ -224,8 +224,17 @@ pub fn init() -> Result<Telemetry, OtelError> {
         .with_writer(std::io::stderr)
         .with_filter(tracing_subscriber::filter::LevelFilter::WARN);
     let exported = tracer.as_ref().map(|provider| {
+        // The spans' own attributes only: no source location, thread, level or target on
+        // each, no busy/idle timing and no context switch at every poll of a span's future
+        // (measured: each costs throughput; outgoing calls read a span's context directly).
         tracing_opentelemetry::layer()
             .with_tracer(provider.tracer("a2a-card"))
+            .with_location(false)
+            .with_threads(false)
+            .with_level(false)
+            .with_target(false)
+            .with_tracked_inactivity(false)
+            .with_context_activation(false)
             .with_filter(tracing_subscriber::filter::LevelFilter::INFO)
     });
     tracing_subscriber::registry()

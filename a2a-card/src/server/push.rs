@@ -328,12 +328,22 @@ impl Delivery {
 
     /// Queues `event` for every webhook of `task`; returns at once.
     pub(crate) fn deliver(self: &Arc<Self>, task: &str, event: StreamResponse) {
+        self.deliver_in(task, event, &tracing::Span::current());
+    }
+
+    /// [`deliver`](Self::deliver), in the trace of `span` (the task's).
+    pub(crate) fn deliver_in(
+        self: &Arc<Self>,
+        task: &str,
+        event: StreamResponse,
+        span: &tracing::Span,
+    ) {
         let inbox = self.inbox.get_or_init(|| {
             let (sender, receiver) = mpsc::unbounded_channel();
             tokio::spawn(Arc::clone(self).dispatch(receiver));
             sender
         });
-        let trace = super::telemetry::outgoing_headers(&tracing::Span::current());
+        let trace = super::telemetry::outgoing_headers(span);
         let _ = inbox.send((task.to_owned(), event, trace));
     }
 
@@ -418,7 +428,7 @@ impl Delivery {
     async fn post(&self, config: &TaskPushNotificationConfig, body: &[u8], trace: &Trace) {
         let mut wait = self.policy.backoff;
         for attempt in 0..=self.policy.retries {
-            let span = super::telemetry::push_span(&config.task_id, attempt);
+            let span = super::telemetry::push_span(&config.task_id, attempt, trace);
             if attempt > 0 {
                 tokio::time::sleep(wait).await;
                 wait = wait.saturating_mul(2);
@@ -440,8 +450,11 @@ impl Delivery {
                     .header("A2A-Notification-Token", token)
                     .header("X-A2A-Notification-Token", token);
             }
-            for (name, value) in trace {
-                request = request.header(name, value);
+            // The webhook's request continues the task's trace, as a child of this attempt.
+            if !trace.is_empty() {
+                for (name, value) in super::telemetry::outgoing_headers(&span) {
+                    request = request.header(name, value);
+                }
             }
             if let Some(auth) = &config.authentication {
                 if let Some(credentials) = &auth.credentials {

@@ -176,15 +176,22 @@ pub(crate) fn store_round(system: &'static str, size: usize, took: Duration) {
     let _ = (system, size, took);
 }
 
-/// One webhook delivery attempt's span.
-pub(crate) fn push_span(task: &str, attempt: u32) -> Span {
-    tracing::info_span!(
+/// One webhook delivery attempt's span, in the trace `parent` carries (W3C headers).
+pub(crate) fn push_span(task: &str, attempt: u32, parent: &[(String, String)]) -> Span {
+    let span = tracing::info_span!(
         "a2a.push",
         otel.kind = "client",
         a2a.task.id = task,
         a2a.push.attempt = attempt,
         http.response.status_code = tracing::field::Empty,
-    )
+    );
+    #[cfg(feature = "otel")]
+    if !parent.is_empty() {
+        otel::set_parent_from(&span, parent);
+    }
+    #[cfg(not(feature = "otel"))]
+    let _ = parent;
+    span
 }
 
 /// A webhook delivery ended: delivered or not, after retries or not.
@@ -327,6 +334,13 @@ mod otel {
         let context = opentelemetry::global::get_text_map_propagator(|propagator| {
             propagator.extract(&Headers(headers))
         });
+        let _ = span.set_parent(context);
+    }
+
+    /// Sets the span's parent to the W3C trace context of `headers`.
+    pub(super) fn set_parent_from(span: &Span, headers: &[(String, String)]) {
+        let map: std::collections::HashMap<String, String> = headers.iter().cloned().collect();
+        let context = opentelemetry::global::get_text_map_propagator(|p| p.extract(&map));
         let _ = span.set_parent(context);
     }
 

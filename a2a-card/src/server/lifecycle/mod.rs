@@ -95,11 +95,13 @@ impl Recorder {
             }
             tracked.publish(seq);
         }
+        // Posted in the task's trace (read before a final state ends the task's span).
+        if let (Some(push), Some(event)) = (&self.push, pushed) {
+            let span = tracked.span().unwrap_or_else(tracing::Span::current);
+            push.deliver_in(&tracked.id, event, &span);
+        }
         if let Some(state) = reached {
             tracked.reached(&state);
-        }
-        if let (Some(push), Some(event)) = (&self.push, pushed) {
-            push.deliver(&tracked.id, event);
         }
         true
     }
