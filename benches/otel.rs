@@ -15,8 +15,9 @@
 #[path = "../examples/fight_club/agent.rs"]
 #[allow(dead_code)]
 mod fight_club;
+// The interleaved `rates` of clients in one process go unused: here each side is a process.
 #[path = "support/load.rs"]
-#[allow(dead_code)] // the interleaved `rates` of clients in one process: here each side is a process
+#[allow(dead_code)]
 mod load;
 
 use std::process::Command;

@@ -13,6 +13,7 @@
 import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
+import { Check, checks, expect } from './checks.mjs';
 
 const require = createRequire(`${process.env.A2A_JS_DIR}/`);
 const load = async (name) =>
@@ -47,40 +48,7 @@ const {
 const [PLANNER, SLOW_PLANNER, WITHOUT_0_3, FIGHT_CLUB] = process.argv.slice(2);
 const TRIP_SCHEMA = 'application/json;schema=tripRequest';
 
-let failures = 0;
-
-function report(ok, what, detail = '') {
-  if (ok) {
-    console.log(`ok ${what}`);
-  } else {
-    failures += 1;
-    console.log(`FAIL ${what}: ${detail}`);
-  }
-}
-
-/** A check that did not hold; its message says what was seen instead. */
-class Check extends Error {}
-
-function expect(condition, detail) {
-  if (!condition) throw new Check(detail);
-}
-
-/** Runs one check; any exception (an SDK error included) fails it, and so does taking longer
- * than a minute. */
-async function run(what, check) {
-  let timer;
-  const deadline = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Check('took longer than 60 s')), 60_000);
-  });
-  try {
-    await Promise.race([check(), deadline]);
-    report(true, what);
-  } catch (e) {
-    report(false, what, e instanceof Check ? e.message : describe(e));
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const { report, run, failed } = checks(describe);
 
 function describe(e) {
   const fields = {
@@ -417,4 +385,4 @@ for (const binding of ['JSONRPC', 'HTTP+JSON']) {
     report(false, `${binding}: a client for the served card`, describe(e));
   }
 }
-process.exit(failures ? 1 : 0);
+process.exit(failed() ? 1 : 0);

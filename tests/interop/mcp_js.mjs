@@ -17,6 +17,7 @@
 import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
+import { Check, checks, expect } from './checks.mjs';
 
 const require = createRequire(`${process.env.MCP_JS_DIR}/`);
 // The SDK's ES modules (`require.resolve` finds their CommonJS twins).
@@ -37,40 +38,7 @@ const QUESTION = 'Which day do you leave?';
 const START = '2026-12-01';
 const VERSION = '2025-11-25';
 
-let failures = 0;
-
-function report(ok, what, detail = '') {
-  if (ok) {
-    console.log(`ok ${what}`);
-  } else {
-    failures += 1;
-    console.log(`FAIL ${what}: ${detail}`);
-  }
-}
-
-/** A check that did not hold; its message says what was seen instead. */
-class Check extends Error {}
-
-function expect(condition, detail) {
-  if (!condition) throw new Check(detail);
-}
-
-/** Runs one check; any exception (an SDK error included) fails it, and so does taking longer
- * than a minute. */
-async function run(what, check) {
-  let timer;
-  const deadline = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Check('took longer than 60 s')), 60_000);
-  });
-  try {
-    await Promise.race([check(), deadline]);
-    report(true, what);
-  } catch (e) {
-    report(false, what, e instanceof Check ? e.message : describe(e));
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const { report, run, failed } = checks(describe);
 
 function describe(e) {
   return JSON.stringify({ name: e?.name, message: e?.message, code: e?.code, data: e?.data });
@@ -536,4 +504,4 @@ try {
 } catch (e) {
   report(false, 'the checks ran to the end', describe(e));
 }
-process.exit(failures ? 1 : 0);
+process.exit(failed() ? 1 : 0);

@@ -56,6 +56,7 @@ pub(crate) fn request_span(method: &str, path: &str, headers: &axum::http::Heade
 /// answers errors with `200`).
 #[derive(Default)]
 struct Called {
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
     method: Option<String>,
     failed: bool,
 }
@@ -66,6 +67,8 @@ tokio::task_local! {
 
 /// Names the protocol method the current request calls, on its span.
 pub(crate) fn method(binding: &'static str, system: &'static str, method: &str, version: &str) {
+    // Kept for the request's metrics, which only `otel` records.
+    #[cfg(feature = "otel")]
     let _ = CALLED.try_with(|c| c.borrow_mut().method = Some(method.to_owned()));
     let span = Span::current();
     span.record("a2a.binding", binding);
@@ -110,7 +113,13 @@ pub(crate) fn task_span(id: &str, context: &str, agent: &str, skill: &str) -> Sp
 
 /// A state change of the task of `span` (an event on it); a final state is recorded on the
 /// span and counted.
-pub(crate) fn state_changed(span: &Span, skill: &str, state: &str, terminal: bool, age: Duration) {
+pub(crate) fn state_changed(
+    span: &Span,
+    skill: &'static str,
+    state: &'static str,
+    terminal: bool,
+    age: Duration,
+) {
     tracing::info!(parent: span, a2a.task.state = state, "task state");
     if terminal {
         span.record("a2a.task.state", state);
@@ -122,7 +131,7 @@ pub(crate) fn state_changed(span: &Span, skill: &str, state: &str, terminal: boo
 }
 
 /// A task of skill `skill` started running.
-pub(crate) fn task_started(skill: &str) {
+pub(crate) fn task_started(skill: &'static str) {
     #[cfg(feature = "otel")]
     otel::task_started(skill);
     #[cfg(not(feature = "otel"))]
@@ -369,22 +378,24 @@ mod otel {
         i.request_duration.record(took.as_secs_f64(), &[method]);
     }
 
-    pub(super) fn task_started(skill: &str) {
+    pub(super) fn task_started(skill: &'static str) {
         instruments()
             .active
-            .add(1, &[KeyValue::new("gen_ai.tool.name", skill.to_owned())]);
+            .add(1, &[KeyValue::new("gen_ai.tool.name", skill)]);
     }
 
-    pub(super) fn task_state(skill: &str, state: &str, terminal: bool, age: Duration) {
+    pub(super) fn task_state(
+        skill: &'static str,
+        state: &'static str,
+        terminal: bool,
+        age: Duration,
+    ) {
         if !terminal {
             return;
         }
         let i = instruments();
-        let tool = KeyValue::new("gen_ai.tool.name", skill.to_owned());
-        let attributes = [
-            tool.clone(),
-            KeyValue::new("a2a.task.state", state.to_owned()),
-        ];
+        let tool = KeyValue::new("gen_ai.tool.name", skill);
+        let attributes = [tool.clone(), KeyValue::new("a2a.task.state", state)];
         i.tasks.add(1, &attributes);
         i.task_duration.record(age.as_secs_f64(), &attributes);
         i.active.add(-1, &[tool]);
