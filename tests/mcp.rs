@@ -7,10 +7,13 @@
 #[path = "../examples/fight_club/agent.rs"]
 mod fight_club;
 mod support;
+#[path = "../examples/trip_planner/agent.rs"]
+mod trip;
 
 use a2a_card::server::Server;
 use a2a_card::server::auth::{Algorithm, Authentication, JwtVerifier};
-use a2a_card::{OAuthFlow, agent, skill};
+use a2a_card::{File, OAuthFlow, agent, skill};
+use base64::Engine as _;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use support::client::{Running, serve};
@@ -379,6 +382,88 @@ async fn extended_skills_are_tools_only_for_authenticated_callers() {
     let result = message(post(base, call, Some(&known), Some(&token)).await).await;
     assert_eq!(
         result["result"]["content"][0]["text"], "audited all",
+        "{result}"
+    );
+}
+
+/// An agent with a skill that takes only files.
+struct Counter;
+
+/// Counts lines.
+#[agent(url = "http://127.0.0.1:9402")]
+impl Counter {
+    /// Counts the lines of a CSV file.
+    #[skill(input_modes("text/csv"))]
+    fn count_lines(&self, file: File) -> String {
+        let text = String::from_utf8_lossy(file.bytes().unwrap_or_default()).into_owned();
+        format!(
+            "{} lines in {}",
+            text.lines().count(),
+            file.name.unwrap_or_default()
+        )
+    }
+}
+
+#[tokio::test]
+async fn files_go_in_as_resource_contents_and_come_out_as_embedded_resources() {
+    // Out: the trip planner's calendar export, an embedded resource with the file's bytes.
+    let planner = serve(
+        Server::new(trip::TripPlanner {
+            pace: std::time::Duration::from_millis(1),
+        })
+        .mcp(true),
+    )
+    .await;
+    let id = session(&planner.base, None).await;
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "export-calendar",
+        "arguments": {"destination": "Lisbon", "start_date": "2026-12-01", "days": 2}}});
+    let result = message(post(&planner.base, call.to_string(), Some(&id), None).await).await;
+    let resource = result["result"]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == "resource")
+        .unwrap_or_else(|| panic!("an embedded resource: {result}"));
+    assert_eq!(resource["resource"]["mimeType"], "text/calendar");
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(resource["resource"]["blob"].as_str().unwrap())
+        .unwrap();
+    let ics = String::from_utf8(bytes).unwrap();
+    assert!(
+        ics.starts_with("BEGIN:VCALENDAR") && ics.contains("DTSTART;VALUE=DATE:20261202"),
+        "{ics}"
+    );
+
+    // In: a files-only skill's tool takes `{"files": [...]}`.
+    let counter = serve(Server::new(Counter).mcp(true)).await;
+    let id = session(&counter.base, None).await;
+    let list = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/list"});
+    let tools = message(post(&counter.base, list.to_string(), Some(&id), None).await).await;
+    assert_eq!(
+        tools["result"]["tools"][0]["inputSchema"]["required"],
+        json!(["files"]),
+        "{tools}"
+    );
+    let blob = base64::engine::general_purpose::STANDARD.encode("one\ntwo\nthree\n");
+    let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+        "name": "count-lines",
+        "arguments": {"files": [{"mimeType": "text/csv", "blob": blob, "name": "notes.csv"}]}}});
+    let result = message(post(&counter.base, call.to_string(), Some(&id), None).await).await;
+    assert_eq!(
+        result["result"]["content"][0]["text"], "3 lines in notes.csv",
+        "{result}"
+    );
+    // A file of a type the skill does not take: a tool error naming it.
+    let call = json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {
+        "name": "count-lines",
+        "arguments": {"files": [{"mimeType": "image/png", "blob": blob}]}}});
+    let result = message(post(&counter.base, call.to_string(), Some(&id), None).await).await;
+    assert_eq!(result["result"]["isError"], true, "{result}");
+    assert!(
+        result["result"]["content"]
+            .to_string()
+            .contains("image/png"),
         "{result}"
     );
 }
