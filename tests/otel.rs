@@ -248,8 +248,25 @@ async fn spans_and_metrics_reach_an_otlp_receiver_and_one_trace_spans_two_agents
         .text()
         .await
         .unwrap();
-    assert!(text.contains("a2a_server_requests_total"), "{text}");
-    assert!(text.contains("rpc_method=\"SendMessage\""), "{text}");
+    // Plausible values: the tasks by skill and final state, and none left running.
+    let value = |name: &str, labels: &[&str]| -> f64 {
+        text.lines()
+            .filter(|l| l.starts_with(&format!("{name}{{")))
+            .filter(|l| labels.iter().all(|label| l.contains(label)))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    };
+    let fights = [
+        "gen_ai_tool_name=\"fight-comparison\"",
+        "a2a_task_state=\"completed\"",
+    ];
+    assert_eq!(value("a2a_tasks_total", &fights), 2.0, "{text}"); // asked directly, and by the referee
+    let planned = ["gen_ai_tool_name=\"plan-trip\""];
+    assert_eq!(value("a2a_tasks_total", &planned), 2.0, "{text}"); // completed, canceled
+    assert_eq!(value("a2a_tasks_active", &planned), 0.0, "{text}");
+    let sends = ["rpc_method=\"SendMessage\"", "a2a_outcome=\"ok\""];
+    assert!(value("a2a_server_requests_total", &sends) >= 4.0, "{text}");
+    assert!(value("a2a_stream_chunks_total", &[]) >= 1.0, "{text}");
 
     tokio::time::sleep(Duration::from_millis(500)).await;
     telemetry.flush();
