@@ -467,3 +467,68 @@ async fn files_go_in_as_resource_contents_and_come_out_as_embedded_resources() {
         "{result}"
     );
 }
+
+#[tokio::test]
+async fn a_retry_naming_a_task_that_does_not_wait_cancels_nothing() {
+    let planner = serve(
+        Server::new(trip::TripPlanner {
+            pace: std::time::Duration::from_secs(1),
+        })
+        .mcp(true),
+    )
+    .await;
+    let a2a = |body: Value| {
+        let base = planner.base.clone();
+        async move {
+            reqwest::Client::new()
+                .post(format!("{base}/"))
+                .header("content-type", "application/json")
+                .header("a2a-version", "1.0")
+                .body(body.to_string())
+                .send()
+                .await
+                .unwrap()
+                .json::<Value>()
+                .await
+                .unwrap()
+        }
+    };
+    // A long plan, working (it has its date: it asks nothing).
+    let started = a2a(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {
+        "message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{
+            "data": {"destination": "Rome", "days": 14, "start_date": "2026-12-01"},
+            "mediaType": "application/json;schema=tripRequest"}]},
+        "configuration": {"returnImmediately": true}}}),
+    )
+    .await;
+    let task = started["result"]["task"]["id"].as_str().unwrap().to_owned();
+    // A 2026-07-28 retry that names it as its state, declining: a tool error, nothing canceled.
+    let retry = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "plan-trip", "arguments": {"destination": "Rome", "days": 14},
+        "inputResponses": {"answer": {"action": "decline"}},
+        "requestState": task,
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}}});
+    let response = reqwest::Client::new()
+        .post(format!("{}/mcp", planner.base))
+        .header("content-type", "application/json")
+        .header("accept", ACCEPT)
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "plan-trip")
+        .body(retry.to_string())
+        .send()
+        .await
+        .unwrap();
+    let result = message(response).await;
+    assert_eq!(result["result"]["isError"], true, "{result}");
+    let now =
+        a2a(json!({"jsonrpc": "2.0", "id": 3, "method": "GetTask", "params": {"id": task}})).await;
+    assert_eq!(
+        now["result"]["status"]["state"], "TASK_STATE_WORKING",
+        "{now}"
+    );
+}

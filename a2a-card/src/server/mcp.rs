@@ -396,7 +396,12 @@ impl<A: Agent> ServerHandler for Bridge<A> {
                 call.task = Some(task.clone());
                 match answer_in(responses.and_then(|mut r| r.remove(ANSWER))) {
                     Ok(answer) => call.answer(&task, answer).await,
-                    Err(declined) => return Ok(call.give_up(declined).await.into()),
+                    // The state is the caller's to send: a task is canceled here only while
+                    // it waits for an answer (as any caller with its id could).
+                    Err(declined) if call.waits().await => {
+                        return Ok(call.give_up(declined).await.into());
+                    }
+                    Err(declined) => return Ok(error_result(declined).into()),
                 }
             }
             (None, _) => match message_of(entry, request.arguments) {
@@ -592,6 +597,23 @@ impl<A: Agent> Call<'_, A> {
         progress.message = Some(message);
         // A caller gone away is noticed by the call's cancellation, not here.
         let _ = self.context.peer.notify_progress(progress).await;
+    }
+
+    /// Whether the call's task waits for an answer.
+    async fn waits(&self) -> bool {
+        let Some(id) = &self.task else { return false };
+        let request = a2a::GetTaskRequest {
+            id: id.clone(),
+            history_length: Some(0),
+            tenant: None,
+        };
+        let task = super::exact::plain(self.handler.get_task(&self.params, request)).await;
+        task.is_ok_and(|t| {
+            matches!(
+                t.status.state,
+                TaskState::InputRequired | TaskState::AuthRequired
+            )
+        })
     }
 
     /// Cancels the call's task, if it has one.
