@@ -532,3 +532,104 @@ async fn a_retry_naming_a_task_that_does_not_wait_cancels_nothing() {
         "{now}"
     );
 }
+
+/// A self-contained MCP 2026-07-28 request of a client that takes MCP tasks and elicitation.
+async fn modern(base: &str, id: u32, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {
+            "elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}});
+    let mut request = reqwest::Client::new()
+        .post(format!("{base}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", ACCEPT)
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    // The name the request is routed by: the tool's, or the task's.
+    if let Some(name) = params["name"].as_str().or(params["taskId"].as_str()) {
+        request = request.header("mcp-name", name);
+    }
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    message(request.body(body.to_string()).send().await.unwrap()).await
+}
+
+/// Polls `tasks/get` until the task's status is `status`.
+async fn until(base: &str, task: &str, status: &str) -> Value {
+    for i in 0..200 {
+        let got = modern(base, 100 + i, "tasks/get", json!({"taskId": task})).await;
+        if got["result"]["status"] == status {
+            return got["result"].clone();
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    let last = modern(base, 99, "tasks/get", json!({"taskId": task})).await;
+    panic!("task {task} never reached {status}: {last}");
+}
+
+#[tokio::test]
+async fn a_long_running_tool_call_is_an_mcp_task_backed_by_the_a2a_task() {
+    let planner = serve(
+        Server::new(trip::TripPlanner {
+            pace: std::time::Duration::from_millis(10),
+        })
+        .mcp(true),
+    )
+    .await;
+    let base = &planner.base;
+    let call = json!({"name": "plan-trip", "arguments": {"destination": "Lisbon", "days": 2}});
+    let created = modern(base, 1, "tools/call", call.clone()).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let task = created["result"]["taskId"].as_str().unwrap().to_owned();
+
+    // The question, as an input request; the answer by `tasks/update`.
+    let asked = until(base, &task, "input_required").await;
+    let question = &asked["inputRequests"]["answer"]["params"]["message"];
+    assert!(question.as_str().unwrap().contains("Which day"), "{asked}");
+    let answer = json!({"taskId": task, "inputResponses": {
+        "answer": {"action": "accept", "content": {"answer": "2026-12-01"}}}});
+    let updated = modern(base, 2, "tasks/update", answer).await;
+    assert!(updated.get("error").is_none(), "{updated}");
+    let done = until(base, &task, "completed").await;
+    let items = &done["result"]["structuredContent"]["items"];
+    assert_eq!(items.as_array().map(Vec::len), Some(2), "{done}");
+    assert_eq!(items[0]["date"], "2026-12-01");
+
+    // The same task over A2A: same store, same id.
+    let a2a: Value = reqwest::Client::new()
+        .post(format!("{base}/"))
+        .header("content-type", "application/json")
+        .header("a2a-version", "1.0")
+        .body(
+            json!({"jsonrpc": "2.0", "id": 3, "method": "GetTask", "params": {"id": task}})
+                .to_string(),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        a2a["result"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{a2a}"
+    );
+
+    // Cancelled while it waits: `tasks/cancel`, then `cancelled`.
+    let created = modern(base, 4, "tools/call", call).await;
+    let task = created["result"]["taskId"].as_str().unwrap().to_owned();
+    until(base, &task, "input_required").await;
+    let canceled = modern(base, 5, "tasks/cancel", json!({"taskId": task})).await;
+    assert!(canceled.get("error").is_none(), "{canceled}");
+    until(base, &task, "cancelled").await;
+
+    // A task id no tool call made: an error naming it.
+    let unknown = modern(base, 6, "tasks/get", json!({"taskId": "no-such-task"})).await;
+    assert!(
+        unknown["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no-such-task"),
+        "{unknown}"
+    );
+}

@@ -18,6 +18,7 @@
 //! | an elicitation (MCP `2025-06-18` to `2025-11-25`: `elicitation/create`; `2026-07-28`: an `input_required` result answered on retry) | [`SkillContext::ask`](crate::SkillContext::ask): the caller's answer resumes the same handler |
 //! | `notifications/cancelled` | `CancelTask`: the handler stops |
 //! | a tool error | the task failed (the handler's `Err`, or a panic), was rejected or canceled |
+//! | an MCP task (the tasks extension, `io.modelcontextprotocol/tasks`, for a caller that declares it): `tasks/get`, `tasks/update`, `tasks/cancel` | a call of a skill that streams or takes a context returns at once with the A2A task's id; the task's state, its question as an input request, its result; the answer resumes it; cancel cancels it |
 //!
 //! Security is the card's: on `/mcp` the caller's credentials are checked by the same
 //! [`Authentication`](super::auth::Authentication) (`401` with `WWW-Authenticate`, before any
@@ -66,9 +67,10 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use futures::StreamExt;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
-    ProtocolVersion, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock,
+    CreateTaskResult, DetailedTask, ErrorCode, GetTaskParams, GetTaskResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    ServerConfig, TASKS_EXTENSION_ID, TaskPayload, TaskStatus, Tool, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -151,7 +153,7 @@ impl<A: Agent> Bridge<A> {
         let tools = Tools::of::<A>(&card)?;
         let info = serde_json::from_value(json!({
             "protocolVersion": ProtocolVersion::default(),
-            "capabilities": {"tools": {}},
+            "capabilities": {"tools": {}, "extensions": {TASKS_EXTENSION_ID: {}}},
             "serverInfo": {"name": card.name, "version": card.version},
             "instructions": card.description,
         }))
@@ -163,6 +165,66 @@ impl<A: Agent> Bridge<A> {
                 info,
             }),
         })
+    }
+}
+
+impl<A: Agent> Bridge<A> {
+    /// The A2A task `id`, as the caller may read it.
+    async fn a2a_task(&self, params: &ServiceParams, id: &str) -> Result<a2a::Task, McpError> {
+        let request = a2a::GetTaskRequest {
+            id: id.to_owned(),
+            history_length: None,
+            tenant: None,
+        };
+        super::exact::plain(self.inner.handler.get_task(params, request))
+            .await
+            .map_err(|e| McpError::invalid_params(e.message, None))
+    }
+
+    /// The tool whose call made `task` (none: the task was not made by a tool call).
+    fn tool_of(&self, task: &a2a::Task) -> Result<&Entry, McpError> {
+        let first = task.history.as_ref().and_then(|h| h.first());
+        let name = first
+            .and_then(|m| m.metadata.as_ref())
+            .and_then(|m| m.get(TOOL_KEY))
+            .and_then(Value::as_str);
+        let entry = name.and_then(|n| self.inner.tools.entries.iter().find(|e| e.tool.name == n));
+        entry.ok_or_else(|| {
+            McpError::invalid_params(
+                format!("task `{}` is not the task of a tool call", task.id),
+                None,
+            )
+        })
+    }
+}
+
+/// How often a caller should poll a task, in milliseconds.
+const POLL_INTERVAL_MS: u64 = 500;
+
+/// The MCP view of A2A task `task`, in `status`. A2A tasks keep the time of their last status,
+/// not of their creation: both times are that one.
+fn mcp_task(task: &a2a::Task, status: TaskStatus, message: Option<String>) -> rmcp::model::Task {
+    let at = task
+        .status
+        .timestamp
+        .unwrap_or_else(chrono::Utc::now)
+        .to_rfc3339();
+    let mut out = rmcp::model::Task::new(task.id.clone(), status, at.clone(), at)
+        .with_poll_interval_ms(POLL_INTERVAL_MS);
+    if let Some(message) = message.filter(|m| !m.is_empty()) {
+        out = out.with_status_message(message);
+    }
+    out
+}
+
+/// A tool result as the JSON object a task's payload carries.
+fn object_of(result: &CallToolResult) -> Result<Map<String, Value>, McpError> {
+    match serde_json::to_value(result) {
+        Ok(Value::Object(object)) => Ok(object),
+        _ => Err(McpError::internal_error(
+            "a tool result is a JSON object",
+            None,
+        )),
     }
 }
 
@@ -182,6 +244,9 @@ struct Entry {
     input: Input,
     output: Output,
     extended: bool,
+    /// Whether a call may run as an MCP task (its skill streams, or takes a context: it can
+    /// report progress and ask).
+    long: bool,
 }
 
 /// How a tool's arguments become the message's parts.
@@ -260,6 +325,7 @@ impl Tools {
                 input,
                 output,
                 extended: decl.extended,
+                long: decl.output.streaming || decl.input.context,
             });
         }
         Ok(Tools { entries })
@@ -360,6 +426,101 @@ impl<A: Agent> ServerHandler for Bridge<A> {
         Ok(ListToolsResult::with_all_items(tools))
     }
 
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        let params = params_of(&context);
+        let task = self.a2a_task(&params, &request.task_id).await?;
+        let entry = self.tool_of(&task)?;
+        let text = task.status.message.as_ref().map(message_text);
+        let payload = match task.status.state.clone() {
+            TaskState::InputRequired | TaskState::AuthRequired => {
+                let asked = elicitation(text.as_deref().unwrap_or_default())?;
+                let requests = json!({ANSWER: {"method": "elicitation/create", "params": asked}});
+                TaskPayload::InputRequired {
+                    input_requests: serde_json::from_value(requests).map_err(|e| {
+                        McpError::internal_error(
+                            format!("the input request is not MCP's: {e}"),
+                            None,
+                        )
+                    })?,
+                }
+            }
+            TaskState::Completed => {
+                let result = result_of::<A>(entry, task.artifacts.as_deref().unwrap_or_default());
+                TaskPayload::Completed {
+                    result: object_of(&result)?,
+                }
+            }
+            TaskState::Canceled => TaskPayload::Cancelled,
+            // The skill's failure is the tool's error result, as the call would have answered.
+            state if state.is_terminal() => TaskPayload::Completed {
+                result: object_of(&error_result(
+                    text.clone()
+                        .filter(|t| !t.is_empty())
+                        .unwrap_or_else(|| format!("the task ended {state:?}")),
+                ))?,
+            },
+            _ => TaskPayload::Working,
+        };
+        let status = payload.status();
+        let detailed = DetailedTask::new(mcp_task(&task, status, text), payload);
+        Ok(GetTaskResult::new(detailed))
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let params = params_of(&context);
+        let mut responses = request.input_responses;
+        let task = self.a2a_task(&params, &request.task_id).await?;
+        let entry = self.tool_of(&task)?;
+        let call = Call {
+            handler: &self.inner.handler,
+            params,
+            entry,
+            progress: None,
+            reported: 0,
+            task: Some(task.id.clone()),
+            context: &context,
+        };
+        match answer_in(responses.remove(ANSWER)) {
+            Ok(answer) => {
+                // The answer resumes the task, which runs on unwatched.
+                if let Err(error) = call.answer(&task.id, answer).await {
+                    return Err(McpError::invalid_params(error.message, None));
+                }
+            }
+            Err(_) if call.waits().await => {
+                call.cancel().await;
+            }
+            Err(why) => return Err(McpError::invalid_params(why, None)),
+        }
+        Ok(())
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let params = params_of(&context);
+        let task = self.a2a_task(&params, &request.task_id).await?;
+        self.tool_of(&task)?;
+        let cancel = a2a::CancelTaskRequest {
+            id: task.id,
+            metadata: None,
+            tenant: None,
+        };
+        // Cancelling an ended task is the caller's no-op (cooperative, as the extension says).
+        let _ = super::exact::plain(self.inner.handler.cancel_task(&params, cancel)).await;
+        Ok(())
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -409,6 +570,14 @@ impl<A: Agent> ServerHandler for Bridge<A> {
                 Err(error) => return Ok(tool_error(error, None).into()),
             },
         };
+        // A caller that takes MCP tasks gets a long-running call as one: the A2A task (same
+        // store, same id), polled with `tasks/get`.
+        let tasks = context
+            .client_capabilities()
+            .is_some_and(|c| c.supports_tasks());
+        if tasks && entry.long {
+            return call.as_task(events).await;
+        }
         call.follow(events).await
     }
 }
@@ -454,6 +623,37 @@ impl<A: Agent> Call<'_, A> {
         let mut message = Message::new(Role::User, vec![Part::text(answer)]);
         message.task_id = Some(id.to_owned());
         self.start(message).await
+    }
+
+    /// The call as an MCP task: the A2A task it started, which runs on unwatched.
+    async fn as_task(
+        &self,
+        events: Result<NumberedStream, A2AError>,
+    ) -> Result<CallToolResponse, McpError> {
+        let mut events = match events {
+            Ok(events) => events,
+            Err(error) => return Ok(tool_error(error, None).into()),
+        };
+        match events.next().await {
+            Some(Ok((_, StreamResponse::Task(task)))) => {
+                let seed = mcp_task(&task, TaskStatus::Working, None);
+                let created: CreateTaskResult = serde_json::from_value(json!({
+                    "resultType": "task",
+                    "taskId": seed.task_id,
+                    "status": "working",
+                    "createdAt": seed.created_at,
+                    "lastUpdatedAt": seed.last_updated_at,
+                    "ttlMs": null,
+                    "pollIntervalMs": POLL_INTERVAL_MS,
+                }))
+                .map_err(|e| {
+                    McpError::internal_error(format!("the task is not MCP's: {e}"), None)
+                })?;
+                Ok(CallToolResponse::Task(created))
+            }
+            Some(Err(error)) => Ok(tool_error(error, None).into()),
+            _ => Err(McpError::internal_error("the task did not begin", None)),
+        }
     }
 
     /// Follows the call's task through its turns until it ends, asking the caller each
@@ -564,7 +764,7 @@ impl<A: Agent> Call<'_, A> {
                     question = Some(text.unwrap_or_default());
                 }
                 TaskState::Completed => {
-                    return Ok(Stop::Ended(self.result(&artifacts)));
+                    return Ok(Stop::Ended(result_of::<A>(self.entry, &artifacts)));
                 }
                 TaskState::Canceled => {
                     return Ok(Stop::Ended(error_result(format!(
@@ -633,47 +833,47 @@ impl<A: Agent> Call<'_, A> {
         self.cancel().await;
         error_result(why)
     }
+}
 
-    /// The result of a completed task: the skill's artifact as structured content and text,
-    /// other artifacts and files as content.
-    fn result(&self, artifacts: &[Artifact]) -> CallToolResult {
-        let own = A::SKILLS[self.entry.skill].id;
-        let mut content = Vec::new();
-        let mut data = Vec::new();
-        for artifact in artifacts {
-            let is_own = artifact.name.as_deref() == Some(own);
-            for part in &artifact.parts {
-                match &part.content {
-                    PartContent::Data(value) if is_own => data.push(value.clone()),
-                    PartContent::Data(value) => content.push(ContentBlock::text(value.to_string())),
-                    PartContent::Text(text) => content.push(ContentBlock::text(text.clone())),
-                    PartContent::Raw(_) | PartContent::Url(_) => {
-                        content.extend(resource_of(part, &artifact.artifact_id));
-                    }
+/// The result of a completed task of tool `entry`: the skill's artifact as structured content
+/// and text, other artifacts and files as content.
+fn result_of<A: Agent>(entry: &Entry, artifacts: &[Artifact]) -> CallToolResult {
+    let own = A::SKILLS[entry.skill].id;
+    let mut content = Vec::new();
+    let mut data = Vec::new();
+    for artifact in artifacts {
+        let is_own = artifact.name.as_deref() == Some(own);
+        for part in &artifact.parts {
+            match &part.content {
+                PartContent::Data(value) if is_own => data.push(value.clone()),
+                PartContent::Data(value) => content.push(ContentBlock::text(value.to_string())),
+                PartContent::Text(text) => content.push(ContentBlock::text(text.clone())),
+                PartContent::Raw(_) | PartContent::Url(_) => {
+                    content.extend(resource_of(part, &artifact.artifact_id));
                 }
             }
         }
-        let structured = match (self.entry.output, data.len()) {
-            (Output::Items, _) => Some(json!({"items": data})),
-            (_, 0) => None,
-            (Output::Object, _) if data[0].is_object() => Some(data.swap_remove(0)),
-            (Output::Unstructured, _) if data.len() == 1 && data[0].is_object() => {
-                Some(data.swap_remove(0))
-            }
-            (_, 1) => Some(json!({"result": data.swap_remove(0)})),
-            (_, _) => Some(json!({"result": data})),
-        };
-        let mut result = match &structured {
-            Some(value) => {
-                let mut blocks = vec![ContentBlock::text(value.to_string())];
-                blocks.extend(content);
-                CallToolResult::success(blocks)
-            }
-            None => CallToolResult::success(content),
-        };
-        result.structured_content = structured;
-        result
     }
+    let structured = match (entry.output, data.len()) {
+        (Output::Items, _) => Some(json!({"items": data})),
+        (_, 0) => None,
+        (Output::Object, _) if data[0].is_object() => Some(data.swap_remove(0)),
+        (Output::Unstructured, _) if data.len() == 1 && data[0].is_object() => {
+            Some(data.swap_remove(0))
+        }
+        (_, 1) => Some(json!({"result": data.swap_remove(0)})),
+        (_, _) => Some(json!({"result": data})),
+    };
+    let mut result = match &structured {
+        Some(value) => {
+            let mut blocks = vec![ContentBlock::text(value.to_string())];
+            blocks.extend(content);
+            CallToolResult::success(blocks)
+        }
+        None => CallToolResult::success(content),
+    };
+    result.structured_content = structured;
+    result
 }
 
 /// The message of a tool call: the arguments as the skill's input.
@@ -696,8 +896,17 @@ fn message_of(entry: &Entry, arguments: Option<Map<String, Value>>) -> Result<Me
         },
         Input::Files => files_in(arguments.get("files"))?,
     };
-    Ok(Message::new(Role::User, parts))
+    let mut message = Message::new(Role::User, parts);
+    // The tool a task was called as, for `tasks/get` to read its result as the tool's.
+    message.metadata = Some(std::collections::HashMap::from([(
+        TOOL_KEY.to_owned(),
+        Value::String(entry.tool.name.to_string()),
+    )]));
+    Ok(message)
 }
+
+/// The metadata key, on a tool call's message, naming its tool.
+const TOOL_KEY: &str = "a2a-card/mcp-tool";
 
 fn data_part(data: Value, media_type: &str) -> Part {
     Part {
