@@ -75,26 +75,36 @@ async fn session(base: &str, token: Option<&str>) -> String {
     id
 }
 
-async fn a2a_still_answers(base: &str) {
-    let request = json!({"jsonrpc": "2.0", "id": 9, "method": "SendMessage", "params": {
-        "message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{
-            "data": {"a": "Lion", "b": "Tiger"},
-            "mediaType": "application/json;schema=fightComparison"}]}}});
-    let answer: Value = reqwest::Client::new()
+/// An A2A JSON-RPC 1.0 call to the agent at `base`; its answer.
+async fn a2a(base: &str, body: Value) -> Value {
+    reqwest::Client::new()
         .post(format!("{base}/"))
         .header("content-type", "application/json")
         .header("a2a-version", "1.0")
-        .body(request.to_string())
+        .body(body.to_string())
         .send()
         .await
         .unwrap()
         .json()
         .await
-        .unwrap();
+        .unwrap()
+}
+
+async fn a2a_still_answers(base: &str) {
+    let request = json!({"jsonrpc": "2.0", "id": 9, "method": "SendMessage", "params": {
+        "message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{
+            "data": {"a": "Lion", "b": "Tiger"},
+            "mediaType": "application/json;schema=fightComparison"}]}}});
+    let answer = a2a(base, request).await;
     assert_eq!(
         answer["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
         "{answer}"
     );
+}
+
+/// The trip planner with MCP, planning a day in `pace`.
+async fn planner(pace: std::time::Duration) -> Running {
+    serve(Server::new(trip::TripPlanner { pace }).mcp(true)).await
 }
 
 #[tokio::test]
@@ -407,13 +417,7 @@ impl Counter {
 #[tokio::test]
 async fn files_go_in_as_resource_contents_and_come_out_as_embedded_resources() {
     // Out: the trip planner's calendar export, an embedded resource with the file's bytes.
-    let planner = serve(
-        Server::new(trip::TripPlanner {
-            pace: std::time::Duration::from_millis(1),
-        })
-        .mcp(true),
-    )
-    .await;
+    let planner = planner(std::time::Duration::from_millis(1)).await;
     let id = session(&planner.base, None).await;
     let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
         "name": "export-calendar",
@@ -470,31 +474,10 @@ async fn files_go_in_as_resource_contents_and_come_out_as_embedded_resources() {
 
 #[tokio::test]
 async fn a_retry_naming_a_task_that_does_not_wait_cancels_nothing() {
-    let planner = serve(
-        Server::new(trip::TripPlanner {
-            pace: std::time::Duration::from_secs(1),
-        })
-        .mcp(true),
-    )
-    .await;
-    let a2a = |body: Value| {
-        let base = planner.base.clone();
-        async move {
-            reqwest::Client::new()
-                .post(format!("{base}/"))
-                .header("content-type", "application/json")
-                .header("a2a-version", "1.0")
-                .body(body.to_string())
-                .send()
-                .await
-                .unwrap()
-                .json::<Value>()
-                .await
-                .unwrap()
-        }
-    };
+    let planner = planner(std::time::Duration::from_secs(1)).await;
     // A long plan, working (it has its date: it asks nothing).
     let started = a2a(
+        &planner.base,
         json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {
         "message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{
             "data": {"destination": "Rome", "days": 14, "start_date": "2026-12-01"},
@@ -504,29 +487,17 @@ async fn a_retry_naming_a_task_that_does_not_wait_cancels_nothing() {
     .await;
     let task = started["result"]["task"]["id"].as_str().unwrap().to_owned();
     // A 2026-07-28 retry that names it as its state, declining: a tool error, nothing canceled.
-    let retry = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+    let retry = json!({
         "name": "plan-trip", "arguments": {"destination": "Rome", "days": 14},
         "inputResponses": {"answer": {"action": "decline"}},
-        "requestState": task,
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}}});
-    let response = reqwest::Client::new()
-        .post(format!("{}/mcp", planner.base))
-        .header("content-type", "application/json")
-        .header("accept", ACCEPT)
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", "plan-trip")
-        .body(retry.to_string())
-        .send()
-        .await
-        .unwrap();
-    let result = message(response).await;
+        "requestState": task});
+    let result = modern(&planner.base, 2, "tools/call", retry).await;
     assert_eq!(result["result"]["isError"], true, "{result}");
-    let now =
-        a2a(json!({"jsonrpc": "2.0", "id": 3, "method": "GetTask", "params": {"id": task}})).await;
+    let now = a2a(
+        &planner.base,
+        json!({"jsonrpc": "2.0", "id": 3, "method": "GetTask", "params": {"id": task}}),
+    )
+    .await;
     assert_eq!(
         now["result"]["status"]["state"], "TASK_STATE_WORKING",
         "{now}"
@@ -569,13 +540,7 @@ async fn until(base: &str, task: &str, status: &str) -> Value {
 
 #[tokio::test]
 async fn a_long_running_tool_call_is_an_mcp_task_backed_by_the_a2a_task() {
-    let planner = serve(
-        Server::new(trip::TripPlanner {
-            pace: std::time::Duration::from_millis(10),
-        })
-        .mcp(true),
-    )
-    .await;
+    let planner = planner(std::time::Duration::from_millis(10)).await;
     let base = &planner.base;
     let call = json!({"name": "plan-trip", "arguments": {"destination": "Lisbon", "days": 2}});
     let created = modern(base, 1, "tools/call", call.clone()).await;
@@ -596,20 +561,11 @@ async fn a_long_running_tool_call_is_an_mcp_task_backed_by_the_a2a_task() {
     assert_eq!(items[0]["date"], "2026-12-01");
 
     // The same task over A2A: same store, same id.
-    let a2a: Value = reqwest::Client::new()
-        .post(format!("{base}/"))
-        .header("content-type", "application/json")
-        .header("a2a-version", "1.0")
-        .body(
-            json!({"jsonrpc": "2.0", "id": 3, "method": "GetTask", "params": {"id": task}})
-                .to_string(),
-        )
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let a2a = a2a(
+        base,
+        json!({"jsonrpc": "2.0", "id": 3, "method": "GetTask", "params": {"id": task}}),
+    )
+    .await;
     assert_eq!(
         a2a["result"]["status"]["state"], "TASK_STATE_COMPLETED",
         "{a2a}"
