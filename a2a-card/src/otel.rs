@@ -53,6 +53,7 @@ use std::sync::OnceLock;
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::trace::SdkTracerProvider;
+use tracing_subscriber::Layer as _;
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
 
@@ -258,5 +259,3 @@ pub(crate) fn headers_of(span: &tracing::Span) -> Vec<(String, String)> {
     });
     headers.into_iter().collect()
 }
-
-use tracing_subscriber::Layer as _;

@@ -17,6 +17,16 @@ pub(crate) enum BodyError {
     Unreadable,
 }
 
+impl BodyError {
+    /// What the answer says of the body, under a limit of `limit` bytes.
+    pub(crate) fn message(self, limit: usize) -> String {
+        match self {
+            BodyError::TooLarge => too_large_message(limit),
+            BodyError::Unreadable => "the request body could not be read".to_owned(),
+        }
+    }
+}
+
 /// What a client is told when its body is over `limit` bytes.
 pub(crate) fn too_large_message(limit: usize) -> String {
     format!("the request body is larger than this agent accepts ({limit} bytes)")
@@ -66,13 +76,11 @@ pub(crate) async fn limit_body(
 
 /// The HTTP+JSON routes' answer to a body not read: `413` when over `limit` bytes, else `400`.
 pub(crate) fn rest_error(error: BodyError, limit: usize) -> Response {
-    let (status, message) = match error {
-        BodyError::TooLarge => (StatusCode::PAYLOAD_TOO_LARGE, too_large_message(limit)),
-        BodyError::Unreadable => (
-            StatusCode::BAD_REQUEST,
-            "the request body could not be read".to_owned(),
-        ),
+    let status = match error {
+        BodyError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+        BodyError::Unreadable => StatusCode::BAD_REQUEST,
     };
+    let message = error.message(limit);
     let body = serde_json::json!({"error": {
         "code": status.as_u16(),
         "status": "INVALID_ARGUMENT",

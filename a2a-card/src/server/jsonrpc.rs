@@ -44,7 +44,8 @@ fn refuse(status: StatusCode, id: JsonRpcId, code: i32, message: impl Into<Strin
     json_response(status, &JsonRpcResponse::error(id, error))
 }
 
-fn json_response(status: StatusCode, body: &impl serde::Serialize) -> Response {
+/// `body` as a JSON answer with `status`.
+pub(crate) fn json_response(status: StatusCode, body: &impl serde::Serialize) -> Response {
     let bytes = serde_json::to_vec(body).unwrap_or_default();
     let mut response = Response::new(Body::from(bytes));
     *response.status_mut() = status;
@@ -122,7 +123,7 @@ pub(crate) async fn endpoint(State(rpc): State<Arc<JsonRpc>>, request: Request) 
                 StatusCode::OK,
                 JsonRpcId::Null,
                 error_code::PARSE_ERROR,
-                "the request body could not be read",
+                BodyError::Unreadable.message(rpc.body_limit),
             );
         }
     };

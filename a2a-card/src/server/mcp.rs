@@ -157,7 +157,7 @@ impl<A: Agent> Bridge<A> {
             "serverInfo": {"name": card.name, "version": card.version},
             "instructions": card.description,
         }))
-        .map_err(|e| mcp_error(format!("the server description is not MCP's: {e}")))?;
+        .map_err(|e| ServerError::Mcp(format!("the server description is not MCP's: {e}")))?;
         Ok(Bridge {
             inner: Arc::new(Inner {
                 handler,
@@ -226,10 +226,6 @@ fn object_of(result: &CallToolResult) -> Result<Map<String, Value>, McpError> {
             None,
         )),
     }
-}
-
-fn mcp_error(reason: String) -> ServerError {
-    ServerError::Mcp(reason)
 }
 
 /// The tools, one per skill, in the order of the skills.
@@ -314,7 +310,7 @@ impl Tools {
                 tool["outputSchema"] = schema;
             }
             let tool: Tool = serde_json::from_value(tool).map_err(|e| {
-                mcp_error(format!(
+                ServerError::Mcp(format!(
                     "skill `{}` does not make an MCP tool: {e}",
                     skill.id
                 ))
@@ -1193,14 +1189,15 @@ async fn layer(
     auth::seal(&mut parts.headers, principal.as_ref());
     let bytes = match body_limit::read(&parts.headers, body, gate.body_limit).await {
         Ok(bytes) => bytes,
-        Err(error @ BodyError::TooLarge) => {
-            return body_limit::closing(jsonrpc_error(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                error,
-                gate.body_limit,
-            ));
+        Err(error) => {
+            let message = error.message(gate.body_limit);
+            return match error {
+                BodyError::TooLarge => {
+                    body_limit::closing(rpc_error(StatusCode::PAYLOAD_TOO_LARGE, -32600, message))
+                }
+                BodyError::Unreadable => rpc_error(StatusCode::BAD_REQUEST, -32600, message),
+            };
         }
-        Err(error) => return jsonrpc_error(StatusCode::BAD_REQUEST, error, gate.body_limit),
     };
     let delete = parts.method == axum::http::Method::DELETE;
     if parts.method == axum::http::Method::POST {
@@ -1214,7 +1211,7 @@ async fn layer(
                 super::telemetry::method("MCP", "jsonrpc", &method, version);
                 called
             }
-            Err((code, message)) => return invalid(code, message),
+            Err((code, message)) => return rpc_error(StatusCode::BAD_REQUEST, code, message),
         };
         if let (Some(guard), Some(skill)) = (&gate.guard, called) {
             if let Err(refusal) = guard.authorize_skill(skill, principal.as_ref()) {
@@ -1233,32 +1230,16 @@ async fn layer(
     response
 }
 
-/// A JSON-RPC error for a body that could not be read, with its HTTP status.
-fn jsonrpc_error(
-    status: StatusCode,
-    error: super::body_limit::BodyError,
-    limit: usize,
-) -> Response {
-    let message = match error {
-        super::body_limit::BodyError::TooLarge => super::body_limit::too_large_message(limit),
-        super::body_limit::BodyError::Unreadable => "the request body could not be read".to_owned(),
-    };
-    let mut response = invalid(-32600, message);
-    *response.status_mut() = status;
-    response
-}
-
-/// `400` with a JSON-RPC error: a body that is not a JSON-RPC message.
-fn invalid(code: i32, message: String) -> Response {
+/// A JSON-RPC error with its HTTP status, for a request refused before the SDK read it.
+fn rpc_error(status: StatusCode, code: i32, message: String) -> Response {
     super::telemetry::failed();
-    let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
-    let mut response = Response::new(Body::from(body.to_string()));
-    *response.status_mut() = StatusCode::BAD_REQUEST;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    response
+    let error = a2a::JsonRpcError {
+        code,
+        message,
+        data: None,
+    };
+    let answer = a2a::JsonRpcResponse::error(a2a::JsonRpcId::Null, error);
+    super::jsonrpc::json_response(status, &answer)
 }
 
 impl Gate {

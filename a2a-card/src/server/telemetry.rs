@@ -222,7 +222,7 @@ pub(crate) fn refused(reason: &'static str) {
 /// `otel`; none without it).
 pub(crate) fn outgoing_headers(span: &Span) -> Vec<(String, String)> {
     #[cfg(feature = "otel")]
-    return otel::inject(span);
+    return crate::otel::headers_of(span);
     #[cfg(not(feature = "otel"))]
     {
         let _ = span;
@@ -363,11 +363,6 @@ mod otel {
         fn keys(&self) -> Vec<&str> {
             self.0.keys().map(|k| k.as_str()).collect()
         }
-    }
-
-    /// The W3C trace context of `span`, as headers.
-    pub(super) fn inject(span: &Span) -> Vec<(String, String)> {
-        crate::otel::headers_of(span)
     }
 
     pub(super) fn answered(method: String, ok: bool, took: Duration) {

@@ -140,13 +140,11 @@ impl Refusal {
             message: message.to_owned(),
             data: serde_json::to_value(vec![info]).ok(),
         };
-        let body = serde_json::to_vec(&a2a::JsonRpcResponse::error(id, error)).unwrap_or_default();
-        let mut response = Response::new(Body::from(body));
-        response.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
-        self.with_headers(response)
+        let answer = a2a::JsonRpcResponse::error(id, error);
+        self.with_headers(crate::server::jsonrpc::json_response(
+            self.status(),
+            &answer,
+        ))
     }
 
     /// The HTTP+JSON answer (`google.rpc.Status`, as the official router writes errors).
