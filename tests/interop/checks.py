@@ -36,6 +36,29 @@ async def run(what, check):
         report(False, what, repr(e))
 
 
+async def following(stream, keep=lambda event: event):
+    """Follows `stream` (a subscription) in the background, each event put through `keep` into
+    a list; returns once its first event has arrived, with that list and the follower task
+    (awaiting it waits for the stream's end, and raises what ended it). A stream that ends
+    before any event raises what ended it here."""
+    events = []
+    first = asyncio.Event()
+
+    async def follow():
+        try:
+            async for event in stream:
+                events.append(keep(event))
+                first.set()
+        finally:
+            first.set()
+
+    follower = asyncio.create_task(follow())
+    await asyncio.wait_for(first.wait(), 15)
+    if follower.done():
+        follower.result()  # raises what ended the subscription early
+    return events, follower
+
+
 def exit_status():
     """1 when a check failed, else 0."""
     return 1 if failures else 0

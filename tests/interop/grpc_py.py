@@ -49,7 +49,7 @@ TRIP_SCHEMA = 'application/json;schema=tripRequest'
 FIGHT_SCHEMA = 'application/json;schema=fightComparison'
 SERVICE = '/lf.a2a.v1.A2AService/'
 
-from checks import Check, expect, report, run  # noqa: E402 - this folder's helpers
+from checks import Check, expect, following, report, run  # noqa: E402 - this folder's helpers
 import checks  # noqa: E402
 
 
@@ -318,21 +318,8 @@ async def main():
         expect(state_of(started) in ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'),
                f'still running: {started}')
         task_id = started.task.id
-        events = []
-        subscribed = asyncio.Event()
-
-        async def follow():
-            try:
-                async for e in slow_streaming.subscribe(SubscribeToTaskRequest(id=task_id)):
-                    events.append(e)
-                    subscribed.set()
-            finally:
-                subscribed.set()
-
-        follower = asyncio.create_task(follow())
-        await asyncio.wait_for(subscribed.wait(), 15)
-        if follower.done():
-            follower.result()  # raises what ended the subscription early
+        events, follower = await following(
+            slow_streaming.subscribe(SubscribeToTaskRequest(id=task_id)))
         task = await slow.cancel_task(CancelTaskRequest(id=task_id))
         expect(TaskState.Name(task.status.state) == 'TASK_STATE_CANCELED', f'{task}')
         await asyncio.wait_for(follower, 15)

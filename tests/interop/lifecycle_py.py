@@ -40,7 +40,7 @@ from a2a.utils.errors import (
 PLANNER, SLOW_PLANNER, WITHOUT_0_3, FIGHT_CLUB = sys.argv[1:5]
 TRIP_SCHEMA = 'application/json;schema=tripRequest'
 
-from checks import Check, expect, report, run  # noqa: E402 - this folder's helpers
+from checks import Check, expect, following, report, run  # noqa: E402 - this folder's helpers
 import checks  # noqa: E402
 
 
@@ -190,21 +190,8 @@ async def checks_for(binding):
         asked = await one(blocking.send_message(trip(2)))
         expect(state_of(asked) == 'TASK_STATE_INPUT_REQUIRED', f'the planner asks: {asked}')
         task_id = asked.task.id
-        events = []
-        subscribed = asyncio.Event()
-
-        async def follow():
-            try:
-                async for e in streaming.subscribe(SubscribeToTaskRequest(id=task_id)):
-                    events.append(e)
-                    subscribed.set()
-            finally:
-                subscribed.set()
-
-        follower = asyncio.create_task(follow())
-        await asyncio.wait_for(subscribed.wait(), 15)
-        if follower.done():
-            follower.result()  # raises what ended the subscription early
+        events, follower = await following(
+            streaming.subscribe(SubscribeToTaskRequest(id=task_id)))
         # The subscription is open (its first event arrived): now the answer.
         done = await one(blocking.send_message(message([{'text': '2026-12-01'}], task_id)))
         expect(state_of(done) == 'TASK_STATE_COMPLETED', f'the answer completes it: {done}')

@@ -38,7 +38,7 @@ from a2a.types import (
 PLANNER, SLOW_PLANNER, WITHOUT_0_3, FIGHT_CLUB = sys.argv[1:5]
 TRIP_SCHEMA = 'application/json;schema=tripRequest'
 
-from checks import Check, expect, report, run  # noqa: E402 - this folder's helpers
+from checks import Check, expect, following, report, run  # noqa: E402 - this folder's helpers
 import checks  # noqa: E402
 
 
@@ -168,22 +168,10 @@ async def main():
     async def resubscribe_to_a_waiting_task():
         asked = await task_of(blocking.send_message(trip(2)))
         expect(asked.status.state == TaskState.input_required, f'the planner asks: {asked.status}')
-        events = []
-        subscribed = asyncio.Event()
-
-        async def follow():
-            try:
-                async for task, update in streaming.resubscribe(TaskIdParams(id=asked.id)):
-                    # The SDK hands out one Task object, updated in place: keep its state now.
-                    events.append((task.status.state, update))
-                    subscribed.set()
-            finally:
-                subscribed.set()
-
-        follower = asyncio.create_task(follow())
-        await asyncio.wait_for(subscribed.wait(), 15)
-        if follower.done():
-            follower.result()  # raises what ended the subscription early
+        # The SDK hands out one Task object, updated in place: keep its state now.
+        events, follower = await following(
+            streaming.resubscribe(TaskIdParams(id=asked.id)),
+            lambda pair: (pair[0].status.state, pair[1]))
         # The subscription is open (its first event arrived): now the answer.
         done = await task_of(blocking.send_message(text('2026-12-01', asked.id)))
         expect(done.status.state == TaskState.completed, f'the answer completes it: {done.status}')
