@@ -58,6 +58,14 @@ use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
 
 /// Why telemetry could not be set up.
+///
+/// ```no_run
+/// match a2a_card::otel::init() {
+///     Ok(telemetry) => drop(telemetry),
+///     Err(a2a_card::otel::OtelError::Config(why)) => eprintln!("check OTEL_*: {why}"),
+///     Err(e) => eprintln!("{e}"),
+/// }
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum OtelError {
@@ -85,6 +93,16 @@ impl std::error::Error for OtelError {}
 
 /// Telemetry set up by [`init`]: dropping it (at the end of `main`) sends what is still
 /// buffered and shuts the exporters down.
+///
+/// ```no_run
+/// let telemetry = a2a_card::otel::init()?;
+/// if !telemetry.exports() {
+///     eprintln!("no OTEL_EXPORTER_OTLP_ENDPOINT: spans are not exported");
+/// }
+/// // ... serve ...
+/// telemetry.flush(); // or let it drop
+/// # Ok::<(), a2a_card::otel::OtelError>(())
+/// ```
 #[must_use = "dropping it shuts the exporters down"]
 pub struct Telemetry {
     tracer: Option<SdkTracerProvider>,
@@ -136,6 +154,12 @@ fn registry() -> &'static prometheus::Registry {
 /// The server's metrics in the Prometheus text format (what
 /// [`Server::metrics_route`](crate::server::Server::metrics_route) serves); empty before
 /// [`init`].
+///
+/// ```
+/// // Before `init`, nothing is measured yet.
+/// let text = a2a_card::otel::prometheus_text();
+/// assert!(text.is_empty() || text.contains("# TYPE"));
+/// ```
 pub fn prometheus_text() -> String {
     use prometheus::Encoder as _;
     let mut out = Vec::new();
@@ -164,6 +188,12 @@ fn env(name: &str) -> Option<String> {
 /// [`OtelError::Config`] for `OTEL_EXPORTER_OTLP_PROTOCOL=grpc`, [`OtelError::Exporter`] when
 /// an exporter cannot be built, [`OtelError::Subscriber`] when the process already has a
 /// `tracing` subscriber.
+///
+/// ```no_run
+/// // OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 OTEL_SERVICE_NAME=judge ./agent
+/// let _telemetry = a2a_card::otel::init()?; // kept until the end of `main`
+/// # Ok::<(), a2a_card::otel::OtelError>(())
+/// ```
 pub fn init() -> Result<Telemetry, OtelError> {
     if env("OTEL_SDK_DISABLED").is_some_and(|v| v.eq_ignore_ascii_case("true")) {
         return Ok(Telemetry {

@@ -86,14 +86,34 @@ use super::interfaces::Endpoint;
 use super::lifecycle::{Lifecycle, NumberedStream};
 
 /// Where the MCP endpoint is mounted on the agent's listener.
+///
+/// ```
+/// let url = format!("http://127.0.0.1:9000{}", a2a_card::mcp::PATH);
+/// assert_eq!(url, "http://127.0.0.1:9000/mcp");
+/// ```
 pub const PATH: &str = "/mcp";
 
 /// Where the protected-resource metadata (RFC 9728) of the MCP endpoint is served, for agents
 /// whose card declares OAuth 2.0 or OpenID Connect.
+///
+/// ```
+/// // What a `401` from `/mcp` names in its `WWW-Authenticate: Bearer resource_metadata="..."`.
+/// assert!(a2a_card::mcp::RESOURCE_METADATA_PATH.starts_with("/.well-known/oauth-protected-resource"));
+/// ```
 pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource/mcp";
 
 /// The URI of the card's extension entry that names the agent's MCP endpoint
 /// (`params.url`, `params.transport`).
+///
+/// ```
+/// # fn mcp_url(card: &a2a_card::AgentCard) -> Option<String> {
+/// card.capabilities
+///     .extensions
+///     .iter()
+///     .find(|e| e.uri == a2a_card::mcp::EXTENSION_URI)
+///     .and_then(|e| e.params.as_ref()?.get("url")?.as_str().map(str::to_owned))
+/// # }
+/// ```
 pub const EXTENSION_URI: &str = "https://github.com/a2a-card/a2a-card/extensions/mcp/v1";
 
 /// The name of the one field an elicited answer has.

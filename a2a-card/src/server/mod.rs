@@ -578,6 +578,24 @@ impl<A: Agent> Server<A> {
     /// transport desktop hosts use when they start the agent. The caller is anonymous there:
     /// a skill that needs credentials is refused. [`mcp::serve_stdio`] does the same with the
     /// default options.
+    ///
+    /// ```no_run
+    /// # use a2a_card::{agent, skill};
+    /// # struct Echo;
+    /// # /// Echoes what it is told.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Echo {
+    /// #     /// Echoes.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// use a2a_card::server::Server;
+    /// # async fn run() -> Result<(), a2a_card::server::ServerError> {
+    /// // A host's user may take their time to answer a question.
+    /// let server = Server::new(Echo).input_timeout(std::time::Duration::from_secs(3600));
+    /// server.serve_mcp_stdio().await
+    /// # }
+    /// ```
     #[cfg(feature = "mcp")]
     pub async fn serve_mcp_stdio(self) -> Result<(), ServerError> {
         use rmcp::ServiceExt as _;
