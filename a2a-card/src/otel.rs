@@ -145,6 +145,13 @@ impl Drop for Telemetry {
     }
 }
 
+/// Whether [`init`] has set up the meter provider (the server records metrics only then).
+static METERED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+pub(crate) fn metered() -> bool {
+    METERED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// The Prometheus registry the meter provider of [`init`] fills.
 fn registry() -> &'static prometheus::Registry {
     static REGISTRY: OnceLock<prometheus::Registry> = OnceLock::new();
@@ -236,6 +243,7 @@ pub fn init() -> Result<Telemetry, OtelError> {
     }
     let meter = meter.build();
     opentelemetry::global::set_meter_provider(meter.clone());
+    METERED.store(true, std::sync::atomic::Ordering::Relaxed);
 
     let tracer = if traces {
         let exporter = opentelemetry_otlp::SpanExporter::builder()

@@ -67,9 +67,11 @@ tokio::task_local! {
 
 /// Names the protocol method the current request calls, on its span.
 pub(crate) fn method(binding: &'static str, system: &'static str, method: &str, version: &str) {
-    // Kept for the request's metrics, which only `otel` records.
+    // Kept for the request's metrics, which only `otel` records, once set up.
     #[cfg(feature = "otel")]
-    let _ = CALLED.try_with(|c| c.borrow_mut().method = Some(method.to_owned()));
+    if crate::otel::metered() {
+        let _ = CALLED.try_with(|c| c.borrow_mut().method = Some(method.to_owned()));
+    }
     let span = Span::current();
     span.record("a2a.binding", binding);
     span.record("rpc.system", system);
@@ -281,9 +283,14 @@ mod otel {
         refusals: Counter<u64>,
     }
 
-    fn instruments() -> &'static Instruments {
+    /// The instruments, once `a2a_card::otel::init` has set up the meter provider (before it,
+    /// nothing is measured, and nothing is spent on measuring).
+    fn instruments() -> Option<&'static Instruments> {
         static INSTRUMENTS: OnceLock<Instruments> = OnceLock::new();
-        INSTRUMENTS.get_or_init(|| {
+        if !crate::otel::metered() {
+            return None;
+        }
+        Some(INSTRUMENTS.get_or_init(|| {
             let meter = opentelemetry::global::meter("a2a-card");
             Instruments {
                 requests: meter
@@ -332,7 +339,7 @@ mod otel {
                     .with_description("Requests refused by the card's security, by reason")
                     .build(),
             }
-        })
+        }))
     }
 
     /// Sets the span's parent to the W3C trace context of the request's headers, if any.
@@ -366,7 +373,7 @@ mod otel {
     }
 
     pub(super) fn answered(method: String, ok: bool, took: Duration) {
-        let i = instruments();
+        let Some(i) = instruments() else { return };
         let outcome = KeyValue::new("a2a.outcome", if ok { "ok" } else { "error" });
         let method = KeyValue::new("rpc.method", method);
         i.requests.add(1, &[method.clone(), outcome]);
@@ -374,9 +381,9 @@ mod otel {
     }
 
     pub(super) fn task_started(skill: &'static str) {
-        instruments()
-            .active
-            .add(1, &[KeyValue::new("gen_ai.tool.name", skill)]);
+        if let Some(i) = instruments() {
+            i.active.add(1, &[KeyValue::new("gen_ai.tool.name", skill)]);
+        }
     }
 
     pub(super) fn task_state(
@@ -385,10 +392,9 @@ mod otel {
         terminal: bool,
         age: Duration,
     ) {
-        if !terminal {
+        let (true, Some(i)) = (terminal, instruments()) else {
             return;
-        }
-        let i = instruments();
+        };
         let tool = KeyValue::new("gen_ai.tool.name", skill);
         let attributes = [tool.clone(), KeyValue::new("a2a.task.state", state)];
         i.tasks.add(1, &attributes);
@@ -397,19 +403,22 @@ mod otel {
     }
 
     pub(super) fn chunk() {
-        instruments().chunks.add(1, &[]);
+        if let Some(i) = instruments() {
+            i.chunks.add(1, &[]);
+        }
     }
 
     pub(super) fn store_round(system: &'static str, rows: usize, took: Duration) {
-        let i = instruments();
+        let Some(i) = instruments() else { return };
         let system = [KeyValue::new("db.system.name", system)];
         i.round_duration.record(took.as_secs_f64(), &system);
         i.round_size.record(rows as u64, &system);
     }
 
     pub(super) fn pushed(delivered: bool, retried: bool) {
+        let Some(i) = instruments() else { return };
         let outcome = if delivered { "delivered" } else { "failed" };
-        instruments().pushes.add(
+        i.pushes.add(
             1,
             &[
                 KeyValue::new("a2a.outcome", outcome),
@@ -419,8 +428,8 @@ mod otel {
     }
 
     pub(super) fn refused(reason: &'static str) {
-        instruments()
-            .refusals
-            .add(1, &[KeyValue::new("a2a.reason", reason)]);
+        if let Some(i) = instruments() {
+            i.refusals.add(1, &[KeyValue::new("a2a.reason", reason)]);
+        }
     }
 }
