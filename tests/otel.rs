@@ -58,36 +58,44 @@ async fn receiver() -> (String, Arc<Mutex<Received>>) {
         )
         .route(
             "/v1/traces",
-            axum::routing::post(move |body: axum::body::Bytes| {
-                let traces = Arc::clone(&traces);
-                async move {
-                    let request = ExportTraceServiceRequest::decode(body).expect("OTLP traces");
-                    let mut got = traces.lock().unwrap();
-                    for resource in request.resource_spans {
-                        for scope in resource.scope_spans {
-                            got.spans.extend(scope.spans);
+            axum::routing::post(
+                move |headers: axum::http::HeaderMap, body: axum::body::Bytes| {
+                    let traces = Arc::clone(&traces);
+                    async move {
+                        // No OTEL_EXPORTER_OTLP_PROTOCOL is set: the default is protobuf.
+                        assert_eq!(headers["content-type"], "application/x-protobuf");
+                        let request = ExportTraceServiceRequest::decode(body).expect("OTLP traces");
+                        let mut got = traces.lock().unwrap();
+                        for resource in request.resource_spans {
+                            for scope in resource.scope_spans {
+                                got.spans.extend(scope.spans);
+                            }
                         }
+                        ""
                     }
-                    ""
-                }
-            }),
+                },
+            ),
         )
         .route(
             "/v1/metrics",
-            axum::routing::post(move |body: axum::body::Bytes| {
-                let metrics = Arc::clone(&metrics);
-                async move {
-                    let request = ExportMetricsServiceRequest::decode(body).expect("OTLP metrics");
-                    let mut got = metrics.lock().unwrap();
-                    for resource in request.resource_metrics {
-                        for scope in resource.scope_metrics {
-                            got.metrics
-                                .extend(scope.metrics.into_iter().map(|m| m.name));
+            axum::routing::post(
+                move |headers: axum::http::HeaderMap, body: axum::body::Bytes| {
+                    let metrics = Arc::clone(&metrics);
+                    async move {
+                        assert_eq!(headers["content-type"], "application/x-protobuf");
+                        let request =
+                            ExportMetricsServiceRequest::decode(body).expect("OTLP metrics");
+                        let mut got = metrics.lock().unwrap();
+                        for resource in request.resource_metrics {
+                            for scope in resource.scope_metrics {
+                                got.metrics
+                                    .extend(scope.metrics.into_iter().map(|m| m.name));
+                            }
                         }
+                        ""
                     }
-                    ""
-                }
-            }),
+                },
+            ),
         );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
@@ -154,7 +162,6 @@ async fn spans_and_metrics_reach_an_otlp_receiver_and_one_trace_spans_two_agents
     // SAFETY-free: set before any thread reads them (the runtime's workers do not).
     unsafe {
         std::env::set_var("OTEL_EXPORTER_OTLP_ENDPOINT", &collector);
-        std::env::set_var("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf");
         std::env::set_var("OTEL_SERVICE_NAME", "otel-test");
         std::env::set_var("OTEL_METRIC_EXPORT_INTERVAL", "200");
     }

@@ -9,7 +9,7 @@
 //! | variable | effect |
 //! |---|---|
 //! | `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` / `_METRICS_ENDPOINT`) | export over OTLP/HTTP there (`/v1/traces` and `/v1/metrics` appended to the base); unset: nothing is exported, and nothing is spent on it |
-//! | `OTEL_EXPORTER_OTLP_PROTOCOL` | `http/protobuf` (the default) or `http/json`; `grpc` is refused by [`init`] (this build exports over HTTP) |
+//! | `OTEL_EXPORTER_OTLP_PROTOCOL` (or `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` / `_METRICS_PROTOCOL`) | `http/protobuf` (the default) or `http/json`; `grpc` is refused by [`init`] (this build exports over HTTP) |
 //! | `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES` | the resource's `service.name` and attributes |
 //! | `OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG` | the sampler (`parentbased_always_on` by default) |
 //! | `OTEL_METRIC_EXPORT_INTERVAL` | how often metrics are exported (ms) |
@@ -51,6 +51,7 @@ use std::fmt;
 use std::sync::OnceLock;
 
 use opentelemetry::trace::TracerProvider as _;
+use opentelemetry_otlp::{Protocol, WithExportConfig as _};
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing_subscriber::Layer as _;
@@ -184,6 +185,26 @@ fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
+/// The OTLP protocol of one signal: its own variable (`signal`), else
+/// `OTEL_EXPORTER_OTLP_PROTOCOL`, else `http/protobuf`, the specification's default. Chosen
+/// here because the exporter crate, built with both encodings, would default to JSON.
+fn protocol(signal: &str) -> Result<Protocol, OtelError> {
+    let (name, value) = match env(signal) {
+        Some(value) => (signal, value),
+        None => match env("OTEL_EXPORTER_OTLP_PROTOCOL") {
+            Some(value) => ("OTEL_EXPORTER_OTLP_PROTOCOL", value),
+            None => return Ok(Protocol::HttpBinary),
+        },
+    };
+    match value.trim() {
+        "http/protobuf" => Ok(Protocol::HttpBinary),
+        "http/json" => Ok(Protocol::HttpJson),
+        other => Err(OtelError::Config(format!(
+            "{name} is `{other}`; this build exports over HTTP: use http/protobuf or http/json"
+        ))),
+    }
+}
+
 /// Sets up OpenTelemetry from the standard `OTEL_*` variables (see the [module docs](self)):
 /// the W3C trace-context propagator, a meter provider read by [`prometheus_text`] and, when an
 /// OTLP endpoint is configured, exported with the batching span processor and the periodic
@@ -208,13 +229,8 @@ pub fn init() -> Result<Telemetry, OtelError> {
             meter: None,
         });
     }
-    if let Some(protocol) = env("OTEL_EXPORTER_OTLP_PROTOCOL") {
-        if !matches!(protocol.as_str(), "http/protobuf" | "http/json") {
-            return Err(OtelError::Config(format!(
-                "OTEL_EXPORTER_OTLP_PROTOCOL is `{protocol}`; this build exports over HTTP: use http/protobuf or http/json"
-            )));
-        }
-    }
+    let span_protocol = protocol("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")?;
+    let metric_protocol = protocol("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL")?;
     opentelemetry::global::set_text_map_propagator(
         opentelemetry_sdk::propagation::TraceContextPropagator::new(),
     );
@@ -236,6 +252,7 @@ pub fn init() -> Result<Telemetry, OtelError> {
     if metrics {
         let exporter = opentelemetry_otlp::MetricExporter::builder()
             .with_http()
+            .with_protocol(metric_protocol)
             .build()
             .map_err(|e| OtelError::Exporter(e.to_string()))?;
         meter = meter
@@ -248,6 +265,7 @@ pub fn init() -> Result<Telemetry, OtelError> {
     let tracer = if traces {
         let exporter = opentelemetry_otlp::SpanExporter::builder()
             .with_http()
+            .with_protocol(span_protocol)
             .build()
             .map_err(|e| OtelError::Exporter(e.to_string()))?;
         let provider = SdkTracerProvider::builder()
