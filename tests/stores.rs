@@ -449,6 +449,54 @@ async fn two_writers_on_one_file_never_silently_overwrite_each_other() {
 }
 
 #[tokio::test]
+async fn a_round_whose_creates_are_refused_keeps_its_updates_and_the_other_creates() {
+    // SQLite writes a round in one call (updates, then creates): the creates' statement
+    // refused for one id another process made, the round's update stays written and the
+    // other creates are stored one by one.
+    let path = db_path("round-refused-create");
+    let a = Tasks::sqlite(&path).open().await.expect("opened");
+    a.create(task("taken", "c", TaskState::Working))
+        .await
+        .expect("created");
+    let b = Tasks::sqlite(&path).open().await.expect("opened");
+    b.create(task("mine", "c", TaskState::Working))
+        .await
+        .expect("created");
+    // One round: the test's runtime has one thread, so every write below is queued before
+    // the writer runs.
+    let update = b.update(task("mine", "c", TaskState::Completed));
+    let creates = futures::future::join_all(
+        ["n1", "taken", "n2"].map(|id| b.create(task(id, "c", TaskState::Submitted))),
+    );
+    let (updated, created) = futures::future::join(update, creates).await;
+    updated.expect("the update is written");
+    let [n1, taken, n2] = <[_; 3]>::try_from(created).expect("three outcomes");
+    n1.expect("n1 is stored");
+    n2.expect("n2 is stored");
+    let err = taken.expect_err("the id exists");
+    assert!(err.message.contains("already exists"), "{err:?}");
+    // As another process reads the file.
+    let c = Tasks::sqlite(&path).open().await.expect("opened");
+    let state = |t: Option<a2a_card::server::a2a::Task>| t.expect("stored").status.state;
+    assert_eq!(
+        state(c.get("mine").await.expect("read")),
+        TaskState::Completed
+    );
+    assert_eq!(
+        state(c.get("n1").await.expect("read")),
+        TaskState::Submitted
+    );
+    assert_eq!(
+        state(c.get("n2").await.expect("read")),
+        TaskState::Submitted
+    );
+    assert_eq!(
+        state(c.get("taken").await.expect("read")),
+        TaskState::Working
+    );
+}
+
+#[tokio::test]
 async fn concurrent_writes_are_committed_together_and_each_caller_learns_its_own_outcome() {
     for (name, store) in stores("together", Retention::forever()).await {
         // Fifty-one creates at once, one of them an id that exists: the others are all stored.

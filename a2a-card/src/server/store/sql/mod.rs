@@ -227,9 +227,11 @@ impl SqlTasks {
     ) -> Result<SqlTasks, StoreError> {
         sqlx::any::install_default_drivers();
         let shown = redact(url);
-        // SQLite: one connection writes (the file has one writer at a time), others read
-        // beside it (WAL readers do not wait for the writer). Postgres: one pool for both.
-        let pool = connect(url, dialect, if dialect == Dialect::Sqlite { 1 } else { 8 })
+        // SQLite: two connections write, the writer's (kept from round to round) and one for
+        // the rest (the lease, recovery, push configs), which wait for each other (the file
+        // has one writer at a time; `busy_timeout`); others read beside them (WAL readers do
+        // not wait for a writer). Postgres: one pool for both.
+        let pool = connect(url, dialect, if dialect == Dialect::Sqlite { 2 } else { 8 })
             .await
             .map_err(|e| StoreError::Unavailable(format!("{shown}: {e}")))?;
         migrate(&pool, dialect).await?;
