@@ -496,6 +496,51 @@ async fn a_round_whose_creates_are_refused_keeps_its_updates_and_the_other_creat
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancels_succeed_while_the_writer_commits_other_tasks() {
+    // A cancel reads and then writes in one transaction, on another connection than the
+    // writer's: the writer committing in between must not fail it (SQLite).
+    let path = db_path("cancel-beside-writer");
+    let store = Tasks::sqlite(&path).open().await.expect("opened");
+    for i in 0..40 {
+        for prefix in ["busy", "cancel"] {
+            store
+                .create(task(&format!("{prefix}{i}"), "c", TaskState::Working))
+                .await
+                .expect("created");
+        }
+    }
+    let writes = (0..40).map(|i| {
+        let store = Arc::clone(&store);
+        tokio::spawn(async move {
+            for _ in 0..5 {
+                store
+                    .update(task(&format!("busy{i}"), "c", TaskState::Working))
+                    .await
+                    .expect("a write");
+            }
+        })
+    });
+    let cancels = (0..40).map(|i| {
+        let store = Arc::clone(&store);
+        tokio::spawn(async move { store.begin_cancel(&format!("cancel{i}")).await })
+    });
+    let (writes, cancels): (Vec<_>, Vec<_>) = (writes.collect(), cancels.collect());
+    for (i, cancel) in futures::future::join_all(cancels)
+        .await
+        .into_iter()
+        .enumerate()
+    {
+        let task = cancel
+            .expect("joined")
+            .unwrap_or_else(|e| panic!("cancel{i}: {e:?}"));
+        assert_eq!(task.status.state, TaskState::Canceled);
+    }
+    for write in futures::future::join_all(writes).await {
+        write.expect("joined");
+    }
+}
+
 #[tokio::test]
 async fn concurrent_writes_are_committed_together_and_each_caller_learns_its_own_outcome() {
     for (name, store) in stores("together", Retention::forever()).await {

@@ -345,6 +345,16 @@ impl super::Forward for SqlTasks {
     }
 }
 
+/// A transaction that writes after it reads. On SQLite it takes the file's write lock at its
+/// start (`BEGIN IMMEDIATE`, waiting as `busy_timeout` says): a deferred one, upgraded to a
+/// writer after the writer's connection committed, would fail at once (its snapshot is stale).
+async fn begin(pool: &AnyPool, dialect: Dialect) -> Result<Transaction<'static, Any>, sqlx::Error> {
+    match dialect {
+        Dialect::Sqlite => pool.begin_with("BEGIN IMMEDIATE").await,
+        Dialect::Postgres => pool.begin().await,
+    }
+}
+
 /// A pool of up to `connections` connections to `url`.
 async fn connect(url: &str, dialect: Dialect, connections: u32) -> Result<AnyPool, sqlx::Error> {
     AnyPoolOptions::new()
@@ -435,6 +445,11 @@ fn spawn_lease(store: Weak<Shared>) {
 impl Shared {
     fn sql<'a>(&self, sql: &'a str) -> Cow<'a, str> {
         sql_for(self.dialect, sql)
+    }
+
+    /// A transaction that writes after it reads: see [`begin`].
+    async fn begin(&self) -> Result<Transaction<'static, Any>, sqlx::Error> {
+        begin(&self.pool, self.dialect).await
     }
 
     /// `FOR UPDATE` where the database locks rows (SQLite locks the whole file on write).
@@ -534,7 +549,7 @@ impl Shared {
 
     /// Removes the terminal tasks retention lets go (run with the lease, not on every write).
     async fn sweep(&self) -> Result<(), A2AError> {
-        let mut tx = self.pool.begin().await.map_err(db_error)?;
+        let mut tx = self.begin().await.map_err(db_error)?;
         self.prune(&mut tx).await?;
         tx.commit().await.map_err(db_error)?;
         self.local.forget_finished();
@@ -823,7 +838,7 @@ impl TaskStore for SqlTasks {
         // The task as this replica last wrote it, not as it was before its queued writes.
         s.writer.flush().await;
         // One transaction: the check and the change cannot interleave with another writer.
-        let mut tx = s.pool.begin().await.map_err(db_error)?;
+        let mut tx = s.begin().await.map_err(db_error)?;
         let select = format!(
             "SELECT body, version, ended_at FROM a2a_card_tasks WHERE id = ?{}",
             s.for_update()
