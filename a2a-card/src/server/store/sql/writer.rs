@@ -566,11 +566,7 @@ impl Db {
             Ok(conn) => conn,
             Err(e) => {
                 self.down.store(unreachable(&e), Relaxed);
-                let why = db_error(e);
-                return rows
-                    .into_iter()
-                    .map(|row| (row, Err(why.clone())))
-                    .collect();
+                return all_refused(rows, &db_error(e));
             }
         };
         let outcomes = self.round_with(&mut conn, rows, events).await;
@@ -612,11 +608,6 @@ impl Db {
         events: &[(String, i64, String)],
     ) -> Vec<(Row, Result<i64, A2AError>)> {
         use std::sync::atomic::Ordering::Relaxed;
-        let all = |rows: Vec<Row>, why: A2AError| {
-            rows.into_iter()
-                .map(|row| (row, Err(why.clone())))
-                .collect::<Vec<_>>()
-        };
         if self.dialect == Dialect::Sqlite {
             return self.round_sqlite(conn, rows, events).await;
         }
@@ -629,7 +620,7 @@ impl Db {
                 // The database cannot be reached: the rows would wait as long again to learn it.
                 if unreachable(&e) {
                     self.down.store(true, Relaxed);
-                    return all(rows, db_error(e));
+                    return all_refused(rows, &db_error(e));
                 }
             }
         }
@@ -702,20 +693,19 @@ impl Db {
         }
         let mut outcomes = Vec::with_capacity(new.len() + changed.len());
         let (mut new, mut changed) = (Some(new), Some(changed));
+        // Reached (only an unreachable database, found by the first statement, says otherwise).
+        self.down.store(false, Relaxed);
         for (i, statement) in statements.into_iter().enumerate() {
             let failed = if i == ran { failure.take() } else { None };
             match (statement, failed) {
-                (Statement::Log, None) if i < ran => self.down.store(false, Relaxed),
+                (Statement::Log, None) if i < ran => {}
                 (Statement::Log, failed) => {
                     let failed = failed.unwrap_or(sqlx::Error::WorkerCrashed);
                     tracing::warn!(error = %failed, events = events.len(), "task events were not logged");
                     if unreachable(&failed) {
                         self.down.store(true, Relaxed);
-                        let why = db_error(failed);
-                        for row in new.take().into_iter().chain(changed.take()).flatten() {
-                            outcomes.push((row, Err(why.clone())));
-                        }
-                        return outcomes;
+                        let rows = new.take().into_iter().chain(changed.take()).flatten();
+                        return all_refused(rows, &db_error(failed));
                     }
                 }
                 (Statement::Update, None) if i < ran => {
@@ -723,10 +713,8 @@ impl Db {
                     outcomes.extend(self.updated(conn, rows, &written).await);
                 }
                 (Statement::Update, Some(failed)) => {
-                    let why = db_error(failed);
-                    for row in changed.take().unwrap_or_default() {
-                        outcomes.push((row, Err(why.clone())));
-                    }
+                    let rows = changed.take().unwrap_or_default();
+                    outcomes.extend(all_refused(rows, &db_error(failed)));
                 }
                 (Statement::Insert, None) if i < ran => {
                     outcomes.extend(inserted(new.take().unwrap_or_default(), Ok(())));
@@ -833,10 +821,7 @@ impl Db {
             Err(e) => {
                 // The events went with the failed statement: on their own.
                 let _ = self.log(conn, events).await;
-                let why = db_error(e);
-                rows.into_iter()
-                    .map(|row| (row, Err(why.clone())))
-                    .collect()
+                all_refused(rows, &db_error(e))
             }
         }
     }
@@ -1050,6 +1035,16 @@ fn values(n: usize) -> String {
     format!(
         "v (id, expected, steps, context_id, state, status_at, ended_at, owner, body, seq) AS (VALUES {rows})"
     )
+}
+
+/// Every row of `rows` refused, for `why`.
+fn all_refused(
+    rows: impl IntoIterator<Item = Row>,
+    why: &A2AError,
+) -> Vec<(Row, Result<i64, A2AError>)> {
+    rows.into_iter()
+        .map(|row| (row, Err(why.clone())))
+        .collect()
 }
 
 /// A row written at `version`: its writers learn their versions.
