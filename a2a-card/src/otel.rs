@@ -189,17 +189,21 @@ fn env(name: &str) -> Option<String> {
 /// `OTEL_EXPORTER_OTLP_PROTOCOL`, else `http/protobuf`, the specification's default. Chosen
 /// here because the exporter crate, built with both encodings, would default to JSON.
 fn protocol(signal: &str) -> Result<Protocol, OtelError> {
-    let (name, value) = match env(signal) {
-        Some(value) => (signal, value),
-        None => match env("OTEL_EXPORTER_OTLP_PROTOCOL") {
-            Some(value) => ("OTEL_EXPORTER_OTLP_PROTOCOL", value),
-            None => return Ok(Protocol::HttpBinary),
-        },
-    };
-    match value.trim() {
-        "http/protobuf" => Ok(Protocol::HttpBinary),
-        "http/json" => Ok(Protocol::HttpJson),
-        other => Err(OtelError::Config(format!(
+    match env(signal) {
+        Some(value) => protocol_named(signal, Some(&value)),
+        None => {
+            let general = "OTEL_EXPORTER_OTLP_PROTOCOL";
+            protocol_named(general, env(general).as_deref())
+        }
+    }
+}
+
+/// The protocol variable `name` says (`value`; unset: protobuf).
+fn protocol_named(name: &str, value: Option<&str>) -> Result<Protocol, OtelError> {
+    match value.map(str::trim) {
+        None | Some("http/protobuf") => Ok(Protocol::HttpBinary),
+        Some("http/json") => Ok(Protocol::HttpJson),
+        Some(other) => Err(OtelError::Config(format!(
             "{name} is `{other}`; this build exports over HTTP: use http/protobuf or http/json"
         ))),
     }
@@ -314,4 +318,29 @@ pub(crate) fn headers_of(span: &tracing::Span) -> Vec<(String, String)> {
         propagator.inject_context(&context, &mut headers)
     });
     headers.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_protocol_is_protobuf_unless_a_variable_says_json_and_grpc_is_refused_by_name() {
+        let name = "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL";
+        assert_eq!(protocol_named(name, None).unwrap(), Protocol::HttpBinary);
+        assert_eq!(
+            protocol_named(name, Some("http/protobuf")).unwrap(),
+            Protocol::HttpBinary
+        );
+        assert_eq!(
+            protocol_named(name, Some(" http/json ")).unwrap(),
+            Protocol::HttpJson
+        );
+        match protocol_named(name, Some("grpc")) {
+            Err(OtelError::Config(why)) => {
+                assert!(why.contains(name) && why.contains("`grpc`"), "{why}")
+            }
+            other => panic!("grpc accepted: {other:?}"),
+        }
+    }
 }

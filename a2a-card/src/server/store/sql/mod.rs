@@ -345,16 +345,6 @@ impl super::Forward for SqlTasks {
     }
 }
 
-/// A transaction that writes after it reads. On SQLite it takes the file's write lock at its
-/// start (`BEGIN IMMEDIATE`, waiting as `busy_timeout` says): a deferred one, upgraded to a
-/// writer after the writer's connection committed, would fail at once (its snapshot is stale).
-async fn begin(pool: &AnyPool, dialect: Dialect) -> Result<Transaction<'static, Any>, sqlx::Error> {
-    match dialect {
-        Dialect::Sqlite => pool.begin_with("BEGIN IMMEDIATE").await,
-        Dialect::Postgres => pool.begin().await,
-    }
-}
-
 /// A pool of up to `connections` connections to `url`.
 async fn connect(url: &str, dialect: Dialect, connections: u32) -> Result<AnyPool, sqlx::Error> {
     AnyPoolOptions::new()
@@ -447,9 +437,15 @@ impl Shared {
         sql_for(self.dialect, sql)
     }
 
-    /// A transaction that writes after it reads: see [`begin`].
+    /// A transaction that writes after it reads. On SQLite it takes the file's write lock at
+    /// its start (`BEGIN IMMEDIATE`, waiting as `busy_timeout` says): a deferred one, upgraded
+    /// to a writer after the writer's connection committed, would fail at once (its snapshot
+    /// is stale).
     async fn begin(&self) -> Result<Transaction<'static, Any>, sqlx::Error> {
-        begin(&self.pool, self.dialect).await
+        match self.dialect {
+            Dialect::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
+            Dialect::Postgres => self.pool.begin().await,
+        }
     }
 
     /// `FOR UPDATE` where the database locks rows (SQLite locks the whole file on write).
