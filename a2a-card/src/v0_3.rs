@@ -347,6 +347,22 @@ fn status_to_v1(status: Value) -> Value {
     Value::Object(s)
 }
 
+/// The state's name as the protocol's JSON writes it in 0.3 (`completed`, `input-required`).
+pub(crate) fn state_name(state: &a2a::TaskState) -> &'static str {
+    use a2a::TaskState as S;
+    match state {
+        S::Unspecified => "unspecified",
+        S::Submitted => "submitted",
+        S::Working => "working",
+        S::Completed => "completed",
+        S::Failed => "failed",
+        S::Canceled => "canceled",
+        S::InputRequired => "input-required",
+        S::Rejected => "rejected",
+        S::AuthRequired => "auth-required",
+    }
+}
+
 /// `input-required` -> `TASK_STATE_INPUT_REQUIRED`; `unknown` -> `TASK_STATE_UNSPECIFIED`.
 fn state_to_v1(state: &str) -> String {
     match state {

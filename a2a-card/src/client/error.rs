@@ -238,7 +238,7 @@ impl fmt::Display for ClientError {
                 state,
                 message,
             } => {
-                write!(f, "task {task_id} ended {}", state_name(state))?;
+                write!(f, "task {task_id} ended {}", crate::v0_3::state_name(state))?;
                 match message {
                     Some(m) => write!(f, ": {m}"),
                     None => Ok(()),
@@ -262,19 +262,3 @@ impl fmt::Display for ClientError {
 }
 
 impl std::error::Error for ClientError {}
-
-/// The state's name as the protocol's JSON writes it in 0.3 (`completed`, `input-required`).
-pub(crate) fn state_name(state: &a2a::TaskState) -> &'static str {
-    use a2a::TaskState as S;
-    match state {
-        S::Unspecified => "unspecified",
-        S::Submitted => "submitted",
-        S::Working => "working",
-        S::Completed => "completed",
-        S::Failed => "failed",
-        S::Canceled => "canceled",
-        S::InputRequired => "input-required",
-        S::Rejected => "rejected",
-        S::AuthRequired => "auth-required",
-    }
-}

@@ -8,9 +8,9 @@ use std::task::{Context, Poll};
 use futures::stream::{BoxStream, Stream, StreamExt};
 use serde_json::Value;
 
-use super::error::state_name;
 use super::{ClientError, RemoteAgent, a2a};
 use crate::schema::SchemaMode;
+use crate::v0_3::state_name;
 
 /// What one part of an answer carries.
 #[derive(Debug, Clone, PartialEq)]

@@ -23,7 +23,7 @@
 //! | `a2a.tasks.active` | up-down counter, tasks running now | `gen_ai.tool.name` |
 //! | `a2a.stream.chunks` | counter, artifact chunks | |
 //! | `a2a.store.round.duration` | histogram, seconds | `db.system.name` |
-//! | `a2a.store.round.size` | histogram, events per round | `db.system.name` |
+//! | `a2a.store.round.size` | histogram, rows and events per round | `db.system.name` |
 //! | `a2a.push.deliveries` | counter | `a2a.outcome` (`delivered`, `failed`), `a2a.push.retried` |
 //! | `a2a.auth.refusals` | counter | `a2a.reason` (`unauthenticated`, `forbidden`, `unavailable`) |
 
@@ -326,7 +326,9 @@ mod otel {
                     .build(),
                 round_size: meter
                     .u64_histogram("a2a.store.round.size")
-                    .with_description("Events written in a round of the SQL stores' writer")
+                    .with_description(
+                        "Task rows and events written in a round of the SQL stores' writer",
+                    )
                     .build(),
                 pushes: meter
                     .u64_counter("a2a.push.deliveries")
@@ -408,11 +410,11 @@ mod otel {
         }
     }
 
-    pub(super) fn store_round(system: &'static str, rows: usize, took: Duration) {
+    pub(super) fn store_round(system: &'static str, size: usize, took: Duration) {
         let Some(i) = instruments() else { return };
         let system = [KeyValue::new("db.system.name", system)];
         i.round_duration.record(took.as_secs_f64(), &system);
-        i.round_size.record(rows as u64, &system);
+        i.round_size.record(size as u64, &system);
     }
 
     pub(super) fn pushed(delivered: bool, retried: bool) {

@@ -136,24 +136,24 @@ impl Tracked {
     /// Observes the task from now on (a task created here).
     pub(crate) fn observe(&self, observed: Observed) {
         super::super::telemetry::task_started(observed.skill);
-        *self.observed.lock().unwrap_or_else(|p| p.into_inner()) = Some(observed);
+        *lock(&self.observed) = Some(observed);
     }
 
     /// The task's span, while it is observed.
     pub(crate) fn span(&self) -> Option<tracing::Span> {
-        let observed = self.observed.lock().unwrap_or_else(|p| p.into_inner());
+        let observed = lock(&self.observed);
         observed.as_ref().map(|o| o.span.clone())
     }
 
     /// Tells the telemetry of a state the task reached; a final one ends its observation.
     pub(crate) fn reached(&self, state: &TaskState) {
-        let mut observed = self.observed.lock().unwrap_or_else(|p| p.into_inner());
+        let mut observed = lock(&self.observed);
         let Some(o) = observed.as_ref() else { return };
         let terminal = state.is_terminal();
         super::super::telemetry::state_changed(
             &o.span,
             o.skill,
-            state_name(state),
+            crate::v0_3::state_name(state),
             terminal,
             o.since.elapsed(),
         );
@@ -449,19 +449,4 @@ pub(crate) fn asks(state: &TaskState) -> bool {
 /// Locks a mutex whose data stays consistent even if a holder panicked.
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// A task state's name, as A2A 0.3 spelled it (`input-required`), for telemetry.
-pub(crate) fn state_name(state: &TaskState) -> &'static str {
-    match state {
-        TaskState::Submitted => "submitted",
-        TaskState::Working => "working",
-        TaskState::InputRequired => "input-required",
-        TaskState::AuthRequired => "auth-required",
-        TaskState::Completed => "completed",
-        TaskState::Canceled => "canceled",
-        TaskState::Failed => "failed",
-        TaskState::Rejected => "rejected",
-        _ => "unknown",
-    }
 }
