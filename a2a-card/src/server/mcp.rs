@@ -527,13 +527,8 @@ impl<A: Agent> ServerHandler for Bridge<A> {
         let params = params_of(&context);
         let task = self.a2a_task(&params, &request.task_id).await?;
         self.tool_of(&task)?;
-        let cancel = a2a::CancelTaskRequest {
-            id: task.id,
-            metadata: None,
-            tenant: None,
-        };
         // Cancelling an ended task is the caller's no-op (cooperative, as the extension says).
-        let _ = super::exact::plain(self.inner.handler.cancel_task(&params, cancel)).await;
+        cancel(&self.inner.handler, &params, task.id).await;
         Ok(())
     }
 
@@ -835,12 +830,7 @@ impl<A: Agent> Call<'_, A> {
     /// Cancels the call's task, if it has one.
     async fn cancel(&self) {
         if let Some(id) = &self.task {
-            let request = CancelTaskRequest {
-                id: id.clone(),
-                metadata: None,
-                tenant: None,
-            };
-            let _ = self.handler.cancel_task(&self.params, request).await;
+            cancel(self.handler, &self.params, id.clone()).await;
         }
     }
 
@@ -849,6 +839,17 @@ impl<A: Agent> Call<'_, A> {
         self.cancel().await;
         error_result(why)
     }
+}
+
+/// Cancels task `id` for the caller of `params`; its answer (the task, or why not) is not
+/// wanted.
+async fn cancel<A: Agent>(handler: &Lifecycle<A>, params: &ServiceParams, id: String) {
+    let request = CancelTaskRequest {
+        id,
+        metadata: None,
+        tenant: None,
+    };
+    let _ = super::exact::plain(handler.cancel_task(params, request)).await;
 }
 
 /// The result of a completed task of tool `entry`: the skill's artifact as structured content
