@@ -1,31 +1,10 @@
 //! What the server tells its operators: `tracing` spans (always), and with the feature `otel`
 //! the W3C trace context of each request and OpenTelemetry metrics.
 //!
-//! | span | when | fields |
-//! |---|---|---|
-//! | `a2a.request` | each HTTP request (every binding, MCP, the card) | `http.request.method`, `url.path`, `rpc.system`, `rpc.method`, `a2a.binding`, `a2a.version`, `http.response.status_code`, `otel.status_code` |
-//! | `a2a.task` | a task, from its creation to its final state (an event per state change) | `a2a.task.id`, `a2a.context.id`, `gen_ai.agent.name`, `gen_ai.tool.name` (the skill), `a2a.task.state` |
-//! | `a2a.skill` | one run of a skill's handler (a turn) | `gen_ai.operation.name`, `gen_ai.tool.name`, `a2a.skill.cancelled`, `a2a.skill.panicked` |
-//! | `a2a.store.round` | one round of the SQL stores' writer | `db.system.name`, `a2a.store.statements`, `a2a.store.rows`, `a2a.store.events` |
-//! | `a2a.push` | one webhook delivery attempt | `a2a.task.id`, `a2a.push.attempt`, `http.response.status_code` |
-//!
+//! The spans and metrics, with their fields and attributes, are listed once, for users, on
+//! [`Server::metrics_route`](super::Server::metrics_route); a change here changes that table.
 //! No span carries a message's content, a credential or a token: ids, names, states, counts and
 //! statuses only.
-//!
-//! Metrics (OpenTelemetry, feature `otel`; see `a2a_card::otel`):
-//!
-//! | instrument | kind | attributes |
-//! |---|---|---|
-//! | `a2a.server.requests` | counter | `rpc.method`, `a2a.outcome` (`ok`, `error`) |
-//! | `a2a.server.request.duration` | histogram, seconds | `rpc.method` |
-//! | `a2a.tasks` | counter, tasks that ended | `gen_ai.tool.name`, `a2a.task.state` |
-//! | `a2a.task.duration` | histogram, seconds | `gen_ai.tool.name`, `a2a.task.state` |
-//! | `a2a.tasks.active` | up-down counter, tasks running now | `gen_ai.tool.name` |
-//! | `a2a.stream.chunks` | counter, artifact chunks | |
-//! | `a2a.store.round.duration` | histogram, seconds | `db.system.name` |
-//! | `a2a.store.round.size` | histogram, rows and events per round | `db.system.name` |
-//! | `a2a.push.deliveries` | counter | `a2a.outcome` (`delivered`, `failed`), `a2a.push.retried` |
-//! | `a2a.auth.refusals` | counter | `a2a.reason` (`unauthenticated`, `forbidden`, `unavailable`) |
 
 use std::time::Duration;
 
