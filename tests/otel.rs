@@ -103,6 +103,16 @@ async fn receiver() -> (String, Arc<Mutex<Received>>) {
     (url, received)
 }
 
+/// The first string value of `key` in the JSON text `answer`.
+fn first_string(answer: &str, key: &str) -> String {
+    answer
+        .split(&format!("\"{key}\":\""))
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .unwrap_or_else(|| panic!("no `{key}` in {answer}"))
+        .to_owned()
+}
+
 fn attribute(span: &Span, key: &str) -> Option<String> {
     span.attributes.iter().find(|a| a.key == key).and_then(|a| {
         a.value.as_ref().and_then(|v| match &v.value {
@@ -201,12 +211,7 @@ async fn spans_and_metrics_reach_an_otlp_receiver_and_one_trace_spans_two_agents
         None,
     )
     .await;
-    let task = stream
-        .split("\"taskId\":\"")
-        .nth(1)
-        .and_then(|s| s.split('"').next())
-        .expect("the task id")
-        .to_owned();
+    let task = first_string(&stream, "taskId");
     let answered = rpc(
         &planner,
         json!({"jsonrpc": "2.0", "id": 3, "method": "SendMessage", "params": {"message": {
@@ -224,12 +229,7 @@ async fn spans_and_metrics_reach_an_otlp_receiver_and_one_trace_spans_two_agents
         None,
     )
     .await;
-    let long_task = long
-        .split("\"id\":\"")
-        .nth(1)
-        .and_then(|s| s.split('"').next())
-        .expect("the long task's id")
-        .to_owned();
+    let long_task = first_string(&long, "id");
     let canceled = rpc(
         &planner,
         json!({"jsonrpc": "2.0", "id": 5, "method": "CancelTask", "params": {"id": long_task}}),
