@@ -161,12 +161,28 @@ enum Op {
         seq: i64,
         body: String,
     },
+}
+
+impl Op {
+    /// The task the write is of.
+    fn task(&self) -> &str {
+        match self {
+            Op::Create { task, .. } | Op::Update { task, .. } => &task.id,
+            Op::Event { task_id, .. } => task_id,
+        }
+    }
+}
+
+/// What reaches the writer: a write, or a flush (answered once every write sent before it is
+/// written).
+enum Sent {
+    Write(Op),
     Flush(oneshot::Sender<()>),
 }
 
 /// The writer's handle; the writer stops when the last handle is dropped.
 pub(super) struct Writer {
-    ops: mpsc::UnboundedSender<Op>,
+    ops: mpsc::UnboundedSender<Sent>,
     local: Arc<Local>,
 }
 
@@ -197,15 +213,8 @@ fn stopped() -> A2AError {
 impl Writer {
     /// Starts the writer of `db`.
     pub(super) fn spawn(db: Db, local: Arc<Local>) -> Writer {
-        let (ops, mut rx) = mpsc::unbounded_channel();
-        let writer_local = Arc::clone(&local);
-        tokio::spawn(async move {
-            let (mut batch, mut held) = (Vec::new(), None);
-            while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
-                db.write(std::mem::take(&mut batch), &writer_local, &mut held)
-                    .await;
-            }
-        });
+        let (ops, rx) = mpsc::unbounded_channel();
+        tokio::spawn(run(db, Arc::clone(&local), rx));
         Writer { ops, local }
     }
 
@@ -297,7 +306,7 @@ impl Writer {
 
     /// Hands `op` to the writer.
     fn send(&self, op: Op) -> Result<(), A2AError> {
-        self.ops.send(op).map_err(|_| stopped())
+        self.ops.send(Sent::Write(op)).map_err(|_| stopped())
     }
 
     /// Hands the writer the op `make` builds around its answer's sender, and waits for the
@@ -367,7 +376,7 @@ impl Writer {
     /// Returns once every write queued before the call is written (or refused).
     pub(super) async fn flush(&self) {
         let (done, answer) = oneshot::channel();
-        if self.send(Op::Flush(done)).is_ok() {
+        if self.ops.send(Sent::Flush(done)).is_ok() {
             let _ = answer.await;
         }
     }
@@ -399,6 +408,150 @@ impl Writer {
     }
 }
 
+/// How many rounds the writer has in the database at once. SQLite writes one at a time (a
+/// second round would wait for the first's lock); Postgres commits rounds on several
+/// connections at once, so that a write arriving while a round is in the database starts the
+/// next at once instead of waiting for it.
+fn rounds_in_flight(dialect: Dialect) -> usize {
+    match dialect {
+        Dialect::Sqlite => 1,
+        Dialect::Postgres => 3,
+    }
+}
+
+/// The writer: takes what is queued into rounds, each task's writes in the order they came
+/// (a task in a round still in the database waits for it), and answers flushes once what came
+/// before them is written.
+async fn run(db: Db, local: Arc<Local>, mut rx: mpsc::UnboundedReceiver<Sent>) {
+    use futures::StreamExt as _;
+    let limit = rounds_in_flight(db.dialect);
+    let (mut queue, mut received, mut held) = (Queue::default(), Vec::new(), None);
+    let mut rounds = futures::stream::FuturesUnordered::new();
+    let mut open = true;
+    loop {
+        while rounds.len() < limit {
+            let Some(round) = queue.take() else { break };
+            let held = held.take();
+            let local = &local;
+            let db = &db;
+            rounds.push(async move {
+                let held = db.write(round.ops, local, held).await;
+                (round.tasks, round.first, held)
+            });
+        }
+        queue.answer_flushes();
+        tokio::select! {
+            Some((tasks, first, back)) = rounds.next(), if !rounds.is_empty() => {
+                held = back;
+                queue.written(tasks, first);
+            }
+            n = rx.recv_many(&mut received, MAX_BATCH), if open => {
+                if n == 0 {
+                    open = false;
+                }
+                queue.push(received.drain(..));
+            }
+            else => break,
+        }
+    }
+}
+
+/// What the writer has received and not yet written.
+#[derive(Default)]
+struct Queue {
+    /// Writes not yet in a round, in the order they came, each with its number.
+    waiting: std::collections::VecDeque<(u64, Op)>,
+    /// The number the next write gets.
+    next: u64,
+    /// Flushes, each with the number of the first write after it.
+    flushes: Vec<(u64, oneshot::Sender<()>)>,
+    /// The tasks of the rounds in the database.
+    busy: std::collections::HashSet<String>,
+    /// The number of the first write of each round in the database.
+    firsts: Vec<u64>,
+}
+
+/// A round taken from the [`Queue`].
+struct Taken {
+    ops: Vec<Op>,
+    tasks: std::collections::HashSet<String>,
+    /// The number of its first write.
+    first: u64,
+}
+
+impl Queue {
+    fn push(&mut self, received: impl Iterator<Item = Sent>) {
+        for sent in received {
+            match sent {
+                Sent::Flush(done) => self.flushes.push((self.next, done)),
+                Sent::Write(op) => {
+                    self.waiting.push_back((self.next, op));
+                    self.next += 1;
+                }
+            }
+        }
+    }
+
+    /// The next round: the writes waiting whose tasks are in no round in the database (up to
+    /// [`MAX_BATCH`]); the others wait on, in order.
+    fn take(&mut self) -> Option<Taken> {
+        let mut round = Taken {
+            ops: Vec::new(),
+            tasks: std::collections::HashSet::new(),
+            first: u64::MAX,
+        };
+        let mut kept = std::collections::VecDeque::new();
+        while let Some((n, op)) = self.waiting.pop_front() {
+            let task = op.task();
+            // A task's later writes follow one that waits (a full round or a busy task).
+            if round.ops.len() >= MAX_BATCH || self.busy.contains(task) {
+                kept.push_back((n, op));
+                continue;
+            }
+            if !round.tasks.contains(task) {
+                round.tasks.insert(task.to_owned());
+            }
+            round.first = round.first.min(n);
+            round.ops.push(op);
+        }
+        self.waiting = kept;
+        if round.ops.is_empty() {
+            return None;
+        }
+        self.busy.extend(round.tasks.iter().cloned());
+        self.firsts.push(round.first);
+        Some(round)
+    }
+
+    /// The round of `tasks` whose first write was `first` is written.
+    fn written(&mut self, tasks: std::collections::HashSet<String>, first: u64) {
+        for task in &tasks {
+            self.busy.remove(task);
+        }
+        if let Some(i) = self.firsts.iter().position(|&n| n == first) {
+            self.firsts.swap_remove(i);
+        }
+    }
+
+    /// Answers the flushes that every write before them is written for.
+    fn answer_flushes(&mut self) {
+        let unwritten = self
+            .firsts
+            .iter()
+            .copied()
+            .chain(self.waiting.front().map(|(n, _)| *n))
+            .min()
+            .unwrap_or(u64::MAX);
+        for (after, done) in std::mem::take(&mut self.flushes) {
+            if after <= unwritten {
+                let _ = done.send(());
+            } else {
+                self.flushes.push((after, done));
+            }
+        }
+    }
+}
+
 /// The writes of one task in a round, folded into one row write.
 struct Row {
     task: Task,
@@ -422,7 +575,6 @@ struct Round {
     rows: Vec<Row>,
     /// Events logged: task id, number, JSON.
     events: Vec<(String, i64, String)>,
-    flushes: Vec<oneshot::Sender<()>>,
 }
 
 impl Round {
@@ -431,10 +583,6 @@ impl Round {
         let mut index: HashMap<String, usize> = HashMap::new();
         for op in ops {
             let (task, new, expected, seq, done) = match op {
-                Op::Flush(done) => {
-                    round.flushes.push(done);
-                    continue;
-                }
                 Op::Event { task_id, seq, body } => {
                     round.events.push((task_id, seq, body));
                     continue;
@@ -501,21 +649,15 @@ impl Db {
     }
 
     /// Writes `ops`, answers their writers and updates `local`.
-    async fn write(&self, ops: Vec<Op>, local: &Local, held: &mut Held) {
-        let Round {
-            rows,
-            events,
-            flushes,
-        } = Round::of(ops);
-        for (row, outcome) in self.round(rows, &events, held).await {
+    async fn write(&self, ops: Vec<Op>, local: &Local, mut held: Held) -> Held {
+        let Round { rows, events } = Round::of(ops);
+        for (row, outcome) in self.round(rows, &events, &mut held).await {
             match outcome {
                 Ok(version) => accept(row, version, local),
                 Err(why) => refuse(row, &why, local),
             }
         }
-        for done in flushes {
-            let _ = done.send(());
-        }
+        held
     }
 
     /// Writes a round on one connection, each statement atomic by itself (on SQLite, wrapping
