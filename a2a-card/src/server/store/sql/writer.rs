@@ -22,6 +22,11 @@
 //! round's first row statement, a data-modifying `WITH`, so that they commit together), one
 //! multi-row `INSERT` for the new tasks, one `UPDATE .. FROM (VALUES ..)` compare-and-swap for
 //! the others, each announced on Postgres by the statement itself.
+//!
+//! On Postgres up to three rounds are in the database at once, each on a connection of its
+//! own: a write someone waits for starts a round while others commit, rather than waiting for
+//! them. A task's writes stay in order: while a round holding a task is in the database, the
+//! task's later writes wait for the next round ([`Queue`]). SQLite writes one round at a time.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -171,6 +176,14 @@ impl Op {
             Op::Event { task_id, .. } => task_id,
         }
     }
+
+    /// Whether someone waits for the write.
+    fn awaited(&self) -> bool {
+        match self {
+            Op::Create { done, .. } | Op::Update { done, .. } => done.is_some(),
+            Op::Event { .. } => false,
+        }
+    }
 }
 
 /// What reaches the writer: a write, or a flush (answered once every write sent before it is
@@ -197,10 +210,11 @@ pub(super) struct Db {
     pub(super) down: std::sync::atomic::AtomicBool,
 }
 
-/// The writer's connection between rounds, and since when it is unused.
+/// A connection the writer keeps between rounds, and since when it is unused.
 type Held = Option<(PoolConnection<sqlx::Any>, std::time::Instant)>;
 
-/// How long the writer's connection may stay unused before the next round tries it first.
+/// How long the writer's kept connection may stay unused before the next round tries it first
+/// (the pool tries each connection it hands out).
 const IDLE_PING: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// How long a round waits for a connection while the database was found unreachable.
@@ -425,13 +439,17 @@ fn rounds_in_flight(dialect: Dialect) -> usize {
 async fn run(db: Db, local: Arc<Local>, mut rx: mpsc::UnboundedReceiver<Sent>) {
     use futures::StreamExt as _;
     let limit = rounds_in_flight(db.dialect);
-    let (mut queue, mut received, mut held) = (Queue::default(), Vec::new(), None);
+    let (mut queue, mut received) = (Queue::default(), Vec::new());
+    // The connections kept between rounds (one per round in the database at most).
+    let mut kept: Vec<Held> = Vec::new();
     let mut rounds = futures::stream::FuturesUnordered::new();
     let mut open = true;
     loop {
-        while rounds.len() < limit {
+        // Another round starts beside those in the database only for a write someone waits
+        // for: a queued write waits for the next round, usually with its task's next write.
+        while rounds.is_empty() || (rounds.len() < limit && queue.awaited()) {
             let Some(round) = queue.take() else { break };
-            let held = held.take();
+            let held = kept.pop().flatten();
             let local = &local;
             let db = &db;
             rounds.push(async move {
@@ -442,7 +460,9 @@ async fn run(db: Db, local: Arc<Local>, mut rx: mpsc::UnboundedReceiver<Sent>) {
         queue.answer_flushes();
         tokio::select! {
             Some((tasks, first, back)) = rounds.next(), if !rounds.is_empty() => {
-                held = back;
+                if back.is_some() {
+                    kept.push(back);
+                }
                 queue.written(tasks, first);
             }
             n = rx.recv_many(&mut received, MAX_BATCH), if open => {
@@ -469,6 +489,8 @@ struct Queue {
     busy: std::collections::HashSet<String>,
     /// The number of the first write of each round in the database.
     firsts: Vec<u64>,
+    /// How many writes waiting someone waits for.
+    awaited: usize,
 }
 
 /// A round taken from the [`Queue`].
@@ -485,6 +507,7 @@ impl Queue {
             match sent {
                 Sent::Flush(done) => self.flushes.push((self.next, done)),
                 Sent::Write(op) => {
+                    self.awaited += usize::from(op.awaited());
                     self.waiting.push_back((self.next, op));
                     self.next += 1;
                 }
@@ -512,6 +535,7 @@ impl Queue {
                 round.tasks.insert(task.to_owned());
             }
             round.first = round.first.min(n);
+            self.awaited -= usize::from(op.awaited());
             round.ops.push(op);
         }
         self.waiting = kept;
@@ -521,6 +545,11 @@ impl Queue {
         self.busy.extend(round.tasks.iter().cloned());
         self.firsts.push(round.first);
         Some(round)
+    }
+
+    /// Whether a write waiting, or a flush, is waited for.
+    fn awaited(&self) -> bool {
+        self.awaited > 0 || !self.flushes.is_empty()
     }
 
     /// The round of `tasks` whose first write was `first` is written.
@@ -693,10 +722,10 @@ impl Db {
         outcomes
     }
 
-    /// [`round`](Self::round), in its span. On SQLite, on the writer's connection, kept from
-    /// round to round while they succeed (taking one from the pool and giving it back cost a
-    /// hand-over to the database's thread each, as the pool tries a connection when it is
-    /// given back).
+    /// [`round`](Self::round), in its span, on a connection the writer keeps from round to
+    /// round while they succeed: the pool tries a connection each time it hands one out and
+    /// each time it is given back (a round trip to the database each, and on SQLite a
+    /// hand-over to its thread), which cost as much as the round's own statement.
     async fn round_on(
         &self,
         rows: Vec<Row>,
@@ -713,12 +742,7 @@ impl Db {
         };
         let outcomes = self.round_with(&mut conn, rows, events).await;
         // After any refusal or fault the connection goes back to the pool, which tries it.
-        // Postgres keeps taking one from the pool: keeping its connection measured slower
-        // there (0.15x-0.20x of memory against 0.28x in the stores bench; not understood).
-        if self.dialect == Dialect::Sqlite
-            && !self.down.load(Relaxed)
-            && outcomes.iter().all(|(_, outcome)| outcome.is_ok())
-        {
+        if !self.down.load(Relaxed) && outcomes.iter().all(|(_, outcome)| outcome.is_ok()) {
             *held = Some((conn, std::time::Instant::now()));
         }
         outcomes
@@ -1223,4 +1247,99 @@ fn inserted(rows: Vec<Row>, outcome: Result<(), sqlx::Error>) -> Vec<(Row, Resul
             (row, outcome)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(id: &str) -> Task {
+        Task {
+            id: id.to_owned(),
+            context_id: "c".to_owned(),
+            status: a2a::TaskStatus {
+                state: TaskState::Working,
+                message: None,
+                timestamp: None,
+            },
+            artifacts: None,
+            history: None,
+            metadata: None,
+        }
+    }
+
+    fn update(id: &str, awaited: bool) -> (Sent, Option<oneshot::Receiver<Result<i64, A2AError>>>) {
+        let (done, answer) = oneshot::channel();
+        let sent = Sent::Write(Op::Update {
+            task: task(id),
+            expected: None,
+            seq: None,
+            done: awaited.then_some(done),
+        });
+        (sent, awaited.then_some(answer))
+    }
+
+    fn event(id: &str, seq: i64) -> Sent {
+        Sent::Write(Op::Event {
+            task_id: id.to_owned(),
+            seq,
+            body: "{}".to_owned(),
+        })
+    }
+
+    fn tasks(round: &Taken) -> Vec<&str> {
+        round.ops.iter().map(Op::task).collect()
+    }
+
+    #[test]
+    fn a_task_in_a_round_in_the_database_waits_with_its_later_writes_for_the_next_round() {
+        let mut queue = Queue::default();
+        queue.push([update("a", false).0, event("a", 1)].into_iter());
+        let first = queue.take().expect("a round");
+        assert_eq!(tasks(&first), ["a", "a"]);
+        queue.push([event("a", 2), update("b", true).0, update("a", true).0].into_iter());
+        let second = queue.take().expect("a round beside the first");
+        assert_eq!(tasks(&second), ["b"], "only the task not in the database");
+        assert!(queue.take().is_none(), "a's writes wait for its round");
+        queue.written(first.tasks, first.first);
+        let third = queue.take().expect("a's writes, once its round is written");
+        assert_eq!(tasks(&third), ["a", "a"]);
+        match &third.ops[0] {
+            Op::Event { seq, .. } => assert_eq!(*seq, 2, "in the order they came"),
+            _ => panic!("the event came first"),
+        }
+    }
+
+    #[test]
+    fn a_flush_is_answered_once_every_write_before_it_is_written() {
+        let mut queue = Queue::default();
+        queue.push([update("a", false).0].into_iter());
+        let first = queue.take().expect("a round");
+        let (done, mut answer) = oneshot::channel();
+        queue.push([Sent::Flush(done), update("b", false).0].into_iter());
+        let second = queue.take().expect("b's round");
+        queue.answer_flushes();
+        assert!(answer.try_recv().is_err(), "a is not written yet");
+        // A write after the flush, still in the database, does not hold it back.
+        queue.written(first.tasks, first.first);
+        queue.answer_flushes();
+        assert!(answer.try_recv().is_ok(), "answered once a is written");
+        queue.written(second.tasks, second.first);
+    }
+
+    #[test]
+    fn only_a_write_someone_waits_for_or_a_flush_asks_for_a_round_beside_others() {
+        let mut queue = Queue::default();
+        queue.push([update("a", false).0].into_iter());
+        assert!(!queue.awaited(), "a queued write waits for the next round");
+        let (sent, _answer) = update("b", true);
+        queue.push([sent].into_iter());
+        assert!(queue.awaited());
+        let round = queue.take().expect("a round");
+        assert_eq!(tasks(&round), ["a", "b"]);
+        assert!(!queue.awaited(), "taken");
+        let (done, _answer) = oneshot::channel();
+        queue.push([Sent::Flush(done)].into_iter());
+        assert!(queue.awaited(), "a flush waits");
+    }
 }
