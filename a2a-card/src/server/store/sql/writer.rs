@@ -445,6 +445,7 @@ async fn run(db: Db, local: Arc<Local>, mut rx: mpsc::UnboundedReceiver<Sent>) {
     let mut rounds = futures::stream::FuturesUnordered::new();
     let mut open = true;
     loop {
+        queue.answer_flushes();
         // Another round starts beside those in the database only for a write someone waits
         // for: a queued write waits for the next round, usually with its task's next write.
         while rounds.is_empty() || (rounds.len() < limit && queue.awaited()) {
@@ -457,7 +458,6 @@ async fn run(db: Db, local: Arc<Local>, mut rx: mpsc::UnboundedReceiver<Sent>) {
                 (round.tasks, round.first, held)
             });
         }
-        queue.answer_flushes();
         tokio::select! {
             Some((tasks, first, back)) = rounds.next(), if !rounds.is_empty() => {
                 if back.is_some() {
