@@ -526,12 +526,16 @@ impl Queue {
             tasks: std::collections::HashSet::new(),
             first: u64::MAX,
         };
-        let mut kept = std::collections::VecDeque::new();
-        while let Some((n, op)) = self.waiting.pop_front() {
+        // Each write waiting is looked at once; those that wait on go back to the end in the
+        // order they came (no new queue a round).
+        for _ in 0..self.waiting.len() {
+            let Some((n, op)) = self.waiting.pop_front() else {
+                break;
+            };
             let task = op.task();
             // A task's later writes follow one that waits (a full round or a busy task).
             if round.ops.len() >= MAX_BATCH || self.busy.contains(task) {
-                kept.push_back((n, op));
+                self.waiting.push_back((n, op));
                 continue;
             }
             if !round.tasks.contains(task) {
@@ -541,7 +545,6 @@ impl Queue {
             self.awaited -= usize::from(op.awaited());
             round.ops.push(op);
         }
-        self.waiting = kept;
         if round.ops.is_empty() {
             return None;
         }
