@@ -54,7 +54,6 @@ use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_otlp::{Protocol, WithExportConfig as _};
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::trace::SdkTracerProvider;
-use tracing_subscriber::Layer as _;
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
 
@@ -281,9 +280,7 @@ pub fn init() -> Result<Telemetry, OtelError> {
     } else {
         None
     };
-    let warnings = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
-        .with_filter(tracing_subscriber::filter::LevelFilter::WARN);
+    let warnings = Warnings(tracing_subscriber::fmt::layer().with_writer(std::io::stderr));
     let exported = tracer.as_ref().map(|provider| {
         // The spans' own attributes only: no source location, thread, level or target on
         // each, no busy/idle timing and no context switch at every poll of a span's future
@@ -296,9 +293,18 @@ pub fn init() -> Result<Telemetry, OtelError> {
             .with_target(false)
             .with_tracked_inactivity(false)
             .with_context_activation(false)
-            .with_filter(tracing_subscriber::filter::LevelFilter::INFO)
     });
+    // One filter for the whole subscriber, not one per layer: a per-layer filter makes the
+    // registry keep per-span and per-event filter state for every layer (measured: most of
+    // what the bridge costs at INFO). INFO when spans are exported, else WARN, so that with
+    // no endpoint no INFO span is made at all.
+    let level = if exported.is_some() {
+        tracing_subscriber::filter::LevelFilter::INFO
+    } else {
+        tracing_subscriber::filter::LevelFilter::WARN
+    };
     tracing_subscriber::registry()
+        .with(level)
         .with(warnings)
         .with(exported)
         .try_init()
@@ -307,6 +313,23 @@ pub fn init() -> Result<Telemetry, OtelError> {
         tracer,
         meter: Some(meter),
     })
+}
+
+/// Warnings and errors printed to standard error: the `fmt` layer `0`, given events at WARN and
+/// above and nothing else. It sees no span, so it needs no per-layer filter (which would make
+/// the registry keep filter state for every span and event, measured costly at INFO).
+struct Warnings<L>(L);
+
+impl<S, L> tracing_subscriber::Layer<S> for Warnings<L>
+where
+    S: tracing::Subscriber,
+    L: tracing_subscriber::Layer<S>,
+{
+    fn on_event(&self, event: &tracing::Event<'_>, ctx: tracing_subscriber::layer::Context<'_, S>) {
+        if *event.metadata().level() <= tracing::Level::WARN {
+            self.0.on_event(event, ctx);
+        }
+    }
 }
 
 /// The W3C trace context of `span`, as headers for an outgoing request.
@@ -342,5 +365,47 @@ mod tests {
             }
             other => panic!("grpc accepted: {other:?}"),
         }
+    }
+
+    /// Counts the events and spans it is given.
+    #[derive(Clone, Default)]
+    struct Seen(std::sync::Arc<std::sync::Mutex<(Vec<tracing::Level>, usize)>>);
+
+    impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Seen {
+        fn on_event(
+            &self,
+            event: &tracing::Event<'_>,
+            _: tracing_subscriber::layer::Context<'_, S>,
+        ) {
+            self.0.lock().unwrap().0.push(*event.metadata().level());
+        }
+
+        fn on_new_span(
+            &self,
+            _: &tracing::span::Attributes<'_>,
+            _: &tracing::span::Id,
+            _: tracing_subscriber::layer::Context<'_, S>,
+        ) {
+            self.0.lock().unwrap().1 += 1;
+        }
+    }
+
+    #[test]
+    fn the_warnings_layer_is_given_warnings_and_errors_only_and_no_span() {
+        use tracing_subscriber::layer::SubscriberExt as _;
+        let seen = Seen::default();
+        let subscriber = tracing_subscriber::registry()
+            .with(tracing_subscriber::filter::LevelFilter::INFO)
+            .with(Warnings(seen.clone()));
+        tracing::subscriber::with_default(subscriber, || {
+            let span = tracing::info_span!("a2a.request");
+            let _entered = span.enter();
+            tracing::info!("told");
+            tracing::warn!("warned");
+            tracing::error!("failed");
+        });
+        let (levels, spans) = seen.0.lock().unwrap().clone();
+        assert_eq!(levels, [tracing::Level::WARN, tracing::Level::ERROR]);
+        assert_eq!(spans, 0);
     }
 }
