@@ -5,8 +5,9 @@
 //! - A **new task** and the **intermediate** writes of a task this store runs (`submitted`,
 //!   `working`, progress, artifact chunks) are *queued*: the call returns at once, reads on this
 //!   replica see the queued task ([`Local::queued`]), and the row is written with the writer's
-//!   next round, usually together with the task's next write (a task created and finished
-//!   while the writer was busy is one `INSERT` of the finished task). The server waits for a
+//!   next round, usually together with the task's next write: a queued write waits up to
+//!   [`LINGER`] for a write of its task that someone waits for (or a flush), so that a task
+//!   created and finished within it is one `INSERT` of the finished task. The server waits for a
 //!   new task to be written before it tells a caller about it ([`super::super::Settle`]), so
 //!   a crash cannot lose a task a caller knows of; a crash can lose intermediate writes, and
 //!   recovery then fails the task (it was running), as it would anyway. A queued write that
@@ -30,6 +31,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 use tracing::Instrument as _;
 
 use a2a::{A2AError, Task, TaskState};
@@ -42,6 +44,10 @@ use crate::server::store::memory::terminal_error;
 
 /// The most writes one round takes.
 const MAX_BATCH: usize = 256;
+
+/// How long a queued write (one no one waits for) may wait for its task's next write before
+/// it is written without it: a task created and finished within it is one row written once.
+const LINGER: std::time::Duration = std::time::Duration::from_millis(2);
 
 /// How many finished tasks [`Local`] keeps.
 const FINISHED: usize = 1024;
@@ -214,7 +220,7 @@ pub(super) struct Db {
 }
 
 /// A connection the writer keeps between rounds, and since when it is unused.
-type Held = Option<(PoolConnection<sqlx::Any>, std::time::Instant)>;
+type Held = Option<(PoolConnection<sqlx::Any>, Instant)>;
 
 /// How long the writer's kept connection may stay unused before the next round tries it first
 /// (the pool tries each connection it hands out).
@@ -442,17 +448,25 @@ fn rounds_in_flight(dialect: Dialect) -> usize {
 async fn run(db: Db, local: Arc<Local>, mut rx: mpsc::UnboundedReceiver<Sent>) {
     use futures::StreamExt as _;
     let limit = rounds_in_flight(db.dialect);
-    let (mut queue, mut received) = (Queue::default(), Vec::new());
+    let mut queue = Queue {
+        linger: LINGER,
+        ..Queue::default()
+    };
+    let mut received = Vec::new();
     // The connections kept between rounds (one per round in the database at most).
     let mut kept: Vec<Held> = Vec::new();
     let mut rounds = futures::stream::FuturesUnordered::new();
     let mut open = true;
+    // Wakes the writer, with no round in the database, when a write waiting becomes due.
+    let mut timer = Box::pin(tokio::time::sleep(std::time::Duration::ZERO));
+    let mut armed = None;
     loop {
         queue.answer_flushes();
         // Another round starts beside those in the database only for a write someone waits
         // for: a queued write waits for the next round, usually with its task's next write.
+        let now = Instant::now();
         while rounds.is_empty() || (rounds.len() < limit && queue.awaited()) {
-            let Some(round) = queue.take() else { break };
+            let Some(round) = queue.take(now) else { break };
             let held = kept.pop().flatten();
             let local = &local;
             let db = &db;
@@ -461,7 +475,15 @@ async fn run(db: Db, local: Arc<Local>, mut rx: mpsc::UnboundedReceiver<Sent>) {
                 (round.tasks, round.first, held)
             });
         }
+        let ripens = queue.ripens().filter(|_| rounds.is_empty());
+        if ripens != armed {
+            if let Some(at) = ripens {
+                timer.as_mut().reset(at.into());
+            }
+            armed = ripens;
+        }
         tokio::select! {
+            () = timer.as_mut(), if armed.is_some() => armed = None,
             Some((tasks, first, back)) = rounds.next(), if !rounds.is_empty() => {
                 if back.is_some() {
                     kept.push(back);
@@ -470,7 +492,9 @@ async fn run(db: Db, local: Arc<Local>, mut rx: mpsc::UnboundedReceiver<Sent>) {
             }
             n = rx.recv_many(&mut received, MAX_BATCH), if open => {
                 if n == 0 {
+                    // Closing: whatever waits is written now.
                     open = false;
+                    queue.linger = std::time::Duration::ZERO;
                 }
                 queue.push(received.drain(..));
             }
@@ -482,8 +506,11 @@ async fn run(db: Db, local: Arc<Local>, mut rx: mpsc::UnboundedReceiver<Sent>) {
 /// What the writer has received and not yet written.
 #[derive(Default)]
 struct Queue {
-    /// Writes not yet in a round, in the order they came, each with its number.
-    waiting: std::collections::VecDeque<(u64, Op)>,
+    /// Writes not yet in a round, in the order they came, each with its number and when it
+    /// came.
+    waiting: std::collections::VecDeque<(u64, Instant, Op)>,
+    /// How long a queued write waits for its task's next write ([`LINGER`]).
+    linger: std::time::Duration,
     /// The number the next write gets.
     next: u64,
     /// Flushes, each with the number of the first write after it.
@@ -506,36 +533,56 @@ struct Taken {
 
 impl Queue {
     fn push(&mut self, received: impl Iterator<Item = Sent>) {
+        let now = Instant::now();
         for sent in received {
             match sent {
                 Sent::Flush(done) => self.flushes.push((self.next, done)),
                 Sent::Write(op) => {
                     self.awaited += usize::from(op.awaited());
-                    self.waiting.push_back((self.next, op));
+                    self.waiting.push_back((self.next, now, op));
                     self.next += 1;
                 }
             }
         }
     }
 
-    /// The next round: the writes waiting whose tasks are in no round in the database (up to
-    /// [`MAX_BATCH`]); the others wait on, in order.
-    fn take(&mut self) -> Option<Taken> {
+    /// The next round at `now` (up to [`MAX_BATCH`] writes): the writes waiting whose tasks
+    /// are in no round in the database and that are due: someone waits for a write of their
+    /// task, a flush came after them, or they have lingered. The others wait on, in order.
+    fn take(&mut self, now: Instant) -> Option<Taken> {
         let mut round = Taken {
             ops: Vec::new(),
             tasks: std::collections::HashSet::new(),
             first: u64::MAX,
         };
+        // Writes that came before this flush, or by this time, are due whoever waits.
+        let flushed = self
+            .flushes
+            .iter()
+            .map(|(after, _)| *after)
+            .max()
+            .unwrap_or(0);
+        let ripe = now.checked_sub(self.linger).unwrap_or(now);
+        let awaited: std::collections::HashSet<String> = if self.awaited > 0 {
+            self.waiting
+                .iter()
+                .filter(|(_, _, op)| op.awaited())
+                .map(|(_, _, op)| op.task().to_owned())
+                .collect()
+        } else {
+            Default::default()
+        };
         // Each write waiting is looked at once; those that wait on go back to the end in the
-        // order they came (no new queue a round).
+        // order they came (no new queue a round). A task's later writes follow one that waits:
+        // a full round or a busy task holds them all, and a write not yet due is the latest.
         for _ in 0..self.waiting.len() {
-            let Some((n, op)) = self.waiting.pop_front() else {
+            let Some((n, at, op)) = self.waiting.pop_front() else {
                 break;
             };
             let task = op.task();
-            // A task's later writes follow one that waits (a full round or a busy task).
-            if round.ops.len() >= MAX_BATCH || self.busy.contains(task) {
-                self.waiting.push_back((n, op));
+            let due = n < flushed || at <= ripe || awaited.contains(task);
+            if !due || round.ops.len() >= MAX_BATCH || self.busy.contains(task) {
+                self.waiting.push_back((n, at, op));
                 continue;
             }
             if !round.tasks.contains(task) {
@@ -558,6 +605,11 @@ impl Queue {
         self.awaited > 0 || !self.flushes.is_empty()
     }
 
+    /// When the oldest write waiting has lingered enough to be written by itself.
+    fn ripens(&self) -> Option<Instant> {
+        self.waiting.front().map(|(_, at, _)| *at + self.linger)
+    }
+
     /// The round of `tasks` whose first write was `first` is written.
     fn written(&mut self, tasks: std::collections::HashSet<String>, first: u64) {
         for task in &tasks {
@@ -574,7 +626,7 @@ impl Queue {
             .firsts
             .iter()
             .copied()
-            .chain(self.waiting.front().map(|(n, _)| *n))
+            .chain(self.waiting.front().map(|(n, _, _)| *n))
             .min()
             .unwrap_or(u64::MAX);
         for (after, done) in std::mem::take(&mut self.flushes) {
@@ -1301,14 +1353,21 @@ mod tests {
     fn a_task_in_a_round_in_the_database_waits_with_its_later_writes_for_the_next_round() {
         let mut queue = Queue::default();
         queue.push([update("a", false).0, event("a", 1)].into_iter());
-        let first = queue.take().expect("a round");
+        let first = queue.take(Instant::now()).expect("a round");
         assert_eq!(tasks(&first), ["a", "a"]);
         queue.push([event("a", 2), update("b", true).0, update("a", true).0].into_iter());
-        let second = queue.take().expect("a round beside the first");
+        let second = queue
+            .take(Instant::now())
+            .expect("a round beside the first");
         assert_eq!(tasks(&second), ["b"], "only the task not in the database");
-        assert!(queue.take().is_none(), "a's writes wait for its round");
+        assert!(
+            queue.take(Instant::now()).is_none(),
+            "a's writes wait for its round"
+        );
         queue.written(first.tasks, first.first);
-        let third = queue.take().expect("a's writes, once its round is written");
+        let third = queue
+            .take(Instant::now())
+            .expect("a's writes, once its round is written");
         assert_eq!(tasks(&third), ["a", "a"]);
         match &third.ops[0] {
             Op::Event { seq, .. } => assert_eq!(*seq, 2, "in the order they came"),
@@ -1320,10 +1379,10 @@ mod tests {
     fn a_flush_is_answered_once_every_write_before_it_is_written() {
         let mut queue = Queue::default();
         queue.push([update("a", false).0].into_iter());
-        let first = queue.take().expect("a round");
+        let first = queue.take(Instant::now()).expect("a round");
         let (done, mut answer) = oneshot::channel();
         queue.push([Sent::Flush(done), update("b", false).0].into_iter());
-        let second = queue.take().expect("b's round");
+        let second = queue.take(Instant::now()).expect("b's round");
         queue.answer_flushes();
         assert!(answer.try_recv().is_err(), "a is not written yet");
         // A write after the flush, still in the database, does not hold it back.
@@ -1334,6 +1393,37 @@ mod tests {
     }
 
     #[test]
+    fn a_queued_write_lingers_for_its_tasks_next_write_unless_someone_waits_for_it() {
+        let mut queue = Queue {
+            linger: std::time::Duration::from_secs(60),
+            ..Queue::default()
+        };
+        let now = Instant::now();
+        queue.push([update("a", false).0, event("a", 1), update("b", false).0].into_iter());
+        assert!(queue.take(now).is_none(), "nothing is due yet");
+        // A write of a that someone waits for takes a's earlier writes along, folded.
+        let (sent, _answer) = update("a", true);
+        queue.push([sent].into_iter());
+        let round = queue.take(now).expect("a's round");
+        assert_eq!(tasks(&round), ["a", "a", "a"], "b lingers on");
+        queue.written(round.tasks, round.first);
+        // A flush after b makes it due.
+        let (done, _flushed) = oneshot::channel();
+        queue.push([Sent::Flush(done), update("c", false).0].into_iter());
+        let round = queue.take(now).expect("b's round");
+        assert_eq!(tasks(&round), ["b"], "c came after the flush");
+        queue.written(round.tasks, round.first);
+        // And c is due once it has lingered.
+        let later = queue.ripens().expect("c waits");
+        assert!(
+            queue
+                .take(later - std::time::Duration::from_millis(1))
+                .is_none()
+        );
+        assert_eq!(tasks(&queue.take(later).expect("c's round")), ["c"]);
+    }
+
+    #[test]
     fn only_a_write_someone_waits_for_or_a_flush_asks_for_a_round_beside_others() {
         let mut queue = Queue::default();
         queue.push([update("a", false).0].into_iter());
@@ -1341,7 +1431,7 @@ mod tests {
         let (sent, _answer) = update("b", true);
         queue.push([sent].into_iter());
         assert!(queue.awaited());
-        let round = queue.take().expect("a round");
+        let round = queue.take(Instant::now()).expect("a round");
         assert_eq!(tasks(&round), ["a", "b"]);
         assert!(!queue.awaited(), "taken");
         let (done, _answer) = oneshot::channel();
