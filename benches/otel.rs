@@ -1,6 +1,6 @@
 //! Blocking `SendMessage` of the fight example with OpenTelemetry export on (spans and
 //! metrics over OTLP/HTTP to a receiver on loopback, the SDK's batching span processor) and
-//! off (`a2a_card::otel::init` with no endpoint: spans made, nothing exported). The
+//! off (`a2a_card::otel::init` with no endpoint: metrics kept, no span made). The
 //! subscriber is the process's, so each side runs in a process of its own (this bench started
 //! again with `A2A_OTEL_BENCH=on|off`), alternately, three times each; the server on one
 //! runtime worker, the raw load client of the other benches (8 keep-alive connections,
@@ -125,7 +125,7 @@ fn main() {
     println!(
         "blocking SendMessage of the fight example, loopback, {CONNECTIONS} connections, median of {RUNS} processes per side ({ROUNDS} rounds of {ROUND} each):"
     );
-    println!("  export off (spans made, nothing exported)   {off:>8.0} req/s");
+    println!("  export off (no endpoint: no span made)      {off:>8.0} req/s");
     println!("  export on (OTLP/HTTP, batching)             {on:>8.0} req/s");
     println!("  on / off = {:.2}x (target >= 0.9x)", on / off);
 }
