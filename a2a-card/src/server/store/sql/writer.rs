@@ -31,7 +31,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tracing::Instrument as _;
 
 use a2a::{A2AError, Task, TaskState};
@@ -47,7 +47,7 @@ const MAX_BATCH: usize = 256;
 
 /// How long a queued write (one no one waits for) may wait for its task's next write before
 /// it is written without it: a task created and finished within it is one row written once.
-const LINGER: std::time::Duration = std::time::Duration::from_millis(2);
+const LINGER: Duration = Duration::from_millis(2);
 
 /// How many finished tasks [`Local`] keeps.
 const FINISHED: usize = 1024;
@@ -224,10 +224,10 @@ type Held = Option<(PoolConnection<sqlx::Any>, Instant)>;
 
 /// How long the writer's kept connection may stay unused before the next round tries it first
 /// (the pool tries each connection it hands out).
-const IDLE_PING: std::time::Duration = std::time::Duration::from_secs(1);
+const IDLE_PING: Duration = Duration::from_secs(1);
 
 /// How long a round waits for a connection while the database was found unreachable.
-const RETRY_ACQUIRE: std::time::Duration = std::time::Duration::from_millis(250);
+const RETRY_ACQUIRE: Duration = Duration::from_millis(250);
 
 fn stopped() -> A2AError {
     A2AError::internal("the task store is shutting down")
@@ -458,7 +458,7 @@ async fn run(db: Db, local: Arc<Local>, mut rx: mpsc::UnboundedReceiver<Sent>) {
     let mut rounds = futures::stream::FuturesUnordered::new();
     let mut open = true;
     // Wakes the writer, with no round in the database, when a write waiting becomes due.
-    let mut timer = Box::pin(tokio::time::sleep(std::time::Duration::ZERO));
+    let mut timer = Box::pin(tokio::time::sleep(Duration::ZERO));
     let mut armed = None;
     loop {
         queue.answer_flushes();
@@ -494,7 +494,7 @@ async fn run(db: Db, local: Arc<Local>, mut rx: mpsc::UnboundedReceiver<Sent>) {
                 if n == 0 {
                     // Closing: whatever waits is written now.
                     open = false;
-                    queue.linger = std::time::Duration::ZERO;
+                    queue.linger = Duration::ZERO;
                 }
                 queue.push(received.drain(..));
             }
@@ -510,7 +510,7 @@ struct Queue {
     /// came.
     waiting: std::collections::VecDeque<(u64, Instant, Op)>,
     /// How long a queued write waits for its task's next write ([`LINGER`]).
-    linger: std::time::Duration,
+    linger: Duration,
     /// The number the next write gets.
     next: u64,
     /// Flushes, each with the number of the first write after it.
@@ -773,7 +773,7 @@ impl Db {
             + usize::from(changed > 0);
         let span =
             crate::server::telemetry::store_span(system, statements, rows.len(), events.len());
-        let started = std::time::Instant::now();
+        let started = Instant::now();
         let size = rows.len() + events.len();
         let outcomes = self.round_on(rows, events, held).instrument(span).await;
         crate::server::telemetry::store_round(system, size, started.elapsed());
@@ -801,7 +801,7 @@ impl Db {
         let outcomes = self.round_with(&mut conn, rows, events).await;
         // After any refusal or fault the connection goes back to the pool, which tries it.
         if !self.down.load(Relaxed) && outcomes.iter().all(|(_, outcome)| outcome.is_ok()) {
-            *held = Some((conn, std::time::Instant::now()));
+            *held = Some((conn, Instant::now()));
         }
         outcomes
     }
@@ -1395,7 +1395,7 @@ mod tests {
     #[test]
     fn a_queued_write_lingers_for_its_tasks_next_write_unless_someone_waits_for_it() {
         let mut queue = Queue {
-            linger: std::time::Duration::from_secs(60),
+            linger: Duration::from_secs(60),
             ..Queue::default()
         };
         let now = Instant::now();
@@ -1415,11 +1415,7 @@ mod tests {
         queue.written(round.tasks, round.first);
         // And c is due once it has lingered.
         let later = queue.ripens().expect("c waits");
-        assert!(
-            queue
-                .take(later - std::time::Duration::from_millis(1))
-                .is_none()
-        );
+        assert!(queue.take(later - Duration::from_millis(1)).is_none());
         assert_eq!(tasks(&queue.take(later).expect("c's round")), ["c"]);
     }
 
