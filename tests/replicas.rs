@@ -693,3 +693,57 @@ async fn a_stream_resumes_on_another_replica_with_the_same_events() {
     }
     assert_resumed(&rest, at);
 }
+
+/// The task ids announced on the replicas' channels of writes, as a listener hears them
+/// within `within`.
+async fn announced(listener: &mut sqlx::postgres::PgListener, within: Duration) -> Vec<String> {
+    let mut heard = Vec::new();
+    let deadline = tokio::time::Instant::now() + within;
+    while let Ok(Ok(n)) = tokio::time::timeout_at(deadline, listener.recv()).await {
+        heard.push(n.payload().to_owned());
+    }
+    heard
+}
+
+#[tokio::test]
+async fn a_replica_alone_announces_no_write_and_announces_them_once_another_opens() {
+    let Some(url) = postgres("announce").await else {
+        return;
+    };
+    let mut listener = sqlx::postgres::PgListener::connect(&url)
+        .await
+        .expect("a listener");
+    listener
+        .listen_all(["a2a_card_tasks", "a2a_card_events"])
+        .await
+        .expect("listening");
+    let a = Replica::start(&url);
+    let on_a = client(&card(&a.base).await, "JSONRPC").await;
+
+    // Alone: its writes wake no one (no replica could read them but itself).
+    let alone = task(
+        on_a.send_message(&request(vec![trip(1, Some("2026-12-01"))], None))
+            .await
+            .expect("a plan"),
+    );
+    assert_eq!(alone.status.state, TaskState::Completed);
+    let heard = announced(&mut listener, Duration::from_millis(500)).await;
+    assert!(heard.is_empty(), "a replica alone announced {heard:?}");
+
+    // Another opens: A announces its writes from then on, so B's readers wake.
+    let b = Replica::start(&url);
+    let on_b = client(&card(&b.base).await, "JSONRPC").await;
+    let shared = task(
+        on_a.send_message(&request(vec![trip(1, Some("2026-12-01"))], None))
+            .await
+            .expect("a plan"),
+    );
+    let heard = announced(&mut listener, Duration::from_millis(500)).await;
+    assert!(
+        heard.contains(&shared.id),
+        "A did not announce its task {} with B open: heard {heard:?}",
+        shared.id
+    );
+    let seen = on_b.get_task(&get(&shared.id)).await.expect("B has it");
+    assert_eq!(seen.status.state, TaskState::Completed);
+}

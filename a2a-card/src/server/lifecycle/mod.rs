@@ -1204,6 +1204,10 @@ fn post_recovered(mut recovered: tokio::sync::mpsc::UnboundedReceiver<Task>, pus
     });
 }
 
+/// How long a reader of the store's log waits for a notification before it reads the log
+/// again all the same.
+const RECHECK: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Events read from the store's log, with their numbers.
 type LogStream = BoxStream<'static, Result<(u64, StreamResponse), A2AError>>;
 
@@ -1271,11 +1275,16 @@ fn follow_log(
                 // No other process writes this store: nothing more will come.
                 return None;
             };
-            // Until its log grows or it changes (or some notifications were missed).
+            // Until its log grows or it changes (or some notifications were missed), or for
+            // `RECHECK` at most: a replica that runs the task may not have heard of this one
+            // yet, and so not announce (see `SqlTasks`).
+            let recheck = tokio::time::sleep(RECHECK);
+            tokio::pin!(recheck);
             loop {
                 let woken = tokio::select! {
                     id = events.recv() => id,
                     id = changes.recv() => id,
+                    () = &mut recheck => break,
                 };
                 match woken {
                     Ok(id) if id != st.id => {}

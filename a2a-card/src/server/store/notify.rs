@@ -1,17 +1,19 @@
 //! Postgres notifications: the ids of tasks that any replica changes, and the answers to
 //! questions carried to the replica whose handler asked.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::postgres::PgListener;
 use tokio::sync::broadcast;
 
 use super::Feeds;
-use super::sql::{ANSWERS, CHANGES, EVENTS};
+use super::sql::{ANSWERS, CHANGES, EVENTS, Others, REPLICAS};
 
 /// Listens on the database at `url`, for as long as the process runs; each reader subscribes
-/// to the returned senders. `None` when the database cannot be listened to.
-pub(crate) async fn listen(url: &str) -> Option<Feeds> {
+/// to the returned senders. `None` when the database cannot be listened to. A replica other
+/// than `replica` saying it opened is told to `others`.
+pub(crate) async fn listen(url: &str, replica: &str, others: Arc<Others>) -> Option<Feeds> {
     let mut listener = match PgListener::connect(url).await {
         Ok(l) => l,
         Err(e) => {
@@ -19,7 +21,10 @@ pub(crate) async fn listen(url: &str) -> Option<Feeds> {
             return None;
         }
     };
-    if let Err(e) = listener.listen_all([CHANGES, ANSWERS, EVENTS]).await {
+    if let Err(e) = listener
+        .listen_all([CHANGES, ANSWERS, EVENTS, REPLICAS])
+        .await
+    {
         tracing::warn!(error = %e, "task changes cannot be listened to");
         return None;
     }
@@ -33,10 +38,16 @@ pub(crate) async fn listen(url: &str) -> Option<Feeds> {
         feeds.answers.clone(),
         feeds.events.clone(),
     );
+    let replica = replica.to_owned();
     tokio::spawn(async move {
         loop {
             // The listener reconnects by itself after a lost connection.
             match listener.recv().await {
+                Ok(n) if n.channel() == REPLICAS => {
+                    if n.payload() != replica {
+                        others.heard();
+                    }
+                }
                 Ok(n) => {
                     let feed = match n.channel() {
                         ANSWERS => &answers,

@@ -217,6 +217,9 @@ pub(super) struct Db {
     /// connection, so that the writes queued meanwhile learn it quickly (and the first that
     /// reaches it clears this).
     pub(super) down: std::sync::atomic::AtomicBool,
+    /// Whether a round announces what it wrote (Postgres `NOTIFY`): only while another
+    /// replica may listen.
+    pub(super) announce: Arc<super::Others>,
 }
 
 /// A connection the writer keeps between rounds, and since when it is unused.
@@ -974,10 +977,10 @@ impl Db {
         }
         let insert = log_events(events.len());
         let statement = match self.dialect {
-            Dialect::Sqlite => insert,
-            Dialect::Postgres => format!(
+            Dialect::Postgres if self.announces() => format!(
                 "WITH logged AS ({insert} RETURNING task_id) SELECT pg_notify('{EVENTS}', t.task_id) FROM (SELECT DISTINCT task_id FROM logged) AS t"
             ),
+            _ => insert,
         };
         let statement = self.sql(&statement);
         let logged = bind_events(sqlx::query(&statement), events)
@@ -1084,11 +1087,18 @@ impl Db {
     ) -> Result<(), sqlx::Error> {
         let statement = match self.dialect {
             Dialect::Sqlite => sqlite_insert(rows.len()),
-            Dialect::Postgres => format!(
+            Dialect::Postgres if self.announces() => format!(
                 "WITH {}{}, created AS ({INSERT} RETURNING id) SELECT created.id FROM created, pg_notify('{CHANGES}', created.id){}",
                 values(rows.len()),
                 logged_cte(events.len()),
                 announce_logged(events.len(), "")
+            ),
+            // The events' `INSERT` runs though nothing reads its result (a `WITH` item that
+            // writes always runs to its end).
+            Dialect::Postgres => format!(
+                "WITH {}{} {INSERT}",
+                values(rows.len()),
+                logged_cte(events.len()),
             ),
         };
         let statement = self.sql(&statement);
@@ -1109,17 +1119,27 @@ impl Db {
     ) -> Result<Vec<sqlx::any::AnyRow>, sqlx::Error> {
         let statement = match self.dialect {
             Dialect::Sqlite => sqlite_update(rows.len()),
-            Dialect::Postgres => format!(
+            Dialect::Postgres if self.announces() => format!(
                 "WITH {}{}, changed AS ({UPDATE}) SELECT changed.id, changed.version FROM changed, pg_notify('{CHANGES}', changed.id){}",
                 values(rows.len()),
                 logged_cte(events.len()),
                 announce_logged(events.len(), ", CAST(-1 AS BIGINT)")
+            ),
+            Dialect::Postgres => format!(
+                "WITH {}{} {UPDATE}",
+                values(rows.len()),
+                logged_cte(events.len()),
             ),
         };
         let statement = self.sql(&statement);
         bind_events(self.bind(sqlx::query(&statement), rows), events)
             .fetch_all(&mut *conn)
             .await
+    }
+
+    /// Whether this round's statements announce what they write (Postgres `NOTIFY`).
+    fn announces(&self) -> bool {
+        self.announce.announce()
     }
 
     /// `query` with the values of `rows`, in the order of [`values`].
