@@ -1206,7 +1206,7 @@ fn post_recovered(mut recovered: tokio::sync::mpsc::UnboundedReceiver<Task>, pus
 
 /// How long a reader of the store's log waits for a notification before it reads the log
 /// again all the same.
-const RECHECK: std::time::Duration = std::time::Duration::from_secs(5);
+const RECHECK: Duration = Duration::from_secs(5);
 
 /// Events read from the store's log, with their numbers.
 type LogStream = BoxStream<'static, Result<(u64, StreamResponse), A2AError>>;
@@ -1294,4 +1294,76 @@ fn follow_log(
             }
         }
     }))
+}
+
+#[cfg(all(test, feature = "sqlite"))]
+mod tests {
+    use super::*;
+
+    fn task(state: TaskState) -> Task {
+        Task {
+            id: "t".to_owned(),
+            context_id: "c".to_owned(),
+            status: TaskStatus {
+                state,
+                message: None,
+                timestamp: None,
+            },
+            artifacts: None,
+            history: None,
+            metadata: None,
+        }
+    }
+
+    /// A replica that runs a task may not have heard of this one yet and write without
+    /// announcing: the follower finds the write all the same, `RECHECK` later.
+    #[tokio::test]
+    async fn a_follower_that_hears_no_notification_reads_the_log_again() {
+        let path = std::env::temp_dir().join(format!("a2a-recheck-{}.db", std::process::id()));
+        let store = Arc::new(
+            crate::server::store::SqlTasks::sqlite(&path, Default::default())
+                .await
+                .expect("a store"),
+        );
+        store
+            .create(task(TaskState::Working))
+            .await
+            .expect("created");
+        // Wake-ups that never come (kept open: closed, the follower would end).
+        let (events, changes) = (broadcast::channel(1).0, broadcast::channel(1).0);
+        let log: Arc<dyn EventLog> = Arc::clone(&store) as Arc<dyn EventLog>;
+        let mut follow = follow_log(
+            log,
+            Some((events.subscribe(), changes.subscribe())),
+            "t".to_owned(),
+            0,
+            Vec::new(),
+        );
+        let nothing = tokio::time::timeout(Duration::from_millis(300), follow.next()).await;
+        assert!(nothing.is_err(), "nothing was written yet: {nothing:?}");
+
+        let done = task(TaskState::Completed);
+        store.append("t", 1, &status_update(&done));
+        store.update_at(done, 1).await.expect("written");
+        let started = std::time::Instant::now();
+        let next = tokio::time::timeout(RECHECK * 2, follow.next())
+            .await
+            .expect("found without a notification");
+        let (seq, event) = next.expect("an event").expect("read");
+        assert_eq!(seq, 1);
+        assert!(ends(&event), "the task's end: {event:?}");
+        assert!(
+            started.elapsed() <= RECHECK + Duration::from_secs(1),
+            "found after {:?}",
+            started.elapsed()
+        );
+        assert!(
+            follow.next().await.is_none(),
+            "the stream ends with the task"
+        );
+        drop((events, changes));
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+    }
 }
