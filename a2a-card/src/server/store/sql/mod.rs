@@ -96,10 +96,11 @@ pub const DEFAULT_LEASE: Duration = Duration::from_secs(10);
 
 /// Whether another replica may listen to this one's writes (Postgres), so that the writer
 /// announces them (`NOTIFY`). A replica alone does not: each notification goes to every
-/// listening connection, this replica's own too, which wakes to read it (measured: a fifth of
-/// a blocking send's throughput). True until this replica listens (from then on it hears a
-/// newcomer say it opened, on [`REPLICAS`]); then whether the table of replicas holds another
-/// live one, read at each lease renewal, or one said it opened since the read began.
+/// connection listening on its channel, this replica's own too, which wakes to read it
+/// (measured: a fifth of a blocking send's throughput). True until this replica listens (from
+/// then on it hears a newcomer say it opened, on [`REPLICAS`]); then whether the table of
+/// replicas holds another live one, read at each lease renewal, or one said it opened since
+/// the read began.
 #[derive(Debug)]
 pub(crate) struct Others {
     announce: std::sync::atomic::AtomicBool,
