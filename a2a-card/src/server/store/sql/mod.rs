@@ -88,7 +88,7 @@ pub(crate) const ANSWERS: &str = "a2a_card_answers";
 pub(crate) const EVENTS: &str = "a2a_card_events";
 
 /// The Postgres channel on which a replica says it opened (its id), so that the others
-/// announce their writes from then on (see [`Shared::others`]).
+/// announce their writes from then on (see [`Others`]).
 pub(crate) const REPLICAS: &str = "a2a_card_replicas";
 
 /// How long a replica that stopped renewing its lease still owns its running tasks.
@@ -308,7 +308,7 @@ impl SqlTasks {
                         dialect,
                         replica,
                         down: Default::default(),
-                        announce: Arc::clone(&others),
+                        others: Arc::clone(&others),
                     },
                     Arc::clone(&local),
                 ),

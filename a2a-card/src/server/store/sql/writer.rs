@@ -219,7 +219,7 @@ pub(super) struct Db {
     pub(super) down: std::sync::atomic::AtomicBool,
     /// Whether a round announces what it wrote (Postgres `NOTIFY`): only while another
     /// replica may listen.
-    pub(super) announce: Arc<super::Others>,
+    pub(super) others: Arc<super::Others>,
 }
 
 /// A connection the writer keeps between rounds, and since when it is unused.
@@ -887,8 +887,8 @@ impl Db {
                 events.len(),
                 log_events as fn(usize) -> String,
             ),
-            (Statement::Update, changed.len(), sqlite_update),
-            (Statement::Insert, new.len(), sqlite_insert),
+            (Statement::Update, changed.len(), |n| update_rows(n, 0)),
+            (Statement::Insert, new.len(), |n| insert_rows(n, 0)),
         ] {
             if n > 0 {
                 sql.push_str(&text(n));
@@ -977,7 +977,7 @@ impl Db {
         }
         let insert = log_events(events.len());
         let statement = match self.dialect {
-            Dialect::Postgres if self.announces() => format!(
+            Dialect::Postgres if self.others.announce() => format!(
                 "WITH logged AS ({insert} RETURNING task_id) SELECT pg_notify('{EVENTS}', t.task_id) FROM (SELECT DISTINCT task_id FROM logged) AS t"
             ),
             _ => insert,
@@ -1086,20 +1086,13 @@ impl Db {
         events: &[(String, i64, String)],
     ) -> Result<(), sqlx::Error> {
         let statement = match self.dialect {
-            Dialect::Sqlite => sqlite_insert(rows.len()),
-            Dialect::Postgres if self.announces() => format!(
+            Dialect::Postgres if self.others.announce() => format!(
                 "WITH {}{}, created AS ({INSERT} RETURNING id) SELECT created.id FROM created, pg_notify('{CHANGES}', created.id){}",
                 values(rows.len()),
                 logged_cte(events.len()),
                 announce_logged(events.len(), "")
             ),
-            // The events' `INSERT` runs though nothing reads its result (a `WITH` item that
-            // writes always runs to its end).
-            Dialect::Postgres => format!(
-                "WITH {}{} {INSERT}",
-                values(rows.len()),
-                logged_cte(events.len()),
-            ),
+            _ => insert_rows(rows.len(), events.len()),
         };
         let statement = self.sql(&statement);
         bind_events(self.bind(sqlx::query(&statement), rows), events)
@@ -1118,28 +1111,18 @@ impl Db {
         events: &[(String, i64, String)],
     ) -> Result<Vec<sqlx::any::AnyRow>, sqlx::Error> {
         let statement = match self.dialect {
-            Dialect::Sqlite => sqlite_update(rows.len()),
-            Dialect::Postgres if self.announces() => format!(
+            Dialect::Postgres if self.others.announce() => format!(
                 "WITH {}{}, changed AS ({UPDATE}) SELECT changed.id, changed.version FROM changed, pg_notify('{CHANGES}', changed.id){}",
                 values(rows.len()),
                 logged_cte(events.len()),
                 announce_logged(events.len(), ", CAST(-1 AS BIGINT)")
             ),
-            Dialect::Postgres => format!(
-                "WITH {}{} {UPDATE}",
-                values(rows.len()),
-                logged_cte(events.len()),
-            ),
+            _ => update_rows(rows.len(), events.len()),
         };
         let statement = self.sql(&statement);
         bind_events(self.bind(sqlx::query(&statement), rows), events)
             .fetch_all(&mut *conn)
             .await
-    }
-
-    /// Whether this round's statements announce what they write (Postgres `NOTIFY`).
-    fn announces(&self) -> bool {
-        self.announce.announce()
     }
 
     /// `query` with the values of `rows`, in the order of [`values`].
@@ -1216,14 +1199,17 @@ const UPDATE: &str = "UPDATE a2a_card_tasks SET context_id = v.context_id, state
         AND (v.expected IS NULL OR a2a_card_tasks.version = v.expected)
     RETURNING a2a_card_tasks.id, a2a_card_tasks.version";
 
-/// SQLite's [`INSERT`] of `n` rows.
-fn sqlite_insert(n: usize) -> String {
-    format!("WITH {} {INSERT}", values(n))
+/// The [`INSERT`] of `n` rows, announcing nothing, with `events` logged by the same statement
+/// ([`logged_cte`]: Postgres only; SQLite is given none, its round logs them in a statement of
+/// their own). The events' `INSERT` runs though nothing reads its result: a `WITH` item that
+/// writes always runs to its end.
+fn insert_rows(n: usize, events: usize) -> String {
+    format!("WITH {}{} {INSERT}", values(n), logged_cte(events))
 }
 
-/// SQLite's [`UPDATE`] of `n` rows.
-fn sqlite_update(n: usize) -> String {
-    format!("WITH {} {UPDATE}", values(n))
+/// The [`UPDATE`] of `n` rows, as [`insert_rows`] is written.
+fn update_rows(n: usize, events: usize) -> String {
+    format!("WITH {}{} {UPDATE}", values(n), logged_cte(events))
 }
 
 /// On Postgres, `n` events logged by the statement a round's rows are written by: a `WITH`
