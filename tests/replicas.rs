@@ -705,6 +705,12 @@ async fn announced(listener: &mut sqlx::postgres::PgListener, within: Duration) 
     heard
 }
 
+/// A one-day plan, sent blocking: its finished task.
+async fn plan_day(client: &a2a_client::A2AClient<Box<dyn a2a_client::Transport>>) -> Task {
+    let req = request(vec![trip(1, Some("2026-12-01"))], None);
+    task(client.send_message(&req).await.expect("a plan"))
+}
+
 #[tokio::test]
 async fn a_replica_alone_announces_no_write_and_announces_them_once_another_opens() {
     let Some(url) = postgres("announce").await else {
@@ -721,11 +727,7 @@ async fn a_replica_alone_announces_no_write_and_announces_them_once_another_open
     let on_a = client(&card(&a.base).await, "JSONRPC").await;
 
     // Alone: its writes wake no one (no replica could read them but itself).
-    let alone = task(
-        on_a.send_message(&request(vec![trip(1, Some("2026-12-01"))], None))
-            .await
-            .expect("a plan"),
-    );
+    let alone = plan_day(&on_a).await;
     assert_eq!(alone.status.state, TaskState::Completed);
     let heard = announced(&mut listener, Duration::from_millis(500)).await;
     assert!(heard.is_empty(), "a replica alone announced {heard:?}");
@@ -733,11 +735,7 @@ async fn a_replica_alone_announces_no_write_and_announces_them_once_another_open
     // Another opens: A announces its writes from then on, so B's readers wake.
     let b = Replica::start(&url);
     let on_b = client(&card(&b.base).await, "JSONRPC").await;
-    let shared = task(
-        on_a.send_message(&request(vec![trip(1, Some("2026-12-01"))], None))
-            .await
-            .expect("a plan"),
-    );
+    let shared = plan_day(&on_a).await;
     let heard = announced(&mut listener, Duration::from_millis(500)).await;
     assert!(
         heard.contains(&shared.id),
