@@ -13,15 +13,17 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use a2a_card::server::Webhooks;
 use a2a_card::server::a2a::{
     CancelTaskRequest, Part, SendMessageConfiguration, StreamResponse, SubscribeToTaskRequest,
     Task, TaskState,
 };
 use a2a_card::server::store::{INTERRUPTED, Tasks};
+use a2a_card::server::{FinishedLogs, Webhooks};
 use futures::StreamExt;
 use serde_json::{Value, json};
-use support::client::{card, client, data_part, every_task, get, request, status_text, task};
+use support::client::{
+    card, client, data_part, every_task, get, request, serve, status_text, task,
+};
 use support::sse::Frames;
 
 /// Set in a replica process: where its tasks are.
@@ -744,4 +746,205 @@ async fn a_replica_alone_announces_no_write_and_announces_them_once_another_open
     );
     let seen = on_b.get_task(&get(&shared.id)).await.expect("B has it");
     assert_eq!(seen.status.state, TaskState::Completed);
+}
+
+/// The artifacts of `task`: each one's id and its parts' text, in order.
+fn artifacts(task: &Task) -> Vec<(String, Vec<String>)> {
+    task.artifacts
+        .iter()
+        .flatten()
+        .map(|a| {
+            let texts = a
+                .parts
+                .iter()
+                .map(|p| p.as_text().map_or_else(|| format!("{p:?}"), str::to_owned))
+                .collect();
+            (a.artifact_id.clone(), texts)
+        })
+        .collect()
+}
+
+/// Waits until task `id` on `on` has at least `n` parts in its artifacts; the task then.
+async fn parts_at_least(
+    on: &a2a_client::A2AClient<Box<dyn a2a_client::Transport>>,
+    id: &str,
+    n: usize,
+) -> Task {
+    for _ in 0..200 {
+        let task = on.get_task(&get(id)).await.expect("the task");
+        if parts(&task) >= n {
+            return task;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("task {id} never had {n} parts");
+}
+
+#[tokio::test]
+async fn get_task_on_another_replica_shows_the_chunks_so_far_and_a_cancel_keeps_them() {
+    let Some(url) = postgres("partial").await else {
+        return;
+    };
+    let (a, b) = (Replica::start(&url), Replica::start(&url));
+    let on_a = client(&card(&a.base).await, "JSONRPC").await;
+    let on_b = client(&card(&b.base).await, "HTTP+JSON").await;
+
+    // A plan of 14 days, a day every 150 ms, runs on A: B reads the days planned so far (the
+    // task's row and the chunks logged since), not a task without artifacts.
+    let running = start_plan(&on_a, 14).await;
+    let on_b_now = parts_at_least(&on_b, &running.id, 2).await;
+    assert_eq!(on_b_now.status.state, TaskState::Working);
+    let on_a_now = on_a.get_task(&get(&running.id)).await.expect("the task");
+    assert!(
+        parts(&on_a_now) >= parts(&on_b_now),
+        "A is ahead of or level with what B read: {} vs {}",
+        parts(&on_a_now),
+        parts(&on_b_now)
+    );
+    let b_days = artifacts(&on_b_now);
+    let a_days = artifacts(&on_a_now);
+    assert_eq!(
+        b_days[0].1[..],
+        a_days[0].1[..b_days[0].1.len()],
+        "B's days are A's first days"
+    );
+
+    // Cancelled mid-stream on B: the canceled task keeps the days planned, the same on both
+    // replicas.
+    let canceled = on_b
+        .cancel_task(&CancelTaskRequest {
+            id: running.id.clone(),
+            metadata: None,
+            tenant: None,
+        })
+        .await
+        .expect("cancelled on B");
+    assert_eq!(canceled.status.state, TaskState::Canceled);
+    assert!(parts(&canceled) >= 2, "the canceled task keeps its chunks");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let on_a_then = on_a.get_task(&get(&running.id)).await.expect("the task");
+    let on_b_then = on_b.get_task(&get(&running.id)).await.expect("the task");
+    assert_eq!(on_a_then.status.state, TaskState::Canceled);
+    assert_eq!(artifacts(&on_a_then), artifacts(&on_b_then), "one truth");
+    assert_eq!(artifacts(&on_b_then), artifacts(&canceled));
+    let listed = on_a.list_tasks(&every_task()).await.expect("a list");
+    let in_list = listed
+        .tasks
+        .iter()
+        .find(|t| t.id == running.id)
+        .expect("listed");
+    assert_eq!(artifacts(in_list), artifacts(&canceled), "ListTasks agrees");
+
+    // After both stop, a new replica reads the same task.
+    drop((a, b));
+    let c = Replica::start(&url);
+    let on_c = client(&card(&c.base).await, "JSONRPC").await;
+    let on_c_now = on_c.get_task(&get(&running.id)).await.expect("the task");
+    assert_eq!(
+        artifacts(&on_c_now),
+        artifacts(&canceled),
+        "after a restart"
+    );
+}
+
+#[tokio::test]
+async fn a_running_tasks_chunks_survive_a_crash() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("replicas");
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let path = dir.join(format!("crash-chunks-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let url = format!("sqlite://{}", path.display());
+    let mut first = Replica::start(&url);
+    let on_first = client(&card(&first.base).await, "JSONRPC").await;
+    let running = start_plan(&on_first, 14).await;
+    let before = parts_at_least(&on_first, &running.id, 3).await;
+    // Written by the group commit within milliseconds of being planned.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    first.kill();
+    let next = Replica::start(&url);
+    let on_next = client(&card(&next.base).await, "JSONRPC").await;
+    // Failed once the killed process's lease ran out.
+    let mut failed = on_next.get_task(&get(&running.id)).await.expect("the task");
+    for _ in 0..100 {
+        if failed.status.state.is_terminal() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        failed = on_next.get_task(&get(&running.id)).await.expect("the task");
+    }
+    assert_eq!(failed.status.state, TaskState::Failed);
+    assert!(status_text(&failed).contains(INTERRUPTED));
+    assert!(
+        parts(&failed) >= parts(&before),
+        "the failed task keeps the days planned before the crash: {} of {}",
+        parts(&failed),
+        parts(&before)
+    );
+}
+
+#[tokio::test]
+async fn a_reconnect_after_the_task_ended_reads_the_sqlite_log() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("replicas");
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let path = dir.join(format!("ended-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let running = serve(
+        server::server(Duration::from_millis(20), Webhooks::default()).tasks(Tasks::sqlite(&path)),
+    )
+    .await;
+    let on = client(&card(&running.base).await, "JSONRPC").await;
+    let plan = start_plan(&on, 3).await;
+    let all = events_after(&running.base, "JSONRPC", &plan.id, 0).await;
+    assert_resumed(&all, 0);
+    // The task ended: this process keeps nothing of it, and a subscriber that reconnects
+    // reads exactly the events after the last it saw from the database.
+    for after in [1, 3] {
+        let resumed = events_after(&running.base, "JSONRPC", &plan.id, after).await;
+        assert_resumed(&resumed, after);
+        assert_eq!(resumed, all[after as usize..]);
+    }
+}
+
+#[tokio::test]
+async fn a_reconnect_to_a_task_whose_log_the_memory_store_let_go_is_told_so() {
+    let running = serve(
+        server::server(Duration::from_millis(20), Webhooks::default())
+            .finished_logs(FinishedLogs::default().max_entries(1)),
+    )
+    .await;
+    let on = client(&card(&running.base).await, "JSONRPC").await;
+    let first = start_plan(&on, 2).await;
+    let all = events_after(&running.base, "JSONRPC", &first.id, 0).await;
+    assert_resumed(&all, 0);
+    // Kept while it is the latest finished task.
+    let again = events_after(&running.base, "JSONRPC", &first.id, 1).await;
+    assert_eq!(again, all[1..]);
+    // Another task ends: the first one's log goes (one is kept), its task stays.
+    let second = start_plan(&on, 2).await;
+    assert_resumed(
+        &events_after(&running.base, "JSONRPC", &second.id, 0).await,
+        0,
+    );
+    let answer = reqwest::Client::new()
+        .post(format!("{}/", running.base))
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .header("Last-Event-ID", "1")
+        .body(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask",
+                   "params": {"id": first.id}})
+            .to_string(),
+        )
+        .send()
+        .await
+        .expect("an answer")
+        .text()
+        .await
+        .expect("its body");
+    assert!(
+        answer.contains("are no longer kept") && answer.contains(&first.id),
+        "{answer}"
+    );
+    let task = on.get_task(&get(&first.id)).await.expect("the task stays");
+    assert_eq!(task.status.state, TaskState::Completed);
 }

@@ -110,6 +110,7 @@ use crate::card::AgentCard;
 use crate::dispatch::{Dispatcher, SchemaCompileError};
 
 pub use documents::{AGENT_CARD_PATH, CAPABILITIES_PATH};
+pub use lifecycle::FinishedLogs;
 pub use push::Webhooks;
 
 /// The official A2A types (`a2a-lf`), as this crate uses them.
@@ -259,6 +260,7 @@ pub struct Server<A: Agent> {
     input_timeout: Option<Duration>,
     webhooks: Webhooks,
     tasks: store::Tasks,
+    finished_logs: FinishedLogs,
     #[cfg(feature = "sign")]
     signer: Option<(crate::sign::SigningKey, crate::sign::SignOptions)>,
     authentication: Option<auth::Authentication>,
@@ -276,7 +278,8 @@ impl<A: Agent> fmt::Debug for Server<A> {
             .field("a2a_0_3", &self.v0_3)
             .field("max_inline_file", &self.max_inline_file)
             .field("input_timeout", &self.input_timeout)
-            .field("webhooks", &self.webhooks);
+            .field("webhooks", &self.webhooks)
+            .field("finished_logs", &self.finished_logs);
         #[cfg(feature = "ui")]
         d.field("ui", &self.ui);
         d.finish_non_exhaustive()
@@ -303,6 +306,7 @@ impl<A: Agent> Server<A> {
             input_timeout: Some(DEFAULT_INPUT_TIMEOUT),
             webhooks: Webhooks::default(),
             tasks: store::Tasks::memory(),
+            finished_logs: FinishedLogs::default(),
             #[cfg(feature = "sign")]
             signer: None,
             authentication: None,
@@ -401,6 +405,31 @@ impl<A: Agent> Server<A> {
     /// answer fails the task, saying why).
     pub fn tasks(mut self, tasks: store::Tasks) -> Self {
         self.tasks = tasks;
+        self
+    }
+
+    /// How much of finished tasks' event logs stays in memory, for subscribers that reconnect
+    /// (`Last-Event-ID`) after a task ended ([`FinishedLogs::default`]: at most 10,000 logs
+    /// and 32 MiB). Only where the store keeps no log: on SQLite and Postgres nothing of a
+    /// finished task stays in memory, and a reconnecting subscriber reads the database.
+    ///
+    /// ```
+    /// # use a2a_card::{agent, skill};
+    /// # struct Echo;
+    /// # /// Says back what it is told.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Echo {
+    /// #     /// Echoes the text.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// use a2a_card::server::{FinishedLogs, Server};
+    ///
+    /// let server = Server::new(Echo).finished_logs(FinishedLogs::default().max_entries(1_000));
+    /// # drop(server);
+    /// ```
+    pub fn finished_logs(mut self, logs: FinishedLogs) -> Self {
+        self.finished_logs = logs;
         self
     }
 
@@ -773,6 +802,19 @@ impl<A: Agent> Server<A> {
                 push,
                 guard: guard.clone(),
                 extended: documents::extended_card::<A>(endpoint, self.v0_3)?,
+                // Nothing of a finished task stays in memory where the store keeps its log;
+                // on the memory store, no more logs than the store keeps tasks.
+                finished_logs: match (&opened.log, &self.tasks) {
+                    (Some(_), _) => None,
+                    (None, store::Tasks::Memory(retention)) => {
+                        let kept = retention.count_limit().unwrap_or(usize::MAX);
+                        Some(
+                            self.finished_logs
+                                .max_entries(self.finished_logs.entries().min(kept)),
+                        )
+                    }
+                    (None, _) => Some(self.finished_logs),
+                },
                 streaming: caps.streaming != Some(false),
                 max_inline_file: self.max_inline_file,
                 input_timeout: self.input_timeout,

@@ -6,29 +6,119 @@
 //! blocking send waiting for its answer) reads at its own pace: a slow reader is never
 //! dropped, it reads the log later.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
 
-use a2a::{A2AError, StreamResponse, Task, TaskState, TaskStatus};
+use a2a::{A2AError, StreamResponse, Task, TaskState};
 use futures::stream::{self, BoxStream};
 use tokio::sync::watch;
 
-/// How long the log of a finished task stays in memory, for subscribers that reconnect.
-pub(crate) const LINGER: Duration = Duration::from_secs(60);
+pub(crate) use super::super::store::{apply, asks};
 
-/// The tasks followed here, by id.
+/// How much of its finished tasks' event logs a server keeps in memory, for subscribers that
+/// reconnect with `Last-Event-ID` after a task ended.
+///
+/// Where the store keeps the event log (SQLite, Postgres, a [`Store`](super::super::store::Store)
+/// of your own with an [`EventLog`](super::super::store::EventLog)), nothing of a finished task
+/// stays in memory: a reconnecting subscriber reads the log from the store. Elsewhere (the
+/// memory store) the logs of the latest finished tasks are kept, oldest evicted first, at most
+/// [`max_entries`](Self::max_entries) of them (and never more than the store's
+/// [`Retention::max_terminal`](super::super::store::Retention::max_terminal)) and at most
+/// [`max_bytes`](Self::max_bytes) in all (an estimate of their data). A subscriber that
+/// reconnects to a task whose log was evicted is told so.
+///
+/// The default keeps at most 10,000 logs and 32 MiB.
+///
+/// ```
+/// use a2a_card::server::FinishedLogs;
+///
+/// let logs = FinishedLogs::default().max_entries(1_000).max_bytes(8 << 20);
+/// assert_eq!(logs.entries(), 1_000);
+/// assert_eq!(logs.bytes(), 8 << 20);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FinishedLogs {
+    entries: usize,
+    bytes: usize,
+}
+
+impl Default for FinishedLogs {
+    fn default() -> Self {
+        FinishedLogs {
+            entries: 10_000,
+            bytes: 32 << 20,
+        }
+    }
+}
+
+impl FinishedLogs {
+    /// Keeps no log of a finished task in memory (a subscriber reconnecting after the end
+    /// reads the store's log, or is told the log is gone).
+    pub fn none() -> Self {
+        FinishedLogs {
+            entries: 0,
+            bytes: 0,
+        }
+    }
+
+    /// Keeps the logs of at most `count` finished tasks.
+    pub fn max_entries(mut self, count: usize) -> Self {
+        self.entries = count;
+        self
+    }
+
+    /// Keeps at most about `bytes` of finished tasks' logs (their events' data, estimated).
+    pub fn max_bytes(mut self, bytes: usize) -> Self {
+        self.bytes = bytes;
+        self
+    }
+
+    /// The most logs kept.
+    pub fn entries(&self) -> usize {
+        self.entries
+    }
+
+    /// The most bytes kept.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
+/// The tasks followed here, by id: those running, and the latest finished ones as
+/// [`FinishedLogs`] says (none where the store keeps the log).
+pub(crate) struct Live {
+    inner: Mutex<Followed>,
+    /// What is kept of finished tasks; `None`: nothing (the store keeps their logs).
+    keep: Option<FinishedLogs>,
+}
+
 #[derive(Default)]
-pub(crate) struct Live(Mutex<HashMap<String, Arc<Tracked>>>);
+struct Followed {
+    tasks: HashMap<String, Arc<Tracked>>,
+    /// The finished tasks kept, oldest first, with the bytes each is counted for.
+    ended: VecDeque<(String, usize)>,
+    /// The bytes of `ended`, in all.
+    bytes: usize,
+}
 
 impl Live {
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, Arc<Tracked>>> {
-        lock(&self.0)
+    /// Follows tasks, keeping the logs of finished ones as `keep` says (`None`: the store
+    /// keeps the logs, so nothing is kept here once a task ended).
+    pub(crate) fn new(keep: Option<FinishedLogs>) -> Live {
+        Live {
+            inner: Mutex::new(Followed::default()),
+            keep,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Followed> {
+        lock(&self.inner)
     }
 
     /// The tracked task `id`, if this process follows it.
     pub(crate) fn get(&self, id: &str) -> Option<Arc<Tracked>> {
-        self.lock().get(id).cloned()
+        self.lock().tasks.get(id).cloned()
     }
 
     /// Follows `task` from now on (its log starts at sequence number 0, the task itself); the
@@ -40,30 +130,58 @@ impl Live {
     /// Follows `task` as it is after its event `seq` (a task read from the store's log); the
     /// one already followed when there is one.
     pub(crate) fn track_at(&self, task: Task, seq: u64) -> Arc<Tracked> {
-        let mut tasks = self.lock();
-        if let Some(tracked) = tasks.get(&task.id) {
+        let mut followed = self.lock();
+        if let Some(tracked) = followed.tasks.get(&task.id) {
             return Arc::clone(tracked);
         }
         let tracked = Arc::new(Tracked::new(task, seq));
-        tasks.insert(tracked.id.clone(), Arc::clone(&tracked));
+        followed
+            .tasks
+            .insert(tracked.id.clone(), Arc::clone(&tracked));
         tracked
     }
 
-    /// Stops following `id` after [`LINGER`], if it is still the same entry.
-    pub(crate) fn forget_later(self: &Arc<Self>, tracked: &Arc<Tracked>) {
-        let live = Arc::downgrade(self);
-        let entry = Arc::downgrade(tracked);
-        let id = tracked.id.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(LINGER).await;
-            let (Some(live), Some(entry)) = (live.upgrade(), entry.upgrade()) else {
-                return;
-            };
-            let mut tasks = live.lock();
-            if tasks.get(&id).is_some_and(|t| Arc::ptr_eq(t, &entry)) {
-                tasks.remove(&id);
+    /// Takes note that `tracked` ended: it is no longer followed, but for its log, kept while
+    /// [`FinishedLogs`] allows (the oldest evicted first) where the store keeps none. Readers
+    /// that hold it read on. Once per task; later calls do nothing.
+    pub(crate) fn finished(&self, tracked: &Arc<Tracked>) {
+        if tracked
+            .noted
+            .swap(true, std::sync::atomic::Ordering::AcqRel)
+        {
+            return;
+        }
+        let weight = match self.keep {
+            Some(keep) if keep.entries > 0 => Some((keep, tracked.weight())),
+            _ => None,
+        };
+        let mut followed = self.lock();
+        let same = |t: &Arc<Tracked>| Arc::ptr_eq(t, tracked);
+        let Some((keep, weight)) = weight else {
+            if followed.tasks.get(&tracked.id).is_some_and(same) {
+                followed.tasks.remove(&tracked.id);
             }
-        });
+            return;
+        };
+        if !followed.tasks.get(&tracked.id).is_some_and(same) {
+            return;
+        }
+        followed.ended.push_back((tracked.id.clone(), weight));
+        followed.bytes += weight;
+        while followed.ended.len() > keep.entries || followed.bytes > keep.bytes {
+            let Some((id, weight)) = followed.ended.pop_front() else {
+                break;
+            };
+            followed.bytes -= weight;
+            followed.tasks.remove(&id);
+        }
+    }
+
+    /// How many tasks are followed (running or kept), and how many of them finished.
+    #[cfg(test)]
+    pub(crate) fn counts(&self) -> (usize, usize) {
+        let followed = self.lock();
+        (followed.tasks.len(), followed.ended.len())
     }
 }
 
@@ -76,6 +194,8 @@ pub(crate) struct Tracked {
     last: watch::Sender<u64>,
     /// The task's span and what its metrics need, while it runs here.
     observed: Mutex<Option<Observed>>,
+    /// Whether [`Live::finished`] took note of its end.
+    noted: AtomicBool,
 }
 
 /// A task observed by the telemetry: its span (closed at its final state), its skill, and
@@ -130,6 +250,7 @@ impl Tracked {
             }),
             last: watch::channel(base).0,
             observed: Mutex::new(None),
+            noted: AtomicBool::new(false),
         }
     }
 
@@ -164,6 +285,14 @@ impl Tracked {
 
     fn lock(&self) -> MutexGuard<'_, State> {
         lock(&self.state)
+    }
+
+    /// About how many bytes the task and its log hold: their data, estimated (what
+    /// [`FinishedLogs`] counts).
+    fn weight(&self) -> usize {
+        let state = self.lock();
+        let events: usize = state.log.iter().map(event_bytes).sum();
+        size_of::<Tracked>() + self.id.len() + self.context.len() + task_bytes(&state.task) + events
     }
 
     /// The task as it is now, and the sequence number it reflects.
@@ -396,57 +525,224 @@ impl State {
     }
 }
 
-/// Applies `event` to `task` (stamping a status with the time when it has none); whether the
-/// store keeps the change (a status, or an artifact written whole).
-fn apply(task: &mut Task, event: &mut StreamResponse) -> bool {
-    match event {
-        StreamResponse::StatusUpdate(update) => {
-            if update.status.timestamp.is_none() {
-                update.status.timestamp = Some(chrono::Utc::now());
-            }
-            let TaskStatus { state, message, .. } =
-                std::mem::replace(&mut task.status, update.status.clone());
-            // The question it replaces joins the conversation (progress notes do not).
-            if let (Some(message), true) = (message, asks(&state)) {
-                task.history.get_or_insert_with(Vec::new).push(message);
-            }
-            true
-        }
-        StreamResponse::ArtifactUpdate(update) => {
-            let artifacts = task.artifacts.get_or_insert_with(Vec::new);
-            let append = update.append == Some(true);
-            let found = artifacts
-                .iter_mut()
-                .find(|a| a.artifact_id == update.artifact.artifact_id);
-            match found {
-                Some(artifact) if append => {
-                    artifact.parts.extend(update.artifact.parts.iter().cloned());
-                    false
-                }
-                Some(artifact) => {
-                    *artifact = update.artifact.clone();
-                    update.last_chunk == Some(true)
-                }
-                None => {
-                    artifacts.push(update.artifact.clone());
-                    update.last_chunk == Some(true)
-                }
-            }
-        }
-        StreamResponse::Task(t) => {
-            *task = t.clone();
-            true
-        }
-        StreamResponse::Message(_) => false,
-    }
+/// The bytes `task` holds, about.
+fn task_bytes(task: &Task) -> usize {
+    size_of::<Task>()
+        + task.id.len()
+        + task.context_id.len()
+        + task.status.message.as_ref().map_or(0, message_bytes)
+        + task
+            .artifacts
+            .iter()
+            .flatten()
+            .map(artifact_bytes)
+            .sum::<usize>()
+        + task
+            .history
+            .iter()
+            .flatten()
+            .map(message_bytes)
+            .sum::<usize>()
 }
 
-/// Whether a task in `state` waits for the caller (its status message is a question).
-pub(crate) fn asks(state: &TaskState) -> bool {
-    matches!(state, TaskState::InputRequired | TaskState::AuthRequired)
+/// The bytes `event` holds, about.
+fn event_bytes(event: &StreamResponse) -> usize {
+    size_of::<StreamResponse>()
+        + match event {
+            StreamResponse::StatusUpdate(u) => {
+                u.task_id.len()
+                    + u.context_id.len()
+                    + u.status.message.as_ref().map_or(0, message_bytes)
+            }
+            StreamResponse::ArtifactUpdate(u) => {
+                u.task_id.len() + u.context_id.len() + artifact_bytes(&u.artifact)
+            }
+            StreamResponse::Task(task) => task_bytes(task),
+            StreamResponse::Message(message) => message_bytes(message),
+        }
+}
+
+fn message_bytes(message: &a2a::Message) -> usize {
+    size_of::<a2a::Message>() + message.message_id.len() + parts_bytes(&message.parts)
+}
+
+fn artifact_bytes(artifact: &a2a::Artifact) -> usize {
+    size_of::<a2a::Artifact>() + artifact.artifact_id.len() + parts_bytes(&artifact.parts)
+}
+
+fn parts_bytes(parts: &[a2a::Part]) -> usize {
+    parts
+        .iter()
+        .map(|part| {
+            let content = match &part.content {
+                a2a::PartContent::Text(s) | a2a::PartContent::Url(s) => s.len(),
+                a2a::PartContent::Raw(bytes) => bytes.len(),
+                a2a::PartContent::Data(value) => value_bytes(value),
+            };
+            size_of::<a2a::Part>()
+                + content
+                + part.media_type.as_ref().map_or(0, String::len)
+                + part.filename.as_ref().map_or(0, String::len)
+                + part
+                    .metadata
+                    .iter()
+                    .flatten()
+                    .map(|(k, v)| k.len() + value_bytes(v))
+                    .sum::<usize>()
+        })
+        .sum()
+}
+
+/// The bytes a JSON value holds, about (each map entry counted with its key and some
+/// bookkeeping).
+fn value_bytes(value: &serde_json::Value) -> usize {
+    use serde_json::Value;
+    size_of::<Value>()
+        + match value {
+            Value::String(s) => s.len(),
+            Value::Array(items) => items.iter().map(value_bytes).sum(),
+            Value::Object(map) => map
+                .iter()
+                .map(|(k, v)| k.len() + 2 * size_of::<usize>() + value_bytes(v))
+                .sum(),
+            _ => 0,
+        }
 }
 
 /// Locks a mutex whose data stays consistent even if a holder panicked.
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use a2a::{Artifact, Part, TaskArtifactUpdateEvent, TaskStatus, TaskStatusUpdateEvent};
+
+    fn task(id: &str) -> Task {
+        Task {
+            id: id.to_owned(),
+            context_id: "c".to_owned(),
+            status: TaskStatus {
+                state: TaskState::Working,
+                message: None,
+                timestamp: None,
+            },
+            artifacts: None,
+            history: None,
+            metadata: None,
+        }
+    }
+
+    /// A tracked task that streamed `text` in one chunk and completed.
+    fn finished_task(live: &Live, id: &str, text: &str) -> Arc<Tracked> {
+        let tracked = live.track(task(id));
+        let chunk = StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+            task_id: id.to_owned(),
+            context_id: "c".to_owned(),
+            artifact: Artifact {
+                artifact_id: "a".to_owned(),
+                name: None,
+                description: None,
+                parts: vec![Part::text(text)],
+                metadata: None,
+                extensions: None,
+            },
+            append: None,
+            last_chunk: None,
+            metadata: None,
+        });
+        tracked.record(chunk, |_, _| {});
+        let done = StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+            task_id: id.to_owned(),
+            context_id: "c".to_owned(),
+            status: TaskStatus {
+                state: TaskState::Completed,
+                message: None,
+                timestamp: None,
+            },
+            metadata: None,
+        });
+        let (seq, _) = tracked.record(done, |_, _| {}).expect("recorded");
+        tracked.publish(seq);
+        live.finished(&tracked);
+        tracked
+    }
+
+    #[test]
+    fn where_the_store_keeps_the_log_nothing_of_a_finished_task_stays() {
+        let live = Live::new(None);
+        let running = live.track(task("running"));
+        finished_task(&live, "done", "hello");
+        assert!(live.get("done").is_none(), "a finished task is not kept");
+        assert!(live.get("running").is_some(), "a running one is");
+        assert_eq!(live.counts(), (1, 0));
+        drop(running);
+    }
+
+    #[test]
+    fn finished_logs_are_evicted_oldest_first_past_the_count() {
+        let live = Live::new(Some(FinishedLogs::default().max_entries(3)));
+        for i in 0..10 {
+            finished_task(&live, &format!("t{i}"), "hello");
+        }
+        assert_eq!(live.counts(), (3, 3), "three kept");
+        for i in 0..7 {
+            assert!(live.get(&format!("t{i}")).is_none(), "t{i} was evicted");
+        }
+        for i in 7..10 {
+            assert!(live.get(&format!("t{i}")).is_some(), "t{i} is kept");
+        }
+    }
+
+    #[test]
+    fn finished_logs_are_evicted_oldest_first_past_the_bytes() {
+        let big = "x".repeat(10_000);
+        // Room for two tasks of about 20 kB each (the text is in the task and in its log).
+        let live = Live::new(Some(FinishedLogs::default().max_bytes(50_000)));
+        for i in 0..5 {
+            finished_task(&live, &format!("t{i}"), &big);
+        }
+        assert_eq!(live.counts(), (2, 2));
+        assert!(live.get("t3").is_some() && live.get("t4").is_some());
+        // Small ones (about 2.4 kB each) fit many more in the same bytes, once the large ones
+        // made room.
+        for i in 0..15 {
+            finished_task(&live, &format!("s{i}"), "hi");
+        }
+        assert_eq!(live.counts(), (15, 15), "the fifteen small logs");
+        assert!(live.get("t4").is_none(), "the large ones went first");
+    }
+
+    #[test]
+    fn a_reader_holding_an_evicted_task_reads_its_whole_log() {
+        let live = Live::new(Some(FinishedLogs::none()));
+        let tracked = finished_task(&live, "t", "hello");
+        assert!(live.get("t").is_none(), "not kept");
+        let events: Vec<_> = futures::executor::block_on_stream(tracked.events(0, Until::Terminal))
+            .map(|e| e.expect("an event").0)
+            .collect();
+        assert_eq!(events, [1, 2]);
+    }
+
+    #[test]
+    fn a_task_noted_twice_is_kept_once() {
+        let live = Live::new(Some(FinishedLogs::default()));
+        let tracked = finished_task(&live, "t", "hello");
+        live.finished(&tracked);
+        live.finished(&tracked);
+        assert_eq!(live.counts(), (1, 1));
+    }
+
+    #[test]
+    fn a_log_weighs_about_its_data() {
+        let live = Live::new(None);
+        let small = finished_task(&live, "small", "x").weight();
+        let large = finished_task(&live, "large", &"x".repeat(100_000)).weight();
+        // The text is held twice: in the task's artifact and in the chunk of the log.
+        assert!(
+            (199_000..210_000).contains(&(large - small)),
+            "{small} {large}"
+        );
+    }
 }

@@ -43,6 +43,7 @@ use super::exact;
 use super::message::{dispatch_json, files_of, has_files, message_json, restore_data, split_files};
 use super::push::{Delivery, Webhooks, ends};
 use super::store::{EventLog, Forward, Settle, status_update};
+pub use log::FinishedLogs;
 use log::{Live, Tracked, Until};
 use run::{NotWaiting, Sessions, status, status_of};
 
@@ -180,6 +181,8 @@ pub(crate) struct Parts {
     pub(crate) push: Option<(Arc<dyn PushConfigStore>, Arc<Delivery>, Webhooks)>,
     pub(crate) guard: Option<Arc<Guard>>,
     pub(crate) extended: Option<a2a::AgentCard>,
+    /// What is kept in memory of finished tasks' logs; `None`: nothing (the store keeps them).
+    pub(crate) finished_logs: Option<FinishedLogs>,
     pub(crate) streaming: bool,
     pub(crate) max_inline_file: usize,
     pub(crate) input_timeout: Option<Duration>,
@@ -225,7 +228,7 @@ impl<A: Agent> Lifecycle<A> {
     pub(crate) fn new(agent: A, dispatcher: Arc<Dispatcher>, parts: Parts) -> Self {
         let recorder = Arc::new(Recorder {
             store: parts.store,
-            live: Arc::new(Live::default()),
+            live: Arc::new(Live::new(parts.finished_logs)),
             sessions: Sessions::default(),
             push: parts.push.as_ref().map(|(_, d, _)| Arc::clone(d)),
             input_timeout: parts.input_timeout,
@@ -519,7 +522,7 @@ impl<A: Agent> Lifecycle<A> {
                 );
                 let event = status(&tracked, TaskState::Failed, Some(why));
                 self.recorder.record(&tracked, event).await;
-                self.recorder.live.forget_later(&tracked);
+                self.recorder.live.finished(&tracked);
                 return Ok(Turn { tracked, task, seq });
             }
         };
@@ -682,7 +685,10 @@ impl<A: Agent> Lifecycle<A> {
                 .await?
                 .ok_or_else(|| A2AError::task_not_found(id))?;
             if task.status.state.is_terminal() {
-                return Err(finished(id));
+                return Err(match after {
+                    Some(after) => log_gone(id, after),
+                    None => finished(id),
+                });
             }
             return Ok(Box::pin(stream::once(async move {
                 Ok((None, StreamResponse::Task(task)))
@@ -856,7 +862,7 @@ fn mirror(recorder: Arc<Recorder>, tracked: Arc<Tracked>, mut events: LogStream)
         while let Some(Ok((seq, event))) = events.next().await {
             tracked.record_at(seq, event);
         }
-        recorder.live.forget_later(&tracked);
+        recorder.live.finished(&tracked);
     });
 }
 
@@ -897,6 +903,14 @@ fn dispatch_input(
 fn finished(id: &str) -> A2AError {
     A2AError::unsupported_operation(format!(
         "task `{id}` has already reached a terminal state; send a new message without a taskId"
+    ))
+}
+
+/// The refusal of a subscription that resumes after event `after` of a finished task whose
+/// log this process no longer keeps (see [`FinishedLogs`]).
+fn log_gone(id: &str, after: u64) -> A2AError {
+    A2AError::unsupported_operation(format!(
+        "task `{id}` has ended and its events after event {after} are no longer kept (this agent keeps the logs of its latest finished tasks in memory only); GetTask answers the task as it ended"
     ))
 }
 
@@ -1047,7 +1061,7 @@ impl<A: Agent> RequestHandler for Lifecycle<A> {
             let event = status(&tracked, TaskState::Canceled, None);
             if self.recorder.record(&tracked, event).await {
                 self.recorder.sessions.cancel(&id);
-                self.recorder.live.forget_later(&tracked);
+                self.recorder.live.finished(&tracked);
             }
             return settled(tracked.snapshot().0);
         }
@@ -1188,7 +1202,7 @@ fn cancel_here(mut changes: broadcast::Receiver<String>, recorder: Arc<Recorder>
                     let event = status(&tracked, TaskState::Canceled, None);
                     recorder.record_as(&tracked, event, Write::Skip).await;
                     recorder.sessions.cancel(&id);
-                    recorder.live.forget_later(&tracked);
+                    recorder.live.finished(&tracked);
                 }
             }
         }

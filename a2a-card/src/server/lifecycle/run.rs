@@ -241,7 +241,7 @@ async fn drive(
             }
         }
     }
-    recorder.live.forget_later(&tracked);
+    recorder.live.finished(&tracked);
 }
 
 /// The closing update of an artifact sent in chunks: all of it, once, complete.
@@ -288,7 +288,7 @@ fn withdraw_unanswered(recorder: &Arc<Recorder>, tracked: &Arc<Tracked>, session
         );
         let event = status(&tracked, TaskState::Failed, Some(why));
         recorder.record(&tracked, event).await;
-        recorder.live.forget_later(&tracked);
+        recorder.live.finished(&tracked);
     });
     if let Some(earlier) = lock(&session.expiry).replace(timer.abort_handle()) {
         earlier.abort();

@@ -29,6 +29,7 @@
 //! handler asks may go to any replica: it is forwarded (`NOTIFY`) to the one that runs the
 //! handler, so no sticky routing is needed.
 
+mod apply;
 mod memory;
 #[cfg(feature = "postgres")]
 mod notify;
@@ -44,6 +45,7 @@ use a2a::Task;
 use a2a::TaskState;
 use a2a_server::TaskStore;
 
+pub(crate) use apply::{apply, asks};
 pub use memory::MemoryTasks;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub use sql::{DEFAULT_LEASE, SqlPushConfigs, SqlTasks};

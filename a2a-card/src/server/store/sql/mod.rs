@@ -569,10 +569,55 @@ impl Shared {
         Ok(())
     }
 
+    /// The events of task `id` after event `seq` that its log holds (`on`: the connection
+    /// or transaction to read with), in order.
+    async fn tail<'e, E>(
+        &self,
+        on: E,
+        id: &str,
+        seq: i64,
+    ) -> Result<Vec<(u64, a2a::StreamResponse)>, A2AError>
+    where
+        E: sqlx::Executor<'e, Database = Any>,
+    {
+        let rows = sqlx::query(&self.sql(
+            "SELECT seq, body FROM a2a_card_events WHERE task_id = ? AND seq > ? ORDER BY seq",
+        ))
+        .bind(id)
+        .bind(seq)
+        .fetch_all(on)
+        .await
+        .map_err(db_error)?;
+        let mut events = Vec::with_capacity(rows.len());
+        for row in rows {
+            let (n, body): (i64, String) = (row.get(0), row.get(1));
+            let event = serde_json::from_str(&body).map_err(|e| {
+                A2AError::internal(format!("event {n} of task {id} cannot be read: {e}"))
+            })?;
+            events.push((u64::try_from(n).unwrap_or(0), event));
+        }
+        Ok(events)
+    }
+
+    /// Task `task`, stored as it was at its event `seq`, as it is now: with the events its
+    /// log holds after `seq` applied (the chunks of an artifact under way, which are logged
+    /// but for which the row is not written); and the number of the last of them.
+    async fn as_now<'e, E>(&self, on: E, mut task: Task, seq: i64) -> Result<(Task, u64), A2AError>
+    where
+        E: sqlx::Executor<'e, Database = Any>,
+    {
+        let mut last = u64::try_from(seq).unwrap_or(0);
+        for (n, mut event) in self.tail(on, &task.id, seq).await? {
+            super::apply(&mut task, &mut event);
+            last = n;
+        }
+        Ok((task, last))
+    }
+
     async fn recover(&self) -> Result<usize, A2AError> {
         let cutoff = now_millis() - millis(self.lease);
         let sql = self.sql(
-            "SELECT body FROM a2a_card_tasks WHERE ended_at IS NULL AND (owner IS NULL OR owner NOT IN
+            "SELECT body, seq FROM a2a_card_tasks WHERE ended_at IS NULL AND (owner IS NULL OR owner NOT IN
                 (SELECT id FROM a2a_card_replicas WHERE seen_at >= ?))",
         );
         let rows = sqlx::query(&sql)
@@ -582,14 +627,16 @@ impl Shared {
             .map_err(db_error)?;
         let mut n = 0;
         for row in rows {
-            let body: String = row.get(0);
+            let (body, seq): (String, Option<i64>) = (row.get(0), row.get(1));
             let Ok(task) = decode(&body) else { continue };
             if !super::was_running(&task.status.state) {
                 continue;
             }
+            // What it logged after its row was written (an artifact's chunks) stays.
+            let (task, logged) = self.as_now(&self.pool, task, seq.unwrap_or(0)).await?;
             // Another replica may recover it at the same time: whoever writes first wins.
             let failed = super::interrupted(task);
-            let seq = self.last_event(&failed.id).await? + 1;
+            let seq = logged.max(self.last_event(&failed.id).await?) + 1;
             self.writer
                 .append(&failed.id, seq, &super::status_update(&failed));
             if self
@@ -852,13 +899,23 @@ impl TaskStore for SqlTasks {
         if let Some(task) = s.local.read(task_id) {
             return Ok(Some(task));
         }
-        let body: Option<String> =
-            sqlx::query_scalar(&s.sql("SELECT body FROM a2a_card_tasks WHERE id = ?"))
+        let row =
+            sqlx::query(&s.sql("SELECT body, seq, ended_at FROM a2a_card_tasks WHERE id = ?"))
                 .bind(task_id)
                 .fetch_optional(&s.reads)
                 .await
                 .map_err(db_error)?;
-        body.as_deref().map(decode).transpose()
+        let Some(row) = row else { return Ok(None) };
+        let (body, seq, ended): (String, Option<i64>, Option<i64>) =
+            (row.get(0), row.get(1), row.get(2));
+        let task = decode(&body)?;
+        if ended.is_some() {
+            // A finished task's row is whole.
+            return Ok(Some(task));
+        }
+        // Running (here or on another replica): with what it logged since its row.
+        let (task, _) = s.as_now(&s.reads, task, seq.unwrap_or(0)).await?;
+        Ok(Some(task))
     }
 
     async fn list(&self, req: &ListTasksRequest) -> Result<ListTasksResponse, A2AError> {
@@ -901,21 +958,27 @@ impl TaskStore for SqlTasks {
         }
         let page = s
             .sql(&format!(
-                "SELECT body FROM a2a_card_tasks WHERE {filter}{after} ORDER BY COALESCE(status_at, '') DESC, id DESC LIMIT {}",
+                "SELECT body, seq, ended_at FROM a2a_card_tasks WHERE {filter}{after} ORDER BY COALESCE(status_at, '') DESC, id DESC LIMIT {}",
                 size + 1
             ))
             .into_owned();
-        let mut q = sqlx::query_scalar::<_, String>(&page);
+        let mut q = sqlx::query(&page);
         for b in &binds {
             q = q.bind(b);
         }
-        let bodies = q.fetch_all(&s.reads).await.map_err(db_error)?;
-        let more = bodies.len() > size;
-        let tasks = bodies
-            .iter()
-            .take(size)
-            .map(|b| decode(b))
-            .collect::<Result<Vec<_>, _>>()?;
+        let rows = q.fetch_all(&s.reads).await.map_err(db_error)?;
+        let more = rows.len() > size;
+        let mut tasks = Vec::with_capacity(size.min(rows.len()));
+        for row in rows.iter().take(size) {
+            let (body, seq, ended): (String, Option<i64>, Option<i64>) =
+                (row.get(0), row.get(1), row.get(2));
+            let task = decode(&body)?;
+            // A running task with what it logged since its row (as `get` answers it).
+            tasks.push(match ended {
+                Some(_) => task,
+                None => s.as_now(&s.reads, task, seq.unwrap_or(0)).await?.0,
+            });
+        }
         let next_page_token = match tasks.last() {
             Some(last) if more => super::Cursor::token(&super::status_at(last), &last.id),
             _ => String::new(),
@@ -935,7 +998,7 @@ impl TaskStore for SqlTasks {
         // One transaction: the check and the change cannot interleave with another writer.
         let mut tx = s.begin().await.map_err(db_error)?;
         let select = format!(
-            "SELECT body, version, ended_at FROM a2a_card_tasks WHERE id = ?{}",
+            "SELECT body, version, ended_at, seq FROM a2a_card_tasks WHERE id = ?{}",
             s.for_update()
         );
         let row = sqlx::query(&s.sql(&select))
@@ -946,12 +1009,13 @@ impl TaskStore for SqlTasks {
         let Some(row) = row else {
             return Err(A2AError::task_not_found(task_id));
         };
-        let (body, version, ended): (String, i64, Option<i64>) =
-            (row.get(0), row.get(1), row.get(2));
+        let (body, version, ended, seq): (String, i64, Option<i64>, Option<i64>) =
+            (row.get(0), row.get(1), row.get(2), row.get(3));
         if ended.is_some() {
             return Err(A2AError::task_not_cancelable(task_id));
         }
-        let mut task = decode(&body)?;
+        // The canceled task keeps what it logged since its row (an artifact's chunks so far).
+        let (mut task, _) = s.as_now(&mut *tx, decode(&body)?, seq.unwrap_or(0)).await?;
         task.status.state = TaskState::Canceled;
         task.status.timestamp = Some(chrono::Utc::now());
         let update = s.sql(
@@ -1008,22 +1072,9 @@ impl super::EventLog for SqlTasks {
         let task = decode(&body)?;
         let seq = u64::try_from(seq.unwrap_or(0)).unwrap_or(0);
         let from = after.unwrap_or(seq);
-        let rows = sqlx::query(&s.sql(
-            "SELECT seq, body FROM a2a_card_events WHERE task_id = ? AND seq > ? ORDER BY seq",
-        ))
-        .bind(task_id)
-        .bind(i64::try_from(from).unwrap_or(i64::MAX))
-        .fetch_all(&s.reads)
-        .await
-        .map_err(db_error)?;
-        let mut events = Vec::with_capacity(rows.len());
-        for row in rows {
-            let (n, body): (i64, String) = (row.get(0), row.get(1));
-            let event = serde_json::from_str(&body).map_err(|e| {
-                A2AError::internal(format!("event {n} of task {task_id} cannot be read: {e}"))
-            })?;
-            events.push((u64::try_from(n).unwrap_or(0), event));
-        }
+        let events = s
+            .tail(&s.reads, task_id, i64::try_from(from).unwrap_or(i64::MAX))
+            .await?;
         Ok(Some(super::Logged { task, seq, events }))
     }
 }

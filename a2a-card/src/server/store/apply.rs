@@ -1,0 +1,54 @@
+//! How an event changes a task: the one rule the server applies to the task it follows in
+//! memory, and a store to a stored task and the tail of its event log.
+
+use a2a::{StreamResponse, Task, TaskState, TaskStatus};
+
+/// Applies `event` to `task` (stamping a status with the time when it has none); whether the
+/// store keeps the change (a status, or an artifact written whole).
+pub(crate) fn apply(task: &mut Task, event: &mut StreamResponse) -> bool {
+    match event {
+        StreamResponse::StatusUpdate(update) => {
+            if update.status.timestamp.is_none() {
+                update.status.timestamp = Some(chrono::Utc::now());
+            }
+            let TaskStatus { state, message, .. } =
+                std::mem::replace(&mut task.status, update.status.clone());
+            // The question it replaces joins the conversation (progress notes do not).
+            if let (Some(message), true) = (message, asks(&state)) {
+                task.history.get_or_insert_with(Vec::new).push(message);
+            }
+            true
+        }
+        StreamResponse::ArtifactUpdate(update) => {
+            let artifacts = task.artifacts.get_or_insert_with(Vec::new);
+            let append = update.append == Some(true);
+            let found = artifacts
+                .iter_mut()
+                .find(|a| a.artifact_id == update.artifact.artifact_id);
+            match found {
+                Some(artifact) if append => {
+                    artifact.parts.extend(update.artifact.parts.iter().cloned());
+                    false
+                }
+                Some(artifact) => {
+                    *artifact = update.artifact.clone();
+                    update.last_chunk == Some(true)
+                }
+                None => {
+                    artifacts.push(update.artifact.clone());
+                    update.last_chunk == Some(true)
+                }
+            }
+        }
+        StreamResponse::Task(t) => {
+            *task = t.clone();
+            true
+        }
+        StreamResponse::Message(_) => false,
+    }
+}
+
+/// Whether a task in `state` waits for the caller (its status message is a question).
+pub(crate) fn asks(state: &TaskState) -> bool {
+    matches!(state, TaskState::InputRequired | TaskState::AuthRequired)
+}
