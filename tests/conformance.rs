@@ -469,7 +469,13 @@ const EXPECTED: &[(&str, &str, &str, Severity)] = &[
         "v1-unknown-field",
         "unknown-field",
         "/contactEmail",
-        Severity::Warning,
+        Severity::Error,
+    ),
+    (
+        "v1-interface-unknown-member",
+        "unknown-field",
+        "/supportedInterfaces/0/pricing",
+        Severity::Error,
     ),
     (
         "v1-mode-shorthands",
@@ -678,6 +684,26 @@ fn each_rule_fires_on_its_own_card_and_valid_cards_are_clean() {
         "{}",
         summary(&legacy)
     );
+    // --lenient makes an unknown member of a 1.0 card a warning, and nothing else of the card
+    // an error.
+    for name in ["v1-unknown-field", "v1-interface-unknown-member"] {
+        let lenient = lint_document(
+            &by_name[name].document,
+            &LintOptions::default().lenient(true),
+        );
+        assert!(
+            lenient
+                .iter()
+                .any(|f| f.rule == Rule::UnknownField && f.severity == Severity::Warning),
+            "{name}:{}",
+            summary(&lenient)
+        );
+        assert!(
+            !lenient.iter().any(|f| f.severity == Severity::Error),
+            "{name}:{}",
+            summary(&lenient)
+        );
+    }
     // --strict makes the shorthands and unknown fields errors.
     for (name, rule) in [
         ("v1-mode-shorthands", Rule::ModeShorthand),

@@ -727,13 +727,76 @@ fn convert_fills_only_documented_defaults_and_says_so() {
     assert!(!stderr(&out).contains("left out"), "{}", stderr(&out));
 }
 
+fn unknown_field_findings(report: &Value) -> Vec<(String, String)> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "unknown-field")
+        .map(|f| {
+            (
+                f["severity"].as_str().unwrap().to_owned(),
+                f["pointer"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_unknown_member_of_a_1_0_card_is_an_error_and_lenient_makes_it_a_warning() {
+    // The 1.0 schema allows no other member inside an interface (nor anywhere in the card).
+    let mut card = valid_card();
+    card["supportedInterfaces"][0]["pricing"] = json!({"perCall": "0.01"});
+    let bytes = card.to_string();
+    let out = run(&["lint", "--format", "json", "-"], Some(bytes.as_bytes()));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let report = json_stdout(&out);
+    assert_eq!(
+        unknown_field_findings(&report),
+        [(
+            "error".to_owned(),
+            "/supportedInterfaces/0/pricing".to_owned()
+        )]
+    );
+    assert_eq!(report["errors"], 1, "{report:#}");
+    let human = run(&["lint", "-"], Some(bytes.as_bytes()));
+    assert!(
+        stdout(&human).contains("error[unknown-field] /supportedInterfaces/0/pricing: "),
+        "{}",
+        stdout(&human)
+    );
+    let lenient = run(
+        &["lint", "--lenient", "--format", "json", "-"],
+        Some(bytes.as_bytes()),
+    );
+    assert_eq!(lenient.status.code(), Some(0), "{}", stdout(&lenient));
+    let report = json_stdout(&lenient);
+    assert_eq!(
+        unknown_field_findings(&report),
+        [(
+            "warning".to_owned(),
+            "/supportedInterfaces/0/pricing".to_owned()
+        )]
+    );
+    assert_eq!(report["errors"], 0, "{report:#}");
+    // The two switches say opposite things: refused together.
+    let both = run(
+        &["lint", "--lenient", "--strict", "-"],
+        Some(bytes.as_bytes()),
+    );
+    assert_eq!(both.status.code(), Some(2), "{}", stderr(&both));
+}
+
 #[test]
 fn strict_makes_mode_shorthands_and_unknown_fields_errors() {
     let mut card = valid_card();
     card["defaultInputModes"] = json!(["text"]);
     card["x-internal"] = json!(1);
     let bytes = card.to_string();
-    let lenient = run(&["lint", "--format", "json", "-"], Some(bytes.as_bytes()));
+    let lenient = run(
+        &["lint", "--lenient", "--format", "json", "-"],
+        Some(bytes.as_bytes()),
+    );
     assert_eq!(lenient.status.code(), Some(0), "{}", stdout(&lenient));
     let report = json_stdout(&lenient);
     assert_eq!(report["errors"], 0, "{report:#}");

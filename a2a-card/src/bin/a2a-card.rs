@@ -3,7 +3,7 @@
 //! Install it with `cargo install a2a-card --features cli`.
 //!
 //! ```text
-//! a2a-card lint [--format human|json] [--strict] [--max-bytes N] FILE|-
+//! a2a-card lint [--format human|json] [--strict | --lenient] [--max-bytes N] FILE|-
 //! a2a-card convert --to v1|v0.3|compat [--schemas root|extension-params] [--max-bytes N] FILE|-
 //! a2a-card keygen --alg EdDSA|ES256 [--kid KID] --out-private FILE --out-public FILE
 //! a2a-card sign --key KEY.jwk|KEY.pem [--kid KID] [--jku URL] FILE|-
@@ -25,7 +25,8 @@
 //!   `file` is `<stdin>` for standard input. Each card is judged by its own A2A version; duplicate
 //!   keys are reported too. `--strict` judges as a strict consumer does: the warnings that
 //!   official parsers tolerate but strict ones reject (unknown fields, the `text`/`file`/`data`
-//!   mode shorthands) become errors.
+//!   mode shorthands) become errors. An unknown member of a 1.0 card is an error already (the
+//!   1.0 schema allows no other member in the card's objects); `--lenient` makes it a warning.
 //! - `convert` reads the card strictly (a value of the wrong type is an error, listed with its
 //!   JSON pointer) and writes it as pretty JSON in the requested profile, with the named schemas of
 //!   the input/output schemas extension at the card's root (`--schemas root`, the default) or in
@@ -190,8 +191,12 @@ struct LintArgs {
     format: Format,
     /// Judge as a strict consumer does: unknown fields and the `text`/`file`/`data` mode
     /// shorthands are errors, not warnings.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "lenient")]
     strict: bool,
+    /// Judge unknown members leniently: in a 1.0 card, whose schema allows no other member in
+    /// its objects, an unknown member is a warning instead of an error.
+    #[arg(long)]
+    lenient: bool,
     /// The largest document to read, in bytes.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_BYTES)]
     max_bytes: usize,
@@ -298,7 +303,12 @@ fn run_lint(args: &LintArgs) -> Result<ExitCode, Failure> {
     let limits = ReadLimits::default().max_bytes(args.max_bytes);
     let document =
         read_document(&args.input, limits).map_err(|message| format!("{name}: {message}"))?;
-    let findings = lint::lint_document(&document, &LintOptions::default().strict(args.strict));
+    let findings = lint::lint_document(
+        &document,
+        &LintOptions::default()
+            .strict(args.strict)
+            .lenient(args.lenient),
+    );
     let count = |severity| findings.iter().filter(|f| f.severity == severity).count();
     let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
     let mut out = io::stdout().lock();

@@ -12,7 +12,7 @@ use a2a_card_rules::text::is_blank;
 use a2a_card_rules::urls::{UrlKind, check_endpoint_url, classify};
 use serde_json::Value;
 
-use super::{Finding, Rule, is_kebab_case, is_semver, short};
+use super::{Finding, Rule, Severity, is_kebab_case, is_semver, short};
 use crate::MediaType;
 use crate::card::*;
 use crate::schema::{
@@ -783,12 +783,36 @@ pub(crate) fn schema_problem(schema: &Value) -> Option<String> {
     None
 }
 
-/// Unknown fields anywhere in the card, where the document has them.
-pub(super) fn unknown_fields(card: &AgentCard, paths: &Sources) -> Vec<Finding> {
+/// Unknown fields anywhere in the card, where the document has them. `closed`: the document is
+/// judged by a schema that allows no other member in the card's objects (A2A 1.0), so each is
+/// an error.
+pub(super) fn unknown_fields(card: &AgentCard, paths: &Sources, closed: bool) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut report = |base: String, extra: &Extra| {
         for key in extra.keys() {
-            out.push(Finding::new(Rule::UnknownField, pointer_push(&base, key), format!("`{}` is not an Agent Card field of A2A 0.3 or 1.0; strict clients reject unknown fields, so remove it or check its spelling", short(key))));
+            let pointer = pointer_push(&base, key);
+            let finding = if closed {
+                let mut finding = Finding::new(
+                    Rule::UnknownField,
+                    pointer,
+                    format!(
+                        "`{}` is not a member of this object in A2A 1.0, whose schema allows no other member here: the official schema rejects the card, so remove it or check its spelling (`--lenient` makes this a warning)",
+                        short(key)
+                    ),
+                );
+                finding.severity = Severity::Error;
+                finding
+            } else {
+                Finding::new(
+                    Rule::UnknownField,
+                    pointer,
+                    format!(
+                        "`{}` is not an Agent Card field of A2A 0.3 or 1.0; strict clients reject unknown fields, so remove it or check its spelling",
+                        short(key)
+                    ),
+                )
+            };
+            out.push(finding);
         }
     };
     report(String::new(), &card.extra);

@@ -66,12 +66,23 @@ pub struct LintOptions {
     /// [`Rule::is_strict_error`] holds (unknown fields, the `text`/`file`/`data` mode shorthands)
     /// become errors.
     pub strict: bool,
+    /// Judge unknown members leniently: in a 1.0 card, whose official JSON schema allows no
+    /// member it does not define in any of the card's objects, an unknown member is an error
+    /// ([`Rule::UnknownField`]); lenient, it is a warning, as it is in 0.3 and compat
+    /// documents, whose schema allows other members. [`strict`](Self::strict) wins over this.
+    pub lenient: bool,
 }
 
 impl LintOptions {
     /// Sets [`strict`](Self::strict).
     pub fn strict(mut self, strict: bool) -> Self {
         self.strict = strict;
+        self
+    }
+
+    /// Sets [`lenient`](Self::lenient).
+    pub fn lenient(mut self, lenient: bool) -> Self {
+        self.lenient = lenient;
         self
     }
 }
@@ -160,8 +171,12 @@ pub fn lint_json_with(document: &Value, options: &LintOptions) -> Vec<Finding> {
             )
         })
         .collect();
-    findings.extend(check::unknown_fields(&card, &sources));
-    findings.extend(document::document(document, Profile::detect(document)));
+    let profile = Profile::detect(document);
+    // The 1.0 schema closes every object of the card (`additionalProperties: false`); the 0.3
+    // schema closes none, and a compat document carries 0.3's members by design.
+    let closed = profile == Profile::V1 && !options.lenient;
+    findings.extend(check::unknown_fields(&card, &sources, closed));
+    findings.extend(document::document(document, profile));
     findings.extend(check::card(&card, &sources));
     finish(findings, options)
 }
@@ -316,5 +331,110 @@ mod tests {
                 "no finding at {expected}: {pointers:#?}"
             );
         }
+    }
+
+    fn unknown_members(document: &Value, options: &LintOptions) -> Vec<(Severity, String)> {
+        lint_json_with(document, options)
+            .into_iter()
+            .filter(|f| f.rule == Rule::UnknownField)
+            .map(|f| (f.severity, f.pointer))
+            .collect()
+    }
+
+    fn v1_with_unknown_members() -> Value {
+        serde_json::json!({
+            "name": "Quotes", "version": "1.0.0",
+            "description": "Quotes the price of a product in a currency, from its SKU and the quantity asked for.",
+            "supportedInterfaces": [{"url": "https://quotes.example.com/a2a",
+                "protocolBinding": "JSONRPC", "protocolVersion": "1.0",
+                "pricing": {"perCall": "0.01"}}],
+            "capabilities": {"streaming": false, "pushNotifications": false, "beta": true},
+            "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "quote", "name": "Quote", "tags": ["price"], "cost": 3,
+                        "examples": ["12 of SKU-1234"],
+                        "description": "Takes a SKU and a quantity, and returns the total price in euros."}]
+        })
+    }
+
+    #[test]
+    fn an_unknown_member_of_a_1_0_card_is_an_error_where_the_schema_closes_the_object() {
+        let card = v1_with_unknown_members();
+        assert_eq!(
+            unknown_members(&card, &LintOptions::default()),
+            [
+                (Severity::Error, "/supportedInterfaces/0/pricing".to_owned()),
+                (Severity::Error, "/capabilities/beta".to_owned()),
+                (Severity::Error, "/skills/0/cost".to_owned()),
+            ]
+        );
+        let finding = lint_json(&card)
+            .into_iter()
+            .find(|f| f.pointer == "/supportedInterfaces/0/pricing")
+            .unwrap();
+        assert!(
+            finding.message.contains("allows no other member"),
+            "{finding}"
+        );
+        assert!(has_errors(&lint_json(&card)));
+        // Without the unknown members the same card is clean: the error is theirs alone.
+        let mut clean = card.clone();
+        clean["supportedInterfaces"][0]
+            .as_object_mut()
+            .unwrap()
+            .remove("pricing");
+        clean["capabilities"]
+            .as_object_mut()
+            .unwrap()
+            .remove("beta");
+        clean["skills"][0].as_object_mut().unwrap().remove("cost");
+        assert_eq!(lint_json(&clean), []);
+    }
+
+    #[test]
+    fn lenient_makes_an_unknown_member_of_a_1_0_card_a_warning() {
+        let card = v1_with_unknown_members();
+        let lenient = LintOptions::default().lenient(true);
+        assert!(
+            unknown_members(&card, &lenient)
+                .iter()
+                .all(|(severity, _)| *severity == Severity::Warning)
+        );
+        assert_eq!(unknown_members(&card, &lenient).len(), 3);
+        assert!(!has_errors(&lint_json_with(&card, &lenient)));
+        // Strict wins over lenient.
+        let both = LintOptions::default().lenient(true).strict(true);
+        assert!(
+            unknown_members(&card, &both)
+                .iter()
+                .all(|(severity, _)| *severity == Severity::Error)
+        );
+    }
+
+    #[test]
+    fn an_unknown_member_of_a_0_3_or_compat_document_stays_a_warning() {
+        // The 0.3 schema allows other members; a compat document carries 0.3's by design.
+        let mut v0_3 = v1_with_unknown_members();
+        let v0_3_card = v0_3.as_object_mut().unwrap();
+        v0_3_card.remove("supportedInterfaces");
+        v0_3_card["capabilities"]
+            .as_object_mut()
+            .unwrap()
+            .remove("beta");
+        v0_3_card.insert("url".into(), "https://quotes.example.com/a2a".into());
+        v0_3_card.insert("protocolVersion".into(), "0.3.0".into());
+        assert_eq!(Profile::detect(&v0_3), Profile::V0_3);
+        assert_eq!(
+            unknown_members(&v0_3, &LintOptions::default()),
+            [(Severity::Warning, "/skills/0/cost".to_owned())]
+        );
+        let mut compat = v1_with_unknown_members();
+        compat["url"] = serde_json::json!("https://quotes.example.com/a2a");
+        compat["protocolVersion"] = serde_json::json!("0.3.0");
+        assert_eq!(Profile::detect(&compat), Profile::Compat);
+        assert!(
+            unknown_members(&compat, &LintOptions::default())
+                .iter()
+                .all(|(severity, _)| *severity == Severity::Warning)
+        );
     }
 }

@@ -85,7 +85,7 @@ rules! {
     WrongType = "wrong-type", Error, conformance;
     /// A key appears twice in one JSON object; parsers disagree on which value counts (most keep the last, silently), and signatures over the card become ambiguous.
     DuplicateKey = "duplicate-key", Error;
-    /// A field this crate does not know; strict consumers such as the 1.0 JSON schema reject it (an error with `--strict`).
+    /// A field this crate does not know. In a 1.0 card it is an error: the 1.0 JSON schema allows no other member in any object of the card (a warning with `--lenient`). In 0.3 and compat documents, whose schema allows other members, a warning (an error with `--strict`).
     UnknownField = "unknown-field", Warning, strict;
     /// A field or shape of another A2A version than the card's (0.3's `protocolVersion`, `security` or `stateTransitionHistory` in a 1.0 card; a 1.0 security scheme in a 0.3 card; a compat document without the 0.3 half of a scheme): the official schema and SDK of the card's version reject or ignore it.
     FieldVersionMismatch = "field-version-mismatch", Error, conformance;
