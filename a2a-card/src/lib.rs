@@ -1,8 +1,29 @@
-//! Declare an A2A (Agent2Agent protocol) agent in Rust.
+//! Declare an [A2A](https://a2a-protocol.org) (Agent2Agent protocol) agent in Rust, and get an
+//! Agent Card that is right by construction. Handlers marked [`#[skill]`](macro@skill), and the
+//! input and output types they take and return, become the skills of the card, checked at
+//! compile time; the same declaration routes each structured message to its handler with
+//! validated, typed input, and serves the agent over JSON-RPC, HTTP+JSON, A2A 0.3, gRPC and MCP.
 //!
-//! This crate holds the Agent Card: a version-neutral [model](AgentCard), its JSON in the protocol's
-//! [wire profiles](wire) (A2A 1.0, 0.3, and a compat document holding both), the
-//! [input/output schemas extension](NamedSchema), and a [linter](lint) that knows every rule of the card.
+//! The guide is the book, in the repository's
+//! [`book/`](https://github.com/a2a-card/a2a-card/tree/main/book/src) (every Rust block of it is
+//! a doctest of this crate); this is the API reference. The crate holds the Agent Card: a
+//! version-neutral [model](AgentCard), its JSON in the protocol's [wire profiles](wire) (A2A 1.0,
+//! 0.3, and a compat document holding both), the [input/output schemas extension](NamedSchema),
+//! the [structured input flow](dispatch), and a [linter](lint) that knows every rule of the
+//! card. The macros [`#[agent]`](macro@agent), [`#[skill]`](macro@skill) and
+//! [`Schema`](derive@Schema) declare an agent; features add the rest:
+//!
+//! | feature | what it adds |
+//! |---|---|
+//! | `server` | `serve` and `server`: every binding, the task lifecycle, authentication |
+//! | `sqlite`, `postgres` | durable task stores, several replicas on Postgres |
+//! | `grpc` | the official gRPC binding, served and called |
+//! | `mcp` | each skill an MCP tool (`mcp`) |
+//! | `ui` | the form page at `/ui` |
+//! | `otel` | OpenTelemetry export (`otel`) |
+//! | `sign` | signed cards (`sign`) |
+//! | `client` | calling agents (`client`) and typed clients |
+//! | `cli` | the `a2a-card` command |
 //!
 //! ```
 //! use a2a_card::{AgentCard, AgentSkill, wire::Profile};
@@ -26,6 +47,7 @@
 //! # Ok::<(), a2a_card::BuildError>(())
 //! ```
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod ag_ui;
 mod agent;
@@ -282,12 +304,16 @@ macro_rules! __client_items {
     ($($item:tt)*) => {};
 }
 
-/// What the macros' generated code names; not a public API.
 /// The README's Rust snippets, compiled (and, where they do not serve, run) as doctests, so that
 /// each compiles as written: `cargo test -p a2a-card --all-features --doc`.
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "server"))]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeSnippets;
+
+#[cfg(doctest)]
+mod book;
+
+/// What the macros' generated code names; not a public API.
 
 #[doc(hidden)]
 pub mod __private {
