@@ -3,7 +3,8 @@
 # the strongest independent Rust A2A framework (`a2a-protocol-server` 0.15, in
 # ../shared/bench-peers), in memory and on SQLite, with the same load generator (wrk, 16
 # connections, one thread) and the same request (bench-peers/send.lua). Rounds alternate between
-# the two servers so that the machine's drift hits both; the ratio of the summed rates is printed.
+# the two servers so that the machine's drift hits both; the ratio of the summed rates is printed,
+# and each server's resident memory after the whole load (read from /proc), with their ratio.
 #
 #   scripts/bench-peers.sh [PEERS_DIR] [SECONDS_PER_ROUND] [ROUNDS]
 #
@@ -52,6 +53,11 @@ start() {
   exit 1
 }
 
+# The resident memory of process $1, in MiB.
+rss_mib() {
+  awk '/^VmRSS:/ {printf "%.1f", $2 / 1024}' "/proc/$1/status"
+}
+
 # Requests per second of one wrk round against port $1 (fails on any answer that is not a
 # completed task).
 round() {
@@ -72,7 +78,9 @@ for store in memory sqlite; do
     ours_tasks="sqlite://$work/ours.db" peer_tasks="sqlite://$work/peer.db"
   fi
   start 18182 "$ours_bin" --port 18182 --tasks "$ours_tasks"
+  ours_pid=${pids[-1]}
   start 18183 "$peer_bin" --port 18183 --tasks "$peer_tasks"
+  peer_pid=${pids[-1]}
   # A short warm-up of each.
   wrk -t1 -c16 -d2s -s "$peers/send.lua" http://127.0.0.1:18182/ >/dev/null
   wrk -t1 -c16 -d2s -s "$peers/send.lua" http://127.0.0.1:18183/ >/dev/null
@@ -86,6 +94,9 @@ for store in memory sqlite; do
   done
   ratio=$(awk -v a="$ours_sum" -v b="$peer_sum" 'BEGIN {printf "%.2f", a / b}')
   echo "blocking SendMessage, $store: fight_club${ours_list} req/s, a2a-protocol-server${peer_list} req/s: ${ratio}x"
+  ours_rss=$(rss_mib "$ours_pid") peer_rss=$(rss_mib "$peer_pid")
+  rss_ratio=$(awk -v a="$ours_rss" -v b="$peer_rss" 'BEGIN {printf "%.2f", a / b}')
+  echo "resident memory after the load, $store: fight_club $ours_rss MiB, a2a-protocol-server $peer_rss MiB: ${rss_ratio}x"
   cleanup; pids=()
   sleep 0.5
 done

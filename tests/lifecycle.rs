@@ -473,30 +473,27 @@ async fn a_subscriber_that_reconnects_with_last_event_id_gets_exactly_the_events
     }
 }
 
-#[tokio::test]
-async fn an_early_refusal_leaves_the_connection_usable() {
+/// Sends `method path` with `headers` and a small body in two writes (headers, then the body, as
+/// httpx and most clients send them), then a good request on the same connection; what came
+/// back on it.
+async fn refused_then_good(addr: &str, method: &str, path: &str, headers: &str) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let running = planner(Duration::from_millis(1)).await;
-    let addr = running.base.trim_start_matches("http://").to_owned();
-    let mut socket = tokio::net::TcpStream::connect(&addr)
-        .await
-        .expect("connect");
+    let mut socket = tokio::net::TcpStream::connect(addr).await.expect("connect");
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {}}).to_string();
-    // Headers and body in two writes, as httpx sends them; not declared as JSON: 415.
     let head = format!(
-        "POST / HTTP/1.1\r\nhost: {addr}\r\ncontent-type: text/plain\r\na2a-version: 1.0\r\ncontent-length: {}\r\n\r\n",
+        "{method} {path} HTTP/1.1\r\nhost: {addr}\r\n{headers}a2a-version: 1.0\r\ncontent-length: {}\r\n\r\n",
         body.len()
     );
     socket.write_all(head.as_bytes()).await.expect("write");
     tokio::time::sleep(Duration::from_millis(50)).await;
-    socket.write_all(body.as_bytes()).await.expect("write");
-    // Then a good request on the same connection.
+    // The server may have answered and closed already: the writes that follow may fail.
+    let _ = socket.write_all(body.as_bytes()).await;
     let good = format!(
         "POST / HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\na2a-version: 1.0\r\ncontent-length: {}\r\n\r\n{body}",
         body.len()
     );
     tokio::time::sleep(Duration::from_millis(50)).await;
-    socket.write_all(good.as_bytes()).await.expect("write");
+    let _ = socket.write_all(good.as_bytes()).await;
     let mut answers = String::new();
     let mut buffer = [0u8; 8192];
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
@@ -507,11 +504,66 @@ async fn an_early_refusal_leaves_the_connection_usable() {
             Err(_) => {}
         }
     }
-    assert!(answers.starts_with("HTTP/1.1 415"), "{answers}");
-    assert!(
-        answers.contains("HTTP/1.1 200") && answers.contains("\"totalSize\""),
-        "the second request is answered on the same connection: {answers}"
-    );
+    answers
+}
+
+#[tokio::test]
+async fn an_early_refusal_leaves_the_connection_usable() {
+    let running = planner(Duration::from_millis(1)).await;
+    let addr = running.base.trim_start_matches("http://").to_owned();
+    // Every kind of answer given before the body is read, on every binding's routes.
+    let cases = [
+        ("POST", "/", "content-type: text/plain\r\n", "415"),
+        (
+            "POST",
+            "/message:send",
+            "content-type: text/plain\r\n",
+            "415",
+        ),
+        (
+            "POST",
+            "/tasks/x/cancel",
+            "content-type: application/json\r\n",
+            "404",
+        ),
+        (
+            "POST",
+            "/no/such/route",
+            "content-type: application/json\r\n",
+            "404",
+        ),
+        (
+            "POST",
+            "/.well-known/agent-card.json",
+            "content-type: application/json\r\n",
+            "405",
+        ),
+        ("PUT", "/", "content-type: application/json\r\n", "405"),
+        (
+            "DELETE",
+            "/tasks/x:cancel",
+            "content-type: application/json\r\n",
+            "405",
+        ),
+        ("POST", "/mcp", "content-type: text/plain\r\n", "4"),
+        (
+            "POST",
+            "/tasks/unknown:cancel",
+            "content-type: application/json\r\n",
+            "404",
+        ),
+    ];
+    for (method, path, headers, status) in cases {
+        let answers = refused_then_good(&addr, method, path, headers).await;
+        assert!(
+            answers.starts_with(&format!("HTTP/1.1 {status}")),
+            "{method} {path}: {answers}"
+        );
+        assert!(
+            answers.contains("HTTP/1.1 200") && answers.contains("\"totalSize\""),
+            "{method} {path}: the next request is answered on the same connection: {answers}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -1,12 +1,19 @@
 //! The request body limit, for both protocol bindings: one rule (a body declared larger than
 //! the limit is refused before it is read, and one that grows past it while read is refused
-//! too), answered in each binding's own error shape.
+//! too), answered in each binding's own error shape; and the HTTP layer's one rule for an
+//! answer given before the body was read ([`keep_alive`]).
 
-use axum::body::{Body, Bytes};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Version, header};
 use axum::middleware::Next;
 use axum::response::Response;
+use http_body::{Frame, SizeHint};
 
 /// Why a request body was not read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,18 +112,100 @@ pub(crate) fn closing(mut response: Response) -> Response {
     response
 }
 
-/// `response`, given before the request's body was read, once the body is read and dropped
-/// (at most `limit` bytes) so that the connection can carry the client's next request; said
-/// with `Connection: close` when the body cannot be read within the limit.
-pub(crate) async fn after_draining(
-    headers: &HeaderMap,
-    body: Body,
-    limit: usize,
-    response: Response,
+/// How long the rest of a body left unread may take to arrive before the connection is closed
+/// instead (see [`keep_alive`]).
+const DRAIN_FOR: Duration = Duration::from_secs(5);
+
+/// The HTTP layer's one rule for every route and every answer (a refusal of any kind, a `404`,
+/// a `405`, an answer that did not need the body): an HTTP/1 connection carries the client's
+/// next request only once this one's body is read, so a body the answer left unread is read
+/// and dropped (at most `limit` bytes, within [`DRAIN_FOR`]) before the answer goes; one that
+/// cannot be (larger, or too slow) is answered with `Connection: close`, so that the client
+/// opens a new connection rather than finding this one closed under its next request.
+pub(crate) async fn keep_alive(
+    State(limit): State<usize>,
+    request: Request,
+    next: Next,
 ) -> Response {
-    match read(headers, body, limit).await {
-        Ok(_) => response,
-        Err(_) => closing(response),
+    if request.version() > Version::HTTP_11 || !has_body(request.headers()) {
+        return next.run(request).await;
+    }
+    let declared_too_large = declared_too_large(request.headers(), limit);
+    let left = Arc::new(Mutex::new(None));
+    let request = request.map(|body| {
+        Body::new(Unread {
+            body: Some(body),
+            left: Arc::clone(&left),
+        })
+    });
+    let response = next.run(request).await;
+    let unread = left.lock().unwrap_or_else(|p| p.into_inner()).take();
+    let Some(unread) = unread else {
+        return response;
+    };
+    let said_close = response
+        .headers()
+        .get(header::CONNECTION)
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"close"));
+    if said_close || declared_too_large {
+        return closing(response);
+    }
+    match tokio::time::timeout(DRAIN_FOR, axum::body::to_bytes(unread, limit)).await {
+        Ok(Ok(_)) => response,
+        _ => closing(response),
+    }
+}
+
+/// Whether the request has a body (a length above zero, or chunks).
+fn has_body(headers: &HeaderMap) -> bool {
+    headers.contains_key(header::TRANSFER_ENCODING)
+        || headers
+            .get(header::CONTENT_LENGTH)
+            .is_none_or(|v| v.as_bytes() != b"0")
+}
+
+/// A request body that, dropped before its end, leaves what is unread in `left` (see
+/// [`keep_alive`]).
+struct Unread {
+    body: Option<Body>,
+    left: Arc<Mutex<Option<Body>>>,
+}
+
+impl HttpBody for Unread {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        let Some(body) = self.body.as_mut() else {
+            return Poll::Ready(None);
+        };
+        let frame = Pin::new(body).poll_frame(cx);
+        if let Poll::Ready(None) = frame {
+            // Read to its end: nothing is left.
+            self.body = None;
+        }
+        frame
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.as_ref().is_none_or(HttpBody::is_end_stream)
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body
+            .as_ref()
+            .map_or_else(|| SizeHint::with_exact(0), HttpBody::size_hint)
+    }
+}
+
+impl Drop for Unread {
+    fn drop(&mut self) {
+        if let Some(body) = self.body.take().filter(|b| !b.is_end_stream()) {
+            *self.left.lock().unwrap_or_else(|p| p.into_inner()) = Some(body);
+        }
     }
 }
 

@@ -106,7 +106,7 @@ pub(crate) async fn endpoint(State(rpc): State<Arc<JsonRpc>>, request: Request) 
             error_code::INVALID_REQUEST,
             "a JSON-RPC request is sent with `Content-Type: application/json`",
         );
-        return body_limit::after_draining(&parts.headers, body, rpc.body_limit, refusal).await;
+        return refusal;
     }
     let bytes = match body_limit::read(&parts.headers, body, rpc.body_limit).await {
         Ok(bytes) => bytes,

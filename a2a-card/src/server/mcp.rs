@@ -1195,15 +1195,7 @@ async fn layer(
     let principal = match &gate.guard {
         Some(guard) => match guard.authenticate(&parts).await {
             Ok(principal) => principal,
-            Err(refusal) => {
-                return body_limit::after_draining(
-                    &parts.headers,
-                    body,
-                    gate.body_limit,
-                    refuse(&refusal),
-                )
-                .await;
-            }
+            Err(refusal) => return refuse(&refusal),
         },
         None => None,
     };

@@ -934,8 +934,14 @@ impl<A: Agent> Server<A> {
         } else {
             documents.nest(base, protocol)
         };
-        // Every request in its span (and, with `otel`, its caller's trace), with its metrics.
-        Ok(app.layer(axum::middleware::from_fn(telemetry::layer)))
+        // Every request in its span (and, with `otel`, its caller's trace), with its metrics;
+        // outside it, the one rule for a body an answer left unread.
+        Ok(app
+            .layer(axum::middleware::from_fn(telemetry::layer))
+            .layer(axum::middleware::from_fn_with_state(
+                body_limit,
+                body_limit::keep_alive,
+            )))
     }
 
     /// Binds `addr`; [`Listening::serve`] then serves there. A loopback URL in the declaration

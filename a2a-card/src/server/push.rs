@@ -502,6 +502,58 @@ impl Webhooks {
 mod tests {
     use super::*;
 
+    fn status(task: &str, state: a2a::TaskState) -> StreamResponse {
+        StreamResponse::StatusUpdate(a2a::TaskStatusUpdateEvent {
+            task_id: task.to_owned(),
+            context_id: "c".to_owned(),
+            status: a2a::TaskStatus {
+                state,
+                message: None,
+                timestamp: None,
+            },
+            metadata: None,
+        })
+    }
+
+    /// Nothing of a finished task stays in the dispatcher's maps, webhook or not.
+    #[tokio::test]
+    async fn the_dispatcher_forgets_each_task_that_ended() {
+        let configs = Arc::new(a2a_server::InMemoryPushConfigStore::new());
+        let delivery =
+            Arc::new(Delivery::new(Webhooks::default(), configs.clone()).expect("a delivery"));
+        for i in 0..200 {
+            let task = format!("t{i}");
+            // As the lifecycle does for a new task: its webhooks (one task in ten has one, on
+            // loopback, which the default policy refuses: no request is made).
+            let hooks = if i % 10 == 0 {
+                vec![TaskPushNotificationConfig {
+                    tenant: None,
+                    id: Some("h".to_owned()),
+                    task_id: task.clone(),
+                    url: "http://127.0.0.1:9/hook".to_owned(),
+                    token: None,
+                    authentication: None,
+                }]
+            } else {
+                Vec::new()
+            };
+            delivery.know(&task, Some(hooks));
+            delivery.deliver(&task, status(&task, a2a::TaskState::Working));
+            delivery.deliver(&task, status(&task, a2a::TaskState::Completed));
+        }
+        for _ in 0..100 {
+            let known = delivery.known.lock().map(|k| k.len()).unwrap_or(1);
+            let queues = delivery.queues.lock().map(|q| q.len()).unwrap_or(1);
+            if known == 0 && queues == 0 {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let known = delivery.known.lock().map(|k| k.len()).unwrap_or(1);
+        let queues = delivery.queues.lock().map(|q| q.len()).unwrap_or(1);
+        panic!("{known} tasks' webhooks and {queues} queues kept after every task ended");
+    }
+
     #[test]
     fn address_ranges() {
         let strict = Webhooks::default();

@@ -222,8 +222,7 @@ pub(crate) async fn grpc_layer(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    // HTTP/2: a refusal does not leave a connection to keep, so the body is not read.
-    guarded(&guard, request, next, Refusal::grpc, false).await
+    guarded(&guard, request, next, Refusal::grpc).await
 }
 
 /// The authentication layer of the HTTP+JSON routes.
@@ -232,32 +231,22 @@ pub(crate) async fn rest_layer(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    guarded(&guard, request, next, Refusal::rest, true).await
+    guarded(&guard, request, next, Refusal::rest).await
 }
 
 /// `request` let through to `next` with its principal sealed in, or refused as `render`
-/// writes a refusal (one found by the guard, or reported by the handler). `drain`: a refusal
-/// made before the body was read reads it first (capped at the body limit), so that the
-/// client's next request on the connection finds it open.
+/// writes a refusal (one found by the guard, or reported by the handler). A refusal made
+/// before the body was read leaves the connection usable by the HTTP layer's one rule
+/// ([`keep_alive`](crate::server::body_limit::keep_alive)).
 async fn guarded(
     guard: &Guard,
     request: axum::extract::Request,
     next: axum::middleware::Next,
     render: fn(&Refusal) -> Response,
-    drain: bool,
 ) -> Response {
     let (mut parts, body) = request.into_parts();
     let principal = match guard.authenticate(&parts).await {
         Ok(p) => p,
-        Err(refusal) if drain => {
-            return crate::server::body_limit::after_draining(
-                &parts.headers,
-                body,
-                usize::MAX,
-                render(&refusal),
-            )
-            .await;
-        }
         Err(refusal) => return render(&refusal),
     };
     seal(&mut parts.headers, principal.as_ref());
