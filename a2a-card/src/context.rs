@@ -238,7 +238,7 @@ impl SkillContext {
 
     /// Links the context to a running task: its events go to the returned receiver, in order,
     /// with room for `buffer` before the handler waits.
-    #[cfg(feature = "server")]
+    #[cfg(any(feature = "server", feature = "rig"))]
     pub(crate) fn link(
         &mut self,
         skill_id: &'static str,

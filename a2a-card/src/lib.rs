@@ -65,6 +65,8 @@ pub mod otel;
 #[cfg(any(feature = "client", feature = "server"))]
 mod outbound;
 mod principal;
+#[cfg(feature = "rig")]
+pub mod rig;
 mod schema;
 #[cfg(feature = "server")]
 pub mod server;
