@@ -174,6 +174,76 @@ async fn a_body_that_is_not_json_by_its_type_is_415() {
     assert_eq!(answer.status, 415);
 }
 
+/// An HTTP+JSON error answer is a `google.rpc.Status` (A2A 1.0 section 11.6): its HTTP
+/// status, a gRPC status name, a message, and an `ErrorInfo` detail with the A2A domain.
+fn assert_status_json(answer: &Answer, status: u16, grpc: &str, what: &str) {
+    assert_eq!(answer.status, status, "{what}: {}", answer.head);
+    assert!(
+        answer
+            .head
+            .contains("content-type: application/problem+json"),
+        "{what}: {}",
+        answer.head
+    );
+    let body = answer.json();
+    let error = &body["error"];
+    assert_eq!(error["code"], status, "{what}: {body}");
+    assert_eq!(error["status"], grpc, "{what}: {body}");
+    assert!(
+        error["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "{what}: {body}"
+    );
+    let info = error["details"]
+        .as_array()
+        .and_then(|d| {
+            d.iter()
+                .find(|d| d["@type"] == "type.googleapis.com/google.rpc.ErrorInfo")
+        })
+        .unwrap_or_else(|| panic!("{what}: no ErrorInfo in {body}"));
+    assert_eq!(info["domain"], "a2a-protocol.org", "{what}: {body}");
+    assert!(info["reason"].as_str().is_some(), "{what}: {body}");
+}
+
+#[tokio::test]
+async fn every_http_json_error_is_a_google_rpc_status() {
+    let server = start().await;
+    let version = Some("1.0");
+    // Bodies that do not parse, on each route that takes one.
+    for path in [
+        "/message:send",
+        "/message:stream",
+        "/tasks/x/pushNotificationConfigs",
+    ] {
+        for body in [&b"{not json"[..], b"", b"[1, 2"] {
+            let answer = raw(
+                server.addr,
+                &post(path, Some("application/json"), version, body),
+            )
+            .await;
+            let what = format!("{path} {:?}", String::from_utf8_lossy(body));
+            assert!(
+                answer.status == 400 || answer.status == 422,
+                "{what}: {}",
+                answer.head
+            );
+            assert_status_json(&answer, answer.status, "INVALID_ARGUMENT", &what);
+        }
+        // No content type, or not JSON.
+        for ct in [None, Some("text/plain")] {
+            let answer = raw(server.addr, &post(path, ct, version, b"{}")).await;
+            assert_status_json(&answer, 415, "INVALID_ARGUMENT", &format!("{path} {ct:?}"));
+        }
+    }
+    // A body over the limit.
+    let big = vec![b' '; LIMIT + 1];
+    let answer = raw(
+        server.addr,
+        &post("/message:send", Some("application/json"), version, &big),
+    )
+    .await;
+    assert_status_json(&answer, 413, "INVALID_ARGUMENT", "over the limit");
+}
+
 #[tokio::test]
 async fn an_unknown_method_is_a_json_rpc_error_with_200() {
     let server = start().await;

@@ -83,23 +83,14 @@ pub(crate) async fn limit_body(
 
 /// The HTTP+JSON routes' answer to a body not read: `413` when over `limit` bytes, else `400`.
 pub(crate) fn rest_error(error: BodyError, limit: usize) -> Response {
-    let status = match error {
-        BodyError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-        BodyError::Unreadable => StatusCode::BAD_REQUEST,
+    let (status, code) = match error {
+        BodyError::TooLarge => (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            a2a::error_code::INVALID_REQUEST,
+        ),
+        BodyError::Unreadable => (StatusCode::BAD_REQUEST, a2a::error_code::PARSE_ERROR),
     };
-    let message = error.message(limit);
-    let body = serde_json::json!({"error": {
-        "code": status.as_u16(),
-        "status": "INVALID_ARGUMENT",
-        "message": message,
-    }});
-    let mut response = Response::new(Body::from(body.to_string()));
-    *response.status_mut() = status;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    response
+    super::errors::rest_status(status, a2a::A2AError::new(code, error.message(limit)))
 }
 
 /// `response` saying `Connection: close`: for an answer given without reading the whole body

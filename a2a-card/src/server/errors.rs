@@ -1,9 +1,13 @@
-//! How the structured input flow's errors and a skill's errors become A2A errors.
+//! How the structured input flow's errors and a skill's errors become A2A errors, and how an
+//! A2A error is written on HTTP+JSON.
 
 use std::collections::HashMap;
 
-use a2a::errordetails::{FieldViolation, TypedDetail};
+use a2a::errordetails::{self, FieldViolation, TypedDetail};
 use a2a::{A2AError, error_code};
+use axum::body::Body;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
 use serde_json::Value;
 
 use crate::dispatch::DispatchError;
@@ -47,6 +51,57 @@ fn object(value: Value) -> HashMap<String, Value> {
     match value {
         Value::Object(map) => map.into_iter().collect(),
         other => HashMap::from([("value".to_owned(), other)]),
+    }
+}
+
+/// An HTTP+JSON error answer with the HTTP status `status`: a `google.rpc.Status` (A2A 1.0
+/// section 11.6: the HTTP status, the gRPC status name, the message, the error's details and
+/// an `ErrorInfo` naming the A2A reason), as `application/problem+json`.
+pub(crate) fn rest_status(status: StatusCode, err: A2AError) -> Response {
+    super::telemetry::failed();
+    let mut details: Vec<TypedDetail> = err
+        .details
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|d| d.type_url != errordetails::ERROR_INFO_TYPE)
+        .collect();
+    let metadata = HashMap::from([("timestamp".to_owned(), chrono::Utc::now().to_rfc3339())]);
+    details.push(TypedDetail::error_info(
+        a2a::errors::error_reason(err.code),
+        errordetails::PROTOCOL_DOMAIN,
+        Some(metadata),
+    ));
+    let body = serde_json::json!({"error": {
+        "code": status.as_u16(),
+        "status": grpc_status(err.code),
+        "message": err.message,
+        "details": details,
+    }});
+    let mut response = Response::new(Body::from(body.to_string()));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/problem+json"),
+    );
+    response
+}
+
+/// The gRPC status name of an A2A error code (A2A 1.0 section 5.4).
+fn grpc_status(code: i32) -> &'static str {
+    use a2a::error_code as c;
+    match code {
+        c::TASK_NOT_FOUND => "NOT_FOUND",
+        c::METHOD_NOT_FOUND => "UNIMPLEMENTED",
+        c::TASK_NOT_CANCELABLE
+        | c::EXTENDED_CARD_NOT_CONFIGURED
+        | c::EXTENSION_SUPPORT_REQUIRED
+        | c::PUSH_NOTIFICATION_NOT_SUPPORTED
+        | c::UNSUPPORTED_OPERATION
+        | c::VERSION_NOT_SUPPORTED => "FAILED_PRECONDITION",
+        c::CONTENT_TYPE_NOT_SUPPORTED | c::PARSE_ERROR | c::INVALID_REQUEST | c::INVALID_PARAMS => {
+            "INVALID_ARGUMENT"
+        }
+        _ => "INTERNAL",
     }
 }
 

@@ -881,10 +881,12 @@ impl<A: Agent> Server<A> {
                 auth::rest_layer,
             ));
         }
-        let rest = rest.layer(axum::middleware::from_fn_with_state(
-            body_limit,
-            body_limit::limit_body,
-        ));
+        let rest = rest
+            .layer(axum::middleware::from_fn_with_state(
+                body_limit,
+                body_limit::limit_body,
+            ))
+            .layer(axum::middleware::from_fn(rest::status_json));
         let protocol = axum::Router::new()
             .route("/", post(jsonrpc::endpoint).with_state(Arc::clone(&rpc)))
             .merge(rest);

@@ -3,10 +3,8 @@
 //! log (`Last-Event-ID` resumes a subscription). A body in a ProtoJSON spelling serde does not
 //! read (snake_case names, enum numbers) goes on to the official router behind.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
-use a2a::errordetails::{self, TypedDetail};
 use a2a::{A2AError, ListTasksRequest, SendMessageRequest, SubscribeToTaskRequest, TaskState};
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -340,53 +338,51 @@ fn json(value: &impl serde::Serialize) -> Response {
 /// message, the error's details and an `ErrorInfo` naming the A2A reason), as
 /// `application/problem+json`.
 pub(crate) fn error(err: A2AError) -> Response {
-    super::telemetry::failed();
     let status =
         StatusCode::from_u16(err.http_status_code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let mut details: Vec<TypedDetail> = err
-        .details
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|d| d.type_url != errordetails::ERROR_INFO_TYPE)
-        .collect();
-    let metadata = HashMap::from([("timestamp".to_owned(), chrono::Utc::now().to_rfc3339())]);
-    details.push(TypedDetail::error_info(
-        a2a::errors::error_reason(err.code),
-        errordetails::PROTOCOL_DOMAIN,
-        Some(metadata),
-    ));
-    let body = serde_json::json!({"error": {
-        "code": status.as_u16(),
-        "status": grpc_status(err.code),
-        "message": err.message,
-        "details": details,
-    }});
-    let mut response = Response::new(Body::from(body.to_string()));
-    *response.status_mut() = status;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/problem+json"),
-    );
-    response
+    super::errors::rest_status(status, err)
 }
 
-/// The gRPC status name of an A2A error code (A2A 1.0 section 5.4).
-fn grpc_status(code: i32) -> &'static str {
-    use a2a::error_code as c;
-    match code {
-        c::TASK_NOT_FOUND => "NOT_FOUND",
-        c::METHOD_NOT_FOUND => "UNIMPLEMENTED",
-        c::TASK_NOT_CANCELABLE
-        | c::EXTENDED_CARD_NOT_CONFIGURED
-        | c::EXTENSION_SUPPORT_REQUIRED
-        | c::PUSH_NOTIFICATION_NOT_SUPPORTED
-        | c::UNSUPPORTED_OPERATION
-        | c::VERSION_NOT_SUPPORTED => "FAILED_PRECONDITION",
-        c::CONTENT_TYPE_NOT_SUPPORTED | c::PARSE_ERROR | c::INVALID_REQUEST | c::INVALID_PARAMS => {
-            "INVALID_ARGUMENT"
-        }
-        _ => "INTERNAL",
+/// The HTTP+JSON routes' outer layer: every error answer is a `google.rpc.Status` (A2A 1.0
+/// section 11.6), whoever wrote it: an answer of the framework's own that is not JSON (a body
+/// that does not parse, a missing content type, an unknown route or method), written as text,
+/// is written again as one, with its status and its text as the message.
+pub(crate) async fn status_json(request: Request, next: Next) -> Response {
+    let response = next.run(request).await;
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
     }
+    let (parts, body) = response.into_parts();
+    let text = axum::body::to_bytes(body, 16 * 1024)
+        .await
+        .unwrap_or_default();
+    let text = String::from_utf8_lossy(&text);
+    let message = match text.trim() {
+        "" => status.canonical_reason().unwrap_or("refused").to_owned(),
+        text => text.to_owned(),
+    };
+    use a2a::error_code as c;
+    let code = match status {
+        StatusCode::BAD_REQUEST => c::PARSE_ERROR,
+        StatusCode::UNPROCESSABLE_ENTITY => c::INVALID_PARAMS,
+        StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED => c::METHOD_NOT_FOUND,
+        s if s.is_client_error() => c::INVALID_REQUEST,
+        _ => c::INTERNAL_ERROR,
+    };
+    let mut answer = super::errors::rest_status(status, A2AError::new(code, message));
+    // What else the framework said of the connection or the method stays.
+    for name in [header::CONNECTION, header::ALLOW] {
+        if let Some(value) = parts.headers.get(&name) {
+            answer.headers_mut().insert(name, value.clone());
+        }
+    }
+    answer
 }
 
 #[cfg(test)]
