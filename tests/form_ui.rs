@@ -1,9 +1,10 @@
 //! The form page (`GET /ui`) of the examples' agents: served with its embedded assets, and
 //! driven in a real browser (Debian's headless Chromium through `playwright-core`, by
-//! `tests/browser/form_ui.mjs`): the fight form submitted and answered, an invalid trip shown
-//! at its field, a streamed plan arriving chunk by chunk, a keyboard-only run, a phone-sized
-//! screen. Screenshots go to
-//! `target/tmp/form-ui/`.
+//! `tests/browser/form_ui.mjs`): a fresh form that flags nothing, titles and Markdown
+//! descriptions, the fight form submitted and answered, an invalid trip shown at its field, a
+//! streamed plan arriving card by card, a keyboard-only run, a phone-sized screen. A screenshot
+//! of each state goes to `target/tmp/form-ui/`, and those of the run before to
+//! `target/tmp/form-ui/before/`, to compare.
 //!
 //! Chromium comes from apt (installed here when running as root and missing), playwright-core
 //! from `ui/package-lock.json`. Without them the browser test says why and skips, unless
@@ -63,9 +64,8 @@ async fn the_page_and_its_assets_are_served_with_their_types() {
     for (path, kind, needle) in [
         ("/ui", "text/html", "ui/app.js"),
         ("/ui/app.js", "text/javascript", "SendStreamingMessage"),
+        ("/ui/form.js", "text/javascript", "class SchemaForm"),
         ("/ui/app.css", "text/css", "field-error"),
-        ("/ui/jsoneditor.js", "text/javascript", "JSONEditor"),
-        ("/ui/jsoneditor.LICENSE.txt", "text/plain", "MIT License"),
     ] {
         let response = http
             .get(format!("{}{path}", server.base))
@@ -83,9 +83,36 @@ async fn the_page_and_its_assets_are_served_with_their_types() {
                 .contains("script-src 'self'"),
             "{path}"
         );
+        assert!(
+            !headers["content-security-policy"]
+                .to_str()
+                .unwrap_or_default()
+                .contains("unsafe-inline"),
+            "{path}: the page needs no inline script or style"
+        );
         let body = response.text().await.expect("a body");
         assert!(body.contains(needle), "{path} lacks {needle}");
     }
+    // Everything the page loads is one of these: nothing from elsewhere.
+    let page = http
+        .get(format!("{}/ui", server.base))
+        .send()
+        .await
+        .expect("served")
+        .text()
+        .await
+        .expect("a body");
+    let outside: Vec<&str> = page
+        .split(['"', '\''])
+        .filter(|s| s.contains("://"))
+        .collect();
+    assert!(outside.is_empty(), "the page refers to {outside:?}");
+    let gone = http
+        .get(format!("{}/ui/jsoneditor.js", server.base))
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(gone.status(), 404);
 }
 
 #[tokio::test]
@@ -172,6 +199,7 @@ async fn the_forms_work_in_a_real_browser() {
     };
     let (fight, trip) = (fight_club().await, trip_planner().await);
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("form-ui");
+    keep_as_before(&out);
     std::fs::create_dir_all(&out).expect("screenshot directory");
     let script = root.join("tests/browser/form_ui.mjs");
     let (fight_url, trip_url) = (fight.base.clone(), trip.base.clone());
@@ -193,9 +221,26 @@ async fn the_forms_work_in_a_real_browser() {
     println!("{stdout}");
     assert!(output.status.success(), "{stdout}\n{stderr}");
     assert!(!stdout.contains("FAIL"), "{stdout}");
-    assert!(
-        Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join("form-ui/form-ui-fight.png")
-            .exists()
-    );
+    for state in [
+        "fresh", "fight", "touched", "invalid", "stream", "file", "keyboard", "phone",
+    ] {
+        let shot =
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("form-ui/form-ui-{state}.png"));
+        assert!(shot.exists(), "no screenshot {}", shot.display());
+    }
+}
+
+/// The screenshots of the run before, moved to `before/` beside the new ones.
+fn keep_as_before(out: &Path) {
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return;
+    };
+    let before = out.join("before");
+    std::fs::create_dir_all(&before).expect("a directory for the screenshots before");
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "png") {
+            std::fs::rename(&path, before.join(entry.file_name())).expect("move a screenshot");
+        }
+    }
 }

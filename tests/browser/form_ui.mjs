@@ -1,8 +1,10 @@
 // Drives the form page of the examples' agents in headless Chromium (Debian's, through
-// playwright-core): fills and submits the fight form, sees the verdict; submits an invalid
-// trip and sees the error at its field; watches a streamed plan arrive chunk by chunk; attaches
-// a calendar; checks the recent tasks, the timeline, the labels, a keyboard-only run, a phone's
-// screen, and accessibility (axe-core).
+// playwright-core): a fresh form flags nothing and starts within its schema; titles come from
+// the schema or the field's name in words; descriptions are Markdown, escaped; fills and
+// submits the fight form and sees the verdict as a card; submits an invalid trip and sees the
+// error at its field; watches a streamed plan arrive card by card with the task's timeline;
+// attaches a calendar; checks the recent tasks, a keyboard-only run, a phone's screen, and
+// accessibility (axe-core). A screenshot of each state goes to OUT_DIR.
 // Usage: node form_ui.mjs FIGHT_CLUB_URL TRIP_PLANNER_URL OUT_DIR
 import { createRequire } from "node:module";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -38,8 +40,10 @@ try {
   const form = page.locator('section[data-skill="fight-comparison"]');
   await form.waitFor();
   check((await page.locator("#agent-name").textContent()) === "Fight Club", "the card's name is the title");
-  await form.locator('[name="root[a]"]').fill("Lion");
-  await form.locator('[name="root[b]"]').fill("Tiger");
+  check((await form.locator("label").first().textContent()).startsWith("A"), "a field without a title is named by its name");
+  await page.screenshot({ path: join(outDir, "form-ui-fresh.png"), fullPage: true });
+  await form.locator('[name="a"]').fill("Lion");
+  await form.locator('[name="b"]').fill("Tiger");
   await form.locator("button.submit").click();
   const winner = form.locator('dd[data-field="winner"]');
   await winner.waitFor({ timeout: 10000 });
@@ -47,6 +51,7 @@ try {
   check((await form.locator('dd[data-field="probability"]').textContent()) === "0.56", "the probability is shown");
   const titles = await form.locator(".output dt").allTextContents();
   check(titles.some((t) => t.startsWith("Winner") && t.includes("The name of the winner")), "fields carry the output schema's titles and descriptions: " + titles.join(" | "));
+  check((await form.locator("article.result").count()) === 1, "the typed result is one card");
   // The recent tasks (ListTasks) list the fight's task, completed.
   await page.waitForFunction(() => document.querySelector('#recent-tasks li[data-state="completed"]') !== null, null, { timeout: 10000 });
   const recent = await page.locator("#recent-tasks li").allTextContents();
@@ -59,26 +64,63 @@ try {
   await plan.waitFor();
   const exampleLabels = await plan.locator("button.example").allTextContents();
   check(exampleLabels[0] === "Lisbon, 3, 2026-12-01", "an example is named by its content: " + exampleLabels.join(" | "));
+  // A fresh form: nothing flagged, the number empty (not 0 below its minimum of 1), the optional
+  // date an ordinary input marked optional (no `null` type selector).
+  const shown = () => plan.locator(".field-error").evaluateAll((ms) => ms.filter((m) => !m.hidden && m.textContent.trim()).map((m) => m.textContent));
+  check((await shown()).length === 0, "a fresh form flags nothing: " + (await shown()).join(" | "));
+  check((await plan.locator('[name="days"]').inputValue()) === "", "a number without a default starts empty");
+  check((await plan.locator('[name="days"]').getAttribute("min")) === "1", "the number's minimum is the input's");
+  const dateField = plan.locator('.field[data-path="/start_date"]');
+  check((await dateField.locator("input").count()) === 1 && (await dateField.locator("select").count()) === 0, "an optional field is an input, not a type selector");
+  check((await dateField.locator(".optional").textContent()) === "optional", "an optional field says so");
+  check((await dateField.locator("label .field-title").textContent()) === "Start date", "a field's title is its name in words: " + (await dateField.locator("label .field-title").textContent()));
   const rootLabels = await plan.evaluate((section) =>
     [...section.querySelectorAll("*")]
-      .filter((e) => [...e.childNodes].some((n) => n.nodeType === 3 && /\broot\b/.test(n.textContent)))
+      .filter((e) => [...e.childNodes].some((n) => n.nodeType === 3 && /\broot\b|null/.test(n.textContent)))
       .map((e) => `<${e.tagName.toLowerCase()}> ${e.textContent.slice(0, 60)}`));
-  check(rootLabels.length === 0, "no `root` label on the form, seen or read aloud: " + rootLabels.join(" | "));
-  const help = plan.locator("p.je-form-input-label").first();
+  check(rootLabels.length === 0, "no `root` or `null` on the form, seen or read aloud: " + rootLabels.join(" | "));
+  const help = plan.locator('.field[data-path="/destination"] .help');
   check((await help.textContent()).includes("Where to go"), "a field's description is under it");
-  const helpWeight = await help.evaluate((e) => getComputedStyle(e).fontWeight + " " + e.outerHTML.slice(0, 120));
-  check(helpWeight.startsWith("400 "), "a description reads as help, not as a heading: " + helpWeight);
-  const requiredMark = await plan.locator("label.required").first().evaluate((e) => getComputedStyle(e, "::after").content);
-  check(requiredMark.includes("*"), "a required field is marked: " + requiredMark);
+  const helpWeight = await help.evaluate((e) => getComputedStyle(e).fontWeight);
+  check(helpWeight === "400", "a description reads as help, not as a heading: " + helpWeight);
+  const described = await plan.locator('[name="destination"]').getAttribute("aria-describedby");
+  check(described && described.split(" ").includes(await help.getAttribute("id")), "the description is the input's accessible description");
+  check((await plan.locator('.field[data-path="/destination"] .required-mark').count()) === 1, "a required field is marked");
+  // Markdown in descriptions: inline code shown as code, not as backticks.
+  const code = await plan.locator(".description code").allTextContents();
+  check(code.includes("text/calendar") && !(await plan.locator(".description").textContent()).includes("`"), "the skill's description is Markdown: " + code.join(" | "));
+  // ... escaped: markup in a description stays text, and only safe links are links.
+  const rendered = await page.evaluate(() => {
+    const box = markdown("Use `<b>x</b>` **now** or _later_ <img src=x onerror=\"window.hacked=1\">; see [the docs](https://a2a-protocol.org) not [this](javascript:window.hacked=1)\n\nSecond *paragraph*.");
+    return {
+      tags: [...box.querySelectorAll("*")].map((e) => e.tagName.toLowerCase()).join(" "),
+      links: [...box.querySelectorAll("a")].map((a) => a.getAttribute("href")),
+      code: box.querySelector("code").textContent,
+      text: box.textContent,
+    };
+  });
+  check(rendered.tags === "p code strong em a p em", "Markdown gives code, strong, emphasis, links and paragraphs: " + rendered.tags);
+  check(rendered.code === "<b>x</b>" && rendered.text.includes("<img src=x"), "markup in Markdown stays text");
+  check(JSON.stringify(rendered.links) === JSON.stringify(["https://a2a-protocol.org"]), "only safe links are links: " + rendered.links.join(" "));
+  // Touched and left wrong: flagged at the field, as the user goes.
+  await plan.locator('[name="days"]').focus();
+  await plan.locator('[name="destination"]').focus();
+  check((await plan.locator('.field-error[data-path="/days"]').textContent()) === "Required.", "a required field left empty is flagged once left");
+  await plan.locator('[name="days"]').fill("30");
+  await plan.locator('[name="days"]').blur();
+  check((await plan.locator('.field-error[data-path="/days"]').textContent()).includes("at most 14"), "a number over its maximum is flagged as typed");
+  check((await plan.locator('[name="days"]').getAttribute("aria-invalid")) === "true", "a flagged input is marked invalid");
+  await page.screenshot({ path: join(outDir, "form-ui-touched.png"), fullPage: true });
   await plan.locator("button.example").first().click();
-  check((await plan.locator('[name="root[destination]"]').inputValue()) === "Lisbon", "an example fills the form");
-  const stale = await plan.locator(".form .errmsg").evaluateAll((ms) => ms.filter((m) => m.offsetParent !== null && m.textContent.trim()).map((m) => m.textContent));
-  check(stale.length === 0, "a valid example leaves no error shown from before it: " + stale.join(" | "));
-  await plan.locator('[name="root[days]"]').fill("30");
+  check((await plan.locator('[name="destination"]').inputValue()) === "Lisbon", "an example fills the form");
+  check((await shown()).length === 0, "a valid example leaves no error shown from before it: " + (await shown()).join(" | "));
+  // The agent's own errors, at the fields they name.
+  await plan.locator('[name="days"]').fill("30");
   await plan.locator("button.submit").click();
-  const fieldError = plan.locator('.field-error[data-path="root.days"]');
-  await fieldError.waitFor({ timeout: 10000 });
-  check((await fieldError.textContent()).includes("14"), "the days field shows the agent's error");
+  const fieldError = plan.locator('.field-error[data-path="/days"]');
+  await page.waitForFunction(() => /maximum|greater/.test(document.querySelector('section[data-skill="plan-trip"] .field-error[data-path="/days"]').textContent), null, { timeout: 10000 });
+  check((await fieldError.textContent()).includes("14"), "the days field shows the agent's error: " + (await fieldError.textContent()));
+  check((await plan.locator(".error").first().textContent()).includes("shown at the fields"), "the answer says where the errors are");
   await page.screenshot({ path: join(outDir, "form-ui-invalid.png"), fullPage: true });
 
   // A streamed plan: chunks arrive one by one, before the task is done.
@@ -91,6 +133,7 @@ try {
   check(early < 3 && statusEarly !== "Done.", `the first chunk arrives before the last (${early} shown, status "${statusEarly}")`);
   await page.waitForFunction(() => document.querySelectorAll('section[data-skill="plan-trip"] .chunk').length === 3, null, { timeout: 15000 });
   await page.waitForFunction(() => document.querySelector('section[data-skill="plan-trip"] .progress').textContent === "Done.", null, { timeout: 15000 });
+  check((await plan.locator("article.result header h3").first().textContent()) === "Result", "each streamed item is a card");
   const timeline = await plan.locator(".timeline li").evaluateAll((items) => items.map((i) => i.dataset.state));
   const order = ["submitted", "working", "completed"];
   const inOrder = timeline.every((s, i) => i === 0 || order.indexOf(s) >= order.indexOf(timeline[i - 1]));
@@ -128,11 +171,11 @@ try {
     }
     return null;
   };
-  const onA = await tabTo('section[data-skill="fight-comparison"] [name="root[a]"]');
+  const onA = await tabTo('section[data-skill="fight-comparison"] [name="a"]');
   check(onA !== null, "Tab reaches the first field of the fight form");
   check(onA && onA.visible, "the focused field shows a focus ring");
   await page.keyboard.type("Lion");
-  const onB = await tabTo('section[data-skill="fight-comparison"] [name="root[b]"]', 5);
+  const onB = await tabTo('section[data-skill="fight-comparison"] [name="b"]', 5);
   check(onB !== null, "the next Tab goes to the second field");
   await page.keyboard.type("Tiger");
   const onSubmit = await tabTo('section[data-skill="fight-comparison"] button.submit', 15);
@@ -173,8 +216,8 @@ try {
   await phone.screenshot({ path: join(outDir, "form-ui-phone.png"), fullPage: true });
   await phone.close();
 
-  // Accessibility: axe-core's WCAG 2 A and AA rules on each agent's page as it loads (with the
-  // form's first validation messages).
+  // Accessibility: axe-core's WCAG 2 A and AA rules on each agent's page as it loads, and with
+  // a field flagged.
   for (const url of [fight + "/ui", trip + "/ui"]) {
     await page.goto(url);
     await page.locator("section.skill").first().waitFor();
@@ -186,6 +229,14 @@ try {
     });
     check(found.length === 0, "no accessibility violations on " + url + ": " + found.join("; "));
   }
+  await page.locator('section[data-skill="plan-trip"] [name="days"]').fill("0");
+  await page.locator('section[data-skill="plan-trip"] [name="days"]').blur();
+  check((await page.locator('section[data-skill="plan-trip"] .field-error[data-path="/days"]').textContent()).includes("at least 1"), "a number under its minimum is flagged");
+  const flagged = await page.evaluate(async () => {
+    const result = await window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa"] } });
+    return result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.length} node(s), e.g. ${v.nodes[0].target.join(" ")}`);
+  });
+  check(flagged.length === 0, "no accessibility violations with a field flagged: " + flagged.join("; "));
   check(errors.length === 0, "no script errors: " + errors.join("; "));
 } catch (e) {
   failures.push(String(e));

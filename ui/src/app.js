@@ -1,22 +1,13 @@
-// The form page of an a2a-card agent: one form per skill, generated from the skill's input
-// schema (the card's `schemas`) by JSON Editor; submitted as a structured A2A message
-// (`application/json;schema=NAME`), streamed when the agent streams; the typed output shown
-// with the output schema's titles and descriptions; the agent's validation errors shown next
-// to the fields at fault. Everything the card says is shown as text, never as HTML.
+// The form page of an a2a-card agent: one card per skill, its form generated from the skill's
+// input schema (the card's `schemas`, by form.js); submitted as a structured A2A message
+// (`application/json;schema=NAME`), streamed when the agent streams; the typed output and each
+// streamed item shown as a card with the output schema's titles and descriptions; the task's
+// timeline; the agent's validation errors next to the fields they name. Everything the card
+// says is shown as text or as the few elements its Markdown names, never as HTML.
 "use strict";
 
 const SCHEMA_MODE = /^application\/json\s*;\s*schema\s*=\s*"?([^";\s]+)"?\s*$/i;
-
-function el(tag, attrs, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (k === "class") node.className = v;
-    else if (k.startsWith("data-")) node.setAttribute(k, v);
-    else node[k] = v;
-  }
-  for (const c of children) node.append(c);
-  return node;
-}
+const ENDED = ["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_REJECTED", "TASK_STATE_CANCELED"];
 
 function schemaName(modes) {
   for (const m of modes || []) {
@@ -28,30 +19,6 @@ function schemaName(modes) {
 
 function takesText(modes) {
   return (modes || []).some((m) => m.split(";")[0].trim().toLowerCase() === "text/plain");
-}
-
-// Local `$ref`s (`#/$defs/X`, `#/definitions/X`) replaced by their targets, so the form
-// library needs no reference resolution.
-function inline(schema, root, depth) {
-  if (depth > 32 || schema === null || typeof schema !== "object") return schema;
-  if (Array.isArray(schema)) return schema.map((s) => inline(s, root, depth + 1));
-  if (typeof schema.$ref === "string" && schema.$ref.startsWith("#/")) {
-    let target = root;
-    for (const token of schema.$ref.slice(2).split("/")) {
-      target = target && target[token.replace(/~1/g, "/").replace(/~0/g, "~")];
-    }
-    if (target) {
-      const rest = Object.assign({}, schema);
-      delete rest.$ref;
-      return inline(Object.assign({}, target, rest), root, depth + 1);
-    }
-  }
-  const out = {};
-  for (const [k, v] of Object.entries(schema)) {
-    if (k === "$defs" || k === "definitions" || k === "$schema") continue;
-    out[k] = inline(v, root, depth + 1);
-  }
-  return out;
 }
 
 // What an example says, as its button's label: its text, or its data's values
@@ -86,17 +53,21 @@ async function filePart(file, accepted) {
   return { raw: btoa(binary), mediaType, filename: file.name };
 }
 
-// `/a/0/b` (a JSON pointer into the data) -> `root.a.0.b` (a JSON Editor path).
-function editorPath(pointer) {
-  if (!pointer) return "root";
-  return "root." + pointer.slice(1).split("/").map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~")).join(".");
-}
-
 function textOf(message) {
   return ((message && message.parts) || []).filter((p) => typeof p.text === "string").map((p) => p.text).join("\n");
 }
 
-class SkillForm {
+// `TASK_STATE_INPUT_REQUIRED` -> `input required`.
+function stateName(state) {
+  return String(state || "TASK_STATE_UNSPECIFIED").replace("TASK_STATE_", "").toLowerCase().replace(/_/g, " ");
+}
+
+function timeOf(timestamp) {
+  const at = Date.parse(timestamp || "");
+  return Number.isNaN(at) ? "" : new Date(at).toLocaleTimeString();
+}
+
+class SkillCard {
   constructor(agent, skill) {
     this.agent = agent;
     this.skill = skill;
@@ -111,36 +82,29 @@ class SkillForm {
 
   render() {
     const s = this.skill;
-    this.section = el("section", { class: "skill", "data-skill": s.id, id: "skill-" + s.id });
-    this.section.append(el("h2", {}, s.name || s.id), el("p", { class: "description" }, s.description || ""));
+    const headingId = "skill-" + s.id + "-name";
+    this.section = el("section", { class: "skill card", "data-skill": s.id, id: "skill-" + s.id, "aria-labelledby": headingId });
+    const head = el("header", { class: "skill-head" }, el("h2", { id: headingId, text: s.name || s.id }));
+    if ((s.tags || []).length) head.append(el("ul", { class: "tags", "aria-label": "Tags" }, ...s.tags.map((t) => el("li", { text: t }))));
+    this.section.append(head, markdown(s.description || "", "div"));
+    this.section.lastChild.classList.add("description");
+
+    this.formNode = el("form", { class: "skill-form", noValidate: true });
+    this.formNode.addEventListener("submit", (e) => {
+      e.preventDefault();
+      if (this.form) this.submitData();
+      else if (this.textBox) this.submitText(this.textBox.value);
+    });
     const schema = this.inputSchema && this.agent.schemas[this.inputSchema];
     if (schema) {
-      const holder = el("div", { class: "form" });
-      this.section.append(holder);
-      this.editor = new JSONEditor(holder, {
-        // The form's own heading would be the editor's key (`root`) without a title.
-        schema: Object.assign({ title: "Input" }, inline(schema, schema, 0)),
-        theme: "html",
-        iconlib: null,
-        disable_collapse: true,
-        disable_edit_json: true,
-        disable_properties: true,
-        disable_array_reorder: true,
-        // Errors follow the value (an example that fills the form clears what was wrong before).
-        show_errors: "change",
-        prompt_before_delete: false,
-        use_default_values: true,
+      this.form = new SchemaForm(schema);
+      this.formNode.append(this.form.node);
+      this.formNode.addEventListener("pointerdown", (e) => {
+        if (e.target.closest("button")) this.form.hold();
       });
-      // The hidden labels screen readers get for some inputs name the editor's path
-      // (`root[start_date]`, `root[start_date] switcher`): name the field instead.
-      this.editor.on("ready", () => {
-        for (const label of holder.querySelectorAll("label")) {
-          const path = /^root((?:\[[^\]]*\])*)( switcher)?$/.exec(label.textContent);
-          if (!path) continue;
-          const name = path[1].slice(1, -1).split("][").join(" ") || "input";
-          label.textContent = path[2] ? name + ": kind of value" : name;
-        }
-      });
+      // After the click the press leads to (or without one, when the pointer left the button).
+      document.addEventListener("pointerup", () => setTimeout(() => this.form.release(), 0));
+      document.addEventListener("pointercancel", () => this.form.release());
     }
     const examples = (s.examples || []).map((text) => {
       let data;
@@ -151,45 +115,45 @@ class SkillForm {
       }
       return { text, data };
     });
-    const usable = examples.filter((e) => (this.editor && e.data !== undefined && typeof e.data === "object") || (!this.editor && e.data === undefined));
+    const usable = examples.filter((e) => (this.form && e.data !== undefined && typeof e.data === "object") || (!this.form && e.data === undefined));
     if (usable.length) {
-      const box = el("div", { class: "examples" }, "Examples: ");
+      const box = el("div", { class: "examples" }, el("span", { class: "examples-label", text: "Try" }));
       usable.forEach((e) => {
-        const b = el("button", { type: "button", class: "example", title: e.text }, exampleLabel(e));
-        b.addEventListener("click", () => (this.editor ? this.editor.setValue(e.data) : (this.textBox.value = e.text)));
+        const b = el("button", { type: "button", class: "example secondary", title: e.text, text: exampleLabel(e) });
+        b.addEventListener("click", () => (this.form ? this.form.set(e.data) : (this.textBox.value = e.text)));
         box.append(b);
       });
-      this.section.append(box);
+      this.formNode.prepend(box);
     }
     if (takesText(this.inputModes)) {
-      this.textBox = el("textarea", { class: "text-input", placeholder: "Or ask in words", "aria-label": "Ask in words" });
-      this.section.append(this.textBox);
+      const id = "text-" + s.id;
+      const label = el("label", { for: id, class: "field-title", text: this.form ? "Or ask in words" : "Ask in words" });
+      this.textBox = el("textarea", { id, class: "text-input", rows: 2 });
+      this.formNode.append(el("div", { class: "field text" }, label, this.textBox));
     }
     this.accepted = fileModes(this.inputModes);
     if (this.accepted.length) {
-      this.fileInput = el("input", { type: "file", class: "file-input", multiple: true, accept: this.accepted.join(",") });
-      const label = el("label", { class: "files" }, "Files (" + this.accepted.join(", ") + "): ");
-      label.append(this.fileInput);
-      this.section.append(label);
+      const id = "files-" + s.id;
+      this.fileInput = el("input", { id, type: "file", class: "file-input", multiple: true, accept: this.accepted.join(",") });
+      const label = el("label", { for: id }, el("span", { class: "field-title", text: "Files" }), el("span", { class: "optional", text: this.accepted.join(", ") }));
+      this.formNode.append(el("div", { class: "field files" }, label, this.fileInput));
     }
     const actions = el("div", { class: "actions" });
-    if (this.editor) {
-      const send = el("button", { type: "button", class: "submit" }, "Send");
-      send.addEventListener("click", () => this.submitData());
-      actions.append(send);
-    }
+    if (this.form) actions.append(el("button", { type: "submit", class: "submit primary", text: "Send" }));
     if (this.textBox) {
-      const sendText = el("button", { type: "button", class: "submit-text" }, "Send text");
-      sendText.addEventListener("click", () => this.submitText(this.textBox.value));
+      const sendText = el("button", { type: this.form ? "button" : "submit", class: "submit-text " + (this.form ? "secondary" : "primary"), text: "Send text" });
+      if (this.form) sendText.addEventListener("click", () => this.submitText(this.textBox.value));
       actions.append(sendText);
     }
-    this.section.append(actions);
+    this.formNode.append(actions);
+    this.section.append(this.formNode);
+
     this.status = el("p", { class: "progress", role: "status" });
-    this.errorBox = el("p", { class: "error", role: "alert" });
-    this.output = el("div", { class: "output", "aria-live": "polite" });
+    this.errorBox = el("div", { class: "error", role: "alert" });
     // The task's timeline: each state it reports, with its message (progress, questions).
     this.timeline = el("ol", { class: "timeline", "aria-label": "Task timeline" });
-    this.section.append(this.status, this.errorBox, this.timeline, this.output);
+    this.output = el("div", { class: "output", "aria-live": "polite" });
+    this.section.append(el("div", { class: "answer-area" }, this.status, this.errorBox, this.timeline, this.output));
   }
 
   reset() {
@@ -197,16 +161,19 @@ class SkillForm {
     this.errorBox.textContent = "";
     this.output.textContent = "";
     this.timeline.textContent = "";
-    this.section.querySelectorAll(".field-error, .question").forEach((n) => n.remove());
+    this.section.querySelectorAll(".question").forEach((n) => n.remove());
+    this.seen = {};
+    this.items = 0;
     this.taskId = null;
     this.contextId = null;
   }
 
-  // The agent validates (against the same schema) and its errors are shown at the fields;
-  // the form marks what it sees wrong as the user types.
+  // The page checks the fields as the user types; the agent validates again (against the same
+  // schema) and its errors are shown at the fields they name.
   async submitData() {
     this.reset();
-    const part = { data: this.editor.getValue(), mediaType: "application/json;schema=" + this.inputSchema };
+    this.form.checkAll();
+    const part = { data: this.form.value(), mediaType: "application/json;schema=" + this.inputSchema };
     this.send([part, ...(await this.files())]);
   }
 
@@ -219,12 +186,6 @@ class SkillForm {
   async files() {
     const chosen = this.fileInput ? [...this.fileInput.files] : [];
     return Promise.all(chosen.map((f) => filePart(f, this.accepted)));
-  }
-
-  fieldError(path, message) {
-    const sub = this.editor && (this.editor.getEditor(path) || this.editor.getEditor("root"));
-    const at = sub && sub.container ? sub.container : this.section;
-    at.append(el("p", { class: "field-error", "data-path": path }, message));
   }
 
   async send(parts) {
@@ -241,6 +202,7 @@ class SkillForm {
       params: { message },
     };
     this.status.textContent = "Sending…";
+    this.section.classList.add("busy");
     let response;
     try {
       response = await fetch(this.agent.endpoint, {
@@ -251,6 +213,7 @@ class SkillForm {
     } catch (e) {
       this.status.textContent = "";
       this.errorBox.textContent = "The agent cannot be reached: " + e;
+      this.section.classList.remove("busy");
       return;
     }
     const type = response.headers.get("Content-Type") || "";
@@ -265,6 +228,7 @@ class SkillForm {
       }
       this.answer(body);
     }
+    this.section.classList.remove("busy");
   }
 
   async readStream(reader) {
@@ -314,28 +278,32 @@ class SkillForm {
     const state = (status && status.state) || "";
     const text = textOf(status && status.message);
     if (state) {
-      const name = state.replace("TASK_STATE_", "").toLowerCase().replace("_", " ");
-      this.timeline.append(el("li", { "data-state": name }, name + (text ? ": " + text : "")));
+      const name = stateName(state);
+      const item = el("li", { "data-state": name }, el("span", { class: "state state-" + name.replace(/ /g, "-"), text: name }));
+      if (text) item.append(" ", el("span", { class: "state-message", text }));
+      const at = timeOf(status.timestamp);
+      if (at) item.append(el("time", { dateTime: status.timestamp, text: at }));
+      this.timeline.append(item);
     }
-    if (["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_REJECTED", "TASK_STATE_CANCELED"].includes(state)) {
-      showRecentTasks(this.agent.endpoint);
-    }
+    if (ENDED.includes(state)) showRecentTasks(this.agent.endpoint);
     if (state === "TASK_STATE_COMPLETED") {
       this.status.textContent = "Done.";
-    } else if (state === "TASK_STATE_FAILED" || state === "TASK_STATE_REJECTED" || state === "TASK_STATE_CANCELED") {
+    } else if (ENDED.includes(state)) {
       this.status.textContent = "";
-      this.errorBox.textContent = "The task " + state.replace("TASK_STATE_", "").toLowerCase() + (text ? ": " + text : ".");
+      this.errorBox.textContent = "The task " + stateName(state) + (text ? ": " + text : ".");
     } else if (state === "TASK_STATE_INPUT_REQUIRED" || state === "TASK_STATE_AUTH_REQUIRED") {
       this.status.textContent = "";
-      const box = el("div", { class: "question" }, el("p", {}, text || "The agent asks for more input."));
-      const reply = el("input", { type: "text", class: "answer" });
-      const send = el("button", { type: "button", class: "send-answer" }, "Answer");
-      send.addEventListener("click", () => {
+      const id = "answer-" + this.skill.id;
+      const reply = el("input", { id, type: "text", class: "answer" });
+      const send = el("button", { type: "submit", class: "send-answer primary", text: "Answer" });
+      const box = el("form", { class: "question" }, el("label", { for: id, class: "field-title", text: text || "The agent asks for more input." }), el("div", { class: "row" }, reply, send));
+      box.addEventListener("submit", (e) => {
+        e.preventDefault();
         box.remove();
         this.send([{ text: reply.value }]);
       });
-      box.append(reply, send);
       this.output.before(box);
+      reply.focus();
     } else if (text) {
       this.status.textContent = text;
     }
@@ -352,48 +320,77 @@ class SkillForm {
     for (const p of fresh) this.showPart(p, artifact.name);
   }
 
+  // One part of the answer as a card: a typed value with its schema's titles, text, or a file.
   showPart(part, name) {
-    const box = el("div", { class: "chunk", "data-artifact": name || "" });
+    this.items = (this.items || 0) + 1;
+    const card = el("article", { class: "chunk result", "data-artifact": name || "" });
+    const mode = part.mediaType || (part.metadata && part.metadata.mimeType) || "";
+    const schemaNamed = schemaName([mode]);
+    const head = el("header", {}, el("h3", { text: this.items === 1 ? "Result" : "Result " + this.items }));
+    if (schemaNamed) head.append(el("span", { class: "schema", text: schemaNamed }));
+    card.append(head);
     if (typeof part.text === "string") {
-      box.append(el("p", { class: "text-output" }, part.text));
+      card.append(el("p", { class: "text-output", text: part.text }));
     } else if (part.data !== undefined) {
-      const mode = part.mediaType || (part.metadata && part.metadata.mimeType) || "";
-      const schema = this.agent.schemas[schemaName([mode])] || {};
-      box.append(this.describe(part.data, schema));
+      const schema = this.agent.schemas[schemaNamed] || {};
+      card.append(describe(part.data, inline(schema, schema, 0)));
     } else {
-      box.append(el("p", {}, "A file: " + (part.filename || part.mediaType || "unnamed")));
+      const what = part.filename || part.mediaType || "unnamed";
+      const file = el("p", { class: "file-output" }, "A file: ", el("strong", { text: what }));
+      if (part.raw && part.mediaType) {
+        const a = el("a", { href: "data:" + part.mediaType + ";base64," + part.raw, download: part.filename || "file", text: "Download" });
+        file.append(" ", a);
+      } else if (part.url && safeHref(part.url)) {
+        file.append(" ", el("a", { href: part.url, rel: "noopener noreferrer", text: "Open" }));
+      }
+      card.append(file);
     }
-    this.output.append(box);
-  }
-
-  describe(data, schema) {
-    schema = inline(schema, schema, 0);
-    if (data === null || typeof data !== "object") return el("span", { class: "value" }, String(data));
-    const list = el("dl", {});
-    for (const [key, value] of Object.entries(data)) {
-      const prop = (schema.properties && schema.properties[key]) || {};
-      const dt = el("dt", {}, prop.title || key);
-      if (prop.description) dt.append(el("span", { class: "help" }, prop.description));
-      const dd = el("dd", { "data-field": key });
-      dd.append(value !== null && typeof value === "object" ? this.describe(value, prop.items || prop) : String(value));
-      list.append(dt, dd);
-    }
-    return list;
+    this.output.append(card);
   }
 
   showError(error) {
     this.status.textContent = "";
     this.errorBox.textContent = error.message || "The agent refused the message.";
+    if (!this.form) return;
+    const at = {};
     for (const detail of Array.isArray(error.data) ? error.data : []) {
       for (const v of detail.violations || []) {
-        const pointer = v.instancePath || "";
+        let pointer = v.instancePath || "";
         // A missing required property is reported at its parent: name the property itself.
         const missing = /"([^"]+)" is a required property/.exec(v.message || "");
-        const path = missing ? editorPath(pointer + "/" + missing[1]) : editorPath(pointer);
-        this.fieldError(path, v.message);
+        if (missing) pointer = pointerPush(pointer, missing[1]);
+        const field = this.form.fieldAt(pointer);
+        (at[field.pointer] = at[field.pointer] || { field, messages: [] }).messages.push(v.message);
       }
     }
+    const named = Object.values(at);
+    for (const { field, messages } of named) field.show(messages);
+    if (named.length) {
+      this.errorBox.textContent = "The agent found " + (named.length === 1 ? "a problem" : named.length + " problems") + " in the form, shown at the fields.";
+      named[0].field.focus();
+    }
   }
+}
+
+// A typed value as a list of its fields, each under its schema's title with its description.
+function describe(data, schema) {
+  schema = nonNull(schema || {});
+  if (Array.isArray(data)) {
+    const list = el("ol", { class: "values" });
+    for (const item of data) list.append(el("li", {}, describe(item, schema.items || {})));
+    return list;
+  }
+  if (data === null || typeof data !== "object") return el("span", { class: "value", text: data === null ? "none" : String(data) });
+  const list = el("dl", {});
+  for (const [key, value] of Object.entries(data)) {
+    const prop = nonNull((schema.properties && schema.properties[key]) || {});
+    const dt = el("dt", {}, markdownInline(titleOf(prop, key), "span", { class: "name" }));
+    if (prop.description) dt.append(markdownInline(prop.description, "span", { class: "help" }));
+    const dd = el("dd", { "data-field": key });
+    dd.append(value !== null && typeof value === "object" ? describe(value, prop) : String(value === null ? "none" : value));
+    list.append(dt, dd);
+  }
+  return list;
 }
 
 // The agent's recent tasks (`ListTasks`, whose order is the store's: the page asks for 100 and
@@ -410,24 +407,26 @@ async function showRecentTasks(endpoint) {
     });
     body = await response.json();
   } catch (e) {
-    list.replaceChildren(el("li", { class: "error" }, "The tasks cannot be listed: " + e));
+    list.replaceChildren(el("li", { class: "error", text: "The tasks cannot be listed: " + e }));
     return;
   }
   if (body.error) {
-    list.replaceChildren(el("li", { class: "error" }, "The tasks cannot be listed: " + (body.error.message || "refused")));
+    list.replaceChildren(el("li", { class: "error", text: "The tasks cannot be listed: " + (body.error.message || "refused") }));
     return;
   }
   const when = (t) => (t.status && t.status.timestamp) || "";
   const tasks = ((body.result && body.result.tasks) || []).sort((a, b) => (Date.parse(when(b)) || 0) - (Date.parse(when(a)) || 0)).slice(0, 10);
   if (!tasks.length) {
-    list.replaceChildren(el("li", {}, "No tasks yet."));
+    list.replaceChildren(el("li", { class: "empty", text: "No tasks yet." }));
     return;
   }
   list.replaceChildren(
     ...tasks.map((t) => {
-      const state = ((t.status && t.status.state) || "TASK_STATE_UNSPECIFIED").replace("TASK_STATE_", "").toLowerCase().replace("_", " ");
-      const at = when(t);
-      return el("li", { "data-task": t.id, "data-state": state }, el("code", {}, t.id.slice(0, 8)), " " + state + (at ? " · " + at : ""));
+      const state = stateName(t.status && t.status.state);
+      const item = el("li", { "data-task": t.id, "data-state": state }, el("code", { text: t.id.slice(0, 8) }), " ", el("span", { class: "state state-" + state.replace(/ /g, "-"), text: state }));
+      const at = timeOf(when(t));
+      if (at) item.append(" ", el("time", { dateTime: when(t), text: at }));
+      return item;
     }),
   );
 }
@@ -445,10 +444,16 @@ async function main() {
     const endpoint = iface ? new URL(iface.url).pathname : "/";
     document.title = card.name;
     name.textContent = card.name;
-    document.getElementById("agent-description").textContent = card.description || "";
+    document.getElementById("agent-description").replaceChildren(markdown(card.description || "", "div"));
+    const facts = document.getElementById("agent-facts");
+    const fact = (label, value) => facts.append(el("dt", { text: label }), el("dd", {}, value));
+    if (card.version) fact("Version", card.version);
+    if (card.provider && card.provider.organization) fact("Provider", card.provider.organization);
+    fact("Skills", String((card.skills || []).length));
+    fact("Card", el("a", { href: ".well-known/agent-card.json", text: "agent-card.json" }));
     const agent = { card, schemas, endpoint };
     const main = document.getElementById("skills");
-    for (const skill of card.skills || []) main.append(new SkillForm(agent, skill).section);
+    for (const skill of card.skills || []) main.append(new SkillCard(agent, skill).section);
     document.getElementById("recent").hidden = false;
     document.getElementById("refresh-tasks").addEventListener("click", () => showRecentTasks(endpoint));
     showRecentTasks(endpoint);

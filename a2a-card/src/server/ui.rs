@@ -1,9 +1,9 @@
 //! The form page (`GET /ui`, on with [`Server::ui`](super::Server::ui)): the card's skills as
-//! forms generated from their input schemas by `@json-editor/json-editor`, submitted as
-//! structured messages, answers shown with the output schema's titles.
+//! forms generated from their input schemas, submitted as structured messages, answers shown
+//! as cards with the output schema's titles.
 //!
-//! The assets are built from `ui/` by `scripts/build-ui.sh` (from a lockfile) and embedded
-//! here; CI checks that they match a fresh build.
+//! The assets are the page's own (no framework, nothing fetched from elsewhere), copied from
+//! `ui/src/` by `scripts/build-ui.sh` and embedded here; CI checks that they match.
 
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
@@ -12,12 +12,11 @@ use axum::routing::get;
 const INDEX: &str = include_str!("ui/index.html");
 const APP: &str = include_str!("ui/app.js");
 const CSS: &str = include_str!("ui/app.css");
-const EDITOR: &str = include_str!("ui/jsoneditor.js");
-const EDITOR_LICENSE: &str = include_str!("ui/jsoneditor.LICENSE.txt");
+const FORM: &str = include_str!("ui/form.js");
 
-/// Scripts and styles only from this server (the form library adds inline styles).
-const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
-                   connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; \
+/// Scripts and styles only from this server, no inline ones.
+const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
+                   img-src 'self' data:; base-uri 'none'; form-action 'none'; \
                    frame-ancestors 'none'";
 
 fn asset(content_type: &'static str, body: &'static str) -> Response {
@@ -55,11 +54,7 @@ pub(crate) fn router() -> axum::Router {
             get(|| async { asset("text/css; charset=utf-8", CSS) }),
         )
         .route(
-            "/ui/jsoneditor.js",
-            get(|| async { asset("text/javascript; charset=utf-8", EDITOR) }),
-        )
-        .route(
-            "/ui/jsoneditor.LICENSE.txt",
-            get(|| async { asset("text/plain; charset=utf-8", EDITOR_LICENSE) }),
+            "/ui/form.js",
+            get(|| async { asset("text/javascript; charset=utf-8", FORM) }),
         )
 }
