@@ -24,6 +24,7 @@
 //! | `sign` | signed cards (`sign`) |
 //! | `client` | calling agents (`client`) and typed clients |
 //! | `cli` | the `a2a-card` command |
+//! | `rig` | skills as tools of a model's agent loop, a model's stream as a skill's (`rig`) |
 //!
 //! ```
 //! use a2a_card::{AgentCard, AgentSkill, wire::Profile};
@@ -316,7 +317,6 @@ pub struct ReadmeSnippets;
 mod book;
 
 /// What the macros' generated code names; not a public API.
-
 #[doc(hidden)]
 pub mod __private {
     pub use crate::agent::{
