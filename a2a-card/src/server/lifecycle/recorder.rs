@@ -1,0 +1,148 @@
+//! The one place a task's events go: its log, the store, its webhooks.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use a2a::*;
+use a2a_server::TaskStore;
+use tokio::sync::broadcast;
+
+use super::log::{Live, Tracked};
+use super::run::Sessions;
+use crate::server::push::Delivery;
+use crate::server::store::EventLog;
+
+/// The one place a task's events go: its log, the store, its webhooks.
+pub(crate) struct Recorder {
+    pub(super) store: Arc<dyn TaskStore>,
+    pub(super) live: Arc<Live>,
+    pub(super) sessions: Sessions,
+    pub(super) push: Option<Arc<Delivery>>,
+    pub(super) input_timeout: Option<Duration>,
+    /// The store's event log, where it keeps one.
+    pub(super) log: Option<Arc<dyn EventLog>>,
+    /// What wakes a reader of the store's log: the ids of tasks whose log grew, and of tasks
+    /// written (Postgres: on any replica).
+    pub(super) wake: Option<(broadcast::Sender<String>, broadcast::Sender<String>)>,
+}
+
+/// Whether an event's change is written to the store by [`Recorder::record_as`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Write {
+    /// Logged and written (the usual case).
+    Store,
+    /// Logged; the task is already in the store (a cancel the store made itself).
+    Skip,
+}
+
+impl Recorder {
+    /// Records `event` of task `tracked`; `false` when the task had already ended.
+    pub(super) async fn record(&self, tracked: &Tracked, event: StreamResponse) -> bool {
+        self.record_as(tracked, event, Write::Store).await
+    }
+
+    pub(super) async fn record_as(
+        &self,
+        tracked: &Tracked,
+        event: StreamResponse,
+        write: Write,
+    ) -> bool {
+        let pushed = self.pushed(&tracked.id, &event);
+        let reached = match &event {
+            StreamResponse::StatusUpdate(update) => Some(update.status.state.clone()),
+            StreamResponse::ArtifactUpdate(_) => {
+                crate::server::telemetry::chunk();
+                None
+            }
+            _ => None,
+        };
+        let Some((seq, stored)) = tracked.record(event, |seq, event| self.log(tracked, seq, event))
+        else {
+            return false;
+        };
+        if let Some(task) = stored {
+            if write == Write::Store {
+                self.store(task, seq).await;
+            }
+            tracked.publish(seq);
+        }
+        // Posted in the task's trace (read before a final state ends the task's span).
+        if let (Some(push), Some(event)) = (&self.push, pushed) {
+            let span = tracked.span().unwrap_or_else(tracing::Span::current);
+            push.deliver_in(&tracked.id, event, &span);
+        }
+        if let Some(state) = reached {
+            tracked.reached(&state);
+        }
+        true
+    }
+
+    /// A copy of `event` for the webhooks of task `id`, unless it is known to have none.
+    pub(super) fn pushed(&self, id: &str, event: &StreamResponse) -> Option<StreamResponse> {
+        self.push
+            .as_ref()
+            .filter(|push| push.wants(id, event))
+            .map(|_| event.clone())
+    }
+
+    /// Takes note that the webhooks of task `id` changed here (`Some`: they are these).
+    pub(super) fn webhooks_changed(&self, id: &str, now: Option<Vec<TaskPushNotificationConfig>>) {
+        if let Some(push) = &self.push {
+            push.know(id, now);
+        }
+    }
+
+    /// Records the failure `event` of a turn whose caller gets `error` instead of the task.
+    pub(super) async fn record_error(
+        &self,
+        tracked: &Tracked,
+        error: A2AError,
+        event: StreamResponse,
+    ) {
+        let pushed = self.pushed(&tracked.id, &event);
+        let mut at = 0;
+        let logged = |seq, event: &StreamResponse| {
+            at = seq;
+            self.log(tracked, seq, event);
+        };
+        if let Some(task) = tracked.record_error(error, event, logged) {
+            self.store(task, at).await;
+            tracked.publish(at);
+            tracked.reached(&tracked.state());
+        }
+        if let (Some(push), Some(event)) = (&self.push, pushed) {
+            push.deliver(&tracked.id, event);
+        }
+    }
+
+    /// Hands event `seq` to the store's log, where it keeps one.
+    pub(super) fn log(&self, tracked: &Tracked, seq: u64, event: &StreamResponse) {
+        if let Some(log) = &self.log {
+            log.append(&tracked.id, seq, event);
+        }
+    }
+
+    /// Writes `task`, as it is after its event `seq`.
+    pub(super) async fn store(&self, task: Task, seq: u64) {
+        let id = task.id.clone();
+        let written = match &self.log {
+            Some(log) => log.update_at(task, seq).await,
+            None => self.store.update(task).await.map(drop),
+        };
+        if let Err(e) = written {
+            // Another writer finished the task first (a cancel on another replica): its
+            // state stands.
+            tracing::debug!(task = %id, error = %e.message, "a task update was not stored");
+        }
+    }
+
+    /// The receivers that wake a reader of the store's log, subscribed now.
+    pub(super) fn wake(&self) -> Option<Wake> {
+        self.wake
+            .as_ref()
+            .map(|(events, changes)| (events.subscribe(), changes.subscribe()))
+    }
+}
+
+/// What wakes a reader of the store's log (see [`Recorder::wake`]).
+pub(super) type Wake = (broadcast::Receiver<String>, broadcast::Receiver<String>);

@@ -1,0 +1,277 @@
+//! What replicas of one database tell each other, on the handler's side: answers forwarded
+//! to the replica whose handler asked, cancels made on another replica, tasks another replica
+//! runs followed through the store's log, and the failures recovery made posted.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use a2a::*;
+use futures::StreamExt;
+use futures::stream::{self, BoxStream};
+use tokio::sync::broadcast;
+
+use super::log::Tracked;
+use super::recorder::{Recorder, Wake, Write};
+use super::run::{self, status};
+use super::{decide, hand_over};
+use crate::dispatch::{Decision, Dispatcher};
+use crate::server::push::{Delivery, ends};
+use crate::server::store::{EventLog, status_update};
+
+/// Takes the answers other replicas forward, and hands each to the handler here that waits
+/// for it (answers for tasks that run elsewhere are not this replica's).
+pub(super) fn take_forwarded(
+    mut answers: broadcast::Receiver<String>,
+    recorder: Arc<Recorder>,
+    dispatcher: Arc<Dispatcher>,
+    max_inline_file: usize,
+) {
+    tokio::spawn(async move {
+        loop {
+            let payload = match answers.recv().await {
+                Ok(payload) => payload,
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => return,
+            };
+            let Ok(forwarded) = serde_json::from_str::<serde_json::Value>(&payload) else {
+                continue;
+            };
+            let Some(id) = forwarded["task"].as_str() else {
+                continue;
+            };
+            let Some(tracked) = recorder.live.get(id) else {
+                continue;
+            };
+            let Ok(message) = serde_json::from_value::<Message>(forwarded["message"].clone())
+            else {
+                continue;
+            };
+            // The replica that took it checked it; read here as any answer is.
+            let Ok(Decision::FollowUp(call)) =
+                decide(&dispatcher, max_inline_file, &message, None, Some(id))
+            else {
+                continue;
+            };
+            if let Ok(waiting) = run::take_waiting(&recorder, id) {
+                hand_over(&recorder, &tracked, message, call, waiting).await;
+            }
+        }
+    });
+}
+
+/// Records the events of task `tracked`, which another replica runs, as `events` (its log)
+/// brings them, with their numbers (not logged, written or posted again), until it ends.
+pub(super) fn mirror(recorder: Arc<Recorder>, tracked: Arc<Tracked>, mut events: LogStream) {
+    tokio::spawn(async move {
+        while let Some(Ok((seq, event))) = events.next().await {
+            tracked.record_at(seq, event);
+        }
+        recorder.live.finished(&tracked);
+    });
+}
+
+/// Stops the handlers running here whose task another replica cancelled, and records the
+/// cancel (already in the store) in their log.
+pub(super) fn cancel_here(mut changes: broadcast::Receiver<String>, recorder: Arc<Recorder>) {
+    tokio::spawn(async move {
+        loop {
+            let id = match changes.recv().await {
+                Ok(id) => id,
+                // Missed some: go on with the next change.
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => return,
+            };
+            let Some(tracked) = recorder.live.get(&id) else {
+                continue;
+            };
+            if tracked.state().is_terminal() {
+                continue;
+            }
+            if let Ok(Some(task)) = recorder.store.get(&id).await {
+                if task.status.state == TaskState::Canceled {
+                    let event = status(&tracked, TaskState::Canceled, None);
+                    recorder.record_as(&tracked, event, Write::Skip).await;
+                    recorder.sessions.cancel(&id);
+                    recorder.live.finished(&tracked);
+                }
+            }
+        }
+    });
+}
+
+/// Posts the failure of each task the store's recovery fails to the task's webhooks.
+pub(super) fn post_recovered(
+    mut recovered: tokio::sync::mpsc::UnboundedReceiver<Task>,
+    push: Arc<Delivery>,
+) {
+    tokio::spawn(async move {
+        while let Some(task) = recovered.recv().await {
+            push.deliver(&task.id, status_update(&task));
+        }
+    });
+}
+
+/// How long a reader of the store's log waits for a notification before it reads the log
+/// again all the same.
+pub(super) const RECHECK: Duration = Duration::from_secs(5);
+
+/// Events read from the store's log, with their numbers.
+pub(super) type LogStream = BoxStream<'static, Result<(u64, StreamResponse), A2AError>>;
+
+/// The events of task `id` after event `after`, from the store's log: `read` (those read
+/// already), then each as any replica logs it (woken by `wake`), until one ends the task. A
+/// task that ended without its end in the log (cancelled where no handler ran it) ends the
+/// stream with its stored status.
+pub(super) fn follow_log(
+    log: Arc<dyn EventLog>,
+    wake: Option<Wake>,
+    id: String,
+    after: u64,
+    read: Vec<(u64, StreamResponse)>,
+) -> LogStream {
+    struct Follow {
+        log: Arc<dyn EventLog>,
+        wake: Option<Wake>,
+        id: String,
+        after: u64,
+        pending: std::collections::VecDeque<(u64, StreamResponse)>,
+        done: bool,
+    }
+    let state = Follow {
+        log,
+        wake,
+        id,
+        after,
+        pending: read.into(),
+        done: false,
+    };
+    Box::pin(stream::unfold(state, |mut st| async move {
+        loop {
+            if st.done {
+                return None;
+            }
+            if let Some((seq, event)) = st.pending.pop_front() {
+                if seq <= st.after {
+                    continue;
+                }
+                st.after = seq;
+                st.done = ends(&event);
+                return Some((Ok((seq, event)), st));
+            }
+            let logged = match st.log.read(&st.id, Some(st.after)).await {
+                Ok(Some(logged)) => logged,
+                Ok(None) => {
+                    st.done = true;
+                    return Some((Err(A2AError::task_not_found(&st.id)), st));
+                }
+                Err(e) => {
+                    st.done = true;
+                    return Some((Err(e), st));
+                }
+            };
+            if !logged.events.is_empty() {
+                st.pending.extend(logged.events);
+                continue;
+            }
+            if logged.task.status.state.is_terminal() {
+                st.done = true;
+                let seq = st.after.max(logged.seq) + 1;
+                return Some((Ok((seq, status_update(&logged.task))), st));
+            }
+            let Some((events, changes)) = st.wake.as_mut() else {
+                // No other process writes this store: nothing more will come.
+                return None;
+            };
+            // Until its log grows or it changes (or some notifications were missed), or for
+            // `RECHECK` at most: a replica that runs the task may not have heard of this one
+            // yet, and so not announce (see `SqlTasks`).
+            let recheck = tokio::time::sleep(RECHECK);
+            tokio::pin!(recheck);
+            loop {
+                let woken = tokio::select! {
+                    id = events.recv() => id,
+                    id = changes.recv() => id,
+                    () = &mut recheck => break,
+                };
+                match woken {
+                    Ok(id) if id != st.id => {}
+                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => break,
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                }
+            }
+        }
+    }))
+}
+
+#[cfg(all(test, feature = "sqlite"))]
+mod tests {
+    use super::*;
+    use a2a_server::TaskStore;
+
+    fn task(state: TaskState) -> Task {
+        Task {
+            id: "t".to_owned(),
+            context_id: "c".to_owned(),
+            status: TaskStatus {
+                state,
+                message: None,
+                timestamp: None,
+            },
+            artifacts: None,
+            history: None,
+            metadata: None,
+        }
+    }
+
+    /// A replica that runs a task may not have heard of this one yet and write without
+    /// announcing: the follower finds the write all the same, `RECHECK` later.
+    #[tokio::test]
+    async fn a_follower_that_hears_no_notification_reads_the_log_again() {
+        let path = std::env::temp_dir().join(format!("a2a-recheck-{}.db", std::process::id()));
+        let store = Arc::new(
+            crate::server::store::SqlTasks::sqlite(&path, Default::default())
+                .await
+                .expect("a store"),
+        );
+        store
+            .create(task(TaskState::Working))
+            .await
+            .expect("created");
+        // Wake-ups that never come (kept open: closed, the follower would end).
+        let (events, changes) = (broadcast::channel(1).0, broadcast::channel(1).0);
+        let log: Arc<dyn EventLog> = Arc::clone(&store) as Arc<dyn EventLog>;
+        let mut follow = follow_log(
+            log,
+            Some((events.subscribe(), changes.subscribe())),
+            "t".to_owned(),
+            0,
+            Vec::new(),
+        );
+        let nothing = tokio::time::timeout(Duration::from_millis(300), follow.next()).await;
+        assert!(nothing.is_err(), "nothing was written yet: {nothing:?}");
+
+        let done = task(TaskState::Completed);
+        store.append("t", 1, &status_update(&done));
+        store.update_at(done, 1).await.expect("written");
+        let started = std::time::Instant::now();
+        let next = tokio::time::timeout(RECHECK * 2, follow.next())
+            .await
+            .expect("found without a notification");
+        let (seq, event) = next.expect("an event").expect("read");
+        assert_eq!(seq, 1);
+        assert!(ends(&event), "the task's end: {event:?}");
+        assert!(
+            started.elapsed() <= RECHECK + Duration::from_secs(1),
+            "found after {:?}",
+            started.elapsed()
+        );
+        assert!(
+            follow.next().await.is_none(),
+            "the stream ends with the task"
+        );
+        drop((events, changes));
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+    }
+}
