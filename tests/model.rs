@@ -195,6 +195,23 @@ fn model_agent(server: &ModelServer, max_tokens: u64, fight_club: &str) -> Model
     }
 }
 
+/// The model's answer to `question`, straight from rig (no agent), as `agent` asks it.
+async fn answer_text(agent: &ModelAgent, question: &str) -> String {
+    let response = agent
+        .model
+        .call(agent.request(question.to_owned()))
+        .await
+        .expect("the model answers");
+    response
+        .choice
+        .iter()
+        .filter_map(|c| match c {
+            a2a_card::rig::rig_core::message::AssistantContent::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
 fn text_of(parts: &[Part]) -> String {
     parts
         .iter()
@@ -279,17 +296,7 @@ mod streaming {
         let agent = model_agent(model, 48, "http://127.0.0.1:1");
         let question = "What is the capital of France?";
         // Straight from rig, as a user of the model would call it.
-        let direct = agent
-            .model
-            .call(agent.request(question.to_owned()))
-            .await
-            .expect("the model answers");
-        let direct = direct.choice.iter().fold(String::new(), |mut text, c| {
-            if let a2a_card::rig::rig_core::message::AssistantContent::Text(t) = c {
-                text.push_str(&t.text);
-            }
-            text
-        });
+        let direct = answer_text(&agent, question).await;
         let running = serve(Server::new(agent)).await;
         let remote = RemoteAgent::discover(running.base.as_str())
             .await
@@ -672,11 +679,7 @@ mod local {
         let _turn = turn().await;
         let agent = model_agent(model, 24, "http://127.0.0.1:1");
         let question = "What is the capital of France?";
-        let direct = agent
-            .model
-            .call(agent.request(question.to_owned()))
-            .await
-            .expect("the model answers");
+        let direct = answer_text(&agent, question).await;
         let tools = local_tools(Arc::new(agent)).expect("the tools");
         let ask = tools.iter().find(|t| t.name() == "ask").expect("ask");
         assert_eq!(ask.definition().parameters, text_parameters());
@@ -684,14 +687,6 @@ mod local {
             .execute(json!({"text": question}))
             .await
             .expect("an answer");
-        let direct: String = direct
-            .choice
-            .iter()
-            .filter_map(|c| match c {
-                a2a_card::rig::rig_core::message::AssistantContent::Text(t) => Some(t.text.clone()),
-                _ => None,
-            })
-            .collect();
         assert_eq!(answer.as_text(), Some(direct.as_str()));
         let fight = tools
             .iter()
@@ -706,6 +701,33 @@ mod local {
             "{}",
             error.message()
         );
+    }
+}
+
+mod mcp {
+    //! The model agent over MCP, called by the official MCP Python SDK's client.
+    use super::*;
+    use support::driver::{self, assert_checks};
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_python_sdk_gets_the_answer_streamed_as_progress() {
+        let Some(model) = model_server() else { return };
+        let Some(python) = support::mcp_python() else {
+            return;
+        };
+        let _turn = turn().await;
+        let agent = model_agent(model, 48, "http://127.0.0.1:1");
+        let question = "What is the capital of France?";
+        let direct = answer_text(&agent, question).await;
+        let running = serve(Server::new(agent).mcp(true)).await;
+        let args = vec![
+            driver::path("mcp_model_py.py").into(),
+            running.base.clone().into(),
+            question.into(),
+            direct.into(),
+        ];
+        let out = driver::run(python.into(), args, Vec::new()).await;
+        assert_checks("MCP Python SDK", out, 2);
     }
 }
 
