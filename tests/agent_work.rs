@@ -215,10 +215,10 @@ mod streaming {
             let (mut last, mut chunks) = (state_of(&first), 0);
             while let Some(event) = events.next().await {
                 let event = event.unwrap_or_else(|e| panic!("{binding}: the stream failed: {e:?}"));
-                if let StreamResponse::ArtifactUpdate(update) = &event {
-                    if update.last_chunk != Some(true) {
-                        chunks += 1;
-                    }
+                if let StreamResponse::ArtifactUpdate(update) = &event
+                    && update.last_chunk != Some(true)
+                {
+                    chunks += 1;
                 }
                 last = state_of(&event).or(last);
             }
@@ -730,11 +730,11 @@ mod cancellation {
                 .expect("a stream");
             let mut id = None;
             while let Some(event) = events.next().await {
-                if let StreamResponse::StatusUpdate(u) = event.expect("an event") {
-                    if u.status.message.is_some() {
-                        id = Some(u.task_id);
-                        break;
-                    }
+                if let StreamResponse::StatusUpdate(u) = event.expect("an event")
+                    && u.status.message.is_some()
+                {
+                    id = Some(u.task_id);
+                    break;
                 }
             }
             let id = id.expect("a progress update");

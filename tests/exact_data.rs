@@ -320,10 +320,10 @@ async fn client_round_trips(base: &str, entry: &Entry) {
             .expect("a stream");
         let mut streamed = None;
         while let Some(event) = events.next().await {
-            if let Ok(StreamResponse::ArtifactUpdate(update)) = event {
-                if let PartContent::Data(data) = &update.artifact.parts[0].content {
-                    streamed = Some(serde_json::from_value::<Receipt>(whole(data.clone())));
-                }
+            if let Ok(StreamResponse::ArtifactUpdate(update)) = event
+                && let PartContent::Data(data) = &update.artifact.parts[0].content
+            {
+                streamed = Some(serde_json::from_value::<Receipt>(whole(data.clone())));
             }
         }
         let streamed = streamed.expect("an artifact streamed").expect("a receipt");

@@ -178,13 +178,13 @@ pub const fn check_skill(skills: &[SkillDecl], j: usize, names: &[&str]) -> Chec
                     &[s.id, name_of(names, j, s), name_of(names, i, t)],
                 ));
             }
-            if let (Some(a), Some(b)) = (t.input.schema, s.input.schema) {
-                if same(a.name, b.name) {
-                    return Check::failed(Msg::new().template(
-                        SHARED_INPUT_SCHEMA,
-                        &[name_of(names, i, t), name_of(names, j, s), a.name],
-                    ));
-                }
+            if let (Some(a), Some(b)) = (t.input.schema, s.input.schema)
+                && same(a.name, b.name)
+            {
+                return Check::failed(Msg::new().template(
+                    SHARED_INPUT_SCHEMA,
+                    &[name_of(names, i, t), name_of(names, j, s), a.name],
+                ));
             }
         }
         i += 1;

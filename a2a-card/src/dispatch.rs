@@ -355,22 +355,22 @@ impl Dispatcher {
                 text: skill.input.text,
                 json,
             });
-            if let Some(schema) = skill.input.schema {
-                if !routes.contains_key(schema.name) {
-                    let value = (schema.schema)();
-                    let validator =
-                        jsonschema::draft202012::new(&value).map_err(|e| SchemaCompileError {
-                            schema: schema.name.to_owned(),
-                            message: e.to_string(),
-                        })?;
-                    routes.insert(
-                        schema.name.to_owned(),
-                        Route {
-                            skill: index,
-                            validator,
-                        },
-                    );
-                }
+            if let Some(schema) = skill.input.schema
+                && !routes.contains_key(schema.name)
+            {
+                let value = (schema.schema)();
+                let validator =
+                    jsonschema::draft202012::new(&value).map_err(|e| SchemaCompileError {
+                        schema: schema.name.to_owned(),
+                        message: e.to_string(),
+                    })?;
+                routes.insert(
+                    schema.name.to_owned(),
+                    Route {
+                        skill: index,
+                        validator,
+                    },
+                );
             }
             if skill.input.text && text_skill.is_none() {
                 text_skill = Some(index);
@@ -547,15 +547,15 @@ impl Dispatcher {
             Some(named) => self.takes[named].json,
             None => self.json_skill,
         };
-        if let Some(json) = json.filter(|_| existing_task.is_none()) {
-            if let Some(part) = parts.iter_mut().find(|p| is_plain_data(p)) {
-                let data = take_data(part);
-                let schema = json
-                    .schema
-                    .and_then(|n| self.routes.get_key_value(n))
-                    .map(|(name, route)| (name.as_str(), &route.validator));
-                return self.run_with_data(json.skill, schema, data, files, context(message));
-            }
+        if let Some(json) = json.filter(|_| existing_task.is_none())
+            && let Some(part) = parts.iter_mut().find(|p| is_plain_data(p))
+        {
+            let data = take_data(part);
+            let schema = json
+                .schema
+                .and_then(|n| self.routes.get_key_value(n))
+                .map(|(name, route)| (name.as_str(), &route.validator));
+            return self.run_with_data(json.skill, schema, data, files, context(message));
         }
         let text: Vec<&str> = parts.iter().filter_map(text_of).collect();
         if existing_task.is_some() {
@@ -581,10 +581,10 @@ impl Dispatcher {
                         .position(|(_, modes)| !modes.is_empty() && file::accepts(modes, media))
                 }),
             };
-            if let (Some(skill), Some(_)) = (routed, named) {
-                if let Err(e) = self.check_files(skill, &files) {
-                    return Decision::Reject(e);
-                }
+            if let (Some(skill), Some(_)) = (routed, named)
+                && let Err(e) = self.check_files(skill, &files)
+            {
+                return Decision::Reject(e);
             }
             return match routed {
                 Some(skill) => Decision::Run {
@@ -621,10 +621,10 @@ impl Dispatcher {
         files: Vec<File>,
         context: SkillContext,
     ) -> Decision {
-        if let Some((name, validator)) = schema {
-            if let Err(e) = validate(name, validator, &data) {
-                return Decision::Reject(e);
-            }
+        if let Some((name, validator)) = schema
+            && let Err(e) = validate(name, validator, &data)
+        {
+            return Decision::Reject(e);
         }
         if let Err(e) = self.check_files(skill, &files) {
             return Decision::Reject(e);

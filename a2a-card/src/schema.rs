@@ -59,10 +59,10 @@ impl SchemaMode {
     /// ```
     pub fn name_in(mode: &str) -> Option<Cow<'_, str>> {
         // The canonical form, as the extension and this crate write it.
-        if let Some(name) = mode.strip_prefix("application/json;schema=") {
-            if is_token(name) {
-                return Some(Cow::Borrowed(name));
-            }
+        if let Some(name) = mode.strip_prefix("application/json;schema=")
+            && is_token(name)
+        {
+            return Some(Cow::Borrowed(name));
         }
         // Quoted values need unquoting: the full parser.
         if mode.contains('"') {
@@ -244,10 +244,10 @@ pub fn schema_for<T: schemars::JsonSchema + ?Sized>(options: SchemaOptions) -> V
     settings.inline_subschemas = options.inline;
     let root = settings.into_generator().into_root_schema_for::<T>();
     let mut value = root.to_value();
-    if let Value::Object(map) = &mut value {
-        if map.get("title").and_then(Value::as_str) == Some(T::schema_name().as_ref()) {
-            map.shift_remove("title");
-        }
+    if let Value::Object(map) = &mut value
+        && map.get("title").and_then(Value::as_str) == Some(T::schema_name().as_ref())
+    {
+        map.shift_remove("title");
     }
     portable_formats(&mut value);
     tidy(&mut value);
@@ -350,13 +350,13 @@ fn portable_formats(value: &mut Value) {
             if let Some((min, max)) = bounds {
                 map.shift_remove("format");
                 for (key, bound) in [("minimum", min), ("maximum", max)] {
-                    if let Some(b) = bound {
-                        if !map.contains_key(key) {
-                            let n = i64::try_from(b).map(Value::from).unwrap_or_else(|_| {
-                                Value::from(u64::try_from(b).unwrap_or(u64::MAX))
-                            });
-                            map.insert(key.to_owned(), n);
-                        }
+                    if let Some(b) = bound
+                        && !map.contains_key(key)
+                    {
+                        let n = i64::try_from(b)
+                            .map(Value::from)
+                            .unwrap_or_else(|_| Value::from(u64::try_from(b).unwrap_or(u64::MAX)));
+                        map.insert(key.to_owned(), n);
                     }
                 }
             }

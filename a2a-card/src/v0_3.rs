@@ -101,10 +101,10 @@ impl Method {
                     if let Some(push) = config.remove("pushNotificationConfig") {
                         config.insert("taskPushNotificationConfig".into(), push_to_v1(push, None));
                     }
-                    if let Some(blocking) = config.remove("blocking") {
-                        if blocking == Value::Bool(false) {
-                            config.insert("returnImmediately".into(), Value::Bool(true));
-                        }
+                    if let Some(blocking) = config.remove("blocking")
+                        && blocking == Value::Bool(false)
+                    {
+                        config.insert("returnImmediately".into(), Value::Bool(true));
                     }
                 }
             }
@@ -328,10 +328,10 @@ fn status_to_v1(status: Value) -> Value {
     let Value::Object(mut s) = status else {
         return status;
     };
-    if let Some(state) = s.get_mut("state") {
-        if let Some(name) = state.as_str() {
-            *state = Value::from(state_to_v1(name));
-        }
+    if let Some(state) = s.get_mut("state")
+        && let Some(name) = state.as_str()
+    {
+        *state = Value::from(state_to_v1(name));
     }
     if let Some(message) = s.get_mut("message") {
         message_to_v1(message);
@@ -411,10 +411,10 @@ fn message_to_v1(message: &mut Value) {
         }
     }
     // Some 0.3 senders (the extension's own example) number their messages.
-    if let Some(id) = m.get_mut("messageId") {
-        if id.is_number() {
-            *id = Value::String(id.to_string());
-        }
+    if let Some(id) = m.get_mut("messageId")
+        && id.is_number()
+    {
+        *id = Value::String(id.to_string());
     }
     if let Some(Value::Array(parts)) = m.get_mut("parts") {
         for part in parts {
@@ -567,10 +567,10 @@ fn status_to_v0_3(status: Value) -> Value {
     let Value::Object(mut s) = status else {
         return status;
     };
-    if let Some(state) = s.get_mut("state") {
-        if let Some(name) = state.as_str() {
-            *state = Value::from(state_to_v0_3(name));
-        }
+    if let Some(state) = s.get_mut("state")
+        && let Some(name) = state.as_str()
+    {
+        *state = Value::from(state_to_v0_3(name));
     }
     if let Some(message) = s.remove("message") {
         s.insert("message".into(), message_to_v0_3(message));

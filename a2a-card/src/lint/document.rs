@@ -277,26 +277,25 @@ fn versions(root: &Map<String, Value>, profile: Profile, out: &mut Vec<Finding>)
         }
         Profile::V0_3 | Profile::Compat => {
             for (at, name, scheme) in schemes(root) {
-                if !scheme.contains_key("type") {
-                    if let Some(wrapper) = SCHEME_NAMES
+                if !scheme.contains_key("type")
+                    && let Some(wrapper) = SCHEME_NAMES
                         .iter()
                         .flat_map(|n| [n.wrapper, n.wrapper_snake])
                         .find(|w| scheme.contains_key(*w))
-                    {
-                        let why = if profile == Profile::Compat {
-                            "a compat document needs each scheme in both shapes, and 0.3 clients (the official 0.3 schema and SDK) cannot read one without `type`"
-                        } else {
-                            "this is a 0.3 card, whose schemes carry a `type` tag (`apiKey`, `http`, `oauth2`, `openIdConnect`, `mutualTLS`) and their fields directly; the official 0.3 schema and SDK reject the wrapper"
-                        };
-                        mismatch(
-                            out,
-                            pointer_push(&at, wrapper),
-                            format!(
-                                "security scheme `{}` has only the 1.0 wrapper `{wrapper}`: {why}",
-                                short(name)
-                            ),
-                        );
-                    }
+                {
+                    let why = if profile == Profile::Compat {
+                        "a compat document needs each scheme in both shapes, and 0.3 clients (the official 0.3 schema and SDK) cannot read one without `type`"
+                    } else {
+                        "this is a 0.3 card, whose schemes carry a `type` tag (`apiKey`, `http`, `oauth2`, `openIdConnect`, `mutualTLS`) and their fields directly; the official 0.3 schema and SDK reject the wrapper"
+                    };
+                    mismatch(
+                        out,
+                        pointer_push(&at, wrapper),
+                        format!(
+                            "security scheme `{}` has only the 1.0 wrapper `{wrapper}`: {why}",
+                            short(name)
+                        ),
+                    );
                 }
             }
             if let Some(Value::Object(auth)) = root.get("authentication") {
@@ -333,18 +332,17 @@ fn versions(root: &Map<String, Value>, profile: Profile, out: &mut Vec<Finding>)
                         let Some(iface) = iface.as_object() else {
                             continue;
                         };
-                        if !iface.contains_key("transport") {
-                            if let Some((k, _)) =
+                        if !iface.contains_key("transport")
+                            && let Some((k, _)) =
                                 present(iface, &["protocolBinding", "protocol_binding"])
-                            {
-                                mismatch(
-                                    out,
-                                    format!("/{key}/{i}/{k}"),
-                                    format!(
-                                        "`{k}` is the A2A 1.0 name; a 0.3 interface names its binding `transport`, which the official 0.3 schema and SDK require"
-                                    ),
-                                );
-                            }
+                        {
+                            mismatch(
+                                out,
+                                format!("/{key}/{i}/{k}"),
+                                format!(
+                                    "`{k}` is the A2A 1.0 name; a 0.3 interface names its binding `transport`, which the official 0.3 schema and SDK require"
+                                ),
+                            );
                         }
                     }
                 }

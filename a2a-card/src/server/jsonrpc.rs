@@ -172,10 +172,11 @@ pub(crate) async fn endpoint(State(rpc): State<Arc<JsonRpc>>, request: Request) 
     let Some(method) = request.get("method").and_then(Value::as_str) else {
         return invalid(id, "`method` is required, and is a string");
     };
-    if let Some(params) = request.get("params") {
-        if !params.is_object() && !params.is_null() {
-            return invalid(id, "`params` is an object");
-        }
+    if let Some(params) = request.get("params")
+        && !params.is_object()
+        && !params.is_null()
+    {
+        return invalid(id, "`params` is an object");
     }
     let legacy = Method::parse(method).filter(|_| rpc.v0_3 && asks_for_0_3(&parts.headers));
     let version = if legacy.is_some() { "0.3" } else { "1.0" };

@@ -1226,10 +1226,10 @@ async fn layer(
             }
             Err((code, message)) => return rpc_error(StatusCode::BAD_REQUEST, code, message),
         };
-        if let (Some(guard), Some(skill)) = (&gate.guard, called) {
-            if let Err(refusal) = guard.authorize_skill(skill, principal.as_ref()) {
-                return refuse(&refusal);
-            }
+        if let (Some(guard), Some(skill)) = (&gate.guard, called)
+            && let Err(refusal) = guard.authorize_skill(skill, principal.as_ref())
+        {
+            return refuse(&refusal);
         }
     }
     let mut response = next

@@ -456,11 +456,10 @@ impl Delivery {
                     request = request.header(name, value);
                 }
             }
-            if let Some(auth) = &config.authentication {
-                if let Some(credentials) = &auth.credentials {
-                    request =
-                        request.header("Authorization", format!("{} {credentials}", auth.scheme));
-                }
+            if let Some(auth) = &config.authentication
+                && let Some(credentials) = &auth.credentials
+            {
+                request = request.header("Authorization", format!("{} {credentials}", auth.scheme));
             }
             match request.send().instrument(span.clone()).await {
                 Ok(response) if response.status().is_success() => {

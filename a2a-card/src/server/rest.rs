@@ -140,10 +140,10 @@ pub(crate) async fn layer(State(rest): State<Arc<Rest>>, request: Request, next:
             let value: Option<Value> = is_json(&parts.headers)
                 .then(|| serde_json::from_slice(&bytes).ok())
                 .flatten();
-            if let Some(value) = &value {
-                if !value.get("message").is_some_and(Value::is_object) {
-                    return error(field_error("message", "is required: the message to send"));
-                }
+            if let Some(value) = &value
+                && !value.get("message").is_some_and(Value::is_object)
+            {
+                return error(field_error("message", "is required: the message to send"));
             }
             let request = value.and_then(|v| serde_json::from_value::<SendMessageRequest>(v).ok());
             let Some(request) = request else {

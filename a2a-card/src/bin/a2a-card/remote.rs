@@ -370,10 +370,10 @@ fn type_of(root: &Value, schema: &Value) -> String {
         _ if schema.get("properties").is_some() => "object".to_owned(),
         _ => "any".to_owned(),
     };
-    if base.starts_with("array") {
-        if let Some(items) = schema.get("items") {
-            return format!("array of {}", type_of(root, items));
-        }
+    if base.starts_with("array")
+        && let Some(items) = schema.get("items")
+    {
+        return format!("array of {}", type_of(root, items));
     }
     let (min, max) = (schema.get("minimum"), schema.get("maximum"));
     match (min, max) {
@@ -757,10 +757,10 @@ fn print_outputs(outcome: &TaskOutcome) -> io::Result<()> {
     for o in outcome.outputs() {
         write_output(&mut out, &o, true)?;
     }
-    if let (Some(state), Some(text)) = (outcome.state(), outcome.status_text()) {
-        if state != a2a::TaskState::Completed {
-            let _ = writeln!(io::stderr().lock(), "status: {}", sanitize(&text));
-        }
+    if let (Some(state), Some(text)) = (outcome.state(), outcome.status_text())
+        && state != a2a::TaskState::Completed
+    {
+        let _ = writeln!(io::stderr().lock(), "status: {}", sanitize(&text));
     }
     out.flush()
 }

@@ -648,10 +648,10 @@ fn api_key(parts: &Parts, location: Place, name: &str) -> Result<Option<String>,
             for v in parts.headers.get_all(header::COOKIE) {
                 let Ok(v) = v.to_str() else { continue };
                 for pair in v.split(';') {
-                    if let Some((k, val)) = pair.trim().split_once('=') {
-                        if k.trim() == name {
-                            put(val.trim().trim_matches('"').to_owned())?;
-                        }
+                    if let Some((k, val)) = pair.trim().split_once('=')
+                        && k.trim() == name
+                    {
+                        put(val.trim().trim_matches('"').to_owned())?;
                     }
                 }
             }

@@ -68,13 +68,13 @@ impl<A: Agent> RequestHandler for Lifecycle<A> {
         req: ListTasksRequest,
     ) -> Result<ListTasksResponse, A2AError> {
         self.authorize(params)?;
-        if let Some(size) = req.page_size {
-            if !(1..=100).contains(&size) {
-                return Err(field_error(
-                    "pageSize",
-                    format!("is {size}; it is between 1 and 100 (omit it for 50)"),
-                ));
-            }
+        if let Some(size) = req.page_size
+            && !(1..=100).contains(&size)
+        {
+            return Err(field_error(
+                "pageSize",
+                format!("is {size}; it is between 1 and 100 (omit it for 50)"),
+            ));
         }
         check_history_length("historyLength", req.history_length)?;
         let mut list = self.store().list(&req).await?;
@@ -120,11 +120,11 @@ impl<A: Agent> RequestHandler for Lifecycle<A> {
             Ok(task) => {
                 // Another replica runs it: its handler stops there, and it posts the update.
                 // Here, nobody else would.
-                if self.changes.is_none() {
-                    if let Some(push) = &self.recorder.push {
-                        let event = status_of(&id, &task.context_id, TaskState::Canceled, None);
-                        push.deliver(&id, event);
-                    }
+                if self.changes.is_none()
+                    && let Some(push) = &self.recorder.push
+                {
+                    let event = status_of(&id, &task.context_id, TaskState::Canceled, None);
+                    push.deliver(&id, event);
                 }
                 Ok(self.out_task(task))
             }
@@ -212,10 +212,10 @@ impl<A: Agent> RequestHandler for Lifecycle<A> {
         _req: GetExtendedAgentCardRequest,
     ) -> Result<a2a::AgentCard, A2AError> {
         // Only for authenticated callers, whatever the card requires of other calls.
-        if let Some(guard) = &self.guard {
-            if !auth::is_authenticated(params) {
-                return Err(auth::report(guard.unauthenticated_any()));
-            }
+        if let Some(guard) = &self.guard
+            && !auth::is_authenticated(params)
+        {
+            return Err(auth::report(guard.unauthenticated_any()));
         }
         self.extended
             .clone()

@@ -481,16 +481,16 @@ impl Tracked {
                     {
                         Some(event) => {
                             let mut error = None;
-                            if let StreamResponse::StatusUpdate(u) = event {
-                                if r.until.stops_at(&u.status.state) {
-                                    r.done = true;
-                                    // The caller's own turn (a send) gets its error, if any.
-                                    let own = r.until == Until::Interrupted;
-                                    if let Some((at, e)) = state.error.as_ref().filter(|_| own) {
-                                        if *at + 1 == r.next {
-                                            error = Some(e.clone());
-                                        }
-                                    }
+                            if let StreamResponse::StatusUpdate(u) = event
+                                && r.until.stops_at(&u.status.state)
+                            {
+                                r.done = true;
+                                // The caller's own turn (a send) gets its error, if any.
+                                let own = r.until == Until::Interrupted;
+                                if let Some((at, e)) = state.error.as_ref().filter(|_| own)
+                                    && *at + 1 == r.next
+                                {
+                                    error = Some(e.clone());
                                 }
                             }
                             Some(match error {

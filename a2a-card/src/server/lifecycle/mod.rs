@@ -381,13 +381,13 @@ impl<A: Agent> Lifecycle<A> {
         if tracked.state().is_terminal() {
             return Err(finished(id));
         }
-        if let Some(requested) = req.message.context_id.as_deref() {
-            if requested != tracked.context {
-                return Err(A2AError::invalid_params(format!(
-                    "contextId `{requested}` does not match task `{id}`, which belongs to context `{}`",
-                    tracked.context
-                )));
-            }
+        if let Some(requested) = req.message.context_id.as_deref()
+            && requested != tracked.context
+        {
+            return Err(A2AError::invalid_params(format!(
+                "contextId `{requested}` does not match task `{id}`, which belongs to context `{}`",
+                tracked.context
+            )));
         }
         let message = req.message;
         self.keep_webhook(id, config, false).await?;
@@ -666,10 +666,10 @@ fn unnumbered(events: NumberedStream) -> BoxStream<'static, Result<StreamRespons
 /// task's conversation.
 fn join(task: &mut Task, answer: &Message) {
     let history = task.history.get_or_insert_with(Vec::new);
-    if log::asks(&task.status.state) {
-        if let Some(question) = task.status.message.take() {
-            history.push(question);
-        }
+    if log::asks(&task.status.state)
+        && let Some(question) = task.status.message.take()
+    {
+        history.push(question);
     }
     history.push(answer.clone());
 }

@@ -87,13 +87,13 @@ pub(super) fn cancel_here(mut changes: broadcast::Receiver<String>, recorder: Ar
             if tracked.state().is_terminal() {
                 continue;
             }
-            if let Ok(Some(task)) = recorder.store.get(&id).await {
-                if task.status.state == TaskState::Canceled {
-                    let event = status(&tracked, TaskState::Canceled, None);
-                    recorder.record_as(&tracked, event, Write::Skip).await;
-                    recorder.sessions.cancel(&id);
-                    recorder.live.finished(&tracked);
-                }
+            if let Ok(Some(task)) = recorder.store.get(&id).await
+                && task.status.state == TaskState::Canceled
+            {
+                let event = status(&tracked, TaskState::Canceled, None);
+                recorder.record_as(&tracked, event, Write::Skip).await;
+                recorder.sessions.cancel(&id);
+                recorder.live.finished(&tracked);
             }
         }
     });

@@ -813,10 +813,10 @@ impl Db {
     /// been idle a while), else one from the pool.
     async fn connection(&self, held: Held) -> Result<PoolConnection<sqlx::Any>, sqlx::Error> {
         use std::sync::atomic::Ordering::Relaxed;
-        if let Some((mut conn, since)) = held {
-            if since.elapsed() < IDLE_PING || sqlx::Connection::ping(&mut *conn).await.is_ok() {
-                return Ok(conn);
-            }
+        if let Some((mut conn, since)) = held
+            && (since.elapsed() < IDLE_PING || sqlx::Connection::ping(&mut *conn).await.is_ok())
+        {
+            return Ok(conn);
         }
         if self.down.load(Relaxed) {
             tokio::time::timeout(RETRY_ACQUIRE, self.pool.acquire())
@@ -842,13 +842,11 @@ impl Db {
         // fewer, and the events and the rows commit together); else in one of their own,
         // first: a task read at event `n` finds every event after `n` logged.
         let merged = !rows.is_empty();
-        if !merged {
-            if let Err(e) = self.log(conn, events).await {
-                // The database cannot be reached: the rows would wait as long again to learn it.
-                if unreachable(&e) {
-                    self.down.store(true, Relaxed);
-                    return all_refused(rows, &db_error(e));
-                }
+        if !merged && let Err(e) = self.log(conn, events).await {
+            // The database cannot be reached: the rows would wait as long again to learn it.
+            if unreachable(&e) {
+                self.down.store(true, Relaxed);
+                return all_refused(rows, &db_error(e));
             }
         }
         self.down.store(false, Relaxed);
