@@ -32,6 +32,8 @@ pages! {
     RequestPath = "request-path.md";
     #[cfg(feature = "server")]
     AgentWork = "agent-work.md";
+    #[cfg(all(feature = "rig", feature = "client", feature = "server"))]
+    Model = "model.md";
     #[cfg(all(feature = "sqlite", feature = "postgres"))]
     DurableTasks = "durable-tasks.md";
     #[cfg(feature = "server")]
