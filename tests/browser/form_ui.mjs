@@ -102,6 +102,51 @@ try {
   check(rendered.tags === "p code strong em a p em", "Markdown gives code, strong, emphasis, links and paragraphs: " + rendered.tags);
   check(rendered.code === "<b>x</b>" && rendered.text.includes("<img src=x"), "markup in Markdown stays text");
   check(JSON.stringify(rendered.links) === JSON.stringify(["https://a2a-protocol.org"]), "only safe links are links: " + rendered.links.join(" "));
+  // Every kind of field, from a schema of each shape schemars makes: a nested object, an
+  // array of objects, an enum (plain and as `oneOf` of constants), booleans required and
+  // optional, `Option<T>` as `anyOf` with null, and a default; the value read back is the data.
+  const kinds = await page.evaluate(() => {
+    const schema = {
+      type: "object", required: ["stay", "rooms", "kind", "breakfast"],
+      properties: {
+        stay: { $ref: "#/$defs/Stay" },
+        rooms: { type: "array", items: { type: "object", required: ["beds"], properties: { beds: { type: "integer", minimum: 1 } } } },
+        kind: { oneOf: [{ const: "hotel", title: "A hotel" }, { const: "flat", title: "A flat" }] },
+        size: { type: ["string", "null"], enum: ["small", "large", null] },
+        breakfast: { type: "boolean" },
+        pets: { type: ["boolean", "null"] },
+        note: { anyOf: [{ type: "string", maxLength: 5 }, { type: "null" }] },
+        currency: { type: "string", default: "EUR" },
+      },
+      $defs: { Stay: { type: "object", required: ["nights"], properties: { nights: { type: "integer", minimum: 1 }, from: { type: "string", format: "date" } } } },
+    };
+    const form = new SchemaForm(schema);
+    document.body.append(form.node);
+    const fresh = form.value();
+    const freshErrors = [...form.node.querySelectorAll(".field-error")].filter((e) => !e.hidden).length;
+    const data = { stay: { nights: 2, from: "2026-12-01" }, rooms: [{ beds: 2 }, { beds: 1 }], kind: "flat", size: "large", breakfast: true, pets: false, currency: "USD" };
+    form.set(data);
+    const back = form.value();
+    const labels = [...form.node.querySelectorAll("label .field-title, legend .field-title")].map((l) => l.textContent);
+    const controls = {
+      kind: [...form.fields["/kind"].input.options].map((o) => o.textContent),
+      pets: form.fields["/pets"].input.tagName + ":" + [...form.fields["/pets"].input.options].map((o) => o.textContent).join("/"),
+      breakfast: form.fields["/breakfast"].input.type,
+      from: form.fields["/stay/from"].input.type,
+    };
+    form.fields["/note"].set("too long");
+    const note = form.fields["/note"].check() ? "" : form.fields["/note"].error.textContent;
+    const at = form.fieldAt("/rooms/1/beds").pointer + " " + form.fieldAt("/stay/nights/extra").pointer;
+    form.node.remove();
+    return { fresh, freshErrors, back, labels, controls, note, at };
+  });
+  check(JSON.stringify(kinds.fresh) === JSON.stringify({ stay: {}, rooms: [], breakfast: false, currency: "EUR" }), "a fresh form holds only the defaults: " + JSON.stringify(kinds.fresh));
+  check(kinds.freshErrors === 0, "a fresh form of every kind flags nothing");
+  check(JSON.stringify(kinds.back) === JSON.stringify({ stay: { nights: 2, from: "2026-12-01" }, rooms: [{ beds: 2 }, { beds: 1 }], kind: "flat", size: "large", breakfast: true, pets: false, currency: "USD" }), "every kind of field gives back the data it was set to: " + JSON.stringify(kinds.back));
+  check(kinds.labels.includes("Stay") && kinds.labels.includes("Nights") && kinds.labels.includes("Beds") && !kinds.labels.some((l) => /null|root/.test(l)), "nested fields are titled in words: " + kinds.labels.join(", "));
+  check(JSON.stringify(kinds.controls) === JSON.stringify({ kind: ["Choose…", "A hotel", "A flat"], pets: "SELECT:Not set/Yes/No", breakfast: "checkbox", from: "date" }), "enums are selects with their titles, an optional boolean a choice, a date a date input: " + JSON.stringify(kinds.controls));
+  check(kinds.note === "Must be at most 5 characters.", "an optional string keeps its own bounds: " + kinds.note);
+  check(kinds.at === "/rooms/1/beds /stay/nights", "an error's pointer finds its field, or the nearest above: " + kinds.at);
   // Touched and left wrong: flagged at the field, as the user goes.
   await plan.locator('[name="days"]').focus();
   await plan.locator('[name="destination"]').focus();

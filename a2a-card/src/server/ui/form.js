@@ -207,6 +207,8 @@ class Field {
     this.name = opts.name;
     this.pointer = opts.pointer;
     this.required = !!opts.required;
+    // An array's item: always sent, so neither required nor optional is said.
+    this.item = !!opts.item;
     this.fields = opts.fields;
     this.state = opts.state;
     this.kind = kindOf(this.schema);
@@ -223,7 +225,7 @@ class Field {
   // The field's heading: its title, and whether it is required or optional.
   heading(tag, attrs) {
     const head = el(tag, attrs, markdownInline(this.label(), "span", { class: "field-title" }));
-    head.append(this.required ? el("span", { class: "required-mark", "aria-hidden": "true", title: "required", text: "*" }) : el("span", { class: "optional", text: "optional" }));
+    if (!this.item) head.append(this.required ? el("span", { class: "required-mark", "aria-hidden": "true", title: "required", text: "*" }) : el("span", { class: "optional", text: "optional" }));
     return head;
   }
 
@@ -277,7 +279,7 @@ class Field {
 
   addItem(value) {
     const index = this.items.length;
-    const item = new Field(this.schema.items || {}, { name: "item " + (index + 1), pointer: pointerPush(this.pointer, index), required: true, fields: this.fields, state: this.state });
+    const item = new Field(this.schema.items || {}, { name: "item " + (index + 1), pointer: pointerPush(this.pointer, index), required: true, item: true, fields: this.fields, state: this.state });
     const li = el("li", { class: "item" }, item.node);
     const remove = el("button", { type: "button", class: "remove-item secondary", text: "Remove" });
     remove.setAttribute("aria-label", "Remove " + item.label().toLowerCase() + " of " + this.label());
