@@ -17,7 +17,7 @@ mod trip;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use a2a_card::client::{Content, Event, Payload, RemoteAgent};
+use a2a_card::client::{Connect, Content, Event, Payload, RemoteAgent};
 use a2a_card::rig::rig_core::providers::openai::OpenAIConfig;
 use a2a_card::rig::rig_core::tool::ToolErrorKind;
 use a2a_card::rig::{local_tools, remote_tool, remote_tools, text_parameters, typed_tool};
@@ -90,7 +90,8 @@ mod streaming {
     async fn chunks_arrive_over_time_and_make_the_final_artifact() {
         let Some(model) = model_server() else { return };
         let _turn = turn().await;
-        let running = serve(Server::new(model_agent(model, 160, "http://127.0.0.1:1"))).await;
+        let running =
+            serve(Server::new(model_agent(model, 160, "http://127.0.0.1:1")).grpc(true)).await;
         let card = card(&running.base).await;
         assert_eq!(card.capabilities.streaming, Some(true));
         let mut answers = Vec::new();
@@ -145,8 +146,34 @@ mod streaming {
             assert!(streamed.to_lowercase().contains("dragon"), "{streamed}");
             answers.push(streamed);
         }
+        // gRPC, through this crate's client: the same chunks.
+        let remote = Connect::new(running.base.as_str())
+            .prefer_bindings(["GRPC"])
+            .discover()
+            .await
+            .expect("the card");
+        let mut run = remote
+            .stream("ask", Payload::text(LONG))
+            .await
+            .expect("a stream");
+        let mut chunks = Vec::new();
+        while let Some(event) = run.next().await {
+            match event.expect("an event") {
+                Event::Output(output) => match output.content {
+                    Content::Text(t) => chunks.push(t),
+                    other => panic!("text expected, got {other:?}"),
+                },
+                Event::Finished { state, text } => {
+                    assert_eq!(state, TaskState::Completed, "gRPC: {text:?}")
+                }
+                _ => {}
+            }
+        }
+        assert!(chunks.len() >= 100, "gRPC: {} chunks", chunks.len());
+        answers.push(chunks.concat());
         // Greedy decoding: the same answer over each binding.
         assert_eq!(answers[0], answers[1]);
+        assert_eq!(answers[0], answers[2]);
     }
 
     #[tokio::test]

@@ -18,7 +18,24 @@ use crate::dispatch::{Decision, DispatchError, Dispatcher, SchemaCompileError};
 use crate::file::File;
 use crate::skill::{Reply, SkillError};
 
-/// Why the tools of a declared agent cannot be made.
+/// Why the tools of a declared agent cannot be made: only what the compiler could not check
+/// about its declaration (see [`Agent::card`]).
+///
+/// ```
+/// # use a2a_card::{agent, skill};
+/// # struct Echo;
+/// # /// Says back what it is told.
+/// # #[agent(url = "http://127.0.0.1:9000")]
+/// # impl Echo {
+/// #     /// Echoes the text.
+/// #     #[skill]
+/// #     fn echo(&self, text: String) -> String { text }
+/// # }
+/// match a2a_card::rig::local_tools(std::sync::Arc::new(Echo)) {
+///     Ok(tools) => assert_eq!(tools.len(), 1),
+///     Err(e) => eprintln!("no tools: {e}"),
+/// }
+/// ```
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum LocalToolsError {
