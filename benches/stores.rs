@@ -209,31 +209,32 @@ fn rss_mib() -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
-/// One store's server for a soak: the fight example (and the streamer), on `store`.
-async fn soak_handlers(store: &str) -> (SocketAddr, Arc<dyn RequestHandler>) {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-stores");
-    std::fs::create_dir_all(&dir).expect("a directory");
-    let tasks = |name: &str| async move {
-        match store {
-            "memory" => Tasks::memory(),
-            "sqlite" => {
-                let file = dir.join(format!("soak-{name}-{}.db", std::process::id()));
-                Tasks::sqlite(file)
-            }
-            "postgres" => match postgres::database(&format!("soak_{name}")).await {
-                Ok(url) => Tasks::postgres(url),
-                Err(why) => panic!("no Postgres: {why}"),
-            },
-            other => panic!("no store {other}"),
+/// The tasks of a soak on `store`, for its server `name`.
+async fn soak_tasks(store: &str, name: &str) -> Tasks {
+    match store {
+        "memory" => Tasks::memory(),
+        "sqlite" => {
+            let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-stores");
+            std::fs::create_dir_all(&dir).expect("a directory");
+            Tasks::sqlite(dir.join(format!("soak-{name}-{}.db", std::process::id())))
         }
-    };
+        "postgres" => match postgres::database(&format!("soak_{name}")).await {
+            Ok(url) => Tasks::postgres(url),
+            Err(why) => panic!("no Postgres: {why}"),
+        },
+        other => panic!("no store {other}"),
+    }
+}
+
+/// One store's servers for a soak: the fight example over HTTP, and the streamer's handler.
+async fn soak_handlers(store: &str) -> (SocketAddr, Arc<dyn RequestHandler>) {
     let app = Server::new(fight_club::FightClub)
-        .tasks(tasks("fight").await)
+        .tasks(soak_tasks(store, "fight").await)
         .router()
         .await
         .unwrap_or_else(|e| panic!("{store}: {e}"));
     let streamer = Server::new(Streamer)
-        .tasks(tasks("streams").await)
+        .tasks(soak_tasks(store, "streams").await)
         .request_handler()
         .await
         .unwrap_or_else(|e| panic!("{store}: {e}"));
@@ -268,7 +269,8 @@ fn soak_one(store: &str, seconds: u64) {
     let (addr, streamer) = runtime.block_on(soak_handlers(store));
     let request = fight_request("");
     let mut client = Client::new(addr, CONNECTIONS, &request);
-    println!("  {store}: blocking SendMessage at full rate");
+    let idle = rss_mib();
+    println!("  {store}: {idle:.1} MiB before any load; blocking SendMessage at full rate");
     let blocking = sampled(seconds, || {
         client.run(1_000);
         1_000
@@ -278,6 +280,10 @@ fn soak_one(store: &str, seconds: u64) {
         runtime.block_on(stream_once(&*streamer, CHUNKS));
         1
     });
+    // What the blocking load left: its finished tasks, as many as retention keeps (10,000
+    // in memory; in the SQL stores' memory, only the writer's cache of 1,024).
+    let held = blocking.last().map_or(0.0, |s| s.1) - idle;
+    println!("SOAK-KB {store} {:.2}", held * 1024.0 / 10_000.0);
     for (load, samples) in [("blocking", blocking), ("streams", streams)] {
         let first = samples.first().map_or(0.0, |s| s.1);
         let last = samples.last().map_or(0.0, |s| s.1);
@@ -289,7 +295,7 @@ fn soak_one(store: &str, seconds: u64) {
 fn soak(seconds: u64, only: Option<&str>) {
     let exe = std::env::current_exe().expect("this bench");
     let stores = ["memory", "sqlite", "postgres"];
-    let mut rows = Vec::new();
+    let (mut rows, mut kbs) = (Vec::new(), Vec::new());
     for store in stores.iter().filter(|s| only.is_none_or(|o| o == **s)) {
         println!("soak: {store}, {seconds} s per load");
         let out = std::process::Command::new(&exe)
@@ -299,9 +305,12 @@ fn soak(seconds: u64, only: Option<&str>) {
             .expect("the soak process");
         let text = String::from_utf8_lossy(&out.stdout);
         for line in text.lines() {
-            match line.strip_prefix("SOAK ") {
-                Some(row) => rows.push(row.to_owned()),
-                None => println!("{line}"),
+            if let Some(row) = line.strip_prefix("SOAK ") {
+                rows.push(row.to_owned());
+            } else if let Some(kb) = line.strip_prefix("SOAK-KB ") {
+                kbs.push(kb.to_owned());
+            } else {
+                println!("{line}");
             }
         }
         if !out.status.success() {
@@ -319,6 +328,12 @@ fn soak(seconds: u64, only: Option<&str>) {
                 "  {store:<9} {load:<9} {a:>7.1} MiB -> {b:>7.1} MiB  {:.2}x",
                 b / a
             );
+        }
+    }
+    println!("resident memory the blocking load left, per retained terminal task (of 10,000):");
+    for kb in kbs {
+        if let Some((store, kb)) = kb.split_once(' ') {
+            println!("  {store:<9} {kb:>6} kB");
         }
     }
 }

@@ -30,8 +30,10 @@ pub struct MemoryTasks {
 #[derive(Default)]
 struct Inner {
     tasks: HashMap<String, (Task, TaskVersion)>,
-    /// Terminal tasks, oldest first, with when they ended.
-    ended: VecDeque<(Instant, String)>,
+    /// Terminal tasks, oldest first, with when they ended and the bytes each holds.
+    ended: VecDeque<(Instant, String, usize)>,
+    /// The bytes of the terminal tasks, in all.
+    ended_bytes: usize,
 }
 
 impl std::fmt::Debug for MemoryTasks {
@@ -72,24 +74,33 @@ const CHANGES: usize = 256;
 impl Inner {
     /// Records that `id` ended now, and removes what retention lets go.
     fn ended(&mut self, id: &str, retention: &Retention) {
-        self.ended.push_back((Instant::now(), id.to_owned()));
+        let bytes = self
+            .tasks
+            .get(id)
+            .map_or(0, |(task, _)| super::task_bytes(task));
+        self.ended.push_back((Instant::now(), id.to_owned(), bytes));
+        self.ended_bytes += bytes;
         self.prune(retention);
     }
 
     fn prune(&mut self, retention: &Retention) {
         let now = Instant::now();
-        while let Some((at, id)) = self.ended.front() {
+        while let Some((at, id, bytes)) = self.ended.front() {
             let too_many = retention
                 .count_limit()
                 .is_some_and(|max| self.ended.len() > max);
+            let too_big = retention
+                .bytes_limit()
+                .is_some_and(|max| self.ended_bytes > max);
             let too_old = retention
                 .age_limit()
                 .is_some_and(|age| now.duration_since(*at) > age);
-            if !(too_many || too_old) {
+            if !(too_many || too_big || too_old) {
                 break;
             }
-            let id = id.clone();
+            let (id, bytes) = (id.clone(), *bytes);
             self.ended.pop_front();
+            self.ended_bytes -= bytes;
             self.tasks.remove(&id);
         }
     }
@@ -179,4 +190,76 @@ pub(crate) fn terminal_error(id: &str, was: &TaskState, to: &TaskState) -> A2AEr
     A2AError::invalid_request(format!(
         "task {id} is in terminal state {was:?} and cannot change to {to:?}"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use a2a::{Artifact, Part, TaskStatus};
+
+    fn task(id: &str, text: &str, state: TaskState) -> Task {
+        Task {
+            id: id.to_owned(),
+            context_id: "c".to_owned(),
+            status: TaskStatus {
+                state,
+                message: None,
+                timestamp: None,
+            },
+            artifacts: Some(vec![Artifact {
+                artifact_id: "a".to_owned(),
+                name: None,
+                description: None,
+                parts: vec![Part::text(text)],
+                metadata: None,
+                extensions: None,
+            }]),
+            history: None,
+            metadata: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn terminal_tasks_are_bounded_by_their_bytes_oldest_first() {
+        let store = MemoryTasks::new(Retention::default().max_bytes(50_000));
+        let big = "x".repeat(20_000);
+        for i in 0..5 {
+            let id = format!("t{i}");
+            store
+                .create(task(&id, "", TaskState::Working))
+                .await
+                .expect("created");
+            store
+                .update(task(&id, &big, TaskState::Completed))
+                .await
+                .expect("completed");
+        }
+        // Two of about 20 kB fit in 50 kB: the three oldest went.
+        for i in 0..3 {
+            assert!(
+                store.get(&format!("t{i}")).await.expect("read").is_none(),
+                "t{i}"
+            );
+        }
+        for i in 3..5 {
+            assert!(
+                store.get(&format!("t{i}")).await.expect("read").is_some(),
+                "t{i}"
+            );
+        }
+        // A running task weighs nothing against the bound, and is never removed.
+        store
+            .create(task("running", &big, TaskState::Working))
+            .await
+            .expect("created");
+        store
+            .create(task("done", &big, TaskState::Completed))
+            .await
+            .expect("created");
+        assert!(store.get("running").await.expect("read").is_some());
+        assert!(
+            store.get("t3").await.expect("read").is_none(),
+            "t3 made room"
+        );
+    }
 }

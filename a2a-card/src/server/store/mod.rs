@@ -33,6 +33,7 @@ mod apply;
 mod memory;
 #[cfg(feature = "postgres")]
 mod notify;
+mod size;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod sql;
 
@@ -47,17 +48,32 @@ use a2a_server::TaskStore;
 
 pub(crate) use apply::{apply, asks};
 pub use memory::MemoryTasks;
+pub(crate) use size::{event_bytes, task_bytes};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub use sql::{DEFAULT_LEASE, SqlPushConfigs, SqlTasks};
 
 /// How long finished tasks are kept.
 ///
-/// The default keeps a terminal task for a day, and at most 10,000 of them: enough for callers
-/// to fetch results, while memory and disk stay bounded under any load.
+/// The default keeps a terminal task for a day, and at most 10,000 of them (in memory, at most
+/// 64 MiB of them too): enough for callers to fetch results, while memory and disk stay
+/// bounded under any load, whatever the rate and whatever the tasks hold.
+///
+/// ```
+/// use std::time::Duration;
+/// use a2a_card::server::store::Retention;
+///
+/// let retention = Retention::default()
+///     .max_age(Duration::from_secs(3600))
+///     .max_terminal(1_000)
+///     .max_bytes(16 << 20);
+/// assert_eq!(retention.count_limit(), Some(1_000));
+/// assert_eq!(retention.bytes_limit(), Some(16 << 20));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Retention {
     max_age: Option<Duration>,
     max_terminal: Option<usize>,
+    max_bytes: Option<usize>,
 }
 
 impl Default for Retention {
@@ -65,6 +81,7 @@ impl Default for Retention {
         Retention {
             max_age: Some(Duration::from_secs(24 * 3600)),
             max_terminal: Some(10_000),
+            max_bytes: Some(64 << 20),
         }
     }
 }
@@ -75,7 +92,21 @@ impl Retention {
         Retention {
             max_age: None,
             max_terminal: None,
+            max_bytes: None,
         }
+    }
+
+    /// Keeps at most about `bytes` of terminal tasks in memory, removing the oldest first (the
+    /// [memory store](Tasks::memory)'s bound: a task that streamed a long answer weighs what it
+    /// holds; a database keeps its tasks on disk, bounded by count and age).
+    pub fn max_bytes(mut self, bytes: usize) -> Self {
+        self.max_bytes = Some(bytes);
+        self
+    }
+
+    /// The bytes limit of the memory store, if any.
+    pub fn bytes_limit(&self) -> Option<usize> {
+        self.max_bytes
     }
 
     /// Removes terminal tasks that finished longer ago than `age`.
