@@ -120,12 +120,15 @@ mod streaming {
             }
             let ended = ended.expect("the task ends");
             // One chunk per token (160 at most, and this answer takes them all): many chunks,
-            // spread over the generation, the first long before the end.
+            // spread over the generation. The first arrives while the model still has most of
+            // the answer to write (160 tokens take it well over 300 ms), the last near the end.
+            // (Before the first token the model reads the prompt: how long that takes is its
+            // own business, so the times are measured from the first chunk.)
             assert!(chunks.len() >= 100, "{binding}: {} chunks", chunks.len());
             let first = chunks[0].0;
             let last = chunks[chunks.len() - 1].0;
             assert!(
-                first * 4 < ended && last - first > ended / 2,
+                ended - first > Duration::from_millis(300) && last - first > (ended - first) / 2,
                 "{binding}: first chunk at {first:?}, last at {last:?}, end at {ended:?}"
             );
             let times: Vec<Duration> = chunks.iter().map(|c| c.0).collect();
@@ -236,7 +239,7 @@ mod cancellation {
     async fn cancel_mid_answer_stops_the_generation() {
         let Some(model) = model_server() else { return };
         let _turn = turn().await;
-        // 1500 tokens take the model several seconds; the answer to LONG runs that far.
+        // 1500 tokens take the model over 10 s; the answer to LONG runs that far.
         let running = serve(Server::new(model_agent(model, 1500, "http://127.0.0.1:1"))).await;
         let card = card(&running.base).await;
         let client = client(&card, "JSONRPC").await;
@@ -278,7 +281,7 @@ mod cancellation {
         // Were the generation still running, this would wait for its ~1500 tokens.
         let waited = one_token(&model.base).await;
         assert!(
-            waited < Duration::from_millis(1500),
+            waited < Duration::from_secs(3),
             "a one-token completion took {waited:?}: the model was still generating"
         );
         // The task keeps the chunks it had, and no more come.
