@@ -11,13 +11,10 @@ use axum::response::Response;
 use axum::routing::get;
 use serde_json::Value;
 
+use super::interfaces::{AGENT_CARD_PATH, CAPABILITIES_PATH};
 use crate::card::AgentCard;
 use crate::wire::Profile;
 
-/// The well-known path of the public Agent Card.
-pub const AGENT_CARD_PATH: &str = "/.well-known/agent-card.json";
-/// The path of the AG-UI capabilities snapshot.
-pub const CAPABILITIES_PATH: &str = "/capabilities";
 /// The request header that chooses the card's profile.
 pub const A2A_VERSION_HEADER: &str = "a2a-version";
 

@@ -105,6 +105,18 @@ fn grpc_status(code: i32) -> &'static str {
     }
 }
 
+/// `body` as a JSON answer with `status`.
+pub(crate) fn json_response(status: StatusCode, body: &impl serde::Serialize) -> Response {
+    let bytes = serde_json::to_vec(body).unwrap_or_default();
+    let mut response = Response::new(Body::from(bytes));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

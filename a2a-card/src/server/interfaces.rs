@@ -6,8 +6,12 @@ use axum::http::Uri;
 
 use crate::card::{AgentCard, AgentInterface, ProtocolVersion};
 
-use super::ServerError;
-use super::documents::{AGENT_CARD_PATH, CAPABILITIES_PATH};
+use super::failure::ServerError;
+
+/// The well-known path of the public Agent Card.
+pub const AGENT_CARD_PATH: &str = "/.well-known/agent-card.json";
+/// The path of the AG-UI capabilities snapshot.
+pub const CAPABILITIES_PATH: &str = "/capabilities";
 
 /// Where the agent is reached: the URL of its interfaces and the path they are mounted at.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,7 +102,7 @@ impl Endpoint {
             served
                 .capabilities
                 .extensions
-                .push(super::mcp::extension(self.origin()));
+                .push(mcp_extension(self.origin()));
         }
         served
     }
@@ -231,4 +235,31 @@ mod tests {
             assert!(Endpoint::parse(bad).is_err(), "{bad}");
         }
     }
+}
+
+/// The path of the agent's MCP endpoint (streamable HTTP), at the root of its origin.
+#[cfg(feature = "mcp")]
+pub(crate) const MCP_PATH: &str = "/mcp";
+
+/// The URI of the card's extension entry that names the agent's MCP endpoint.
+#[cfg(feature = "mcp")]
+pub(crate) const MCP_EXTENSION_URI: &str = "https://github.com/a2a-card/a2a-card/extensions/mcp/v1";
+
+/// The card's extension entry naming the MCP endpoint at `origin`.
+#[cfg(feature = "mcp")]
+fn mcp_extension(origin: &str) -> crate::card::AgentExtension {
+    let mut params = serde_json::Map::new();
+    params.insert(
+        "url".into(),
+        serde_json::Value::String(format!("{origin}{MCP_PATH}")),
+    );
+    params.insert(
+        "transport".into(),
+        serde_json::Value::String("streamable-http".into()),
+    );
+    let mut extension = crate::card::AgentExtension::new(MCP_EXTENSION_URI).with_description(
+        "The agent's skills as MCP tools, with the same schemas, at params.url (MCP streamable HTTP)",
+    );
+    extension.params = Some(params);
+    extension
 }

@@ -17,6 +17,7 @@ use tower::ServiceExt;
 use super::auth::{self, Guard};
 use super::body_limit::{self, BodyError};
 use super::documents::A2A_VERSION_HEADER;
+use super::errors::json_response;
 use super::exact::{self, MAX_ANSWER_BYTES};
 use super::lifecycle::{Numbered, NumberedStream};
 use crate::v0_3::{self, Method};
@@ -42,18 +43,6 @@ fn refuse(status: StatusCode, id: JsonRpcId, code: i32, message: impl Into<Strin
     super::telemetry::failed();
     let error = A2AError::new(code, message).to_jsonrpc_error();
     json_response(status, &JsonRpcResponse::error(id, error))
-}
-
-/// `body` as a JSON answer with `status`.
-pub(crate) fn json_response(status: StatusCode, body: &impl serde::Serialize) -> Response {
-    let bytes = serde_json::to_vec(body).unwrap_or_default();
-    let mut response = Response::new(Body::from(bytes));
-    *response.status_mut() = status;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    response
 }
 
 /// Whether the request says its body is JSON (`application/json` or `application/*+json`,

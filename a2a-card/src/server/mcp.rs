@@ -77,7 +77,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Map, Value, json};
 
 use crate::agent::Agent;
-use crate::card::{AgentCard, AgentExtension, SecurityScheme};
+use crate::card::{AgentCard, SecurityScheme};
 use crate::schema::SchemaMode;
 
 use super::ServerError;
@@ -91,7 +91,7 @@ use super::lifecycle::{Lifecycle, NumberedStream};
 /// let url = format!("http://127.0.0.1:9000{}", a2a_card::mcp::PATH);
 /// assert_eq!(url, "http://127.0.0.1:9000/mcp");
 /// ```
-pub const PATH: &str = "/mcp";
+pub const PATH: &str = super::interfaces::MCP_PATH;
 
 /// Where the protected-resource metadata (RFC 9728) of the MCP endpoint is served, for agents
 /// whose card declares OAuth 2.0 or OpenID Connect.
@@ -114,7 +114,7 @@ pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource/
 ///     .and_then(|e| e.params.as_ref()?.get("url")?.as_str().map(str::to_owned))
 /// # }
 /// ```
-pub const EXTENSION_URI: &str = "https://github.com/a2a-card/a2a-card/extensions/mcp/v1";
+pub const EXTENSION_URI: &str = super::interfaces::MCP_EXTENSION_URI;
 
 /// The name of the one field an elicited answer has.
 const ANSWER: &str = "answer";
@@ -1252,7 +1252,7 @@ fn rpc_error(status: StatusCode, code: i32, message: String) -> Response {
         data: None,
     };
     let answer = a2a::JsonRpcResponse::error(a2a::JsonRpcId::Null, error);
-    super::jsonrpc::json_response(status, &answer)
+    super::errors::json_response(status, &answer)
 }
 
 impl Gate {
@@ -1409,18 +1409,6 @@ fn origin_of(url: &str) -> String {
         Some(end) => url[..start + end].to_owned(),
         None => url.to_owned(),
     }
-}
-
-/// The card's extension entry naming the MCP endpoint at `origin`.
-pub(crate) fn extension(origin: &str) -> AgentExtension {
-    let mut params = Map::new();
-    params.insert("url".into(), Value::String(format!("{origin}{PATH}")));
-    params.insert("transport".into(), Value::String("streamable-http".into()));
-    let mut extension = AgentExtension::new(EXTENSION_URI).with_description(
-        "The agent's skills as MCP tools, with the same schemas, at params.url (MCP streamable HTTP)",
-    );
-    extension.params = Some(params);
-    extension
 }
 
 #[cfg(test)]

@@ -141,10 +141,7 @@ impl Refusal {
             data: serde_json::to_value(vec![info]).ok(),
         };
         let answer = a2a::JsonRpcResponse::error(id, error);
-        self.with_headers(crate::server::jsonrpc::json_response(
-            self.status(),
-            &answer,
-        ))
+        self.with_headers(crate::server::errors::json_response(self.status(), &answer))
     }
 
     /// The HTTP+JSON answer (`google.rpc.Status`, as the official router writes errors).

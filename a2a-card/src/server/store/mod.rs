@@ -31,7 +31,7 @@
 
 mod apply;
 mod memory;
-#[cfg(feature = "postgres")]
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod notify;
 mod size;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]

@@ -16,6 +16,7 @@ use sqlx::any::AnyPoolOptions;
 use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::{Any, Row, Transaction};
 
+use super::notify::{ANSWERS, CHANGES, Others, REPLICAS};
 use super::{Retention, StoreError};
 
 /// The name the schema table gives this crate's databases.
@@ -78,50 +79,8 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ),
 ];
 
-/// The Postgres channel on which every write announces the id of the task it changed.
-pub(crate) const CHANGES: &str = "a2a_card_tasks";
-/// The Postgres channel on which an answer to a question travels to the replica whose handler
-/// asked.
-pub(crate) const ANSWERS: &str = "a2a_card_answers";
-
-/// The Postgres channel on which every write of events announces the id of their task.
-pub(crate) const EVENTS: &str = "a2a_card_events";
-
-/// The Postgres channel on which a replica says it opened (its id), so that the others
-/// announce their writes from then on (see [`Others`]).
-pub(crate) const REPLICAS: &str = "a2a_card_replicas";
-
 /// How long a replica that stopped renewing its lease still owns its running tasks.
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(10);
-
-/// Whether another replica may listen to this one's writes (Postgres), so that the writer
-/// announces them (`NOTIFY`). A replica alone does not: each notification goes to every
-/// connection listening on its channel, this replica's own too, which wakes to read it
-/// (measured: a fifth of a blocking send's throughput). True until this replica listens (from
-/// then on it hears a newcomer say it opened, on [`REPLICAS`]); then whether the table of
-/// replicas holds another live one, read at each lease renewal, or one said it opened since
-/// the read began.
-#[derive(Debug)]
-pub(crate) struct Others {
-    announce: std::sync::atomic::AtomicBool,
-    /// How many newcomers were heard.
-    heard: std::sync::atomic::AtomicU64,
-}
-
-impl Others {
-    /// Whether the writer announces its writes.
-    pub(crate) fn announce(&self) -> bool {
-        self.announce.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    /// Another replica said it opened.
-    #[cfg(feature = "postgres")]
-    pub(crate) fn heard(&self) {
-        use std::sync::atomic::Ordering::SeqCst;
-        self.heard.fetch_add(1, SeqCst);
-        self.announce.store(true, SeqCst);
-    }
-}
 
 /// Which SQL database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -39,7 +39,8 @@ use sqlx::pool::PoolConnection;
 use sqlx::{AnyPool, Row as _};
 use tokio::sync::{mpsc, oneshot};
 
-use super::{CHANGES, Dialect, EVENTS, db_error, encode, now_millis, sql_for, state_name};
+use super::super::notify::{CHANGES, EVENTS, Others};
+use super::{Dialect, db_error, encode, now_millis, sql_for, state_name};
 use crate::server::store::memory::terminal_error;
 
 /// The most writes one round takes.
@@ -219,7 +220,7 @@ pub(super) struct Db {
     pub(super) down: std::sync::atomic::AtomicBool,
     /// Whether a round announces what it wrote (Postgres `NOTIFY`): only while another
     /// replica may listen.
-    pub(super) others: Arc<super::Others>,
+    pub(super) others: Arc<Others>,
 }
 
 /// A connection the writer keeps between rounds, and since when it is unused.
