@@ -222,7 +222,7 @@ async fn the_forms_work_in_a_real_browser() {
     assert!(output.status.success(), "{stdout}\n{stderr}");
     assert!(!stdout.contains("FAIL"), "{stdout}");
     for state in [
-        "fresh", "fight", "touched", "invalid", "stream", "file", "keyboard", "phone",
+        "fresh", "fight", "touched", "invalid", "stream", "question", "file", "keyboard", "phone",
     ] {
         let shot =
             Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("form-ui/form-ui-{state}.png"));

@@ -1,10 +1,11 @@
 // Drives the form page of the examples' agents in headless Chromium (Debian's, through
 // playwright-core): a fresh form flags nothing and starts within its schema; titles come from
-// the schema or the field's name in words; descriptions are Markdown, escaped; fills and
-// submits the fight form and sees the verdict as a card; submits an invalid trip and sees the
-// error at its field; watches a streamed plan arrive card by card with the task's timeline;
-// attaches a calendar; checks the recent tasks, a keyboard-only run, a phone's screen, and
-// accessibility (axe-core). A screenshot of each state goes to OUT_DIR.
+// the schema or the field's name in words; descriptions are Markdown, escaped; every kind of
+// field reads back its data; fills and submits the fight form and sees the verdict as a card;
+// submits an invalid trip and sees the error at its field; watches a streamed plan arrive card
+// by card with the task's timeline; answers the agent's question; attaches a calendar; checks
+// the recent tasks, a keyboard-only run, a phone's screen, and accessibility (axe-core). A
+// screenshot of each state goes to OUT_DIR.
 // Usage: node form_ui.mjs FIGHT_CLUB_URL TRIP_PLANNER_URL OUT_DIR
 import { createRequire } from "node:module";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -186,6 +187,24 @@ try {
   const dates = await plan.locator('dd[data-field="date"]').allTextContents();
   check(JSON.stringify(dates) === JSON.stringify(["2026-12-01", "2026-12-02", "2026-12-03"]), "the plan's days arrive in order: " + dates.join(", "));
   await page.screenshot({ path: join(outDir, "form-ui-stream.png"), fullPage: true });
+
+  // A question: without its optional start date the plan asks for one; the answer, given in
+  // the box the question opens, resumes the same task, and the timeline shows it all.
+  await plan.locator("button.example").first().click();
+  await plan.locator('[name="start_date"]').fill("");
+  await plan.locator("button.submit").click();
+  const question = plan.locator("form.question");
+  await question.waitFor({ timeout: 10000 });
+  check((await question.locator("label").textContent()).includes("Which day do you leave?"), "the agent's question is asked in the page");
+  check((await plan.locator(".timeline li").last().getAttribute("data-state")) === "input required", "the timeline shows the task waiting for input");
+  await page.screenshot({ path: join(outDir, "form-ui-question.png"), fullPage: true });
+  await question.locator("input.answer").fill("2026-12-05");
+  await question.locator("button.send-answer").click();
+  await page.waitForFunction(() => document.querySelector('section[data-skill="plan-trip"] .progress').textContent === "Done.", null, { timeout: 15000 });
+  const answered = await plan.locator('dd[data-field="date"]').allTextContents();
+  check(answered[0] === "2026-12-05", "the answer resumes the task: " + answered.join(", "));
+  const states = await plan.locator(".timeline li").evaluateAll((items) => items.map((i) => i.dataset.state));
+  check(states.includes("input required") && states[states.length - 1] === "completed", "the timeline goes on after the answer: " + states.join(" -> "));
 
   // A calendar file, chosen in the file input the skill's `text/calendar` mode gives: its busy
   // day is kept free in the plan.
