@@ -170,6 +170,33 @@ pub(crate) fn bound_url(declared: &str, bound: SocketAddr) -> String {
     )
 }
 
+/// The path of the agent's MCP endpoint (streamable HTTP), at the root of its origin.
+#[cfg(feature = "mcp")]
+pub(crate) const MCP_PATH: &str = "/mcp";
+
+/// The URI of the card's extension entry that names the agent's MCP endpoint.
+#[cfg(feature = "mcp")]
+pub(crate) const MCP_EXTENSION_URI: &str = "https://github.com/a2a-card/a2a-card/extensions/mcp/v1";
+
+/// The card's extension entry naming the MCP endpoint at `origin`.
+#[cfg(feature = "mcp")]
+fn mcp_extension(origin: &str) -> crate::card::AgentExtension {
+    let mut params = serde_json::Map::new();
+    params.insert(
+        "url".into(),
+        serde_json::Value::String(format!("{origin}{MCP_PATH}")),
+    );
+    params.insert(
+        "transport".into(),
+        serde_json::Value::String("streamable-http".into()),
+    );
+    let mut extension = crate::card::AgentExtension::new(MCP_EXTENSION_URI).with_description(
+        "The agent's skills as MCP tools, with the same schemas, at params.url (MCP streamable HTTP)",
+    );
+    extension.params = Some(params);
+    extension
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -235,31 +262,4 @@ mod tests {
             assert!(Endpoint::parse(bad).is_err(), "{bad}");
         }
     }
-}
-
-/// The path of the agent's MCP endpoint (streamable HTTP), at the root of its origin.
-#[cfg(feature = "mcp")]
-pub(crate) const MCP_PATH: &str = "/mcp";
-
-/// The URI of the card's extension entry that names the agent's MCP endpoint.
-#[cfg(feature = "mcp")]
-pub(crate) const MCP_EXTENSION_URI: &str = "https://github.com/a2a-card/a2a-card/extensions/mcp/v1";
-
-/// The card's extension entry naming the MCP endpoint at `origin`.
-#[cfg(feature = "mcp")]
-fn mcp_extension(origin: &str) -> crate::card::AgentExtension {
-    let mut params = serde_json::Map::new();
-    params.insert(
-        "url".into(),
-        serde_json::Value::String(format!("{origin}{MCP_PATH}")),
-    );
-    params.insert(
-        "transport".into(),
-        serde_json::Value::String("streamable-http".into()),
-    );
-    let mut extension = crate::card::AgentExtension::new(MCP_EXTENSION_URI).with_description(
-        "The agent's skills as MCP tools, with the same schemas, at params.url (MCP streamable HTTP)",
-    );
-    extension.params = Some(params);
-    extension
 }
