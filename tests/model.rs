@@ -502,8 +502,13 @@ mod local {
     async fn local_tools_check_the_same_schemas_and_give_the_typed_output() {
         let tools = local_tools(Arc::new(FightClub)).expect("the tools");
         let card = FightClub::card().expect("the card");
-        assert_eq!(tools.len(), card.skills.len());
+        assert_eq!(
+            tools.len(),
+            card.skills.len() + 1,
+            "one per skill, and the answer tool"
+        );
         assert_eq!(tools[0].name(), "fight-comparison");
+        assert_eq!(tools[1].name(), "answer-fight-club");
         assert_eq!(
             tools[0].definition().parameters,
             card.schemas["fightComparison"]
@@ -551,16 +556,55 @@ mod local {
             .clone();
         assert_eq!(days.len(), 3);
         assert_eq!(days[2]["date"], "2026-12-03");
-        // A skill that asks cannot be answered in process: the question is in the error.
-        let error = plan
-            .execute(json!({"destination": "Lisbon", "days": 3}))
+        // A skill that asks waits for the answer: the question is the result, and the answer
+        // tool resumes the same handler.
+        let asked = plan
+            .execute(json!({"destination": "Lisbon", "days": 2}))
             .await
-            .expect_err("it asks for a date");
+            .expect("a question, not an error");
+        let asked = asked.as_json().expect("JSON").clone();
+        assert_eq!(asked["state"], "input-required");
         assert!(
-            error.message().contains("YYYY-MM-DD"),
-            "{}",
-            error.message()
+            asked["question"]
+                .as_str()
+                .is_some_and(|q| q.contains("YYYY-MM-DD")),
+            "{asked}"
         );
+        assert_eq!(asked["answer_with"], "answer-trip-planner");
+        let answer = tools
+            .iter()
+            .find(|t| t.name() == "answer-trip-planner")
+            .expect("the answer tool");
+        let days = answer
+            .execute(json!({"task_id": asked["task_id"], "text": "2027-01-30"}))
+            .await
+            .expect("the plan");
+        let days = days
+            .as_json()
+            .expect("JSON")
+            .as_array()
+            .expect("days")
+            .clone();
+        assert_eq!(days.len(), 2);
+        assert_eq!(days[0]["date"], "2027-01-30");
+        assert_eq!(days[1]["date"], "2027-01-31");
+        // Each question is answered once.
+        let again = answer
+            .execute(json!({"task_id": asked["task_id"], "text": "2027-01-30"}))
+            .await
+            .expect_err("answered already");
+        assert_eq!(again.kind(), ToolErrorKind::InvalidArgs);
+        // A wrong answer fails the handler, as it would over A2A.
+        let asked = plan
+            .execute(json!({"destination": "Porto", "days": 1}))
+            .await
+            .expect("a question");
+        let asked = asked.as_json().expect("JSON").clone();
+        let error = answer
+            .execute(json!({"task_id": asked["task_id"], "text": "soon"}))
+            .await
+            .expect_err("not a date");
+        assert!(error.message().contains("soon"), "{}", error.message());
     }
 
     #[tokio::test]

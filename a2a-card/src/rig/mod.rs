@@ -165,6 +165,56 @@ fn text_argument(args: &Value) -> Result<String, ToolExecutionError> {
     }
 }
 
+/// The name of an agent's answer tool: `answer-` and the agent's name in kebab-case.
+fn answer_name(agent_name: &str) -> String {
+    let mut slug = String::new();
+    for c in agent_name.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    let slug = slug.trim_matches('-');
+    if slug.is_empty() {
+        "answer-agent".to_owned()
+    } else {
+        format!("answer-{slug}")
+    }
+}
+
+/// The parameters of an answer tool: the task that asked, and the answer.
+fn answer_parameters() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "task_id": {"description": "The `task_id` of the result that asked", "type": "string"},
+            "text": {"description": "The answer, in plain text", "type": "string"}
+        },
+        "required": ["task_id", "text"]
+    })
+}
+
+/// The task id and the answer of an answer tool's call.
+fn answer_arguments(args: &Value) -> Result<(String, String), ToolExecutionError> {
+    let Some(task_id) = args.get("task_id").and_then(Value::as_str) else {
+        return Err(ToolExecutionError::invalid_args(
+            "/task_id: is required (the `task_id` of the result that asked)",
+        ));
+    };
+    Ok((task_id.to_owned(), text_argument(args)?))
+}
+
+/// The result that asks the model a question, to answer with the tool `answer_with`.
+fn question(task_id: &str, text: &str, answer_with: &str) -> ToolOutput {
+    ToolOutput::json(json!({
+        "state": "input-required",
+        "task_id": task_id,
+        "question": text,
+        "answer_with": answer_with,
+    }))
+}
+
 /// A tool error for arguments that break the skill's input schema: each violation with its
 /// JSON pointer, which names the field.
 fn invalid_arguments(schema: &str, violations: &[Violation]) -> ToolExecutionError {

@@ -9,7 +9,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::{Gathered, Takes, invalid_arguments, takes, text_argument};
+use super::{
+    Gathered, Takes, answer_name, answer_parameters, invalid_arguments, question, takes,
+    text_argument,
+};
 use crate::client::{ClientError, Content, Event, Output, Payload, RemoteAgent, TaskOutcome, a2a};
 
 /// Reads the card at `url` and gives [`remote_tools`] of the agent.
@@ -187,20 +190,7 @@ where
 
 /// The name of `agent`'s answer tool: `answer-` and the agent's name in kebab-case.
 fn answer_tool_name(agent: &RemoteAgent) -> String {
-    let mut slug = String::new();
-    for c in agent.card().name.chars() {
-        if c.is_ascii_alphanumeric() {
-            slug.push(c.to_ascii_lowercase());
-        } else if !slug.ends_with('-') {
-            slug.push('-');
-        }
-    }
-    let slug = slug.trim_matches('-');
-    if slug.is_empty() {
-        "answer-agent".to_owned()
-    } else {
-        format!("answer-{slug}")
-    }
+    answer_name(&agent.card().name)
 }
 
 /// The tool that answers a question a skill of `agent` asked (a tool result with `"state":
@@ -226,14 +216,7 @@ pub fn answer_tool(agent: &RemoteAgent) -> Option<DynamicTool> {
         "Answers the question a skill of {} asked (a result with \"state\": \"input-required\"): the task's id and the answer, in plain text.",
         agent.card().name
     );
-    let parameters = json!({
-        "type": "object",
-        "properties": {
-            "task_id": {"description": "The `task_id` of the result that asked", "type": "string"},
-            "text": {"description": "The answer, in plain text", "type": "string"}
-        },
-        "required": ["task_id", "text"]
-    });
+    let parameters = answer_parameters();
     let agent = agent.clone();
     Some(DynamicTool::new(
         tool_name,
@@ -247,14 +230,9 @@ pub fn answer_tool(agent: &RemoteAgent) -> Option<DynamicTool> {
 }
 
 async fn answer_remote(agent: &RemoteAgent, args: Value) -> Result<ToolOutput, ToolExecutionError> {
-    let Some(task_id) = args.get("task_id").and_then(Value::as_str) else {
-        return Err(ToolExecutionError::invalid_args(
-            "/task_id: is required (the `task_id` of the result that asked)",
-        ));
-    };
-    let text = text_argument(&args)?;
+    let (task_id, text) = super::answer_arguments(&args)?;
     let mut message = a2a::Message::new(a2a::Role::User, vec![a2a::Part::text(text)]);
-    message.task_id = Some(task_id.to_owned());
+    message.task_id = Some(task_id);
     let answer_with = answer_tool_name(agent);
     if streams(agent) {
         let run = agent
@@ -350,16 +328,6 @@ fn client_error(skill: Option<&str>, e: ClientError) -> ToolExecutionError {
         }
         _ => ToolExecutionError::other(e.to_string()),
     }
-}
-
-/// The result that asks the model a question.
-fn question(task_id: &str, text: &str, answer_with: &str) -> ToolOutput {
-    ToolOutput::json(json!({
-        "state": "input-required",
-        "task_id": task_id,
-        "question": text,
-        "answer_with": answer_with,
-    }))
 }
 
 fn ended(
