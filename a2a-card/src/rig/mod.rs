@@ -14,7 +14,8 @@
 //!   answers through the agent's answer tool ([`answer_tool`]), on the same task.
 //! - **Local skills as tools**: [`local_tools`] gives the same tools for a declared agent in
 //!   the process, called without HTTP, the arguments checked against the same schemas by the
-//!   same dispatcher the server uses.
+//!   same dispatcher the server uses; a question is answered in process, through the agent's
+//!   answer tool, by the same handler.
 //! - **A model's streamed completion as a skill's stream**: [`TextDeltas`] turns rig's
 //!   streamed completion into the `Stream<Item = Result<String, _>>` a streaming skill returns:
 //!   each text delta is one chunk of the skill's artifact, sent as it arrives. When the task
