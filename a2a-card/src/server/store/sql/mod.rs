@@ -1,6 +1,8 @@
 //! Tasks in a SQL database, on sqlx: a SQLite file (feature `sqlite`) or Postgres (feature
 //! `postgres`), one implementation for both.
 
+mod round;
+mod statements;
 mod writer;
 
 use std::borrow::Cow;
@@ -262,7 +264,7 @@ impl SqlTasks {
                 lease,
                 replica: replica.clone(),
                 writer: writer::Writer::spawn(
-                    writer::Db {
+                    statements::Db {
                         pool: pool.clone(),
                         dialect,
                         replica,

@@ -1,0 +1,140 @@
+//! A round: the writes of a task folded into one row write, and what one round asks of the
+//! database (rows and events).
+
+use std::collections::HashMap;
+
+use a2a::{A2AError, Task};
+use tokio::sync::oneshot;
+
+use super::encode;
+
+/// How a write reaches the writer.
+pub(super) enum Op {
+    Create {
+        task: Task,
+        done: Option<oneshot::Sender<Result<i64, A2AError>>>,
+    },
+    Update {
+        task: Task,
+        /// The version the stored task must have (`None`: whatever it has).
+        expected: Option<i64>,
+        /// The number of the last event of the task this write reflects.
+        seq: Option<i64>,
+        done: Option<oneshot::Sender<Result<i64, A2AError>>>,
+    },
+    /// Event `seq` of task `task_id`, as JSON.
+    Event {
+        task_id: String,
+        seq: i64,
+        body: String,
+    },
+}
+
+impl Op {
+    /// The task the write is of.
+    pub(super) fn task(&self) -> &str {
+        match self {
+            Op::Create { task, .. } | Op::Update { task, .. } => &task.id,
+            Op::Event { task_id, .. } => task_id,
+        }
+    }
+
+    /// Whether someone waits for the write.
+    pub(super) fn awaited(&self) -> bool {
+        match self {
+            Op::Create { done, .. } | Op::Update { done, .. } => done.is_some(),
+            Op::Event { .. } => false,
+        }
+    }
+}
+
+/// The writes of one task in a round, folded into one row write.
+pub(super) struct Row {
+    pub(super) task: Task,
+    /// The task's JSON, made once per round (see [`Round::encode`]).
+    pub(super) body: String,
+    /// Whether the row is new (an `INSERT`), else an update.
+    pub(super) new: bool,
+    /// The version the stored row must have (updates; `None`: any).
+    pub(super) expected: Option<i64>,
+    /// How many writes the row folds (for a new row: its version).
+    pub(super) steps: i64,
+    /// The number of the last event the task reflects, when its writer said.
+    pub(super) seq: Option<i64>,
+    /// Who waits, and how many writes after theirs the row holds.
+    pub(super) waiting: Vec<(oneshot::Sender<Result<i64, A2AError>>, i64)>,
+}
+
+/// What one round asks of the database.
+#[derive(Default)]
+pub(super) struct Round {
+    pub(super) rows: Vec<Row>,
+    /// Events logged: task id, number, JSON.
+    pub(super) events: Vec<(String, i64, String)>,
+}
+
+impl Round {
+    pub(super) fn of(ops: Vec<Op>) -> Round {
+        let mut round = Round::default();
+        let mut index: HashMap<String, usize> = HashMap::new();
+        for op in ops {
+            let (task, new, expected, seq, done) = match op {
+                Op::Event { task_id, seq, body } => {
+                    round.events.push((task_id, seq, body));
+                    continue;
+                }
+                Op::Create { task, done } => (task, true, None, None, done),
+                Op::Update {
+                    task,
+                    expected,
+                    seq,
+                    done,
+                } => (task, false, expected, seq, done),
+            };
+            match index.get(&task.id) {
+                Some(&i) if !new => {
+                    let row = &mut round.rows[i];
+                    for (_, after) in &mut row.waiting {
+                        *after += 1;
+                    }
+                    row.steps += 1;
+                    row.task = task;
+                    row.seq = seq.or(row.seq);
+                    row.waiting.extend(done.map(|d| (d, 0)));
+                }
+                _ => {
+                    index.insert(task.id.clone(), round.rows.len());
+                    round.rows.push(Row {
+                        task,
+                        body: String::new(),
+                        new,
+                        expected,
+                        steps: 1,
+                        seq,
+                        waiting: done.map(|d| (d, 0)).into_iter().collect(),
+                    });
+                }
+            }
+        }
+        round.encode();
+        round
+    }
+
+    /// Makes each row's JSON, once for all the writes folded into it; a task that cannot be
+    /// made JSON is refused to its writers and left out.
+    pub(super) fn encode(&mut self) {
+        for mut row in std::mem::take(&mut self.rows) {
+            match encode(&row.task) {
+                Ok(body) => {
+                    row.body = body;
+                    self.rows.push(row);
+                }
+                Err(why) => {
+                    for (done, _) in row.waiting {
+                        let _ = done.send(Err(why.clone()));
+                    }
+                }
+            }
+        }
+    }
+}
