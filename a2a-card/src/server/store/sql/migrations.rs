@@ -1,0 +1,205 @@
+//! The schema of the SQL stores and its migrations (sqlx's migrator over steps written in the
+//! SQL both databases speak), refusing foreign and newer databases.
+
+use std::borrow::Cow;
+
+use sqlx::migrate::{Migration, MigrationType, Migrator};
+use sqlx::{AnyPool, Row};
+
+use super::{Dialect, sql_for};
+use crate::server::store::StoreError;
+
+/// The name the schema table gives this crate's databases.
+const SCHEMA_NAME: &str = "a2a-card tasks";
+
+/// The schema this release writes, and the steps that bring an older database to it (step
+/// `i` takes version `i` to `i + 1`; sqlx's migrator runs them, see [`migrate`]). A later
+/// release appends a step; it never edits one (sqlx refuses a database whose applied step
+/// differs). Each with the description sqlx records. Written in the SQL both databases speak.
+const MIGRATIONS: &[(&str, &str)] = &[
+    // 0 -> 1: tasks, their push-notification configs, and the replicas that run them.
+    (
+        "tasks",
+        "CREATE TABLE a2a_card_tasks (
+        id TEXT PRIMARY KEY,
+        context_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        status_at TEXT,
+        version BIGINT NOT NULL,
+        ended_at BIGINT,
+        owner TEXT,
+        body TEXT NOT NULL
+    );
+    CREATE INDEX a2a_card_tasks_context ON a2a_card_tasks (context_id, id);
+    CREATE INDEX a2a_card_tasks_state ON a2a_card_tasks (state);
+    CREATE INDEX a2a_card_tasks_ended ON a2a_card_tasks (ended_at);
+    CREATE INDEX a2a_card_tasks_owner ON a2a_card_tasks (owner);
+    CREATE TABLE a2a_card_push_configs (
+        task_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (task_id, id)
+    );
+    CREATE TABLE a2a_card_replicas (
+        id TEXT PRIMARY KEY,
+        seen_at BIGINT NOT NULL
+    );",
+    ),
+    // 1 -> 2: fewer index writes per task. Lists by state scan (retention bounds the table);
+    // only running tasks are looked up by owner (recovery), only finished ones by end (retention).
+    (
+        "fewer indexes",
+        "DROP INDEX a2a_card_tasks_state;
+    DROP INDEX a2a_card_tasks_owner;
+    DROP INDEX a2a_card_tasks_ended;
+    CREATE INDEX a2a_card_tasks_running ON a2a_card_tasks (owner) WHERE ended_at IS NULL;
+    CREATE INDEX a2a_card_tasks_ended ON a2a_card_tasks (ended_at) WHERE ended_at IS NOT NULL;",
+    ),
+    // 2 -> 3: each task's event log (numbered as the server numbers it: the task is 0), and
+    // the number of the last event the stored task reflects (NULL: 0).
+    (
+        "event log",
+        "CREATE TABLE a2a_card_events (
+        task_id TEXT NOT NULL,
+        seq BIGINT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (task_id, seq)
+    );
+    ALTER TABLE a2a_card_tasks ADD COLUMN seq BIGINT;",
+    ),
+];
+
+/// The schema's steps as sqlx migrations: step `i` of [`MIGRATIONS`] is version `i + 1`.
+#[derive(Debug)]
+struct Steps;
+
+impl sqlx::migrate::MigrationSource<'static> for Steps {
+    fn resolve(
+        self,
+    ) -> futures::future::BoxFuture<'static, Result<Vec<Migration>, sqlx::error::BoxDynError>> {
+        Box::pin(async { Ok(migrations()) })
+    }
+}
+
+/// [`MIGRATIONS`], as sqlx runs them.
+fn migrations() -> Vec<Migration> {
+    MIGRATIONS
+        .iter()
+        .enumerate()
+        .map(|(i, (name, sql))| {
+            Migration::new(
+                i as i64 + 1,
+                Cow::Borrowed(name),
+                MigrationType::Simple,
+                Cow::Borrowed(sql),
+                false,
+            )
+        })
+        .collect()
+}
+
+/// Creates or migrates the schema, refusing foreign and newer databases: first checks that
+/// the database is this crate's (or empty), then runs sqlx's migrator over [`MIGRATIONS`]
+/// (its `_sqlx_migrations` table says which steps a database has had).
+pub(super) async fn migrate(pool: &AnyPool, dialect: Dialect) -> Result<(), StoreError> {
+    let unavailable = |e: sqlx::Error| StoreError::Unavailable(e.to_string());
+    let known = MIGRATIONS.len() as i64;
+    let mut tx = pool.begin().await.map_err(unavailable)?;
+    if dialect == Dialect::Postgres {
+        // Replicas starting together check one at a time.
+        sqlx::query("SELECT pg_advisory_xact_lock(727274101)")
+            .execute(&mut *tx)
+            .await
+            .map_err(unavailable)?;
+    }
+    let list = match dialect {
+        Dialect::Sqlite => {
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        }
+        Dialect::Postgres => {
+            "SELECT table_name::TEXT FROM information_schema.tables WHERE table_schema = current_schema()"
+        }
+    };
+    let tables: Vec<String> = sqlx::query_scalar(list)
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(|e| StoreError::Foreign(format!("it cannot be read as a database: {e}")))?;
+    let recorded = tables.iter().any(|t| t == "_sqlx_migrations");
+    // The schema table names the database as this crate's (and, before sqlx's migrator kept
+    // the steps, which steps it had).
+    let before = if tables.iter().any(|t| t == "a2a_card_schema") {
+        let row = sqlx::query("SELECT name, version FROM a2a_card_schema")
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(unavailable)?;
+        match row {
+            Some(row) if row.get::<String, _>(0) == SCHEMA_NAME => row.get::<i64, _>(1),
+            _ => {
+                return Err(StoreError::Foreign(
+                    "its schema table names another schema".into(),
+                ));
+            }
+        }
+    } else if tables.is_empty() {
+        sqlx::query("CREATE TABLE a2a_card_schema (name TEXT NOT NULL, version BIGINT NOT NULL)")
+            .execute(&mut *tx)
+            .await
+            .map_err(unavailable)?;
+        sqlx::query(&sql_for(
+            dialect,
+            "INSERT INTO a2a_card_schema (name, version) VALUES (?, 0)",
+        ))
+        .bind(SCHEMA_NAME)
+        .execute(&mut *tx)
+        .await
+        .map_err(unavailable)?;
+        0
+    } else {
+        return Err(StoreError::Foreign(format!(
+            "it has other tables: {}",
+            tables.join(", ")
+        )));
+    };
+    if before > known {
+        return Err(StoreError::Newer {
+            found: before,
+            known,
+        });
+    }
+    if !recorded && before > 0 {
+        // A database the earlier runner migrated: its steps are recorded for sqlx's migrator,
+        // as sqlx records them.
+        use sqlx::migrate::Migrate as _;
+        tx.ensure_migrations_table()
+            .await
+            .map_err(|e| StoreError::Unavailable(e.to_string()))?;
+        let record = sql_for(
+            dialect,
+            "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
+             VALUES (?, ?, TRUE, ?, 0)",
+        );
+        for step in migrations().into_iter().take(before as usize) {
+            sqlx::query(&record)
+                .bind(step.version)
+                .bind(step.description.into_owned())
+                .bind(step.checksum.into_owned())
+                .execute(&mut *tx)
+                .await
+                .map_err(unavailable)?;
+        }
+    }
+    tx.commit().await.map_err(unavailable)?;
+    let migrator = Migrator::new(Steps)
+        .await
+        .map_err(|e| StoreError::Unavailable(e.to_string()))?;
+    migrator.run(pool).await.map_err(|e| match e {
+        // A step this release does not know: a newer release migrated the database.
+        sqlx::migrate::MigrateError::VersionMissing(found) => StoreError::Newer { found, known },
+        e => StoreError::Unavailable(format!("the schema cannot be migrated: {e}")),
+    })?;
+    sqlx::query(&format!("UPDATE a2a_card_schema SET version = {known}"))
+        .execute(pool)
+        .await
+        .map_err(unavailable)?;
+    Ok(())
+}
