@@ -84,6 +84,7 @@ mod grpc;
 mod interfaces;
 mod jsonrpc;
 mod lifecycle;
+mod listening;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod message;
@@ -93,26 +94,21 @@ pub mod store;
 mod telemetry;
 #[cfg(feature = "ui")]
 mod ui;
+mod wiring;
 
 use std::fmt;
-use std::future::Future;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_server::{InMemoryPushConfigStore, PushConfigStore};
-use axum::routing::post;
-use axum::serve::ListenerExt;
 use tokio::net::{TcpListener, ToSocketAddrs};
 
 use crate::agent::Agent;
-use crate::builder::BuildError;
 use crate::card::AgentCard;
-use crate::dispatch::Dispatcher;
 
 pub use failure::ServerError;
 pub use interfaces::{AGENT_CARD_PATH, CAPABILITIES_PATH};
 pub use lifecycle::FinishedLogs;
+pub use listening::Listening;
 pub use push::Webhooks;
 
 /// The official A2A types (`a2a-lf`), as this crate uses them.
@@ -121,9 +117,6 @@ pub use a2a;
 pub use a2a_server;
 /// The web framework the routers are made with.
 pub use axum;
-
-use documents::Documents;
-use interfaces::Endpoint;
 
 /// The default largest request body of the protocol routes: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
@@ -598,49 +591,6 @@ impl<A: Agent> Server<A> {
         Ok(card)
     }
 
-    /// The served card and where its interfaces are mounted.
-    fn served(&self, bound: Option<SocketAddr>) -> Result<(AgentCard, Endpoint), ServerError> {
-        let card = A::card().map_err(|e| ServerError::Card(e.clone()))?;
-        let url = match (&self.public_url, card.interfaces.first()) {
-            (Some(url), _) => url.clone(),
-            (None, Some(declared)) => match bound {
-                Some(bound) => interfaces::bound_url(&declared.url, bound),
-                None => declared.url.clone(),
-            },
-            (None, None) => {
-                return Err(ServerError::Url {
-                    url: String::new(),
-                    reason: "the card has no URL; set one with Server::public_url".into(),
-                });
-            }
-        };
-        let mut endpoint = Endpoint::parse(&url)?;
-        endpoint.order = self.interface_order.clone();
-        #[cfg(feature = "grpc")]
-        {
-            endpoint.grpc = self.grpc;
-        }
-        #[cfg(feature = "mcp")]
-        {
-            endpoint.mcp = self.mcp;
-        }
-        let card = endpoint.card(card, self.v0_3);
-        #[cfg(feature = "sign")]
-        let card = match &self.signer {
-            Some((key, options)) => {
-                crate::sign::sign(&card, key, options.clone()).map_err(ServerError::Sign)?
-            }
-            None => card,
-        };
-        // The card served is linted as any other: a URL put in above, or a signature, must
-        // not make it one the builder would have refused.
-        let findings = crate::lint::lint(&card, crate::wire::Profile::V1);
-        if crate::lint::has_errors(&findings) {
-            return Err(ServerError::Served(BuildError { findings }));
-        }
-        Ok((card, endpoint))
-    }
-
     /// The router: protocol routes, card and capabilities. Nest it into an axum app, or serve
     /// it as it is.
     pub async fn router(self) -> Result<axum::Router, ServerError> {
@@ -685,189 +635,6 @@ impl<A: Agent> Server<A> {
         Ok(handler)
     }
 
-    /// The request handler for `card` served at `endpoint`, and the guard of its security;
-    /// `exact`: for this crate's HTTP layer (see [`exact`]).
-    async fn handler_for(
-        self,
-        card: &AgentCard,
-        endpoint: &Endpoint,
-        exact: bool,
-    ) -> Result<(Arc<lifecycle::Lifecycle<A>>, Option<Arc<auth::Guard>>), ServerError> {
-        let dispatcher = Arc::new(Dispatcher::for_agent::<A>().map_err(ServerError::Schema)?);
-        let guard = auth::Guard::new(card, A::SKILLS, self.authentication)
-            .map_err(ServerError::Security)?
-            .map(Arc::new);
-        let opened = self
-            .tasks
-            .open_all(true)
-            .await
-            .map_err(ServerError::Store)?;
-        let caps = &card.capabilities;
-        let push = if caps.push_notifications == Some(true) {
-            let configs: Arc<dyn PushConfigStore> = opened
-                .push_configs
-                .clone()
-                .unwrap_or_else(|| Arc::new(InMemoryPushConfigStore::new()));
-            let delivery = push::Delivery::new(self.webhooks.clone(), Arc::clone(&configs))
-                .map_err(ServerError::Webhooks)?;
-            Some((configs, Arc::new(delivery), self.webhooks.clone()))
-        } else {
-            None
-        };
-        let handler = Arc::new(lifecycle::Lifecycle::new(
-            self.agent,
-            dispatcher,
-            lifecycle::Parts {
-                store: opened.tasks,
-                settle: opened.settle,
-                changes: opened.changes.filter(|_| opened.replicas),
-                push,
-                guard: guard.clone(),
-                extended: documents::extended_card::<A>(endpoint, self.v0_3)?,
-                // Nothing of a finished task stays in memory where the store keeps its log;
-                // on the memory store, no more logs than the store keeps tasks.
-                finished_logs: match (&opened.log, &self.tasks) {
-                    (Some(_), _) => None,
-                    (None, store::Tasks::Memory(retention)) => {
-                        let kept = retention.count_limit().unwrap_or(usize::MAX);
-                        Some(
-                            self.finished_logs
-                                .max_entries(self.finished_logs.entries().min(kept)),
-                        )
-                    }
-                    (None, _) => Some(self.finished_logs),
-                },
-                streaming: caps.streaming != Some(false),
-                max_inline_file: self.max_inline_file,
-                input_timeout: self.input_timeout,
-                recovered: opened.recovered,
-                answers: opened.answers.filter(|_| opened.replicas),
-                log: opened.log,
-                events: opened.events.filter(|_| opened.replicas),
-                exact,
-            },
-        ));
-        Ok((handler, guard))
-    }
-
-    async fn router_for(
-        self,
-        card: AgentCard,
-        endpoint: &Endpoint,
-    ) -> Result<axum::Router, ServerError> {
-        let (body_limit, v0_3, card_max_age) = (self.body_limit, self.v0_3, self.card_max_age);
-        #[cfg(feature = "ui")]
-        let ui = self.ui;
-        #[cfg(feature = "otel")]
-        let metrics_route = self.metrics_route.clone();
-        let (handler, guard) = self.handler_for(&card, endpoint, true).await?;
-
-        #[cfg(feature = "grpc")]
-        let grpc = endpoint
-            .grpc
-            .then(|| grpc::router(Arc::clone(&handler), guard.clone(), body_limit));
-        #[cfg(feature = "mcp")]
-        let mcp = match endpoint.mcp {
-            true => Some(mcp::router(
-                Arc::clone(&handler),
-                guard.clone(),
-                &card,
-                endpoint,
-                body_limit,
-            )?),
-            false => None,
-        };
-        let rpc = Arc::new(jsonrpc::JsonRpc {
-            inner: a2a_server::jsonrpc::jsonrpc_router(Arc::clone(&handler)),
-            handler: Arc::clone(&handler) as Arc<dyn lifecycle::Numbered>,
-            body_limit,
-            v0_3,
-            guard: guard.clone(),
-        });
-        // Messages read once from the request's own JSON, data carried exactly both ways.
-        // HTTP+JSON: every route answered by the handler with serde (`rest`); the official
-        // router behind only for bodies in a ProtoJSON spelling, data carried exactly (`exact`).
-        let own = Arc::new(rest::Rest {
-            handler: Arc::clone(&handler) as Arc<dyn lifecycle::Numbered>,
-            body_limit,
-        });
-        let mut rest = a2a_server::rest::rest_router(handler)
-            .layer(axum::middleware::from_fn_with_state(
-                body_limit,
-                exact::rest_layer,
-            ))
-            .layer(axum::middleware::from_fn_with_state(own, rest::layer));
-        if let Some(guard) = guard {
-            rest = rest.layer(axum::middleware::from_fn_with_state(
-                guard,
-                auth::rest_layer,
-            ));
-        }
-        let rest = rest
-            .layer(axum::middleware::from_fn_with_state(
-                body_limit,
-                body_limit::limit_body,
-            ))
-            .layer(axum::middleware::from_fn(rest::status_json));
-        let protocol = axum::Router::new()
-            .route("/", post(jsonrpc::endpoint).with_state(Arc::clone(&rpc)))
-            .merge(rest);
-        let capabilities = crate::ag_ui::Capabilities::for_agent::<A>(&card).to_json();
-        #[cfg_attr(
-            not(any(feature = "ui", feature = "grpc", feature = "mcp", feature = "otel")),
-            allow(unused_mut)
-        )]
-        let mut documents = Arc::new(Documents::new(&card, &capabilities, card_max_age)).router();
-        #[cfg(feature = "ui")]
-        if ui {
-            documents = documents.merge(ui::router());
-        }
-        #[cfg(feature = "otel")]
-        if let Some(path) = metrics_route {
-            documents = documents.route(
-                &path,
-                axum::routing::get(|| async {
-                    (
-                        [(
-                            axum::http::header::CONTENT_TYPE,
-                            "text/plain; version=0.0.4; charset=utf-8",
-                        )],
-                        crate::otel::prometheus_text(),
-                    )
-                }),
-            );
-        }
-        // The MCP endpoint is at the root whatever the card's path.
-        #[cfg(feature = "mcp")]
-        if let Some(mcp) = mcp {
-            documents = documents.merge(mcp);
-        }
-        // gRPC paths are the service's own, at the root whatever the card's path.
-        #[cfg(feature = "grpc")]
-        if let Some(grpc) = grpc {
-            documents = documents.merge(grpc);
-        }
-        let base = endpoint.path.trim_end_matches('/');
-        let app = if base.is_empty() {
-            documents.merge(protocol)
-        } else if endpoint.path.ends_with('/') {
-            // `https://a.example.com/a2a/`: JSON-RPC clients post to the URL as written.
-            documents
-                .nest(base, protocol)
-                .route(&endpoint.path, post(jsonrpc::endpoint).with_state(rpc))
-        } else {
-            documents.nest(base, protocol)
-        };
-        // Every request in its span (and, with `otel`, its caller's trace), with its metrics;
-        // outside it, the one rule for a body an answer left unread.
-        Ok(app
-            .layer(axum::middleware::from_fn(telemetry::layer))
-            .layer(axum::middleware::from_fn_with_state(
-                body_limit,
-                body_limit::keep_alive,
-            )))
-    }
-
     /// Binds `addr`; [`Listening::serve`] then serves there. A loopback URL in the declaration
     /// takes the address bound.
     pub async fn bind(self, addr: impl ToSocketAddrs) -> Result<Listening, ServerError> {
@@ -888,86 +655,6 @@ impl<A: Agent> Server<A> {
             card,
             endpoint,
         })
-    }
-}
-
-/// A bound server, about to serve: where it listens, and the card it serves.
-///
-/// ```no_run
-/// # use a2a_card::{agent, skill};
-/// # struct Echo;
-/// # /// Says back what it is told.
-/// # #[agent(url = "http://127.0.0.1:9000")]
-/// # impl Echo {
-/// #     /// Echoes the text.
-/// #     #[skill]
-/// #     fn echo(&self, text: String) -> String { text }
-/// # }
-/// # async fn run() -> Result<(), a2a_card::server::ServerError> {
-/// let listening = a2a_card::server::Server::new(Echo).bind("127.0.0.1:0").await?;
-/// println!("card: http://{}/.well-known/agent-card.json", listening.local_addr());
-/// assert_eq!(listening.card().interfaces[0].url, listening.url());
-/// listening.serve().await
-/// # }
-/// ```
-pub struct Listening {
-    listener: TcpListener,
-    local_addr: SocketAddr,
-    app: axum::Router,
-    card: AgentCard,
-    endpoint: Endpoint,
-}
-
-impl fmt::Debug for Listening {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Listening")
-            .field("local_addr", &self.local_addr)
-            .field("url", &self.endpoint.url)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Listening {
-    /// The address the server listens on.
-    pub fn local_addr(&self) -> SocketAddr {
-        self.local_addr
-    }
-
-    /// The URL the card names for the protocol interfaces.
-    pub fn url(&self) -> &str {
-        &self.endpoint.url
-    }
-
-    /// The path the protocol routes are mounted at (the path of [`url`](Self::url)).
-    pub fn path(&self) -> &str {
-        &self.endpoint.path
-    }
-
-    /// The card as served.
-    pub fn card(&self) -> &AgentCard {
-        &self.card
-    }
-
-    /// Serves until the process ends.
-    pub async fn serve(self) -> Result<(), ServerError> {
-        self.serve_with_shutdown(std::future::pending()).await
-    }
-
-    /// Serves until `shutdown` completes, then finishes the requests under way.
-    pub async fn serve_with_shutdown<F>(self, shutdown: F) -> Result<(), ServerError>
-    where
-        F: Future<Output = ()> + Send + 'static,
-    {
-        // Answers go out whole: Nagle's algorithm would only hold back the last segment of
-        // each (and stall pipelined requests behind delayed acknowledgements).
-        let listener = self.listener.tap_io(|stream| {
-            // A socket that refuses the option still works, only slower.
-            let _ = stream.set_nodelay(true);
-        });
-        axum::serve(listener, self.app)
-            .with_graceful_shutdown(shutdown)
-            .await?;
-        Ok(())
     }
 }
 
