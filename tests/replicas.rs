@@ -174,6 +174,16 @@ async fn postgres(name: &str) -> Option<String> {
     }
 }
 
+/// A fresh SQLite file for a test, under the test's temporary folder (`name`, this process's
+/// id): its path.
+fn fresh_file(name: &str) -> std::path::PathBuf {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("replicas");
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let path = dir.join(format!("{name}-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
 fn trip(days: u8, start: Option<&str>) -> Part {
     let mut data = json!({"destination": "Porto", "days": days});
     if let Some(start) = start {
@@ -433,10 +443,7 @@ async fn the_tasks_of_a_killed_replica_are_failed_by_the_others() {
 
 #[tokio::test]
 async fn kill_9_under_load_loses_no_acknowledged_task() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("replicas");
-    std::fs::create_dir_all(&dir).expect("a directory");
-    let file = dir.join(format!("crash-{}.db", std::process::id()));
-    let url = format!("sqlite://{}", file.display());
+    let url = format!("sqlite://{}", fresh_file("crash").display());
     let mut first = Replica::start(&url);
     let on_first = client(&card(&first.base).await, "JSONRPC").await;
     let on_first = std::sync::Arc::new(on_first);
@@ -625,10 +632,7 @@ fn assert_resumed(events: &[(u64, Value)], after: u64) {
 
 #[tokio::test]
 async fn a_stream_resumes_from_the_sqlite_log_after_the_process_restarts() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("replicas");
-    std::fs::create_dir_all(&dir).expect("a directory");
-    let path = dir.join(format!("resume-{}.db", std::process::id()));
-    let _ = std::fs::remove_file(&path);
+    let path = fresh_file("resume");
     let url = format!("sqlite://{}", path.display());
 
     let mut first = Replica::start(&url);
@@ -849,10 +853,7 @@ async fn get_task_on_another_replica_shows_the_chunks_so_far_and_a_cancel_keeps_
 
 #[tokio::test]
 async fn a_running_tasks_chunks_survive_a_crash() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("replicas");
-    std::fs::create_dir_all(&dir).expect("a directory");
-    let path = dir.join(format!("crash-chunks-{}.db", std::process::id()));
-    let _ = std::fs::remove_file(&path);
+    let path = fresh_file("crash-chunks");
     let url = format!("sqlite://{}", path.display());
     let mut first = Replica::start(&url);
     let on_first = client(&card(&first.base).await, "JSONRPC").await;
@@ -884,10 +885,7 @@ async fn a_running_tasks_chunks_survive_a_crash() {
 
 #[tokio::test]
 async fn a_reconnect_after_the_task_ended_reads_the_sqlite_log() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("replicas");
-    std::fs::create_dir_all(&dir).expect("a directory");
-    let path = dir.join(format!("ended-{}.db", std::process::id()));
-    let _ = std::fs::remove_file(&path);
+    let path = fresh_file("ended");
     let running = serve(
         server::server(Duration::from_millis(20), Webhooks::default()).tasks(Tasks::sqlite(&path)),
     )

@@ -8,7 +8,8 @@ use async_trait::async_trait;
 
 use super::{Shared, db_error};
 
-/// Push-notification configs in the database of a [`SqlTasks`], removed with their task.
+/// Push-notification configs in the database of a [`SqlTasks`](super::SqlTasks), removed with
+/// their task.
 pub struct SqlPushConfigs {
     pub(super) inner: Arc<Shared>,
 }
