@@ -147,12 +147,13 @@ pub(crate) async fn keep_alive(
     }
 }
 
-/// Whether the request has a body (a length above zero, or chunks).
+/// Whether the request has a body: chunks, or a length above zero (an HTTP/1 request with
+/// neither header has none).
 fn has_body(headers: &HeaderMap) -> bool {
     headers.contains_key(header::TRANSFER_ENCODING)
         || headers
             .get(header::CONTENT_LENGTH)
-            .is_none_or(|v| v.as_bytes() != b"0")
+            .is_some_and(|v| v.as_bytes() != b"0")
 }
 
 /// A request body that, dropped before its end, leaves what is unread in `left` (see
@@ -210,4 +211,27 @@ fn is_length_limit(error: &axum::Error) -> bool {
         source = e.source();
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(header::HeaderName, &'static str)]) -> HeaderMap {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.clone(), HeaderValue::from_static(v)))
+            .collect()
+    }
+
+    #[test]
+    fn a_request_has_a_body_when_it_declares_one() {
+        assert!(!has_body(&headers(&[])), "neither header: no body");
+        assert!(!has_body(&headers(&[(header::CONTENT_LENGTH, "0")])));
+        assert!(has_body(&headers(&[(header::CONTENT_LENGTH, "12")])));
+        assert!(has_body(&headers(&[(
+            header::TRANSFER_ENCODING,
+            "chunked"
+        )])));
+    }
 }
