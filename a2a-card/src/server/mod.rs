@@ -13,19 +13,37 @@
 //! `<path>` is the path of the card's URL (`/` for `http://127.0.0.1:8080`, `/a2a` for
 //! `https://shop.example.com/a2a`).
 //!
-//! The path a request takes, one module per step:
+//! The path a request takes, one module per step (the layers in the order a request meets
+//! them, the way back in reverse; `wiring` puts them together):
+//!
+//! ```text
+//! body_limit::keep_alive   a body the answer left unread: read and dropped, or Connection: close
+//!   telemetry              the request's span and metrics
+//!     documents, ui        the card, /capabilities, /ui, /metrics (bytes made at start)
+//!     body_limit, auth     the body limit; the card's security (401/403 in the binding's shape)
+//!       jsonrpc | rest | grpc | mcp/     each binding decodes, and encodes the answer
+//!         lifecycle        checks, dispatch, the turn (lifecycle/mod.rs, handler.rs)
+//!           run            the skill's run: events, questions, cancel, the input timeout
+//!           recorder, log  every event numbered, applied, logged; readers read the log
+//!             store        memory, SQLite, Postgres (store/sql/: writer, round, statements)
+//!             push         webhooks, in order, retried
+//!           replicas       answers forwarded, cancels heard, another replica's log followed
+//! ```
 //!
 //! 1. `body_limit` and [`auth`]: the body limit and the card's security, layers shared by the
-//!    bindings (the caller's principal travels on to the handler).
+//!    bindings (the caller's principal travels on to the handler). Whatever answers a request,
+//!    a body it left unread is read and dropped before the answer goes (or the answer says
+//!    `Connection: close`), so that a client's next request finds its connection open.
 //! 2. The binding: `jsonrpc` (JSON-RPC 1.0 read and written with the `a2a` types' serde; 0.3
 //!    requests mapped value to value onto the same calls; streams as SSE whose event ids are
 //!    the events' numbers, so that `Last-Event-ID` resumes a subscription), or `rest`
-//!    (HTTP+JSON 1.0, the same way).
+//!    (HTTP+JSON 1.0, the same way; every error a `google.rpc.Status`).
 //! 3. `lifecycle`, the request handler ([`Server::request_handler`]): the message checked and
 //!    dispatched once by the [structured input flow](crate::dispatch) before any task exists;
 //!    the task created and its skill run; every event of the task through one place that
 //!    numbers it in the task's event log, applies it to the task, writes the store and posts
-//!    the webhooks; readers read the log.
+//!    the webhooks; readers read the log. What a finished task keeps in memory is bounded by
+//!    count and bytes ([`FinishedLogs`]); nothing where the store keeps the log.
 //! 4. [`store`]: where tasks and their event logs are kept (memory; SQLite and Postgres keep
 //!    the log too, so streams resume after a restart and on any replica), and `push` delivery.
 //!
