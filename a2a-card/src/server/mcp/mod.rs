@@ -80,6 +80,7 @@ use super::lifecycle::Lifecycle;
 mod call;
 mod gate;
 mod render;
+mod sessions;
 mod tools;
 
 use call::*;
@@ -400,7 +401,6 @@ pub(crate) fn router<A: Agent>(
     endpoint: &Endpoint,
     body_limit: usize,
 ) -> Result<axum::Router, ServerError> {
-    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService,
     };
@@ -434,7 +434,8 @@ pub(crate) fn router<A: Agent>(
         .with_max_request_body_bytes(body_limit);
     let service = StreamableHttpService::new(
         move || Ok(bridge.clone()),
-        Arc::new(LocalSessionManager::default()),
+        // At most `sessions::MAX_SESSIONS` at once, the oldest closed first.
+        Arc::new(sessions::Sessions::new(sessions::MAX_SESSIONS)),
         config,
     );
     let mut router = axum::Router::new().route_service(PATH, service).layer(
