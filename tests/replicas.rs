@@ -184,6 +184,23 @@ fn fresh_file(name: &str) -> std::path::PathBuf {
     path
 }
 
+/// A client of an agent, over the binding it was made for.
+type AgentClient = a2a_client::A2AClient<Box<dyn a2a_client::Transport>>;
+
+/// Two replicas of the trip planner on the Postgres database `name`, and a client of each (of
+/// A over JSON-RPC, of B over `b_binding`), with the database's URL; `None` where Postgres
+/// cannot run here (and is not required).
+async fn two_replicas(
+    name: &str,
+    b_binding: &str,
+) -> Option<(String, Replica, Replica, AgentClient, AgentClient)> {
+    let url = postgres(name).await?;
+    let (a, b) = (Replica::start(&url), Replica::start(&url));
+    let on_a = client(&card(&a.base).await, "JSONRPC").await;
+    let on_b = client(&card(&b.base).await, b_binding).await;
+    Some((url, a, b, on_a, on_b))
+}
+
 fn trip(days: u8, start: Option<&str>) -> Part {
     let mut data = json!({"destination": "Porto", "days": days});
     if let Some(start) = start {
@@ -213,12 +230,9 @@ async fn start_plan(
 
 #[tokio::test]
 async fn a_task_on_one_replica_is_seen_followed_and_cancelled_on_another() {
-    let Some(url) = postgres("replicas").await else {
+    let Some((_url, _a, _b, on_a, on_b)) = two_replicas("replicas", "HTTP+JSON").await else {
         return;
     };
-    let (a, b) = (Replica::start(&url), Replica::start(&url));
-    let on_a = client(&card(&a.base).await, "JSONRPC").await;
-    let on_b = client(&card(&b.base).await, "HTTP+JSON").await;
 
     // Seen on B: GetTask and ListTasks.
     let running = start_plan(&on_a, 3).await;
@@ -339,12 +353,9 @@ async fn a_cancel_on_one_replica_stops_the_handler_running_on_another() {
 
 #[tokio::test]
 async fn an_answer_sent_to_another_replica_reaches_the_handler_that_asked() {
-    let Some(url) = postgres("answers").await else {
+    let Some((_url, _a, _b, on_a, on_b)) = two_replicas("answers", "JSONRPC").await else {
         return;
     };
-    let (a, b) = (Replica::start(&url), Replica::start(&url));
-    let on_a = client(&card(&a.base).await, "JSONRPC").await;
-    let on_b = client(&card(&b.base).await, "JSONRPC").await;
     for streaming in [false, true] {
         let asked = task(
             on_a.send_message(&request(vec![trip(2, None)], None))
@@ -786,12 +797,9 @@ async fn parts_at_least(
 
 #[tokio::test]
 async fn get_task_on_another_replica_shows_the_chunks_so_far_and_a_cancel_keeps_them() {
-    let Some(url) = postgres("partial").await else {
+    let Some((url, a, b, on_a, on_b)) = two_replicas("partial", "HTTP+JSON").await else {
         return;
     };
-    let (a, b) = (Replica::start(&url), Replica::start(&url));
-    let on_a = client(&card(&a.base).await, "JSONRPC").await;
-    let on_b = client(&card(&b.base).await, "HTTP+JSON").await;
 
     // A plan of 14 days, a day every 150 ms, runs on A: B reads the days planned so far (the
     // task's row and the chunks logged since), not a task without artifacts.
