@@ -535,11 +535,12 @@ impl Shared {
             if !super::was_running(&task.status.state) {
                 continue;
             }
-            // What it logged after its row was written (an artifact's chunks) stays.
+            // What it logged after its row was written (an artifact's chunks) stays; its failure
+            // is the event after the last one logged.
             let (task, logged) = self.as_now(&self.pool, task, seq.unwrap_or(0)).await?;
             // Another replica may recover it at the same time: whoever writes first wins.
             let failed = super::interrupted(task);
-            let seq = logged.max(self.last_event(&failed.id).await?) + 1;
+            let seq = logged + 1;
             self.writer
                 .append(&failed.id, seq, &super::status_update(&failed));
             if self
@@ -561,23 +562,6 @@ impl Shared {
             .await
             .map_err(db_error)?;
         Ok(n)
-    }
-
-    /// The number of the last event of task `id` the database holds (its log's, or the
-    /// stored task's).
-    async fn last_event(&self, id: &str) -> Result<u64, A2AError> {
-        let sql = self.sql(
-            "SELECT COALESCE((SELECT MAX(seq) FROM a2a_card_events WHERE task_id = ?), 0),
-                    COALESCE((SELECT seq FROM a2a_card_tasks WHERE id = ?), 0)",
-        );
-        let row = sqlx::query(&sql)
-            .bind(id)
-            .bind(id)
-            .fetch_one(&self.pool)
-            .await
-            .map_err(db_error)?;
-        let (logged, stored): (i64, i64) = (row.get(0), row.get(1));
-        Ok(u64::try_from(logged.max(stored)).unwrap_or(0))
     }
 
     /// Tells the other replicas that task `id` changed (Postgres), in the transaction.
