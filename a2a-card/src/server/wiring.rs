@@ -102,18 +102,14 @@ impl<A: Agent> Server<A> {
                 push,
                 guard: guard.clone(),
                 extended: documents::extended_card::<A>(endpoint, self.v0_3)?,
-                // Nothing of a finished task stays in memory where the store keeps its log;
-                // on the memory store, no more logs than the store keeps tasks.
-                finished_logs: match (&opened.log, &self.tasks) {
-                    (Some(_), _) => None,
-                    (None, store::Tasks::Memory(retention)) => {
+                // On the memory store, no more logs than the store keeps tasks.
+                finished_logs: match &self.tasks {
+                    store::Tasks::Memory(retention) => {
                         let kept = retention.count_limit().unwrap_or(usize::MAX);
-                        Some(
-                            self.finished_logs
-                                .max_entries(self.finished_logs.entries().min(kept)),
-                        )
+                        self.finished_logs
+                            .max_entries(self.finished_logs.entries().min(kept))
                     }
-                    (None, _) => Some(self.finished_logs),
+                    _ => self.finished_logs,
                 },
                 streaming: caps.streaming != Some(false),
                 max_inline_file: self.max_inline_file,

@@ -90,8 +90,8 @@ impl FinishedLogs {
 /// [`FinishedLogs`] says (none where the store keeps the log).
 pub(crate) struct Live {
     inner: Mutex<Followed>,
-    /// What is kept of finished tasks; `None`: nothing (the store keeps their logs).
-    keep: Option<FinishedLogs>,
+    /// What is kept of finished tasks ([`FinishedLogs::none`] where the store keeps their logs).
+    keep: FinishedLogs,
 }
 
 #[derive(Default)]
@@ -104,9 +104,8 @@ struct Followed {
 }
 
 impl Live {
-    /// Follows tasks, keeping the logs of finished ones as `keep` says (`None`: the store
-    /// keeps the logs, so nothing is kept here once a task ended).
-    pub(crate) fn new(keep: Option<FinishedLogs>) -> Live {
+    /// Follows tasks, keeping the logs of finished ones as `keep` says.
+    pub(crate) fn new(keep: FinishedLogs) -> Live {
         Live {
             inner: Mutex::new(Followed::default()),
             keep,
@@ -152,13 +151,11 @@ impl Live {
         {
             return;
         }
-        let weight = match self.keep {
-            Some(keep) if keep.entries > 0 => Some((keep, tracked.weight())),
-            _ => None,
-        };
+        let keep = self.keep;
+        let weight = (keep.entries > 0).then(|| tracked.weight());
         let mut followed = self.lock();
         let same = |t: &Arc<Tracked>| Arc::ptr_eq(t, tracked);
-        let Some((keep, weight)) = weight else {
+        let Some(weight) = weight else {
             if followed.tasks.get(&tracked.id).is_some_and(same) {
                 followed.tasks.remove(&tracked.id);
             }
@@ -588,7 +585,7 @@ mod tests {
 
     #[test]
     fn where_the_store_keeps_the_log_nothing_of_a_finished_task_stays() {
-        let live = Live::new(None);
+        let live = Live::new(FinishedLogs::none());
         let running = live.track(task("running"));
         finished_task(&live, "done", "hello");
         assert!(live.get("done").is_none(), "a finished task is not kept");
@@ -599,7 +596,7 @@ mod tests {
 
     #[test]
     fn finished_logs_are_evicted_oldest_first_past_the_count() {
-        let live = Live::new(Some(FinishedLogs::default().max_entries(3)));
+        let live = Live::new(FinishedLogs::default().max_entries(3));
         for i in 0..10 {
             finished_task(&live, &format!("t{i}"), "hello");
         }
@@ -616,7 +613,7 @@ mod tests {
     fn finished_logs_are_evicted_oldest_first_past_the_bytes() {
         let big = "x".repeat(10_000);
         // Room for two tasks of about 20 kB each (the text is in the task and in its log).
-        let live = Live::new(Some(FinishedLogs::default().max_bytes(50_000)));
+        let live = Live::new(FinishedLogs::default().max_bytes(50_000));
         for i in 0..5 {
             finished_task(&live, &format!("t{i}"), &big);
         }
@@ -633,7 +630,7 @@ mod tests {
 
     #[test]
     fn a_reader_holding_an_evicted_task_reads_its_whole_log() {
-        let live = Live::new(Some(FinishedLogs::none()));
+        let live = Live::new(FinishedLogs::none());
         let tracked = finished_task(&live, "t", "hello");
         assert!(live.get("t").is_none(), "not kept");
         let events: Vec<_> = futures::executor::block_on_stream(tracked.events(0, Until::Terminal))
@@ -644,7 +641,7 @@ mod tests {
 
     #[test]
     fn a_task_noted_twice_is_kept_once() {
-        let live = Live::new(Some(FinishedLogs::default()));
+        let live = Live::new(FinishedLogs::default());
         let tracked = finished_task(&live, "t", "hello");
         live.finished(&tracked);
         live.finished(&tracked);
@@ -653,7 +650,7 @@ mod tests {
 
     #[test]
     fn a_log_weighs_about_its_data() {
-        let live = Live::new(None);
+        let live = Live::new(FinishedLogs::none());
         let small = finished_task(&live, "small", "x").weight();
         let large = finished_task(&live, "large", &"x".repeat(100_000)).weight();
         // The text is held twice: in the task's artifact and in the chunk of the log.

@@ -69,8 +69,8 @@ pub(crate) struct Parts {
     pub(crate) push: Option<(Arc<dyn PushConfigStore>, Arc<Delivery>, Webhooks)>,
     pub(crate) guard: Option<Arc<Guard>>,
     pub(crate) extended: Option<a2a::AgentCard>,
-    /// What is kept in memory of finished tasks' logs; `None`: nothing (the store keeps them).
-    pub(crate) finished_logs: Option<FinishedLogs>,
+    /// What is kept in memory of finished tasks' logs where the store keeps none.
+    pub(crate) finished_logs: FinishedLogs,
     pub(crate) streaming: bool,
     pub(crate) max_inline_file: usize,
     pub(crate) input_timeout: Option<Duration>,
@@ -116,7 +116,11 @@ impl<A: Agent> Lifecycle<A> {
     pub(crate) fn new(agent: A, dispatcher: Arc<Dispatcher>, parts: Parts) -> Self {
         let recorder = Arc::new(Recorder {
             store: parts.store,
-            live: Arc::new(Live::new(parts.finished_logs)),
+            // Nothing of a finished task stays in memory where the store keeps its log.
+            live: Arc::new(Live::new(match parts.log {
+                Some(_) => FinishedLogs::none(),
+                None => parts.finished_logs,
+            })),
             sessions: Sessions::default(),
             push: parts.push.as_ref().map(|(_, d, _)| Arc::clone(d)),
             input_timeout: parts.input_timeout,
