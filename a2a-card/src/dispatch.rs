@@ -110,6 +110,18 @@ pub struct Violation {
     pub message: String,
 }
 
+/// `pointer: message` (`(root)` for the whole value), as every message that lists violations
+/// says it.
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = match self.instance_path.as_str() {
+            "" => "(root)",
+            path => path,
+        };
+        write!(f, "{at}: {}", self.message)
+    }
+}
+
 /// Why a message cannot run a skill, with the A2A error code to answer with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -218,8 +230,7 @@ impl fmt::Display for DispatchError {
             } => {
                 write!(f, "the data does not follow schema `{schema}`")?;
                 if let Some(v) = violations.first() {
-                    let at = if v.instance_path.is_empty() { "(root)" } else { &v.instance_path };
-                    write!(f, ": {at}: {}", v.message)?;
+                    write!(f, ": {v}")?;
                     if violations.len() > 1 {
                         write!(f, " (and {} more)", violations.len() - 1)?;
                     }

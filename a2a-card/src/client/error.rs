@@ -172,14 +172,6 @@ fn text(v: &serde_json::Value, key: &str) -> String {
         .to_owned()
 }
 
-fn at(pointer: &str) -> &str {
-    if pointer.is_empty() {
-        "(root)"
-    } else {
-        pointer
-    }
-}
-
 impl fmt::Display for ClientError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -213,7 +205,7 @@ impl fmt::Display for ClientError {
                 write!(f, "the data does not follow schema `{schema}`")?;
                 for (i, v) in violations.iter().enumerate() {
                     let sep = if i == 0 { ": " } else { "; " };
-                    write!(f, "{sep}{}: {}", at(&v.instance_path), v.message)?;
+                    write!(f, "{sep}{v}")?;
                 }
                 Ok(())
             }
@@ -229,7 +221,7 @@ impl fmt::Display for ClientError {
             } => {
                 write!(f, "the agent refused the request ({code}): {message}")?;
                 for v in violations.iter().skip(1) {
-                    write!(f, "; {}: {}", at(&v.instance_path), v.message)?;
+                    write!(f, "; {v}")?;
                 }
                 Ok(())
             }

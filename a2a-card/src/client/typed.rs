@@ -151,17 +151,7 @@ fn data_of<T: NamedSchema + DeserializeOwned>(
     match agent.validate(T::SCHEMA_NAME, &value) {
         Ok(()) => {}
         Err(ClientError::InvalidInput { violations, .. }) => {
-            let listed: Vec<String> = violations
-                .iter()
-                .map(|v| {
-                    let at = if v.instance_path.is_empty() {
-                        "(root)"
-                    } else {
-                        &v.instance_path
-                    };
-                    format!("{at}: {}", v.message)
-                })
-                .collect();
+            let listed: Vec<String> = violations.iter().map(ToString::to_string).collect();
             return Err(invalid(listed.join("; ")));
         }
         Err(other) => return Err(other),

@@ -219,17 +219,7 @@ fn question(task_id: &str, text: &str, answer_with: &str) -> ToolOutput {
 /// A tool error for arguments that break the skill's input schema: each violation with its
 /// JSON pointer, which names the field.
 fn invalid_arguments(schema: &str, violations: &[Violation]) -> ToolExecutionError {
-    let listed: Vec<String> = violations
-        .iter()
-        .map(|v| {
-            let at = if v.instance_path.is_empty() {
-                "(root)"
-            } else {
-                &v.instance_path
-            };
-            format!("{at}: {}", v.message)
-        })
-        .collect();
+    let listed: Vec<String> = violations.iter().map(ToString::to_string).collect();
     ToolExecutionError::invalid_args(format!(
         "the arguments do not follow schema `{schema}`: {}",
         listed.join("; ")
