@@ -66,21 +66,6 @@ pub(crate) async fn read(
     })
 }
 
-/// The HTTP+JSON routes' layer: refuses a body declared larger than the limit (`413`), and caps
-/// the others, so that the extractors behind answer `413` when a body without a length grows
-/// past it.
-pub(crate) async fn limit_body(
-    State(limit): State<usize>,
-    request: Request,
-    next: Next,
-) -> Response {
-    if declared_too_large(request.headers(), limit) {
-        return closing(rest_error(BodyError::TooLarge, limit));
-    }
-    let request = request.map(|body| Body::new(http_body_util::Limited::new(body, limit)));
-    next.run(request).await
-}
-
 /// The HTTP+JSON routes' answer to a body not read: `413` when over `limit` bytes, else `400`.
 pub(crate) fn rest_error(error: BodyError, limit: usize) -> Response {
     let (status, code) = match error {

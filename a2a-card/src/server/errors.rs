@@ -58,7 +58,6 @@ fn object(value: Value) -> HashMap<String, Value> {
 /// section 11.6: the HTTP status, the gRPC status name, the message, the error's details and
 /// an `ErrorInfo` naming the A2A reason), as `application/problem+json`.
 pub(crate) fn rest_status(status: StatusCode, err: A2AError) -> Response {
-    super::telemetry::failed();
     let mut details: Vec<TypedDetail> = err
         .details
         .unwrap_or_default()
@@ -83,6 +82,7 @@ pub(crate) fn rest_status(status: StatusCode, err: A2AError) -> Response {
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/problem+json"),
     );
+    super::telemetry::failed(&mut response);
     response
 }
 

@@ -1,149 +1,231 @@
-//! The gRPC binding (feature `grpc`): the canonical `lf.a2a.v1.A2AService`, served by the
-//! official binding (`a2a-grpc`'s `GrpcHandler`) over this crate's request handler, on the same
-//! listener as the HTTP bindings (requests to `/lf.a2a.v1.A2AService/*` over HTTP/2).
+//! The gRPC binding (feature `grpc`): the canonical `lf.a2a.v1.A2AService` of the official
+//! binding (its protobuf service, `a2a-pb`, and its conversions), implemented by decoding each
+//! request into a [call](super::call), on the same listener as the HTTP bindings (requests to
+//! `/lf.a2a.v1.A2AService/*` over HTTP/2).
 //!
-//! Everything the other bindings do goes through the same handler: structured input checked
-//! and dispatched, streams, cancel, subscriptions, push configs, the extended card. The card's
-//! security applies as on the other bindings, from the request's metadata (`authorization`, the
-//! API key's header), answered with `UNAUTHENTICATED` or `PERMISSION_DENIED`; a request message
+//! The card's security applies as on the other bindings, from the request's metadata
+//! (`authorization`, the API key's header), answered with `UNAUTHENTICATED` or
+//! `PERMISSION_DENIED` and the challenges as `www-authenticate` metadata; a request message
 //! larger than the body limit is refused before it is decoded (`OUT_OF_RANGE`, as tonic says
 //! it, naming the limit).
 
+use std::pin::Pin;
 use std::sync::Arc;
 
-use a2a::*;
-use a2a_pb::proto::a2a_service_server::A2aServiceServer;
-use a2a_server::{RequestHandler, ServiceParams};
-use async_trait::async_trait;
-use futures::stream::BoxStream;
+use a2a::{A2AError, StreamResponse};
+use a2a_grpc::errors::a2a_error_to_status;
+use a2a_pb::pbconv;
+use a2a_pb::proto::{self, a2a_service_server::A2aService, a2a_service_server::A2aServiceServer};
+use futures::{Stream, StreamExt};
+use tonic::{Request, Response, Status};
 
-use super::auth::{self, Guard};
-use super::exact;
+use super::auth::Admission;
+use super::call::{Answer, Binding, Context, Failure, Op, unexpected};
+use super::lifecycle::Calls;
 
 /// The gRPC service's path prefix.
 pub(crate) const SERVICE_PATH: &str = "/lf.a2a.v1.A2AService";
 
-/// The routes of the gRPC binding over `handler`, behind the card's security (`guard`), with
-/// messages limited to `body_limit` bytes.
-pub(crate) fn router<H: RequestHandler>(
-    handler: Arc<H>,
-    guard: Option<Arc<Guard>>,
-    body_limit: usize,
-) -> axum::Router {
-    let service = A2aServiceServer::new(a2a_grpc::GrpcHandler::new(Arc::new(Plain(handler))))
-        .max_decoding_message_size(body_limit);
-    let router = axum::Router::new().route_service(&format!("{SERVICE_PATH}/{{*method}}"), service);
-    match guard {
-        Some(guard) => router.layer(axum::middleware::from_fn_with_state(
-            guard,
-            auth::grpc_layer,
-        )),
-        None => router,
+/// The routes of the gRPC binding over `calls`, with messages limited to `body_limit` bytes.
+pub(crate) fn router(calls: Arc<dyn Calls>, body_limit: usize) -> axum::Router {
+    let service = A2aServiceServer::new(Grpc(calls)).max_decoding_message_size(body_limit);
+    axum::Router::new()
+        .route_service(&format!("{SERVICE_PATH}/{{*method}}"), service)
+        .layer(axum::middleware::from_fn(telemetry))
+}
+
+/// The request's span names its method (the path's last segment); the answer is a failed call
+/// when its status says so.
+async fn telemetry(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let method = request
+        .uri()
+        .path()
+        .rsplit('/')
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    super::telemetry::method(Binding::Grpc, &method, "1.0");
+    let mut response = next.run(request).await;
+    super::telemetry::called(&mut response, &method);
+    let status = response.headers().get("grpc-status");
+    if status.is_some_and(|s| s.as_bytes() != b"0") {
+        super::telemetry::failed(&mut response);
+    }
+    response
+}
+
+/// The service: each method one call.
+struct Grpc(Arc<dyn Calls>);
+
+type Events = Pin<Box<dyn Stream<Item = Result<proto::StreamResponse, Status>> + Send>>;
+
+impl Grpc {
+    /// Answers `op`, called with `request`'s metadata and the authentication layer's word.
+    async fn call<T>(&self, request: &Request<T>, op: Op) -> Result<Answer, Status> {
+        let admission = request.extensions().get::<Admission>();
+        let ctx = Context::of(Binding::Grpc, request.metadata().as_ref(), admission)
+            .map_err(|refusal| refusal.grpc())?;
+        self.0
+            .call(&ctx, op)
+            .await
+            .map_err(|failure| match failure {
+                Failure::Error(e) => a2a_error_to_status(&e),
+                Failure::Refused(refusal) => refusal.grpc(),
+            })
     }
 }
 
-/// The request handler with its answers as they are (protobuf carries data parts as
-/// `Struct`s, converted by the official binding; nothing to splice back).
-struct Plain<H>(Arc<H>);
+fn status(e: A2AError) -> Status {
+    a2a_error_to_status(&e)
+}
 
-#[async_trait]
-impl<H: RequestHandler> RequestHandler for Plain<H> {
+fn task(answer: Answer) -> Result<Response<proto::Task>, Status> {
+    match answer {
+        Answer::Task(task) => Ok(Response::new(pbconv::to_proto_task(&task))),
+        _ => Err(status(unexpected())),
+    }
+}
+
+fn config(answer: Answer) -> Result<Response<proto::TaskPushNotificationConfig>, Status> {
+    match answer {
+        Answer::Config(c) => Ok(Response::new(
+            pbconv::to_proto_task_push_notification_config(&c),
+        )),
+        _ => Err(status(unexpected())),
+    }
+}
+
+fn events(answer: Answer) -> Result<Response<Events>, Status> {
+    let Answer::Stream(events) = answer else {
+        return Err(status(unexpected()));
+    };
+    let events = events.map(
+        |event: Result<(Option<u64>, StreamResponse), A2AError>| match event {
+            Ok((_, event)) => Ok(pbconv::to_proto_stream_response(&event)),
+            Err(e) => Err(status(e)),
+        },
+    );
+    Ok(Response::new(Box::pin(events)))
+}
+
+#[tonic::async_trait]
+impl A2aService for Grpc {
     async fn send_message(
         &self,
-        params: &ServiceParams,
-        req: SendMessageRequest,
-    ) -> Result<SendMessageResponse, A2AError> {
-        super::telemetry::method("GRPC", "grpc", "SendMessage", "1.0");
-        exact::plain(self.0.send_message(params, req)).await
+        request: Request<proto::SendMessageRequest>,
+    ) -> Result<Response<proto::SendMessageResponse>, Status> {
+        let op = Op::Send(pbconv::from_proto_send_message_request(request.get_ref()));
+        match self.call(&request, op).await? {
+            Answer::Sent(sent) => Ok(Response::new(pbconv::to_proto_send_message_response(&sent))),
+            _ => Err(status(unexpected())),
+        }
     }
+
+    type SendStreamingMessageStream = Events;
 
     async fn send_streaming_message(
         &self,
-        params: &ServiceParams,
-        req: SendMessageRequest,
-    ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
-        super::telemetry::method("GRPC", "grpc", "SendStreamingMessage", "1.0");
-        exact::plain(self.0.send_streaming_message(params, req)).await
+        request: Request<proto::SendMessageRequest>,
+    ) -> Result<Response<Events>, Status> {
+        let op = Op::Stream(pbconv::from_proto_send_message_request(request.get_ref()));
+        events(self.call(&request, op).await?)
     }
 
     async fn get_task(
         &self,
-        params: &ServiceParams,
-        req: GetTaskRequest,
-    ) -> Result<Task, A2AError> {
-        super::telemetry::method("GRPC", "grpc", "GetTask", "1.0");
-        exact::plain(self.0.get_task(params, req)).await
+        request: Request<proto::GetTaskRequest>,
+    ) -> Result<Response<proto::Task>, Status> {
+        let op = Op::Get(pbconv::from_proto_get_task_request(request.get_ref()));
+        task(self.call(&request, op).await?)
     }
 
     async fn list_tasks(
         &self,
-        params: &ServiceParams,
-        req: ListTasksRequest,
-    ) -> Result<ListTasksResponse, A2AError> {
-        super::telemetry::method("GRPC", "grpc", "ListTasks", "1.0");
-        exact::plain(self.0.list_tasks(params, req)).await
+        request: Request<proto::ListTasksRequest>,
+    ) -> Result<Response<proto::ListTasksResponse>, Status> {
+        let op = Op::List(pbconv::from_proto_list_tasks_request(request.get_ref()));
+        match self.call(&request, op).await? {
+            Answer::Tasks(list) => Ok(Response::new(pbconv::to_proto_list_tasks_response(&list))),
+            _ => Err(status(unexpected())),
+        }
     }
 
     async fn cancel_task(
         &self,
-        params: &ServiceParams,
-        req: CancelTaskRequest,
-    ) -> Result<Task, A2AError> {
-        super::telemetry::method("GRPC", "grpc", "CancelTask", "1.0");
-        exact::plain(self.0.cancel_task(params, req)).await
+        request: Request<proto::CancelTaskRequest>,
+    ) -> Result<Response<proto::Task>, Status> {
+        let op = Op::Cancel(pbconv::from_proto_cancel_task_request(request.get_ref()));
+        task(self.call(&request, op).await?)
     }
+
+    type SubscribeToTaskStream = Events;
 
     async fn subscribe_to_task(
         &self,
-        params: &ServiceParams,
-        req: SubscribeToTaskRequest,
-    ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
-        super::telemetry::method("GRPC", "grpc", "SubscribeToTask", "1.0");
-        exact::plain(self.0.subscribe_to_task(params, req)).await
+        request: Request<proto::SubscribeToTaskRequest>,
+    ) -> Result<Response<Events>, Status> {
+        let op = Op::Subscribe(pbconv::from_proto_subscribe_to_task_request(
+            request.get_ref(),
+        ));
+        events(self.call(&request, op).await?)
     }
 
-    async fn create_push_config(
+    async fn create_task_push_notification_config(
         &self,
-        params: &ServiceParams,
-        req: TaskPushNotificationConfig,
-    ) -> Result<TaskPushNotificationConfig, A2AError> {
-        super::telemetry::method("GRPC", "grpc", "CreateTaskPushNotificationConfig", "1.0");
-        self.0.create_push_config(params, req).await
+        request: Request<proto::TaskPushNotificationConfig>,
+    ) -> Result<Response<proto::TaskPushNotificationConfig>, Status> {
+        let op = Op::CreateConfig(
+            pbconv::from_proto_create_task_push_notification_config_request(request.get_ref()),
+        );
+        config(self.call(&request, op).await?)
     }
 
-    async fn get_push_config(
+    async fn get_task_push_notification_config(
         &self,
-        params: &ServiceParams,
-        req: GetTaskPushNotificationConfigRequest,
-    ) -> Result<TaskPushNotificationConfig, A2AError> {
-        super::telemetry::method("GRPC", "grpc", "GetTaskPushNotificationConfig", "1.0");
-        self.0.get_push_config(params, req).await
+        request: Request<proto::GetTaskPushNotificationConfigRequest>,
+    ) -> Result<Response<proto::TaskPushNotificationConfig>, Status> {
+        let op = Op::GetConfig(
+            pbconv::from_proto_get_task_push_notification_config_request(request.get_ref()),
+        );
+        config(self.call(&request, op).await?)
     }
 
-    async fn list_push_configs(
+    async fn list_task_push_notification_configs(
         &self,
-        params: &ServiceParams,
-        req: ListTaskPushNotificationConfigsRequest,
-    ) -> Result<ListTaskPushNotificationConfigsResponse, A2AError> {
-        super::telemetry::method("GRPC", "grpc", "ListTaskPushNotificationConfigs", "1.0");
-        self.0.list_push_configs(params, req).await
-    }
-
-    async fn delete_push_config(
-        &self,
-        params: &ServiceParams,
-        req: DeleteTaskPushNotificationConfigRequest,
-    ) -> Result<(), A2AError> {
-        super::telemetry::method("GRPC", "grpc", "DeleteTaskPushNotificationConfig", "1.0");
-        self.0.delete_push_config(params, req).await
+        request: Request<proto::ListTaskPushNotificationConfigsRequest>,
+    ) -> Result<Response<proto::ListTaskPushNotificationConfigsResponse>, Status> {
+        let op = Op::ListConfigs(
+            pbconv::from_proto_list_task_push_notification_configs_request(request.get_ref()),
+        );
+        match self.call(&request, op).await? {
+            Answer::Configs(list) => Ok(Response::new(
+                pbconv::to_proto_list_task_push_notification_configs_response(&list),
+            )),
+            _ => Err(status(unexpected())),
+        }
     }
 
     async fn get_extended_agent_card(
         &self,
-        params: &ServiceParams,
-        req: GetExtendedAgentCardRequest,
-    ) -> Result<AgentCard, A2AError> {
-        super::telemetry::method("GRPC", "grpc", "GetExtendedAgentCard", "1.0");
-        self.0.get_extended_agent_card(params, req).await
+        request: Request<proto::GetExtendedAgentCardRequest>,
+    ) -> Result<Response<proto::AgentCard>, Status> {
+        match self.call(&request, Op::ExtendedCard).await? {
+            Answer::Card(card) => Ok(Response::new(pbconv::to_proto_agent_card(&card))),
+            _ => Err(status(unexpected())),
+        }
+    }
+
+    async fn delete_task_push_notification_config(
+        &self,
+        request: Request<proto::DeleteTaskPushNotificationConfigRequest>,
+    ) -> Result<Response<()>, Status> {
+        let op = Op::DeleteConfig(
+            pbconv::from_proto_delete_task_push_notification_config_request(request.get_ref()),
+        );
+        self.call(&request, op).await?;
+        Ok(Response::new(()))
     }
 }

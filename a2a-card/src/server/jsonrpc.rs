@@ -1,48 +1,43 @@
-//! The JSON-RPC endpoint: request checks, the A2A 0.3 translation, and every 1.0 method
-//! answered with the handler, read and written with the `a2a` types' own serde ([`call`]);
-//! streams as SSE whose event ids are the events' numbers in their task's log, so that a
-//! subscriber that reconnects with `Last-Event-ID` gets exactly the events after it.
+//! The JSON-RPC binding: a request decoded into a [call](super::call), answered, and its
+//! answer written with the `a2a` types' serde; A2A 0.3 requests decoded from their 0.3 params
+//! and answered in 0.3 shapes (the same call, translated value to value both ways); streams as
+//! SSE whose event ids are the events' numbers in their task's log, so that a subscriber that
+//! reconnects with `Last-Event-ID` gets exactly the events after it.
 
 use std::sync::Arc;
 
 use a2a::{A2AError, JsonRpcId, JsonRpcResponse, StreamResponse, error_code};
-use a2a_server::ServiceParams;
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use serde_json::Value;
-use tower::ServiceExt;
 
-use super::auth::{self, Guard};
 use super::body_limit::{self, BodyError};
-use super::documents::A2A_VERSION_HEADER;
+use super::call::{Answer, Binding, Context, Failure, Op, requested_version};
 use super::errors::json_response;
-use super::exact::{self, MAX_ANSWER_BYTES};
-use super::lifecycle::{Numbered, NumberedStream};
+use super::lifecycle::{Calls, NumberedStream};
+use super::telemetry;
 use crate::v0_3::{self, Method};
 
 /// The JSON-RPC endpoint.
 pub(crate) struct JsonRpc {
-    /// The official JSON-RPC router (its one route is `/`).
-    pub(crate) inner: axum::Router,
-    /// The handler, which answers every method.
-    pub(crate) handler: Arc<dyn Numbered>,
+    /// What answers every call.
+    pub(crate) calls: Arc<dyn Calls>,
     /// The largest request body.
     pub(crate) body_limit: usize,
     /// Whether A2A 0.3 requests are translated.
     pub(crate) v0_3: bool,
-    /// The security the card declares, when it declares any.
-    pub(crate) guard: Option<Arc<Guard>>,
 }
 
-/// An answer to a request that did not reach the handler: a JSON-RPC error with an HTTP
+/// An answer to a request that did not reach the lifecycle: a JSON-RPC error with an HTTP
 /// status (`200` for every JSON-RPC error, as the official SDKs answer and their clients
 /// expect; another status only where the transport refuses the body).
 fn refuse(status: StatusCode, id: JsonRpcId, code: i32, message: impl Into<String>) -> Response {
-    super::telemetry::failed();
     let error = A2AError::new(code, message).to_jsonrpc_error();
-    json_response(status, &JsonRpcResponse::error(id, error))
+    let mut response = json_response(status, &JsonRpcResponse::error(id, error));
+    telemetry::failed(&mut response);
+    response
 }
 
 /// Whether the request says its body is JSON (`application/json` or `application/*+json`,
@@ -75,27 +70,22 @@ fn id_of(request: &Value) -> Option<JsonRpcId> {
 
 /// Whether the `A2A-Version` header asks for 0.3 (absent means 0.3, A2A section 3.6).
 fn asks_for_0_3(headers: &HeaderMap) -> bool {
-    match headers.get(A2A_VERSION_HEADER).map(|v| v.to_str()) {
+    match requested_version(headers) {
         None => true,
-        Some(Ok(v)) => {
-            let v = v.trim();
-            v.is_empty() || v == "0" || v.starts_with("0.")
-        }
-        Some(Err(_)) => false,
+        Some(v) => v.is_empty() || v == "0" || v.starts_with("0."),
     }
 }
 
 /// Handles `POST` on the JSON-RPC path.
 pub(crate) async fn endpoint(State(rpc): State<Arc<JsonRpc>>, request: Request) -> Response {
-    let (mut parts, body) = request.into_parts();
+    let (parts, body) = request.into_parts();
     if !is_json(&parts.headers) {
-        let refusal = refuse(
+        return refuse(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             JsonRpcId::Null,
             error_code::INVALID_REQUEST,
             "a JSON-RPC request is sent with `Content-Type: application/json`",
         );
-        return refusal;
     }
     let bytes = match body_limit::read(&parts.headers, body, rpc.body_limit).await {
         Ok(bytes) => bytes,
@@ -124,7 +114,7 @@ pub(crate) async fn endpoint(State(rpc): State<Arc<JsonRpc>>, request: Request) 
             "parse error: the request body is not valid UTF-8",
         );
     }
-    let request: Value = match serde_json::from_slice(&bytes) {
+    let mut request: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
         Err(e) => {
             return refuse(
@@ -161,32 +151,34 @@ pub(crate) async fn endpoint(State(rpc): State<Arc<JsonRpc>>, request: Request) 
     let Some(method) = request.get("method").and_then(Value::as_str) else {
         return invalid(id, "`method` is required, and is a string");
     };
-    if let Some(params) = request.get("params")
-        && !params.is_object()
-        && !params.is_null()
-    {
+    let method = method.to_owned();
+    let params = request
+        .get_mut("params")
+        .map(Value::take)
+        .unwrap_or(Value::Null);
+    if !params.is_object() && !params.is_null() {
         return invalid(id, "`params` is an object");
     }
-    let legacy = Method::parse(method).filter(|_| rpc.v0_3 && asks_for_0_3(&parts.headers));
+    let legacy = Method::parse(&method).filter(|_| rpc.v0_3 && asks_for_0_3(&parts.headers));
     let version = if legacy.is_some() { "0.3" } else { "1.0" };
-    super::telemetry::method("JSONRPC", "jsonrpc", method, version);
-    if legacy.is_none() && !a2a::methods::is_valid(method) {
-        return method_not_found(id, method);
+    telemetry::method(Binding::JsonRpc, &method, version);
+    if legacy.is_none() && !a2a::methods::is_valid(&method) {
+        return method_not_found(id, &method);
     }
-    let Some(guard) = &rpc.guard else {
-        return route(&rpc, parts, bytes, request, legacy, id).await;
-    };
-    // Before any task exists: the card's requirement, then the skill's (in the handler).
-    match guard.authenticate(&parts).await {
-        Ok(principal) => auth::seal(&mut parts.headers, principal.as_ref()),
+    // Before anything is done with the request: the card's requirement.
+    let ctx = match Context::of(Binding::JsonRpc, &parts.headers, parts.extensions.get()) {
+        Ok(ctx) => ctx,
         Err(refusal) => return refusal.jsonrpc(id),
-    }
-    let (response, refusal) =
-        auth::scoped(route(&rpc, parts, bytes, request, legacy, id.clone())).await;
-    match refusal {
-        Some(refusal) => refusal.jsonrpc(id),
-        None => response,
-    }
+    };
+    let mut response = match legacy {
+        Some(legacy) => v0_3_call(&*rpc.calls, &ctx, legacy, params, id).await,
+        None => match check_version(&parts.headers) {
+            Ok(()) => call(&*rpc.calls, &ctx, &method, params, id).await,
+            Err(e) => error_response(&id, e),
+        },
+    };
+    telemetry::called(&mut response, &method);
+    response
 }
 
 /// The answer to a method that is neither 1.0 nor (translated) 0.3.
@@ -207,92 +199,92 @@ fn method_not_found(id: JsonRpcId, method: &str) -> Response {
     )
 }
 
-/// Runs a valid request: a 0.3 one translated, a 1.0 one as it is. Every 1.0 method is
-/// answered here ([`call`]); the official router only reads params these types do not (other
-/// ProtoJSON spellings).
-async fn route(
-    rpc: &JsonRpc,
-    mut parts: axum::http::request::Parts,
-    bytes: Bytes,
-    mut request: Value,
-    legacy: Option<Method>,
-    id: JsonRpcId,
-) -> Response {
-    if let Some(legacy) = legacy {
-        return translate(rpc, parts, request, legacy, id).await;
-    }
-    if let Err(e) = check_version(&parts.headers) {
-        return error_response(&id, e);
-    }
-    let method = request
-        .get("method")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
-    let params = request
-        .get_mut("params")
-        .map(Value::take)
-        .unwrap_or(Value::Null);
-    let service = service_params(&parts.headers);
-    match call(rpc, &service, &parts.headers, &method, params, &id).await {
-        Ok(response) => response,
-        Err(mut params) => {
-            // Params the `a2a` types do not read: the official router reads every ProtoJSON
-            // spelling (snake_case names, enum numbers), and its answer's data are spliced
-            // back exactly.
-            let sends = matches!(
-                method.as_str(),
-                a2a::methods::SEND_MESSAGE | a2a::methods::SEND_STREAMING_MESSAGE
-            );
-            parts.uri = Uri::from_static("/");
-            if let Some(request) = request.as_object_mut() {
-                request.insert("params".to_owned(), params.take());
-            }
-            let inbound = if sends {
-                exact::inbound(&mut request, true, false)
-            } else {
-                None
-            };
-            let (message, body) = match inbound {
-                Some((message, Some(body))) => {
-                    parts.headers.remove(header::CONTENT_LENGTH);
-                    (Some(message), Body::from(body))
-                }
-                Some((message, None)) => (Some(message), Body::from(bytes)),
-                None => (None, Body::from(bytes)),
-            };
-            let response =
-                exact::with_inbound(message, forward(rpc, Request::from_parts(parts, body)));
-            exact::decode_response(response.await).await
-        }
-    }
-}
-
 /// The `A2A-Version` of a 1.0 request: `1.x` (A2A section 3.6.2: none means 0.3, which only
 /// the 0.3 methods are).
 fn check_version(headers: &HeaderMap) -> Result<(), A2AError> {
-    let requested = headers
-        .get(A2A_VERSION_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("0.3");
-    match requested.trim().split('.').next() {
+    let requested = requested_version(headers).unwrap_or("0.3");
+    match requested.split('.').next() {
         Some("1") => Ok(()),
         _ => Err(A2AError::version_not_supported(requested)),
     }
 }
 
-/// The request's headers as the handler's service parameters.
-pub(crate) fn service_params(headers: &HeaderMap) -> ServiceParams {
-    let mut service = ServiceParams::new();
-    for (name, value) in headers {
-        if let Ok(value) = value.to_str() {
-            service
-                .entry(name.as_str().to_owned())
-                .or_default()
-                .push(value.to_owned());
+/// A 1.0 request: decoded, called, its answer written with the `a2a` types' serde.
+async fn call(
+    calls: &dyn Calls,
+    ctx: &Context,
+    method: &str,
+    params: Value,
+    id: JsonRpcId,
+) -> Response {
+    let op = match Op::decode(method, params) {
+        Ok(op) => op,
+        Err(e) => return error_response(&id, e),
+    };
+    match calls.call(ctx, op).await {
+        Ok(Answer::Stream(events)) => sse(events, move |event| match event {
+            Ok(event) => success(&id, &event),
+            Err(e) => error_json(&id, e),
+        }),
+        Ok(answer) => {
+            let mut response = Response::new(Body::from(success(&id, &answer)));
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            response
         }
+        Err(failure) => failure_response(&id, failure),
     }
-    service
+}
+
+/// A 0.3 request: its params in 1.0 shape, the same call, its answer (each event of a stream)
+/// in 0.3 shape.
+async fn v0_3_call(
+    calls: &dyn Calls,
+    ctx: &Context,
+    method: Method,
+    params: Value,
+    id: JsonRpcId,
+) -> Response {
+    let answer = match Op::decode(method.v1(), method.params_to_v1(params)) {
+        Ok(op) => calls.call(ctx, op).await,
+        Err(e) => Err(Failure::Error(e)),
+    };
+    let error = match answer {
+        Ok(Answer::Stream(events)) => {
+            return sse(events, move |event| match event {
+                Ok(event) => success(&id, &method.result_to_v0_3(to_value(&event))),
+                Err(e) => error_json_v0_3(&id, e),
+            });
+        }
+        Ok(answer) => {
+            let result = method.result_to_v0_3(to_value(&answer));
+            return json_response(StatusCode::OK, &Success::new(&id, &result));
+        }
+        Err(Failure::Refused(refusal)) => return refusal.jsonrpc(id),
+        Err(Failure::Error(e)) => e,
+    };
+    let body = error_json_v0_3(&id, error);
+    let mut response = if method.streams() {
+        // A 0.3 client reads a streaming method's answer only as events: an error before the
+        // stream is one event (as the official SDK's 0.3 layer sends it).
+        one_event(body)
+    } else {
+        let mut response = Response::new(Body::from(body));
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        response
+    };
+    telemetry::failed(&mut response);
+    response
+}
+
+/// A value of the `a2a` types as JSON (they always serialise).
+fn to_value(value: &impl serde::Serialize) -> Value {
+    serde_json::to_value(value).unwrap_or_default()
 }
 
 /// A successful JSON-RPC answer, written straight from the `a2a` types.
@@ -303,38 +295,52 @@ struct Success<'a, T: serde::Serialize> {
     result: &'a T,
 }
 
-fn error_response(id: &JsonRpcId, e: A2AError) -> Response {
-    super::telemetry::failed();
-    json_response(
-        StatusCode::OK,
-        &JsonRpcResponse::error(id.clone(), e.to_jsonrpc_error()),
-    )
-}
-
-fn answer<T: serde::Serialize>(id: &JsonRpcId, answer: Result<T, A2AError>) -> Response {
-    match answer {
-        Ok(result) => json_response(
-            StatusCode::OK,
-            &Success {
-                jsonrpc: "2.0",
-                id,
-                result: &result,
-            },
-        ),
-        Err(e) => error_response(id, e),
+impl<'a, T: serde::Serialize> Success<'a, T> {
+    fn new(id: &'a JsonRpcId, result: &'a T) -> Self {
+        Success {
+            jsonrpc: "2.0",
+            id,
+            result,
+        }
     }
 }
 
-/// The number of the last event a reconnecting subscriber saw (`Last-Event-ID`).
-pub(crate) fn last_event_id(headers: &HeaderMap) -> Option<u64> {
-    headers
-        .get("last-event-id")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse().ok())
+/// The JSON text of a successful answer to request `id`.
+fn success(id: &JsonRpcId, result: &impl serde::Serialize) -> String {
+    // The `a2a` types always serialise.
+    serde_json::to_string(&Success::new(id, result)).unwrap_or_default()
+}
+
+/// The JSON text of an error answer to request `id`.
+fn error_json(id: &JsonRpcId, e: A2AError) -> String {
+    serde_json::to_string(&JsonRpcResponse::error(id.clone(), e.to_jsonrpc_error()))
+        .unwrap_or_default()
+}
+
+/// The JSON text of a 0.3 error answer to request `id`.
+fn error_json_v0_3(id: &JsonRpcId, e: A2AError) -> String {
+    let error = v0_3::error_to_v0_3(to_value(&e.to_jsonrpc_error()));
+    serde_json::json!({"jsonrpc": "2.0", "id": id, "error": error}).to_string()
+}
+
+fn error_response(id: &JsonRpcId, e: A2AError) -> Response {
+    let mut response = json_response(
+        StatusCode::OK,
+        &JsonRpcResponse::error(id.clone(), e.to_jsonrpc_error()),
+    );
+    telemetry::failed(&mut response);
+    response
+}
+
+fn failure_response(id: &JsonRpcId, failure: Failure) -> Response {
+    match failure {
+        Failure::Error(e) => error_response(id, e),
+        Failure::Refused(refusal) => refusal.jsonrpc(id.clone()),
+    }
 }
 
 /// A stream's events as SSE, each with its number in the task's log as its `id` (where it
-/// has one), and a comment every 15 s while idle.
+/// has one), and a comment every 15 s while idle; `write` writes each event's `data`.
 pub(crate) fn sse<F>(events: NumberedStream, write: F) -> Response
 where
     F: Fn(Result<StreamResponse, A2AError>) -> String + Send + 'static,
@@ -358,178 +364,8 @@ where
         .into_response()
 }
 
-/// A streaming answer to JSON-RPC request `id`, or its error.
-fn stream_answer(id: &JsonRpcId, events: Result<NumberedStream, A2AError>) -> Response {
-    let events = match events {
-        Ok(events) => events,
-        Err(e) => return error_response(id, e),
-    };
-    let id = id.clone();
-    sse(events, move |event| {
-        let body = match event {
-            Ok(event) => serde_json::to_string(&Success {
-                jsonrpc: "2.0",
-                id: &id,
-                result: &event,
-            }),
-            Err(e) => {
-                serde_json::to_string(&JsonRpcResponse::error(id.clone(), e.to_jsonrpc_error()))
-            }
-        };
-        // The `a2a` types always serialise.
-        body.unwrap_or_default()
-    })
-}
-
-/// Params of type `T`, or `Err` with the params back for the official router.
-fn params<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, Value> {
-    let params = if params.is_null() {
-        Value::Object(Default::default())
-    } else {
-        params
-    };
-    T::deserialize(&params).map_err(|_| params)
-}
-
-/// Answers a 1.0 method with the handler, the request and answer read and written with the
-/// `a2a` types' serde (data exactly as sent and returned, no ProtoJSON round trip); `Err`
-/// with the params when these types do not read them.
-async fn call(
-    rpc: &JsonRpc,
-    service: &ServiceParams,
-    headers: &HeaderMap,
-    method: &str,
-    raw: Value,
-    id: &JsonRpcId,
-) -> Result<Response, Value> {
-    use a2a::methods as m;
-    let h = &rpc.handler;
-    if matches!(method, m::SEND_MESSAGE | m::SEND_STREAMING_MESSAGE)
-        && !raw.get("message").is_some_and(Value::is_object)
-    {
-        return Ok(error_response(
-            id,
-            super::lifecycle::field_error("message", "is required: the message to send"),
-        ));
-    }
-    Ok(match method {
-        m::SEND_MESSAGE => answer(
-            id,
-            exact::plain(h.send_message(service, params(raw)?)).await,
-        ),
-        m::SEND_STREAMING_MESSAGE => {
-            stream_answer(id, h.send_streaming_numbered(service, params(raw)?).await)
-        }
-        m::GET_TASK => answer(id, exact::plain(h.get_task(service, params(raw)?)).await),
-        m::LIST_TASKS => answer(id, exact::plain(h.list_tasks(service, params(raw)?)).await),
-        m::CANCEL_TASK => answer(id, exact::plain(h.cancel_task(service, params(raw)?)).await),
-        m::SUBSCRIBE_TO_TASK => stream_answer(
-            id,
-            h.subscribe_numbered(service, params(raw)?, last_event_id(headers))
-                .await,
-        ),
-        m::CREATE_PUSH_CONFIG => answer(id, h.create_push_config(service, params(raw)?).await),
-        m::GET_PUSH_CONFIG => answer(id, h.get_push_config(service, params(raw)?).await),
-        m::LIST_PUSH_CONFIGS => answer(id, h.list_push_configs(service, params(raw)?).await),
-        m::DELETE_PUSH_CONFIG => answer(
-            id,
-            h.delete_push_config(service, params(raw)?)
-                .await
-                .map(|()| Value::Null),
-        ),
-        m::GET_EXTENDED_AGENT_CARD => {
-            answer(id, h.get_extended_agent_card(service, params(raw)?).await)
-        }
-        other => return Ok(method_not_found(id.clone(), other)),
-    })
-}
-
-async fn forward(rpc: &JsonRpc, request: Request) -> Response {
-    match rpc.inner.clone().oneshot(request).await {
-        Ok(response) => response,
-        Err(never) => match never {},
-    }
-}
-
-/// Runs a 0.3 request as its 1.0 equivalent and translates the answer back.
-async fn translate(
-    rpc: &JsonRpc,
-    mut parts: axum::http::request::Parts,
-    request: Value,
-    method: Method,
-    id: JsonRpcId,
-) -> Response {
-    let (id_value, params) = match request {
-        Value::Object(mut r) => (
-            r.remove("id").unwrap_or(Value::Null),
-            r.remove("params").unwrap_or(Value::Null),
-        ),
-        _ => (Value::Null, Value::Null),
-    };
-    parts.headers.remove(header::CONTENT_LENGTH);
-    parts
-        .headers
-        .insert(A2A_VERSION_HEADER, HeaderValue::from_static("1.0"));
-    let service = service_params(&parts.headers);
-    let params = method.params_to_v1(params);
-    let response = match call(rpc, &service, &parts.headers, method.v1(), params, &id).await {
-        Ok(response) => response,
-        Err(params) => {
-            // Params the `a2a` types do not read: the official router, as for 1.0.
-            let mut v1 = serde_json::json!({
-                "jsonrpc": "2.0",
-                "id": id_value,
-                "method": method.v1(),
-                "params": params,
-            });
-            let inbound = if matches!(method, Method::Send | Method::Stream) {
-                exact::inbound(&mut v1, true, true)
-            } else {
-                None
-            };
-            let (message, body) = match inbound {
-                Some((message, Some(body))) => (Some(message), body),
-                _ => (None, serde_json::to_vec(&v1).unwrap_or_default()),
-            };
-            parts.uri = Uri::from_static("/");
-            let request = Request::from_parts(parts, Body::from(body));
-            exact::with_inbound(message, forward(rpc, request)).await
-        }
-    };
-    if exact::is_event_stream(&response) && method.streams() {
-        let (mut head, body) = response.into_parts();
-        head.headers.remove(header::CONTENT_LENGTH);
-        let frames = exact::frames(body, move |frame| {
-            let decoded = exact::decode(frame);
-            let frame = decoded.as_deref().unwrap_or(frame);
-            frame_to_v0_3(frame.strip_suffix(b"\n\n").unwrap_or(frame), method)
-        });
-        return Response::from_parts(head, frames);
-    }
-    let (head, body) = response.into_parts();
-    let bytes = match axum::body::to_bytes(body, MAX_ANSWER_BYTES).await {
-        Ok(bytes) => bytes,
-        Err(_) => {
-            return refuse(
-                StatusCode::OK,
-                id,
-                error_code::INTERNAL_ERROR,
-                "the answer could not be read",
-            );
-        }
-    };
-    let decoded = exact::decode(&bytes);
-    match serde_json::from_slice::<Value>(decoded.as_deref().unwrap_or(&bytes)) {
-        // A 0.3 client reads a streaming method's answer only as events: an error before the
-        // stream is one event (as the official SDK's 0.3 layer sends it).
-        Ok(answer) if method.streams() => one_event(&answer_to_v0_3(answer, method)),
-        Ok(answer) => json_response(head.status, &answer_to_v0_3(answer, method)),
-        Err(_) => Response::from_parts(head, Body::from(bytes)),
-    }
-}
-
 /// An SSE answer of one event, `data`.
-fn one_event(data: &Value) -> Response {
+fn one_event(data: String) -> Response {
     let mut response = Response::new(Body::from(format!("data: {data}\n\n")));
     response.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -539,53 +375,6 @@ fn one_event(data: &Value) -> Response {
         .headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     response
-}
-
-/// A 1.0 JSON-RPC response as 0.3.
-fn answer_to_v0_3(mut answer: Value, method: Method) -> Value {
-    if let Value::Object(a) = &mut answer {
-        if let Some(result) = a.remove("result") {
-            a.insert("result".into(), method.result_to_v0_3(result));
-        }
-        if let Some(error) = a.remove("error") {
-            a.insert("error".into(), v0_3::error_to_v0_3(error));
-        }
-    }
-    answer
-}
-
-/// One SSE frame (without its blank line) with its `data` translated.
-fn frame_to_v0_3(frame: &[u8], method: Method) -> Bytes {
-    let text = String::from_utf8_lossy(frame);
-    let mut out = String::with_capacity(text.len() + 32);
-    let mut data = String::new();
-    for line in text.split('\n') {
-        match line.strip_prefix("data:") {
-            Some(d) => {
-                if !data.is_empty() {
-                    data.push('\n');
-                }
-                data.push_str(d.strip_prefix(' ').unwrap_or(d));
-            }
-            None => {
-                out.push_str(line);
-                out.push('\n');
-            }
-        }
-    }
-    if !data.is_empty() {
-        let translated = match serde_json::from_str::<Value>(&data) {
-            Ok(answer) => answer_to_v0_3(answer, method).to_string(),
-            Err(_) => data,
-        };
-        for line in translated.split('\n') {
-            out.push_str("data: ");
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    out.push('\n');
-    Bytes::from(out)
 }
 
 #[cfg(test)]
@@ -610,24 +399,12 @@ mod tests {
 
     #[test]
     fn the_version_header_says_0_3_when_absent() {
+        use super::super::documents::A2A_VERSION_HEADER;
         let mut h = HeaderMap::new();
         assert!(asks_for_0_3(&h));
         h.insert(A2A_VERSION_HEADER, HeaderValue::from_static("0.3"));
         assert!(asks_for_0_3(&h));
         h.insert(A2A_VERSION_HEADER, HeaderValue::from_static("1.0"));
         assert!(!asks_for_0_3(&h));
-    }
-
-    #[test]
-    fn sse_frames_are_translated_and_the_rest_kept() {
-        let frame = b"id: 1\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"statusUpdate\":{\"taskId\":\"t\",\"contextId\":\"c\",\"status\":{\"state\":\"TASK_STATE_WORKING\"}}}}";
-        let out = frame_to_v0_3(frame, Method::Stream);
-        let text = std::str::from_utf8(&out).unwrap_or_default();
-        assert!(text.starts_with("id: 1\ndata: {"), "{text}");
-        assert!(text.ends_with("}\n\n"), "{text}");
-        assert!(text.contains("\"kind\":\"status-update\""), "{text}");
-        assert!(text.contains("\"state\":\"working\""), "{text}");
-        let comment = frame_to_v0_3(b":", Method::Stream);
-        assert_eq!(&comment[..], b":\n\n");
     }
 }

@@ -53,79 +53,11 @@ pub(crate) fn split_files(message: &mut Message, max_inline: usize) -> Result<Ve
     Ok(files)
 }
 
-/// The files of `message` (inline bytes or a URL), in order, refusing inline bytes over
-/// `max_inline` as [`split_files`] does; the message keeps them (its history shows them).
-pub(crate) fn files_of(message: &Message, max_inline: usize) -> Result<Vec<File>, A2AError> {
-    let mut files = Vec::new();
-    for (index, part) in message.parts.iter().enumerate() {
-        let content = match &part.content {
-            PartContent::Raw(bytes) if bytes.len() > max_inline => {
-                return Err(too_large_inline(
-                    &part.filename,
-                    index,
-                    bytes.len(),
-                    max_inline,
-                ));
-            }
-            PartContent::Raw(bytes) => FileContent::Bytes(bytes.clone()),
-            PartContent::Url(url) => FileContent::Url(url.clone()),
-            _ => continue,
-        };
-        files.push(File {
-            name: part.filename.clone(),
-            media_type: part.media_type.clone(),
-            content,
-        });
-    }
-    Ok(files)
-}
-
 fn too_large_inline(name: &Option<String>, index: usize, len: usize, max: usize) -> A2AError {
     let name = name.as_deref().unwrap_or("(unnamed)");
     A2AError::invalid_params(format!(
         "file `{name}` (part {index}) carries {len} bytes inline; this agent takes at most {max} bytes inline: send a smaller file, or a URL"
     ))
-}
-
-/// Puts the data of `raw`, the request's own JSON of `message`, back into `message`'s data
-/// parts: the official parser carried them as doubles (or, past the HTTP layer, not at all).
-pub(crate) fn restore_data(message: &mut Message, raw: &Value) -> Result<(), A2AError> {
-    let Some(parts) = raw.get("parts").and_then(Value::as_array) else {
-        return Ok(());
-    };
-    if parts.len() != message.parts.len() {
-        return Err(A2AError::internal(
-            "the message's parts do not match the request's own JSON",
-        ));
-    }
-    for (part, raw) in message.parts.iter_mut().zip(parts) {
-        if let (PartContent::Data(data), Some(sent)) = (&mut part.content, raw.get("data")) {
-            data.clone_from(sent);
-        }
-    }
-    Ok(())
-}
-
-/// The request's own JSON of `message`, for the dispatcher: without its file parts (they
-/// come as [`files_of`]), data with whole doubles as integers (see [`message_json`]).
-pub(crate) fn dispatch_json(mut raw: Value, message: &Message) -> Value {
-    if let Some(Value::Array(parts)) = raw.get_mut("parts") {
-        if parts.len() == message.parts.len() && has_files(message) {
-            let mut kinds = message.parts.iter();
-            parts.retain(|_| {
-                !matches!(
-                    kinds.next().map(|p| &p.content),
-                    Some(PartContent::Raw(_) | PartContent::Url(_))
-                )
-            });
-        }
-        for part in parts {
-            if let Some(data) = part.get_mut("data") {
-                integers(data);
-            }
-        }
-    }
-    raw
 }
 
 /// The message as JSON (the 1.0 shape), with whole numbers back as integers.

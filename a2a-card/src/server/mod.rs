@@ -93,9 +93,9 @@
 
 pub mod auth;
 mod body_limit;
+mod call;
 mod documents;
 mod errors;
-mod exact;
 mod failure;
 #[cfg(feature = "grpc")]
 mod grpc;
@@ -562,7 +562,7 @@ impl<A: Agent> Server<A> {
     pub async fn serve_mcp_stdio(self) -> Result<(), ServerError> {
         use rmcp::ServiceExt as _;
         let (card, endpoint) = self.served(None)?;
-        let (handler, _) = self.handler_for(&card, &endpoint, false).await?;
+        let (handler, _) = self.handler_for(&card, &endpoint).await?;
         let bridge = mcp::Bridge::new(handler)?;
         let running = bridge
             .serve(rmcp::transport::stdio())
@@ -649,7 +649,7 @@ impl<A: Agent> Server<A> {
     /// ```
     pub async fn request_handler(self) -> Result<Arc<dyn a2a_server::RequestHandler>, ServerError> {
         let (card, endpoint) = self.served(None)?;
-        let (handler, _) = self.handler_for(&card, &endpoint, false).await?;
+        let (handler, _) = self.handler_for(&card, &endpoint).await?;
         Ok(handler)
     }
 

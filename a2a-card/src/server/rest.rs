@@ -1,272 +1,257 @@
-//! The HTTP+JSON binding (A2A 1.0 section 11): every route answered by the request handler,
-//! read and written with the `a2a` types' serde; streams as SSE numbered from the task's event
-//! log (`Last-Event-ID` resumes a subscription). A body in a ProtoJSON spelling serde does not
-//! read (snake_case names, enum numbers) goes on to the official router behind.
+//! The HTTP+JSON binding (A2A 1.0 section 11): each route decoded into a
+//! [call](super::call) (bodies in any ProtoJSON spelling, query parameters in camelCase or
+//! snake_case), answered, and written with the `a2a` types' serde; streams as SSE numbered from
+//! the task's event log (`Last-Event-ID` resumes a subscription). Every error, of every route,
+//! is a `google.rpc.Status` (section 11.6).
 
 use std::sync::Arc;
 
-use a2a::{A2AError, ListTasksRequest, SendMessageRequest, SubscribeToTaskRequest, TaskState};
-use axum::body::Body;
+use a2a::{A2AError, TaskState};
+use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::Response;
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use super::body_limit;
-use super::exact;
-use super::jsonrpc::{is_json, last_event_id, service_params, sse};
-use super::lifecycle::{Numbered, field_error};
+use super::body_limit::{self, BodyError};
+use super::call::{Answer, Binding, Context, Failure, Op, field_error, normalize, read};
+use super::errors::rest_status;
+use super::jsonrpc::{is_json, sse};
+use super::lifecycle::Calls;
+use super::telemetry;
 
-/// What the layer answers with.
+/// The HTTP+JSON binding's state.
 pub(crate) struct Rest {
-    pub(crate) handler: Arc<dyn Numbered>,
+    /// What answers every call.
+    pub(crate) calls: Arc<dyn Calls>,
+    /// The largest request body.
     pub(crate) body_limit: usize,
 }
 
-/// The routes this layer answers.
+/// The routes of the binding, by what they call.
+#[derive(Debug, PartialEq, Eq)]
 enum Route {
-    Send {
-        streaming: bool,
-    },
+    Send { streaming: bool },
     Subscribe(String),
     List,
     Get(String),
     Cancel(String),
-    /// Create (`POST`) or list (`GET`) a task's push-notification configs.
-    Configs(String),
-    /// Get (`GET`) or delete (`DELETE`) one.
-    Config(String, String),
+    CreateConfig(String),
+    ListConfigs(String),
+    GetConfig(String, String),
+    DeleteConfig(String, String),
     Extended,
 }
 
 impl Route {
-    /// The protocol method the route calls.
-    fn method(&self, http: &Method) -> &'static str {
+    /// The route of `method path` (the path relative to the binding's base), if any.
+    fn of(method: &Method, path: &str) -> Option<Route> {
+        let (get, post, delete) = (
+            *method == Method::GET,
+            *method == Method::POST,
+            *method == Method::DELETE,
+        );
+        let path = path.trim_end_matches('/');
+        let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+        let configs = |s: &str| s == "pushNotificationConfigs" || s == "push-configs";
+        let task = |id: &str| (!id.is_empty()).then(|| id.to_owned());
+        match segments.as_slice() {
+            ["message:send"] | ["message", "send"] if post => {
+                Some(Route::Send { streaming: false })
+            }
+            ["message:stream"] | ["message", "stream"] if post => {
+                Some(Route::Send { streaming: true })
+            }
+            ["extendedAgentCard"] | ["agent-card", "extended"] if get => Some(Route::Extended),
+            ["tasks"] if get => Some(Route::List),
+            ["tasks", id] => {
+                if let Some(id) = id.strip_suffix(":subscribe") {
+                    return (get || post)
+                        .then(|| task(id))
+                        .flatten()
+                        .map(Route::Subscribe);
+                }
+                if let Some(id) = id.strip_suffix(":cancel") {
+                    return post.then(|| task(id)).flatten().map(Route::Cancel);
+                }
+                get.then(|| task(id)).flatten().map(Route::Get)
+            }
+            ["tasks", id, "subscribe"] if get || post => task(id).map(Route::Subscribe),
+            ["tasks", id, "cancel"] if post => task(id).map(Route::Cancel),
+            ["tasks", id, c] if configs(c) && post => task(id).map(Route::CreateConfig),
+            ["tasks", id, c] if configs(c) && get => task(id).map(Route::ListConfigs),
+            ["tasks", id, c, config] if configs(c) && get => {
+                task(id).map(|id| Route::GetConfig(id, (*config).to_owned()))
+            }
+            ["tasks", id, c, config] if configs(c) && delete => {
+                task(id).map(|id| Route::DeleteConfig(id, (*config).to_owned()))
+            }
+            _ => None,
+        }
+    }
+
+    /// The HTTP methods `path` has a route for (for a `405`'s `Allow`).
+    fn allowed(path: &str) -> Vec<&'static str> {
+        [Method::GET, Method::POST, Method::DELETE]
+            .into_iter()
+            .filter(|m| Route::of(m, path).is_some())
+            .map(|m| match m {
+                Method::GET => "GET",
+                Method::POST => "POST",
+                _ => "DELETE",
+            })
+            .collect()
+    }
+
+    /// The 1.0 method the route calls.
+    fn method(&self) -> &'static str {
+        use a2a::methods as m;
         match self {
-            Route::Send { streaming: false } => "SendMessage",
-            Route::Send { streaming: true } => "SendStreamingMessage",
-            Route::Subscribe(_) => "SubscribeToTask",
-            Route::List => "ListTasks",
-            Route::Get(_) => "GetTask",
-            Route::Cancel(_) => "CancelTask",
-            Route::Configs(_) if *http == Method::POST => "CreateTaskPushNotificationConfig",
-            Route::Configs(_) => "ListTaskPushNotificationConfigs",
-            Route::Config(..) if *http == Method::DELETE => "DeleteTaskPushNotificationConfig",
-            Route::Config(..) => "GetTaskPushNotificationConfig",
-            Route::Extended => "GetExtendedAgentCard",
+            Route::Send { streaming: false } => m::SEND_MESSAGE,
+            Route::Send { streaming: true } => m::SEND_STREAMING_MESSAGE,
+            Route::Subscribe(_) => m::SUBSCRIBE_TO_TASK,
+            Route::List => m::LIST_TASKS,
+            Route::Get(_) => m::GET_TASK,
+            Route::Cancel(_) => m::CANCEL_TASK,
+            Route::CreateConfig(_) => m::CREATE_PUSH_CONFIG,
+            Route::ListConfigs(_) => m::LIST_PUSH_CONFIGS,
+            Route::GetConfig(..) => m::GET_PUSH_CONFIG,
+            Route::DeleteConfig(..) => m::DELETE_PUSH_CONFIG,
+            Route::Extended => m::GET_EXTENDED_AGENT_CARD,
         }
+    }
+
+    /// Whether the route reads a body.
+    fn has_body(&self) -> bool {
+        matches!(self, Route::Send { .. } | Route::CreateConfig(_))
     }
 }
 
-/// The route of `method path` this layer answers, if any (paths relative to the binding's
-/// base, in the spellings the official router takes).
-fn route(method: &Method, path: &str) -> Option<Route> {
-    let path = path.trim_end_matches('/');
-    let (get, post, delete) = (
-        *method == Method::GET,
-        *method == Method::POST,
-        *method == Method::DELETE,
-    );
-    if post {
-        if path.ends_with("/message:send") || path.ends_with("/message/send") {
-            return Some(Route::Send { streaming: false });
-        }
-        if path.ends_with("/message:stream") || path.ends_with("/message/stream") {
-            return Some(Route::Send { streaming: true });
-        }
-    }
-    if get && (path.ends_with("/extendedAgentCard") || path.ends_with("/agent-card/extended")) {
-        return Some(Route::Extended);
-    }
-    if get && (path.ends_with("/tasks") || path == "tasks") {
-        return Some(Route::List);
-    }
-    let (_, rest) = path.rsplit_once("/tasks/")?;
-    let segments: Vec<&str> = rest.split('/').collect();
-    let configs = |s: &str| s == "pushNotificationConfigs" || s == "push-configs";
-    match segments.as_slice() {
-        [task] if get || post => {
-            if let Some(id) = task.strip_suffix(":subscribe") {
-                return Some(Route::Subscribe(id.to_owned()));
-            }
-            if let Some(id) = task.strip_suffix(":cancel") {
-                return post.then(|| Route::Cancel(id.to_owned()));
-            }
-            get.then(|| Route::Get((*task).to_owned()))
-        }
-        [task, "subscribe"] if get || post => Some(Route::Subscribe((*task).to_owned())),
-        [task, "cancel"] if post => Some(Route::Cancel((*task).to_owned())),
-        [task, c] if configs(c) && (get || post) => Some(Route::Configs((*task).to_owned())),
-        [task, c, id] if configs(c) && (get || delete) => {
-            Some(Route::Config((*task).to_owned(), (*id).to_owned()))
-        }
-        _ => None,
-    }
-    .filter(|route| match route {
-        Route::Subscribe(id) | Route::Get(id) | Route::Cancel(id) | Route::Configs(id) => {
-            !id.is_empty()
-        }
-        _ => true,
-    })
-}
-
-/// A query string's parameters, as the HTTP+JSON binding names them.
+/// A query string's parameters, as the HTTP+JSON binding names them (in camelCase, or in
+/// snake_case as ProtoJSON allows).
 #[derive(serde::Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-struct PageQuery {
+struct Query {
+    #[serde(alias = "history_length")]
     history_length: Option<i32>,
+    #[serde(alias = "page_size")]
     page_size: Option<i32>,
+    #[serde(alias = "page_token")]
     page_token: Option<String>,
+    #[serde(alias = "context_id")]
+    context_id: Option<String>,
+    status: Option<String>,
+    #[serde(alias = "status_timestamp_after")]
+    status_timestamp_after: Option<chrono::DateTime<chrono::Utc>>,
+    #[serde(alias = "include_artifacts")]
+    include_artifacts: Option<bool>,
 }
 
-/// The layer (see the [module docs](self)).
-pub(crate) async fn layer(State(rest): State<Arc<Rest>>, request: Request, next: Next) -> Response {
-    let Some(route) = route(request.method(), request.uri().path()) else {
-        return next.run(request).await;
-    };
-    super::telemetry::method("HTTP+JSON", "http", route.method(request.method()), "1.0");
+/// Answers every request of the binding (see the [module docs](self)).
+pub(crate) async fn endpoint(State(rest): State<Arc<Rest>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    let service = service_params(&parts.headers);
-    let h = &rest.handler;
-    match route {
-        Route::Send { streaming } => {
-            let bytes = match read(&parts.headers, body, rest.body_limit).await {
-                Ok(bytes) => bytes,
-                Err(refusal) => return refusal,
-            };
-            // A body not declared as JSON: the official router refuses it (`415`), now that
-            // the body is read and the connection can carry the next request.
-            let value: Option<Value> = is_json(&parts.headers)
-                .then(|| serde_json::from_slice(&bytes).ok())
-                .flatten();
-            if let Some(value) = &value
-                && !value.get("message").is_some_and(Value::is_object)
-            {
-                return error(field_error("message", "is required: the message to send"));
-            }
-            let request = value.and_then(|v| serde_json::from_value::<SendMessageRequest>(v).ok());
-            let Some(request) = request else {
-                // Not read here: the official router reads (or refuses) it.
-                return next
-                    .run(Request::from_parts(parts, Body::from(bytes)))
-                    .await;
-            };
-            if streaming {
-                match h.send_streaming_numbered(&service, request).await {
-                    Ok(events) => sse(events, write_event),
-                    Err(e) => error(e),
-                }
-            } else {
-                match exact::plain(h.send_message(&service, request)).await {
-                    Ok(answer) => json(&answer),
-                    Err(e) => error(e),
-                }
-            }
-        }
-        Route::Subscribe(id) => {
-            let request = SubscribeToTaskRequest { id, tenant: None };
-            match h
-                .subscribe_numbered(&service, request, last_event_id(&parts.headers))
-                .await
-            {
-                Ok(events) => sse(events, write_event),
-                Err(e) => error(e),
-            }
-        }
-        Route::Get(id) => {
-            let query = query::<PageQuery>(&parts.uri).unwrap_or_default();
-            let request = a2a::GetTaskRequest {
-                id,
-                history_length: query.history_length,
-                tenant: None,
-            };
-            answer(exact::plain(h.get_task(&service, request)).await)
-        }
-        Route::Cancel(id) => {
-            let request = a2a::CancelTaskRequest {
-                id,
-                metadata: None,
-                tenant: None,
-            };
-            answer(exact::plain(h.cancel_task(&service, request)).await)
-        }
-        Route::Configs(task_id) if parts.method == Method::GET => {
-            let query = query::<PageQuery>(&parts.uri).unwrap_or_default();
-            let request = a2a::ListTaskPushNotificationConfigsRequest {
-                task_id,
-                page_size: query.page_size,
-                page_token: query.page_token,
-                tenant: None,
-            };
-            answer(h.list_push_configs(&service, request).await)
-        }
-        Route::Configs(task_id) => {
-            let bytes = match read(&parts.headers, body, rest.body_limit).await {
-                Ok(bytes) => bytes,
-                Err(refusal) => return refusal,
-            };
-            let config = is_json(&parts.headers)
-                .then(|| serde_json::from_slice::<a2a::TaskPushNotificationConfig>(&bytes).ok())
-                .flatten();
-            let Some(mut config) = config else {
-                return next
-                    .run(Request::from_parts(parts, Body::from(bytes)))
-                    .await;
-            };
-            if !config.task_id.is_empty() && config.task_id != task_id {
-                return error(field_error(
-                    "taskId",
+    let Some(route) = Route::of(&parts.method, parts.uri.path()) else {
+        let allowed = Route::allowed(parts.uri.path());
+        if allowed.is_empty() {
+            return rest_status(
+                StatusCode::NOT_FOUND,
+                A2AError::new(
+                    a2a::error_code::METHOD_NOT_FOUND,
                     format!(
-                        "is `{}`, and the path names task `{task_id}`",
-                        config.task_id
+                        "no HTTP+JSON route at {} {}",
+                        parts.method,
+                        parts.uri.path()
                     ),
-                ));
+                ),
+            );
+        }
+        let mut response = rest_status(
+            StatusCode::METHOD_NOT_ALLOWED,
+            A2AError::new(
+                a2a::error_code::METHOD_NOT_FOUND,
+                format!(
+                    "{} is not a method of {}: it takes {}",
+                    parts.method,
+                    parts.uri.path(),
+                    allowed.join(", ")
+                ),
+            ),
+        );
+        if let Ok(allow) = HeaderValue::from_str(&allowed.join(", ")) {
+            response.headers_mut().insert(header::ALLOW, allow);
+        }
+        return response;
+    };
+    let method = route.method();
+    telemetry::method(Binding::HttpJson, method, "1.0");
+    // Before anything is done with the request: the card's requirement.
+    let ctx = match Context::of(Binding::HttpJson, &parts.headers, parts.extensions.get()) {
+        Ok(ctx) => ctx,
+        Err(refusal) => return refusal.rest(),
+    };
+    let body = match route.has_body() {
+        true => match read_json(&parts.headers, body, rest.body_limit).await {
+            Ok(body) => body,
+            Err(refusal) => return refusal,
+        },
+        false => Value::Null,
+    };
+    let mut response = match decode(route, body, &parts.uri) {
+        Ok(op) => match rest.calls.call(&ctx, op).await {
+            Ok(Answer::Stream(events)) => sse(events, write_event),
+            Ok(Answer::Deleted) => Response::new(Body::empty()),
+            Ok(answer) => json(&answer),
+            Err(Failure::Error(e)) => error(e),
+            Err(Failure::Refused(refusal)) => refusal.rest(),
+        },
+        Err(e) => error(e),
+    };
+    telemetry::called(&mut response, method);
+    response
+}
+
+/// The call of `route`, with its body (already read where it has one) and query string.
+fn decode(route: Route, body: Value, uri: &axum::http::Uri) -> Result<Op, A2AError> {
+    let query = || -> Result<Query, A2AError> {
+        axum::extract::Query::<Query>::try_from_uri(uri)
+            .map(|axum::extract::Query(query)| query)
+            .map_err(|e| A2AError::invalid_params(format!("the query string: {e}")))
+    };
+    Ok(match route {
+        Route::Send { streaming } => {
+            if !body.get("message").is_some_and(Value::is_object) {
+                return Err(field_error("message", "is required: the message to send"));
             }
-            config.task_id = task_id;
-            answer(h.create_push_config(&service, config).await)
-        }
-        Route::Config(task_id, id) => {
-            if parts.method == Method::DELETE {
-                let request = a2a::DeleteTaskPushNotificationConfigRequest {
-                    task_id,
-                    id,
-                    tenant: None,
-                };
-                return match h.delete_push_config(&service, request).await {
-                    Ok(()) => Response::new(Body::empty()),
-                    Err(e) => error(e),
-                };
+            let request = read(body)?;
+            if streaming {
+                Op::Stream(request)
+            } else {
+                Op::Send(request)
             }
-            let request = a2a::GetTaskPushNotificationConfigRequest {
-                task_id,
-                id,
-                tenant: None,
-            };
-            answer(h.get_push_config(&service, request).await)
         }
-        Route::Extended => {
-            let request = a2a::GetExtendedAgentCardRequest { tenant: None };
-            answer(h.get_extended_agent_card(&service, request).await)
-        }
+        Route::Subscribe(id) => Op::Subscribe(a2a::SubscribeToTaskRequest { id, tenant: None }),
+        Route::Get(id) => Op::Get(a2a::GetTaskRequest {
+            id,
+            history_length: query()?.history_length,
+            tenant: None,
+        }),
+        Route::Cancel(id) => Op::Cancel(a2a::CancelTaskRequest {
+            id,
+            metadata: None,
+            tenant: None,
+        }),
         Route::List => {
-            let query = match query::<a2a_server::rest::ListTasksQuery>(&parts.uri) {
-                Ok(query) => query,
-                Err(e) => return error(e),
-            };
+            let query = query()?;
             let status = match query.status {
                 None => None,
-                Some(s) => match serde_json::from_value::<TaskState>(Value::String(s.clone())) {
-                    Ok(state) => Some(state),
-                    Err(_) => {
-                        return error(field_error(
-                            "status",
-                            format!("`{s}` is not a task state (TASK_STATE_WORKING, ...)"),
-                        ));
-                    }
-                },
+                Some(s) => Some(state(&s).ok_or_else(|| {
+                    field_error(
+                        "status",
+                        format!("`{s}` is not a task state (TASK_STATE_WORKING, ...)"),
+                    )
+                })?),
             };
-            let request = ListTasksRequest {
+            Op::List(a2a::ListTasksRequest {
                 context_id: query.context_id,
                 status,
                 page_size: query.page_size,
@@ -275,43 +260,93 @@ pub(crate) async fn layer(State(rest): State<Arc<Rest>>, request: Request, next:
                 status_timestamp_after: query.status_timestamp_after,
                 include_artifacts: query.include_artifacts,
                 tenant: None,
-            };
-            match exact::plain(h.list_tasks(&service, request)).await {
-                Ok(list) => json(&list),
-                Err(e) => error(e),
-            }
+            })
         }
-    }
+        Route::CreateConfig(task_id) => {
+            let mut config: a2a::TaskPushNotificationConfig = read(body)?;
+            if !config.task_id.is_empty() && config.task_id != task_id {
+                return Err(field_error(
+                    "taskId",
+                    format!(
+                        "is `{}`, and the path names task `{task_id}`",
+                        config.task_id
+                    ),
+                ));
+            }
+            config.task_id = task_id;
+            Op::CreateConfig(config)
+        }
+        Route::ListConfigs(task_id) => {
+            let query = query()?;
+            Op::ListConfigs(a2a::ListTaskPushNotificationConfigsRequest {
+                task_id,
+                page_size: query.page_size,
+                page_token: query.page_token,
+                tenant: None,
+            })
+        }
+        Route::GetConfig(task_id, id) => Op::GetConfig(a2a::GetTaskPushNotificationConfigRequest {
+            task_id,
+            id,
+            tenant: None,
+        }),
+        Route::DeleteConfig(task_id, id) => {
+            Op::DeleteConfig(a2a::DeleteTaskPushNotificationConfigRequest {
+                task_id,
+                id,
+                tenant: None,
+            })
+        }
+        Route::Extended => Op::ExtendedCard,
+    })
 }
 
-/// The request body, read within the limit; the refusal otherwise.
-async fn read(
+/// A task state by its name or (ProtoJSON) its number.
+fn state(s: &str) -> Option<TaskState> {
+    let mut value = json!({"state": s.parse::<u64>().map_or_else(|_| json!(s), |n| json!(n))});
+    normalize(&mut value);
+    serde_json::from_value(value["state"].take()).ok()
+}
+
+/// The request body as JSON in the spelling the `a2a` types read ([`normalize`]), within the
+/// limit; the refusal otherwise (`415` not declared as JSON, `413` too large, `400` not JSON).
+async fn read_json(
     headers: &axum::http::HeaderMap,
     body: Body,
     limit: usize,
-) -> Result<axum::body::Bytes, Response> {
-    match body_limit::read(headers, body, limit).await {
-        Ok(bytes) => Ok(bytes),
-        Err(e @ body_limit::BodyError::TooLarge) => {
-            Err(body_limit::closing(body_limit::rest_error(e, limit)))
+) -> Result<Value, Response> {
+    let bytes: Bytes = match body_limit::read(headers, body, limit).await {
+        Ok(bytes) => bytes,
+        Err(e @ BodyError::TooLarge) => {
+            return Err(body_limit::closing(body_limit::rest_error(e, limit)));
         }
-        Err(e) => Err(body_limit::rest_error(e, limit)),
+        Err(e) => return Err(body_limit::rest_error(e, limit)),
+    };
+    // Refused only once the body is read, so that the connection carries the next request.
+    if !is_json(headers) {
+        return Err(rest_status(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            A2AError::invalid_request(
+                "an HTTP+JSON request body is sent with `Content-Type: application/json`",
+            ),
+        ));
     }
-}
-
-/// The query string's parameters, or an invalid-params error saying what was wrong.
-fn query<T: serde::de::DeserializeOwned>(uri: &axum::http::Uri) -> Result<T, A2AError> {
-    axum::extract::Query::<T>::try_from_uri(uri)
-        .map(|axum::extract::Query(query)| query)
-        .map_err(|e| A2AError::invalid_params(format!("the query string: {e}")))
-}
-
-/// A handler's answer: the value, or the error.
-fn answer<T: serde::Serialize>(result: Result<T, A2AError>) -> Response {
-    match result {
-        Ok(value) => json(&value),
-        Err(e) => error(e),
+    let mut value: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        rest_status(
+            StatusCode::BAD_REQUEST,
+            A2AError::new(
+                a2a::error_code::PARSE_ERROR,
+                format!("the request body is not JSON: {e}"),
+            ),
+        )
+    })?;
+    if !value.is_object() {
+        return Err(error(A2AError::invalid_request(
+            "the request body is a JSON object",
+        )));
     }
+    normalize(&mut value);
+    Ok(value)
 }
 
 /// One stream event's `data`: the event, or the error that ends the stream.
@@ -334,105 +369,71 @@ fn json(value: &impl serde::Serialize) -> Response {
     response
 }
 
-/// An error answer: a `google.rpc.Status` (its HTTP status, the gRPC status name, the
-/// message, the error's details and an `ErrorInfo` naming the A2A reason), as
-/// `application/problem+json`.
+/// An error answer: a `google.rpc.Status` with the error's HTTP status.
 pub(crate) fn error(err: A2AError) -> Response {
     let status =
         StatusCode::from_u16(err.http_status_code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    super::errors::rest_status(status, err)
-}
-
-/// The HTTP+JSON routes' outer layer: every error answer is a `google.rpc.Status` (A2A 1.0
-/// section 11.6), whoever wrote it: an answer of the framework's own that is not JSON (a body
-/// that does not parse, a missing content type, an unknown route or method), written as text,
-/// is written again as one, with its status and its text as the message.
-pub(crate) async fn status_json(request: Request, next: Next) -> Response {
-    let response = next.run(request).await;
-    let status = response.status();
-    let is_json = response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.contains("json"));
-    if !(status.is_client_error() || status.is_server_error()) || is_json {
-        return response;
-    }
-    let (parts, body) = response.into_parts();
-    let text = axum::body::to_bytes(body, 16 * 1024)
-        .await
-        .unwrap_or_default();
-    let text = String::from_utf8_lossy(&text);
-    let message = match text.trim() {
-        "" => status.canonical_reason().unwrap_or("refused").to_owned(),
-        text => text.to_owned(),
-    };
-    use a2a::error_code as c;
-    let code = match status {
-        StatusCode::BAD_REQUEST => c::PARSE_ERROR,
-        StatusCode::UNPROCESSABLE_ENTITY => c::INVALID_PARAMS,
-        StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED => c::METHOD_NOT_FOUND,
-        s if s.is_client_error() => c::INVALID_REQUEST,
-        _ => c::INTERNAL_ERROR,
-    };
-    let mut answer = super::errors::rest_status(status, A2AError::new(code, message));
-    // What else the framework said of the connection or the method stays.
-    for name in [header::CONNECTION, header::ALLOW] {
-        if let Some(value) = parts.headers.get(&name) {
-            answer.headers_mut().insert(name, value.clone());
-        }
-    }
-    answer
+    rest_status(status, err)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn is(m: Method, p: &str) -> Option<String> {
-        route(&m, p).map(|r| match r {
-            Route::Send { streaming } => format!("send {streaming}"),
-            Route::Subscribe(id) => format!("subscribe {id}"),
-            Route::List => "list".to_owned(),
-            Route::Get(id) => format!("get {id}"),
-            Route::Cancel(id) => format!("cancel {id}"),
-            Route::Configs(id) => format!("configs {id}"),
-            Route::Config(t, id) => format!("config {t} {id}"),
-            Route::Extended => "extended".to_owned(),
-        })
-    }
-
     #[test]
     fn routes() {
+        use Route::*;
+        let s = |s: &str| s.to_owned();
         for (method, path, route) in [
-            (Method::POST, "/message:send", Some("send false")),
-            (Method::POST, "/a2a/message/stream", Some("send true")),
-            (Method::GET, "/tasks/t1:subscribe", Some("subscribe t1")),
-            (Method::POST, "/tasks/t1/subscribe", Some("subscribe t1")),
-            (Method::GET, "/tasks", Some("list")),
-            (Method::GET, "/tasks/t1", Some("get t1")),
-            (Method::POST, "/tasks/t1:cancel", Some("cancel t1")),
-            (Method::POST, "/tasks/t1/cancel", Some("cancel t1")),
+            (
+                Method::POST,
+                "/message:send",
+                Some(Send { streaming: false }),
+            ),
+            (
+                Method::POST,
+                "/message/stream",
+                Some(Send { streaming: true }),
+            ),
+            (Method::GET, "/tasks/t1:subscribe", Some(Subscribe(s("t1")))),
+            (
+                Method::POST,
+                "/tasks/t1/subscribe",
+                Some(Subscribe(s("t1"))),
+            ),
+            (Method::GET, "/tasks", Some(List)),
+            (Method::GET, "/tasks/", Some(List)),
+            (Method::GET, "/tasks/t1", Some(Get(s("t1")))),
+            (Method::POST, "/tasks/t1:cancel", Some(Cancel(s("t1")))),
+            (Method::POST, "/tasks/t1/cancel", Some(Cancel(s("t1")))),
             (Method::GET, "/tasks/t1:cancel", None),
             (
                 Method::POST,
                 "/tasks/t1/pushNotificationConfigs",
-                Some("configs t1"),
+                Some(CreateConfig(s("t1"))),
             ),
             (
                 Method::DELETE,
                 "/tasks/t1/push-configs/c1",
-                Some("config t1 c1"),
+                Some(DeleteConfig(s("t1"), s("c1"))),
             ),
-            (Method::GET, "/extendedAgentCard", Some("extended")),
+            (Method::GET, "/extendedAgentCard", Some(Extended)),
             (Method::PUT, "/tasks/t1", None),
             (Method::GET, "/tasks/t1/other", None),
+            (Method::GET, "/tasks/:cancel", None),
+            // A path under another prefix is not this binding's route.
+            (Method::POST, "/acme/message:send", None),
         ] {
-            assert_eq!(
-                is(method.clone(), path).as_deref(),
-                route,
-                "{method} {path}"
-            );
+            assert_eq!(Route::of(&method, path), route, "{method} {path}");
         }
+        assert_eq!(Route::allowed("/tasks/t1"), ["GET"]);
+        assert!(Route::allowed("/nowhere").is_empty());
+    }
+
+    #[test]
+    fn a_state_is_read_by_name_or_number() {
+        assert_eq!(state("TASK_STATE_WORKING"), Some(TaskState::Working));
+        assert_eq!(state("2"), Some(TaskState::Working));
+        assert_eq!(state("working"), None);
     }
 }

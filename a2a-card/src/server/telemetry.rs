@@ -31,26 +31,18 @@ pub(crate) fn request_span(method: &str, path: &str, headers: &axum::http::Heade
     span
 }
 
-/// What the request being served called, and whether it was answered with an error (JSON-RPC
-/// answers errors with `200`).
-#[derive(Default)]
-struct Called {
+/// What a request called, and whether it was answered with an error (JSON-RPC answers
+/// errors with `200`): put on the answer's extensions by the binding, read by the [`layer`].
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Called {
     #[cfg_attr(not(feature = "otel"), allow(dead_code))]
     method: Option<String>,
     failed: bool,
 }
 
-tokio::task_local! {
-    static CALLED: std::cell::RefCell<Called>;
-}
-
-/// Names the protocol method the current request calls, on its span.
-pub(crate) fn method(binding: &'static str, system: &'static str, method: &str, version: &str) {
-    // Kept for the request's metrics, which only `otel` records, once set up.
-    #[cfg(feature = "otel")]
-    if crate::otel::metered() {
-        let _ = CALLED.try_with(|c| c.borrow_mut().method = Some(method.to_owned()));
-    }
+/// Names the protocol method the current request calls over `binding`, on its span.
+pub(crate) fn method(binding: super::call::Binding, method: &str, version: &str) {
+    let (binding, system) = binding.names();
     let span = Span::current();
     span.record("a2a.binding", binding);
     span.record("rpc.system", system);
@@ -58,9 +50,24 @@ pub(crate) fn method(binding: &'static str, system: &'static str, method: &str, 
     span.record("a2a.version", version);
 }
 
-/// The current request is answered with a protocol error (whatever its HTTP status).
-pub(crate) fn failed() {
-    let _ = CALLED.try_with(|c| c.borrow_mut().failed = true);
+/// Marks `response` as the answer to a call of `method` (for the request's metrics).
+pub(crate) fn called(response: &mut axum::response::Response, method: &str) {
+    // Kept for the request's metrics, which only `otel` records, once set up.
+    #[cfg(feature = "otel")]
+    if crate::otel::metered() {
+        let called = response.extensions_mut().get_or_insert_default::<Called>();
+        called.method = Some(method.to_owned());
+    }
+    #[cfg(not(feature = "otel"))]
+    let _ = (response, method);
+}
+
+/// Marks `response` as a protocol error (whatever its HTTP status).
+pub(crate) fn failed(response: &mut axum::response::Response) {
+    response
+        .extensions_mut()
+        .get_or_insert_default::<Called>()
+        .failed = true;
     Span::current().record("otel.status_code", "ERROR");
 }
 
@@ -223,17 +230,14 @@ pub(crate) async fn layer(
         request.headers(),
     );
     let started = std::time::Instant::now();
-    let serve = next.run(request).instrument(span.clone());
-    let (response, called) = CALLED
-        .scope(std::cell::RefCell::new(Called::default()), async {
-            let response = serve.await;
-            (
-                response,
-                CALLED.with(|c| std::mem::take(&mut *c.borrow_mut())),
-            )
-        })
-        .await;
-    answered(&span, response.status().as_u16(), started.elapsed(), called);
+    let mut response = next.run(request).instrument(span.clone()).await;
+    let called = response.extensions_mut().remove::<Called>();
+    answered(
+        &span,
+        response.status().as_u16(),
+        started.elapsed(),
+        called.unwrap_or_default(),
+    );
     response
 }
 

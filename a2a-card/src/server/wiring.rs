@@ -63,13 +63,11 @@ impl<A: Agent> Server<A> {
         Ok((card, endpoint))
     }
 
-    /// The request handler for `card` served at `endpoint`, and the guard of its security;
-    /// `exact`: for this crate's HTTP layer (see [`exact`]).
+    /// The lifecycle for `card` served at `endpoint`, and the guard of its security.
     pub(super) async fn handler_for(
         self,
         card: &AgentCard,
         endpoint: &Endpoint,
-        exact: bool,
     ) -> Result<(Arc<lifecycle::Lifecycle<A>>, Option<Arc<auth::Guard>>), ServerError> {
         let dispatcher = Arc::new(Dispatcher::for_agent::<A>().map_err(ServerError::Schema)?);
         let guard = auth::Guard::new(card, A::SKILLS, self.authentication)
@@ -118,7 +116,6 @@ impl<A: Agent> Server<A> {
                 answers: opened.answers.filter(|_| opened.replicas),
                 log: opened.log,
                 events: opened.events.filter(|_| opened.replicas),
-                exact,
             },
         ));
         Ok((handler, guard))
@@ -134,58 +131,45 @@ impl<A: Agent> Server<A> {
         let ui = self.ui;
         #[cfg(feature = "otel")]
         let metrics_route = self.metrics_route.clone();
-        let (handler, guard) = self.handler_for(&card, endpoint, true).await?;
+        let (handler, guard) = self.handler_for(&card, endpoint).await?;
+        let calls: Arc<dyn lifecycle::Calls> = Arc::clone(&handler) as _;
+        // The one authentication layer of every binding (where the card declares security).
+        let authenticated = |router: axum::Router| match &guard {
+            Some(guard) => router.layer(axum::middleware::from_fn_with_state(
+                Arc::clone(guard),
+                auth::layer,
+            )),
+            None => router,
+        };
 
         #[cfg(feature = "grpc")]
         let grpc = endpoint
             .grpc
-            .then(|| grpc::router(Arc::clone(&handler), guard.clone(), body_limit));
+            .then(|| authenticated(grpc::router(Arc::clone(&calls), body_limit)));
         #[cfg(feature = "mcp")]
         let mcp = match endpoint.mcp {
-            true => Some(mcp::router(
+            true => Some(authenticated(mcp::router(
                 Arc::clone(&handler),
                 guard.clone(),
                 &card,
                 endpoint,
                 body_limit,
-            )?),
+            )?)),
             false => None,
         };
         let rpc = Arc::new(jsonrpc::JsonRpc {
-            inner: a2a_server::jsonrpc::jsonrpc_router(Arc::clone(&handler)),
-            handler: Arc::clone(&handler) as Arc<dyn lifecycle::Numbered>,
+            calls: Arc::clone(&calls),
             body_limit,
             v0_3,
-            guard: guard.clone(),
         });
-        // Messages read once from the request's own JSON, data carried exactly both ways.
-        // HTTP+JSON: every route answered by the handler with serde (`rest`); the official
-        // router behind only for bodies in a ProtoJSON spelling, data carried exactly (`exact`).
-        let own = Arc::new(rest::Rest {
-            handler: Arc::clone(&handler) as Arc<dyn lifecycle::Numbered>,
-            body_limit,
-        });
-        let mut rest = a2a_server::rest::rest_router(handler)
-            .layer(axum::middleware::from_fn_with_state(
-                body_limit,
-                exact::rest_layer,
-            ))
-            .layer(axum::middleware::from_fn_with_state(own, rest::layer));
-        if let Some(guard) = guard {
-            rest = rest.layer(axum::middleware::from_fn_with_state(
-                guard,
-                auth::rest_layer,
-            ));
-        }
-        let rest = rest
-            .layer(axum::middleware::from_fn_with_state(
-                body_limit,
-                body_limit::limit_body,
-            ))
-            .layer(axum::middleware::from_fn(rest::status_json));
-        let protocol = axum::Router::new()
-            .route("/", post(jsonrpc::endpoint).with_state(Arc::clone(&rpc)))
-            .merge(rest);
+        let rest = Arc::new(rest::Rest { calls, body_limit });
+        // JSON-RPC at the base path; every other path under it is HTTP+JSON's.
+        let protocol = authenticated(
+            axum::Router::new()
+                .route("/", post(jsonrpc::endpoint).with_state(Arc::clone(&rpc)))
+                .fallback(rest::endpoint)
+                .with_state(rest),
+        );
         let capabilities = crate::ag_ui::Capabilities::for_agent::<A>(&card).to_json();
         #[cfg_attr(
             not(any(feature = "ui", feature = "grpc", feature = "mcp", feature = "otel")),
@@ -226,9 +210,14 @@ impl<A: Agent> Server<A> {
             documents.merge(protocol)
         } else if endpoint.path.ends_with('/') {
             // `https://a.example.com/a2a/`: JSON-RPC clients post to the URL as written.
-            documents
-                .nest(base, protocol)
-                .route(&endpoint.path, post(jsonrpc::endpoint).with_state(rpc))
+            let mut direct = post(jsonrpc::endpoint).with_state(rpc);
+            if let Some(guard) = &guard {
+                direct = direct.layer(axum::middleware::from_fn_with_state(
+                    Arc::clone(guard),
+                    auth::layer,
+                ));
+            }
+            documents.nest(base, protocol).route(&endpoint.path, direct)
         } else {
             documents.nest(base, protocol)
         };

@@ -29,9 +29,9 @@
 //! JSON-RPC authentication codes to the implementation).
 //!
 //! The handler sees the caller as [`SkillContext::principal`](crate::SkillContext::principal).
-//! The principal travels from the authentication layer to the request handler in the
-//! request's service parameters, under a name the layer first removes from
-//! the incoming request and a per-process secret a client cannot know.
+//! The authentication layer, one for every binding, puts what the credentials came to in the
+//! request's extensions (never read from the request itself); each binding builds its call's
+//! context from it, and the principal travels on with the call.
 //!
 //! Mutual TLS is not checked: the server speaks plain HTTP (put TLS in front). A requirement
 //! alternative that names an mTLS scheme can never be met here, and the server warns at start.
@@ -67,7 +67,6 @@
 
 mod jwt;
 mod refusal;
-mod sealed;
 mod verifiers;
 
 use std::collections::HashMap;
@@ -91,10 +90,7 @@ pub use jwt::{
 /// uses it.
 pub use jsonwebtoken;
 
-#[cfg(feature = "grpc")]
-pub(crate) use refusal::grpc_layer;
-pub(crate) use refusal::{Refusal, report, rest_layer, scoped};
-pub(crate) use sealed::{is_authenticated, principal_of, seal};
+pub(crate) use refusal::{Admission, Refusal, layer};
 use verifiers::Verifier;
 pub use verifiers::{
     ApiKeyVerifier, Authentication, BasicVerifier, Rejected, StaticApiKeys, TokenVerifier,

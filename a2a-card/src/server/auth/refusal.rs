@@ -1,19 +1,47 @@
-//! Refusals: what a request's credentials came to when they do not let it in, found by the
-//! layer or inside the handler, and carried out to the HTTP layer, which answers them in each
-//! binding's shape with the status and challenges.
+//! The authentication layer, and refusals: what a request's credentials came to when they do
+//! not let it in (found by the layer, or by the lifecycle for a skill's own requirement),
+//! answered by each binding in its own shape with the status and challenges.
 
-use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use a2a::{A2AError, TypedDetail, errordetails};
 use axum::body::Body;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 
-use super::{Guard, UNAUTHENTICATED, UNAUTHORIZED, seal};
+use super::{Guard, UNAUTHENTICATED, UNAUTHORIZED};
+use crate::principal::Principal;
+
+/// What the authentication layer found for a request: put in the request's extensions for
+/// the binding, which builds its [call](crate::server::call::Context) from it.
+#[derive(Debug, Clone)]
+pub(crate) enum Admission {
+    /// Let in: the caller, or `None` for an anonymous caller the card lets in.
+    Caller(Option<Arc<Principal>>),
+    /// Refused, before anything else is done with the request.
+    Refused(Arc<Refusal>),
+}
+
+/// The authentication layer of every binding: the request's credentials checked against the
+/// card's requirement, and what they came to put in its extensions ([`Admission`]). Whatever
+/// a client sends cannot set it: it is not read from the request.
+pub(crate) async fn layer(
+    axum::extract::State(guard): axum::extract::State<Arc<Guard>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let (mut parts, body) = request.into_parts();
+    let admission = match guard.authenticate(&parts).await {
+        Ok(principal) => Admission::Caller(principal.map(Arc::new)),
+        Err(refusal) => Admission::Refused(Arc::new(refusal)),
+    };
+    parts.extensions.insert(admission);
+    next.run(axum::extract::Request::from_parts(parts, body))
+        .await
+}
 
 /// What a request's credentials came to.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum Refusal {
     /// No credentials that meet the requirement (`401`).
     Unauthenticated {
@@ -27,29 +55,6 @@ pub(crate) enum Refusal {
     },
     /// The credentials could not be checked now (`503`).
     Unavailable,
-}
-
-tokio::task_local! {
-    static REFUSED: Arc<Mutex<Option<Refusal>>>;
-}
-
-/// Runs `f` (a request going to the handler), and returns what it answered with the refusal
-/// the handler reported, if any.
-pub(crate) async fn scoped<F: Future>(f: F) -> (F::Output, Option<Refusal>) {
-    let slot = Arc::new(Mutex::new(None));
-    let out = REFUSED.scope(Arc::clone(&slot), f).await;
-    let refusal = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
-    (out, refusal)
-}
-
-/// The handler's answer for `refusal`, which the HTTP layer (when there is one) turns into
-/// the right status and headers.
-pub(crate) fn report(refusal: Refusal) -> A2AError {
-    let error = refusal.error();
-    let _ = REFUSED.try_with(|slot| {
-        *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(refusal);
-    });
-    error
 }
 
 impl Refusal {
@@ -167,90 +172,23 @@ impl Refusal {
 }
 
 impl Refusal {
-    /// The gRPC answer: a trailers-only response with the status (`UNAUTHENTICATED`,
-    /// `PERMISSION_DENIED`, `UNAVAILABLE`), the message, and the challenges as metadata.
+    /// The gRPC status: `UNAUTHENTICATED`, `PERMISSION_DENIED` or `UNAVAILABLE`, the message,
+    /// and the challenges as `www-authenticate` metadata.
     #[cfg(feature = "grpc")]
-    pub(crate) fn grpc(&self) -> Response {
+    pub(crate) fn grpc(&self) -> tonic::Status {
         crate::server::telemetry::refused(self.reason());
         let code = match self {
-            Refusal::Unauthenticated { .. } => "16",
-            Refusal::Forbidden { .. } => "7",
-            Refusal::Unavailable => "14",
+            Refusal::Unauthenticated { .. } => tonic::Code::Unauthenticated,
+            Refusal::Forbidden { .. } => tonic::Code::PermissionDenied,
+            Refusal::Unavailable => tonic::Code::Unavailable,
         };
         let (.., message, challenges) = self.parts();
-        let mut response = Response::new(Body::empty());
-        let headers = response.headers_mut();
-        headers.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/grpc"),
-        );
-        headers.insert("grpc-status", HeaderValue::from_static(code));
-        if let Ok(v) = HeaderValue::from_str(&percent_encode(message)) {
-            headers.insert("grpc-message", v);
-        }
+        let mut metadata = tonic::metadata::MetadataMap::new();
         for c in challenges {
-            if let Ok(v) = HeaderValue::from_str(c) {
-                headers.append(header::WWW_AUTHENTICATE, v);
+            if let Ok(v) = c.parse() {
+                metadata.append("www-authenticate", v);
             }
         }
-        response
-    }
-}
-
-/// `message` as the `grpc-message` header spells it (percent-encoded outside printable ASCII).
-#[cfg(feature = "grpc")]
-fn percent_encode(message: &str) -> String {
-    let mut out = String::with_capacity(message.len());
-    for b in message.bytes() {
-        if (0x20..0x7f).contains(&b) && b != b'%' {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// The authentication layer of the gRPC binding: the credentials from the request's metadata,
-/// refusals as gRPC statuses.
-#[cfg(feature = "grpc")]
-pub(crate) async fn grpc_layer(
-    axum::extract::State(guard): axum::extract::State<Arc<Guard>>,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
-    guarded(&guard, request, next, Refusal::grpc).await
-}
-
-/// The authentication layer of the HTTP+JSON routes.
-pub(crate) async fn rest_layer(
-    axum::extract::State(guard): axum::extract::State<Arc<Guard>>,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
-    guarded(&guard, request, next, Refusal::rest).await
-}
-
-/// `request` let through to `next` with its principal sealed in, or refused as `render`
-/// writes a refusal (one found by the guard, or reported by the handler). A refusal made
-/// before the body was read leaves the connection usable by the HTTP layer's one rule
-/// ([`keep_alive`](crate::server::body_limit::keep_alive)).
-async fn guarded(
-    guard: &Guard,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-    render: fn(&Refusal) -> Response,
-) -> Response {
-    let (mut parts, body) = request.into_parts();
-    let principal = match guard.authenticate(&parts).await {
-        Ok(p) => p,
-        Err(refusal) => return render(&refusal),
-    };
-    seal(&mut parts.headers, principal.as_ref());
-    let (response, refusal) =
-        scoped(next.run(axum::extract::Request::from_parts(parts, body))).await;
-    match refusal {
-        Some(refusal) => render(&refusal),
-        None => response,
+        tonic::Status::with_metadata(code, message, metadata)
     }
 }

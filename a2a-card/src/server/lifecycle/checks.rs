@@ -1,8 +1,9 @@
 //! What a request must hold, checked before anything is done with it, and the refusals the
 //! lifecycle answers with.
 
-use a2a::errordetails::{FieldViolation, TypedDetail};
 use a2a::*;
+
+use crate::server::call::field_error;
 
 /// The refusal of a message to a task that has ended.
 pub(super) fn finished(id: &str) -> A2AError {
@@ -17,17 +18,6 @@ pub(super) fn log_gone(id: &str, after: u64) -> A2AError {
     A2AError::unsupported_operation(format!(
         "task `{id}` has ended and its events after event {after} are no longer kept (this agent keeps the logs of its latest finished tasks in memory only); GetTask answers the task as it ended"
     ))
-}
-
-/// An invalid-params error about one field of the request, with a `BadRequest` detail.
-pub(crate) fn field_error(field: &str, description: impl Into<String>) -> A2AError {
-    let description = description.into();
-    A2AError::invalid_params(format!("`{field}`: {description}")).with_details(vec![
-        TypedDetail::bad_request(vec![FieldViolation {
-            field: field.to_owned(),
-            description,
-        }]),
-    ])
 }
 
 /// The message's required fields (A2A 1.0: `messageId`, `role`, at least one part).

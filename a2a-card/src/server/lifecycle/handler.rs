@@ -1,73 +1,120 @@
-//! The official request handler trait, method by method, on the [`Lifecycle`].
+//! Each operation of a [call](crate::server::call) answered on the [`Lifecycle`]; the one API
+//! the bindings call ([`Calls`]), and the official request handler trait for callers in the
+//! process.
 
 use a2a::*;
 use a2a_server::{RequestHandler, ServiceParams};
 use async_trait::async_trait;
+use futures::StreamExt;
 use futures::stream::BoxStream;
 
-use super::checks::{check_history_length, cut_history, field_error};
+use super::checks::{check_history_length, cut_history};
 use super::log::Until;
 use super::run::{status, status_of};
-use super::{Lifecycle, Numbered, new_task_id, unnumbered};
+use super::{Lifecycle, NumberedStream, new_task_id};
 use crate::agent::Agent;
-use crate::server::auth;
-use crate::server::exact;
+use crate::server::call::{Answer, Context, Failure, Op, field_error, unexpected};
+
+/// What the bindings call: one operation, in its context.
+#[async_trait]
+pub(crate) trait Calls: Send + Sync + 'static {
+    /// Answers `op`, called in `ctx`.
+    async fn call(&self, ctx: &Context, op: Op) -> Result<Answer, Failure>;
+}
 
 #[async_trait]
-impl<A: Agent> RequestHandler for Lifecycle<A> {
-    async fn send_message(
-        &self,
-        params: &ServiceParams,
-        req: SendMessageRequest,
-    ) -> Result<SendMessageResponse, A2AError> {
-        self.authorize(params)?;
+impl<A: Agent> Calls for Lifecycle<A> {
+    async fn call(&self, ctx: &Context, op: Op) -> Result<Answer, Failure> {
+        // The extended card answers only authenticated callers, whatever the card requires of
+        // other calls; every other call meets the card's requirement.
+        if let (Op::ExtendedCard, Some(guard)) = (&op, &self.guard)
+            && !ctx.is_authenticated()
+        {
+            return Err(guard.unauthenticated_any().into());
+        }
+        self.authorize(ctx)?;
+        Ok(match op {
+            Op::Send(req) => Answer::Sent(SendMessageResponse::Task(self.send(ctx, req).await?)),
+            Op::Stream(req) => {
+                if !self.streaming {
+                    return Err(not_streaming().into());
+                }
+                Answer::Stream(self.turn(ctx, req, None).await?)
+            }
+            Op::Turn { request, skill } => Answer::Stream(self.turn(ctx, request, skill).await?),
+            Op::Get(req) => Answer::Task(Box::new(self.get(req).await?)),
+            Op::List(req) => Answer::Tasks(self.list(req).await?),
+            Op::Cancel(req) => Answer::Task(Box::new(self.cancel(req.id).await?)),
+            Op::Subscribe(req) => {
+                if !self.streaming {
+                    return Err(not_streaming().into());
+                }
+                Answer::Stream(self.subscription(&req.id, ctx.after).await?)
+            }
+            Op::CreateConfig(req) => Answer::Config(self.create_config(req).await?),
+            Op::GetConfig(req) => Answer::Config(self.configs()?.get(&req.task_id, &req.id).await?),
+            Op::ListConfigs(req) => Answer::Configs(self.list_configs(req).await?),
+            Op::DeleteConfig(req) => {
+                self.configs()?.delete(&req.task_id, &req.id).await?;
+                self.recorder.webhooks_changed(&req.task_id, None);
+                Answer::Deleted
+            }
+            Op::ExtendedCard => Answer::Card(Box::new(
+                self.extended
+                    .clone()
+                    .ok_or_else(A2AError::extended_card_not_configured)?,
+            )),
+        })
+    }
+}
+
+fn not_streaming() -> A2AError {
+    A2AError::unsupported_operation("the agent card does not declare streaming")
+}
+
+impl<A: Agent> Lifecycle<A> {
+    /// `SendMessage`: the task when its turn ends or asks (or at once, when the caller says
+    /// `returnImmediately`).
+    async fn send(&self, ctx: &Context, req: SendMessageRequest) -> Result<Task, Failure> {
         let config = req.configuration.as_ref();
         let history_length = config.and_then(|c| c.history_length);
         check_history_length("configuration.historyLength", history_length)?;
         let immediately = config.and_then(|c| c.return_immediately) == Some(true);
-        let turn = self.begin(params, req).await?;
-        let task = if immediately {
+        let turn = self.begin(ctx, req, None).await?;
+        let mut task = if immediately {
             turn.task
         } else {
             turn.tracked.wait(turn.seq, Until::Interrupted).await;
             if let Some(error) = turn.tracked.error_after(turn.seq) {
-                return Err(error);
+                return Err(error.into());
             }
             turn.tracked.snapshot().0
         };
         self.settle(&turn.tracked.id).await?;
-        let mut task = task;
         cut_history(&mut task, history_length);
-        Ok(SendMessageResponse::Task(self.out_task(task)))
+        Ok(task)
     }
 
-    async fn send_streaming_message(
+    /// One turn of a message, followed as a stream (the task, then its events until it ends or
+    /// asks). `skill`: the skill a new task runs, named by the caller, else dispatch picks.
+    async fn turn(
         &self,
-        params: &ServiceParams,
+        ctx: &Context,
         req: SendMessageRequest,
-    ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
-        let events = self.send_streaming_numbered(params, req).await?;
-        Ok(self.out_events(unnumbered(events)))
+        skill: Option<usize>,
+    ) -> Result<NumberedStream, Failure> {
+        let turn = self.begin(ctx, req, skill).await?;
+        Ok(self.stream(turn, Until::Interrupted))
     }
 
-    async fn get_task(
-        &self,
-        params: &ServiceParams,
-        req: GetTaskRequest,
-    ) -> Result<Task, A2AError> {
-        self.authorize(params)?;
+    async fn get(&self, req: GetTaskRequest) -> Result<Task, A2AError> {
         check_history_length("historyLength", req.history_length)?;
         let mut task = self.find(&req.id).await?;
         cut_history(&mut task, req.history_length);
-        Ok(self.out_task(task))
+        Ok(task)
     }
 
-    async fn list_tasks(
-        &self,
-        params: &ServiceParams,
-        req: ListTasksRequest,
-    ) -> Result<ListTasksResponse, A2AError> {
-        self.authorize(params)?;
+    async fn list(&self, req: ListTasksRequest) -> Result<ListTasksResponse, A2AError> {
         if let Some(size) = req.page_size
             && !(1..=100).contains(&size)
         {
@@ -77,25 +124,15 @@ impl<A: Agent> RequestHandler for Lifecycle<A> {
             ));
         }
         check_history_length("historyLength", req.history_length)?;
-        let mut list = self.store().list(&req).await?;
-        if self.exact && !exact::is_plain() {
-            list.tasks.iter_mut().for_each(exact::encode_task);
-        }
-        Ok(list)
+        self.store().list(&req).await
     }
 
-    async fn cancel_task(
-        &self,
-        params: &ServiceParams,
-        req: CancelTaskRequest,
-    ) -> Result<Task, A2AError> {
-        self.authorize(params)?;
-        let id = req.id;
+    async fn cancel(&self, id: String) -> Result<Task, A2AError> {
         // Cancelling a canceled task answers it as it is (cancel is idempotent); a task that
         // ended otherwise cannot be canceled.
         let settled = |task: Task| {
             if task.status.state == TaskState::Canceled {
-                Ok(self.out_task(task))
+                Ok(task)
             } else {
                 Err(A2AError::task_not_cancelable(&id))
             }
@@ -126,28 +163,17 @@ impl<A: Agent> RequestHandler for Lifecycle<A> {
                     let event = status_of(&id, &task.context_id, TaskState::Canceled, None);
                     push.deliver(&id, event);
                 }
-                Ok(self.out_task(task))
+                Ok(task)
             }
             Err(e) if e.code == error_code::TASK_NOT_CANCELABLE => settled(self.find(&id).await?),
             Err(e) => Err(e),
         }
     }
 
-    async fn subscribe_to_task(
+    async fn create_config(
         &self,
-        params: &ServiceParams,
-        req: SubscribeToTaskRequest,
-    ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
-        let events = self.subscribe_numbered(params, req, None).await?;
-        Ok(self.out_events(unnumbered(events)))
-    }
-
-    async fn create_push_config(
-        &self,
-        params: &ServiceParams,
         mut req: TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig, A2AError> {
-        self.authorize(params)?;
         let Some((configs, policy)) = &self.configs else {
             return Err(A2AError::push_notification_not_supported());
         };
@@ -159,22 +185,10 @@ impl<A: Agent> RequestHandler for Lifecycle<A> {
         Ok(saved)
     }
 
-    async fn get_push_config(
+    async fn list_configs(
         &self,
-        params: &ServiceParams,
-        req: GetTaskPushNotificationConfigRequest,
-    ) -> Result<TaskPushNotificationConfig, A2AError> {
-        self.authorize(params)?;
-        let configs = self.configs()?;
-        configs.get(&req.task_id, &req.id).await
-    }
-
-    async fn list_push_configs(
-        &self,
-        params: &ServiceParams,
         req: ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse, A2AError> {
-        self.authorize(params)?;
         let configs = self.configs()?;
         self.find(&req.task_id).await?;
         let mut configs = configs.list(&req.task_id).await?;
@@ -193,32 +207,138 @@ impl<A: Agent> RequestHandler for Lifecycle<A> {
             configs: configs.drain(start..end).collect(),
         })
     }
+}
+
+/// The official request handler trait, for a caller in the process
+/// ([`Server::request_handler`](crate::server::Server::request_handler)): each method one
+/// call, anonymous.
+#[async_trait]
+impl<A: Agent> RequestHandler for Lifecycle<A> {
+    async fn send_message(
+        &self,
+        _: &ServiceParams,
+        req: SendMessageRequest,
+    ) -> Result<SendMessageResponse, A2AError> {
+        match in_process(self, Op::Send(req)).await? {
+            Answer::Sent(sent) => Ok(sent),
+            _ => Err(unexpected()),
+        }
+    }
+
+    async fn send_streaming_message(
+        &self,
+        _: &ServiceParams,
+        req: SendMessageRequest,
+    ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
+        stream(in_process(self, Op::Stream(req)).await?)
+    }
+
+    async fn get_task(&self, _: &ServiceParams, req: GetTaskRequest) -> Result<Task, A2AError> {
+        task(in_process(self, Op::Get(req)).await?)
+    }
+
+    async fn list_tasks(
+        &self,
+        _: &ServiceParams,
+        req: ListTasksRequest,
+    ) -> Result<ListTasksResponse, A2AError> {
+        match in_process(self, Op::List(req)).await? {
+            Answer::Tasks(list) => Ok(list),
+            _ => Err(unexpected()),
+        }
+    }
+
+    async fn cancel_task(
+        &self,
+        _: &ServiceParams,
+        req: CancelTaskRequest,
+    ) -> Result<Task, A2AError> {
+        task(in_process(self, Op::Cancel(req)).await?)
+    }
+
+    async fn subscribe_to_task(
+        &self,
+        _: &ServiceParams,
+        req: SubscribeToTaskRequest,
+    ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
+        stream(in_process(self, Op::Subscribe(req)).await?)
+    }
+
+    async fn create_push_config(
+        &self,
+        _: &ServiceParams,
+        req: TaskPushNotificationConfig,
+    ) -> Result<TaskPushNotificationConfig, A2AError> {
+        config(in_process(self, Op::CreateConfig(req)).await?)
+    }
+
+    async fn get_push_config(
+        &self,
+        _: &ServiceParams,
+        req: GetTaskPushNotificationConfigRequest,
+    ) -> Result<TaskPushNotificationConfig, A2AError> {
+        config(in_process(self, Op::GetConfig(req)).await?)
+    }
+
+    async fn list_push_configs(
+        &self,
+        _: &ServiceParams,
+        req: ListTaskPushNotificationConfigsRequest,
+    ) -> Result<ListTaskPushNotificationConfigsResponse, A2AError> {
+        match in_process(self, Op::ListConfigs(req)).await? {
+            Answer::Configs(list) => Ok(list),
+            _ => Err(unexpected()),
+        }
+    }
 
     async fn delete_push_config(
         &self,
-        params: &ServiceParams,
+        _: &ServiceParams,
         req: DeleteTaskPushNotificationConfigRequest,
     ) -> Result<(), A2AError> {
-        self.authorize(params)?;
-        let configs = self.configs()?;
-        configs.delete(&req.task_id, &req.id).await?;
-        self.recorder.webhooks_changed(&req.task_id, None);
-        Ok(())
+        in_process(self, Op::DeleteConfig(req)).await.map(drop)
     }
 
     async fn get_extended_agent_card(
         &self,
-        params: &ServiceParams,
-        _req: GetExtendedAgentCardRequest,
+        _: &ServiceParams,
+        _: GetExtendedAgentCardRequest,
     ) -> Result<a2a::AgentCard, A2AError> {
-        // Only for authenticated callers, whatever the card requires of other calls.
-        if let Some(guard) = &self.guard
-            && !auth::is_authenticated(params)
-        {
-            return Err(auth::report(guard.unauthenticated_any()));
+        match in_process(self, Op::ExtendedCard).await? {
+            Answer::Card(card) => Ok(*card),
+            _ => Err(unexpected()),
         }
-        self.extended
-            .clone()
-            .ok_or_else(A2AError::extended_card_not_configured)
+    }
+}
+
+/// `op` called by an anonymous caller in the process.
+async fn in_process<A: Agent>(lifecycle: &Lifecycle<A>, op: Op) -> Result<Answer, A2AError> {
+    lifecycle
+        .call(&Context::in_process(), op)
+        .await
+        .map_err(Failure::into_error)
+}
+
+fn task(answer: Answer) -> Result<Task, A2AError> {
+    match answer {
+        Answer::Task(task) => Ok(*task),
+        _ => Err(unexpected()),
+    }
+}
+
+fn config(answer: Answer) -> Result<TaskPushNotificationConfig, A2AError> {
+    match answer {
+        Answer::Config(config) => Ok(config),
+        _ => Err(unexpected()),
+    }
+}
+
+/// A stream answer's events, without their numbers.
+pub(crate) fn stream(
+    answer: Answer,
+) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
+    match answer {
+        Answer::Stream(events) => Ok(Box::pin(events.map(|event| event.map(|(_, event)| event)))),
+        _ => Err(unexpected()),
     }
 }

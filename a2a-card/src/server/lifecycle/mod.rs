@@ -1,7 +1,6 @@
-//! The request handler: the task lifecycle of a declared agent, behind the official
-//! [`RequestHandler`] trait.
+//! The task lifecycle of a declared agent: what answers every [call](super::call).
 //!
-//! One path per request, and one place per event:
+//! One path per call, and one place per event:
 //!
 //! 1. A message is checked (`messageId`, `role`, `parts`), then dispatched once by the
 //!    [structured input flow](crate::dispatch) before any task exists: a refused message
@@ -20,9 +19,9 @@
 //!
 //! One file per concern: [`checks`] (what a request must hold), [`recorder`] (where events
 //! go), [`log`] (the tasks followed here and their logs), [`run`] (the skills' runs),
-//! [`replicas`] (what replicas of one database tell each other), [`handler`] (the official
-//! request handler trait, method by method); this file holds the turns: a task created, an
-//! answer handed over, a stream or a subscription begun.
+//! [`replicas`] (what replicas of one database tell each other), [`handler`] (each
+//! operation of a call answered); this file holds the turns: a task created, an answer handed
+//! over, a stream or a subscription begun.
 
 mod checks;
 mod handler;
@@ -35,8 +34,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use a2a::*;
-use a2a_server::{PushConfigStore, RequestHandler, ServiceParams, TaskStore};
-use async_trait::async_trait;
+use a2a_server::{PushConfigStore, TaskStore};
 use futures::StreamExt;
 use futures::stream::{self, BoxStream};
 use tokio::sync::broadcast;
@@ -46,14 +44,14 @@ use crate::context::Answer;
 use crate::dispatch::{Decision, Dispatcher};
 use crate::skill::CallInput;
 
-use super::auth::{self, Guard};
+use super::auth::Guard;
+use super::call::{Context, Failure};
 use super::errors::dispatch_error;
-use super::exact;
-use super::message::{dispatch_json, files_of, has_files, message_json, restore_data, split_files};
+use super::message::{has_files, message_json, split_files};
 use super::push::{Delivery, Webhooks};
 use super::store::{EventLog, Forward, Settle};
-pub(crate) use checks::field_error;
 use checks::{check_message, finished, log_gone};
+pub(crate) use handler::Calls;
 pub use log::FinishedLogs;
 use log::{Live, Tracked, Until};
 use recorder::Recorder;
@@ -83,9 +81,6 @@ pub(crate) struct Parts {
     pub(crate) log: Option<Arc<dyn EventLog>>,
     /// The ids of tasks whose log grew on any replica (Postgres).
     pub(crate) events: Option<broadcast::Sender<String>>,
-    /// Whether answers are for this crate's HTTP layer, which splices encoded data back (see
-    /// [`exact`]).
-    pub(crate) exact: bool,
 }
 
 /// The request handler of a declared agent (see the [module docs](self)).
@@ -102,7 +97,6 @@ pub(crate) struct Lifecycle<A: Agent> {
     extended: Option<a2a::AgentCard>,
     streaming: bool,
     max_inline_file: usize,
-    exact: bool,
 }
 
 /// A turn under way: the task, its state when the turn began, and that state's number.
@@ -154,7 +148,6 @@ impl<A: Agent> Lifecycle<A> {
             extended: parts.extended,
             streaming: parts.streaming,
             max_inline_file: parts.max_inline_file,
-            exact: parts.exact,
         }
     }
 
@@ -170,39 +163,15 @@ impl<A: Agent> Lifecycle<A> {
         }
     }
 
-    /// Refuses a call without an authenticated caller when the card requires one (the HTTP
-    /// layer in front already did; this holds when the handler is reached some other way).
-    fn authorize(&self, params: &ServiceParams) -> Result<(), A2AError> {
+    /// Refuses a call without an authenticated caller when the card requires one (the
+    /// authentication layer in front already did; this holds for a caller in the process).
+    fn authorize(&self, ctx: &Context) -> Result<(), Failure> {
         match &self.guard {
-            Some(guard) if !guard.is_open() && !auth::is_authenticated(params) => {
-                Err(auth::report(guard.unauthenticated_any()))
+            Some(guard) if !guard.is_open() && !ctx.is_authenticated() => {
+                Err(guard.unauthenticated_any().into())
             }
             _ => Ok(()),
         }
-    }
-
-    /// Answers with data parts encoded for the official HTTP layer, which splices the exact
-    /// JSON back (see [`exact`]), unless it writes this answer with serde itself.
-    fn out_task(&self, mut task: Task) -> Task {
-        if self.exact && !exact::is_plain() {
-            exact::encode_task(&mut task);
-        }
-        task
-    }
-
-    fn out_events(
-        &self,
-        events: BoxStream<'static, Result<StreamResponse, A2AError>>,
-    ) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
-        if !self.exact || exact::is_plain() {
-            return events;
-        }
-        Box::pin(events.map(|event| {
-            event.map(|mut event| {
-                exact::encode_event(&mut event);
-                event
-            })
-        }))
     }
 
     /// Waits until the store has written task `id`, where it holds new tasks back.
@@ -226,40 +195,28 @@ impl<A: Agent> Lifecycle<A> {
 
     /// Starts a turn: a new task for a message that names none, or the answer to the
     /// question of the task it names.
+    /// `skill`: the skill of a new task, named by the caller (an index into the agent's
+    /// skills) rather than chosen by dispatch.
     async fn begin(
         &self,
-        params: &ServiceParams,
+        ctx: &Context,
         req: SendMessageRequest,
-    ) -> Result<Turn, A2AError> {
-        self.begin_for(params, req, None).await
-    }
-
-    /// [`begin`](Self::begin), with the skill of a new task named by the caller (`skill`, an
-    /// index into the agent's skills) rather than chosen by dispatch.
-    async fn begin_for(
-        &self,
-        params: &ServiceParams,
-        mut req: SendMessageRequest,
         skill: Option<usize>,
-    ) -> Result<Turn, A2AError> {
+    ) -> Result<Turn, Failure> {
         check_message(&req.message)?;
-        let raw = exact::take_inbound();
-        if let Some(raw) = &raw {
-            restore_data(&mut req.message, raw)?;
-        }
         let config = req
             .configuration
             .as_ref()
             .and_then(|c| c.task_push_notification_config.clone());
         if let Some(config) = &config {
             let Some((_, policy)) = &self.configs else {
-                return Err(A2AError::push_notification_not_supported());
+                return Err(A2AError::push_notification_not_supported().into());
             };
             policy.check(&config.url).await?;
         }
         match req.message.task_id.clone() {
-            None => self.create(params, req, raw, config, skill).await,
-            Some(id) => self.resume(req, raw, &id, config).await,
+            None => self.create(ctx, req, config, skill).await,
+            Some(id) => Ok(self.resume(req, &id, config).await?),
         }
     }
 
@@ -293,33 +250,31 @@ impl<A: Agent> Lifecycle<A> {
     /// A new task for a message that names none, its skill started.
     async fn create(
         &self,
-        params: &ServiceParams,
+        ctx: &Context,
         req: SendMessageRequest,
-        raw: Option<serde_json::Value>,
         config: Option<TaskPushNotificationConfig>,
         named: Option<usize>,
-    ) -> Result<Turn, A2AError> {
+    ) -> Result<Turn, Failure> {
         let decision = match named {
             Some(skill) => {
-                let (json, files) = dispatch_input(self.max_inline_file, &req.message, raw)?;
+                let (json, files) = dispatch_input(self.max_inline_file, &req.message)?;
                 self.dispatcher.dispatch_to(skill, json, files)
             }
-            None => self.decide(&req.message, raw, None)?,
+            None => self.decide(&req.message, None)?,
         };
         let (skill, mut call) = match decision {
             Decision::Run { skill, call } => (skill, call),
-            Decision::Reject(e) => return Err(dispatch_error(&e)),
+            Decision::Reject(e) => return Err(dispatch_error(&e).into()),
             Decision::FollowUp(_) => {
-                return Err(A2AError::internal("a new message was taken for an answer"));
+                return Err(A2AError::internal("a new message was taken for an answer").into());
             }
         };
-        let principal = auth::principal_of(params);
-        if let Some(guard) = &self.guard {
-            guard
-                .authorize_skill(skill, principal.as_ref())
-                .map_err(auth::report)?;
+        if let Some(guard) = &self.guard
+            && ctx.admitted != Some(skill)
+        {
+            guard.authorize_skill(skill, ctx.principal.as_deref())?;
         }
-        call.context.set_principal(principal.map(Arc::new));
+        call.context.set_principal(ctx.principal.clone());
         let message = req.message;
         let task = Task {
             id: new_task_id(),
@@ -365,13 +320,12 @@ impl<A: Agent> Lifecycle<A> {
     async fn resume(
         &self,
         req: SendMessageRequest,
-        raw: Option<serde_json::Value>,
         id: &str,
         config: Option<TaskPushNotificationConfig>,
     ) -> Result<Turn, A2AError> {
         // Structured input on an existing task is refused whatever its state (the
         // extension's rule 5), before anything else is said of the task.
-        let call = match self.decide(&req.message, raw, Some(id))? {
+        let call = match self.decide(&req.message, Some(id))? {
             Decision::FollowUp(call) => call,
             Decision::Reject(e) => return Err(dispatch_error(&e)),
             Decision::Run { .. } => {
@@ -490,35 +444,9 @@ impl<A: Agent> Lifecycle<A> {
         Ok(Turn { tracked, task, seq })
     }
 
-    /// The dispatcher's decision on `message` (read from the request's own JSON when the HTTP
-    /// layer handed it over).
-    fn decide(
-        &self,
-        message: &Message,
-        raw: Option<serde_json::Value>,
-        existing: Option<&str>,
-    ) -> Result<Decision, A2AError> {
-        decide(
-            &self.dispatcher,
-            self.max_inline_file,
-            message,
-            raw,
-            existing,
-        )
-    }
-
-    /// One turn of a message, followed as a stream (the task, then its events until it ends or
-    /// asks), whatever the card says of streaming: what the MCP face reads a tool call from.
-    /// `skill`: the skill a new task runs, named by the caller (a tool), else dispatch picks.
-    pub(crate) async fn turn(
-        &self,
-        params: &ServiceParams,
-        req: SendMessageRequest,
-        skill: Option<usize>,
-    ) -> Result<NumberedStream, A2AError> {
-        self.authorize(params)?;
-        let turn = self.begin_for(params, req, skill).await?;
-        Ok(self.stream(turn, Until::Interrupted))
+    /// The dispatcher's decision on `message`, for a new task or (`existing`) an answer.
+    fn decide(&self, message: &Message, existing: Option<&str>) -> Result<Decision, A2AError> {
+        decide(&self.dispatcher, self.max_inline_file, message, existing)
     }
 
     /// The stream of a turn or a subscription: the task, then its events after it, each with
@@ -614,58 +542,6 @@ impl<A: Agent> Lifecycle<A> {
 pub(crate) type NumberedStream =
     BoxStream<'static, Result<(Option<u64>, StreamResponse), A2AError>>;
 
-/// The streaming methods with each event's number in its task's log: what the HTTP bindings
-/// write as the SSE `id`, and take back in `Last-Event-ID`.
-#[async_trait]
-pub(crate) trait Numbered: RequestHandler {
-    /// `SendStreamingMessage`, numbered.
-    async fn send_streaming_numbered(
-        &self,
-        params: &ServiceParams,
-        req: SendMessageRequest,
-    ) -> Result<NumberedStream, A2AError>;
-
-    /// `SubscribeToTask`, numbered; `after`: the number of the last event the subscriber
-    /// saw.
-    async fn subscribe_numbered(
-        &self,
-        params: &ServiceParams,
-        req: SubscribeToTaskRequest,
-        after: Option<u64>,
-    ) -> Result<NumberedStream, A2AError>;
-}
-
-#[async_trait]
-impl<A: Agent> Numbered for Lifecycle<A> {
-    async fn send_streaming_numbered(
-        &self,
-        params: &ServiceParams,
-        req: SendMessageRequest,
-    ) -> Result<NumberedStream, A2AError> {
-        if !self.streaming {
-            return Err(A2AError::unsupported_operation(
-                "the agent card does not declare streaming",
-            ));
-        }
-        self.turn(params, req, None).await
-    }
-
-    async fn subscribe_numbered(
-        &self,
-        params: &ServiceParams,
-        req: SubscribeToTaskRequest,
-        after: Option<u64>,
-    ) -> Result<NumberedStream, A2AError> {
-        self.authorize(params)?;
-        self.subscription(&req.id, after).await
-    }
-}
-
-/// The events of a numbered stream, without their numbers.
-fn unnumbered(events: NumberedStream) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
-    Box::pin(events.map(|event| event.map(|(_, event)| event)))
-}
-
 /// The question the task asked (its status message, while it waits), then `answer`, join the
 /// task's conversation.
 fn join(task: &mut Task, answer: &Message) {
@@ -706,30 +582,23 @@ async fn hand_over(
     snapshot
 }
 
-/// The dispatcher's decision on `message` (read from the request's own JSON, `raw`, when the
-/// HTTP layer handed it over), for a new task or (`existing`) an answer.
+/// The dispatcher's decision on `message`, for a new task or (`existing`) an answer.
 fn decide(
     dispatcher: &Dispatcher,
     max_inline_file: usize,
     message: &Message,
-    raw: Option<serde_json::Value>,
     existing: Option<&str>,
 ) -> Result<Decision, A2AError> {
-    let (json, files) = dispatch_input(max_inline_file, message, raw)?;
+    let (json, files) = dispatch_input(max_inline_file, message)?;
     Ok(dispatcher.dispatch_with_files(json, files, existing))
 }
 
-/// What dispatch reads of `message`: its JSON (from `raw`, the request's own, when the HTTP
-/// layer kept it), and its files taken out.
+/// What dispatch reads of `message`: its JSON, and its files taken out.
 fn dispatch_input(
     max_inline_file: usize,
     message: &Message,
-    raw: Option<serde_json::Value>,
 ) -> Result<(serde_json::Value, Vec<crate::file::File>), A2AError> {
-    Ok(if let Some(raw) = raw {
-        let files = files_of(message, max_inline_file)?;
-        (dispatch_json(raw, message), files)
-    } else if has_files(message) {
+    Ok(if has_files(message) {
         // File parts are taken out of a copy only when there are any.
         let mut message = message.clone();
         let files = split_files(&mut message, max_inline_file)?;

@@ -48,7 +48,7 @@ pub(super) fn take_forwarded(
             };
             // The replica that took it checked it; read here as any answer is.
             let Ok(Decision::FollowUp(call)) =
-                decide(&dispatcher, max_inline_file, &message, None, Some(id))
+                decide(&dispatcher, max_inline_file, &message, Some(id))
             else {
                 continue;
             };

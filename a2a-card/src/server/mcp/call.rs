@@ -5,7 +5,6 @@ use a2a::{
     A2AError, Artifact, CancelTaskRequest, Message, Part, Role, SendMessageRequest, StreamResponse,
     TaskState,
 };
-use a2a_server::{RequestHandler, ServiceParams};
 use futures::StreamExt;
 use rmcp::model::{
     CallToolResponse, CallToolResult, ContentBlock, CreateTaskResult, ErrorCode,
@@ -19,12 +18,13 @@ use crate::agent::Agent;
 
 use super::render::*;
 use super::tools::*;
-use crate::server::lifecycle::{Lifecycle, NumberedStream};
+use crate::server::call::{Answer, Context, Op};
+use crate::server::lifecycle::{Calls, Lifecycle, NumberedStream};
 
 /// One tool call under way.
 pub(super) struct Call<'a, A: Agent> {
     pub(super) handler: &'a Lifecycle<A>,
-    pub(super) params: ServiceParams,
+    pub(super) ctx: Context,
     pub(super) entry: &'a Entry,
     pub(super) progress: Option<ProgressToken>,
     pub(super) reported: u32,
@@ -54,7 +54,15 @@ impl<A: Agent> Call<'_, A> {
             .task_id
             .is_none()
             .then_some(self.entry.skill);
-        self.handler.turn(&self.params, request, skill).await
+        match self
+            .handler
+            .call(&self.ctx, Op::Turn { request, skill })
+            .await
+        {
+            Ok(Answer::Stream(events)) => Ok(events),
+            Ok(_) => Err(crate::server::call::unexpected()),
+            Err(failure) => Err(failure.into_error()),
+        }
     }
 
     /// Sends `answer` to task `id`, which asked.
@@ -250,19 +258,17 @@ impl<A: Agent> Call<'_, A> {
             history_length: Some(0),
             tenant: None,
         };
-        let task = crate::server::exact::plain(self.handler.get_task(&self.params, request)).await;
-        task.is_ok_and(|t| {
-            matches!(
-                t.status.state,
-                TaskState::InputRequired | TaskState::AuthRequired
-            )
-        })
+        let task = self.handler.call(&self.ctx, Op::Get(request)).await;
+        matches!(task, Ok(Answer::Task(t)) if matches!(
+            t.status.state,
+            TaskState::InputRequired | TaskState::AuthRequired
+        ))
     }
 
     /// Cancels the call's task, if it has one.
     pub(super) async fn cancel(&self) {
         if let Some(id) = &self.task {
-            cancel(self.handler, &self.params, id.clone()).await;
+            cancel(self.handler, &self.ctx, id.clone()).await;
         }
     }
 
@@ -273,13 +279,13 @@ impl<A: Agent> Call<'_, A> {
     }
 }
 
-/// Cancels task `id` for the caller of `params`; its answer (the task, or why not) is not
+/// Cancels task `id` for the caller of `ctx`; its answer (the task, or why not) is not
 /// wanted.
-pub(super) async fn cancel<A: Agent>(handler: &Lifecycle<A>, params: &ServiceParams, id: String) {
+pub(super) async fn cancel(handler: &dyn Calls, ctx: &Context, id: String) {
     let request = CancelTaskRequest {
         id,
         metadata: None,
         tenant: None,
     };
-    let _ = crate::server::exact::plain(handler.cancel_task(params, request)).await;
+    let _ = handler.call(ctx, Op::Cancel(request)).await;
 }

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::card::{AgentCard, SecurityScheme};
 
-use crate::server::auth::{self, Guard, Refusal};
+use crate::server::auth::{Admission, Guard, Refusal};
 use crate::server::interfaces::Endpoint;
 
 /// What the `/mcp` layer checks: the card's security, and which skill each tool runs.
@@ -23,9 +23,15 @@ pub(super) struct Gate {
     pub(super) body_limit: usize,
 }
 
-/// The layer in front of the MCP endpoint: the body limit, the caller's credentials (sealed
-/// in for the handler), and a `tools/call` of a skill the caller may not use refused as MCP's
-/// authorization spec says (`403`, `insufficient_scope`).
+/// The skill of a `tools/call` whose requirement the gate checked for the caller (in the
+/// request's extensions, for the call's [context](crate::server::call::Context)).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Admitted(pub(super) usize);
+
+/// The layer in front of the MCP endpoint: the body limit, the caller's credentials refused
+/// (as the authentication layer found them), and a `tools/call` of a skill the caller may not
+/// use refused as MCP's authorization spec says (`403`, `insufficient_scope`), before the SDK
+/// reads the call.
 pub(super) async fn layer(
     axum::extract::State(gate): axum::extract::State<Arc<Gate>>,
     request: axum::extract::Request,
@@ -34,14 +40,11 @@ pub(super) async fn layer(
     use crate::server::body_limit::{self, BodyError};
     let (mut parts, body) = request.into_parts();
     let refuse = |refusal: &Refusal| gate.refusal(refusal);
-    let principal = match &gate.guard {
-        Some(guard) => match guard.authenticate(&parts).await {
-            Ok(principal) => principal,
-            Err(refusal) => return refuse(&refusal),
-        },
+    let principal = match parts.extensions.get::<Admission>() {
+        Some(Admission::Refused(refusal)) => return refuse(refusal),
+        Some(Admission::Caller(principal)) => principal.clone(),
         None => None,
     };
-    auth::seal(&mut parts.headers, principal.as_ref());
     let bytes = match body_limit::read(&parts.headers, body, gate.body_limit).await {
         Ok(bytes) => bytes,
         Err(error) => {
@@ -55,28 +58,34 @@ pub(super) async fn layer(
         }
     };
     let delete = parts.method == axum::http::Method::DELETE;
+    let mut method = None;
     if parts.method == axum::http::Method::POST {
         let called = match gate.called(&bytes) {
-            Ok((method, called)) => {
+            Ok((name, called)) => {
                 let version = parts
                     .headers
                     .get("mcp-protocol-version")
                     .and_then(|v| v.to_str().ok())
                     .unwrap_or_default();
-                crate::server::telemetry::method("MCP", "jsonrpc", &method, version);
+                crate::server::telemetry::method(crate::server::call::Binding::Mcp, &name, version);
+                method = Some(name);
                 called
             }
             Err((code, message)) => return rpc_error(StatusCode::BAD_REQUEST, code, message),
         };
-        if let (Some(guard), Some(skill)) = (&gate.guard, called)
-            && let Err(refusal) = guard.authorize_skill(skill, principal.as_ref())
-        {
-            return refuse(&refusal);
+        if let (Some(guard), Some(skill)) = (&gate.guard, called) {
+            if let Err(refusal) = guard.authorize_skill(skill, principal.as_deref()) {
+                return refuse(&refusal);
+            }
+            parts.extensions.insert(Admitted(skill));
         }
     }
     let mut response = next
         .run(axum::extract::Request::from_parts(parts, Body::from(bytes)))
         .await;
+    if let Some(method) = method {
+        crate::server::telemetry::called(&mut response, &method);
+    }
     // A session ended (`DELETE`) is answered `202` by the SDK; MCP clients expect `200` or
     // `204` (the Python SDK warns of a failed termination otherwise): nothing is pending.
     if delete && response.status() == StatusCode::ACCEPTED {
@@ -87,14 +96,15 @@ pub(super) async fn layer(
 
 /// A JSON-RPC error with its HTTP status, for a request refused before the SDK read it.
 pub(super) fn rpc_error(status: StatusCode, code: i32, message: String) -> Response {
-    crate::server::telemetry::failed();
     let error = a2a::JsonRpcError {
         code,
         message,
         data: None,
     };
     let answer = a2a::JsonRpcResponse::error(a2a::JsonRpcId::Null, error);
-    crate::server::errors::json_response(status, &answer)
+    let mut response = crate::server::errors::json_response(status, &answer);
+    crate::server::telemetry::failed(&mut response);
+    response
 }
 
 impl Gate {

@@ -56,7 +56,6 @@
 use std::sync::Arc;
 
 use a2a::TaskState;
-use a2a_server::{RequestHandler, ServiceParams};
 use axum::body::Body;
 use axum::http::{HeaderValue, header};
 use axum::response::Response;
@@ -73,8 +72,10 @@ use crate::agent::Agent;
 use crate::card::AgentCard;
 
 use super::ServerError;
-use super::auth::{self, Guard};
+use super::auth::Admission;
+use super::call::{Answer, Binding, Context, Op};
 use super::interfaces::Endpoint;
+use super::lifecycle::Calls;
 use super::lifecycle::Lifecycle;
 
 mod call;
@@ -182,15 +183,17 @@ impl<A: Agent> Bridge<A> {
 
 impl<A: Agent> Bridge<A> {
     /// The A2A task `id`, as the caller may read it.
-    async fn a2a_task(&self, params: &ServiceParams, id: &str) -> Result<a2a::Task, McpError> {
+    async fn a2a_task(&self, ctx: &Context, id: &str) -> Result<a2a::Task, McpError> {
         let request = a2a::GetTaskRequest {
             id: id.to_owned(),
             history_length: None,
             tenant: None,
         };
-        crate::server::exact::plain(self.inner.handler.get_task(params, request))
-            .await
-            .map_err(|e| McpError::invalid_params(e.message, None))
+        match self.inner.handler.call(ctx, Op::Get(request)).await {
+            Ok(Answer::Task(task)) => Ok(*task),
+            Ok(_) => Err(McpError::internal_error("GetTask answered no task", None)),
+            Err(failure) => Err(McpError::invalid_params(failure.into_error().message, None)),
+        }
     }
 
     /// The tool whose call made `task` (none: the task was not made by a tool call).
@@ -210,14 +213,23 @@ impl<A: Agent> Bridge<A> {
     }
 }
 
-/// The service parameters of an MCP request: the HTTP request's headers (where the
-/// authentication layer sealed the principal), none over stdio.
-fn params_of(context: &RequestContext<RoleServer>) -> ServiceParams {
-    context
-        .extensions
-        .get::<axum::http::request::Parts>()
-        .map(|parts| super::jsonrpc::service_params(&parts.headers))
-        .unwrap_or_default()
+/// The context of an MCP request's calls: its HTTP request's (the caller the authentication
+/// layer let in, the tool whose requirement the gate checked), anonymous over stdio.
+fn ctx_of(context: &RequestContext<RoleServer>) -> Context {
+    let Some(parts) = context.extensions.get::<axum::http::request::Parts>() else {
+        return Context {
+            binding: Binding::Mcp,
+            ..Context::in_process()
+        };
+    };
+    // The gate refused a request whose credentials were refused: what reaches here was let in.
+    let admission = parts.extensions.get::<Admission>();
+    let mut ctx = Context::of(Binding::Mcp, &parts.headers, admission).unwrap_or(Context {
+        binding: Binding::Mcp,
+        ..Context::in_process()
+    });
+    ctx.admitted = parts.extensions.get::<Admitted>().map(|a| a.0);
+    ctx
 }
 
 impl<A: Agent> ServerHandler for Bridge<A> {
@@ -230,7 +242,7 @@ impl<A: Agent> ServerHandler for Bridge<A> {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let authenticated = auth::is_authenticated(&params_of(&context));
+        let authenticated = ctx_of(&context).is_authenticated();
         let tools = self
             .inner
             .tools
@@ -245,8 +257,7 @@ impl<A: Agent> ServerHandler for Bridge<A> {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, McpError> {
-        let params = params_of(&context);
-        let task = self.a2a_task(&params, &request.task_id).await?;
+        let task = self.a2a_task(&ctx_of(&context), &request.task_id).await?;
         let entry = self.tool_of(&task)?;
         let text = task.status.message.as_ref().map(message_text);
         let payload = match task.status.state.clone() {
@@ -289,13 +300,13 @@ impl<A: Agent> ServerHandler for Bridge<A> {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        let params = params_of(&context);
+        let ctx = ctx_of(&context);
         let mut responses = request.input_responses;
-        let task = self.a2a_task(&params, &request.task_id).await?;
+        let task = self.a2a_task(&ctx, &request.task_id).await?;
         let entry = self.tool_of(&task)?;
         let call = Call {
             handler: &self.inner.handler,
-            params,
+            ctx,
             entry,
             progress: None,
             reported: 0,
@@ -322,11 +333,11 @@ impl<A: Agent> ServerHandler for Bridge<A> {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        let params = params_of(&context);
-        let task = self.a2a_task(&params, &request.task_id).await?;
+        let ctx = ctx_of(&context);
+        let task = self.a2a_task(&ctx, &request.task_id).await?;
         self.tool_of(&task)?;
         // Cancelling an ended task is the caller's no-op (cooperative, as the extension says).
-        cancel(&self.inner.handler, &params, task.id).await;
+        cancel(&*self.inner.handler, &ctx, task.id).await;
         Ok(())
     }
 
@@ -335,11 +346,11 @@ impl<A: Agent> ServerHandler for Bridge<A> {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let params = params_of(&context);
+        let ctx = ctx_of(&context);
         let tools = &self.inner.tools;
-        let Some(entry) = tools.find(&request.name, auth::is_authenticated(&params)) else {
+        let Some(entry) = tools.find(&request.name, ctx.is_authenticated()) else {
             let names: Vec<&str> = tools
-                .visible(auth::is_authenticated(&params))
+                .visible(ctx.is_authenticated())
                 .map(|e| e.tool.name.as_ref())
                 .collect();
             return Err(McpError::invalid_params(
@@ -353,7 +364,7 @@ impl<A: Agent> ServerHandler for Bridge<A> {
         };
         let mut call = Call {
             handler: &self.inner.handler,
-            params,
+            ctx,
             entry,
             progress: context.meta.get_progress_token(),
             reported: 0,
@@ -396,7 +407,7 @@ impl<A: Agent> ServerHandler for Bridge<A> {
 /// the card declares OAuth.
 pub(crate) fn router<A: Agent>(
     handler: Arc<Lifecycle<A>>,
-    guard: Option<Arc<Guard>>,
+    guard: Option<Arc<super::auth::Guard>>,
     card: &AgentCard,
     endpoint: &Endpoint,
     body_limit: usize,

@@ -191,7 +191,7 @@ pub(super) fn message_of(
         Input::Text => match arguments.get("text") {
             Some(Value::String(text)) => vec![Part::text(text.clone())],
             _ => {
-                return Err(crate::server::lifecycle::field_error(
+                return Err(crate::server::call::field_error(
                     "arguments.text",
                     "is required: the request, as a string",
                 ));
@@ -224,7 +224,7 @@ pub(super) fn data_part(data: Value, media_type: &str) -> Part {
 pub(super) fn files_in(files: Option<&Value>) -> Result<Vec<Part>, A2AError> {
     let Some(Value::Array(files)) = files.filter(|f| f.as_array().is_some_and(|a| !a.is_empty()))
     else {
-        return Err(crate::server::lifecycle::field_error(
+        return Err(crate::server::call::field_error(
             "arguments.files",
             "is required: an array of at least one file (`mimeType`, and `blob` or `text`)",
         ));
@@ -234,18 +234,18 @@ pub(super) fn files_in(files: Option<&Value>) -> Result<Vec<Part>, A2AError> {
         let field = |name: &str| file.get(name).and_then(Value::as_str);
         let at = |name: &str| format!("arguments.files[{i}].{name}");
         let Some(mime) = field("mimeType") else {
-            return Err(crate::server::lifecycle::field_error(
+            return Err(crate::server::call::field_error(
                 &at("mimeType"),
                 "is required: the file's media type",
             ));
         };
         let bytes = match (field("blob"), field("text")) {
             (Some(blob), _) => STANDARD.decode(blob).map_err(|e| {
-                crate::server::lifecycle::field_error(&at("blob"), format!("is not base64: {e}"))
+                crate::server::call::field_error(&at("blob"), format!("is not base64: {e}"))
             })?,
             (None, Some(text)) => text.as_bytes().to_vec(),
             (None, None) => {
-                return Err(crate::server::lifecycle::field_error(
+                return Err(crate::server::call::field_error(
                     &at("blob"),
                     "is required (or `text`): the file's content",
                 ));

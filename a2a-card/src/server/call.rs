@@ -1,0 +1,407 @@
+//! The call: one protocol operation with its typed parameters, and the context it came in
+//! (who calls, over which binding and version, which extensions it asks for, where a
+//! subscription resumes). Every binding decodes its request into a call and encodes the
+//! [`Answer`]; the lifecycle answers calls, and nothing reaches it any other way.
+
+use std::sync::Arc;
+
+use a2a::*;
+use axum::http::HeaderMap;
+use serde_json::{Map, Value};
+
+use super::auth::{Admission, Refusal};
+use super::documents::A2A_VERSION_HEADER;
+use super::lifecycle::NumberedStream;
+use crate::principal::Principal;
+
+/// The binding a call came over (its telemetry name, as `a2a.binding` records it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Binding {
+    JsonRpc,
+    HttpJson,
+    #[cfg_attr(not(feature = "grpc"), allow(dead_code))]
+    Grpc,
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    Mcp,
+    /// A caller in the same process ([`Server::request_handler`](super::Server::request_handler)).
+    InProcess,
+}
+
+impl Binding {
+    /// The binding's name as the card spells it, and its RPC system (OpenTelemetry's
+    /// `rpc.system`).
+    pub(crate) fn names(self) -> (&'static str, &'static str) {
+        match self {
+            Binding::JsonRpc => ("JSONRPC", "jsonrpc"),
+            Binding::HttpJson => ("HTTP+JSON", "http"),
+            Binding::Grpc => ("GRPC", "grpc"),
+            Binding::Mcp => ("MCP", "jsonrpc"),
+            Binding::InProcess => ("IN-PROCESS", "in-process"),
+        }
+    }
+}
+
+/// What a call came with, besides its parameters.
+#[derive(Debug, Clone)]
+pub(crate) struct Context {
+    /// The caller the authentication layer let in (`None`: anonymous).
+    pub(crate) principal: Option<Arc<Principal>>,
+    /// The binding the call came over.
+    #[allow(dead_code)]
+    pub(crate) binding: Binding,
+    /// The extensions the caller asks for (`A2A-Extensions`), as sent.
+    #[allow(dead_code)]
+    pub(crate) extensions: Vec<String>,
+    /// The number of the last event a reconnecting subscriber saw (`Last-Event-ID`).
+    pub(crate) after: Option<u64>,
+    /// The skill whose requirement the binding already checked for this caller (MCP checks
+    /// a tool's before its SDK reads the call, to answer `403` as MCP says).
+    pub(crate) admitted: Option<usize>,
+}
+
+impl Context {
+    /// The context of a request over `binding` with `headers`: the caller the authentication
+    /// layer let in (`admission`, none where the card asks for no security), or its refusal;
+    /// the extensions asked for, and `Last-Event-ID`.
+    pub(crate) fn of(
+        binding: Binding,
+        headers: &HeaderMap,
+        admission: Option<&Admission>,
+    ) -> Result<Context, Refusal> {
+        let principal = match admission {
+            Some(Admission::Refused(refusal)) => return Err((**refusal).clone()),
+            Some(Admission::Caller(principal)) => principal.clone(),
+            None => None,
+        };
+        Ok(Context {
+            principal,
+            binding,
+            extensions: extensions(headers),
+            after: last_event_id(headers),
+            admitted: None,
+        })
+    }
+
+    /// An anonymous call in the same process.
+    pub(crate) fn in_process() -> Context {
+        Context {
+            principal: None,
+            binding: Binding::InProcess,
+            extensions: Vec::new(),
+            after: None,
+            admitted: None,
+        }
+    }
+
+    /// Whether the caller is authenticated.
+    pub(crate) fn is_authenticated(&self) -> bool {
+        self.principal.is_some()
+    }
+}
+
+/// The extensions a request asks for: `A2A-Extensions` (and 0.3's `X-A2A-Extensions`), a
+/// comma-separated list of URIs.
+fn extensions(headers: &HeaderMap) -> Vec<String> {
+    headers
+        .get_all("a2a-extensions")
+        .iter()
+        .chain(headers.get_all("x-a2a-extensions"))
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .filter(|uri| !uri.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The number of the last event a reconnecting subscriber saw (`Last-Event-ID`).
+fn last_event_id(headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// The `A2A-Version` a request asks for, trimmed (none: absent).
+pub(crate) fn requested_version(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(A2A_VERSION_HEADER)
+        .map(|v| v.to_str().map(str::trim).unwrap_or("?"))
+}
+
+/// One protocol operation with its typed parameters.
+#[derive(Debug)]
+pub(crate) enum Op {
+    /// `SendMessage`.
+    Send(SendMessageRequest),
+    /// `SendStreamingMessage`.
+    Stream(SendMessageRequest),
+    /// One turn of a message followed as a stream whatever the card says of streaming, a new
+    /// task running `skill` when the caller names one (an MCP tool call).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    Turn {
+        request: SendMessageRequest,
+        skill: Option<usize>,
+    },
+    Get(GetTaskRequest),
+    List(ListTasksRequest),
+    Cancel(CancelTaskRequest),
+    Subscribe(SubscribeToTaskRequest),
+    CreateConfig(TaskPushNotificationConfig),
+    GetConfig(GetTaskPushNotificationConfigRequest),
+    ListConfigs(ListTaskPushNotificationConfigsRequest),
+    DeleteConfig(DeleteTaskPushNotificationConfigRequest),
+    ExtendedCard,
+}
+
+impl Op {
+    /// The operation of JSON-RPC method `method` with `params` (1.0 names; ProtoJSON
+    /// spellings accepted: see [`normalize`]); an unknown method is `-32601`, params these
+    /// types do not read `-32602` saying where.
+    pub(crate) fn decode(method: &str, params: Value) -> Result<Op, A2AError> {
+        use a2a::methods as m;
+        let mut params = match params {
+            Value::Null => Value::Object(Map::new()),
+            params => params,
+        };
+        normalize(&mut params);
+        if matches!(method, m::SEND_MESSAGE | m::SEND_STREAMING_MESSAGE)
+            && !params.get("message").is_some_and(Value::is_object)
+        {
+            return Err(field_error("message", "is required: the message to send"));
+        }
+        Ok(match method {
+            m::SEND_MESSAGE => Op::Send(read(params)?),
+            m::SEND_STREAMING_MESSAGE => Op::Stream(read(params)?),
+            m::GET_TASK => Op::Get(read(params)?),
+            m::LIST_TASKS => Op::List(read(params)?),
+            m::CANCEL_TASK => Op::Cancel(read(params)?),
+            m::SUBSCRIBE_TO_TASK => Op::Subscribe(read(params)?),
+            m::CREATE_PUSH_CONFIG => Op::CreateConfig(read(params)?),
+            m::GET_PUSH_CONFIG => Op::GetConfig(read(params)?),
+            m::LIST_PUSH_CONFIGS => Op::ListConfigs(read(params)?),
+            m::DELETE_PUSH_CONFIG => Op::DeleteConfig(read(params)?),
+            m::GET_EXTENDED_AGENT_CARD => Op::ExtendedCard,
+            other => {
+                return Err(A2AError::method_not_found(
+                    &other.chars().take(64).collect::<String>(),
+                ));
+            }
+        })
+    }
+}
+
+/// `params` read as `T` (already [normalised](normalize)), or an invalid-params error that
+/// says where they are wrong.
+pub(crate) fn read<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, A2AError> {
+    serde_path_to_error::deserialize(params).map_err(|e| {
+        let path = e.path().to_string();
+        let error = e.into_inner().to_string();
+        // A field missing is named itself, under the object that lacks it.
+        let missing = error
+            .strip_prefix("missing field `")
+            .and_then(|rest| rest.split_once('`'))
+            .map(|(name, _)| name);
+        match (path.as_str(), missing) {
+            (".", Some(name)) => field_error(name, "is required"),
+            (_, Some(name)) => field_error(&format!("{path}.{name}"), "is required"),
+            (".", None) => field_error("params", error),
+            (_, None) => field_error(&path, error),
+        }
+    })
+}
+
+/// An invalid-params error about one field of the request, with a `BadRequest` detail.
+pub(crate) fn field_error(field: &str, description: impl Into<String>) -> A2AError {
+    use a2a::errordetails::{FieldViolation, TypedDetail};
+    let description = description.into();
+    A2AError::invalid_params(format!("`{field}`: {description}")).with_details(vec![
+        TypedDetail::bad_request(vec![FieldViolation {
+            field: field.to_owned(),
+            description,
+        }]),
+    ])
+}
+
+/// Request params or body in any spelling a ProtoJSON parser accepts, in the one the `a2a`
+/// types' serde reads, value to value: field names in snake_case become camelCase, enum
+/// values given as numbers (`role`, a task state) become their names. The values of data
+/// parts and of `metadata` are the caller's own and are left exactly as sent.
+pub(crate) fn normalize(value: &mut Value) {
+    let Value::Object(map) = value else {
+        if let Value::Array(items) = value {
+            items.iter_mut().for_each(normalize);
+        }
+        return;
+    };
+    if map.keys().any(|k| k.contains('_')) {
+        let entries = std::mem::take(map);
+        for (key, value) in entries {
+            let key = if key.contains('_') { camel(&key) } else { key };
+            // The camelCase spelling wins when both are sent.
+            if !map.contains_key(&key) {
+                map.insert(key, value);
+            }
+        }
+    }
+    for (key, value) in map.iter_mut() {
+        match key.as_str() {
+            "data" | "metadata" | "params" => {}
+            "role" => enum_name(value, &["ROLE_UNSPECIFIED", "ROLE_USER", "ROLE_AGENT"]),
+            "state" | "status" if value.is_number() => enum_name(value, TASK_STATES),
+            _ => normalize(value),
+        }
+    }
+}
+
+/// The task states in their protobuf order.
+const TASK_STATES: &[&str] = &[
+    "TASK_STATE_UNSPECIFIED",
+    "TASK_STATE_SUBMITTED",
+    "TASK_STATE_WORKING",
+    "TASK_STATE_COMPLETED",
+    "TASK_STATE_FAILED",
+    "TASK_STATE_CANCELED",
+    "TASK_STATE_INPUT_REQUIRED",
+    "TASK_STATE_REJECTED",
+    "TASK_STATE_AUTH_REQUIRED",
+];
+
+/// An enum value given as its number, as its name (an unknown number is left for serde to
+/// refuse).
+fn enum_name(value: &mut Value, names: &[&str]) {
+    if let Some(name) = value
+        .as_u64()
+        .and_then(|n| usize::try_from(n).ok())
+        .and_then(|n| names.get(n))
+    {
+        *value = Value::String((*name).to_owned());
+    }
+}
+
+/// `snake_case` as `camelCase`.
+fn camel(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    let mut upper = false;
+    for c in key.chars() {
+        match c {
+            '_' if !out.is_empty() => upper = true,
+            c if upper => {
+                out.extend(c.to_uppercase());
+                upper = false;
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// What a call answers.
+pub(crate) enum Answer {
+    /// `SendMessage`'s answer.
+    Sent(SendMessageResponse),
+    /// A task (`GetTask`, `CancelTask`).
+    Task(Box<Task>),
+    /// A page of tasks.
+    Tasks(ListTasksResponse),
+    /// A stream of the task's events, numbered.
+    Stream(NumberedStream),
+    /// A push-notification config.
+    Config(TaskPushNotificationConfig),
+    /// A page of push-notification configs.
+    Configs(ListTaskPushNotificationConfigsResponse),
+    /// A push-notification config deleted: nothing.
+    Deleted,
+    /// The extended card.
+    Card(Box<a2a::AgentCard>),
+}
+
+/// The answer as the JSON bindings write it (a stream, which is written event by event, and
+/// nothing as `null`).
+impl serde::Serialize for Answer {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Answer::Sent(sent) => sent.serialize(serializer),
+            Answer::Task(task) => task.serialize(serializer),
+            Answer::Tasks(list) => list.serialize(serializer),
+            Answer::Config(config) => config.serialize(serializer),
+            Answer::Configs(list) => list.serialize(serializer),
+            Answer::Card(card) => card.serialize(serializer),
+            Answer::Deleted | Answer::Stream(_) => serializer.serialize_unit(),
+        }
+    }
+}
+
+/// The error of an answer of another kind than its operation's (never made: each operation
+/// has one kind of answer).
+pub(crate) fn unexpected() -> A2AError {
+    A2AError::internal("the call was answered with another kind of answer than its operation's")
+}
+
+/// Why a call was not answered: a protocol error, or the caller's credentials (which each
+/// binding answers with its own status and challenges).
+#[derive(Debug)]
+pub(crate) enum Failure {
+    Error(A2AError),
+    Refused(Refusal),
+}
+
+impl From<A2AError> for Failure {
+    fn from(error: A2AError) -> Self {
+        Failure::Error(error)
+    }
+}
+
+impl From<Refusal> for Failure {
+    fn from(refusal: Refusal) -> Self {
+        Failure::Refused(refusal)
+    }
+}
+
+impl Failure {
+    /// As an A2A error (a refusal with its code and `ErrorInfo`).
+    pub(crate) fn into_error(self) -> A2AError {
+        match self {
+            Failure::Error(error) => error,
+            Failure::Refused(refusal) => refusal.error(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn protojson_spellings_read_as_their_camel_case_twins() {
+        let mut snake = json!({"message": {
+            "message_id": "m1", "role": 1, "context_id": "c",
+            "parts": [{"data": {"keep_me": 1}, "media_type": "application/json"}],
+            "metadata": {"trace_id": "x"}},
+            "configuration": {"history_length": 2, "return_immediately": true}});
+        normalize(&mut snake);
+        assert_eq!(
+            snake,
+            json!({"message": {
+                "messageId": "m1", "role": "ROLE_USER", "contextId": "c",
+                "parts": [{"data": {"keep_me": 1}, "mediaType": "application/json"}],
+                "metadata": {"trace_id": "x"}},
+                "configuration": {"historyLength": 2, "returnImmediately": true}})
+        );
+        let mut list = json!({"status": 2, "page_size": 5});
+        normalize(&mut list);
+        assert_eq!(list, json!({"status": "TASK_STATE_WORKING", "pageSize": 5}));
+    }
+
+    #[test]
+    fn params_that_do_not_read_say_where() {
+        let error = Op::decode("GetTask", json!({"id": 5})).unwrap_err();
+        assert_eq!(error.code, a2a::error_code::INVALID_PARAMS);
+        assert!(error.message.contains("`id`"), "{}", error.message);
+        let error = Op::decode("SendMessage", json!({})).unwrap_err();
+        assert!(error.message.contains("`message`"), "{}", error.message);
+        let error = Op::decode("Nope", json!({})).unwrap_err();
+        assert_eq!(error.code, a2a::error_code::METHOD_NOT_FOUND);
+    }
+}
