@@ -566,6 +566,206 @@ async fn an_early_refusal_leaves_the_connection_usable() {
     }
 }
 
+/// `value` with what differs between two runs of one request (ids, timestamps) masked.
+fn masked(mut value: Value) -> Value {
+    fn mask(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                for (key, value) in map.iter_mut() {
+                    if matches!(
+                        key.as_str(),
+                        "id" | "taskId" | "contextId" | "messageId" | "artifactId" | "timestamp"
+                    ) && value.is_string()
+                    {
+                        *value = json!("*");
+                    } else {
+                        mask(value);
+                    }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(mask),
+            _ => {}
+        }
+    }
+    mask(&mut value);
+    value
+}
+
+/// A message in ProtoJSON's other spelling: snake_case names, the role by its number.
+fn snake_trip(days: u8) -> Value {
+    json!({"message_id": a2a_card::server::a2a::new_message_id(), "role": 1,
+           "parts": [{"data": {"destination": "Lisbon", "days": days, "start_date": "2026-12-01"},
+                      "media_type": "application/json;schema=tripRequest"}]})
+}
+
+#[tokio::test]
+async fn a_protojson_snake_case_request_answers_as_its_camel_case_twin_on_every_method() {
+    let webhooks = Webhooks::default().allow_loopback(true);
+    let running = serve(server::server(Duration::from_millis(1), webhooks)).await;
+    let base = running.base.clone();
+    // Sends: the same answer but for ids and timestamps; the data part's own snake_case key
+    // (`start_date`) reaches the skill as sent.
+    let camel =
+        json!({"message": trip(2, Some("2026-12-01")), "configuration": {"historyLength": 1}});
+    let snake = json!({"message": snake_trip(2), "configuration": {"history_length": 1}});
+    let (_, a) = rpc(&base, "SendMessage", camel).await;
+    let (_, b) = rpc(&base, "SendMessage", snake).await;
+    assert_eq!(
+        a["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{a}"
+    );
+    assert_eq!(masked(a.clone()), masked(b.clone()), "SendMessage");
+    let streamed = |message: Value| {
+        let base = base.clone();
+        async move {
+            let events = rpc_stream(
+                &base,
+                Some("1.0"),
+                "SendStreamingMessage",
+                json!({ "message": message }),
+            )
+            .await;
+            masked(Value::Array(events))
+        }
+    };
+    assert_eq!(
+        streamed(trip(2, Some("2026-12-01"))).await,
+        streamed(snake_trip(2)).await,
+        "SendStreamingMessage"
+    );
+    let task = a["result"]["task"]["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let context = a["result"]["task"]["contextId"]
+        .as_str()
+        .expect("a context");
+    let url = format!("{base}/hook");
+    // Every other method: the very same answer.
+    let twins = [
+        (
+            "GetTask",
+            json!({"id": task, "historyLength": 1}),
+            json!({"id": task, "history_length": 1}),
+        ),
+        (
+            "ListTasks",
+            json!({"contextId": context, "pageSize": 1, "includeArtifacts": true}),
+            json!({"context_id": context, "page_size": 1, "include_artifacts": true}),
+        ),
+        (
+            "ListTasks",
+            json!({"status": "TASK_STATE_COMPLETED", "pageSize": 1}),
+            json!({"status": 3, "page_size": 1}),
+        ),
+        (
+            "CreateTaskPushNotificationConfig",
+            json!({"taskId": task, "id": "c1", "url": url}),
+            json!({"task_id": task, "id": "c1", "url": url}),
+        ),
+        (
+            "GetTaskPushNotificationConfig",
+            json!({"taskId": task, "id": "c1"}),
+            json!({"task_id": task, "id": "c1"}),
+        ),
+        (
+            "ListTaskPushNotificationConfigs",
+            json!({"taskId": task, "pageSize": 5}),
+            json!({"task_id": task, "page_size": 5}),
+        ),
+        ("CancelTask", json!({"id": task}), json!({"id": task})),
+        ("SubscribeToTask", json!({"id": task}), json!({"id": task})),
+        ("GetExtendedAgentCard", json!({}), json!({})),
+    ];
+    for (method, camel, snake) in twins {
+        let (_, a) = rpc(&base, method, camel).await;
+        let (_, b) = rpc(&base, method, snake).await;
+        assert_eq!(masked(a.clone()), masked(b), "{method}");
+        assert!(
+            a.get("result").is_some() || a["error"]["code"] != -32602,
+            "{method} read its params: {a}"
+        );
+    }
+    // HTTP+JSON: a body and a query string in either spelling.
+    let http = reqwest::Client::new();
+    let mut sent = Vec::new();
+    for message in [trip(1, Some("2026-12-01")), snake_trip(1)] {
+        let answer: Value = http
+            .post(format!("{base}/message:send"))
+            .header("A2A-Version", "1.0")
+            .json(&json!({"message": message}))
+            .send()
+            .await
+            .expect("an answer")
+            .json()
+            .await
+            .expect("JSON");
+        sent.push(masked(answer));
+    }
+    assert_eq!(sent[0], sent[1], "POST /message:send");
+    let mut got = Vec::new();
+    for query in ["historyLength=1", "history_length=1"] {
+        let answer: Value = http
+            .get(format!("{base}/tasks/{task}?{query}"))
+            .header("A2A-Version", "1.0")
+            .send()
+            .await
+            .expect("an answer")
+            .json()
+            .await
+            .expect("JSON");
+        got.push(answer);
+    }
+    assert_eq!(got[0], got[1], "GET /tasks/{{id}}");
+    assert_eq!(got[0]["history"].as_array().map(Vec::len), Some(1));
+}
+
+#[tokio::test]
+async fn every_route_and_method_answered_before_its_body_is_read_keeps_the_connection_or_says_close()
+ {
+    let running = planner(Duration::from_millis(1)).await;
+    let addr = running.base.trim_start_matches("http://").to_owned();
+    let paths = [
+        "/",
+        "/message:send",
+        "/message:stream",
+        "/tasks",
+        "/tasks/x",
+        "/tasks/x:cancel",
+        "/tasks/x:subscribe",
+        "/tasks/x/pushNotificationConfigs",
+        "/tasks/x/pushNotificationConfigs/c",
+        "/extendedAgentCard",
+        "/.well-known/agent-card.json",
+        "/capabilities",
+        "/mcp",
+        "/ui",
+        "/nowhere",
+    ];
+    // A body the route does not take as it is (not declared as JSON), or an `Expect` the
+    // server does not meet: answered before the body is read, whatever the route.
+    let headers = [
+        "content-type: text/plain\r\n",
+        "content-type: application/json\r\nexpect: 200-ok\r\n",
+    ];
+    for path in paths {
+        for method in ["GET", "POST", "PUT", "DELETE", "PATCH"] {
+            for header in headers {
+                let answers = refused_then_good(&addr, method, path, header).await;
+                let first = answers.split("\r\n\r\n").next().unwrap_or_default();
+                assert!(first.starts_with("HTTP/1.1 "), "{method} {path}: {answers}");
+                let closes = first.to_ascii_lowercase().contains("connection: close");
+                assert!(
+                    closes
+                        || (answers.matches("HTTP/1.1 ").count() == 2
+                            && answers.contains("\"totalSize\"")),
+                    "{method} {path} {header:?}: neither Connection: close nor the next request answered: {answers}"
+                );
+            }
+        }
+    }
+}
+
 #[tokio::test]
 async fn a_task_failed_by_recovery_after_its_process_stopped_is_pushed() {
     use a2a_card::server::a2a::{Role, Task, TaskPushNotificationConfig, TaskState, TaskStatus};

@@ -11,12 +11,10 @@ use axum::response::Response;
 use axum::routing::get;
 use serde_json::Value;
 
+use super::call::A2A_VERSION_HEADER;
 use super::interfaces::{AGENT_CARD_PATH, CAPABILITIES_PATH};
 use crate::card::AgentCard;
 use crate::wire::Profile;
-
-/// The request header that chooses the card's profile.
-pub const A2A_VERSION_HEADER: &str = "a2a-version";
 
 const JSON: HeaderValue = HeaderValue::from_static("application/json");
 const ANY_ORIGIN: HeaderValue = HeaderValue::from_static("*");

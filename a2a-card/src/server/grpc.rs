@@ -47,7 +47,7 @@ async fn telemetry(
         .next()
         .unwrap_or_default()
         .to_owned();
-    super::telemetry::method(Binding::Grpc, &method, "1.0");
+    super::telemetry::method(Binding::Grpc.names(), &method, "1.0");
     let mut response = next.run(request).await;
     super::telemetry::called(&mut response, &method);
     let status = response.headers().get("grpc-status");

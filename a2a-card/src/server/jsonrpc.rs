@@ -14,9 +14,10 @@ use axum::response::Response;
 use serde_json::Value;
 
 use super::body_limit::{self, BodyError};
+use super::call::NumberedStream;
 use super::call::{Answer, Binding, Context, Failure, Op, requested_version};
 use super::errors::json_response;
-use super::lifecycle::{Calls, NumberedStream};
+use super::lifecycle::Calls;
 use super::telemetry;
 use crate::v0_3::{self, Method};
 
@@ -161,7 +162,7 @@ pub(crate) async fn endpoint(State(rpc): State<Arc<JsonRpc>>, request: Request) 
     }
     let legacy = Method::parse(&method).filter(|_| rpc.v0_3 && asks_for_0_3(&parts.headers));
     let version = if legacy.is_some() { "0.3" } else { "1.0" };
-    telemetry::method(Binding::JsonRpc, &method, version);
+    telemetry::method(Binding::JsonRpc.names(), &method, version);
     if legacy.is_none() && !a2a::methods::is_valid(&method) {
         return method_not_found(id, &method);
     }
@@ -399,7 +400,7 @@ mod tests {
 
     #[test]
     fn the_version_header_says_0_3_when_absent() {
-        use super::super::documents::A2A_VERSION_HEADER;
+        use super::super::call::A2A_VERSION_HEADER;
         let mut h = HeaderMap::new();
         assert!(asks_for_0_3(&h));
         h.insert(A2A_VERSION_HEADER, HeaderValue::from_static("0.3"));

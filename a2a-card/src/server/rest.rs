@@ -183,7 +183,7 @@ pub(crate) async fn endpoint(State(rest): State<Arc<Rest>>, request: Request) ->
         return response;
     };
     let method = route.method();
-    telemetry::method(Binding::HttpJson, method, "1.0");
+    telemetry::method(Binding::HttpJson.names(), method, "1.0");
     // Before anything is done with the request: the card's requirement.
     let ctx = match Context::of(Binding::HttpJson, &parts.headers, parts.extensions.get()) {
         Ok(ctx) => ctx,

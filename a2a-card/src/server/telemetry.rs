@@ -40,9 +40,10 @@ pub(crate) struct Called {
     failed: bool,
 }
 
-/// Names the protocol method the current request calls over `binding`, on its span.
-pub(crate) fn method(binding: super::call::Binding, method: &str, version: &str) {
-    let (binding, system) = binding.names();
+/// Names the protocol method the current request calls over `binding` (its name on the card,
+/// and its RPC system), on its span.
+pub(crate) fn method(binding: (&'static str, &'static str), method: &str, version: &str) {
+    let (binding, system) = binding;
     let span = Span::current();
     span.record("a2a.binding", binding);
     span.record("rpc.system", system);

@@ -13,7 +13,7 @@ use super::{Guard, UNAUTHENTICATED, UNAUTHORIZED};
 use crate::principal::Principal;
 
 /// What the authentication layer found for a request: put in the request's extensions for
-/// the binding, which builds its [call](crate::server::call::Context) from it.
+/// the binding, which builds its call's context from it.
 #[derive(Debug, Clone)]
 pub(crate) enum Admission {
     /// Let in: the caller, or `None` for an anonymous caller the card lets in.

@@ -36,7 +36,7 @@ use std::time::Duration;
 use a2a::*;
 use a2a_server::{PushConfigStore, TaskStore};
 use futures::StreamExt;
-use futures::stream::{self, BoxStream};
+use futures::stream;
 use tokio::sync::broadcast;
 
 use crate::agent::Agent;
@@ -45,7 +45,7 @@ use crate::dispatch::{Decision, Dispatcher};
 use crate::skill::CallInput;
 
 use super::auth::Guard;
-use super::call::{Context, Failure};
+use super::call::{Context, Failure, NumberedStream};
 use super::errors::dispatch_error;
 use super::message::{has_files, message_json, split_files};
 use super::push::{Delivery, Webhooks};
@@ -536,11 +536,6 @@ impl<A: Agent> Lifecycle<A> {
         Ok(Box::pin(stream::iter(first.map(Ok)).chain(events)))
     }
 }
-
-/// Task events with their number in the task's log (`None` for events read from another
-/// replica's changes).
-pub(crate) type NumberedStream =
-    BoxStream<'static, Result<(Option<u64>, StreamResponse), A2AError>>;
 
 /// The question the task asked (its status message, while it waits), then `answer`, join the
 /// task's conversation.

@@ -18,8 +18,8 @@ use crate::agent::Agent;
 
 use super::render::*;
 use super::tools::*;
-use crate::server::call::{Answer, Context, Op};
-use crate::server::lifecycle::{Calls, Lifecycle, NumberedStream};
+use crate::server::call::{Answer, Context, NumberedStream, Op};
+use crate::server::lifecycle::{Calls, Lifecycle};
 
 /// One tool call under way.
 pub(super) struct Call<'a, A: Agent> {

@@ -67,7 +67,11 @@ pub(super) async fn layer(
                     .get("mcp-protocol-version")
                     .and_then(|v| v.to_str().ok())
                     .unwrap_or_default();
-                crate::server::telemetry::method(crate::server::call::Binding::Mcp, &name, version);
+                crate::server::telemetry::method(
+                    crate::server::call::Binding::Mcp.names(),
+                    &name,
+                    version,
+                );
                 method = Some(name);
                 called
             }
