@@ -654,9 +654,8 @@ fn shape(value: &Value, at: String, out: &mut Vec<String>) {
 
 #[tokio::test]
 async fn a_send_answered_by_the_endpoint_has_the_official_routers_shape() {
-    // `SendMessage` in the 1.0 JSON is answered by the endpoint itself (the `a2a` types'
-    // serde); the same message with ProtoJSON's snake_case names, which those types do not
-    // read, by the official router (its ProtoJSON conversion). Both answers have one shape.
+    // `SendMessage` in the 1.0 JSON, and the same message with ProtoJSON's snake_case names
+    // (brought to the 1.0 spelling before it is read): both answers have one shape.
     let running = start().await;
     let message = |id_key: &str| {
         json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {

@@ -165,7 +165,7 @@ async fn a_body_that_is_not_json_by_its_type_is_415() {
         assert_eq!(answer.status, 415, "{ct:?}");
         assert_eq!(answer.code(), -32600);
     }
-    // HTTP+JSON: the official router's own extractor says 415 too.
+    // HTTP+JSON says 415 too.
     let answer = raw(
         server.addr,
         &post("/message:send", Some("text/plain"), None, b"{}"),

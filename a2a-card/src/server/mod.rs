@@ -1,5 +1,5 @@
-//! Serving a declared agent (feature `server`): its own task lifecycle behind the official
-//! A2A request-handler trait, on the official A2A types.
+//! Serving a declared agent (feature `server`): every binding decoded into one call that its
+//! own task lifecycle answers, on the official A2A types.
 //!
 //! One call gives an [`axum::Router`] (or a running server) with:
 //!
@@ -20,25 +20,32 @@
 //! body_limit::keep_alive   a body the answer left unread: read and dropped, or Connection: close
 //!   telemetry              the request's span and metrics
 //!     documents, ui        the card, /capabilities, /ui, /metrics (bytes made at start)
-//!     body_limit, auth     the body limit; the card's security (401/403 in the binding's shape)
-//!       jsonrpc | rest | grpc | mcp/     each binding decodes, and encodes the answer
-//!         lifecycle        checks, dispatch, the turn (lifecycle/mod.rs, handler.rs)
+//!     auth::layer          the card's security: what the credentials came to, in the extensions
+//!       jsonrpc | rest | grpc | mcp/   decode into a call (call: operation + context) ...
+//!         lifecycle        ... that Calls::call answers: checks, dispatch, the turn
 //!           run            the skill's run: events, questions, cancel, the input timeout
 //!           recorder, log  every event numbered, applied, logged; readers read the log
 //!             store        memory, SQLite, Postgres (store/sql/: writer, round, statements)
 //!             push         webhooks, in order, retried
 //!           replicas       answers forwarded, cancels heard, another replica's log followed
+//!       jsonrpc | rest | grpc | mcp/   ... and encode its answer
 //! ```
 //!
-//! 1. `body_limit` and [`auth`]: the body limit and the card's security, layers shared by the
-//!    bindings (the caller's principal travels on to the handler). Whatever answers a request,
-//!    a body it left unread is read and dropped before the answer goes (or the answer says
-//!    `Connection: close`), so that a client's next request finds its connection open.
-//! 2. The binding: `jsonrpc` (JSON-RPC 1.0 read and written with the `a2a` types' serde; 0.3
-//!    requests mapped value to value onto the same calls; streams as SSE whose event ids are
-//!    the events' numbers, so that `Last-Event-ID` resumes a subscription), or `rest`
-//!    (HTTP+JSON 1.0, the same way; every error a `google.rpc.Status`).
-//! 3. `lifecycle`, the request handler ([`Server::request_handler`]): the message checked and
+//! 1. [`auth`]: the card's security, one layer for every binding; what the credentials came
+//!    to (the caller's principal, or the refusal) goes in the request's extensions. Whatever
+//!    answers a request, a body it left unread is read and dropped before the answer goes (or
+//!    the answer says `Connection: close`), so that a client's next request finds its
+//!    connection open.
+//! 2. The binding decodes the request into a `call`: one operation with its typed parameters
+//!    and its context (the caller, the binding, the extensions asked for, `Last-Event-ID`).
+//!    `jsonrpc`: JSON-RPC 1.0 read with the `a2a` types' serde (ProtoJSON spellings such as
+//!    snake_case names brought to the one serde reads, value to value), 0.3 requests mapped
+//!    onto the same calls and their typed answers back; streams as SSE whose event ids are the
+//!    events' numbers, so that `Last-Event-ID` resumes a subscription. `rest`: HTTP+JSON 1.0
+//!    the same way, every error a `google.rpc.Status`. `grpc`: the official protobuf service,
+//!    each method one call. `mcp`: a tool call, a call of its skill.
+//! 3. `lifecycle` answers every call (and, for callers in the process, the official request
+//!    handler trait: [`Server::request_handler`]): the message checked and
 //!    dispatched once by the [structured input flow](crate::dispatch) before any task exists;
 //!    the task created and its skill run; every event of the task through one place that
 //!    numbers it in the task's event log, applies it to the task, writes the store and posts

@@ -149,7 +149,7 @@ impl Refusal {
         self.with_headers(crate::server::errors::json_response(self.status(), &answer))
     }
 
-    /// The HTTP+JSON answer (`google.rpc.Status`, as the official router writes errors).
+    /// The HTTP+JSON answer (a `google.rpc.Status`, as every HTTP+JSON error).
     pub(crate) fn rest(&self) -> Response {
         let (_, reason, status, message, _) = self.parts();
         let body = serde_json::json!({"error": {
