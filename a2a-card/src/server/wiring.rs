@@ -73,16 +73,15 @@ impl<A: Agent> Server<A> {
         let guard = auth::Guard::new(card, A::SKILLS, self.authentication)
             .map_err(ServerError::Security)?
             .map(Arc::new);
-        let opened = self
+        let store = self
             .tasks
-            .open_all(true)
+            .open_store(true)
             .await
             .map_err(ServerError::Store)?;
         let caps = &card.capabilities;
         let push = if caps.push_notifications == Some(true) {
-            let configs: Arc<dyn PushConfigStore> = opened
-                .push_configs
-                .clone()
+            let configs: Arc<dyn PushConfigStore> = store
+                .push_configs()
                 .unwrap_or_else(|| Arc::new(InMemoryPushConfigStore::new()));
             let delivery = push::Delivery::new(self.webhooks.clone(), Arc::clone(&configs))
                 .map_err(ServerError::Webhooks)?;
@@ -94,9 +93,7 @@ impl<A: Agent> Server<A> {
             self.agent,
             dispatcher,
             lifecycle::Parts {
-                store: opened.tasks,
-                settle: opened.settle,
-                changes: opened.changes.filter(|_| opened.replicas),
+                store,
                 push,
                 guard: guard.clone(),
                 extended: documents::extended_card::<A>(endpoint, self.v0_3)?,
@@ -112,10 +109,6 @@ impl<A: Agent> Server<A> {
                 streaming: caps.streaming != Some(false),
                 max_inline_file: self.max_inline_file,
                 input_timeout: self.input_timeout,
-                recovered: opened.recovered,
-                answers: opened.answers.filter(|_| opened.replicas),
-                log: opened.log,
-                events: opened.events.filter(|_| opened.replicas),
             },
         ));
         Ok((handler, guard))

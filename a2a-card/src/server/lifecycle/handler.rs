@@ -124,7 +124,7 @@ impl<A: Agent> Lifecycle<A> {
             ));
         }
         check_history_length("historyLength", req.history_length)?;
-        self.store().list(&req).await
+        self.tasks().list(&req).await
     }
 
     async fn cancel(&self, id: String) -> Result<Task, A2AError> {
@@ -146,18 +146,18 @@ impl<A: Agent> Lifecycle<A> {
             return settled(tracked.snapshot().0);
         }
         let task = self
-            .store()
+            .tasks()
             .get(&id)
             .await?
             .ok_or_else(|| A2AError::task_not_found(&id))?;
         if task.status.state.is_terminal() {
             return settled(task);
         }
-        match self.store().begin_cancel(&id).await {
+        match self.tasks().begin_cancel(&id).await {
             Ok(task) => {
                 // Another replica runs it: its handler stops there, and it posts the update.
                 // Here, nobody else would.
-                if self.changes.is_none()
+                if !self.cluster.is_shared()
                     && let Some(push) = &self.recorder.push
                 {
                     let event = status_of(&id, &task.context_id, TaskState::Canceled, None);

@@ -19,15 +19,15 @@
 //!
 //! One file per concern: [`checks`] (what a request must hold), [`recorder`] (where events
 //! go), [`log`] (the tasks followed here and their logs), [`run`] (the skills' runs),
-//! [`replicas`] (what replicas of one database tell each other), [`handler`] (each
+//! [`cluster`] (what the processes that share a store tell each other), [`handler`] (each
 //! operation of a call answered); this file holds the turns: a task created, an answer handed
 //! over, a stream or a subscription begun.
 
 mod checks;
+mod cluster;
 mod handler;
 mod log;
 mod recorder;
-mod replicas;
 mod run;
 
 use std::sync::Arc;
@@ -37,7 +37,6 @@ use a2a::*;
 use a2a_server::{PushConfigStore, TaskStore};
 use futures::StreamExt;
 use futures::stream;
-use tokio::sync::broadcast;
 
 use crate::agent::Agent;
 use crate::context::Answer;
@@ -49,21 +48,19 @@ use super::call::{Context, Failure, NumberedStream};
 use super::errors::dispatch_error;
 use super::message::{has_files, message_json, split_files};
 use super::push::{Delivery, Webhooks};
-use super::store::{EventLog, Forward, Settle};
+use super::store::Store;
 use checks::{check_message, finished, log_gone};
+use cluster::{Cluster, follow_log, hear, mirror, post_recovered};
 pub(crate) use handler::Calls;
 pub use log::FinishedLogs;
 use log::{Live, Tracked, Until};
 use recorder::Recorder;
-use replicas::{cancel_here, follow_log, mirror, post_recovered, take_forwarded};
 use run::{NotWaiting, Sessions, status};
 
 /// What the handler is built from (see [`Server`](super::Server)).
 pub(crate) struct Parts {
-    pub(crate) store: Arc<dyn TaskStore>,
-    pub(crate) settle: Option<Arc<dyn Settle>>,
-    /// The store's change feed where other processes may run its tasks (Postgres).
-    pub(crate) changes: Option<broadcast::Sender<String>>,
+    /// The store, opened.
+    pub(crate) store: Arc<dyn Store>,
     pub(crate) push: Option<(Arc<dyn PushConfigStore>, Arc<Delivery>, Webhooks)>,
     pub(crate) guard: Option<Arc<Guard>>,
     pub(crate) extended: Option<a2a::AgentCard>,
@@ -72,15 +69,6 @@ pub(crate) struct Parts {
     pub(crate) streaming: bool,
     pub(crate) max_inline_file: usize,
     pub(crate) input_timeout: Option<Duration>,
-    /// The tasks the store's recovery fails (a stopped process left them running): each
-    /// failure is posted to the task's webhooks.
-    pub(crate) recovered: Option<tokio::sync::mpsc::UnboundedReceiver<Task>>,
-    /// Where answers go to the replica whose handler asked, and where they arrive.
-    pub(crate) answers: Option<(Arc<dyn Forward>, broadcast::Sender<String>)>,
-    /// The store's event log, where it keeps one.
-    pub(crate) log: Option<Arc<dyn EventLog>>,
-    /// The ids of tasks whose log grew on any replica (Postgres).
-    pub(crate) events: Option<broadcast::Sender<String>>,
 }
 
 /// The request handler of a declared agent (see the [module docs](self)).
@@ -88,10 +76,10 @@ pub(crate) struct Lifecycle<A: Agent> {
     agent: Arc<A>,
     dispatcher: Arc<Dispatcher>,
     recorder: Arc<Recorder>,
-    settle: Option<Arc<dyn Settle>>,
-    changes: Option<broadcast::Sender<String>>,
-    /// Where answers go to the replica whose handler asked (Postgres).
-    forward: Option<Arc<dyn Forward>>,
+    /// The store, for what the recorder does not do with it (settling).
+    store: Arc<dyn Store>,
+    /// The other processes on the store, if any.
+    cluster: Arc<dyn Cluster>,
     configs: Option<(Arc<dyn PushConfigStore>, Webhooks)>,
     guard: Option<Arc<Guard>>,
     extended: Option<a2a::AgentCard>,
@@ -108,41 +96,38 @@ struct Turn {
 
 impl<A: Agent> Lifecycle<A> {
     pub(crate) fn new(agent: A, dispatcher: Arc<Dispatcher>, parts: Parts) -> Self {
+        let store = parts.store;
+        let log = store.events();
         let recorder = Arc::new(Recorder {
-            store: parts.store,
+            store: store.tasks(),
             // Nothing of a finished task stays in memory where the store keeps its log.
-            live: Arc::new(Live::new(match parts.log {
+            live: Arc::new(Live::new(match log {
                 Some(_) => FinishedLogs::none(),
                 None => parts.finished_logs,
             })),
             sessions: Sessions::default(),
             push: parts.push.as_ref().map(|(_, d, _)| Arc::clone(d)),
             input_timeout: parts.input_timeout,
-            log: parts.log,
-            wake: parts.events.zip(parts.changes.clone()),
+            log,
         });
-        if let Some(changes) = &parts.changes {
-            cancel_here(changes.subscribe(), Arc::clone(&recorder));
-        }
-        if let (Some(recovered), Some(push)) = (parts.recovered, &recorder.push) {
-            post_recovered(recovered, Arc::clone(push));
-        }
-        let forward = parts.answers.map(|(forward, arriving)| {
-            take_forwarded(
-                arriving.subscribe(),
+        let cluster = cluster::of(&store);
+        if let Some(changes) = cluster.wake() {
+            hear(
+                changes,
                 Arc::clone(&recorder),
                 Arc::clone(&dispatcher),
                 parts.max_inline_file,
             );
-            forward
-        });
+        }
+        if let (Some(recovered), Some(push)) = (store.recovered(), &recorder.push) {
+            post_recovered(recovered, Arc::clone(push));
+        }
         Lifecycle {
             agent: Arc::new(agent),
             dispatcher,
             recorder,
-            settle: parts.settle,
-            changes: parts.changes,
-            forward,
+            store,
+            cluster,
             configs: parts.push.map(|(c, _, w)| (c, w)),
             guard: parts.guard,
             extended: parts.extended,
@@ -151,7 +136,8 @@ impl<A: Agent> Lifecycle<A> {
         }
     }
 
-    fn store(&self) -> &dyn TaskStore {
+    /// The tasks.
+    fn tasks(&self) -> &dyn TaskStore {
         &*self.recorder.store
     }
 
@@ -176,10 +162,7 @@ impl<A: Agent> Lifecycle<A> {
 
     /// Waits until the store has written task `id`, where it holds new tasks back.
     async fn settle(&self, id: &str) -> Result<(), A2AError> {
-        match &self.settle {
-            Some(settle) => settle.settle(id).await,
-            None => Ok(()),
-        }
+        self.store.settle(id).await
     }
 
     /// The task `id`, followed here or stored.
@@ -187,7 +170,7 @@ impl<A: Agent> Lifecycle<A> {
         if let Some(tracked) = self.recorder.live.get(id) {
             return Ok(tracked.snapshot().0);
         }
-        self.store()
+        self.tasks()
             .get(id)
             .await?
             .ok_or_else(|| A2AError::task_not_found(id))
@@ -288,7 +271,7 @@ impl<A: Agent> Lifecycle<A> {
             history: Some(vec![message]),
             metadata: None,
         };
-        self.store().create(task.clone()).await?;
+        self.tasks().create(task.clone()).await?;
         self.keep_webhook(&task.id, config, true).await?;
         let tracked = self.recorder.live.track(task);
         let skill_id = A::SKILLS.get(skill).map_or("", |s| s.id);
@@ -357,7 +340,7 @@ impl<A: Agent> Lifecycle<A> {
                 )));
             }
             // Another replica may run the handler that asked: the answer goes there.
-            Err(NotWaiting::Gone) if self.forward.is_some() => {
+            Err(NotWaiting::Gone) if self.cluster.is_shared() && self.recorder.log.is_some() => {
                 return self.forward_answer(tracked, message).await;
             }
             Err(NotWaiting::Gone) => {
@@ -390,7 +373,7 @@ impl<A: Agent> Lifecycle<A> {
             }
             None => {
                 let task = self
-                    .store()
+                    .tasks()
                     .get(id)
                     .await?
                     .ok_or_else(|| A2AError::task_not_found(id))?;
@@ -416,15 +399,17 @@ impl<A: Agent> Lifecycle<A> {
         tracked: Arc<Tracked>,
         message: Message,
     ) -> Result<Turn, A2AError> {
-        let (Some(forward), Some(log), Some(wake)) =
-            (&self.forward, &self.recorder.log, self.recorder.wake())
-        else {
+        let (Some(log), Some(wake)) = (&self.recorder.log, self.cluster.wake()) else {
             return Err(A2AError::internal("no replica to forward the answer to"));
         };
         // Followed from before the answer goes, so that no event of the task is missed.
         let (_, after) = tracked.snapshot();
-        let payload = serde_json::json!({"task": tracked.id, "message": message}).to_string();
-        forward.forward(&payload).await?;
+        if !self.cluster.forward(&tracked.id, &message).await? {
+            return Err(A2AError::unsupported_operation(format!(
+                "task `{}` is waiting for input from a handler another process runs, and this agent's store carries no answers to it; send the answer to that process",
+                tracked.id
+            )));
+        }
         // The question and the answer join the conversation here as on the replica that
         // asked (the log carries events, not the caller's messages).
         tracked.edit(|task| join(task, &message));
@@ -452,13 +437,11 @@ impl<A: Agent> Lifecycle<A> {
     /// The stream of a turn or a subscription: the task, then its events after it, each with
     /// its number in the task's log.
     fn stream(&self, turn: Turn, until: Until) -> NumberedStream {
-        let settle = self.settle.clone();
+        let store = Arc::clone(&self.store);
         let id = turn.tracked.id.clone();
         let seq = turn.seq;
         let first = stream::once(async move {
-            if let Some(settle) = settle {
-                settle.settle(&id).await?;
-            }
+            store.settle(&id).await?;
             Ok((Some(seq), StreamResponse::Task(turn.task)))
         });
         let events = turn
@@ -500,7 +483,7 @@ impl<A: Agent> Lifecycle<A> {
         let Some(log) = &self.recorder.log else {
             // A store without a log: the task as it is.
             let task = self
-                .store()
+                .tasks()
                 .get(id)
                 .await?
                 .ok_or_else(|| A2AError::task_not_found(id))?;
@@ -515,7 +498,7 @@ impl<A: Agent> Lifecycle<A> {
             })));
         };
         // Woken from before the log is read, so that no event is missed in between.
-        let wake = self.recorder.wake();
+        let wake = self.cluster.wake();
         let logged = log
             .read(id, after)
             .await?

@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use a2a::*;
 use a2a_server::TaskStore;
-use tokio::sync::broadcast;
 
 use super::log::{Live, Tracked};
 use super::run::Sessions;
@@ -21,9 +20,6 @@ pub(crate) struct Recorder {
     pub(super) input_timeout: Option<Duration>,
     /// The store's event log, where it keeps one.
     pub(super) log: Option<Arc<dyn EventLog>>,
-    /// What wakes a reader of the store's log: the ids of tasks whose log grew, and of tasks
-    /// written (Postgres: on any replica).
-    pub(super) wake: Option<(broadcast::Sender<String>, broadcast::Sender<String>)>,
 }
 
 /// Whether an event's change is written to the store by [`Recorder::record_as`].
@@ -135,14 +131,4 @@ impl Recorder {
             tracing::debug!(task = %id, error = %e.message, "a task update was not stored");
         }
     }
-
-    /// The receivers that wake a reader of the store's log, subscribed now.
-    pub(super) fn wake(&self) -> Option<Wake> {
-        self.wake
-            .as_ref()
-            .map(|(events, changes)| (events.subscribe(), changes.subscribe()))
-    }
 }
-
-/// What wakes a reader of the store's log (see [`Recorder::wake`]).
-pub(super) type Wake = (broadcast::Receiver<String>, broadcast::Receiver<String>);

@@ -7,7 +7,7 @@ use a2a::{A2AError, ListTasksRequest, ListTasksResponse, Task, TaskState};
 use a2a_server::TaskStore;
 use a2a_server::task_store::TaskVersion;
 use async_trait::async_trait;
-use tokio::sync::{RwLock, broadcast};
+use tokio::sync::RwLock;
 
 use super::Retention;
 
@@ -22,9 +22,6 @@ use super::Retention;
 pub struct MemoryTasks {
     retention: Retention,
     inner: RwLock<Inner>,
-    /// The id of each task written, for those who follow a task (a subscription to a task
-    /// waiting for input).
-    changes: broadcast::Sender<String>,
 }
 
 #[derive(Default)]
@@ -50,26 +47,9 @@ impl MemoryTasks {
         MemoryTasks {
             retention,
             inner: RwLock::new(Inner::default()),
-            changes: broadcast::channel(CHANGES).0,
-        }
-    }
-
-    /// The feed of the ids of tasks written.
-    pub(crate) fn changes(&self) -> broadcast::Sender<String> {
-        self.changes.clone()
-    }
-
-    /// Tells followers that task `id` changed (nothing to do, and nothing allocated, when
-    /// nobody follows).
-    fn changed(&self, id: &str) {
-        if self.changes.receiver_count() > 0 {
-            let _ = self.changes.send(id.to_owned());
         }
     }
 }
-
-/// How many changes a follower may fall behind before it reads the task again.
-const CHANGES: usize = 256;
 
 impl Inner {
     /// Records that `id` ended now, and removes what retention lets go.
@@ -124,7 +104,6 @@ impl TaskStore for MemoryTasks {
             inner.prune(&self.retention);
         }
         drop(inner);
-        self.changed(&id);
         Ok(1)
     }
 
@@ -147,7 +126,6 @@ impl TaskStore for MemoryTasks {
             inner.ended(&id, &self.retention);
         }
         drop(inner);
-        self.changed(&id);
         Ok(version)
     }
 
@@ -180,7 +158,6 @@ impl TaskStore for MemoryTasks {
         let task = task.clone();
         inner.ended(task_id, &self.retention);
         drop(inner);
-        self.changed(task_id);
         Ok(task)
     }
 }

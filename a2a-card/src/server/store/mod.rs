@@ -172,12 +172,38 @@ impl fmt::Debug for Tasks {
     }
 }
 
-/// A task store of your own, as the server uses it: the tasks (the official [`TaskStore`]
-/// trait), and what else it keeps. What it leaves out, the server keeps in memory: push
-/// configs, the tasks' event logs (a stream then resumes with `Last-Event-ID` only while the
-/// process that runs the task holds its events), and the change feed (without one, each server
-/// on the store sees the others' tasks when it reads them, but a cancel does not reach a
-/// handler another process runs).
+/// A change that a process made to a shared store, as the store's change feed tells every
+/// process on it ([`Store::changes`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Change {
+    /// Task `id` was written (its status or what it holds changed).
+    Task(String),
+    /// Task `id`'s event log grew.
+    Events(String),
+    /// An answer to the question of task `task`, for the process whose handler asked
+    /// ([`Store::forward`]).
+    Answer {
+        /// The task that asked.
+        task: String,
+        /// The caller's answer.
+        message: Box<a2a::Message>,
+    },
+}
+
+/// A task store, as the server uses it: the tasks (the official [`TaskStore`] trait), and what
+/// else it keeps and does. The memory, SQLite and Postgres stores are `Store`s; a store of your
+/// own implements as much of it as it keeps. What it leaves out, the server does without or
+/// keeps in memory:
+///
+/// | method | without it |
+/// |---|---|
+/// | [`push_configs`](Self::push_configs) | push configs in memory |
+/// | [`events`](Self::events) | a stream resumes with `Last-Event-ID` only while the process that runs the task holds its events |
+/// | [`changes`](Self::changes) | each server on the store sees the others' tasks when it reads them, but a cancel does not reach a handler another process runs, nor does a subscriber there follow the task |
+/// | [`forward`](Self::forward) | an answer sent to a process whose handler did not ask fails the task, saying why |
+/// | [`settle`](Self::settle) | (nothing: a store that writes a task before `create` returns has nothing to settle) |
+/// | [`recovered`](Self::recovered) | (nothing posted to webhooks for tasks the store failed at start) |
 ///
 /// A [`TaskStore`] alone is a `Store` (`Arc<dyn TaskStore>`).
 ///
@@ -192,6 +218,7 @@ impl fmt::Debug for Tasks {
 ///     configs: Arc<InMemoryPushConfigStore>,
 /// }
 ///
+/// #[async_trait::async_trait]
 /// impl Store for Mine {
 ///     fn tasks(&self) -> Arc<dyn TaskStore> {
 ///         self.tasks.clone()
@@ -207,6 +234,7 @@ impl fmt::Debug for Tasks {
 /// });
 /// # drop(tasks);
 /// ```
+#[async_trait::async_trait]
 pub trait Store: Send + Sync + 'static {
     /// The tasks.
     fn tasks(&self) -> Arc<dyn TaskStore>;
@@ -222,9 +250,34 @@ pub trait Store: Send + Sync + 'static {
         None
     }
 
-    /// The ids of tasks any process writes (or whose log grows), as they are written, where
-    /// several processes share the store: each server follows the others' tasks through it.
-    fn changes(&self) -> Option<tokio::sync::broadcast::Sender<String>> {
+    /// The feed of [`Change`]s any process on the store makes, as they are made, where several
+    /// processes share the store: each server follows the others' tasks through it (a cancel
+    /// reaches the handler, a subscriber follows the task's log, an answer reaches the handler
+    /// that asked). `None`: the store is this process's alone.
+    fn changes(&self) -> Option<tokio::sync::broadcast::Sender<Change>> {
+        None
+    }
+
+    /// Sends the caller's answer `message` to the question of task `task_id` to every process
+    /// on the store, as a [`Change::Answer`] on their feeds, for the one whose handler asked;
+    /// `Ok(false)` when the store carries no answers (the default).
+    async fn forward(&self, task_id: &str, message: &a2a::Message) -> Result<bool, a2a::A2AError> {
+        let _ = (task_id, message);
+        Ok(false)
+    }
+
+    /// Returns once task `task_id` is written, where the store may hold a new task back for a
+    /// moment (the SQL stores' group commit): the server settles a task before it tells a
+    /// caller of it, so that a crash cannot lose a task a caller knows of. Why not, when the
+    /// database refused it (the caller must not hear of the task then).
+    async fn settle(&self, task_id: &str) -> Result<(), a2a::A2AError> {
+        let _ = task_id;
+        Ok(())
+    }
+
+    /// The tasks the store fails because the process that ran them stopped (recovery), as it
+    /// fails them, once: the server posts each failure to the task's webhooks.
+    fn recovered(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Task>> {
         None
     }
 }
@@ -233,47 +286,6 @@ impl Store for Arc<dyn TaskStore> {
     fn tasks(&self) -> Arc<dyn TaskStore> {
         Arc::clone(self)
     }
-}
-
-/// A store that may hold a new task in memory for a moment before it writes it (a
-/// [`SqlTasks`] opened for a server): the server settles a task before it tells a caller of it,
-/// so that a crash cannot lose a task a caller knows of.
-#[async_trait::async_trait]
-pub(crate) trait Settle: Send + Sync {
-    /// Returns once task `task_id` is written, if it is one this store holds back; why not,
-    /// when the database refused it (the caller must not hear of the task then).
-    async fn settle(&self, task_id: &str) -> Result<(), a2a::A2AError>;
-}
-
-/// An opened store: the tasks, their push configs where the database keeps them, the change
-/// feed where the database has one, and what to settle where the store holds tasks back.
-pub(crate) struct Opened {
-    pub(crate) tasks: Arc<dyn TaskStore>,
-    pub(crate) settle: Option<Arc<dyn Settle>>,
-    pub(crate) push_configs: Option<Arc<dyn a2a_server::PushConfigStore>>,
-    pub(crate) changes: Option<tokio::sync::broadcast::Sender<String>>,
-    /// Whether other processes may run this store's tasks (the SQL stores): a cancel there
-    /// must reach the handler here.
-    pub(crate) replicas: bool,
-    /// The tasks the store's recovery fails (those a stopped process left running).
-    pub(crate) recovered: Option<tokio::sync::mpsc::UnboundedReceiver<Task>>,
-    /// Where answers go to the replica whose handler asked, and where they arrive (Postgres).
-    pub(crate) answers: Option<(Arc<dyn Forward>, tokio::sync::broadcast::Sender<String>)>,
-    /// The tasks' event logs, where the store keeps them (the SQL stores).
-    pub(crate) log: Option<Arc<dyn EventLog>>,
-    /// The ids of tasks whose log grew on any replica (Postgres).
-    pub(crate) events: Option<tokio::sync::broadcast::Sender<String>>,
-}
-
-/// What the replicas of one database tell each other.
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-pub(crate) struct Feeds {
-    /// The ids of tasks written.
-    pub(crate) changes: tokio::sync::broadcast::Sender<String>,
-    /// Answers forwarded (see [`Forward`]).
-    pub(crate) answers: tokio::sync::broadcast::Sender<String>,
-    /// The ids of tasks whose event log grew.
-    pub(crate) events: tokio::sync::broadcast::Sender<String>,
 }
 
 /// The tasks' events as a store keeps them, numbered as the server numbers them (a task is
@@ -379,13 +391,6 @@ impl Logged {
     pub fn new(task: Task, seq: u64, events: Vec<(u64, a2a::StreamResponse)>) -> Logged {
         Logged { task, seq, events }
     }
-}
-
-/// Carries an answer to a question to every replica, for the one whose handler asked.
-#[async_trait::async_trait]
-pub(crate) trait Forward: Send + Sync {
-    /// Sends `payload` (`{"task": .., "message": ..}`) to the replicas.
-    async fn forward(&self, payload: &str) -> Result<(), a2a::A2AError>;
 }
 
 impl Tasks {
@@ -502,29 +507,20 @@ impl Tasks {
     /// Opens the store: creates or migrates the database, and fails the tasks of replicas
     /// that stopped (see [`SqlTasks`]).
     pub async fn open(&self) -> Result<Arc<dyn TaskStore>, StoreError> {
-        Ok(self.open_all(false).await?.tasks)
+        Ok(self.open_store(false).await?.tasks())
     }
 
-    /// Opens the store; `serving`: for a server, which settles new tasks (see [`Settle`]).
+    /// Opens the store; `serving`: for a server (which [settles](Store::settle) new tasks,
+    /// and follows the other replicas' [changes](Store::changes)).
     #[cfg_attr(
         not(any(feature = "sqlite", feature = "postgres")),
         allow(unused_variables)
     )]
-    pub(crate) async fn open_all(&self, serving: bool) -> Result<Opened, StoreError> {
+    pub(crate) async fn open_store(&self, serving: bool) -> Result<Arc<dyn Store>, StoreError> {
         match self {
             Tasks::Memory(retention) => {
-                let store = MemoryTasks::new(*retention);
-                Ok(Opened {
-                    changes: Some(store.changes()),
-                    tasks: Arc::new(store),
-                    settle: None,
-                    push_configs: None,
-                    replicas: false,
-                    recovered: None,
-                    answers: None,
-                    log: None,
-                    events: None,
-                })
+                let tasks: Arc<dyn TaskStore> = Arc::new(MemoryTasks::new(*retention));
+                Ok(Arc::new(tasks))
             }
             #[cfg(any(feature = "sqlite", feature = "postgres"))]
             Tasks::Sql {
@@ -539,34 +535,9 @@ impl Tasks {
                 };
                 let store = SqlTasks::open(url, dialect, *retention, *lease, serving).await?;
                 store.recover().await?;
-                let store = Arc::new(store);
-                let feeds = store.feeds().await;
-                Ok(Opened {
-                    recovered: store.recovered(),
-                    push_configs: Some(Arc::new(store.push_configs())),
-                    answers: feeds
-                        .as_ref()
-                        .map(|f| (Arc::clone(&store) as Arc<dyn Forward>, f.answers.clone())),
-                    events: feeds.as_ref().map(|f| f.events.clone()),
-                    changes: feeds.map(|f| f.changes),
-                    log: Some(Arc::clone(&store) as Arc<dyn EventLog>),
-                    settle: Some(Arc::clone(&store) as Arc<dyn Settle>),
-                    tasks: store,
-                    replicas: true,
-                })
+                Ok(Arc::new(store))
             }
-            Tasks::Custom(store) => Ok(Opened {
-                tasks: store.tasks(),
-                settle: None,
-                push_configs: store.push_configs(),
-                // Its change feed wakes the readers of its log too.
-                events: store.changes(),
-                changes: store.changes(),
-                replicas: true,
-                recovered: None,
-                answers: None,
-                log: store.events(),
-            }),
+            Tasks::Custom(store) => Ok(Arc::clone(store)),
         }
     }
 }

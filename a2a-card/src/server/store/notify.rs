@@ -13,7 +13,7 @@ use sqlx::postgres::PgListener;
 use tokio::sync::broadcast;
 
 #[cfg(feature = "postgres")]
-use super::Feeds;
+use super::Change;
 
 /// The Postgres channel on which every write announces the id of the task it changed.
 pub(crate) const CHANGES: &str = "a2a_card_tasks";
@@ -57,11 +57,15 @@ impl Others {
     }
 }
 
-/// Listens on the database at `url`, for as long as the process runs; each reader subscribes
-/// to the returned senders. `None` when the database cannot be listened to. A replica other
-/// than `replica` saying it opened is told to `others`.
+/// Listens on the database at `url`, for as long as the process runs: the [`Change`]s every
+/// replica announces, on the returned feed. `None` when the database cannot be listened to. A
+/// replica other than `replica` saying it opened is told to `others`.
 #[cfg(feature = "postgres")]
-pub(crate) async fn listen(url: &str, replica: &str, others: Arc<Others>) -> Option<Feeds> {
+pub(crate) async fn listen(
+    url: &str,
+    replica: &str,
+    others: Arc<Others>,
+) -> Option<broadcast::Sender<Change>> {
     let mut listener = match PgListener::connect(url).await {
         Ok(l) => l,
         Err(e) => {
@@ -76,40 +80,53 @@ pub(crate) async fn listen(url: &str, replica: &str, others: Arc<Others>) -> Opt
         tracing::warn!(error = %e, "task changes cannot be listened to");
         return None;
     }
-    let feeds = Feeds {
-        changes: broadcast::channel(4096).0,
-        answers: broadcast::channel(256).0,
-        events: broadcast::channel(4096).0,
-    };
-    let (changes, answers, events) = (
-        feeds.changes.clone(),
-        feeds.answers.clone(),
-        feeds.events.clone(),
-    );
+    let feed = broadcast::channel(4096).0;
+    let changes = feed.clone();
     let replica = replica.to_owned();
     tokio::spawn(async move {
         loop {
             // The listener reconnects by itself after a lost connection.
-            match listener.recv().await {
-                Ok(n) if n.channel() == REPLICAS => {
-                    if n.payload() != replica {
-                        others.heard();
-                    }
-                }
-                Ok(n) => {
-                    let feed = match n.channel() {
-                        ANSWERS => &answers,
-                        EVENTS => &events,
-                        _ => &changes,
-                    };
-                    let _ = feed.send(n.payload().to_owned());
-                }
+            let n = match listener.recv().await {
+                Ok(n) => n,
                 Err(e) => {
                     tracing::warn!(error = %e, "task change notifications interrupted");
                     tokio::time::sleep(Duration::from_secs(1)).await;
+                    continue;
                 }
-            }
+            };
+            let change = match n.channel() {
+                REPLICAS => {
+                    if n.payload() != replica {
+                        others.heard();
+                    }
+                    continue;
+                }
+                ANSWERS => match answer(n.payload()) {
+                    Some(change) => change,
+                    None => continue,
+                },
+                EVENTS => Change::Events(n.payload().to_owned()),
+                _ => Change::Task(n.payload().to_owned()),
+            };
+            let _ = changes.send(change);
         }
     });
-    Some(feeds)
+    Some(feed)
+}
+
+/// The payload of an answer forwarded on [`ANSWERS`]: `{"task": .., "message": ..}`.
+pub(crate) fn answer_payload(task_id: &str, message: &a2a::Message) -> String {
+    serde_json::json!({"task": task_id, "message": message}).to_string()
+}
+
+/// The answer a payload on [`ANSWERS`] carries (`None`: not one).
+#[cfg(feature = "postgres")]
+fn answer(payload: &str) -> Option<Change> {
+    #[derive(serde::Deserialize)]
+    struct Forwarded {
+        task: String,
+        message: Box<a2a::Message>,
+    }
+    let Forwarded { task, message } = serde_json::from_str(payload).ok()?;
+    Some(Change::Answer { task, message })
 }

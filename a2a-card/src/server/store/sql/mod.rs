@@ -59,6 +59,7 @@ pub(crate) enum Dialect {
 /// # drop(store);
 /// # Ok(()) }
 /// ```
+#[derive(Clone)]
 pub struct SqlTasks {
     inner: Arc<Shared>,
 }
@@ -75,8 +76,8 @@ struct Shared {
     replica: String,
     /// The tasks this replica writes, as far as it knows them.
     local: Arc<writer::Local>,
-    /// Whether new tasks are queued (a server that settles them before it answers; see
-    /// [`Settle`](super::Settle)) or written before `create` returns.
+    /// Whether new tasks are queued (a server [settles](super::Store::settle) them before it
+    /// answers) or written before `create` returns.
     queue_creates: bool,
     /// Where the tasks recovery fails are told, for a server to post them to their webhooks
     /// (only a server's store tells, and the server takes them: see [`SqlTasks::recovered`]).
@@ -91,6 +92,8 @@ struct Shared {
     others: Arc<Others>,
     /// Whether this replica listens (a server's store): only then is `others` kept.
     listens: std::sync::atomic::AtomicBool,
+    /// The replicas' changes, heard (a server's store on Postgres).
+    feed: std::sync::OnceLock<tokio::sync::broadcast::Sender<super::Change>>,
 }
 
 impl std::fmt::Debug for SqlTasks {
@@ -161,7 +164,7 @@ impl SqlTasks {
     /// Opens the database at `url` with this lease: how long a replica that stopped renewing
     /// still owns its running tasks. `queue_creates`: new tasks are queued for the writer's
     /// next round instead of written before `create` returns, for a server that
-    /// [settles](super::Settle) a task before it tells a caller of it.
+    /// [settles](super::Store::settle) a task before it tells a caller of it.
     pub(crate) async fn open(
         url: &str,
         dialect: Dialect,
@@ -224,6 +227,7 @@ impl SqlTasks {
                 reads,
                 others,
                 listens: Default::default(),
+                feed: Default::default(),
             }),
         };
         store
@@ -241,6 +245,10 @@ impl SqlTasks {
                 .map_err(|e| StoreError::Unavailable(e.to_string()))?;
         }
         spawn_lease(Arc::downgrade(&store.inner));
+        // A server's store follows the other replicas (Postgres: `LISTEN`).
+        if queue_creates {
+            store.listen().await;
+        }
         Ok(store)
     }
 
@@ -251,17 +259,6 @@ impl SqlTasks {
             .recover()
             .await
             .map_err(|e| StoreError::Unavailable(e.message))
-    }
-
-    /// The tasks this store's recovery fails from now on (and has failed since it opened),
-    /// once: for the server, which posts each failure to the task's webhooks. Only a store
-    /// opened for a server tells them.
-    pub(crate) fn recovered(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Task>> {
-        self.inner
-            .recovered_rx
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
     }
 
     /// This store's replica id.
@@ -276,35 +273,54 @@ impl SqlTasks {
         }
     }
 
-    /// What the replicas on the database tell each other (Postgres only: `LISTEN`): the ids of
-    /// tasks written, and answers forwarded. `None` for SQLite.
-    pub(crate) async fn feeds(&self) -> Option<super::Feeds> {
-        match self.inner.dialect {
-            #[cfg(feature = "postgres")]
-            Dialect::Postgres => {
-                use std::sync::atomic::Ordering::Relaxed;
-                let feeds = super::notify::listen(
-                    &self.inner.url,
-                    &self.inner.replica,
-                    Arc::clone(&self.inner.others),
-                )
-                .await?;
-                // Listening now: a replica that opens from here on is heard, one already
-                // open is in the table.
-                self.inner.listens.store(true, Relaxed);
-                if let Err(e) = self.inner.count_others().await {
-                    tracing::warn!(error = %e.message, "the other replicas could not be counted");
-                }
-                Some(feeds)
+    /// Listens to what the replicas on the database tell each other (Postgres only:
+    /// `LISTEN`), for [`Store::changes`](super::Store::changes).
+    async fn listen(&self) {
+        #[cfg(feature = "postgres")]
+        if self.inner.dialect == Dialect::Postgres {
+            use std::sync::atomic::Ordering::Relaxed;
+            let inner = &self.inner;
+            let Some(feed) =
+                super::notify::listen(&inner.url, &inner.replica, Arc::clone(&inner.others)).await
+            else {
+                return;
+            };
+            let _ = inner.feed.set(feed);
+            // Listening now: a replica that opens from here on is heard, one already open is
+            // in the table.
+            inner.listens.store(true, Relaxed);
+            if let Err(e) = inner.count_others().await {
+                tracing::warn!(error = %e.message, "the other replicas could not be counted");
             }
-            _ => None,
         }
     }
 }
 
 #[async_trait]
-impl super::Forward for SqlTasks {
-    async fn forward(&self, payload: &str) -> Result<(), A2AError> {
+impl super::Store for SqlTasks {
+    fn tasks(&self) -> Arc<dyn a2a_server::TaskStore> {
+        Arc::new(self.clone())
+    }
+
+    fn push_configs(&self) -> Option<Arc<dyn a2a_server::PushConfigStore>> {
+        Some(Arc::new(SqlTasks::push_configs(self)))
+    }
+
+    fn events(&self) -> Option<Arc<dyn super::EventLog>> {
+        Some(Arc::new(self.clone()))
+    }
+
+    /// A server's store on Postgres: what every replica announces. SQLite: none (one
+    /// process at a time).
+    fn changes(&self) -> Option<tokio::sync::broadcast::Sender<super::Change>> {
+        self.inner.feed.get().cloned()
+    }
+
+    async fn forward(&self, task_id: &str, message: &a2a::Message) -> Result<bool, A2AError> {
+        if self.inner.feed.get().is_none() {
+            return Ok(false);
+        }
+        let payload = super::notify::answer_payload(task_id, message);
         // Postgres carries a notification's payload up to 8000 bytes.
         if payload.len() > 7900 {
             return Err(A2AError::invalid_params(
@@ -316,7 +332,21 @@ impl super::Forward for SqlTasks {
             .execute(&self.inner.pool)
             .await
             .map_err(db_error)?;
-        Ok(())
+        Ok(true)
+    }
+
+    async fn settle(&self, task_id: &str) -> Result<(), A2AError> {
+        self.inner.writer.settle(task_id).await
+    }
+
+    /// The tasks this store's recovery fails from now on (and has failed since it opened),
+    /// once. Only a store opened for a server tells them.
+    fn recovered(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Task>> {
+        self.inner
+            .recovered_rx
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
     }
 }
 

@@ -1,5 +1,5 @@
 //! The task store's traits on [`SqlTasks`](super::SqlTasks): the official `TaskStore` (reads
-//! answer a running task with the chunks logged since its row), the event log, and settling.
+//! answer a running task with the chunks logged since its row), and the event log.
 
 use a2a::{A2AError, ListTasksRequest, ListTasksResponse, Task, TaskState};
 use a2a_server::TaskStore;
@@ -8,13 +8,6 @@ use async_trait::async_trait;
 use sqlx::Row;
 
 use super::*;
-
-#[async_trait]
-impl super::super::Settle for SqlTasks {
-    async fn settle(&self, task_id: &str) -> Result<(), A2AError> {
-        self.inner.writer.settle(task_id).await
-    }
-}
 
 #[async_trait]
 impl TaskStore for SqlTasks {

@@ -8,7 +8,7 @@
 //!   next round, usually together with the task's next write: a queued write waits up to
 //!   [`LINGER`] for a write of its task that someone waits for (or a flush), so that a task
 //!   created and finished within it is one `INSERT` of the finished task. The server waits for a
-//!   new task to be written before it tells a caller about it ([`super::super::Settle`]), so
+//!   new task to be written before it tells a caller about it ([`Store::settle`](super::super::Store::settle)), so
 //!   a crash cannot lose a task a caller knows of; a crash can lose intermediate writes, and
 //!   recovery then fails the task (it was running), as it would anyway. A queued write that
 //!   the database refuses (the id exists; another writer changed the task) is reported by the

@@ -1,62 +1,150 @@
-//! What replicas of one database tell each other, on the handler's side: answers forwarded
-//! to the replica whose handler asked, cancels made on another replica, tasks another replica
-//! runs followed through the store's log, and the failures recovery made posted.
+//! What the processes that share a store tell each other, on the lifecycle's side
+//! ([`Cluster`]: one process alone, or several replicas on a store with a change feed):
+//! answers forwarded to the replica whose handler asked, cancels made on another replica
+//! heard, tasks another replica runs followed through the store's log; and the failures
+//! recovery made posted.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use a2a::*;
+use async_trait::async_trait;
 use futures::StreamExt;
 use futures::stream::{self, BoxStream};
 use tokio::sync::broadcast;
 
 use super::log::Tracked;
-use super::recorder::{Recorder, Wake, Write};
+use super::recorder::{Recorder, Write};
 use super::run::{self, status};
 use super::{decide, hand_over};
-use crate::dispatch::{Decision, Dispatcher};
+use crate::dispatch::Decision;
 use crate::server::push::{Delivery, ends};
-use crate::server::store::{EventLog, status_update};
+use crate::server::store::{Change, EventLog, Store, status_update};
 
-/// Takes the answers other replicas forward, and hands each to the handler here that waits
-/// for it (answers for tasks that run elsewhere are not this replica's).
-pub(super) fn take_forwarded(
-    mut answers: broadcast::Receiver<String>,
+/// What the processes that share a store tell each other, as the lifecycle uses it.
+#[async_trait]
+pub(crate) trait Cluster: Send + Sync {
+    /// Whether other processes may run the store's tasks (their cancels reach the handlers
+    /// here, and they tell their tasks' webhooks themselves).
+    fn is_shared(&self) -> bool;
+
+    /// The changes any process makes from now on (`None` alone: nothing changes but here).
+    fn wake(&self) -> Option<Wake>;
+
+    /// Sends the caller's answer to the question of task `task_id` to the process whose
+    /// handler asked; `false` when no other process takes answers.
+    async fn forward(&self, task_id: &str, message: &Message) -> Result<bool, A2AError>;
+}
+
+/// What wakes a reader of the store's log: the changes of every process.
+pub(super) type Wake = broadcast::Receiver<Change>;
+
+/// One process alone on its store.
+pub(super) struct Alone;
+
+#[async_trait]
+impl Cluster for Alone {
+    fn is_shared(&self) -> bool {
+        false
+    }
+
+    fn wake(&self) -> Option<Wake> {
+        None
+    }
+
+    async fn forward(&self, _: &str, _: &Message) -> Result<bool, A2AError> {
+        Ok(false)
+    }
+}
+
+/// Replicas of one store, which tells each the others' changes ([`Store::changes`]).
+pub(super) struct Replicas {
+    pub(super) store: Arc<dyn Store>,
+    pub(super) changes: broadcast::Sender<Change>,
+}
+
+#[async_trait]
+impl Cluster for Replicas {
+    fn is_shared(&self) -> bool {
+        true
+    }
+
+    fn wake(&self) -> Option<Wake> {
+        Some(self.changes.subscribe())
+    }
+
+    async fn forward(&self, task_id: &str, message: &Message) -> Result<bool, A2AError> {
+        self.store.forward(task_id, message).await
+    }
+}
+
+/// The cluster of the processes on `store`.
+pub(super) fn of(store: &Arc<dyn Store>) -> Arc<dyn Cluster> {
+    match store.changes() {
+        Some(changes) => Arc::new(Replicas {
+            store: Arc::clone(store),
+            changes,
+        }),
+        None => Arc::new(Alone),
+    }
+}
+
+/// Hears the other replicas: stops the handlers running here whose task another replica
+/// cancelled (recording the cancel, already in the store, in their log), and hands each
+/// answer forwarded for a handler here to it (answers for tasks that run elsewhere are not
+/// this replica's).
+pub(super) fn hear(
+    mut changes: Wake,
     recorder: Arc<Recorder>,
-    dispatcher: Arc<Dispatcher>,
+    dispatcher: Arc<crate::dispatch::Dispatcher>,
     max_inline_file: usize,
 ) {
     tokio::spawn(async move {
         loop {
-            let payload = match answers.recv().await {
-                Ok(payload) => payload,
+            let change = match changes.recv().await {
+                Ok(change) => change,
+                // Missed some: go on with the next change.
                 Err(broadcast::error::RecvError::Lagged(_)) => continue,
                 Err(broadcast::error::RecvError::Closed) => return,
             };
-            let Ok(forwarded) = serde_json::from_str::<serde_json::Value>(&payload) else {
-                continue;
-            };
-            let Some(id) = forwarded["task"].as_str() else {
-                continue;
-            };
-            let Some(tracked) = recorder.live.get(id) else {
-                continue;
-            };
-            let Ok(message) = serde_json::from_value::<Message>(forwarded["message"].clone())
-            else {
-                continue;
-            };
-            // The replica that took it checked it; read here as any answer is.
-            let Ok(Decision::FollowUp(call)) =
-                decide(&dispatcher, max_inline_file, &message, Some(id))
-            else {
-                continue;
-            };
-            if let Ok(waiting) = run::take_waiting(&recorder, id) {
-                hand_over(&recorder, &tracked, message, call, waiting).await;
+            match change {
+                Change::Task(id) => cancelled(&recorder, &id).await,
+                Change::Answer { task, message } => {
+                    let Some(tracked) = recorder.live.get(&task) else {
+                        continue;
+                    };
+                    // The replica that took it checked it; read here as any answer is.
+                    let Ok(Decision::FollowUp(call)) =
+                        decide(&dispatcher, max_inline_file, &message, Some(&task))
+                    else {
+                        continue;
+                    };
+                    if let Ok(waiting) = run::take_waiting(&recorder, &task) {
+                        hand_over(&recorder, &tracked, *message, call, waiting).await;
+                    }
+                }
+                _ => {}
             }
         }
     });
+}
+
+/// Stops the handler of task `id`, if it runs here and another replica cancelled the task.
+async fn cancelled(recorder: &Recorder, id: &str) {
+    let Some(tracked) = recorder.live.get(id) else {
+        return;
+    };
+    if tracked.state().is_terminal() {
+        return;
+    }
+    if let Ok(Some(task)) = recorder.store.get(id).await
+        && task.status.state == TaskState::Canceled
+    {
+        let event = status(&tracked, TaskState::Canceled, None);
+        recorder.record_as(&tracked, event, Write::Skip).await;
+        recorder.sessions.cancel(id);
+        recorder.live.finished(&tracked);
+    }
 }
 
 /// Records the events of task `tracked`, which another replica runs, as `events` (its log)
@@ -67,35 +155,6 @@ pub(super) fn mirror(recorder: Arc<Recorder>, tracked: Arc<Tracked>, mut events:
             tracked.record_at(seq, event);
         }
         recorder.live.finished(&tracked);
-    });
-}
-
-/// Stops the handlers running here whose task another replica cancelled, and records the
-/// cancel (already in the store) in their log.
-pub(super) fn cancel_here(mut changes: broadcast::Receiver<String>, recorder: Arc<Recorder>) {
-    tokio::spawn(async move {
-        loop {
-            let id = match changes.recv().await {
-                Ok(id) => id,
-                // Missed some: go on with the next change.
-                Err(broadcast::error::RecvError::Lagged(_)) => continue,
-                Err(broadcast::error::RecvError::Closed) => return,
-            };
-            let Some(tracked) = recorder.live.get(&id) else {
-                continue;
-            };
-            if tracked.state().is_terminal() {
-                continue;
-            }
-            if let Ok(Some(task)) = recorder.store.get(&id).await
-                && task.status.state == TaskState::Canceled
-            {
-                let event = status(&tracked, TaskState::Canceled, None);
-                recorder.record_as(&tracked, event, Write::Skip).await;
-                recorder.sessions.cancel(&id);
-                recorder.live.finished(&tracked);
-            }
-        }
     });
 }
 
@@ -178,7 +237,7 @@ pub(super) fn follow_log(
                 let seq = st.after.max(logged.seq) + 1;
                 return Some((Ok((seq, status_update(&logged.task))), st));
             }
-            let Some((events, changes)) = st.wake.as_mut() else {
+            let Some(changes) = st.wake.as_mut() else {
                 // No other process writes this store: nothing more will come.
                 return None;
             };
@@ -189,13 +248,13 @@ pub(super) fn follow_log(
             tokio::pin!(recheck);
             loop {
                 let woken = tokio::select! {
-                    id = events.recv() => id,
-                    id = changes.recv() => id,
+                    change = changes.recv() => change,
                     () = &mut recheck => break,
                 };
                 match woken {
-                    Ok(id) if id != st.id => {}
-                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => break,
+                    Ok(Change::Task(id) | Change::Events(id)) if id == st.id => break,
+                    Ok(_) => {}
+                    Err(broadcast::error::RecvError::Lagged(_)) => break,
                     Err(broadcast::error::RecvError::Closed) => return None,
                 }
             }
@@ -238,11 +297,11 @@ mod tests {
             .await
             .expect("created");
         // Wake-ups that never come (kept open: closed, the follower would end).
-        let (events, changes) = (broadcast::channel(1).0, broadcast::channel(1).0);
+        let changes = broadcast::channel(1).0;
         let log: Arc<dyn EventLog> = Arc::clone(&store) as Arc<dyn EventLog>;
         let mut follow = follow_log(
             log,
-            Some((events.subscribe(), changes.subscribe())),
+            Some(changes.subscribe()),
             "t".to_owned(),
             0,
             Vec::new(),
@@ -269,7 +328,7 @@ mod tests {
             follow.next().await.is_none(),
             "the stream ends with the task"
         );
-        drop((events, changes));
+        drop(changes);
         for suffix in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
         }
