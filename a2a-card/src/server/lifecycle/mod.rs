@@ -340,10 +340,11 @@ impl<A: Agent> Lifecycle<A> {
                 )));
             }
             // Another replica may run the handler that asked: the answer goes there.
-            Err(NotWaiting::Gone) if self.cluster.is_shared() && self.recorder.log.is_some() => {
-                return self.forward_answer(tracked, message).await;
-            }
             Err(NotWaiting::Gone) => {
+                // Another replica may run the handler that asked: the answer goes there.
+                if let Some(turn) = self.forward_answer(&tracked, &message).await? {
+                    return Ok(turn);
+                }
                 tracked.edit(|task| join(task, &message));
                 let (task, seq) = tracked.snapshot();
                 let why = format!(
@@ -393,29 +394,27 @@ impl<A: Agent> Lifecycle<A> {
     /// Sends the caller's answer to the replica whose handler asked (Postgres), and follows
     /// the task here through the store's log, as a mirror: this replica's readers see its
     /// events, with their numbers, as they are logged there. The turn begins with the first
-    /// of them (the handler taking the answer).
+    /// of them (the handler taking the answer). `None` when the answer cannot go to another
+    /// process (alone on the store, or a store that carries no answers or keeps no log).
     async fn forward_answer(
         &self,
-        tracked: Arc<Tracked>,
-        message: Message,
-    ) -> Result<Turn, A2AError> {
+        tracked: &Arc<Tracked>,
+        message: &Message,
+    ) -> Result<Option<Turn>, A2AError> {
         let (Some(log), Some(wake)) = (&self.recorder.log, self.cluster.wake()) else {
-            return Err(A2AError::internal("no replica to forward the answer to"));
+            return Ok(None);
         };
         // Followed from before the answer goes, so that no event of the task is missed.
         let (_, after) = tracked.snapshot();
-        if !self.cluster.forward(&tracked.id, &message).await? {
-            return Err(A2AError::unsupported_operation(format!(
-                "task `{}` is waiting for input from a handler another process runs, and this agent's store carries no answers to it; send the answer to that process",
-                tracked.id
-            )));
+        if !self.cluster.forward(&tracked.id, message).await? {
+            return Ok(None);
         }
         // The question and the answer join the conversation here as on the replica that
         // asked (the log carries events, not the caller's messages).
-        tracked.edit(|task| join(task, &message));
+        tracked.edit(|task| join(task, message));
         mirror(
             Arc::clone(&self.recorder),
-            Arc::clone(&tracked),
+            Arc::clone(tracked),
             follow_log(
                 Arc::clone(log),
                 Some(wake),
@@ -426,7 +425,11 @@ impl<A: Agent> Lifecycle<A> {
         );
         tracked.wait_beyond(after).await;
         let (task, seq) = tracked.snapshot();
-        Ok(Turn { tracked, task, seq })
+        Ok(Some(Turn {
+            tracked: Arc::clone(tracked),
+            task,
+            seq,
+        }))
     }
 
     /// The dispatcher's decision on `message`, for a new task or (`existing`) an answer.
