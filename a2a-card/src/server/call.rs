@@ -12,16 +12,16 @@ use serde_json::{Map, Value};
 use futures::stream::BoxStream;
 
 use super::auth::{Admission, Refusal};
+use super::store::Event;
 use crate::principal::Principal;
 
 /// The request header that names the protocol version a request speaks (and the card's
 /// profile it asks for).
 pub(crate) const A2A_VERSION_HEADER: &str = "a2a-version";
 
-/// A task's events with their number in the task's log (`None` for events read from another
-/// replica's changes).
-pub(crate) type NumberedStream =
-    BoxStream<'static, Result<(Option<u64>, StreamResponse), A2AError>>;
+/// A task's events with their number in the task's log (`None` for the task as it is, when
+/// a store without a log holds it).
+pub(crate) type NumberedStream = BoxStream<'static, Result<(Option<u64>, Arc<Event>), A2AError>>;
 
 /// The binding a call came over (its telemetry name, as `a2a.binding` records it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

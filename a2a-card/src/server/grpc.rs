@@ -12,7 +12,7 @@
 use std::pin::Pin;
 use std::sync::Arc;
 
-use a2a::{A2AError, StreamResponse};
+use a2a::A2AError;
 use a2a_grpc::errors::a2a_error_to_status;
 use a2a_pb::pbconv;
 use a2a_pb::proto::{self, a2a_service_server::A2aService, a2a_service_server::A2aServiceServer};
@@ -22,6 +22,7 @@ use tonic::{Request, Response, Status};
 use super::auth::Admission;
 use super::call::{Answer, Binding, Context, Failure, Op, unexpected};
 use super::lifecycle::Calls;
+use super::store::Event;
 
 /// The gRPC service's path prefix.
 pub(crate) const SERVICE_PATH: &str = "/lf.a2a.v1.A2AService";
@@ -103,8 +104,8 @@ fn events(answer: Answer) -> Result<Response<Events>, Status> {
         return Err(status(unexpected()));
     };
     let events = events.map(
-        |event: Result<(Option<u64>, StreamResponse), A2AError>| match event {
-            Ok((_, event)) => Ok(pbconv::to_proto_stream_response(&event)),
+        |event: Result<(Option<u64>, Arc<Event>), A2AError>| match event {
+            Ok((_, event)) => Ok(pbconv::to_proto_stream_response(event.event())),
             Err(e) => Err(status(e)),
         },
     );

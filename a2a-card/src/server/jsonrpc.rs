@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use a2a::{A2AError, JsonRpcId, JsonRpcResponse, StreamResponse, error_code};
+use a2a::{A2AError, JsonRpcId, JsonRpcResponse, error_code};
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -18,6 +18,7 @@ use super::call::NumberedStream;
 use super::call::{Answer, Binding, Context, Failure, Op, requested_version};
 use super::errors::json_response;
 use super::lifecycle::Calls;
+use super::store::Event;
 use super::telemetry;
 use crate::v0_3::{self, Method};
 
@@ -223,10 +224,24 @@ async fn call(
         Err(e) => return error_response(&id, e),
     };
     match calls.call(ctx, op).await {
-        Ok(Answer::Stream(events)) => sse(events, move |event| match event {
-            Ok(event) => success(&id, &event),
-            Err(e) => error_json(&id, e),
-        }),
+        Ok(Answer::Stream(events)) => {
+            // Each event's JSON is made once, and shared with the log and the webhooks.
+            let head = format!(
+                r#"{{"jsonrpc":"2.0","id":{},"result":"#,
+                serde_json::to_string(&id).unwrap_or_default()
+            );
+            sse(events, move |event| match event {
+                Ok(event) => {
+                    let json = event.json();
+                    let mut frame = String::with_capacity(head.len() + json.len() + 1);
+                    frame.push_str(&head);
+                    frame.push_str(json);
+                    frame.push('}');
+                    frame
+                }
+                Err(e) => error_json(&id, e),
+            })
+        }
         Ok(answer) => {
             let mut response = Response::new(Body::from(success(&id, &answer)));
             response.headers_mut().insert(
@@ -255,7 +270,7 @@ async fn v0_3_call(
     let error = match answer {
         Ok(Answer::Stream(events)) => {
             return sse(events, move |event| match event {
-                Ok(event) => success(&id, &method.result_to_v0_3(to_value(&event))),
+                Ok(event) => success(&id, &method.result_to_v0_3(to_value(event.event()))),
                 Err(e) => error_json_v0_3(&id, e),
             });
         }
@@ -344,7 +359,7 @@ fn failure_response(id: &JsonRpcId, failure: Failure) -> Response {
 /// has one), and a comment every 15 s while idle; `write` writes each event's `data`.
 pub(crate) fn sse<F>(events: NumberedStream, write: F) -> Response
 where
-    F: Fn(Result<StreamResponse, A2AError>) -> String + Send + 'static,
+    F: Fn(Result<Arc<Event>, A2AError>) -> String + Send + 'static,
 {
     use axum::response::IntoResponse;
     use axum::response::sse::{Event, KeepAlive, Sse};

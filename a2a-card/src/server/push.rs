@@ -10,6 +10,8 @@ use tracing::Instrument as _;
 use crate::outbound::ExtraRoots;
 use a2a::{A2AError, StreamResponse, TaskPushNotificationConfig};
 use a2a_server::PushConfigStore;
+
+use super::store::Event;
 use tokio::sync::mpsc;
 
 /// Which webhooks the agent posts task updates to, and how hard it tries.
@@ -237,7 +239,7 @@ pub(crate) fn ends(event: &StreamResponse) -> bool {
 /// An update waiting for delivery, with the webhooks it goes to.
 /// An update to post: the task's webhooks, the update, and the trace context it was recorded
 /// in (W3C headers; none without the `otel` feature).
-type Queued = (Arc<Vec<TaskPushNotificationConfig>>, StreamResponse, Trace);
+type Queued = (Arc<Vec<TaskPushNotificationConfig>>, Arc<Event>, Trace);
 
 /// W3C trace-context headers.
 type Trace = Vec<(String, String)>;
@@ -257,7 +259,7 @@ pub(crate) struct Delivery {
     queues: Mutex<HashMap<String, mpsc::UnboundedSender<Queued>>>,
     known: Mutex<HashMap<String, Known>>,
     /// The updates to deliver, in order, for the dispatcher that reads their webhooks.
-    inbox: std::sync::OnceLock<mpsc::UnboundedSender<(String, StreamResponse, Trace)>>,
+    inbox: std::sync::OnceLock<mpsc::UnboundedSender<(String, Arc<Event>, Trace)>>,
 }
 
 /// A task's webhooks as known here, and since when.
@@ -327,7 +329,7 @@ impl Delivery {
     }
 
     /// Queues `event` for every webhook of `task`; returns at once.
-    pub(crate) fn deliver(self: &Arc<Self>, task: &str, event: StreamResponse) {
+    pub(crate) fn deliver(self: &Arc<Self>, task: &str, event: Arc<Event>) {
         self.deliver_in(task, event, &tracing::Span::current());
     }
 
@@ -335,7 +337,7 @@ impl Delivery {
     pub(crate) fn deliver_in(
         self: &Arc<Self>,
         task: &str,
-        event: StreamResponse,
+        event: Arc<Event>,
         span: &tracing::Span,
     ) {
         let inbox = self.inbox.get_or_init(|| {
@@ -350,11 +352,11 @@ impl Delivery {
     /// Hands each update to its task's worker, with the task's webhooks.
     async fn dispatch(
         self: Arc<Self>,
-        mut inbox: mpsc::UnboundedReceiver<(String, StreamResponse, Trace)>,
+        mut inbox: mpsc::UnboundedReceiver<(String, Arc<Event>, Trace)>,
     ) {
         while let Some((task, event, trace)) = inbox.recv().await {
             let configs = self.webhooks_of(&task).await;
-            let terminal = ends(&event);
+            let terminal = ends(event.event());
             if terminal {
                 self.know(&task, None);
             }
@@ -411,13 +413,8 @@ impl Delivery {
 
     async fn run(self: Arc<Self>, mut queue: mpsc::UnboundedReceiver<Queued>) {
         while let Some((configs, event, trace)) = queue.recv().await {
-            let body = match serde_json::to_vec(&event) {
-                Ok(body) => body,
-                Err(e) => {
-                    tracing::warn!(error = %e, "a push notification could not be serialised");
-                    continue;
-                }
-            };
+            // The event's JSON, made once (the stream frames and the log share it).
+            let body = axum::body::Bytes::copy_from_slice(event.json().as_bytes());
             for config in configs.iter() {
                 self.post(config, &body, &trace).await;
             }
@@ -425,7 +422,12 @@ impl Delivery {
     }
 
     /// One update to one webhook, tried again on failure.
-    async fn post(&self, config: &TaskPushNotificationConfig, body: &[u8], trace: &Trace) {
+    async fn post(
+        &self,
+        config: &TaskPushNotificationConfig,
+        body: &axum::body::Bytes,
+        trace: &Trace,
+    ) {
         let mut wait = self.policy.backoff;
         for attempt in 0..=self.policy.retries {
             let span = super::telemetry::push_span(&config.task_id, attempt, trace);
@@ -442,7 +444,7 @@ impl Delivery {
                 .client
                 .post(&config.url)
                 .header("Content-Type", "application/json")
-                .body(body.to_vec());
+                .body(body.clone());
             if let Some(token) = &config.token {
                 // Both spellings: the official Rust and Go SDKs read the first, the Python and
                 // JS SDKs the second.
@@ -537,8 +539,14 @@ mod tests {
                 Vec::new()
             };
             delivery.know(&task, Some(hooks));
-            delivery.deliver(&task, status(&task, a2a::TaskState::Working));
-            delivery.deliver(&task, status(&task, a2a::TaskState::Completed));
+            delivery.deliver(
+                &task,
+                Arc::new(status(&task, a2a::TaskState::Working).into()),
+            );
+            delivery.deliver(
+                &task,
+                Arc::new(status(&task, a2a::TaskState::Completed).into()),
+            );
         }
         for _ in 0..100 {
             let known = delivery.known.lock().map(|k| k.len()).unwrap_or(1);

@@ -18,6 +18,7 @@ use super::call::{Answer, Binding, Context, Failure, Op, field_error, normalize,
 use super::errors::rest_status;
 use super::jsonrpc::{is_json, sse};
 use super::lifecycle::Calls;
+use super::store::Event;
 use super::telemetry;
 
 /// The HTTP+JSON binding's state.
@@ -350,13 +351,13 @@ async fn read_json(
 }
 
 /// One stream event's `data`: the event, or the error that ends the stream.
-fn write_event(event: Result<a2a::StreamResponse, A2AError>) -> String {
-    let body = match event {
-        Ok(event) => serde_json::to_string(&event),
-        Err(e) => serde_json::to_string(&e.to_jsonrpc_error()),
-    };
-    // The `a2a` types always serialise.
-    body.unwrap_or_default()
+fn write_event(event: Result<Arc<Event>, A2AError>) -> String {
+    match event {
+        // Its JSON, made once, shared with the log and the webhooks.
+        Ok(event) => event.json().to_owned(),
+        // The `a2a` types always serialise.
+        Err(e) => serde_json::to_string(&e.to_jsonrpc_error()).unwrap_or_default(),
+    }
 }
 
 /// A success answer, as the A2A media type.

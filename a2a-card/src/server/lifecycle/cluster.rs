@@ -19,7 +19,7 @@ use super::run::{self, status};
 use super::{decide, hand_over};
 use crate::dispatch::Decision;
 use crate::server::push::{Delivery, ends};
-use crate::server::store::{Change, EventLog, Store, status_update};
+use crate::server::store::{Change, Event, EventLog, Store, status_update};
 
 /// What the processes that share a store tell each other, as the lifecycle uses it.
 #[async_trait]
@@ -165,7 +165,7 @@ pub(super) fn post_recovered(
 ) {
     tokio::spawn(async move {
         while let Some(task) = recovered.recv().await {
-            push.deliver(&task.id, status_update(&task));
+            push.deliver(&task.id, Arc::new(status_update(&task).into()));
         }
     });
 }
@@ -175,7 +175,7 @@ pub(super) fn post_recovered(
 pub(super) const RECHECK: Duration = Duration::from_secs(5);
 
 /// Events read from the store's log, with their numbers.
-pub(super) type LogStream = BoxStream<'static, Result<(u64, StreamResponse), A2AError>>;
+pub(super) type LogStream = BoxStream<'static, Result<(u64, Arc<Event>), A2AError>>;
 
 /// The events of task `id` after event `after`, from the store's log: `read` (those read
 /// already), then each as any replica logs it (woken by `wake`), until one ends the task. A
@@ -186,14 +186,14 @@ pub(super) fn follow_log(
     wake: Option<Wake>,
     id: String,
     after: u64,
-    read: Vec<(u64, StreamResponse)>,
+    read: Vec<(u64, Arc<Event>)>,
 ) -> LogStream {
     struct Follow {
         log: Arc<dyn EventLog>,
         wake: Option<Wake>,
         id: String,
         after: u64,
-        pending: std::collections::VecDeque<(u64, StreamResponse)>,
+        pending: std::collections::VecDeque<(u64, Arc<Event>)>,
         done: bool,
     }
     let state = Follow {
@@ -214,7 +214,7 @@ pub(super) fn follow_log(
                     continue;
                 }
                 st.after = seq;
-                st.done = ends(&event);
+                st.done = ends(event.event());
                 return Some((Ok((seq, event)), st));
             }
             let logged = match st.log.read(&st.id, Some(st.after)).await {
@@ -235,7 +235,7 @@ pub(super) fn follow_log(
             if logged.task.status.state.is_terminal() {
                 st.done = true;
                 let seq = st.after.max(logged.seq) + 1;
-                return Some((Ok((seq, status_update(&logged.task))), st));
+                return Some((Ok((seq, Arc::new(status_update(&logged.task).into()))), st));
             }
             let Some(changes) = st.wake.as_mut() else {
                 // No other process writes this store: nothing more will come.
@@ -310,7 +310,7 @@ mod tests {
         assert!(nothing.is_err(), "nothing was written yet: {nothing:?}");
 
         let done = task(TaskState::Completed);
-        store.append("t", 1, &status_update(&done));
+        store.append("t", 1, &Arc::new(status_update(&done).into()));
         store.update_at(done, 1).await.expect("written");
         let started = std::time::Instant::now();
         let next = tokio::time::timeout(RECHECK * 2, follow.next())
@@ -318,7 +318,7 @@ mod tests {
             .expect("found without a notification");
         let (seq, event) = next.expect("an event").expect("read");
         assert_eq!(seq, 1);
-        assert!(ends(&event), "the task's end: {event:?}");
+        assert!(ends(event.event()), "the task's end: {event:?}");
         assert!(
             started.elapsed() <= RECHECK + Duration::from_secs(1),
             "found after {:?}",

@@ -161,7 +161,7 @@ impl<A: Agent> Lifecycle<A> {
                     && let Some(push) = &self.recorder.push
                 {
                     let event = status_of(&id, &task.context_id, TaskState::Canceled, None);
-                    push.deliver(&id, event);
+                    push.deliver(&id, std::sync::Arc::new(event.into()));
                 }
                 Ok(task)
             }
@@ -338,7 +338,11 @@ pub(crate) fn stream(
     answer: Answer,
 ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
     match answer {
-        Answer::Stream(events) => Ok(Box::pin(events.map(|event| event.map(|(_, event)| event)))),
+        Answer::Stream(events) => {
+            Ok(Box::pin(events.map(|event| {
+                event.map(|(_, event)| event.event().clone())
+            })))
+        }
         _ => Err(unexpected()),
     }
 }

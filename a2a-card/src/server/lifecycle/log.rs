@@ -14,8 +14,8 @@ use a2a::{A2AError, StreamResponse, Task, TaskState};
 use futures::stream::{self, BoxStream};
 use tokio::sync::watch;
 
+use super::super::store::{Event, event_bytes, stamp, task_bytes};
 pub(crate) use super::super::store::{apply, asks};
-use super::super::store::{event_bytes, task_bytes};
 
 /// How much of its finished tasks' event logs a server keeps in memory, for subscribers that
 /// reconnect with `Last-Event-ID` after a task ended.
@@ -209,7 +209,7 @@ struct State {
     /// The number of the event `task` was at when this process began to follow it.
     base: u64,
     /// Events `base + 1`, `base + 2`, ... in order (event `n` at index `n - base - 1`).
-    log: Vec<StreamResponse>,
+    log: Vec<Arc<Event>>,
     /// The number of the last event readers may see: an event the store must keep (a status,
     /// a whole artifact) is seen once it is written, so that no reader learns of a state a
     /// crash could lose.
@@ -289,7 +289,7 @@ impl Tracked {
     /// [`FinishedLogs`] counts).
     fn weight(&self) -> usize {
         let state = self.lock();
-        let events: usize = state.log.iter().map(event_bytes).sum();
+        let events: usize = state.log.iter().map(|e| event_bytes(e.event())).sum();
         size_of::<Tracked>() + self.id.len() + self.context.len() + task_bytes(&state.task) + events
     }
 
@@ -331,25 +331,27 @@ impl Tracked {
     pub(crate) fn record(
         &self,
         mut event: StreamResponse,
-        logged: impl FnOnce(u64, &StreamResponse),
-    ) -> Option<(u64, Option<Task>)> {
-        let seq = {
+        logged: impl FnOnce(u64, &Arc<Event>),
+    ) -> Option<(u64, Arc<Event>, Option<Task>)> {
+        stamp(&mut event);
+        let (seq, event) = {
             let mut state = self.lock();
             if state.task.status.state.is_terminal() {
                 return None;
             }
-            let stored = apply(&mut state.task, &mut event);
+            let stored = apply(&mut state.task, &event);
             let seq = state.last() + 1;
+            let event = Arc::new(Event::new(event));
             logged(seq, &event);
-            state.log.push(event);
+            state.log.push(Arc::clone(&event));
             if stored {
-                return Some((seq, Some(state.task.clone())));
+                return Some((seq, event, Some(state.task.clone())));
             }
             state.published = seq;
-            seq
+            (seq, event)
         };
         self.last.send_replace(seq);
-        Some((seq, None))
+        Some((seq, event, None))
     }
 
     /// Lets readers see the events up to `seq` (written to the store).
@@ -366,13 +368,13 @@ impl Tracked {
 
     /// Records event `seq` as another process numbered it (a task it runs); events this
     /// process holds already are left out.
-    pub(crate) fn record_at(&self, seq: u64, mut event: StreamResponse) {
+    pub(crate) fn record_at(&self, seq: u64, event: Arc<Event>) {
         {
             let mut state = self.lock();
             if seq <= state.last() || state.task.status.state.is_terminal() {
                 return;
             }
-            apply(&mut state.task, &mut event);
+            apply(&mut state.task, event.event());
             if state.last() + 1 != seq {
                 // A gap (events this process never saw): the log here starts again at `seq`.
                 state.log.clear();
@@ -389,14 +391,14 @@ impl Tracked {
         &self,
         error: A2AError,
         event: StreamResponse,
-        logged: impl FnOnce(u64, &StreamResponse),
-    ) -> Option<Task> {
+        logged: impl FnOnce(u64, &Arc<Event>),
+    ) -> Option<(u64, Arc<Event>, Option<Task>)> {
         {
             let mut state = self.lock();
             let after = state.last();
             state.error = Some((after, error));
         }
-        self.record(event, logged).and_then(|(_, task)| task)
+        self.record(event, logged)
     }
 
     /// The error recorded for the turn whose events start after `seq`, if any.
@@ -447,7 +449,7 @@ impl Tracked {
         self: &Arc<Self>,
         after: u64,
         until: Until,
-    ) -> BoxStream<'static, Result<(u64, StreamResponse), A2AError>> {
+    ) -> BoxStream<'static, Result<(u64, Arc<Event>), A2AError>> {
         struct Reader {
             tracked: Arc<Tracked>,
             last: watch::Receiver<u64>,
@@ -479,7 +481,7 @@ impl Tracked {
                     {
                         Some(event) => {
                             let mut error = None;
-                            if let StreamResponse::StatusUpdate(u) = event
+                            if let StreamResponse::StatusUpdate(u) = event.event()
                                 && r.until.stops_at(&u.status.state)
                             {
                                 r.done = true;
@@ -493,7 +495,7 @@ impl Tracked {
                             }
                             Some(match error {
                                 Some(e) => Err(e),
-                                None => Ok((r.next, event.clone())),
+                                None => Ok((r.next, Arc::clone(event))),
                             })
                         }
                         None if state.task.status.state.is_terminal()
@@ -577,7 +579,7 @@ mod tests {
             },
             metadata: None,
         });
-        let (seq, _) = tracked.record(done, |_, _| {}).expect("recorded");
+        let (seq, _, _) = tracked.record(done, |_, _| {}).expect("recorded");
         tracked.publish(seq);
         live.finished(&tracked);
         tracked

@@ -445,7 +445,7 @@ impl<A: Agent> Lifecycle<A> {
         let seq = turn.seq;
         let first = stream::once(async move {
             store.settle(&id).await?;
-            Ok((Some(seq), StreamResponse::Task(turn.task)))
+            Ok((Some(seq), Arc::new(StreamResponse::Task(turn.task).into())))
         });
         let events = turn
             .tracked
@@ -497,7 +497,7 @@ impl<A: Agent> Lifecycle<A> {
                 });
             }
             return Ok(Box::pin(stream::once(async move {
-                Ok((None, StreamResponse::Task(task)))
+                Ok((None, Arc::new(StreamResponse::Task(task).into())))
             })));
         };
         // Woken from before the log is read, so that no event is missed in between.
@@ -513,7 +513,10 @@ impl<A: Agent> Lifecycle<A> {
             Some(n) => (None, n),
             None if ended => return Err(finished(id)),
             None => (
-                Some((Some(logged.seq), StreamResponse::Task(logged.task))),
+                Some((
+                    Some(logged.seq),
+                    Arc::new(StreamResponse::Task(logged.task).into()),
+                )),
                 logged.seq,
             ),
         };

@@ -9,7 +9,7 @@ use a2a_server::TaskStore;
 use super::log::{Live, Tracked};
 use super::run::Sessions;
 use crate::server::push::Delivery;
-use crate::server::store::EventLog;
+use crate::server::store::{Event, EventLog};
 
 /// The one place a task's events go: its log, the store, its webhooks.
 pub(crate) struct Recorder {
@@ -43,7 +43,6 @@ impl Recorder {
         event: StreamResponse,
         write: Write,
     ) -> bool {
-        let pushed = self.pushed(&tracked.id, &event);
         let reached = match &event {
             StreamResponse::StatusUpdate(update) => Some(update.status.state.clone()),
             StreamResponse::ArtifactUpdate(_) => {
@@ -52,7 +51,8 @@ impl Recorder {
             }
             _ => None,
         };
-        let Some((seq, stored)) = tracked.record(event, |seq, event| self.log(tracked, seq, event))
+        let Some((seq, event, stored)) =
+            tracked.record(event, |seq, event| self.log(tracked, seq, event))
         else {
             return false;
         };
@@ -63,7 +63,7 @@ impl Recorder {
             tracked.publish(seq);
         }
         // Posted in the task's trace (read before a final state ends the task's span).
-        if let (Some(push), Some(event)) = (&self.push, pushed) {
+        if let Some(push) = self.pushes(&tracked.id, &event) {
             let span = tracked.span().unwrap_or_else(tracing::Span::current);
             push.deliver_in(&tracked.id, event, &span);
         }
@@ -73,12 +73,12 @@ impl Recorder {
         true
     }
 
-    /// A copy of `event` for the webhooks of task `id`, unless it is known to have none.
-    pub(super) fn pushed(&self, id: &str, event: &StreamResponse) -> Option<StreamResponse> {
+    /// Where `event` of task `id` goes for its webhooks, unless the task is known to have
+    /// none.
+    fn pushes(&self, id: &str, event: &Event) -> Option<&Arc<Delivery>> {
         self.push
             .as_ref()
-            .filter(|push| push.wants(id, event))
-            .map(|_| event.clone())
+            .filter(|push| push.wants(id, event.event()))
     }
 
     /// Takes note that the webhooks of task `id` changed here (`Some`: they are these).
@@ -95,24 +95,22 @@ impl Recorder {
         error: A2AError,
         event: StreamResponse,
     ) {
-        let pushed = self.pushed(&tracked.id, &event);
-        let mut at = 0;
-        let logged = |seq, event: &StreamResponse| {
-            at = seq;
-            self.log(tracked, seq, event);
+        let logged = |seq, event: &Arc<Event>| self.log(tracked, seq, event);
+        let Some((seq, event, stored)) = tracked.record_error(error, event, logged) else {
+            return;
         };
-        if let Some(task) = tracked.record_error(error, event, logged) {
-            self.store(task, at).await;
-            tracked.publish(at);
+        if let Some(task) = stored {
+            self.store(task, seq).await;
+            tracked.publish(seq);
             tracked.reached(&tracked.state());
         }
-        if let (Some(push), Some(event)) = (&self.push, pushed) {
+        if let Some(push) = self.pushes(&tracked.id, &event) {
             push.deliver(&tracked.id, event);
         }
     }
 
     /// Hands event `seq` to the store's log, where it keeps one.
-    pub(super) fn log(&self, tracked: &Tracked, seq: u64, event: &StreamResponse) {
+    pub(super) fn log(&self, tracked: &Tracked, seq: u64, event: &Arc<Event>) {
         if let Some(log) = &self.log {
             log.append(&tracked.id, seq, event);
         }

@@ -85,9 +85,13 @@ impl<A: Agent> Call<'_, A> {
             Ok(events) => events,
             Err(error) => return Ok(tool_error(error, None).into()),
         };
+        let began = || McpError::internal_error("the task did not begin", None);
         match events.next().await {
-            Some(Ok((_, StreamResponse::Task(task)))) => {
-                let seed = mcp_task(&task, TaskStatus::Working, None);
+            Some(Ok((_, event))) => {
+                let StreamResponse::Task(task) = event.event() else {
+                    return Err(began());
+                };
+                let seed = mcp_task(task, TaskStatus::Working, None);
                 let created: CreateTaskResult = serde_json::from_value(json!({
                     "resultType": "task",
                     "taskId": seed.task_id,
@@ -103,7 +107,7 @@ impl<A: Agent> Call<'_, A> {
                 Ok(CallToolResponse::Task(created))
             }
             Some(Err(error)) => Ok(tool_error(error, None).into()),
-            _ => Err(McpError::internal_error("the task did not begin", None)),
+            None => Err(began()),
         }
     }
 
@@ -176,13 +180,13 @@ impl<A: Agent> Call<'_, A> {
                 }
                 Some(Ok((_, event))) => event,
             };
-            let status = match event {
+            let status = match event.event() {
                 StreamResponse::Task(task) => {
-                    self.task = Some(task.id);
-                    artifacts = task.artifacts.unwrap_or_default();
-                    task.status
+                    self.task = Some(task.id.clone());
+                    artifacts = task.artifacts.clone().unwrap_or_default();
+                    task.status.clone()
                 }
-                StreamResponse::StatusUpdate(update) => update.status,
+                StreamResponse::StatusUpdate(update) => update.status.clone(),
                 StreamResponse::ArtifactUpdate(update) => {
                     let append = update.append == Some(true);
                     let id = &update.artifact.artifact_id;
@@ -192,7 +196,7 @@ impl<A: Agent> Call<'_, A> {
                             self.report(render_part(part)).await;
                         }
                     }
-                    apply(&mut artifacts, update.artifact, append);
+                    apply(&mut artifacts, update.artifact.clone(), append);
                     continue;
                 }
                 StreamResponse::Message(message) => {

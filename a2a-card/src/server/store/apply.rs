@@ -3,14 +3,20 @@
 
 use a2a::{StreamResponse, Task, TaskState, TaskStatus};
 
-/// Applies `event` to `task` (stamping a status with the time when it has none); whether the
-/// store keeps the change (a status, or an artifact written whole).
-pub(crate) fn apply(task: &mut Task, event: &mut StreamResponse) -> bool {
+/// Stamps a status update with the time, when it has none (before it is recorded).
+pub(crate) fn stamp(event: &mut StreamResponse) {
+    if let StreamResponse::StatusUpdate(update) = event
+        && update.status.timestamp.is_none()
+    {
+        update.status.timestamp = Some(chrono::Utc::now());
+    }
+}
+
+/// Applies `event` to `task`; whether the store keeps the change (a status, or an artifact
+/// written whole).
+pub(crate) fn apply(task: &mut Task, event: &StreamResponse) -> bool {
     match event {
         StreamResponse::StatusUpdate(update) => {
-            if update.status.timestamp.is_none() {
-                update.status.timestamp = Some(chrono::Utc::now());
-            }
             let TaskStatus { state, message, .. } =
                 std::mem::replace(&mut task.status, update.status.clone());
             // The question it replaces joins the conversation (progress notes do not).

@@ -46,7 +46,7 @@ use a2a::Task;
 use a2a::TaskState;
 use a2a_server::TaskStore;
 
-pub(crate) use apply::{apply, asks};
+pub(crate) use apply::{apply, asks, stamp};
 pub use memory::MemoryTasks;
 pub(crate) use size::{event_bytes, task_bytes};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
@@ -303,22 +303,22 @@ impl Store for Arc<dyn TaskStore> {
 /// ```
 /// use std::collections::HashMap;
 /// use std::sync::{Arc, Mutex};
-/// use a2a_card::server::a2a::{A2AError, StreamResponse, Task};
+/// use a2a_card::server::a2a::{A2AError, Task};
 /// use a2a_card::server::a2a_server::{InMemoryTaskStore, TaskStore};
-/// use a2a_card::server::store::{EventLog, Logged};
+/// use a2a_card::server::store::{Event, EventLog, Logged};
 ///
 /// #[derive(Default)]
 /// struct Log {
 ///     tasks: Arc<InMemoryTaskStore>,
 ///     /// Each task's events by number, and the number its stored task is at.
-///     events: Mutex<HashMap<String, (u64, Vec<(u64, StreamResponse)>)>>,
+///     events: Mutex<HashMap<String, (u64, Vec<(u64, Arc<Event>)>)>>,
 /// }
 ///
 /// #[async_trait::async_trait]
 /// impl EventLog for Log {
-///     fn append(&self, task_id: &str, seq: u64, event: &StreamResponse) {
+///     fn append(&self, task_id: &str, seq: u64, event: &Arc<Event>) {
 ///         let mut events = self.events.lock().unwrap();
-///         events.entry(task_id.to_owned()).or_default().1.push((seq, event.clone()));
+///         events.entry(task_id.to_owned()).or_default().1.push((seq, Arc::clone(event)));
 ///     }
 ///
 ///     async fn update_at(&self, task: Task, seq: u64) -> Result<(), A2AError> {
@@ -339,10 +339,11 @@ impl Store for Arc<dyn TaskStore> {
 /// ```
 #[async_trait::async_trait]
 pub trait EventLog: Send + Sync {
-    /// Keeps event `seq` of task `task_id`. Called on the server's event path: it must not
-    /// block (queue the write); the events of a task must be readable, in order, once the
-    /// task's next [`update_at`](Self::update_at) returns.
-    fn append(&self, task_id: &str, seq: u64, event: &a2a::StreamResponse);
+    /// Keeps event `seq` of task `task_id` (its JSON, [`Event::json`], is what a log row
+    /// holds). Called on the server's event path: it must not block (queue the write); the
+    /// events of a task must be readable, in order, once the task's next
+    /// [`update_at`](Self::update_at) returns.
+    fn append(&self, task_id: &str, seq: u64, event: &Arc<Event>);
 
     /// Writes `task` as it is after its event `seq` (as [`TaskStore::update`] does, and
     /// remembering `seq` for [`read`](Self::read)).
@@ -358,6 +359,67 @@ pub trait EventLog: Send + Sync {
     ) -> Result<Option<Logged>, a2a::A2AError>;
 }
 
+/// A task's event as the server records it: the event, and its JSON (the A2A 1.0
+/// `StreamResponse`), made once, when first needed, and shared by whatever writes it: the
+/// frames of every stream that carries it, the store's log row, the webhooks' bodies.
+///
+/// ```
+/// use a2a_card::server::a2a::{StreamResponse, TaskState, TaskStatus, TaskStatusUpdateEvent};
+/// use a2a_card::server::store::Event;
+///
+/// let update = TaskStatusUpdateEvent {
+///     task_id: "t".into(),
+///     context_id: "c".into(),
+///     status: TaskStatus { state: TaskState::Working, message: None, timestamp: None },
+///     metadata: None,
+/// };
+/// let event = Event::new(StreamResponse::StatusUpdate(update));
+/// assert!(event.json().starts_with(r#"{"statusUpdate":"#));
+/// ```
+#[derive(Debug)]
+pub struct Event {
+    event: a2a::StreamResponse,
+    json: std::sync::OnceLock<String>,
+}
+
+impl Event {
+    /// `event`, its JSON to be made when first asked for.
+    pub fn new(event: a2a::StreamResponse) -> Event {
+        Event {
+            event,
+            json: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// `event` with its JSON as already written (read back from a log): `json` must be
+    /// `event` serialised.
+    pub fn with_json(event: a2a::StreamResponse, json: String) -> Event {
+        Event {
+            event,
+            json: json.into(),
+        }
+    }
+
+    /// The event.
+    pub fn event(&self) -> &a2a::StreamResponse {
+        &self.event
+    }
+
+    /// The event's JSON, made once.
+    pub fn json(&self) -> &str {
+        self.json.get_or_init(|| {
+            // The `a2a` types always serialise.
+            serde_json::to_string(&self.event).unwrap_or_default()
+        })
+    }
+}
+
+impl From<a2a::StreamResponse> for Event {
+    fn from(event: a2a::StreamResponse) -> Event {
+        Event::new(event)
+    }
+}
+
 /// What [`EventLog::read`] finds.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -367,7 +429,7 @@ pub struct Logged {
     /// The number of the last event `task` reflects.
     pub seq: u64,
     /// The events asked for, with their numbers, in order.
-    pub events: Vec<(u64, a2a::StreamResponse)>,
+    pub events: Vec<(u64, Arc<Event>)>,
 }
 
 impl Logged {
@@ -388,7 +450,7 @@ impl Logged {
     /// let logged = Logged::new(task, 2, Vec::new()); // stored at event 2, nothing after it
     /// assert_eq!(logged.seq, 2);
     /// ```
-    pub fn new(task: Task, seq: u64, events: Vec<(u64, a2a::StreamResponse)>) -> Logged {
+    pub fn new(task: Task, seq: u64, events: Vec<(u64, Arc<Event>)>) -> Logged {
         Logged { task, seq, events }
     }
 }

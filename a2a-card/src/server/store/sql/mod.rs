@@ -509,7 +509,7 @@ impl Shared {
         on: E,
         id: &str,
         seq: i64,
-    ) -> Result<Vec<(u64, a2a::StreamResponse)>, A2AError>
+    ) -> Result<Vec<(u64, Arc<super::Event>)>, A2AError>
     where
         E: sqlx::Executor<'e, Database = Any>,
     {
@@ -527,6 +527,8 @@ impl Shared {
             let event = serde_json::from_str(&body).map_err(|e| {
                 A2AError::internal(format!("event {n} of task {id} cannot be read: {e}"))
             })?;
+            // Its JSON, as logged, serves whoever writes it on.
+            let event = Arc::new(super::Event::with_json(event, body));
             events.push((u64::try_from(n).unwrap_or(0), event));
         }
         Ok(events)
@@ -540,8 +542,8 @@ impl Shared {
         E: sqlx::Executor<'e, Database = Any>,
     {
         let mut last = u64::try_from(seq).unwrap_or(0);
-        for (n, mut event) in self.tail(on, &task.id, seq).await? {
-            super::apply(&mut task, &mut event);
+        for (n, event) in self.tail(on, &task.id, seq).await? {
+            super::apply(&mut task, event.event());
             last = n;
         }
         Ok((task, last))
@@ -571,8 +573,11 @@ impl Shared {
             // Another replica may recover it at the same time: whoever writes first wins.
             let failed = super::interrupted(task);
             let seq = logged + 1;
-            self.writer
-                .append(&failed.id, seq, &super::status_update(&failed));
+            self.writer.append(
+                &failed.id,
+                seq,
+                &Arc::new(super::status_update(&failed).into()),
+            );
             if self
                 .writer
                 .update_at(failed.clone(), None, seq)

@@ -2,11 +2,13 @@
 //! database (rows and events).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use a2a::{A2AError, Task};
 use tokio::sync::oneshot;
 
 use super::encode;
+use crate::server::store::Event;
 
 /// How a write reaches the writer.
 pub(super) enum Op {
@@ -22,11 +24,11 @@ pub(super) enum Op {
         seq: Option<i64>,
         done: Option<oneshot::Sender<Result<i64, A2AError>>>,
     },
-    /// Event `seq` of task `task_id`, as JSON.
+    /// Event `seq` of task `task_id` (its JSON is what is logged).
     Event {
         task_id: String,
         seq: i64,
-        body: String,
+        body: Arc<Event>,
     },
 }
 
@@ -69,8 +71,8 @@ pub(super) struct Row {
 #[derive(Default)]
 pub(super) struct Round {
     pub(super) rows: Vec<Row>,
-    /// Events logged: task id, number, JSON.
-    pub(super) events: Vec<(String, i64, String)>,
+    /// Events logged: task id, number, event.
+    pub(super) events: Vec<(String, i64, Arc<Event>)>,
 }
 
 impl Round {

@@ -14,6 +14,7 @@ use sqlx::{AnyPool, Row as _};
 use super::super::notify::{CHANGES, EVENTS, Others};
 use super::round::Row;
 use super::{Dialect, db_error, now_millis, sql_for, state_name};
+use crate::server::store::Event;
 use crate::server::store::memory::terminal_error;
 
 /// What the writer writes to.
@@ -51,7 +52,7 @@ impl Db {
     pub(super) async fn round(
         &self,
         rows: Vec<Row>,
-        events: &[(String, i64, String)],
+        events: &[(String, i64, Arc<Event>)],
         held: &mut Held,
     ) -> Vec<(Row, Result<i64, A2AError>)> {
         if rows.is_empty() && events.is_empty() {
@@ -85,7 +86,7 @@ impl Db {
     pub(super) async fn round_on(
         &self,
         rows: Vec<Row>,
-        events: &[(String, i64, String)],
+        events: &[(String, i64, Arc<Event>)],
         held: &mut Held,
     ) -> Vec<(Row, Result<i64, A2AError>)> {
         use std::sync::atomic::Ordering::Relaxed;
@@ -130,7 +131,7 @@ impl Db {
         &self,
         conn: &mut sqlx::AnyConnection,
         rows: Vec<Row>,
-        events: &[(String, i64, String)],
+        events: &[(String, i64, Arc<Event>)],
     ) -> Vec<(Row, Result<i64, A2AError>)> {
         use std::sync::atomic::Ordering::Relaxed;
         if self.dialect == Dialect::Sqlite {
@@ -149,7 +150,7 @@ impl Db {
         }
         self.down.store(false, Relaxed);
         let (new, changed): (Vec<Row>, Vec<Row>) = rows.into_iter().partition(|r| r.new);
-        let none: &[(String, i64, String)] = &[];
+        let none: &[(String, i64, Arc<Event>)] = &[];
         let (with_new, with_changed) = match (merged, new.is_empty()) {
             (false, _) => (none, none),
             (true, false) => (events, none),
@@ -170,7 +171,7 @@ impl Db {
         &self,
         conn: &mut sqlx::AnyConnection,
         rows: Vec<Row>,
-        events: &[(String, i64, String)],
+        events: &[(String, i64, Arc<Event>)],
     ) -> Vec<(Row, Result<i64, A2AError>)> {
         use futures::StreamExt as _;
         use std::sync::atomic::Ordering::Relaxed;
@@ -266,7 +267,7 @@ impl Db {
     pub(super) async fn log(
         &self,
         conn: &mut sqlx::AnyConnection,
-        events: &[(String, i64, String)],
+        events: &[(String, i64, Arc<Event>)],
     ) -> Result<(), sqlx::Error> {
         if events.is_empty() {
             return Ok(());
@@ -294,7 +295,7 @@ impl Db {
         &self,
         conn: &mut sqlx::AnyConnection,
         rows: Vec<Row>,
-        events: &[(String, i64, String)],
+        events: &[(String, i64, Arc<Event>)],
     ) -> Vec<(Row, Result<i64, A2AError>)> {
         if rows.is_empty() {
             return Vec::new();
@@ -334,7 +335,7 @@ impl Db {
         &self,
         conn: &mut sqlx::AnyConnection,
         rows: Vec<Row>,
-        events: &[(String, i64, String)],
+        events: &[(String, i64, Arc<Event>)],
     ) -> Vec<(Row, Result<i64, A2AError>)> {
         if rows.is_empty() {
             return Vec::new();
@@ -379,7 +380,7 @@ impl Db {
         &self,
         conn: &mut sqlx::AnyConnection,
         rows: &[Row],
-        events: &[(String, i64, String)],
+        events: &[(String, i64, Arc<Event>)],
     ) -> Result<(), sqlx::Error> {
         let statement = match self.dialect {
             Dialect::Postgres if self.others.announce() => format!(
@@ -404,7 +405,7 @@ impl Db {
         &self,
         conn: &mut sqlx::AnyConnection,
         rows: &[Row],
-        events: &[(String, i64, String)],
+        events: &[(String, i64, Arc<Event>)],
     ) -> Result<Vec<sqlx::any::AnyRow>, sqlx::Error> {
         let statement = match self.dialect {
             Dialect::Postgres if self.others.announce() => format!(
@@ -539,10 +540,10 @@ pub(super) fn announce_logged(n: usize, more: &str) -> String {
 /// `query` with `events` bound after what it has.
 pub(super) fn bind_events<'q>(
     mut query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
-    events: &'q [(String, i64, String)],
+    events: &'q [(String, i64, Arc<Event>)],
 ) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
     for (task_id, seq, body) in events {
-        query = query.bind(task_id).bind(*seq).bind(body.as_str());
+        query = query.bind(task_id).bind(*seq).bind(body.json());
     }
     query
 }

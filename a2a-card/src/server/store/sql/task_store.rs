@@ -182,7 +182,7 @@ impl TaskStore for SqlTasks {
 
 #[async_trait]
 impl super::super::EventLog for SqlTasks {
-    fn append(&self, task_id: &str, seq: u64, event: &a2a::StreamResponse) {
+    fn append(&self, task_id: &str, seq: u64, event: &std::sync::Arc<super::super::Event>) {
         self.inner.writer.append(task_id, seq, event);
     }
 

@@ -241,7 +241,7 @@ impl Writer {
 
     /// Queues event `seq` of task `task_id` for the next round (an event that cannot be made
     /// JSON is left out, and said in the log).
-    pub(super) fn append(&self, task_id: &str, seq: u64, event: &a2a::StreamResponse) {
+    pub(super) fn append(&self, task_id: &str, seq: u64, event: &Arc<super::super::Event>) {
         // A task whose write was refused is not the store's any more: its events neither.
         if self
             .local
@@ -251,17 +251,10 @@ impl Writer {
         {
             return;
         }
-        let body = match serde_json::to_string(event) {
-            Ok(body) => body,
-            Err(e) => {
-                tracing::warn!(task = %task_id, seq, error = %e, "an event cannot be logged");
-                return;
-            }
-        };
         let op = Op::Event {
             task_id: task_id.to_owned(),
             seq: i64::try_from(seq).unwrap_or(i64::MAX),
-            body,
+            body: Arc::clone(event),
         };
         if self.send(op).is_err() {
             tracing::warn!(task = %task_id, seq, "an event was not logged: the store is shutting down");
@@ -644,7 +637,9 @@ mod tests {
         Sent::Write(Op::Event {
             task_id: id.to_owned(),
             seq,
-            body: "{}".to_owned(),
+            body: Arc::new(crate::server::store::Event::new(
+                a2a::StreamResponse::Message(a2a::Message::new(a2a::Role::Agent, Vec::new())),
+            )),
         })
     }
 
