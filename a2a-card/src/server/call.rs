@@ -200,6 +200,82 @@ impl Op {
     }
 }
 
+impl Op {
+    /// The operation of JSON-RPC method `method` with `params` as JSON text (none: `{}`).
+    /// Params in the 1.0 spelling are read straight from the text; any other (a ProtoJSON
+    /// spelling: a name with `_`, an enum by number), or params that do not read, go the way
+    /// of [`decode`](Op::decode), which says where they are wrong.
+    pub(crate) fn decode_text(method: &str, params: Option<&str>) -> Result<Op, A2AError> {
+        use a2a::methods as m;
+        let text = params.filter(|p| *p != "null").unwrap_or("{}");
+        fn typed<T: serde::de::DeserializeOwned>(text: &str, op: fn(T) -> Op) -> Option<Op> {
+            read_text(text).map(op)
+        }
+        let fast = match method {
+            m::SEND_MESSAGE => typed(text, Op::Send),
+            m::SEND_STREAMING_MESSAGE => typed(text, Op::Stream),
+            m::GET_TASK => typed(text, Op::Get),
+            m::LIST_TASKS => typed(text, Op::List),
+            m::CANCEL_TASK => typed(text, Op::Cancel),
+            m::SUBSCRIBE_TO_TASK => typed(text, Op::Subscribe),
+            _ => None,
+        };
+        match fast {
+            Some(op) => Ok(op),
+            None => {
+                let params = serde_json::from_str(text).map_err(|e| {
+                    A2AError::new(a2a::error_code::PARSE_ERROR, format!("parse error: {e}"))
+                })?;
+                Op::decode(method, params)
+            }
+        }
+    }
+}
+
+/// JSON `text` read straight into `T`, when it is in the 1.0 spelling and reads (`None`:
+/// read it the careful way, [`normalize`] then [`read`]). A snake_case name would be skipped
+/// as unknown rather than read, so text with one is not read here.
+pub(crate) fn read_text<T: serde::de::DeserializeOwned>(text: &str) -> Option<T> {
+    if has_snake_key(text) {
+        return None;
+    }
+    serde_json::from_str(text).ok()
+}
+
+/// Whether JSON `text` has a member name with `_` in it (a snake_case name, or a data part's
+/// own: either way the text is read the careful way).
+fn has_snake_key(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'"' {
+            i += 1;
+            continue;
+        }
+        // A string: to its closing quote, noting an underscore.
+        let mut underscore = false;
+        i += 1;
+        while i < bytes.len() && bytes[i] != b'"' {
+            match bytes[i] {
+                b'\\' => i += 1,
+                b'_' => underscore = true,
+                _ => {}
+            }
+            i += 1;
+        }
+        i += 1;
+        if underscore {
+            let next = bytes[i.min(bytes.len())..]
+                .iter()
+                .find(|b| !b.is_ascii_whitespace());
+            if next == Some(&b':') {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// `params` read as `T` (already [normalised](normalize)), or an invalid-params error that
 /// says where they are wrong.
 pub(crate) fn read<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, A2AError> {
@@ -401,6 +477,14 @@ mod tests {
         let mut list = json!({"status": 2, "page_size": 5});
         normalize(&mut list);
         assert_eq!(list, json!({"status": "TASK_STATE_WORKING", "pageSize": 5}));
+    }
+
+    #[test]
+    fn a_snake_case_member_name_is_found_and_a_value_with_underscores_is_not() {
+        assert!(has_snake_key(r#"{"message": {"message_id": "m"}}"#));
+        assert!(has_snake_key(r#"{"a" : {"b_c"  :1}}"#));
+        assert!(!has_snake_key(r#"{"role": "ROLE_USER", "text": "a_b:"}"#));
+        assert!(!has_snake_key(r#"{"s": "say \"x_y\": 1"}"#));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! SSE whose event ids are the events' numbers in their task's log, so that a subscriber that
 //! reconnects with `Last-Event-ID` gets exactly the events after it.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use a2a::{A2AError, JsonRpcId, JsonRpcResponse, error_code};
@@ -12,6 +13,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::body_limit::{self, BodyError};
 use super::call::NumberedStream;
@@ -60,9 +62,9 @@ pub(crate) fn is_json(headers: &HeaderMap) -> bool {
         })
 }
 
-/// The request's id, when it has a valid one.
-fn id_of(request: &Value) -> Option<JsonRpcId> {
-    match request.get("id")? {
+/// The request's id, when it is a valid one.
+fn id_of(id: &Value) -> Option<JsonRpcId> {
+    match id {
         Value::String(s) => Some(JsonRpcId::String(s.clone())),
         Value::Number(n) => n.as_i64().map(JsonRpcId::Number),
         Value::Null => Some(JsonRpcId::Null),
@@ -108,25 +110,6 @@ pub(crate) async fn endpoint(State(rpc): State<Arc<JsonRpc>>, request: Request) 
             );
         }
     };
-    if std::str::from_utf8(&bytes).is_err() {
-        return refuse(
-            StatusCode::OK,
-            JsonRpcId::Null,
-            error_code::PARSE_ERROR,
-            "parse error: the request body is not valid UTF-8",
-        );
-    }
-    let mut request: Value = match serde_json::from_slice(&bytes) {
-        Ok(v) => v,
-        Err(e) => {
-            return refuse(
-                StatusCode::OK,
-                JsonRpcId::Null,
-                error_code::PARSE_ERROR,
-                format!("parse error: {e}"),
-            );
-        }
-    };
     let invalid = |id: JsonRpcId, why: &str| {
         refuse(
             StatusCode::OK,
@@ -135,30 +118,53 @@ pub(crate) async fn endpoint(State(rpc): State<Arc<JsonRpc>>, request: Request) 
             format!("invalid request: {why}"),
         )
     };
-    if request.is_array() {
-        return invalid(JsonRpcId::Null, "batch requests are not supported");
+    if std::str::from_utf8(&bytes).is_err() {
+        return refuse(
+            StatusCode::OK,
+            JsonRpcId::Null,
+            error_code::PARSE_ERROR,
+            "parse error: the request body is not valid UTF-8",
+        );
     }
-    if !request.is_object() {
-        return invalid(JsonRpcId::Null, "a JSON-RPC request is a JSON object");
-    }
-    let Some(id) = id_of(&request) else {
+    // The envelope's members, each as its JSON text: the params are read once, into their
+    // types, with no JSON tree made on the way.
+    let request: HashMap<String, Box<RawValue>> = match serde_json::from_slice(&bytes) {
+        Ok(request) => request,
+        Err(e) => {
+            let why = match serde_json::from_slice::<Value>(&bytes) {
+                Err(_) => {
+                    return refuse(
+                        StatusCode::OK,
+                        JsonRpcId::Null,
+                        error_code::PARSE_ERROR,
+                        format!("parse error: {e}"),
+                    );
+                }
+                Ok(Value::Array(_)) => "batch requests are not supported",
+                Ok(_) => "a JSON-RPC request is a JSON object",
+            };
+            return invalid(JsonRpcId::Null, why);
+        }
+    };
+    let member = |name: &str| -> Option<Value> {
+        request
+            .get(name)
+            .and_then(|raw| serde_json::from_str(raw.get()).ok())
+    };
+    let Some(id) = member("id").as_ref().and_then(id_of) else {
         return invalid(
             JsonRpcId::Null,
             "`id` is required, and is a string, an integer or null",
         );
     };
-    if request.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+    if member("jsonrpc").as_ref().and_then(Value::as_str) != Some("2.0") {
         return invalid(id, "`jsonrpc` must be \"2.0\"");
     }
-    let Some(method) = request.get("method").and_then(Value::as_str) else {
+    let Some(Value::String(method)) = member("method") else {
         return invalid(id, "`method` is required, and is a string");
     };
-    let method = method.to_owned();
-    let params = request
-        .get_mut("params")
-        .map(Value::take)
-        .unwrap_or(Value::Null);
-    if !params.is_object() && !params.is_null() {
+    let params = request.get("params").map(|raw| raw.get());
+    if params.is_some_and(|p| !p.starts_with('{') && p != "null") {
         return invalid(id, "`params` is an object");
     }
     let legacy = Method::parse(&method).filter(|_| rpc.v0_3 && asks_for_0_3(&parts.headers));
@@ -216,10 +222,10 @@ async fn call(
     calls: &dyn Calls,
     ctx: &Context,
     method: &str,
-    params: Value,
+    params: Option<&str>,
     id: JsonRpcId,
 ) -> Response {
-    let op = match Op::decode(method, params) {
+    let op = match Op::decode_text(method, params) {
         Ok(op) => op,
         Err(e) => return error_response(&id, e),
     };
@@ -260,9 +266,12 @@ async fn v0_3_call(
     calls: &dyn Calls,
     ctx: &Context,
     method: Method,
-    params: Value,
+    params: Option<&str>,
     id: JsonRpcId,
 ) -> Response {
+    let params = params
+        .and_then(|p| serde_json::from_str(p).ok())
+        .unwrap_or(Value::Null);
     let answer = match Op::decode(method.v1(), method.params_to_v1(params)) {
         Ok(op) => calls.call(ctx, op).await,
         Err(e) => Err(Failure::Error(e)),

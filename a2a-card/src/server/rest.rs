@@ -14,7 +14,7 @@ use axum::response::Response;
 use serde_json::{Value, json};
 
 use super::body_limit::{self, BodyError};
-use super::call::{Answer, Binding, Context, Failure, Op, field_error, normalize, read};
+use super::call::{Answer, Binding, Context, Failure, Op, field_error, normalize, read, read_text};
 use super::errors::rest_status;
 use super::jsonrpc::{is_json, sse};
 use super::lifecycle::Calls;
@@ -191,13 +191,32 @@ pub(crate) async fn endpoint(State(rest): State<Arc<Rest>>, request: Request) ->
         Err(refusal) => return refusal.rest(),
     };
     let body = match route.has_body() {
-        true => match read_json(&parts.headers, body, rest.body_limit).await {
+        true => match read_body(&parts.headers, body, rest.body_limit).await {
             Ok(body) => body,
             Err(refusal) => return refusal,
         },
-        false => Value::Null,
+        false => Bytes::new(),
     };
-    let mut response = match decode(route, body, &parts.uri) {
+    // A message in the 1.0 spelling is read straight into its type; anything else the
+    // careful way, which says what is wrong and where.
+    let fast = match &route {
+        Route::Send { streaming } => std::str::from_utf8(&body)
+            .ok()
+            .and_then(read_text::<a2a::SendMessageRequest>)
+            .map(|request| match streaming {
+                true => Op::Stream(request),
+                false => Op::Send(request),
+            }),
+        _ => None,
+    };
+    let op = match fast {
+        Some(op) => Ok(op),
+        None => match route.has_body().then(|| json_of(&body)).transpose() {
+            Ok(body) => decode(route, body.unwrap_or_default(), &parts.uri),
+            Err(refusal) => return refusal,
+        },
+    };
+    let mut response = match op {
         Ok(op) => match rest.calls.call(&ctx, op).await {
             Ok(Answer::Stream(events)) => sse(events, write_event),
             Ok(Answer::Deleted) => Response::new(Body::empty()),
@@ -309,13 +328,13 @@ fn state(s: &str) -> Option<TaskState> {
     serde_json::from_value(value["state"].take()).ok()
 }
 
-/// The request body as JSON in the spelling the `a2a` types read ([`normalize`]), within the
-/// limit; the refusal otherwise (`415` not declared as JSON, `413` too large, `400` not JSON).
-async fn read_json(
+/// The request body, within the limit and declared as JSON; the refusal otherwise (`415` not
+/// declared as JSON, `413` too large).
+async fn read_body(
     headers: &axum::http::HeaderMap,
     body: Body,
     limit: usize,
-) -> Result<Value, Response> {
+) -> Result<Bytes, Response> {
     let bytes: Bytes = match body_limit::read(headers, body, limit).await {
         Ok(bytes) => bytes,
         Err(e @ BodyError::TooLarge) => {
@@ -332,7 +351,13 @@ async fn read_json(
             ),
         ));
     }
-    let mut value: Value = serde_json::from_slice(&bytes).map_err(|e| {
+    Ok(bytes)
+}
+
+/// A request body as JSON in the spelling the `a2a` types read ([`normalize`]); the refusal
+/// otherwise (`400`: not JSON, or not an object).
+fn json_of(bytes: &[u8]) -> Result<Value, Response> {
+    let mut value: Value = serde_json::from_slice(bytes).map_err(|e| {
         rest_status(
             StatusCode::BAD_REQUEST,
             A2AError::new(
