@@ -211,10 +211,11 @@ pub(crate) async fn endpoint(State(rest): State<Arc<Rest>>, request: Request) ->
     };
     let op = match fast {
         Some(op) => Ok(op),
-        None => match route.has_body().then(|| json_of(&body)).transpose() {
-            Ok(body) => decode(route, body.unwrap_or_default(), &parts.uri),
-            Err(refusal) => return refusal,
-        },
+        None => route
+            .has_body()
+            .then(|| json_of(&body))
+            .transpose()
+            .and_then(|body| decode(route, body.unwrap_or_default(), &parts.uri)),
     };
     let mut response = match op {
         Ok(op) => match rest.calls.call(&ctx, op).await {
@@ -354,22 +355,19 @@ async fn read_body(
     Ok(bytes)
 }
 
-/// A request body as JSON in the spelling the `a2a` types read ([`normalize`]); the refusal
-/// otherwise (`400`: not JSON, or not an object).
-fn json_of(bytes: &[u8]) -> Result<Value, Response> {
+/// A request body as JSON in the spelling the `a2a` types read ([`normalize`]); why not
+/// (`400`: not JSON, or not an object).
+fn json_of(bytes: &[u8]) -> Result<Value, A2AError> {
     let mut value: Value = serde_json::from_slice(bytes).map_err(|e| {
-        rest_status(
-            StatusCode::BAD_REQUEST,
-            A2AError::new(
-                a2a::error_code::PARSE_ERROR,
-                format!("the request body is not JSON: {e}"),
-            ),
+        A2AError::new(
+            a2a::error_code::PARSE_ERROR,
+            format!("the request body is not JSON: {e}"),
         )
     })?;
     if !value.is_object() {
-        return Err(error(A2AError::invalid_request(
+        return Err(A2AError::invalid_request(
             "the request body is a JSON object",
-        )));
+        ));
     }
     normalize(&mut value);
     Ok(value)
