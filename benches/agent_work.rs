@@ -40,14 +40,14 @@ use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use a2a_card::server::a2a::{
+use a2a::{
     A2AError, Message, Part, PartContent, Role, SendMessageRequest, StreamResponse, TaskState,
 };
-use a2a_card::server::a2a_server::{
+use a2a_card::server::Server;
+use a2a_card::skill;
+use a2a_server::{
     AgentExecutor, DefaultRequestHandler, ExecutorContext, InMemoryTaskStore, RequestHandler,
 };
-use a2a_card::server::{Server, axum};
-use a2a_card::skill;
 use futures::stream::{self, BoxStream};
 use futures::{Stream, StreamExt};
 use hand::{HandJudge, artifact, status};
@@ -341,9 +341,7 @@ fn blocking_servers() -> (Runtime, [SocketAddr; 2]) {
             HandJudge,
             InMemoryTaskStore::new(),
         ));
-        let hand = axum::Router::new().merge(
-            a2a_card::server::a2a_server::jsonrpc::jsonrpc_router(handler),
-        );
+        let hand = axum::Router::new().merge(a2a_server::jsonrpc::jsonrpc_router(handler));
         [serve(ours).await, serve(hand).await]
     });
     (runtime, addrs)

@@ -35,11 +35,10 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_card::server::a2a_server::agent_card::{StaticAgentCard, agent_card_router};
-use a2a_card::server::axum;
+use a2a_card::Agent;
 use a2a_card::server::{AGENT_CARD_PATH, Server};
 use a2a_card::wire::{Profile, RenderOptions, SchemaPlacement};
-use a2a_card::{Agent, server::a2a};
+use a2a_server::agent_card::{StaticAgentCard, agent_card_router};
 use criterion::{Criterion, Throughput};
 use fight_club::FightClub;
 use load::{BATCH, Client, rates, serve};

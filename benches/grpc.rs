@@ -31,12 +31,12 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Instant;
 
-use a2a_card::server::a2a::{Message, Role, SendMessageRequest};
-use a2a_card::server::a2a_server::{DefaultRequestHandler, InMemoryTaskStore};
-use a2a_card::server::{Server, axum};
+use a2a::{Message, Role, SendMessageRequest};
+use a2a_card::server::Server;
 use a2a_pb::proto;
 use a2a_pb::proto::a2a_service_client::A2aServiceClient;
 use a2a_pb::proto::a2a_service_server::A2aServiceServer;
+use a2a_server::{DefaultRequestHandler, InMemoryTaskStore};
 use hand::HandJudge;
 use load::{Client, fight_request, median, serve};
 use tonic::transport::Channel;
@@ -48,7 +48,7 @@ const ROUNDS: usize = 7;
 
 /// The fight request, in protobuf.
 fn request() -> proto::SendMessageRequest {
-    let part = a2a_card::server::a2a::Part::data(serde_json::json!({"a": "Lion", "b": "Tiger"}))
+    let part = a2a::Part::data(serde_json::json!({"a": "Lion", "b": "Tiger"}))
         .with_media_type("application/json;schema=fightComparison");
     let mut message = Message::new(Role::User, vec![part]);
     message.message_id = "m".to_owned();
@@ -90,7 +90,7 @@ async fn round(channel: &Channel, n: usize) -> f64 {
 
 /// A fresh message id.
 fn uuid() -> String {
-    a2a_card::server::a2a::new_message_id()
+    a2a::new_message_id()
 }
 
 /// The servers: ours (gRPC and JSON-RPC on one router) and the official binding over the

@@ -103,11 +103,7 @@ async fn through_a2a(remote: &RemoteAgent) -> Received {
                 first.get_or_insert(last);
             }
             Ok(Event::Finished { state, text }) => {
-                assert_eq!(
-                    state,
-                    a2a_card::client::a2a::TaskState::Completed,
-                    "{text:?}"
-                );
+                assert_eq!(state, a2a::TaskState::Completed, "{text:?}");
             }
             Ok(_) => {}
             Err(e) => panic!("the stream failed: {e}"),

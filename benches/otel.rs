@@ -22,7 +22,7 @@ mod load;
 
 use std::process::Command;
 
-use a2a_card::server::{Server, axum};
+use a2a_card::server::Server;
 use load::{Client, fight_request, median, serve};
 
 const CONNECTIONS: usize = 8;

@@ -38,11 +38,11 @@ use std::time::{Duration, Instant};
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use a2a::{Message, Part, Role, SendMessageRequest, StreamResponse, TaskState};
 use a2a_card::server::Server;
-use a2a_card::server::a2a::{Message, Part, Role, SendMessageRequest, StreamResponse, TaskState};
-use a2a_card::server::a2a_server::RequestHandler;
 use a2a_card::server::store::Tasks;
 use a2a_card::skill;
+use a2a_server::RequestHandler;
 use futures::{Stream, StreamExt};
 use load::{Client, fight_request, rates, serve};
 use tokio::runtime::Runtime;

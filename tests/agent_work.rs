@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use a2a_card::server::a2a::{
+use a2a::{
     CancelTaskRequest, Part, PartContent, Role, SendMessageConfiguration, StreamResponse,
     SubscribeToTaskRequest, TaskPushNotificationConfig, TaskState, error_code,
 };
@@ -459,8 +459,7 @@ mod multi_turn {
     async fn an_answer_where_no_handler_waits_fails_the_task_saying_why() {
         // Two servers on one task store: the question is asked on A, answered on B, where no
         // handler waits (as after a restart).
-        let store: Arc<dyn a2a_card::server::a2a_server::TaskStore> =
-            Arc::new(a2a_card::server::a2a_server::InMemoryTaskStore::new());
+        let store: Arc<dyn a2a_server::TaskStore> = Arc::new(a2a_server::InMemoryTaskStore::new());
         let a = serve(
             server::server(Duration::from_millis(1), Webhooks::default())
                 .tasks(Tasks::custom(Arc::clone(&store))),
@@ -521,7 +520,7 @@ mod input_timeout {
     async fn state_of(
         client: &a2a_client::A2AClient<Box<dyn a2a_client::Transport>>,
         id: &str,
-    ) -> a2a_card::server::a2a::Task {
+    ) -> a2a::Task {
         client.get_task(&get(id)).await.expect("the task")
     }
 
@@ -531,9 +530,7 @@ mod input_timeout {
     }
 
     /// A trip without a start date: the planner asks for one.
-    async fn ask(
-        client: &a2a_client::A2AClient<Box<dyn a2a_client::Transport>>,
-    ) -> a2a_card::server::a2a::Task {
+    async fn ask(client: &a2a_client::A2AClient<Box<dyn a2a_client::Transport>>) -> a2a::Task {
         let asked = task(
             client
                 .send_message(&request(vec![trip(2, None)], None))
@@ -802,7 +799,6 @@ mod cancellation {
 mod push {
     //! Status and artifact updates POSTed to a webhook, retried after a failure.
     use super::*;
-    use a2a_card::server::axum;
     use axum::extract::State;
     use axum::http::{HeaderMap, StatusCode};
     use std::sync::Mutex;

@@ -8,7 +8,7 @@ mod agent;
 mod server;
 mod support;
 
-use a2a_card::server::a2a::{Part, PartContent, Task, TaskState, error_code};
+use a2a::{Part, PartContent, Task, TaskState, error_code};
 use a2a_client::{A2AClient, Transport};
 use serde_json::{Value, json};
 use support::client::{card, client, data_part, details, every_task, request, task};
@@ -475,7 +475,7 @@ mod streaming {
                 seen.push(event.expect("an event"));
             }
             let text = seen.iter().find_map(|e| match e {
-                a2a_card::server::a2a::StreamResponse::ArtifactUpdate(u) => {
+                a2a::StreamResponse::ArtifactUpdate(u) => {
                     u.artifact.parts[0].as_text().map(str::to_owned)
                 }
                 _ => None,
@@ -483,7 +483,7 @@ mod streaming {
             assert_eq!(text.as_deref(), Some("HEY"), "{binding}: {seen:?}");
             let last = seen.last().expect("events");
             assert!(
-                matches!(last, a2a_card::server::a2a::StreamResponse::StatusUpdate(u) if u.status.state == TaskState::Completed),
+                matches!(last, a2a::StreamResponse::StatusUpdate(u) if u.status.state == TaskState::Completed),
                 "{binding}: {last:?}"
             );
         }

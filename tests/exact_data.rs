@@ -16,8 +16,8 @@ mod support;
 
 use std::sync::OnceLock;
 
+use a2a::{PartContent, StreamResponse, Task, TaskState};
 use a2a_card::server::Server;
-use a2a_card::server::a2a::{PartContent, StreamResponse, Task, TaskState};
 use a2a_card::{Schema, agent, skill};
 use futures::StreamExt;
 use proptest::prelude::*;

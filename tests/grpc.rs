@@ -18,7 +18,7 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_card::server::a2a::{
+use a2a::{
     AgentCard, CancelTaskRequest, Message, Part, Role, SendMessageConfiguration,
     SendMessageRequest, StreamResponse, SubscribeToTaskRequest, TaskPushNotificationConfig,
     TaskState,
@@ -155,7 +155,7 @@ async fn structured_input_is_checked_and_answered_over_grpc() {
         .flatten()
         .flat_map(|a| &a.parts)
         .find_map(|p| match &p.content {
-            a2a_card::server::a2a::PartContent::Data(data) => Some(data.clone()),
+            a2a::PartContent::Data(data) => Some(data.clone()),
             _ => None,
         })
         .expect("a data part");
@@ -207,7 +207,7 @@ async fn structured_input_is_checked_and_answered_over_grpc() {
 /// A `SendMessageRequest` in protobuf with one fight-comparison data part.
 fn proto_send(data: serde_json::Value) -> proto::SendMessageRequest {
     let mut message = Message::new(Role::User, vec![data_part("fightComparison", data)]);
-    message.message_id = a2a_card::server::a2a::new_message_id();
+    message.message_id = a2a::new_message_id();
     a2a_pb::pbconv::to_proto_send_message_request(&SendMessageRequest {
         message,
         configuration: None,
@@ -258,14 +258,12 @@ async fn streams_questions_cancel_subscribe_and_push_configs_over_grpc() {
         .await
         .expect("a push config over gRPC");
     let listed = client
-        .list_push_configs(
-            &a2a_card::server::a2a::ListTaskPushNotificationConfigsRequest {
-                task_id: asked.id.clone(),
-                page_size: None,
-                page_token: None,
-                tenant: None,
-            },
-        )
+        .list_push_configs(&a2a::ListTaskPushNotificationConfigsRequest {
+            task_id: asked.id.clone(),
+            page_size: None,
+            page_token: None,
+            tenant: None,
+        })
         .await
         .expect("listed");
     assert_eq!(listed.configs.len(), 1);
@@ -342,7 +340,7 @@ async fn the_cards_security_applies_to_grpc_from_the_metadata() {
     let mut raw = raw(&served).await;
     let text = |t: &str| {
         let mut message = Message::new(Role::User, vec![Part::text(t)]);
-        message.message_id = a2a_card::server::a2a::new_message_id();
+        message.message_id = a2a::new_message_id();
         a2a_pb::pbconv::to_proto_send_message_request(&SendMessageRequest {
             message,
             configuration: None,
@@ -378,7 +376,7 @@ async fn the_cards_security_applies_to_grpc_from_the_metadata() {
         Role::User,
         vec![data_part("fightResult", json!({"winner": "Tiger"}))],
     );
-    message.message_id = a2a_card::server::a2a::new_message_id();
+    message.message_id = a2a::new_message_id();
     let mut call = tonic::Request::new(a2a_pb::pbconv::to_proto_send_message_request(
         &SendMessageRequest {
             message,

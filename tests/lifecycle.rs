@@ -25,12 +25,12 @@ fn trip(days: u8, start: Option<&str>) -> Value {
     if let Some(start) = start {
         data["start_date"] = json!(start);
     }
-    json!({"messageId": a2a_card::server::a2a::new_message_id(), "role": "ROLE_USER",
+    json!({"messageId": a2a::new_message_id(), "role": "ROLE_USER",
            "parts": [{"data": data, "mediaType": "application/json;schema=tripRequest"}]})
 }
 
 fn text(task: Option<&str>, text: &str) -> Value {
-    let mut message = json!({"messageId": a2a_card::server::a2a::new_message_id(),
+    let mut message = json!({"messageId": a2a::new_message_id(),
                              "role": "ROLE_USER", "parts": [{"text": text}]});
     if let Some(task) = task {
         message["taskId"] = json!(task);
@@ -593,7 +593,7 @@ fn masked(mut value: Value) -> Value {
 
 /// A message in ProtoJSON's other spelling: snake_case names, the role by its number.
 fn snake_trip(days: u8) -> Value {
-    json!({"message_id": a2a_card::server::a2a::new_message_id(), "role": 1,
+    json!({"message_id": a2a::new_message_id(), "role": 1,
            "parts": [{"data": {"destination": "Lisbon", "days": days, "start_date": "2026-12-01"},
                       "media_type": "application/json;schema=tripRequest"}]})
 }
@@ -768,10 +768,9 @@ async fn every_route_and_method_answered_before_its_body_is_read_keeps_the_conne
 
 #[tokio::test]
 async fn a_task_failed_by_recovery_after_its_process_stopped_is_pushed() {
-    use a2a_card::server::a2a::{Role, Task, TaskPushNotificationConfig, TaskState, TaskStatus};
-    use a2a_card::server::a2a_server::PushConfigStore;
-    use a2a_card::server::axum;
+    use a2a::{Role, Task, TaskPushNotificationConfig, TaskState, TaskStatus};
     use a2a_card::server::store::{Retention, SqlTasks, Tasks};
+    use a2a_server::PushConfigStore;
     use std::sync::{Arc, Mutex};
 
     // A webhook that keeps what it is sent.
@@ -804,10 +803,8 @@ async fn a_task_failed_by_recovery_after_its_process_stopped_is_pushed() {
             .open()
             .await
             .expect("opened");
-        let mut message = a2a_card::server::a2a::Message::new(Role::User, vec![]);
-        message
-            .parts
-            .push(a2a_card::server::a2a::Part::text("plan"));
+        let mut message = a2a::Message::new(Role::User, vec![]);
+        message.parts.push(a2a::Part::text("plan"));
         store
             .create(Task {
                 id: "left-running".into(),

@@ -193,7 +193,7 @@ async fn the_card_names_the_mcp_endpoint() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|e| e["uri"] == a2a_card::mcp::EXTENSION_URI)
+        .find(|e| e["uri"] == a2a_card::server::mcp::EXTENSION_URI)
         .expect("the MCP extension entry");
     assert_eq!(entry["params"]["url"], format!("{}/mcp", agent.base));
     assert_eq!(entry["params"]["transport"], "streamable-http");
@@ -205,7 +205,7 @@ async fn the_card_names_the_mcp_endpoint() {
         .text()
         .await
         .unwrap();
-    assert!(!card.contains(a2a_card::mcp::EXTENSION_URI));
+    assert!(!card.contains(a2a_card::server::mcp::EXTENSION_URI));
     let response = post(&plain.base, "{}", None, None).await;
     assert_eq!(response.status(), StatusCode::NOT_FOUND);
 }

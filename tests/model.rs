@@ -17,12 +17,12 @@ mod trip;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use a2a::{CancelTaskRequest, Part, PartContent, StreamResponse, TaskState};
 use a2a_card::client::{Connect, Content, Event, Payload, RemoteAgent};
 use a2a_card::rig::rig_core::providers::openai::OpenAIConfig;
 use a2a_card::rig::rig_core::tool::ToolErrorKind;
 use a2a_card::rig::{local_tools, remote_tool, remote_tools, text_parameters, typed_tool};
 use a2a_card::server::Server;
-use a2a_card::server::a2a::{CancelTaskRequest, Part, PartContent, StreamResponse, TaskState};
 use a2a_card::{Agent, Input, NamedSchema, Output};
 use agent::ModelAgent;
 use fight::{FightClub, FightClubClient, FightComparison, FightResponse};

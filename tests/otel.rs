@@ -36,7 +36,6 @@ struct Received {
 }
 
 async fn receiver() -> (String, Arc<Mutex<Received>>) {
-    use a2a_card::server::axum;
     let received = Arc::new(Mutex::new(Received::default()));
     let (traces, metrics, hooks) = (
         Arc::clone(&received),

@@ -11,7 +11,7 @@ mod support;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use a2a_card::client::{ClientError, Connect, Content, Event, Payload, RemoteAgent, a2a};
+use a2a_card::client::{ClientError, Connect, Content, Event, Payload, RemoteAgent};
 use futures::StreamExt;
 use serde_json::json;
 

@@ -13,7 +13,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use a2a_card::server::a2a::{
+use a2a::{
     CancelTaskRequest, Part, SendMessageConfiguration, StreamResponse, SubscribeToTaskRequest,
     Task, TaskState,
 };
@@ -411,7 +411,7 @@ async fn an_answer_sent_to_another_replica_reaches_the_handler_that_asked() {
             .flatten()
             .flat_map(|m| &m.parts)
             .filter_map(|p| match &p.content {
-                a2a_card::server::a2a::PartContent::Text(t) => Some(t.clone()),
+                a2a::PartContent::Text(t) => Some(t.clone()),
                 _ => None,
             })
             .collect();
@@ -557,7 +557,7 @@ async fn a_database_lost_while_serving_gives_clear_errors_and_the_server_recover
     // Nor is a task handed out without waiting for it: the caller is not told of a task that
     // was never written.
     let mut at_once = plan();
-    at_once.configuration = Some(a2a_card::server::a2a::SendMessageConfiguration {
+    at_once.configuration = Some(a2a::SendMessageConfiguration {
         accepted_output_modes: None,
         task_push_notification_config: None,
         history_length: None,

@@ -5,11 +5,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_card::server::a2a::{
+use a2a::{
     A2AError, ListTasksRequest, Message, Part, Role, Task, TaskState, TaskStatus, error_code,
 };
-use a2a_card::server::a2a_server::TaskStore;
 use a2a_card::server::store::{INTERRUPTED, Retention, StoreError, Tasks};
+use a2a_server::TaskStore;
 use support::client::every_task;
 
 fn task(id: &str, context: &str, state: TaskState) -> Task {
@@ -477,7 +477,7 @@ async fn a_round_whose_creates_are_refused_keeps_its_updates_and_the_other_creat
     assert!(err.message.contains("already exists"), "{err:?}");
     // As another process reads the file.
     let c = Tasks::sqlite(&path).open().await.expect("opened");
-    let state = |t: Option<a2a_card::server::a2a::Task>| t.expect("stored").status.state;
+    let state = |t: Option<a2a::Task>| t.expect("stored").status.state;
     assert_eq!(
         state(c.get("mine").await.expect("read")),
         TaskState::Completed
@@ -747,7 +747,7 @@ async fn a_restarted_server_still_answers_for_its_tasks() {
     let client =
         support::client::client(&support::client::card(&running.base).await, "HTTP+JSON").await;
     let again = client
-        .get_task(&a2a_card::server::a2a::GetTaskRequest {
+        .get_task(&a2a::GetTaskRequest {
             id: id.clone(),
             history_length: None,
             tenant: None,
@@ -766,27 +766,18 @@ struct Recording {
 
 #[async_trait::async_trait]
 impl TaskStore for Recording {
-    async fn create(
-        &self,
-        task: Task,
-    ) -> Result<a2a_card::server::a2a_server::task_store::TaskVersion, A2AError> {
+    async fn create(&self, task: Task) -> Result<a2a_server::task_store::TaskVersion, A2AError> {
         self.record(format!("create {}", task.id));
         self.inner.create(task).await
     }
-    async fn update(
-        &self,
-        task: Task,
-    ) -> Result<a2a_card::server::a2a_server::task_store::TaskVersion, A2AError> {
+    async fn update(&self, task: Task) -> Result<a2a_server::task_store::TaskVersion, A2AError> {
         self.inner.update(task).await
     }
     async fn get(&self, id: &str) -> Result<Option<Task>, A2AError> {
         self.record(format!("get {id}"));
         self.inner.get(id).await
     }
-    async fn list(
-        &self,
-        req: &ListTasksRequest,
-    ) -> Result<a2a_card::server::a2a::ListTasksResponse, A2AError> {
+    async fn list(&self, req: &ListTasksRequest) -> Result<a2a::ListTasksResponse, A2AError> {
         self.inner.list(req).await
     }
     async fn begin_cancel(&self, id: &str) -> Result<Task, A2AError> {
@@ -808,7 +799,7 @@ async fn a_new_task_is_not_looked_up_before_it_is_created() {
         calls: std::sync::Mutex::new(Vec::new()),
     });
     let running = support::client::serve(Server::new(fight_club::FightClub).tasks(Tasks::custom(
-        store.clone() as Arc<dyn a2a_card::server::a2a_server::TaskStore>,
+        store.clone() as Arc<dyn a2a_server::TaskStore>,
     )))
     .await;
     let client =
@@ -837,16 +828,12 @@ async fn a_new_task_is_not_looked_up_before_it_is_created() {
     // A follow-up names its task, which the server still follows: it is refused as finished.
     let err = client
         .send_message(&support::client::request(
-            vec![a2a_card::server::a2a::Part::text("and now?")],
+            vec![a2a::Part::text("and now?")],
             Some(done.id.clone()),
         ))
         .await
         .expect_err("a finished task takes no more messages");
-    assert_eq!(
-        err.code,
-        a2a_card::server::a2a::error_code::UNSUPPORTED_OPERATION,
-        "{err:?}"
-    );
+    assert_eq!(err.code, a2a::error_code::UNSUPPORTED_OPERATION, "{err:?}");
 }
 
 #[path = "../examples/fight_club/agent.rs"]

@@ -13,10 +13,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use a2a::{SendMessageConfiguration, TaskPushNotificationConfig, TaskState};
 use a2a_card::client::{ClientError, Connect};
-use a2a_card::server::a2a::{SendMessageConfiguration, TaskPushNotificationConfig, TaskState};
 use a2a_card::server::auth::{HttpJwks, JwksFetcher};
-use a2a_card::server::{Server, ServerError, Webhooks, axum};
+use a2a_card::server::{Server, ServerError, Webhooks};
 use a2a_card::{Input, Output};
 use fight::{FightClub, FightClubClient, FightComparison};
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose};

@@ -10,7 +10,7 @@ mod trip;
 
 use std::time::Duration;
 
-use a2a_card::client::{ClientError, Connect, RemoteAgent, TypedEvent, a2a};
+use a2a_card::client::{ClientError, Connect, RemoteAgent, TypedEvent};
 use a2a_card::server::Server;
 use a2a_card::{File, Input, Output, Schema, agent, skill};
 use fight::{FightClub, FightClubClient, FightComparison, FightResponse};

@@ -95,9 +95,6 @@ pub use schema::{
     DerivesJsonSchema, IO_SCHEMAS_EXTENSION_DESCRIPTION, IO_SCHEMAS_EXTENSION_URI, NamedSchema,
     SchemaMode, SchemaOptions, schema_for,
 };
-/// The agent as an MCP server (feature `mcp`): see [`server::mcp`].
-#[cfg(feature = "mcp")]
-pub use server::mcp;
 pub use skill::{Input, Output, Reply, SkillError};
 
 #[cfg(feature = "server")]

@@ -3,11 +3,11 @@
 
 use std::collections::HashMap;
 
-use a2a_card::server::a2a::{
+use a2a::{
     A2AError, Artifact, Part, PartContent, StreamResponse, TaskArtifactUpdateEvent, TaskState,
     TaskStatus, TaskStatusUpdateEvent,
 };
-use a2a_card::server::a2a_server::{AgentExecutor, ExecutorContext};
+use a2a_server::{AgentExecutor, ExecutorContext};
 use futures::stream::{self, BoxStream};
 use serde_json::Value;
 

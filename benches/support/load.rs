@@ -162,8 +162,8 @@ pub fn fight_request(headers: &str) -> Vec<u8> {
 
 /// Serves `app` on a free loopback port (no Nagle delay on the answers, as
 /// `a2a_card::server` does); its address.
-pub async fn serve(app: a2a_card::server::axum::Router) -> SocketAddr {
-    use a2a_card::server::axum::serve::ListenerExt;
+pub async fn serve(app: axum::Router) -> SocketAddr {
+    use axum::serve::ListenerExt;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
@@ -171,7 +171,7 @@ pub async fn serve(app: a2a_card::server::axum::Router) -> SocketAddr {
     let listener = listener.tap_io(|stream| {
         let _ = stream.set_nodelay(true);
     });
-    tokio::spawn(async move { a2a_card::server::axum::serve(listener, app).await });
+    tokio::spawn(async move { axum::serve(listener, app).await });
     addr
 }
 

@@ -3,12 +3,12 @@
 
 use std::collections::HashMap;
 
-use a2a_card::Agent;
-use a2a_card::server::Server;
-use a2a_card::server::a2a::{
+use a2a::{
     A2AError, AgentCard, GetTaskRequest, ListTasksRequest, Message, Part, PartContent, Role,
     SendMessageRequest, SendMessageResponse, Task,
 };
+use a2a_card::Agent;
+use a2a_card::server::Server;
 use a2a_client::agent_card::AgentCardResolver;
 use a2a_client::{A2AClient, A2AClientFactory, Transport};
 use serde_json::Value;

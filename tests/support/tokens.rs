@@ -4,11 +4,11 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use a2a_card::server::auth::jsonwebtoken::{self, DecodingKey, EncodingKey, Header};
 use a2a_card::server::auth::{Algorithm, JwtKey, JwtKeys};
 use a2a_card::sign::{self, SigningKey};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use jsonwebtoken::{self, DecodingKey, EncodingKey, Header};
 use serde_json::{Value, json};
 
 /// The issuer and audience the test verifiers expect.

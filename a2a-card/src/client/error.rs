@@ -5,8 +5,6 @@ use std::fmt;
 use crate::dispatch::Violation;
 use crate::sign::VerifyError;
 
-use super::a2a;
-
 /// Why discovering or calling an agent failed.
 ///
 /// Each variant says where: the URL, the skill, the schema and the JSON pointer of each

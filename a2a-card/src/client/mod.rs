@@ -2,9 +2,8 @@
 //! locally against the card's schemas, follow streams, answer questions, and the typed client
 //! that `#[agent]` generates.
 //!
-//! Everything goes through the official A2A Rust client (`a2a-client-lf`, re-exported as
-//! [`client::official`](official)): this module adds what a caller needs from the card around
-//! it.
+//! Everything goes through the official A2A Rust client (`a2a-client-lf`, on the official
+//! types, `a2a-lf`): this module adds what a caller needs from the card around it.
 //!
 //! - [`RemoteAgent::discover`] (or [`Connect`] with credentials and signature checks) reads the
 //!   card of any agent, declared with this crate or not, in any profile and version (1.0, 0.3,
@@ -79,9 +78,6 @@ use crate::schema::SchemaMode;
 use crate::sign::{self, Algorithm, Jwks, VerifiedSignature};
 use crate::wire::{self, Document, ReadLimits};
 
-pub use a2a;
-/// The official A2A Rust client crate (`a2a-client-lf`), for what this module does not wrap.
-pub use a2a_client as official;
 pub use error::ClientError;
 pub use run::{Content, Event, Output, Run, TaskHandle, TaskOutcome};
 pub use typed::{

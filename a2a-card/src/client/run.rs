@@ -8,7 +8,7 @@ use std::task::{Context, Poll};
 use futures::stream::{BoxStream, Stream, StreamExt};
 use serde_json::Value;
 
-use super::{ClientError, RemoteAgent, a2a};
+use super::{ClientError, RemoteAgent};
 use crate::schema::SchemaMode;
 use crate::v0_3::state_name;
 
@@ -42,7 +42,8 @@ impl Content {
     /// The content of an A2A part.
     ///
     /// ```
-    /// use a2a_card::client::{Content, a2a::Part};
+    /// use a2a::Part;
+    /// use a2a_card::client::Content;
     /// let part = Part::data(serde_json::json!({"winner": "Tiger"}))
     ///     .with_media_type("application/json;schema=fightResponse");
     /// let Content::Data { schema, .. } = Content::of_part(&part) else { unreachable!() };

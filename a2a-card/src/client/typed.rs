@@ -49,7 +49,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::run::{Content, Event, Run, TaskHandle, TaskOutcome};
-use super::{ClientError, Connect, Payload, RemoteAgent, a2a};
+use super::{ClientError, Connect, Payload, RemoteAgent};
 use crate::agent::Agent;
 use crate::file::File;
 use crate::schema::{NamedSchema, SchemaMode};

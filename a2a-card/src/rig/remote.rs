@@ -13,7 +13,7 @@ use super::{
     Gathered, Takes, answer_name, answer_parameters, invalid_arguments, question, takes,
     text_argument,
 };
-use crate::client::{ClientError, Content, Event, Output, Payload, RemoteAgent, TaskOutcome, a2a};
+use crate::client::{ClientError, Content, Event, Output, Payload, RemoteAgent, TaskOutcome};
 
 /// Reads the card at `url` and gives [`remote_tools`] of the agent.
 ///

@@ -136,13 +136,6 @@ pub use lifecycle::FinishedLogs;
 pub use listening::Listening;
 pub use push::Webhooks;
 
-/// The official A2A types (`a2a-lf`), as this crate uses them.
-pub use a2a;
-/// The official A2A server (`a2a-server-lf`), as this crate uses it.
-pub use a2a_server;
-/// The web framework the routers are made with.
-pub use axum;
-
 /// The default largest request body of the protocol routes: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
 /// The default largest file a message may carry inline (base64 bytes in a file part): 512 KiB.
@@ -487,7 +480,7 @@ impl<A: Agent> Server<A> {
     /// # }
     /// use a2a_card::server::Server;
     /// let card = Server::new(Echo).mcp(true).card().unwrap();
-    /// let mcp = card.capabilities.extensions.iter().find(|e| e.uri == a2a_card::mcp::EXTENSION_URI).unwrap();
+    /// let mcp = card.capabilities.extensions.iter().find(|e| e.uri == a2a_card::server::mcp::EXTENSION_URI).unwrap();
     /// assert_eq!(mcp.params.as_ref().unwrap()["url"], "https://echo.example.com/mcp");
     /// ```
     #[cfg(feature = "mcp")]
@@ -631,7 +624,7 @@ impl<A: Agent> Server<A> {
     ///
     /// ```
     /// use a2a_card::server::Server;
-    /// use a2a_card::server::a2a::{Message, Part, Role, SendMessageRequest, SendMessageResponse};
+    /// use a2a::{Message, Part, Role, SendMessageRequest, SendMessageResponse};
     /// use a2a_card::{agent, skill};
     ///
     /// struct Echo;

@@ -7,7 +7,6 @@ use std::process::ExitCode;
 
 use a2a_card::client::{
     ClientError, Connect, Content, Event, Output, Payload, RemoteAgent, RemoteSkill, TaskOutcome,
-    a2a,
 };
 use a2a_card::lint::{Finding, Severity};
 use a2a_card::sign::{self, Algorithm, Jwks};

@@ -38,7 +38,7 @@ impl std::error::Error for KeyError {}
 ///
 /// ```
 /// use a2a_card::server::auth::{Algorithm, JwtKey};
-/// use a2a_card::server::auth::jsonwebtoken::DecodingKey;
+/// use jsonwebtoken::DecodingKey;
 ///
 /// let public = "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=\n-----END PUBLIC KEY-----\n";
 /// let key = JwtKey::new(DecodingKey::from_ed_pem(public.as_bytes())?, Algorithm::EdDSA)?

@@ -86,10 +86,6 @@ pub use jwt::{
     JwtVerifier, KeyError, VERIFIED_TOKEN_TTL,
 };
 
-/// The JWT library the verifiers use (`DecodingKey`, `EncodingKey`, `encode`...), as this crate
-/// uses it.
-pub use jsonwebtoken;
-
 pub(crate) use refusal::{Admission, Refusal, layer};
 use verifiers::Verifier;
 pub use verifiers::{

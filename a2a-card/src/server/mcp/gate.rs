@@ -272,6 +272,6 @@ pub(super) fn origin_of(url: &str) -> String {
 ///
 /// ```
 /// // What a `401` from `/mcp` names in its `WWW-Authenticate: Bearer resource_metadata="..."`.
-/// assert!(a2a_card::mcp::RESOURCE_METADATA_PATH.starts_with("/.well-known/oauth-protected-resource"));
+/// assert!(a2a_card::server::mcp::RESOURCE_METADATA_PATH.starts_with("/.well-known/oauth-protected-resource"));
 /// ```
 pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource/mcp";

@@ -49,7 +49,7 @@
 //! // A2A on every binding and MCP at http://127.0.0.1:9000/mcp, on one listener:
 //! Server::new(Echo).mcp(true).bind("127.0.0.1:9000").await?.serve().await?;
 //! // Or MCP over stdio, for a desktop host that starts the agent itself:
-//! a2a_card::mcp::serve_stdio(Echo).await?;
+//! a2a_card::server::mcp::serve_stdio(Echo).await?;
 //! # Ok(()) }
 //! ```
 
@@ -93,7 +93,7 @@ use tools::*;
 /// Where the MCP endpoint is mounted on the agent's listener.
 ///
 /// ```
-/// let url = format!("http://127.0.0.1:9000{}", a2a_card::mcp::PATH);
+/// let url = format!("http://127.0.0.1:9000{}", a2a_card::server::mcp::PATH);
 /// assert_eq!(url, "http://127.0.0.1:9000/mcp");
 /// ```
 pub const PATH: &str = super::interfaces::MCP_PATH;
@@ -106,7 +106,7 @@ pub const PATH: &str = super::interfaces::MCP_PATH;
 /// card.capabilities
 ///     .extensions
 ///     .iter()
-///     .find(|e| e.uri == a2a_card::mcp::EXTENSION_URI)
+///     .find(|e| e.uri == a2a_card::server::mcp::EXTENSION_URI)
 ///     .and_then(|e| e.params.as_ref()?.get("url")?.as_str().map(str::to_owned))
 /// # }
 /// ```
@@ -132,7 +132,7 @@ pub const EXTENSION_URI: &str = super::interfaces::MCP_EXTENSION_URI;
 /// # }
 /// #[tokio::main]
 /// async fn main() -> Result<(), a2a_card::server::ServerError> {
-///     a2a_card::mcp::serve_stdio(Echo).await
+///     a2a_card::server::mcp::serve_stdio(Echo).await
 /// }
 /// ```
 pub async fn serve_stdio<A: Agent>(agent: A) -> Result<(), ServerError> {

@@ -209,7 +209,7 @@ pub enum Change {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use a2a_card::server::a2a_server::{InMemoryPushConfigStore, InMemoryTaskStore, PushConfigStore, TaskStore};
+/// use a2a_server::{InMemoryPushConfigStore, InMemoryTaskStore, PushConfigStore, TaskStore};
 /// use a2a_card::server::store::{Store, Tasks};
 ///
 /// /// Tasks and push configs of your own.
@@ -303,8 +303,8 @@ impl Store for Arc<dyn TaskStore> {
 /// ```
 /// use std::collections::HashMap;
 /// use std::sync::{Arc, Mutex};
-/// use a2a_card::server::a2a::{A2AError, Task};
-/// use a2a_card::server::a2a_server::{InMemoryTaskStore, TaskStore};
+/// use a2a::{A2AError, Task};
+/// use a2a_server::{InMemoryTaskStore, TaskStore};
 /// use a2a_card::server::store::{Event, EventLog, Logged};
 ///
 /// #[derive(Default)]
@@ -364,7 +364,7 @@ pub trait EventLog: Send + Sync {
 /// frames of every stream that carries it, the store's log row, the webhooks' bodies.
 ///
 /// ```
-/// use a2a_card::server::a2a::{StreamResponse, TaskState, TaskStatus, TaskStatusUpdateEvent};
+/// use a2a::{StreamResponse, TaskState, TaskStatus, TaskStatusUpdateEvent};
 /// use a2a_card::server::store::Event;
 ///
 /// let update = TaskStatusUpdateEvent {
@@ -436,7 +436,7 @@ impl Logged {
     /// The task as stored at its event `seq`, and the `events` after the point asked for.
     ///
     /// ```
-    /// use a2a_card::server::a2a::{Task, TaskState, TaskStatus};
+    /// use a2a::{Task, TaskState, TaskStatus};
     /// use a2a_card::server::store::Logged;
     ///
     /// let task = Task {
@@ -465,7 +465,7 @@ impl Tasks {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use a2a_card::server::a2a_server::{InMemoryTaskStore, TaskStore};
+    /// use a2a_server::{InMemoryTaskStore, TaskStore};
     /// use a2a_card::server::store::Tasks;
     ///
     /// let shared: Arc<dyn TaskStore> = Arc::new(InMemoryTaskStore::new());
