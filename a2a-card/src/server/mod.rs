@@ -17,18 +17,18 @@
 //! them, the way back in reverse; `wiring` puts them together):
 //!
 //! ```text
-//! body_limit::keep_alive   a body the answer left unread: read and dropped, or Connection: close
+//! http::body::keep_alive  a body the answer left unread: read and dropped, or Connection: close
 //!   telemetry              the request's span and metrics
 //!     documents, ui        the card, /capabilities, /ui, /metrics (bytes made at start)
 //!     auth::layer          the card's security: what the credentials came to, in the extensions
-//!       jsonrpc | rest | grpc | mcp/   decode into a call (call: operation + context) ...
+//!       http::{jsonrpc, rest} | grpc | mcp/   decode into a call (call: operation + context) ...
 //!         lifecycle        ... that Calls::call answers: checks, dispatch, the turn
 //!           run            the skill's run: events, questions, cancel, the input timeout
 //!           recorder, log  every event numbered, applied, logged; readers read the log
 //!             store        memory, SQLite, Postgres (store/sql/: writer, round, statements)
 //!             push         webhooks, in order, retried
 //!           replicas       answers forwarded, cancels heard, another replica's log followed
-//!       jsonrpc | rest | grpc | mcp/   ... and encode its answer
+//!       http::{jsonrpc, rest} | grpc | mcp/   ... and encode its answer
 //! ```
 //!
 //! 1. [`auth`]: the card's security, one layer for every binding; what the credentials came
@@ -99,22 +99,20 @@
 //! ```
 
 pub mod auth;
-mod body_limit;
 mod call;
 mod documents;
 mod errors;
 mod failure;
 #[cfg(feature = "grpc")]
 mod grpc;
+mod http;
 mod interfaces;
-mod jsonrpc;
 mod lifecycle;
 mod listening;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod message;
 mod push;
-mod rest;
 pub mod store;
 mod telemetry;
 #[cfg(feature = "ui")]

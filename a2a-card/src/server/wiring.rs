@@ -150,17 +150,20 @@ impl<A: Agent> Server<A> {
             )?)),
             false => None,
         };
-        let rpc = Arc::new(jsonrpc::JsonRpc {
+        let rpc = Arc::new(http::jsonrpc::JsonRpc {
             calls: Arc::clone(&calls),
             body_limit,
             v0_3,
         });
-        let rest = Arc::new(rest::Rest { calls, body_limit });
+        let rest = Arc::new(http::rest::Rest { calls, body_limit });
         // JSON-RPC at the base path; every other path under it is HTTP+JSON's.
         let protocol = authenticated(
             axum::Router::new()
-                .route("/", post(jsonrpc::endpoint).with_state(Arc::clone(&rpc)))
-                .fallback(rest::endpoint)
+                .route(
+                    "/",
+                    post(http::jsonrpc::endpoint).with_state(Arc::clone(&rpc)),
+                )
+                .fallback(http::rest::endpoint)
                 .with_state(rest),
         );
         let capabilities = crate::ag_ui::Capabilities::for_agent::<A>(&card).to_json();
@@ -203,7 +206,7 @@ impl<A: Agent> Server<A> {
             documents.merge(protocol)
         } else if endpoint.path.ends_with('/') {
             // `https://a.example.com/a2a/`: JSON-RPC clients post to the URL as written.
-            let mut direct = post(jsonrpc::endpoint).with_state(rpc);
+            let mut direct = post(http::jsonrpc::endpoint).with_state(rpc);
             if let Some(guard) = &guard {
                 direct = direct.layer(axum::middleware::from_fn_with_state(
                     Arc::clone(guard),
@@ -220,7 +223,7 @@ impl<A: Agent> Server<A> {
             .layer(axum::middleware::from_fn(telemetry::layer))
             .layer(axum::middleware::from_fn_with_state(
                 body_limit,
-                body_limit::keep_alive,
+                http::body::keep_alive,
             )))
     }
 }

@@ -37,7 +37,7 @@ pub(super) async fn layer(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    use crate::server::body_limit::{self, BodyError};
+    use crate::server::http::body::{self as body_limit, BodyError};
     let (mut parts, body) = request.into_parts();
     let refuse = |refusal: &Refusal| gate.refusal(refusal);
     let principal = match parts.extensions.get::<Admission>() {

@@ -1,4 +1,4 @@
-//! The JSON-RPC binding: a request decoded into a [call](super::call), answered, and its
+//! The JSON-RPC binding: a request decoded into a [call](crate::server::call), answered, and its
 //! answer written with the `a2a` types' serde; A2A 0.3 requests decoded from their 0.3 params
 //! and answered in 0.3 shapes (the same call, translated value to value both ways); streams as
 //! SSE whose event ids are the events' numbers in their task's log, so that a subscriber that
@@ -15,13 +15,13 @@ use axum::response::Response;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::body_limit::{self, BodyError};
-use super::call::NumberedStream;
-use super::call::{Answer, Binding, Context, Failure, Op, requested_version};
-use super::errors::json_response;
-use super::lifecycle::Calls;
-use super::store::Event;
-use super::telemetry;
+use super::body::{self, BodyError};
+use crate::server::call::NumberedStream;
+use crate::server::call::{Answer, Binding, Context, Failure, Op, requested_version};
+use crate::server::errors::json_response;
+use crate::server::lifecycle::Calls;
+use crate::server::store::Event;
+use crate::server::telemetry;
 use crate::v0_3::{self, Method};
 
 /// The JSON-RPC endpoint.
@@ -91,14 +91,14 @@ pub(crate) async fn endpoint(State(rpc): State<Arc<JsonRpc>>, request: Request) 
             "a JSON-RPC request is sent with `Content-Type: application/json`",
         );
     }
-    let bytes = match body_limit::read(&parts.headers, body, rpc.body_limit).await {
+    let bytes = match body::read(&parts.headers, body, rpc.body_limit).await {
         Ok(bytes) => bytes,
         Err(BodyError::TooLarge) => {
-            return body_limit::closing(refuse(
+            return body::closing(refuse(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 JsonRpcId::Null,
                 error_code::INVALID_REQUEST,
-                body_limit::too_large_message(rpc.body_limit),
+                body::too_large_message(rpc.body_limit),
             ));
         }
         Err(BodyError::Unreadable) => {
@@ -424,7 +424,7 @@ mod tests {
 
     #[test]
     fn the_version_header_says_0_3_when_absent() {
-        use super::super::call::A2A_VERSION_HEADER;
+        use crate::server::call::A2A_VERSION_HEADER;
         let mut h = HeaderMap::new();
         assert!(asks_for_0_3(&h));
         h.insert(A2A_VERSION_HEADER, HeaderValue::from_static("0.3"));

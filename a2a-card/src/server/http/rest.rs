@@ -1,5 +1,5 @@
 //! The HTTP+JSON binding (A2A 1.0 section 11): each route decoded into a
-//! [call](super::call) (bodies in any ProtoJSON spelling, query parameters in camelCase or
+//! [call](crate::server::call) (bodies in any ProtoJSON spelling, query parameters in camelCase or
 //! snake_case), answered, and written with the `a2a` types' serde; streams as SSE numbered from
 //! the task's event log (`Last-Event-ID` resumes a subscription). Every error, of every route,
 //! is a `google.rpc.Status` (section 11.6).
@@ -13,13 +13,15 @@ use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
 use serde_json::{Value, json};
 
-use super::body_limit::{self, BodyError};
-use super::call::{Answer, Binding, Context, Failure, Op, field_error, normalize, read, read_text};
-use super::errors::rest_status;
+use super::body::{self, BodyError};
 use super::jsonrpc::{is_json, sse};
-use super::lifecycle::Calls;
-use super::store::Event;
-use super::telemetry;
+use crate::server::call::{
+    Answer, Binding, Context, Failure, Op, field_error, normalize, read, read_text,
+};
+use crate::server::errors::rest_status;
+use crate::server::lifecycle::Calls;
+use crate::server::store::Event;
+use crate::server::telemetry;
 
 /// The HTTP+JSON binding's state.
 pub(crate) struct Rest {
@@ -336,12 +338,12 @@ async fn read_body(
     body: Body,
     limit: usize,
 ) -> Result<Bytes, Response> {
-    let bytes: Bytes = match body_limit::read(headers, body, limit).await {
+    let bytes: Bytes = match body::read(headers, body, limit).await {
         Ok(bytes) => bytes,
         Err(e @ BodyError::TooLarge) => {
-            return Err(body_limit::closing(body_limit::rest_error(e, limit)));
+            return Err(body::closing(body::rest_error(e, limit)));
         }
-        Err(e) => return Err(body_limit::rest_error(e, limit)),
+        Err(e) => return Err(body::rest_error(e, limit)),
     };
     // Refused only once the body is read, so that the connection carries the next request.
     if !is_json(headers) {

@@ -75,7 +75,7 @@ pub(crate) fn rest_error(error: BodyError, limit: usize) -> Response {
         ),
         BodyError::Unreadable => (StatusCode::BAD_REQUEST, a2a::error_code::PARSE_ERROR),
     };
-    super::errors::rest_status(status, a2a::A2AError::new(code, error.message(limit)))
+    crate::server::errors::rest_status(status, a2a::A2AError::new(code, error.message(limit)))
 }
 
 /// `response` saying `Connection: close`: for an answer given without reading the whole body
