@@ -36,9 +36,18 @@ const KEYS: &[&str] = &[
     "default_output_modes",
     "security_schemes",
     "security",
+    "extension",
     "skills",
     "crate",
 ];
+
+/// One `extension(..)` of `#[agent]`: an extension the card declares.
+struct Extension {
+    uri: LitStr,
+    description: Option<LitStr>,
+    required: bool,
+    params: Option<LitStr>,
+}
 
 /// What `#[agent(...)]` says.
 #[derive(Default)]
@@ -59,8 +68,77 @@ struct Attrs {
     default_output_modes: Vec<LitStr>,
     security_schemes: Option<security::Schemes>,
     security: Vec<Requirement>,
+    extensions: Vec<Extension>,
     skills: Vec<Path>,
     krate: Option<Path>,
+}
+
+/// `extension(uri = "...", description = "...", required, params = r#"{...}"#)`: the URI is
+/// an absolute URI, the params a JSON object, and the crate's own input/output schemas
+/// extension is not declared by hand (the card declares it where a skill uses schemas).
+fn extension(meta: &syn::meta::ParseNestedMeta) -> syn::Result<Extension> {
+    let (mut uri, mut description, mut required, mut params) = (None, None, false, None);
+    meta.parse_nested_meta(|inner| {
+        if inner.path.is_ident("uri") {
+            uri = Some(attr::lit_str(&inner)?);
+        } else if inner.path.is_ident("description") {
+            description = Some(attr::lit_str(&inner)?);
+        } else if inner.path.is_ident("required") {
+            required = attr::flag(&inner)?.value;
+        } else if inner.path.is_ident("params") {
+            params = Some(attr::lit_str(&inner)?);
+        } else {
+            return Err(unknown_key(
+                &inner.path,
+                &["uri", "description", "required", "params"],
+                "agent(extension(..))",
+            ));
+        }
+        Ok(())
+    })?;
+    let Some(uri) = uri else {
+        return Err(meta.error(
+            "an extension needs its URI: extension(uri = \"https://example.com/ext/v1\", ..)",
+        ));
+    };
+    if !a2a_card_rules::urls::is_absolute_uri(&uri.value()) {
+        return Err(syn::Error::new(
+            uri.span(),
+            format!(
+                "`{}` is not an absolute URI; an extension is named by one, e.g. https://example.com/ext/v1 or urn:example:ext",
+                uri.value()
+            ),
+        ));
+    }
+    if uri.value() == a2a_card_rules::urls::IO_SCHEMAS_EXTENSION_URI {
+        return Err(syn::Error::new(
+            uri.span(),
+            "the input/output schemas extension is declared by the card itself wherever a skill uses schemas; remove this entry",
+        ));
+    }
+    if let Some(params) = &params {
+        match serde_json::from_str::<serde_json::Value>(&params.value()) {
+            Ok(serde_json::Value::Object(_)) => {}
+            Ok(_) => {
+                return Err(syn::Error::new(
+                    params.span(),
+                    "an extension's params are a JSON object, e.g. params = r#\"{\"version\": 2}\"#",
+                ));
+            }
+            Err(e) => {
+                return Err(syn::Error::new(
+                    params.span(),
+                    format!("an extension's params are JSON: {e}"),
+                ));
+            }
+        }
+    }
+    Ok(Extension {
+        uri,
+        description,
+        required,
+        params,
+    })
 }
 
 fn parse_attrs(args: TokenStream, errors: &mut Errors) -> Attrs {
@@ -68,6 +146,7 @@ fn parse_attrs(args: TokenStream, errors: &mut Errors) -> Attrs {
         "default_input_modes",
         "default_output_modes",
         "security",
+        "extension",
         "skills",
     ];
     attr::parse_entries(args, errors, &repeatable, |a: &mut Attrs, meta| {
@@ -131,6 +210,22 @@ fn parse_attrs(args: TokenStream, errors: &mut Errors) -> Attrs {
             "default_output_modes" => a.default_output_modes.extend(attr::lit_strs(&meta)?),
             "security_schemes" => a.security_schemes = Some(security::parse(&meta)?),
             "security" => a.security.push(attr::requirement(&meta)?),
+            "extension" => {
+                let extension = extension(&meta)?;
+                if a.extensions
+                    .iter()
+                    .any(|e| e.uri.value() == extension.uri.value())
+                {
+                    return Err(syn::Error::new(
+                        extension.uri.span(),
+                        format!(
+                            "extension `{}` is declared twice; declare each extension once",
+                            extension.uri.value()
+                        ),
+                    ));
+                }
+                a.extensions.push(extension);
+            }
             "skills" => meta.parse_nested_meta(|inner| {
                 a.skills.push(inner.path);
                 Ok(())
@@ -618,6 +713,20 @@ fn agent_decl(attrs: &Attrs, self_name: &str, card: Card, krate: &TokenStream) -
             .map(|schemes| schemes.function(krate)),
     );
     let security = attrs.security.iter().map(Requirement::tokens);
+    let extensions = attrs.extensions.iter().map(|e| {
+        let uri = &e.uri;
+        let description = option(&e.description);
+        let required = e.required;
+        let params = option(&e.params);
+        quote! {
+            #krate::__private::ExtensionDecl {
+                uri: #uri,
+                description: #description,
+                required: #required,
+                params: #params,
+            }
+        }
+    });
     consts.wrap(quote! {
         #krate::__private::AgentDecl {
             name: #name,
@@ -636,6 +745,7 @@ fn agent_decl(attrs: &Attrs, self_name: &str, card: Card, krate: &TokenStream) -
             default_output_modes: &[#(#outputs),*],
             security_schemes: #schemes,
             security: &[#(#security),*],
+            extensions: &[#(#extensions),*],
             source: #self_name,
         }
     })

@@ -125,3 +125,30 @@ pub fn check_endpoint_url(raw: &str) -> Result<(), String> {
         UrlKind::Https { .. } | UrlKind::Http { loopback: true } => Ok(()),
     }
 }
+
+/// The URI of the input/output schemas extension (v1), as listed in `capabilities.extensions`.
+pub const IO_SCHEMAS_EXTENSION_URI: &str =
+    "https://raw.githubusercontent.com/facultyai/a2a-extension-object-schemas/refs/heads/main/v1";
+
+/// Whether `raw` is an absolute URI (RFC 3986: a scheme, `:`, then something, and no
+/// whitespace), as an extension's URI is: `https://...`, `urn:...`.
+///
+/// ```
+/// use a2a_card_rules::urls::is_absolute_uri;
+/// for uri in ["https://a2a-protocol.org/ext/x/v1", "urn:example:ext", "tag:a.org,2026:x"] {
+///     assert!(is_absolute_uri(uri), "{uri}");
+/// }
+/// for not in ["", "x", "/ext/v1", "https://a b", ":x", "1a:x", "https:"] {
+///     assert!(!is_absolute_uri(not), "{not}");
+/// }
+/// ```
+pub fn is_absolute_uri(raw: &str) -> bool {
+    let Some((scheme, rest)) = raw.split_once(':') else {
+        return false;
+    };
+    let mut chars = scheme.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        && !rest.is_empty()
+        && !raw.chars().any(|c| c.is_whitespace() || c.is_control())
+}

@@ -64,8 +64,21 @@ pub struct AgentDecl {
     pub default_output_modes: &'static [&'static str],
     pub security_schemes: Option<SchemesFn>,
     pub security: &'static [RequirementDecl],
+    /// The extensions the card declares (`#[agent(extension(..))]`).
+    pub extensions: &'static [ExtensionDecl],
     /// Where the declaration is (the type name), for messages.
     pub source: &'static str,
+}
+
+/// An extension `#[agent(extension(..))]` declares: its URI, what the agent does with it,
+/// whether callers must ask for it, and its params (a JSON object the macro checked).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct ExtensionDecl {
+    pub uri: &'static str,
+    pub description: Option<&'static str>,
+    pub required: bool,
+    pub params: Option<&'static str>,
 }
 
 impl AgentDecl {
@@ -87,6 +100,7 @@ impl AgentDecl {
         default_output_modes: &[],
         security_schemes: None,
         security: &[],
+        extensions: &[],
         source: "",
     };
 }
@@ -245,6 +259,20 @@ fn build(agent: &AgentDecl, skills: &[SkillDecl], extended: bool) -> Result<Agen
     }
     for req in requirements(agent.security) {
         b = b.security_requirement(req);
+    }
+    for e in agent.extensions {
+        let mut extension = crate::card::AgentExtension::new(e.uri);
+        extension.description = e.description.map(str::to_owned);
+        extension.required = e.required.then_some(true);
+        // The macro checked the params are a JSON object.
+        extension.params = e
+            .params
+            .and_then(|p| serde_json::from_str::<serde_json::Value>(p).ok())
+            .and_then(|p| match p {
+                Value::Object(map) => Some(map),
+                _ => None,
+            });
+        b = b.extension(extension);
     }
     let mut schemas: Vec<(&'static str, Value)> = Vec::new();
     let mut conflicts = Vec::new();

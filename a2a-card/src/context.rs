@@ -71,6 +71,7 @@ pub struct SkillContext {
     pub message: Value,
     link: Option<Arc<Link>>,
     principal: Option<Arc<Principal>>,
+    extensions: Vec<String>,
 }
 
 impl PartialEq for SkillContext {
@@ -187,6 +188,7 @@ impl SkillContext {
             message,
             link: None,
             principal: None,
+            extensions: Vec::new(),
         }
     }
 
@@ -234,6 +236,37 @@ impl SkillContext {
     /// ```
     pub fn principal(&self) -> Option<&Principal> {
         self.principal.as_deref()
+    }
+
+    #[cfg(feature = "server")]
+    pub(crate) fn set_extensions(&mut self, extensions: Vec<String>) {
+        self.extensions = extensions;
+    }
+
+    /// The extensions the caller asked for (`A2A-Extensions`) that the card declares, in the
+    /// order asked: what the handler may use for this call (an extension the card does not
+    /// declare is ignored, and the answer names the ones asked for and declared). Empty
+    /// outside a server.
+    ///
+    /// ```
+    /// use a2a_card::{SkillContext, agent, skill};
+    ///
+    /// struct Greeter;
+    /// /// Greets, in rhyme for callers that ask for it.
+    /// #[agent(url = "http://127.0.0.1:9000", extension(uri = "https://example.com/ext/rhyme/v1"))]
+    /// impl Greeter {
+    ///     /// Greets.
+    ///     #[skill]
+    ///     fn hello(&self, name: String, ctx: SkillContext) -> String {
+    ///         let rhymes = ctx.extensions().iter().any(|e| e == "https://example.com/ext/rhyme/v1");
+    ///         if rhymes { format!("Hello {name}, good to see you again") } else { format!("Hello, {name}") }
+    ///     }
+    /// }
+    /// # let card = <Greeter as a2a_card::Agent>::card().unwrap();
+    /// # assert_eq!(card.capabilities.extensions[0].uri, "https://example.com/ext/rhyme/v1");
+    /// ```
+    pub fn extensions(&self) -> &[String] {
+        &self.extensions
     }
 
     /// Links the context to a running task: its events go to the returned receiver, in order,

@@ -317,8 +317,8 @@ mod book;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::agent::{
-        AgentDecl, RequirementDecl, SchemesFn, Skill, SkillDecl, build_card, build_extended_card,
-        unknown_skill,
+        AgentDecl, ExtensionDecl, RequirementDecl, SchemesFn, Skill, SkillDecl, build_card,
+        build_extended_card, unknown_skill,
     };
     pub use crate::checks::*;
     pub use crate::skill::{

@@ -10,9 +10,7 @@ use std::borrow::Cow;
 use a2a_card_rules::media::{MediaType, essence_is, is_token, write_param_value};
 pub(crate) use a2a_card_rules::names::check_schema_name;
 
-/// The URI of the input/output schemas extension (v1), as listed in `capabilities.extensions`.
-pub const IO_SCHEMAS_EXTENSION_URI: &str =
-    "https://raw.githubusercontent.com/facultyai/a2a-extension-object-schemas/refs/heads/main/v1";
+pub use a2a_card_rules::urls::IO_SCHEMAS_EXTENSION_URI;
 
 /// The JSON Schema dialect of named schemas.
 pub(crate) const JSON_SCHEMA_DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";

@@ -227,6 +227,32 @@ impl Connect {
         self
     }
 
+    /// Asks for the extension `uri` on every request (the `A2A-Extensions` header, A2A 1.0
+    /// section 4.6): an agent that declares it lets its skills use it, and names it in its
+    /// answer; one that requires it refuses a request without it (`-32008`).
+    ///
+    /// ```
+    /// let c = a2a_card::client::Connect::new("http://127.0.0.1:8080")
+    ///     .extension("https://example.com/ext/rhyme/v1")
+    ///     .extension("urn:example:audit");
+    /// assert!(format!("{c:?}").contains("A2A-Extensions"));
+    /// ```
+    pub fn extension(mut self, uri: impl Into<String>) -> Connect {
+        let uri = uri.into();
+        match self
+            .headers
+            .iter_mut()
+            .find(|(name, _)| name.eq_ignore_ascii_case("A2A-Extensions"))
+        {
+            Some((_, value)) => {
+                value.push_str(", ");
+                value.push_str(&uri);
+            }
+            None => self.headers.push(("A2A-Extensions".to_owned(), uri)),
+        }
+        self
+    }
+
     /// Refuses the agent unless one of its card's signatures verifies with a key of `keys`,
     /// by an algorithm of `allowed` (see [`sign::verify`]).
     ///

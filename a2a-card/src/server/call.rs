@@ -59,7 +59,6 @@ pub(crate) struct Context {
     #[allow(dead_code)]
     pub(crate) binding: Binding,
     /// The extensions the caller asks for (`A2A-Extensions`), as sent.
-    #[allow(dead_code)]
     pub(crate) extensions: Vec<String>,
     /// The number of the last event a reconnecting subscriber saw (`Last-Event-ID`).
     pub(crate) after: Option<u64>,
@@ -136,6 +135,89 @@ pub(crate) fn requested_version(headers: &HeaderMap) -> Option<&str> {
     headers
         .get(A2A_VERSION_HEADER)
         .map(|v| v.to_str().map(str::trim).unwrap_or("?"))
+}
+
+/// The extensions the served card declares, and which of them a caller must ask for (A2A 1.0
+/// section 4.6).
+#[derive(Debug, Default)]
+pub(crate) struct Extensions {
+    declared: Vec<String>,
+    required: Vec<String>,
+}
+
+/// The header that names the extensions a request asks for, and those its answer used.
+pub(crate) const EXTENSIONS_HEADER: &str = "a2a-extensions";
+
+impl Extensions {
+    /// The extensions `card` declares.
+    pub(crate) fn of(card: &crate::card::AgentCard) -> Extensions {
+        let declared = &card.capabilities.extensions;
+        Extensions {
+            declared: declared.iter().map(|e| e.uri.clone()).collect(),
+            required: declared
+                .iter()
+                .filter(|e| e.required == Some(true))
+                .map(|e| e.uri.clone())
+                .collect(),
+        }
+    }
+
+    /// The extensions a call `asked` for that the card declares, in the order asked (unknown
+    /// ones ignored); `-32602` naming the header when an entry is not a URI, `-32008` when a
+    /// required one is missing.
+    pub(crate) fn activate(&self, asked: &[String]) -> Result<Vec<String>, A2AError> {
+        if let Some(bad) = asked
+            .iter()
+            .find(|uri| !a2a_card_rules::urls::is_absolute_uri(uri))
+        {
+            return Err(field_error(
+                "A2A-Extensions",
+                format!(
+                    "`{}` is not a URI; the header lists extension URIs, comma-separated",
+                    bad.chars().take(128).collect::<String>()
+                ),
+            ));
+        }
+        let missing: Vec<&str> = self
+            .required
+            .iter()
+            .filter(|uri| !asked.contains(uri))
+            .map(String::as_str)
+            .collect();
+        if !missing.is_empty() {
+            return Err(A2AError::new(
+                a2a::error_code::EXTENSION_SUPPORT_REQUIRED,
+                format!(
+                    "this agent requires the extension{} {}: ask for {} in the A2A-Extensions header",
+                    if missing.len() == 1 { "" } else { "s" },
+                    missing.join(", "),
+                    if missing.len() == 1 { "it" } else { "them" },
+                ),
+            ));
+        }
+        let mut used: Vec<String> = Vec::new();
+        for uri in asked {
+            if self.declared.contains(uri) && !used.contains(uri) {
+                used.push(uri.clone());
+            }
+        }
+        Ok(used)
+    }
+
+    /// The header value naming the extensions `ctx` asked for that the card declares (for the
+    /// answer), if any.
+    pub(crate) fn echo(&self, ctx: &Context) -> Option<axum::http::HeaderValue> {
+        let used: Vec<&str> = ctx
+            .extensions
+            .iter()
+            .filter(|uri| self.declared.contains(uri))
+            .map(String::as_str)
+            .collect();
+        if used.is_empty() {
+            return None;
+        }
+        axum::http::HeaderValue::from_str(&used.join(", ")).ok()
+    }
 }
 
 /// One protocol operation with its typed parameters.

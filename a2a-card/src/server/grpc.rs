@@ -17,10 +17,11 @@ use a2a_grpc::errors::a2a_error_to_status;
 use a2a_pb::pbconv;
 use a2a_pb::proto::{self, a2a_service_server::A2aService, a2a_service_server::A2aServiceServer};
 use futures::{Stream, StreamExt};
+use tonic::metadata::{Ascii, MetadataValue};
 use tonic::{Request, Response, Status};
 
 use super::auth::Admission;
-use super::call::{Answer, Binding, Context, Failure, Op, unexpected};
+use super::call::{Answer, Binding, Context, EXTENSIONS_HEADER, Failure, Op, unexpected};
 use super::lifecycle::Calls;
 use super::store::Event;
 
@@ -64,18 +65,26 @@ struct Grpc(Arc<dyn Calls>);
 type Events = Pin<Box<dyn Stream<Item = Result<proto::StreamResponse, Status>> + Send>>;
 
 impl Grpc {
-    /// Answers `op`, called with `request`'s metadata and the authentication layer's word.
-    async fn call<T>(&self, request: &Request<T>, op: Op) -> Result<Answer, Status> {
+    /// Answers `op`, called with `request`'s metadata and the authentication layer's word;
+    /// with the answer, the extensions it used (for its `a2a-extensions` metadata).
+    async fn call<T>(&self, request: &Request<T>, op: Op) -> Result<(Answer, Used), Status> {
         let admission = request.extensions().get::<Admission>();
         let ctx = Context::of(Binding::Grpc, request.metadata().as_ref(), admission)
             .map_err(|refusal| refusal.grpc())?;
-        self.0
+        let answer = self
+            .0
             .call(&ctx, op)
             .await
             .map_err(|failure| match failure {
                 Failure::Error(e) => a2a_error_to_status(&e),
                 Failure::Refused(refusal) => refusal.grpc(),
-            })
+            })?;
+        let used = self
+            .0
+            .extensions()
+            .echo(&ctx)
+            .and_then(|v| MetadataValue::try_from(v.as_bytes()).ok());
+        Ok((answer, used))
     }
 }
 
@@ -83,23 +92,38 @@ fn status(e: A2AError) -> Status {
     a2a_error_to_status(&e)
 }
 
-fn task(answer: Answer) -> Result<Response<proto::Task>, Status> {
+/// The extensions an answer used, as the metadata `a2a-extensions`.
+type Used = Option<MetadataValue<Ascii>>;
+
+/// `message` as the answer, naming the extensions it used.
+fn respond<T>(message: T, used: Used) -> Response<T> {
+    let mut response = Response::new(message);
+    if let Some(used) = used {
+        response.metadata_mut().insert(EXTENSIONS_HEADER, used);
+    }
+    response
+}
+
+fn task((answer, used): (Answer, Used)) -> Result<Response<proto::Task>, Status> {
     match answer {
-        Answer::Task(task) => Ok(Response::new(pbconv::to_proto_task(&task))),
+        Answer::Task(task) => Ok(respond(pbconv::to_proto_task(&task), used)),
         _ => Err(status(unexpected())),
     }
 }
 
-fn config(answer: Answer) -> Result<Response<proto::TaskPushNotificationConfig>, Status> {
+fn config(
+    (answer, used): (Answer, Used),
+) -> Result<Response<proto::TaskPushNotificationConfig>, Status> {
     match answer {
-        Answer::Config(c) => Ok(Response::new(
+        Answer::Config(c) => Ok(respond(
             pbconv::to_proto_task_push_notification_config(&c),
+            used,
         )),
         _ => Err(status(unexpected())),
     }
 }
 
-fn events(answer: Answer) -> Result<Response<Events>, Status> {
+fn events((answer, used): (Answer, Used)) -> Result<Response<Events>, Status> {
     let Answer::Stream(events) = answer else {
         return Err(status(unexpected()));
     };
@@ -109,7 +133,7 @@ fn events(answer: Answer) -> Result<Response<Events>, Status> {
             Err(e) => Err(status(e)),
         },
     );
-    Ok(Response::new(Box::pin(events)))
+    Ok(respond(Box::pin(events), used))
 }
 
 #[tonic::async_trait]
@@ -120,7 +144,9 @@ impl A2aService for Grpc {
     ) -> Result<Response<proto::SendMessageResponse>, Status> {
         let op = Op::Send(pbconv::from_proto_send_message_request(request.get_ref()));
         match self.call(&request, op).await? {
-            Answer::Sent(sent) => Ok(Response::new(pbconv::to_proto_send_message_response(&sent))),
+            (Answer::Sent(sent), used) => {
+                Ok(respond(pbconv::to_proto_send_message_response(&sent), used))
+            }
             _ => Err(status(unexpected())),
         }
     }
@@ -149,7 +175,9 @@ impl A2aService for Grpc {
     ) -> Result<Response<proto::ListTasksResponse>, Status> {
         let op = Op::List(pbconv::from_proto_list_tasks_request(request.get_ref()));
         match self.call(&request, op).await? {
-            Answer::Tasks(list) => Ok(Response::new(pbconv::to_proto_list_tasks_response(&list))),
+            (Answer::Tasks(list), used) => {
+                Ok(respond(pbconv::to_proto_list_tasks_response(&list), used))
+            }
             _ => Err(status(unexpected())),
         }
     }
@@ -202,8 +230,9 @@ impl A2aService for Grpc {
             pbconv::from_proto_list_task_push_notification_configs_request(request.get_ref()),
         );
         match self.call(&request, op).await? {
-            Answer::Configs(list) => Ok(Response::new(
+            (Answer::Configs(list), used) => Ok(respond(
                 pbconv::to_proto_list_task_push_notification_configs_response(&list),
+                used,
             )),
             _ => Err(status(unexpected())),
         }
@@ -214,7 +243,7 @@ impl A2aService for Grpc {
         request: Request<proto::GetExtendedAgentCardRequest>,
     ) -> Result<Response<proto::AgentCard>, Status> {
         match self.call(&request, Op::ExtendedCard).await? {
-            Answer::Card(card) => Ok(Response::new(pbconv::to_proto_agent_card(&card))),
+            (Answer::Card(card), used) => Ok(respond(pbconv::to_proto_agent_card(&card), used)),
             _ => Err(status(unexpected())),
         }
     }
@@ -226,7 +255,7 @@ impl A2aService for Grpc {
         let op = Op::DeleteConfig(
             pbconv::from_proto_delete_task_push_notification_config_request(request.get_ref()),
         );
-        self.call(&request, op).await?;
-        Ok(Response::new(()))
+        let (_, used) = self.call(&request, op).await?;
+        Ok(respond((), used))
     }
 }

@@ -42,6 +42,10 @@ pub struct Access {
     /// JSON-RPC, else HTTP+JSON, else gRPC).
     #[arg(long, value_enum)]
     binding: Option<Binding>,
+    /// An extension to ask for, by its URI (repeatable): sent in the `A2A-Extensions` header,
+    /// as an agent that requires one expects.
+    #[arg(long = "extension", value_name = "URI")]
+    extensions: Vec<String>,
 }
 
 /// A protocol binding, as `--binding` names it.
@@ -93,6 +97,14 @@ impl Access {
         }
         for path in &self.ca_certs {
             connect = connect.root_certificates_pem(read_text(path)?);
+        }
+        for uri in &self.extensions {
+            if !a2a_card_rules::urls::is_absolute_uri(uri.trim()) {
+                return Err(Failure::from(format!(
+                    "--extension `{uri}`: an extension is named by its URI, e.g. https://example.com/ext/v1"
+                )));
+            }
+            connect = connect.extension(uri.trim());
         }
         connect = connect.prefer_bindings(match self.binding {
             Some(binding) => vec![binding.name()],

@@ -17,7 +17,9 @@ use serde_json::value::RawValue;
 
 use super::body::{self, BodyError};
 use crate::server::call::NumberedStream;
-use crate::server::call::{Answer, Binding, Context, Failure, Op, requested_version};
+use crate::server::call::{
+    Answer, Binding, Context, EXTENSIONS_HEADER, Failure, Op, requested_version,
+};
 use crate::server::errors::json_response;
 use crate::server::lifecycle::Calls;
 use crate::server::store::Event;
@@ -185,6 +187,21 @@ pub(crate) async fn endpoint(State(rpc): State<Arc<JsonRpc>>, request: Request) 
             Err(e) => error_response(&id, e),
         },
     };
+    // The extensions asked for that the card declares, named in an answer that used them (a
+    // 0.3 caller reads the header 0.3 named).
+    if !response
+        .extensions()
+        .get::<telemetry::Called>()
+        .is_some_and(|c| c.failed())
+        && let Some(used) = rpc.calls.extensions().echo(&ctx)
+    {
+        let name = if legacy.is_some() {
+            "x-a2a-extensions"
+        } else {
+            EXTENSIONS_HEADER
+        };
+        response.headers_mut().insert(name, used);
+    }
     telemetry::called(&mut response, &method);
     response
 }

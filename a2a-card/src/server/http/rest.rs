@@ -16,7 +16,8 @@ use serde_json::{Value, json};
 use super::body::{self, BodyError};
 use super::jsonrpc::{is_json, sse};
 use crate::server::call::{
-    Answer, Binding, Context, Failure, Op, field_error, normalize, read, read_text,
+    Answer, Binding, Context, EXTENSIONS_HEADER, Failure, Op, field_error, normalize, read,
+    read_text,
 };
 use crate::server::errors::rest_status;
 use crate::server::lifecycle::Calls;
@@ -221,9 +222,18 @@ pub(crate) async fn endpoint(State(rest): State<Arc<Rest>>, request: Request) ->
     };
     let mut response = match op {
         Ok(op) => match rest.calls.call(&ctx, op).await {
-            Ok(Answer::Stream(events)) => sse(events, write_event),
-            Ok(Answer::Deleted) => Response::new(Body::empty()),
-            Ok(answer) => json(&answer),
+            Ok(answer) => {
+                let mut response = match answer {
+                    Answer::Stream(events) => sse(events, write_event),
+                    Answer::Deleted => Response::new(Body::empty()),
+                    answer => json(&answer),
+                };
+                // The extensions asked for that the card declares, named in the answer.
+                if let Some(used) = rest.calls.extensions().echo(&ctx) {
+                    response.headers_mut().insert(EXTENSIONS_HEADER, used);
+                }
+                response
+            }
             Err(Failure::Error(e)) => error(e),
             Err(Failure::Refused(refusal)) => refusal.rest(),
         },

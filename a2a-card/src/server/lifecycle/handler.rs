@@ -13,13 +13,18 @@ use super::log::Until;
 use super::run::{status, status_of};
 use super::{Lifecycle, NumberedStream, new_task_id};
 use crate::agent::Agent;
-use crate::server::call::{Answer, Context, Failure, Op, field_error, unexpected};
+use crate::server::call::{
+    Answer, Binding, Context, Extensions, Failure, Op, field_error, unexpected,
+};
 
 /// What the bindings call: one operation, in its context.
 #[async_trait]
 pub(crate) trait Calls: Send + Sync + 'static {
     /// Answers `op`, called in `ctx`.
     async fn call(&self, ctx: &Context, op: Op) -> Result<Answer, Failure>;
+
+    /// The extensions the served card declares (the bindings name those a call used).
+    fn extensions(&self) -> &Extensions;
 }
 
 #[async_trait]
@@ -33,6 +38,11 @@ impl<A: Agent> Calls for Lifecycle<A> {
             return Err(guard.unauthenticated_any().into());
         }
         self.authorize(ctx)?;
+        // The extensions asked for, before anything else is done (MCP's callers and callers in
+        // the process speak no A2A extension).
+        if !matches!(ctx.binding, Binding::Mcp | Binding::InProcess) {
+            self.extensions.activate(&ctx.extensions)?;
+        }
         Ok(match op {
             Op::Send(req) => Answer::Sent(SendMessageResponse::Task(self.send(ctx, req).await?)),
             Op::Stream(req) => {
@@ -65,6 +75,10 @@ impl<A: Agent> Calls for Lifecycle<A> {
                     .ok_or_else(A2AError::extended_card_not_configured)?,
             )),
         })
+    }
+
+    fn extensions(&self) -> &Extensions {
+        &self.extensions
     }
 }
 

@@ -44,7 +44,7 @@ use crate::dispatch::{Decision, Dispatcher};
 use crate::skill::CallInput;
 
 use super::auth::Guard;
-use super::call::{Context, Failure, NumberedStream};
+use super::call::{Context, Extensions, Failure, NumberedStream};
 use super::errors::dispatch_error;
 use super::message::{has_files, message_json, split_files};
 use super::push::{Delivery, Webhooks};
@@ -69,6 +69,8 @@ pub(crate) struct Parts {
     pub(crate) streaming: bool,
     pub(crate) max_inline_file: usize,
     pub(crate) input_timeout: Option<Duration>,
+    /// The extensions the served card declares.
+    pub(crate) extensions: Extensions,
 }
 
 /// The request handler of a declared agent (see the [module docs](self)).
@@ -85,6 +87,7 @@ pub(crate) struct Lifecycle<A: Agent> {
     extended: Option<a2a::AgentCard>,
     streaming: bool,
     max_inline_file: usize,
+    extensions: Extensions,
 }
 
 /// A turn under way: the task, its state when the turn began, and that state's number.
@@ -133,6 +136,7 @@ impl<A: Agent> Lifecycle<A> {
             extended: parts.extended,
             streaming: parts.streaming,
             max_inline_file: parts.max_inline_file,
+            extensions: parts.extensions,
         }
     }
 
@@ -258,6 +262,10 @@ impl<A: Agent> Lifecycle<A> {
             guard.authorize_skill(skill, ctx.principal.as_deref())?;
         }
         call.context.set_principal(ctx.principal.clone());
+        // Checked in `call`: what is left is the extensions the card declares.
+        if let Ok(used) = self.extensions.activate(&ctx.extensions) {
+            call.context.set_extensions(used);
+        }
         let message = req.message;
         let task = Task {
             id: new_task_id(),
