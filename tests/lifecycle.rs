@@ -53,6 +53,18 @@ async fn rpc(base: &str, method: &str, params: Value) -> (u16, Value) {
     (status, response.json().await.expect("JSON"))
 }
 
+/// An HTTP+JSON 1.0 request's JSON answer.
+async fn http_json(request: reqwest::RequestBuilder) -> Value {
+    request
+        .header("A2A-Version", "1.0")
+        .send()
+        .await
+        .expect("an answer")
+        .json()
+        .await
+        .expect("JSON")
+}
+
 /// The `data` of each event of an SSE answer, read to its end.
 async fn events_of(response: reqwest::Response) -> Vec<Value> {
     assert_eq!(response.status(), 200);
@@ -379,15 +391,7 @@ async fn a_message_without_its_required_fields_creates_no_task() {
     assert_eq!(listed["result"]["totalSize"], 0, "no task: {listed}");
     // An empty list still says so, on HTTP+JSON too (tasks and totalSize always sent).
     assert_eq!(listed["result"]["tasks"], json!([]), "{listed}");
-    let rest: Value = reqwest::Client::new()
-        .get(format!("{base}/tasks"))
-        .header("A2A-Version", "1.0")
-        .send()
-        .await
-        .expect("an answer")
-        .json()
-        .await
-        .expect("JSON");
+    let rest = http_json(reqwest::Client::new().get(format!("{base}/tasks"))).await;
     assert_eq!(rest["tasks"], json!([]), "{rest}");
     assert_eq!(rest["totalSize"], 0, "{rest}");
 }
@@ -690,31 +694,15 @@ async fn a_protojson_snake_case_request_answers_as_its_camel_case_twin_on_every_
     let http = reqwest::Client::new();
     let mut sent = Vec::new();
     for message in [trip(1, Some("2026-12-01")), snake_trip(1)] {
-        let answer: Value = http
-            .post(format!("{base}/message:send"))
-            .header("A2A-Version", "1.0")
-            .json(&json!({"message": message}))
-            .send()
-            .await
-            .expect("an answer")
-            .json()
-            .await
-            .expect("JSON");
-        sent.push(masked(answer));
+        let send = http.post(format!("{base}/message:send"));
+        sent.push(masked(
+            http_json(send.json(&json!({"message": message}))).await,
+        ));
     }
     assert_eq!(sent[0], sent[1], "POST /message:send");
     let mut got = Vec::new();
     for query in ["historyLength=1", "history_length=1"] {
-        let answer: Value = http
-            .get(format!("{base}/tasks/{task}?{query}"))
-            .header("A2A-Version", "1.0")
-            .send()
-            .await
-            .expect("an answer")
-            .json()
-            .await
-            .expect("JSON");
-        got.push(answer);
+        got.push(http_json(http.get(format!("{base}/tasks/{task}?{query}"))).await);
     }
     assert_eq!(got[0], got[1], "GET /tasks/{{id}}");
     assert_eq!(got[0]["history"].as_array().map(Vec::len), Some(1));
