@@ -42,16 +42,28 @@ async fn telemetry(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
-    let method = request
-        .uri()
-        .path()
-        .rsplit('/')
-        .next()
-        .unwrap_or_default()
-        .to_owned();
-    super::telemetry::method(Binding::Grpc.names(), &method, "1.0");
+    // The service's methods are the 1.0 methods, by the same names.
+    use a2a::methods::*;
+    let path = request.uri().path();
+    let method = [
+        SEND_MESSAGE,
+        SEND_STREAMING_MESSAGE,
+        GET_TASK,
+        LIST_TASKS,
+        CANCEL_TASK,
+        SUBSCRIBE_TO_TASK,
+        CREATE_PUSH_CONFIG,
+        GET_PUSH_CONFIG,
+        LIST_PUSH_CONFIGS,
+        DELETE_PUSH_CONFIG,
+        GET_EXTENDED_AGENT_CARD,
+    ]
+    .into_iter()
+    .find(|m| path.strip_suffix(m).is_some_and(|p| p.ends_with('/')))
+    .unwrap_or("unknown");
+    super::telemetry::method(Binding::Grpc.names(), method, "1.0");
     let mut response = next.run(request).await;
-    super::telemetry::called(&mut response, &method);
+    super::telemetry::called(&mut response, method);
     let status = response.headers().get("grpc-status");
     if status.is_some_and(|s| s.as_bytes() != b"0") {
         super::telemetry::failed(&mut response);
