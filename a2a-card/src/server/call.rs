@@ -324,8 +324,8 @@ pub(crate) fn read_text<T: serde::de::DeserializeOwned>(text: &str) -> Option<T>
     serde_json::from_str(text).ok()
 }
 
-/// Whether JSON `text` has a member name with `_` in it (a snake_case name, or a data part's
-/// own: either way the text is read the careful way).
+/// Whether JSON `text` has a member name with `_` in it (a ProtoJSON snake_case name), outside
+/// the values of `data` and `metadata` members, which are the caller's own.
 fn has_snake_key(text: &str) -> bool {
     let bytes = text.as_bytes();
     let mut i = 0;
@@ -334,28 +334,61 @@ fn has_snake_key(text: &str) -> bool {
             i += 1;
             continue;
         }
-        // A string: to its closing quote, noting an underscore.
-        let mut underscore = false;
-        i += 1;
-        while i < bytes.len() && bytes[i] != b'"' {
-            match bytes[i] {
-                b'\\' => i += 1,
-                b'_' => underscore = true,
-                _ => {}
-            }
-            i += 1;
+        let start = i + 1;
+        i = string_end(bytes, i);
+        let name = &bytes[start..i.saturating_sub(1).max(start)];
+        let after = skip_whitespace(bytes, i);
+        if bytes.get(after) != Some(&b':') {
+            continue;
         }
-        i += 1;
-        if underscore {
-            let next = bytes[i.min(bytes.len())..]
-                .iter()
-                .find(|b| !b.is_ascii_whitespace());
-            if next == Some(&b':') {
-                return true;
-            }
+        // A member name.
+        if name == b"data" || name == b"metadata" {
+            i = value_end(bytes, skip_whitespace(bytes, after + 1));
+        } else if name.contains(&b'_') {
+            return true;
         }
     }
     false
+}
+
+/// Where the string opening at `at` (a quote) ends: the index after its closing quote.
+fn string_end(bytes: &[u8], at: usize) -> usize {
+    let mut i = at + 1;
+    while i < bytes.len() && bytes[i] != b'"' {
+        i += if bytes[i] == b'\\' { 2 } else { 1 };
+    }
+    (i + 1).min(bytes.len())
+}
+
+fn skip_whitespace(bytes: &[u8], mut i: usize) -> usize {
+    while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
+        i += 1;
+    }
+    i
+}
+
+/// Where the JSON value starting at `at` ends.
+fn value_end(bytes: &[u8], at: usize) -> usize {
+    let mut depth = 0usize;
+    let mut i = at;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i = string_end(bytes, i);
+                if depth == 0 {
+                    return i;
+                }
+                continue;
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' if depth <= 1 => return i + usize::from(depth == 1),
+            b'}' | b']' => depth -= 1,
+            b',' if depth == 0 => return i,
+            _ => {}
+        }
+        i += 1;
+    }
+    i
 }
 
 /// `params` read as `T` (already [normalised](normalize)), or an invalid-params error that
@@ -567,6 +600,13 @@ mod tests {
         assert!(has_snake_key(r#"{"a" : {"b_c"  :1}}"#));
         assert!(!has_snake_key(r#"{"role": "ROLE_USER", "text": "a_b:"}"#));
         assert!(!has_snake_key(r#"{"s": "say \"x_y\": 1"}"#));
+        // The caller's own data and metadata are theirs to spell.
+        let data = r#"{"message": {"parts": [{"data": {"start_date": "x", "n": [{"a_b": 1}]},
+            "mediaType": "m"}], "metadata": {"trace_id": "t"}, "messageId": "m1"}}"#;
+        assert!(!has_snake_key(data));
+        assert!(has_snake_key(&data.replace("messageId", "message_id")));
+        assert!(!has_snake_key(r#"{"data": 3, "metadata": "a_b"}"#));
+        assert!(has_snake_key(r#"{"data": "x", "context_id": "c"}"#));
     }
 
     #[test]
