@@ -94,36 +94,58 @@ pub(super) fn of(store: &Arc<dyn Store>) -> Arc<dyn Cluster> {
 /// answer forwarded for a handler here to it (answers for tasks that run elsewhere are not
 /// this replica's).
 pub(super) fn hear(
-    mut changes: Wake,
+    changes: Wake,
     recorder: Arc<Recorder>,
     dispatcher: Arc<crate::dispatch::Dispatcher>,
     max_inline_file: usize,
 ) {
+    // Two listeners, each at its own pace: a cancel is checked against the store, and that
+    // read must not hold back (or, past the feed's capacity, lose) an answer.
+    let answers = changes.resubscribe();
+    let cancels = Arc::clone(&recorder);
+    listen(changes, move |change| {
+        let recorder = Arc::clone(&cancels);
+        async move {
+            if let Change::Task(id) = change {
+                cancelled(&recorder, &id).await;
+            }
+        }
+    });
+    listen(answers, move |change| {
+        let (recorder, dispatcher) = (Arc::clone(&recorder), Arc::clone(&dispatcher));
+        async move {
+            let Change::Answer { task, message } = change else {
+                return;
+            };
+            let Some(tracked) = recorder.live.get(&task) else {
+                return;
+            };
+            // The replica that took it checked it; read here as any answer is.
+            let Ok(Decision::FollowUp(call)) =
+                decide(&dispatcher, max_inline_file, &message, Some(&task))
+            else {
+                return;
+            };
+            if let Ok(waiting) = run::take_waiting(&recorder, &task) {
+                hand_over(&recorder, &tracked, *message, call, waiting).await;
+            }
+        }
+    });
+}
+
+/// Handles each change of `changes` with `handle`, in order, for as long as the feed lasts
+/// (a change missed by falling behind is skipped).
+fn listen<F, Fut>(mut changes: Wake, handle: F)
+where
+    F: Fn(Change) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()> + Send,
+{
     tokio::spawn(async move {
         loop {
-            let change = match changes.recv().await {
-                Ok(change) => change,
-                // Missed some: go on with the next change.
+            match changes.recv().await {
+                Ok(change) => handle(change).await,
                 Err(broadcast::error::RecvError::Lagged(_)) => continue,
                 Err(broadcast::error::RecvError::Closed) => return,
-            };
-            match change {
-                Change::Task(id) => cancelled(&recorder, &id).await,
-                Change::Answer { task, message } => {
-                    let Some(tracked) = recorder.live.get(&task) else {
-                        continue;
-                    };
-                    // The replica that took it checked it; read here as any answer is.
-                    let Ok(Decision::FollowUp(call)) =
-                        decide(&dispatcher, max_inline_file, &message, Some(&task))
-                    else {
-                        continue;
-                    };
-                    if let Ok(waiting) = run::take_waiting(&recorder, &task) {
-                        hand_over(&recorder, &tracked, *message, call, waiting).await;
-                    }
-                }
-                _ => {}
             }
         }
     });
