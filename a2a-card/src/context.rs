@@ -72,6 +72,7 @@ pub struct SkillContext {
     link: Option<Arc<Link>>,
     principal: Option<Arc<Principal>>,
     extensions: Vec<String>,
+    tenant: Option<String>,
 }
 
 impl PartialEq for SkillContext {
@@ -189,6 +190,7 @@ impl SkillContext {
             link: None,
             principal: None,
             extensions: Vec::new(),
+            tenant: None,
         }
     }
 
@@ -236,6 +238,18 @@ impl SkillContext {
     /// ```
     pub fn principal(&self) -> Option<&Principal> {
         self.principal.as_deref()
+    }
+
+    #[cfg(feature = "server")]
+    pub(crate) fn set_tenant(&mut self, tenant: Option<String>) {
+        self.tenant = tenant;
+    }
+
+    /// The tenant the call was made in (A2A 1.0: the request's `tenant`, or the HTTP+JSON
+    /// path's first segment); `None` for the default tenant and outside a server. A task of
+    /// one tenant is not found under another.
+    pub fn tenant(&self) -> Option<&str> {
+        self.tenant.as_deref()
     }
 
     #[cfg(feature = "server")]

@@ -56,8 +56,10 @@ pub(crate) struct Context {
     /// The caller the authentication layer let in (`None`: anonymous).
     pub(crate) principal: Option<Arc<Principal>>,
     /// The binding the call came over.
-    #[allow(dead_code)]
     pub(crate) binding: Binding,
+    /// The tenant the request's path names (HTTP+JSON: `/{tenant}/...`); the other bindings
+    /// name it in the request's own `tenant` field.
+    pub(crate) tenant: Option<String>,
     /// The extensions the caller asks for (`A2A-Extensions`), as sent.
     pub(crate) extensions: Vec<String>,
     /// The number of the last event a reconnecting subscriber saw (`Last-Event-ID`).
@@ -87,6 +89,7 @@ impl Context {
             extensions: extensions(headers),
             after: last_event_id(headers),
             admitted: None,
+            tenant: None,
         })
     }
 
@@ -98,6 +101,7 @@ impl Context {
             extensions: Vec::new(),
             after: None,
             admitted: None,
+            tenant: None,
         }
     }
 
@@ -135,6 +139,49 @@ pub(crate) fn requested_version(headers: &HeaderMap) -> Option<&str> {
     headers
         .get(A2A_VERSION_HEADER)
         .map(|v| v.to_str().map(str::trim).unwrap_or("?"))
+}
+
+/// The tenant a call is made in: the one its path names and the one its request names, which
+/// must agree; a tenant is a path segment of 1 to 64 letters, digits and `.`, `_`, `~`, `-`
+/// (`-32602` naming the field otherwise). `None`: the default tenant.
+pub(crate) fn tenant_of<'a>(ctx: &'a Context, op: &'a Op) -> Result<Option<&'a str>, A2AError> {
+    let named = op.tenant();
+    let tenant = match (ctx.tenant.as_deref(), named) {
+        (Some(path), Some(field)) if path != field => {
+            return Err(field_error(
+                "tenant",
+                format!("is `{field}`, and the path names tenant `{path}`"),
+            ));
+        }
+        (path, field) => path.or(field),
+    };
+    if let Some(t) = tenant {
+        let fine = (1..=64).contains(&t.len())
+            && t.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'~' | b'-'))
+            && t != "."
+            && t != "..";
+        if !fine {
+            return Err(field_error(
+                "tenant",
+                format!(
+                    "`{}` is not a tenant: 1 to 64 letters, digits, `.`, `_`, `~` or `-` (omit it for the default tenant)",
+                    t.chars().take(80).collect::<String>()
+                ),
+            ));
+        }
+    }
+    Ok(tenant)
+}
+
+/// Whether task `id` belongs to `tenant`: a task is made in a tenant with its id `TENANT:...`;
+/// a task of the default tenant has no `:` in its id.
+pub(crate) fn owns(tenant: Option<&str>, id: &str) -> bool {
+    match (tenant, id.split_once(':')) {
+        (Some(tenant), Some((owner, _))) => owner == tenant,
+        (None, None) => true,
+        _ => false,
+    }
 }
 
 /// The extensions the served card declares, and which of them a caller must ask for (A2A 1.0
@@ -246,6 +293,39 @@ pub(crate) enum Op {
 }
 
 impl Op {
+    /// The tenant the operation's own `tenant` field names.
+    pub(crate) fn tenant(&self) -> Option<&str> {
+        match self {
+            Op::Send(r) | Op::Stream(r) | Op::Turn { request: r, .. } => r.tenant.as_deref(),
+            Op::Get(r) => r.tenant.as_deref(),
+            Op::List(r) => r.tenant.as_deref(),
+            Op::Cancel(r) => r.tenant.as_deref(),
+            Op::Subscribe(r) => r.tenant.as_deref(),
+            Op::CreateConfig(r) => r.tenant.as_deref(),
+            Op::GetConfig(r) => r.tenant.as_deref(),
+            Op::ListConfigs(r) => r.tenant.as_deref(),
+            Op::DeleteConfig(r) => r.tenant.as_deref(),
+            Op::ExtendedCard => None,
+        }
+    }
+
+    /// The existing task the operation is about, if any (an answer names its task).
+    pub(crate) fn task_id(&self) -> Option<&str> {
+        match self {
+            Op::Send(r) | Op::Stream(r) | Op::Turn { request: r, .. } => {
+                r.message.task_id.as_deref()
+            }
+            Op::Get(r) => Some(&r.id),
+            Op::Cancel(r) => Some(&r.id),
+            Op::Subscribe(r) => Some(&r.id),
+            Op::CreateConfig(r) => Some(&r.task_id),
+            Op::GetConfig(r) => Some(&r.task_id),
+            Op::ListConfigs(r) => Some(&r.task_id),
+            Op::DeleteConfig(r) => Some(&r.task_id),
+            Op::List(_) | Op::ExtendedCard => None,
+        }
+    }
+
     /// The operation of JSON-RPC method `method` with `params` (1.0 names; ProtoJSON
     /// spellings accepted: see [`normalize`]); an unknown method is `-32601`, params these
     /// types do not read `-32602` saying where.

@@ -94,11 +94,22 @@ impl Route {
         }
     }
 
+    /// The route of `method path` and the tenant the path names first, if it does
+    /// (`/{tenant}/message:send`, A2A 1.0 section 11).
+    fn in_tenant(method: &Method, path: &str) -> Option<(Option<String>, Route)> {
+        if let Some(route) = Route::of(method, path) {
+            return Some((None, route));
+        }
+        let (tenant, rest) = path.trim_start_matches('/').split_once('/')?;
+        let route = Route::of(method, rest)?;
+        Some((Some(tenant.to_owned()), route))
+    }
+
     /// The HTTP methods `path` has a route for (for a `405`'s `Allow`).
     fn allowed(path: &str) -> Vec<&'static str> {
         [Method::GET, Method::POST, Method::DELETE]
             .into_iter()
-            .filter(|m| Route::of(m, path).is_some())
+            .filter(|m| Route::in_tenant(m, path).is_some())
             .map(|m| match m {
                 Method::GET => "GET",
                 Method::POST => "POST",
@@ -154,7 +165,7 @@ struct Query {
 /// Answers every request of the binding (see the [module docs](self)).
 pub(crate) async fn endpoint(State(rest): State<Arc<Rest>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    let Some(route) = Route::of(&parts.method, parts.uri.path()) else {
+    let Some((tenant, route)) = Route::in_tenant(&parts.method, parts.uri.path()) else {
         let allowed = Route::allowed(parts.uri.path());
         if allowed.is_empty() {
             return rest_status(
@@ -189,10 +200,11 @@ pub(crate) async fn endpoint(State(rest): State<Arc<Rest>>, request: Request) ->
     let method = route.method();
     telemetry::method(Binding::HttpJson.names(), method, "1.0");
     // Before anything is done with the request: the card's requirement.
-    let ctx = match Context::of(Binding::HttpJson, &parts.headers, parts.extensions.get()) {
+    let mut ctx = match Context::of(Binding::HttpJson, &parts.headers, parts.extensions.get()) {
         Ok(ctx) => ctx,
         Err(refusal) => return refusal.rest(),
     };
+    ctx.tenant = tenant;
     let body = match route.has_body() {
         true => match read_body(&parts.headers, body, rest.body_limit).await {
             Ok(body) => body,
@@ -457,13 +469,20 @@ mod tests {
             (Method::PUT, "/tasks/t1", None),
             (Method::GET, "/tasks/t1/other", None),
             (Method::GET, "/tasks/:cancel", None),
-            // A path under another prefix is not this binding's route.
+            // A path under a tenant is not one of these routes (see `in_tenant`).
             (Method::POST, "/acme/message:send", None),
         ] {
             assert_eq!(Route::of(&method, path), route, "{method} {path}");
         }
         assert_eq!(Route::allowed("/tasks/t1"), ["GET"]);
         assert!(Route::allowed("/nowhere").is_empty());
+        let (tenant, route) = Route::in_tenant(&Method::GET, "/acme/tasks/acme:t1").unwrap();
+        assert_eq!(
+            (tenant.as_deref(), route),
+            (Some("acme"), Get(s("acme:t1")))
+        );
+        assert!(Route::in_tenant(&Method::POST, "/a/b/message:send").is_none());
+        assert_eq!(Route::allowed("/acme/tasks/t1"), ["GET"]);
     }
 
     #[test]

@@ -14,7 +14,7 @@ use super::run::{status, status_of};
 use super::{Lifecycle, NumberedStream, new_task_id};
 use crate::agent::Agent;
 use crate::server::call::{
-    Answer, Binding, Context, Extensions, Failure, Op, field_error, unexpected,
+    Answer, Binding, Context, Extensions, Failure, Op, field_error, owns, tenant_of, unexpected,
 };
 
 /// What the bindings call: one operation, in its context.
@@ -43,17 +43,32 @@ impl<A: Agent> Calls for Lifecycle<A> {
         if !matches!(ctx.binding, Binding::Mcp | Binding::InProcess) {
             self.extensions.activate(&ctx.extensions)?;
         }
+        // The tenant: a task of another one is not found, whatever is asked of it.
+        let tenant = tenant_of(ctx, &op)?.map(str::to_owned);
+        let tenant = tenant.as_deref();
+        if let Some(id) = op.task_id()
+            && !owns(tenant, id)
+        {
+            return Err(A2AError::task_not_found(id).into());
+        }
         Ok(match op {
-            Op::Send(req) => Answer::Sent(SendMessageResponse::Task(self.send(ctx, req).await?)),
+            Op::Send(req) => Answer::Sent(SendMessageResponse::Task(
+                self.send(ctx, req, tenant).await?,
+            )),
             Op::Stream(req) => {
                 if !self.streaming {
                     return Err(not_streaming().into());
                 }
-                Answer::Stream(self.turn(ctx, req, None).await?)
+                Answer::Stream(self.turn(ctx, req, None, tenant).await?)
             }
-            Op::Turn { request, skill } => Answer::Stream(self.turn(ctx, request, skill).await?),
+            Op::Turn { request, skill } => {
+                Answer::Stream(self.turn(ctx, request, skill, tenant).await?)
+            }
             Op::Get(req) => Answer::Task(Box::new(self.get(req).await?)),
-            Op::List(req) => Answer::Tasks(self.list(req).await?),
+            Op::List(mut req) => {
+                req.tenant = tenant.map(str::to_owned);
+                Answer::Tasks(self.list(req).await?)
+            }
             Op::Cancel(req) => Answer::Task(Box::new(self.cancel(req.id).await?)),
             Op::Subscribe(req) => {
                 if !self.streaming {
@@ -89,12 +104,17 @@ fn not_streaming() -> A2AError {
 impl<A: Agent> Lifecycle<A> {
     /// `SendMessage`: the task when its turn ends or asks (or at once, when the caller says
     /// `returnImmediately`).
-    async fn send(&self, ctx: &Context, req: SendMessageRequest) -> Result<Task, Failure> {
+    async fn send(
+        &self,
+        ctx: &Context,
+        req: SendMessageRequest,
+        tenant: Option<&str>,
+    ) -> Result<Task, Failure> {
         let config = req.configuration.as_ref();
         let history_length = config.and_then(|c| c.history_length);
         check_history_length("configuration.historyLength", history_length)?;
         let immediately = config.and_then(|c| c.return_immediately) == Some(true);
-        let turn = self.begin(ctx, req, None).await?;
+        let turn = self.begin(ctx, req, None, tenant).await?;
         let mut task = if immediately {
             turn.task
         } else {
@@ -116,8 +136,9 @@ impl<A: Agent> Lifecycle<A> {
         ctx: &Context,
         req: SendMessageRequest,
         skill: Option<usize>,
+        tenant: Option<&str>,
     ) -> Result<NumberedStream, Failure> {
-        let turn = self.begin(ctx, req, skill).await?;
+        let turn = self.begin(ctx, req, skill, tenant).await?;
         Ok(self.stream(turn, Until::Interrupted))
     }
 
@@ -138,7 +159,11 @@ impl<A: Agent> Lifecycle<A> {
             ));
         }
         check_history_length("historyLength", req.history_length)?;
-        self.tasks().list(&req).await
+        let mut list = self.tasks().list(&req).await?;
+        // A store of one's own may not read the tenant: nothing of another one is answered.
+        let tenant = req.tenant.as_deref();
+        list.tasks.retain(|task| owns(tenant, &task.id));
+        Ok(list)
     }
 
     async fn cancel(&self, id: String) -> Result<Task, A2AError> {

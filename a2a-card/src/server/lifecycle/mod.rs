@@ -184,11 +184,13 @@ impl<A: Agent> Lifecycle<A> {
     /// question of the task it names.
     /// `skill`: the skill of a new task, named by the caller (an index into the agent's
     /// skills) rather than chosen by dispatch.
+    /// `tenant`: the tenant a new task is made in.
     async fn begin(
         &self,
         ctx: &Context,
         req: SendMessageRequest,
         skill: Option<usize>,
+        tenant: Option<&str>,
     ) -> Result<Turn, Failure> {
         check_message(&req.message)?;
         let config = req
@@ -202,7 +204,7 @@ impl<A: Agent> Lifecycle<A> {
             policy.check(&config.url).await?;
         }
         match req.message.task_id.clone() {
-            None => self.create(ctx, req, config, skill).await,
+            None => self.create(ctx, req, config, skill, tenant).await,
             Some(id) => Ok(self.resume(req, &id, config).await?),
         }
     }
@@ -241,6 +243,7 @@ impl<A: Agent> Lifecycle<A> {
         req: SendMessageRequest,
         config: Option<TaskPushNotificationConfig>,
         named: Option<usize>,
+        tenant: Option<&str>,
     ) -> Result<Turn, Failure> {
         let decision = match named {
             Some(skill) => {
@@ -266,9 +269,14 @@ impl<A: Agent> Lifecycle<A> {
         if let Ok(used) = self.extensions.activate(&ctx.extensions) {
             call.context.set_extensions(used);
         }
+        call.context.set_tenant(tenant.map(str::to_owned));
         let message = req.message;
         let task = Task {
-            id: new_task_id(),
+            // A task's id names its tenant (see `call::owns`).
+            id: match tenant {
+                Some(tenant) => format!("{tenant}:{}", new_task_id()),
+                None => new_task_id(),
+            },
             context_id: message.context_id.clone().unwrap_or_else(new_context_id),
             status: TaskStatus {
                 state: TaskState::Submitted,

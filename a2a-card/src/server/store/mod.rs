@@ -679,11 +679,14 @@ pub(crate) fn interrupted(mut task: Task) -> Task {
     task
 }
 
-/// Whether `task` passes the filters of a `ListTasks` request.
+/// Whether `task` passes the filters of a `ListTasks` request (its tenant's tasks only: a
+/// task's id names its tenant, `TENANT:...`; the default tenant's have no `:`).
 pub(crate) fn matches(req: &a2a::ListTasksRequest, task: &Task) -> bool {
-    req.context_id
-        .as_ref()
-        .is_none_or(|c| *c == task.context_id)
+    crate::server::call::owns(req.tenant.as_deref(), &task.id)
+        && req
+            .context_id
+            .as_ref()
+            .is_none_or(|c| *c == task.context_id)
         && req.status.as_ref().is_none_or(|s| *s == task.status.state)
         && req
             .status_timestamp_after

@@ -57,6 +57,15 @@ impl TaskStore for SqlTasks {
         let cursor = super::super::Cursor::parse(req.page_token.as_deref())?;
         let mut filter = String::from("1 = 1");
         let mut binds: Vec<String> = Vec::new();
+        // The tenant's tasks only: a task's id names its tenant (`TENANT:...`; the default
+        // tenant's have no `:`). A tenant is letters, digits and `._~-`: `_` is escaped.
+        match &req.tenant {
+            Some(tenant) => {
+                filter.push_str(" AND id LIKE ? ESCAPE '\\'");
+                binds.push(format!("{}:%", tenant.replace('_', "\\_")));
+            }
+            None => filter.push_str(" AND id NOT LIKE '%:%'"),
+        }
         if let Some(c) = &req.context_id {
             filter.push_str(" AND context_id = ?");
             binds.push(c.clone());

@@ -1,0 +1,287 @@
+//! Tenants kept apart (A2A 1.0 section 8.3.2, the `tenant` of every request): a task made in
+//! one tenant is not found, listed, cancelled, subscribed to, answered or given push configs in
+//! another (or in none), over JSON-RPC (the params' `tenant`), HTTP+JSON (`/{tenant}/...`) and
+//! gRPC (the request's `tenant`), on the memory store and on SQLite; a tenant that is not a
+//! path segment is refused, and nothing is stored.
+
+#[path = "../examples/trip_planner/agent.rs"]
+mod agent;
+#[path = "../examples/trip_planner/server.rs"]
+#[allow(dead_code)]
+mod server;
+mod support;
+
+use std::time::Duration;
+
+use a2a_card::server::Webhooks;
+use a2a_card::server::store::Tasks;
+use a2a_pb::proto;
+use a2a_pb::proto::a2a_service_client::A2aServiceClient;
+use serde_json::{Value, json};
+use support::client::{Running, serve};
+
+async fn planner(tasks: Tasks) -> Running {
+    let webhooks = Webhooks::default().allow_loopback(true);
+    serve(server::server(Duration::from_millis(1), webhooks).tasks(tasks)).await
+}
+
+/// A JSON-RPC 1.0 call.
+async fn rpc(base: &str, method: &str, params: Value) -> Value {
+    reqwest::Client::new()
+        .post(format!("{base}/"))
+        .header("content-type", "application/json")
+        .header("a2a-version", "1.0")
+        .body(json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string())
+        .send()
+        .await
+        .expect("an answer")
+        .json()
+        .await
+        .expect("JSON")
+}
+
+/// A trip without a start date: the skill asks for one, and waits.
+fn asks() -> Value {
+    json!({"messageId": a2a::new_message_id(), "role": "ROLE_USER",
+           "parts": [{"data": {"destination": "Lisbon", "days": 2},
+                      "mediaType": "application/json;schema=tripRequest"}]})
+}
+
+fn with_tenant(mut params: Value, tenant: Option<&str>) -> Value {
+    if let Some(tenant) = tenant {
+        params["tenant"] = json!(tenant);
+    }
+    params
+}
+
+const NOT_FOUND: i64 = -32001;
+
+/// Every task method of `other` (a tenant, or none) against task `id`: not found, not listed.
+async fn apart(base: &str, id: &str, other: Option<&str>) {
+    let who = format!("{other:?} on {id}");
+    for (method, params) in [
+        ("GetTask", json!({"id": id})),
+        ("CancelTask", json!({"id": id})),
+        ("SubscribeToTask", json!({"id": id})),
+        (
+            "CreateTaskPushNotificationConfig",
+            json!({"taskId": id, "id": "c1", "url": format!("{base}/hook")}),
+        ),
+        (
+            "GetTaskPushNotificationConfig",
+            json!({"taskId": id, "id": "c1"}),
+        ),
+        ("ListTaskPushNotificationConfigs", json!({"taskId": id})),
+        (
+            "DeleteTaskPushNotificationConfig",
+            json!({"taskId": id, "id": "c1"}),
+        ),
+    ] {
+        let answer = rpc(base, method, with_tenant(params, other)).await;
+        assert_eq!(
+            answer["error"]["code"], NOT_FOUND,
+            "{method} {who}: {answer}"
+        );
+    }
+    // An answer to its question, from another tenant.
+    let mut answer = json!({"messageId": "m-a", "role": "ROLE_USER",
+                            "parts": [{"text": "2026-12-01"}], "taskId": id});
+    answer = json!({"message": answer});
+    let answered = rpc(base, "SendMessage", with_tenant(answer, other)).await;
+    assert_eq!(
+        answered["error"]["code"], NOT_FOUND,
+        "answer {who}: {answered}"
+    );
+    // Not listed.
+    let listed = rpc(base, "ListTasks", with_tenant(json!({}), other)).await;
+    let ids: Vec<&str> = listed["result"]["tasks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["id"].as_str())
+        .collect();
+    assert!(!ids.contains(&id), "listed {who}: {listed}");
+}
+
+async fn tenants_are_kept_apart(tasks: Tasks) {
+    let running = planner(tasks).await;
+    let base = &running.base;
+    // Made in tenant `acme` over JSON-RPC.
+    let made = rpc(
+        base,
+        "SendMessage",
+        json!({"message": asks(), "tenant": "acme"}),
+    )
+    .await;
+    let task = &made["result"]["task"];
+    assert_eq!(
+        task["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{made}"
+    );
+    let id = task["id"].as_str().expect("an id").to_owned();
+    assert!(id.starts_with("acme:"), "{id}");
+    // Seen in its own tenant...
+    let got = rpc(base, "GetTask", json!({"id": id, "tenant": "acme"})).await;
+    assert_eq!(got["result"]["id"], json!(id), "{got}");
+    let listed = rpc(base, "ListTasks", json!({"tenant": "acme"})).await;
+    assert_eq!(listed["result"]["totalSize"], 1, "{listed}");
+    // ... and nowhere else.
+    apart(base, &id, Some("beta")).await;
+    apart(base, &id, None).await;
+    // A task of the default tenant is not another tenant's either.
+    let plain = rpc(base, "SendMessage", json!({"message": asks()})).await;
+    let plain = plain["result"]["task"]["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    assert!(!plain.contains(':'), "{plain}");
+    apart(base, &plain, Some("acme")).await;
+    let listed = rpc(base, "ListTasks", json!({})).await;
+    assert_eq!(
+        listed["result"]["totalSize"], 1,
+        "the default tenant's: {listed}"
+    );
+
+    // HTTP+JSON: the tenant is the path's first segment.
+    let http = reqwest::Client::new();
+    let get = |path: String| {
+        let http = http.clone();
+        async move {
+            let response = http
+                .get(path)
+                .header("a2a-version", "1.0")
+                .send()
+                .await
+                .expect("an answer");
+            (
+                response.status().as_u16(),
+                response.json::<Value>().await.expect("JSON"),
+            )
+        }
+    };
+    let (status, body) = get(format!("{base}/acme/tasks/{id}")).await;
+    assert_eq!((status, &body["id"]), (200, &json!(id)), "{body}");
+    for path in [
+        format!("{base}/beta/tasks/{id}"),
+        format!("{base}/tasks/{id}"),
+    ] {
+        let (status, body) = get(path.clone()).await;
+        assert_eq!(status, 404, "{path}: {body}");
+    }
+    let (_, listed) = get(format!("{base}/beta/tasks")).await;
+    assert_eq!(listed["totalSize"], 0, "{listed}");
+    let made = http
+        .post(format!("{base}/beta/message:send"))
+        .header("a2a-version", "1.0")
+        .json(&json!({"message": asks()}))
+        .send()
+        .await
+        .expect("an answer")
+        .json::<Value>()
+        .await
+        .expect("JSON");
+    let beta = made["task"]["id"].as_str().expect("an id").to_owned();
+    assert!(beta.starts_with("beta:"), "{made}");
+    apart(base, &beta, Some("acme")).await;
+    // The path and the body must name the same tenant.
+    let clash = http
+        .post(format!("{base}/beta/message:send"))
+        .header("a2a-version", "1.0")
+        .json(&json!({"message": asks(), "tenant": "acme"}))
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(clash.status(), 400);
+
+    // gRPC: the request's tenant.
+    let mut grpc = A2aServiceClient::connect(base.clone())
+        .await
+        .expect("connected");
+    let get = |tenant: &str| proto::GetTaskRequest {
+        id: id.clone(),
+        tenant: tenant.to_owned(),
+        ..Default::default()
+    };
+    let found = grpc
+        .get_task(get("acme"))
+        .await
+        .expect("found in its tenant");
+    assert_eq!(found.into_inner().id, id);
+    let missing = grpc
+        .get_task(get("beta"))
+        .await
+        .expect_err("not in another");
+    assert_eq!(missing.code(), tonic::Code::NotFound);
+    let missing = grpc.get_task(get("")).await.expect_err("nor in none");
+    assert_eq!(missing.code(), tonic::Code::NotFound);
+}
+
+#[tokio::test]
+async fn tenants_are_kept_apart_in_memory() {
+    tenants_are_kept_apart(Tasks::memory()).await;
+}
+
+#[tokio::test]
+async fn tenants_are_kept_apart_in_sqlite() {
+    let path = std::env::temp_dir().join(format!("a2a-tenants-{}.db", std::process::id()));
+    tenants_are_kept_apart(Tasks::sqlite(&path)).await;
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+}
+
+#[tokio::test]
+async fn a_tenant_that_is_not_a_path_segment_is_refused_and_nothing_is_stored() {
+    let running = planner(Tasks::memory()).await;
+    let base = &running.base;
+    for tenant in ["a/b", "", &"x".repeat(65), "a b", ".."] {
+        let answer = rpc(
+            base,
+            "SendMessage",
+            json!({"message": asks(), "tenant": tenant}),
+        )
+        .await;
+        assert_eq!(answer["error"]["code"], -32602, "{tenant:?}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("tenant"), "{tenant:?}: {message}");
+    }
+    let response = reqwest::Client::new()
+        .post(format!("{base}/a%20b/message:send"))
+        .header("a2a-version", "1.0")
+        .json(&json!({"message": asks()}))
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(response.status(), 400);
+    let listed = rpc(base, "ListTasks", json!({})).await;
+    assert_eq!(listed["result"]["totalSize"], 0, "{listed}");
+}
+
+#[tokio::test]
+async fn a_skill_sees_the_tenant_it_was_called_in() {
+    use a2a_card::{SkillContext, agent, skill};
+    struct Where;
+    /// Says where it was called.
+    #[agent(url = "http://127.0.0.1:9000")]
+    impl Where {
+        /// Names the tenant.
+        #[skill]
+        fn here(&self, _text: String, ctx: SkillContext) -> String {
+            ctx.tenant().unwrap_or("(default)").to_owned()
+        }
+    }
+    let running = serve(a2a_card::server::Server::new(Where)).await;
+    let text = json!({"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "?"}]});
+    for (tenant, said) in [(Some("acme"), "acme"), (None, "(default)")] {
+        let answer = rpc(
+            &running.base,
+            "SendMessage",
+            with_tenant(json!({"message": text}), tenant),
+        )
+        .await;
+        assert_eq!(
+            answer["result"]["task"]["artifacts"][0]["parts"][0]["text"], said,
+            "{answer}"
+        );
+    }
+}
