@@ -257,19 +257,20 @@ async fn a_tenant_that_is_not_a_path_segment_is_refused_and_nothing_is_stored() 
     assert_eq!(listed["result"]["totalSize"], 0, "{listed}");
 }
 
+struct Where;
+
+/// Says where it was called.
+#[a2a_card::agent(url = "http://127.0.0.1:9000")]
+impl Where {
+    /// Names the tenant.
+    #[a2a_card::skill]
+    fn here(&self, _text: String, ctx: a2a_card::SkillContext) -> String {
+        ctx.tenant().unwrap_or("(default)").to_owned()
+    }
+}
+
 #[tokio::test]
 async fn a_skill_sees_the_tenant_it_was_called_in() {
-    use a2a_card::{SkillContext, agent, skill};
-    struct Where;
-    /// Says where it was called.
-    #[agent(url = "http://127.0.0.1:9000")]
-    impl Where {
-        /// Names the tenant.
-        #[skill]
-        fn here(&self, _text: String, ctx: SkillContext) -> String {
-            ctx.tenant().unwrap_or("(default)").to_owned()
-        }
-    }
     let running = serve(a2a_card::server::Server::new(Where)).await;
     let text = json!({"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "?"}]});
     for (tenant, said) in [(Some("acme"), "acme"), (None, "(default)")] {
@@ -283,5 +284,32 @@ async fn a_skill_sees_the_tenant_it_was_called_in() {
             answer["result"]["task"]["artifacts"][0]["parts"][0]["text"], said,
             "{answer}"
         );
+    }
+}
+
+#[tokio::test]
+async fn the_client_sends_the_tenant_its_card_names_on_every_binding() {
+    use a2a_card::client::{Connect, Payload};
+    let running = serve(
+        a2a_card::server::Server::new(Where)
+            .tenant("acme")
+            .grpc(true),
+    )
+    .await;
+    let url = format!("{}/.well-known/agent-card.json", running.base);
+    for binding in ["JSONRPC", "HTTP+JSON", "GRPC"] {
+        let agent = Connect::new(&url)
+            .prefer_bindings([binding])
+            .discover()
+            .await
+            .expect("the card");
+        let outcome = agent
+            .call("here", Payload::text("?"))
+            .await
+            .unwrap_or_else(|e| panic!("{binding}: {e}"));
+        let id = outcome.task_id().unwrap_or_default().to_owned();
+        assert!(id.starts_with("acme:"), "{binding}: {id}");
+        let outputs = format!("{:?}", outcome.outputs());
+        assert!(outputs.contains("acme"), "{binding}: {outputs}");
     }
 }

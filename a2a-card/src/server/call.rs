@@ -155,23 +155,30 @@ pub(crate) fn tenant_of<'a>(ctx: &'a Context, op: &'a Op) -> Result<Option<&'a s
         }
         (path, field) => path.or(field),
     };
-    if let Some(t) = tenant {
-        let fine = (1..=64).contains(&t.len())
-            && t.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'~' | b'-'))
-            && t != "."
-            && t != "..";
-        if !fine {
-            return Err(field_error(
-                "tenant",
-                format!(
-                    "`{}` is not a tenant: 1 to 64 letters, digits, `.`, `_`, `~` or `-` (omit it for the default tenant)",
-                    t.chars().take(80).collect::<String>()
-                ),
-            ));
-        }
+    if let Some(t) = tenant
+        && let Err(why) = check_tenant(t)
+    {
+        return Err(field_error("tenant", why));
     }
     Ok(tenant)
+}
+
+/// Whether `tenant` is one: a path segment of 1 to 64 letters, digits, `.`, `_`, `~` or `-`
+/// (not `.` or `..`); what is wrong otherwise.
+pub(crate) fn check_tenant(tenant: &str) -> Result<(), String> {
+    let fine = (1..=64).contains(&tenant.len())
+        && tenant
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'~' | b'-'))
+        && tenant != "."
+        && tenant != "..";
+    match fine {
+        true => Ok(()),
+        false => Err(format!(
+            "`{}` is not a tenant: 1 to 64 letters, digits, `.`, `_`, `~` or `-` (omit it for the default tenant)",
+            tenant.chars().take(80).collect::<String>()
+        )),
+    }
 }
 
 /// Whether task `id` belongs to `tenant`: a task is made in a tenant with its id `TENANT:...`;

@@ -41,6 +41,8 @@ pub enum ServerError {
     /// The agent's MCP face cannot be built or served (see [`Server::mcp`](crate::server::Server::mcp)).
     #[cfg(feature = "mcp")]
     Mcp(String),
+    /// The tenant given to [`Server::tenant`](crate::server::Server::tenant) is not one.
+    Tenant(String),
 }
 
 impl fmt::Display for ServerError {
@@ -60,6 +62,7 @@ impl fmt::Display for ServerError {
             ServerError::Webhooks(reason) => f.write_str(reason),
             #[cfg(feature = "mcp")]
             ServerError::Mcp(reason) => write!(f, "the agent cannot be served over MCP: {reason}"),
+            ServerError::Tenant(reason) => f.write_str(reason),
         }
     }
 }
@@ -71,7 +74,7 @@ impl std::error::Error for ServerError {
             ServerError::Schema(e) => Some(e),
             ServerError::Io(e) => Some(e),
             ServerError::Store(e) => Some(e),
-            ServerError::Url { .. } | ServerError::Webhooks(_) => None,
+            ServerError::Url { .. } | ServerError::Webhooks(_) | ServerError::Tenant(_) => None,
             #[cfg(feature = "mcp")]
             ServerError::Mcp(_) => None,
             #[cfg(feature = "sign")]

@@ -26,6 +26,8 @@ pub(crate) struct Endpoint {
     pub(crate) mcp: bool,
     /// The bindings in the order the card lists them (those not named keep theirs, after).
     pub(crate) order: Vec<String>,
+    /// The tenant the 1.0 interfaces name, if any.
+    pub(crate) tenant: Option<String>,
 }
 
 impl Endpoint {
@@ -62,6 +64,7 @@ impl Endpoint {
             grpc: false,
             mcp: false,
             order: Vec::new(),
+            tenant: None,
         })
     }
 
@@ -80,6 +83,10 @@ impl Endpoint {
                 AgentInterface::GRPC,
                 ProtocolVersion::V1_0,
             ));
+        }
+        // A2A 1.0 section 8.3.2: the tenant a client sends with every request (0.3 has none).
+        for interface in &mut served.interfaces {
+            interface.tenant.clone_from(&self.tenant);
         }
         if v0_3 {
             served.interfaces.push(AgentInterface::new(

@@ -187,6 +187,7 @@ pub struct Server<A: Agent> {
     #[cfg(feature = "otel")]
     metrics_route: Option<String>,
     interface_order: Vec<String>,
+    tenant: Option<String>,
     max_inline_file: usize,
     input_timeout: Option<Duration>,
     webhooks: Webhooks,
@@ -233,6 +234,7 @@ impl<A: Agent> Server<A> {
             #[cfg(feature = "otel")]
             metrics_route: None,
             interface_order: Vec::new(),
+            tenant: None,
             max_inline_file: DEFAULT_MAX_INLINE_FILE,
             input_timeout: Some(DEFAULT_INPUT_TIMEOUT),
             webhooks: Webhooks::default(),
@@ -571,6 +573,33 @@ impl<A: Agent> Server<A> {
             .await
             .map_err(|e| ServerError::Mcp(format!("the MCP session failed: {e}")))?;
         Ok(())
+    }
+
+    /// The tenant the served card's 1.0 interfaces name (A2A 1.0 section 8.3.2): clients send
+    /// it with every request (JSON-RPC and gRPC in the request's `tenant`, HTTP+JSON as the
+    /// path's first segment), and the agent's tasks are those of that tenant. The server
+    /// serves every tenant all the same, each apart from the others (a task of one is not
+    /// found in another); this names the one the card points clients at. A tenant is 1 to 64
+    /// letters, digits, `.`, `_`, `~` or `-` ([`ServerError::Tenant`] otherwise).
+    ///
+    /// ```
+    /// # use a2a_card::{agent, skill};
+    /// # struct Echo;
+    /// # /// Echoes what it is told.
+    /// # #[agent(url = "https://echo.example.com/a2a")]
+    /// # impl Echo {
+    /// #     /// Echoes.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// use a2a_card::server::Server;
+    /// let card = Server::new(Echo).tenant("acme").card().unwrap();
+    /// assert_eq!(card.interfaces[0].tenant.as_deref(), Some("acme"));
+    /// assert!(Server::new(Echo).tenant("a/b").card().is_err());
+    /// ```
+    pub fn tenant(mut self, tenant: impl Into<String>) -> Self {
+        self.tenant = Some(tenant.into());
+        self
     }
 
     /// The order in which the served card lists its interfaces, by binding (`JSONRPC`,

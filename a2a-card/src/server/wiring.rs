@@ -38,6 +38,10 @@ impl<A: Agent> Server<A> {
         };
         let mut endpoint = Endpoint::parse(&url)?;
         endpoint.order = self.interface_order.clone();
+        if let Some(tenant) = &self.tenant {
+            super::call::check_tenant(tenant).map_err(ServerError::Tenant)?;
+            endpoint.tenant = Some(tenant.clone());
+        }
         #[cfg(feature = "grpc")]
         {
             endpoint.grpc = self.grpc;
