@@ -313,3 +313,98 @@ async fn the_client_sends_the_tenant_its_card_names_on_every_binding() {
         assert!(outputs.contains("acme"), "{binding}: {outputs}");
     }
 }
+
+struct Guarded;
+
+/// Says where it was called, to known callers.
+#[a2a_card::agent(
+    url = "http://127.0.0.1:9000",
+    security_schemes(key = api_key(header = "X-API-Key")),
+    security(key)
+)]
+impl Guarded {
+    /// Names the tenant.
+    #[a2a_card::skill]
+    fn here(&self, _text: String, ctx: a2a_card::SkillContext) -> String {
+        ctx.tenant().unwrap_or("(default)").to_owned()
+    }
+}
+
+#[tokio::test]
+async fn a_caller_may_use_only_the_tenants_it_belongs_to_when_the_server_says_which() {
+    use a2a_card::Identity;
+    use a2a_card::server::auth::{Authentication, StaticApiKeys};
+    let member = |tenant: &str| {
+        let mut claims = serde_json::Map::new();
+        claims.insert("tenant".into(), json!(tenant));
+        Identity::new(format!("{tenant}-user")).with_claims(claims)
+    };
+    let keys = StaticApiKeys::new()
+        .key("k-acme-0123456789", member("acme"))
+        .key("k-beta-0123456789", member("beta"));
+    let auth = Authentication::new()
+        .api_key("key", keys)
+        .tenants(|caller| {
+            let tenant = caller.claims().get("tenant").and_then(Value::as_str);
+            tenant.map(str::to_owned).into_iter().collect()
+        });
+    let running = serve(a2a_card::server::Server::new(Guarded).authentication(auth)).await;
+    let base = &running.base;
+    let text = json!({"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "?"}]});
+    let call = |key: &'static str, tenant: Option<&'static str>| {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+                          "params": with_tenant(json!({"message": text}), tenant)});
+        let base = base.clone();
+        async move {
+            let response = reqwest::Client::new()
+                .post(format!("{base}/"))
+                .header("content-type", "application/json")
+                .header("a2a-version", "1.0")
+                .header("x-api-key", key)
+                .body(body.to_string())
+                .send()
+                .await
+                .expect("an answer");
+            (
+                response.status().as_u16(),
+                response.json::<Value>().await.expect("JSON"),
+            )
+        }
+    };
+    // Its own tenant, and the default one.
+    let (status, answer) = call("k-acme-0123456789", Some("acme")).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        answer["result"]["task"]["artifacts"][0]["parts"][0]["text"],
+        "acme"
+    );
+    let (status, answer) = call("k-acme-0123456789", None).await;
+    assert_eq!(status, 200, "{answer}");
+    // Another's: 403, and no task.
+    let (status, answer) = call("k-beta-0123456789", Some("acme")).await;
+    assert_eq!(status, 403, "{answer}");
+    assert_eq!(answer["error"]["code"], -31403, "{answer}");
+    let refused = reqwest::Client::new()
+        .post(format!("{base}/acme/message:send"))
+        .header("a2a-version", "1.0")
+        .header("x-api-key", "k-beta-0123456789")
+        .json(&json!({"message": text}))
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(refused.status(), 403);
+    let listed = reqwest::Client::new()
+        .get(format!("{base}/acme/tasks"))
+        .header("a2a-version", "1.0")
+        .header("x-api-key", "k-acme-0123456789")
+        .send()
+        .await
+        .expect("an answer")
+        .json::<Value>()
+        .await
+        .expect("JSON");
+    assert_eq!(
+        listed["totalSize"], 1,
+        "only the one its member made: {listed}"
+    );
+}

@@ -130,6 +130,8 @@ pub(crate) struct Guard {
     skills: Vec<Vec<Alternative>>,
     extended: Vec<bool>,
     realm: String,
+    /// Which tenants a caller may use, when the server says (see [`Authentication::tenants`]).
+    tenants: Option<verifiers::TenantsOf>,
 }
 
 impl fmt::Debug for Guard {
@@ -295,6 +297,7 @@ impl Guard {
             skills: per_skill,
             extended,
             realm: auth.realm,
+            tenants: auth.tenants,
         })
     }
 
@@ -379,6 +382,25 @@ impl Guard {
             return Err(self.unauthenticated_any());
         }
         Ok(())
+    }
+
+    /// Checks that `principal` may use `tenant` (a call in the default tenant always may),
+    /// where the server says who belongs to which tenant.
+    pub(crate) fn authorize_tenant(
+        &self,
+        tenant: Option<&str>,
+        principal: Option<&Principal>,
+    ) -> Result<(), Refusal> {
+        let (Some(tenants), Some(tenant)) = (&self.tenants, tenant) else {
+            return Ok(());
+        };
+        if principal.is_some_and(|p| tenants(p).iter().any(|t| t == tenant)) {
+            return Ok(());
+        }
+        Err(Refusal::Forbidden {
+            challenges: Vec::new(),
+            message: format!("the caller may not use tenant `{tenant}`"),
+        })
     }
 
     /// A refusal for a call that needs any authenticated caller (the extended card).

@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use crate::principal::Identity;
+use crate::principal::{Identity, Principal};
 
 /// Why a verifier did not accept a credential. The reason is for the server's log (at
 /// `debug`); the caller is only told that the credential is not valid.
@@ -254,13 +254,18 @@ impl Verifier {
 pub struct Authentication {
     pub(super) verifiers: Vec<(String, Verifier)>,
     pub(super) realm: String,
+    pub(super) tenants: Option<TenantsOf>,
 }
+
+/// Which tenants a principal may use (see [`Authentication::tenants`]).
+pub(crate) type TenantsOf = Arc<dyn Fn(&Principal) -> Vec<String> + Send + Sync>;
 
 impl Default for Authentication {
     fn default() -> Self {
         Authentication {
             verifiers: Vec::new(),
             realm: "a2a".into(),
+            tenants: None,
         }
     }
 }
@@ -272,6 +277,7 @@ impl fmt::Debug for Authentication {
                 "schemes",
                 &self.verifiers.iter().map(|(n, _)| n).collect::<Vec<_>>(),
             )
+            .field("tenants", &self.tenants.is_some())
             .field("realm", &self.realm)
             .finish()
     }
@@ -309,6 +315,30 @@ impl Authentication {
     /// The `realm` of the `WWW-Authenticate` challenges (default `a2a`).
     pub fn realm(mut self, realm: impl Into<String>) -> Self {
         self.realm = realm.into();
+        self
+    }
+
+    /// Who may use which tenant: `tenants` names the tenants a caller belongs to (from a
+    /// token's claim, an API key's owner...). A call made in a tenant the caller does not
+    /// belong to, or by an anonymous caller, is refused with `403` before anything else is
+    /// done; a call in the default tenant (none named) is let through as without tenants.
+    /// Without this, tenants are namespaces only: any caller may name any tenant, and finds
+    /// that tenant's tasks alone (A2A leaves it so).
+    ///
+    /// ```
+    /// use a2a_card::server::auth::Authentication;
+    ///
+    /// // A token's `tenant` claim names its tenant.
+    /// let auth = Authentication::new().tenants(|caller| {
+    ///     caller.claims().get("tenant").and_then(|t| t.as_str()).map(str::to_owned).into_iter().collect()
+    /// });
+    /// # drop(auth);
+    /// ```
+    pub fn tenants<F>(mut self, tenants: F) -> Self
+    where
+        F: Fn(&Principal) -> Vec<String> + Send + Sync + 'static,
+    {
+        self.tenants = Some(Arc::new(tenants));
         self
     }
 }

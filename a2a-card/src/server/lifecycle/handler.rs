@@ -46,6 +46,9 @@ impl<A: Agent> Calls for Lifecycle<A> {
         // The tenant: a task of another one is not found, whatever is asked of it.
         let tenant = tenant_of(ctx, &op)?.map(str::to_owned);
         let tenant = tenant.as_deref();
+        if let Some(guard) = &self.guard {
+            guard.authorize_tenant(tenant, ctx.principal.as_deref())?;
+        }
         if let Some(id) = op.task_id()
             && !owns(tenant, id)
         {
