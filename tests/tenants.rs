@@ -408,3 +408,23 @@ async fn a_caller_may_use_only_the_tenants_it_belongs_to_when_the_server_says_wh
         "only the one its member made: {listed}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_1_3_client_sends_the_tenant_its_card_names_on_every_binding() {
+    let Some(python) = support::a2a_python() else {
+        return;
+    };
+    let running = serve(
+        a2a_card::server::Server::new(Where)
+            .tenant("acme")
+            .grpc(true),
+    )
+    .await;
+    let argv = vec![
+        support::driver::path("tenant_py.py").into_os_string(),
+        running.base.clone().into(),
+        "acme".into(),
+    ];
+    let out = support::driver::run(python.into_os_string(), argv, Vec::new()).await;
+    support::driver::assert_checks("Python SDK 1.3 with a tenant", out, 3);
+}
