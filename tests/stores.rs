@@ -275,6 +275,44 @@ async fn list_filters_and_pages() {
     }
 }
 
+/// A task's id names its tenant (`TENANT:...`): a list in a tenant holds its tasks alone, and
+/// a list in none the default tenant's (ids without `:`), on every store; `_` in a tenant is no
+/// wildcard.
+#[tokio::test]
+async fn a_list_holds_the_tasks_of_its_tenant_alone() {
+    for (name, store) in stores("tenants", Retention::forever()).await {
+        for id in ["acme:1", "acme:2", "ac_e:3", "acxe:4", "beta:5", "6"] {
+            store
+                .create(task(id, "x", TaskState::Working))
+                .await
+                .expect("created");
+        }
+        for (tenant, expected) in [
+            (Some("acme"), vec!["acme:1", "acme:2"]),
+            (Some("ac_e"), vec!["ac_e:3"]),
+            (Some("beta"), vec!["beta:5"]),
+            (Some("nobody"), vec![]),
+            (None, vec!["6"]),
+        ] {
+            let list = store
+                .list(&ListTasksRequest {
+                    tenant: tenant.map(str::to_owned),
+                    ..every_task()
+                })
+                .await
+                .expect("a list");
+            let mut ids: Vec<&str> = list.tasks.iter().map(|t| t.id.as_str()).collect();
+            ids.sort_unstable();
+            assert_eq!(ids, expected, "{name} {tenant:?}");
+            assert_eq!(
+                list.total_size as usize,
+                expected.len(),
+                "{name} {tenant:?}"
+            );
+        }
+    }
+}
+
 #[tokio::test]
 async fn retention_removes_the_oldest_terminal_tasks_and_never_running_ones() {
     for (name, store) in stores("retention", Retention::forever().max_terminal(2)).await {
