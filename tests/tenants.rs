@@ -428,3 +428,34 @@ async fn the_python_sdk_1_3_client_sends_the_tenant_its_card_names_on_every_bind
     let out = support::driver::run(python.into_os_string(), argv, Vec::new()).await;
     support::driver::assert_checks("Python SDK 1.3 with a tenant", out, 3);
 }
+
+#[tokio::test]
+async fn an_mcp_call_names_its_tenant_in_a_header() {
+    let running = serve(a2a_card::server::Server::new(Where).mcp(true)).await;
+    let base = &running.base;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "here", "arguments": {"text": "?"},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+                  "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let answer: Value = reqwest::Client::new()
+        .post(format!("{base}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "here")
+        .header(a2a_card::server::mcp::TENANT_HEADER, "acme")
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("an answer")
+        .json()
+        .await
+        .expect("JSON");
+    assert_eq!(answer["result"]["content"][0]["text"], "acme", "{answer}");
+    let listed = rpc(base, "ListTasks", json!({"tenant": "acme"})).await;
+    assert_eq!(listed["result"]["totalSize"], 1, "{listed}");
+    let listed = rpc(base, "ListTasks", json!({})).await;
+    assert_eq!(listed["result"]["totalSize"], 0, "{listed}");
+}

@@ -32,6 +32,10 @@
 //!
 //! The served card names the MCP endpoint in an extension entry ([`EXTENSION_URI`], `params.url`).
 //!
+//! Tenants: MCP has no `tenant` field, so over `/mcp` a call names its tenant in the HTTP header
+//! [`TENANT_HEADER`] (`A2A-Tenant`); its tasks are that tenant's, apart from the others', as on
+//! the A2A bindings, and a caller the server's tenant resolver does not let into it is refused.
+//!
 //! ```no_run
 //! use a2a_card::server::Server;
 //! use a2a_card::{agent, skill};
@@ -213,6 +217,10 @@ impl<A: Agent> Bridge<A> {
     }
 }
 
+/// The HTTP header that names the tenant of a call over `/mcp` (MCP's requests have no
+/// `tenant` field).
+pub const TENANT_HEADER: &str = "A2A-Tenant";
+
 /// The context of an MCP request's calls: its HTTP request's (the caller the authentication
 /// layer let in, the tool whose requirement the gate checked), anonymous over stdio.
 fn ctx_of(context: &RequestContext<RoleServer>) -> Context {
@@ -229,6 +237,10 @@ fn ctx_of(context: &RequestContext<RoleServer>) -> Context {
         ..Context::in_process()
     });
     ctx.admitted = parts.extensions.get::<Admitted>().map(|a| a.0);
+    ctx.tenant = parts
+        .headers
+        .get(TENANT_HEADER)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
     ctx
 }
 
