@@ -459,3 +459,18 @@ async fn an_mcp_call_names_its_tenant_in_a_header() {
     let listed = rpc(base, "ListTasks", json!({})).await;
     assert_eq!(listed["result"]["totalSize"], 0, "{listed}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_js_sdk_client_sends_the_tenant_its_card_names() {
+    let Some(dir) = support::a2a_js_dir() else {
+        return;
+    };
+    let running = serve(a2a_card::server::Server::new(Where).tenant("acme")).await;
+    let argv = vec![
+        support::driver::path("tenant_js.mjs").into_os_string(),
+        running.base.clone().into(),
+        "acme".into(),
+    ];
+    let out = support::driver::run("node".into(), argv, vec![("A2A_JS_DIR", dir.into())]).await;
+    support::driver::assert_checks("JS SDK 1.3 with a tenant", out, 2);
+}
