@@ -257,6 +257,11 @@ async fn a_tenant_that_is_not_a_path_segment_is_refused_and_nothing_is_stored() 
     assert_eq!(listed["result"]["totalSize"], 0, "{listed}");
 }
 
+/// The tenant a skill was called in, as the agents below say it.
+fn tenant_of(ctx: &a2a_card::SkillContext) -> String {
+    ctx.tenant().unwrap_or("(default)").to_owned()
+}
+
 struct Where;
 
 /// Says where it was called.
@@ -265,7 +270,7 @@ impl Where {
     /// Names the tenant.
     #[a2a_card::skill]
     fn here(&self, _text: String, ctx: a2a_card::SkillContext) -> String {
-        ctx.tenant().unwrap_or("(default)").to_owned()
+        tenant_of(&ctx)
     }
 }
 
@@ -326,7 +331,7 @@ impl Guarded {
     /// Names the tenant.
     #[a2a_card::skill]
     fn here(&self, _text: String, ctx: a2a_card::SkillContext) -> String {
-        ctx.tenant().unwrap_or("(default)").to_owned()
+        tenant_of(&ctx)
     }
 }
 
