@@ -954,3 +954,81 @@ async fn a_reconnect_to_a_task_whose_log_the_memory_store_let_go_is_told_so() {
     let task = on.get_task(&get(&first.id)).await.expect("the task stays");
     assert_eq!(task.status.state, TaskState::Completed);
 }
+
+/// A JSON-RPC 1.0 call to the replica at `base`; its answer.
+async fn rpc(base: &str, method: &str, params: Value) -> Value {
+    reqwest::Client::new()
+        .post(format!("{base}/"))
+        .header("content-type", "application/json")
+        .header("a2a-version", "1.0")
+        .body(json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string())
+        .send()
+        .await
+        .expect("an answer")
+        .json()
+        .await
+        .expect("JSON")
+}
+
+#[tokio::test]
+async fn tenants_are_kept_apart_across_replicas() {
+    let Some(url) = postgres("tenants").await else {
+        return;
+    };
+    let (a, b) = (Replica::start(&url), Replica::start(&url));
+    // On A, in tenant `acme`: a plan that runs on.
+    let message = json!({"messageId": "m1", "role": "ROLE_USER", "parts": [{
+        "data": {"destination": "Porto", "days": 4, "start_date": "2026-12-01"},
+        "mediaType": "application/json;schema=tripRequest"}]});
+    let made = rpc(
+        &a.base,
+        "SendMessage",
+        json!({"tenant": "acme", "message": message,
+               "configuration": {"returnImmediately": true}}),
+    )
+    .await;
+    let id = made["result"]["task"]["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {made}"))
+        .to_owned();
+    // On B: the task is acme's, found and listed there alone.
+    let found = rpc(&b.base, "GetTask", json!({"id": id, "tenant": "acme"})).await;
+    assert_eq!(found["result"]["id"], json!(id), "{found}");
+    for other in [json!({"tenant": "beta"}), json!({})] {
+        for method in ["GetTask", "CancelTask", "SubscribeToTask"] {
+            let mut params = other.clone();
+            params["id"] = json!(id);
+            let answer = rpc(&b.base, method, params).await;
+            assert_eq!(
+                answer["error"]["code"], -32001,
+                "{method} {other}: {answer}"
+            );
+        }
+        let listed = rpc(&b.base, "ListTasks", other.clone()).await;
+        assert_eq!(listed["result"]["totalSize"], 0, "{other}: {listed}");
+    }
+    let listed = rpc(&b.base, "ListTasks", json!({"tenant": "acme"})).await;
+    assert_eq!(listed["result"]["totalSize"], 1, "{listed}");
+    // Resumed with Last-Event-ID on B: in acme, the events after the first; elsewhere, none.
+    let refused = reqwest::Client::new()
+        .get(format!("{}/beta/tasks/{id}:subscribe", b.base))
+        .header("a2a-version", "1.0")
+        .header("last-event-id", "1")
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(refused.status(), 404);
+    let resumed = reqwest::Client::new()
+        .get(format!("{}/acme/tasks/{id}:subscribe", b.base))
+        .header("a2a-version", "1.0")
+        .header("last-event-id", "1")
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(resumed.status(), 200);
+    let text = tokio::time::timeout(Duration::from_secs(20), resumed.text())
+        .await
+        .expect("the stream ends with the task")
+        .expect("the events");
+    assert!(text.contains("TASK_STATE_COMPLETED"), "{text}");
+}
