@@ -115,7 +115,7 @@ impl Context {
 /// comma-separated list of URIs.
 fn extensions(headers: &HeaderMap) -> Vec<String> {
     headers
-        .get_all("a2a-extensions")
+        .get_all(EXTENSIONS_HEADER)
         .iter()
         .chain(headers.get_all("x-a2a-extensions"))
         .filter_map(|v| v.to_str().ok())
@@ -249,24 +249,22 @@ impl Extensions {
                 ),
             ));
         }
-        let mut used: Vec<String> = Vec::new();
-        for uri in asked {
-            if self.declared.contains(uri) && !used.contains(uri) {
-                used.push(uri.clone());
-            }
-        }
-        Ok(used)
+        Ok(self.used(asked).map(str::to_owned).collect())
+    }
+
+    /// The extensions of `asked` the card declares, each once, in the order asked.
+    fn used<'a>(&self, asked: &'a [String]) -> impl Iterator<Item = &'a str> {
+        asked
+            .iter()
+            .enumerate()
+            .filter(|(i, uri)| self.declared.contains(uri) && !asked[..*i].contains(uri))
+            .map(|(_, uri)| uri.as_str())
     }
 
     /// The header value naming the extensions `ctx` asked for that the card declares (for the
     /// answer), if any.
     pub(crate) fn echo(&self, ctx: &Context) -> Option<axum::http::HeaderValue> {
-        let used: Vec<&str> = ctx
-            .extensions
-            .iter()
-            .filter(|uri| self.declared.contains(uri))
-            .map(String::as_str)
-            .collect();
+        let used: Vec<&str> = self.used(&ctx.extensions).collect();
         if used.is_empty() {
             return None;
         }

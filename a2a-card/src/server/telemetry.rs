@@ -40,13 +40,6 @@ pub(crate) struct Called {
     failed: bool,
 }
 
-impl Called {
-    /// Whether the answer is a protocol error.
-    pub(crate) fn failed(&self) -> bool {
-        self.failed
-    }
-}
-
 /// Names the protocol method the current request calls over `binding` (its name on the card,
 /// and its RPC system), on its span.
 pub(crate) fn method(binding: (&'static str, &'static str), method: &str, version: &str) {

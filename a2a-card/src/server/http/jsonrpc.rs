@@ -187,21 +187,6 @@ pub(crate) async fn endpoint(State(rpc): State<Arc<JsonRpc>>, request: Request) 
             Err(e) => error_response(&id, e),
         },
     };
-    // The extensions asked for that the card declares, named in an answer that used them (a
-    // 0.3 caller reads the header 0.3 named).
-    if !response
-        .extensions()
-        .get::<telemetry::Called>()
-        .is_some_and(|c| c.failed())
-        && let Some(used) = rpc.calls.extensions().echo(&ctx)
-    {
-        let name = if legacy.is_some() {
-            "x-a2a-extensions"
-        } else {
-            EXTENSIONS_HEADER
-        };
-        response.headers_mut().insert(name, used);
-    }
     telemetry::called(&mut response, &method);
     response
 }
@@ -246,8 +231,12 @@ async fn call(
         Ok(op) => op,
         Err(e) => return error_response(&id, e),
     };
-    match calls.call(ctx, op).await {
-        Ok(Answer::Stream(events)) => {
+    let answer = match calls.call(ctx, op).await {
+        Ok(answer) => answer,
+        Err(failure) => return failure_response(&id, failure),
+    };
+    let response = match answer {
+        Answer::Stream(events) => {
             // Each event's JSON is made once, and shared with the log and the webhooks.
             let head = format!(
                 r#"{{"jsonrpc":"2.0","id":{},"result":"#,
@@ -265,16 +254,23 @@ async fn call(
                 Err(e) => error_json(&id, e),
             })
         }
-        Ok(answer) => {
-            let mut response = Response::new(Body::from(success(&id, &answer)));
-            response.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
-            response
-        }
-        Err(failure) => failure_response(&id, failure),
+        answer => json_response(StatusCode::OK, &Success::new(&id, &answer)),
+    };
+    used_extensions(response, calls, ctx, EXTENSIONS_HEADER)
+}
+
+/// `response` (a call's answer) naming the extensions the call asked for that the card
+/// declares, in the header `name` (0.3 callers read `X-A2A-Extensions`).
+fn used_extensions(
+    mut response: Response,
+    calls: &dyn Calls,
+    ctx: &Context,
+    name: &'static str,
+) -> Response {
+    if let Some(used) = calls.extensions().echo(ctx) {
+        response.headers_mut().insert(name, used);
     }
+    response
 }
 
 /// A 0.3 request: its params in 1.0 shape, the same call, its answer (each event of a stream)
@@ -293,35 +289,35 @@ async fn v0_3_call(
         Ok(op) => calls.call(ctx, op).await,
         Err(e) => Err(Failure::Error(e)),
     };
-    let error = match answer {
-        Ok(Answer::Stream(events)) => {
-            return sse(events, move |event| match event {
-                Ok(event) => success(&id, &method.result_to_v0_3(to_value(event.event()))),
-                Err(e) => error_json_v0_3(&id, e),
-            });
-        }
+    let answered = match answer {
+        Ok(Answer::Stream(events)) => sse(events, move |event| match event {
+            Ok(event) => success(&id, &method.result_to_v0_3(to_value(event.event()))),
+            Err(e) => error_json_v0_3(&id, e),
+        }),
         Ok(answer) => {
             let result = method.result_to_v0_3(to_value(&answer));
-            return json_response(StatusCode::OK, &Success::new(&id, &result));
+            json_response(StatusCode::OK, &Success::new(&id, &result))
         }
         Err(Failure::Refused(refusal)) => return refusal.jsonrpc(id),
-        Err(Failure::Error(e)) => e,
+        Err(Failure::Error(e)) => {
+            let body = error_json_v0_3(&id, e);
+            let mut response = if method.streams() {
+                // A 0.3 client reads a streaming method's answer only as events: an error
+                // before the stream is one event (as the official SDK's 0.3 layer sends it).
+                one_event(body)
+            } else {
+                let mut response = Response::new(Body::from(body));
+                response.headers_mut().insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/json"),
+                );
+                response
+            };
+            telemetry::failed(&mut response);
+            return response;
+        }
     };
-    let body = error_json_v0_3(&id, error);
-    let mut response = if method.streams() {
-        // A 0.3 client reads a streaming method's answer only as events: an error before the
-        // stream is one event (as the official SDK's 0.3 layer sends it).
-        one_event(body)
-    } else {
-        let mut response = Response::new(Body::from(body));
-        response.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
-        response
-    };
-    telemetry::failed(&mut response);
-    response
+    used_extensions(answered, calls, ctx, "x-a2a-extensions")
 }
 
 /// A value of the `a2a` types as JSON (they always serialise).

@@ -11,7 +11,7 @@ use futures::stream::BoxStream;
 use super::checks::{check_history_length, cut_history};
 use super::log::Until;
 use super::run::{status, status_of};
-use super::{Lifecycle, NumberedStream, new_task_id};
+use super::{Lifecycle, NumberedStream, Scope, new_task_id};
 use crate::agent::Agent;
 use crate::server::call::{
     Answer, Binding, Context, Extensions, Failure, Op, field_error, owns, tenant_of, unexpected,
@@ -39,13 +39,20 @@ impl<A: Agent> Calls for Lifecycle<A> {
         }
         self.authorize(ctx)?;
         // The extensions asked for, before anything else is done (MCP's callers and callers in
-        // the process speak no A2A extension).
-        if !matches!(ctx.binding, Binding::Mcp | Binding::InProcess) {
-            self.extensions.activate(&ctx.extensions)?;
-        }
+        // the process speak no A2A extension: none is required of them).
+        let extensions = match ctx.binding {
+            Binding::Mcp | Binding::InProcess => self
+                .extensions
+                .activate(&ctx.extensions)
+                .unwrap_or_default(),
+            _ => self.extensions.activate(&ctx.extensions)?,
+        };
         // The tenant: a task of another one is not found, whatever is asked of it.
-        let tenant = tenant_of(ctx, &op)?.map(str::to_owned);
-        let tenant = tenant.as_deref();
+        let scope = Scope {
+            tenant: tenant_of(ctx, &op)?.map(str::to_owned),
+            extensions,
+        };
+        let tenant = scope.tenant.as_deref();
         if let Some(guard) = &self.guard {
             guard.authorize_tenant(tenant, ctx.principal.as_deref())?;
         }
@@ -56,16 +63,16 @@ impl<A: Agent> Calls for Lifecycle<A> {
         }
         Ok(match op {
             Op::Send(req) => Answer::Sent(SendMessageResponse::Task(
-                self.send(ctx, req, tenant).await?,
+                self.send(ctx, req, &scope).await?,
             )),
             Op::Stream(req) => {
                 if !self.streaming {
                     return Err(not_streaming().into());
                 }
-                Answer::Stream(self.turn(ctx, req, None, tenant).await?)
+                Answer::Stream(self.turn(ctx, req, None, &scope).await?)
             }
             Op::Turn { request, skill } => {
-                Answer::Stream(self.turn(ctx, request, skill, tenant).await?)
+                Answer::Stream(self.turn(ctx, request, skill, &scope).await?)
             }
             Op::Get(req) => Answer::Task(Box::new(self.get(req).await?)),
             Op::List(mut req) => {
@@ -111,13 +118,13 @@ impl<A: Agent> Lifecycle<A> {
         &self,
         ctx: &Context,
         req: SendMessageRequest,
-        tenant: Option<&str>,
+        scope: &Scope,
     ) -> Result<Task, Failure> {
         let config = req.configuration.as_ref();
         let history_length = config.and_then(|c| c.history_length);
         check_history_length("configuration.historyLength", history_length)?;
         let immediately = config.and_then(|c| c.return_immediately) == Some(true);
-        let turn = self.begin(ctx, req, None, tenant).await?;
+        let turn = self.begin(ctx, req, None, scope).await?;
         let mut task = if immediately {
             turn.task
         } else {
@@ -139,9 +146,9 @@ impl<A: Agent> Lifecycle<A> {
         ctx: &Context,
         req: SendMessageRequest,
         skill: Option<usize>,
-        tenant: Option<&str>,
+        scope: &Scope,
     ) -> Result<NumberedStream, Failure> {
-        let turn = self.begin(ctx, req, skill, tenant).await?;
+        let turn = self.begin(ctx, req, skill, scope).await?;
         Ok(self.stream(turn, Until::Interrupted))
     }
 

@@ -90,6 +90,13 @@ pub(crate) struct Lifecycle<A: Agent> {
     extensions: Extensions,
 }
 
+/// What a call's context comes to once checked (in [`Calls::call`]): the tenant it is made
+/// in, and the extensions it uses (those it asked for that the card declares).
+struct Scope {
+    tenant: Option<String>,
+    extensions: Vec<String>,
+}
+
 /// A turn under way: the task, its state when the turn began, and that state's number.
 struct Turn {
     tracked: Arc<Tracked>,
@@ -184,13 +191,13 @@ impl<A: Agent> Lifecycle<A> {
     /// question of the task it names.
     /// `skill`: the skill of a new task, named by the caller (an index into the agent's
     /// skills) rather than chosen by dispatch.
-    /// `tenant`: the tenant a new task is made in.
+    /// `scope`: the tenant a new task is made in, and the extensions its skill uses.
     async fn begin(
         &self,
         ctx: &Context,
         req: SendMessageRequest,
         skill: Option<usize>,
-        tenant: Option<&str>,
+        scope: &Scope,
     ) -> Result<Turn, Failure> {
         check_message(&req.message)?;
         let config = req
@@ -204,7 +211,7 @@ impl<A: Agent> Lifecycle<A> {
             policy.check(&config.url).await?;
         }
         match req.message.task_id.clone() {
-            None => self.create(ctx, req, config, skill, tenant).await,
+            None => self.create(ctx, req, config, skill, scope).await,
             Some(id) => Ok(self.resume(req, &id, config).await?),
         }
     }
@@ -243,7 +250,7 @@ impl<A: Agent> Lifecycle<A> {
         req: SendMessageRequest,
         config: Option<TaskPushNotificationConfig>,
         named: Option<usize>,
-        tenant: Option<&str>,
+        scope: &Scope,
     ) -> Result<Turn, Failure> {
         let decision = match named {
             Some(skill) => {
@@ -265,15 +272,12 @@ impl<A: Agent> Lifecycle<A> {
             guard.authorize_skill(skill, ctx.principal.as_deref())?;
         }
         call.context.set_principal(ctx.principal.clone());
-        // Checked in `call`: what is left is the extensions the card declares.
-        if let Ok(used) = self.extensions.activate(&ctx.extensions) {
-            call.context.set_extensions(used);
-        }
-        call.context.set_tenant(tenant.map(str::to_owned));
+        call.context.set_extensions(scope.extensions.clone());
+        call.context.set_tenant(scope.tenant.clone());
         let message = req.message;
         let task = Task {
             // A task's id names its tenant (see `call::owns`).
-            id: match tenant {
+            id: match &scope.tenant {
                 Some(tenant) => format!("{tenant}:{}", new_task_id()),
                 None => new_task_id(),
             },
