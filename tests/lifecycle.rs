@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use a2a_card::server::Webhooks;
 use serde_json::{Value, json};
-use support::client::{Running, serve};
+use support::client::{Running, http_json, rpc_status as rpc, serve};
 use support::sse::Frames;
 
 async fn planner(pace: Duration) -> Running {
@@ -36,33 +36,6 @@ fn text(task: Option<&str>, text: &str) -> Value {
         message["taskId"] = json!(task);
     }
     message
-}
-
-/// A JSON-RPC 1.0 call: the HTTP status and the answer.
-async fn rpc(base: &str, method: &str, params: Value) -> (u16, Value) {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let response = reqwest::Client::new()
-        .post(format!("{base}/"))
-        .header("content-type", "application/json")
-        .header("A2A-Version", "1.0")
-        .body(body.to_string())
-        .send()
-        .await
-        .expect("an answer");
-    let status = response.status().as_u16();
-    (status, response.json().await.expect("JSON"))
-}
-
-/// An HTTP+JSON 1.0 request's JSON answer.
-async fn http_json(request: reqwest::RequestBuilder) -> Value {
-    request
-        .header("A2A-Version", "1.0")
-        .send()
-        .await
-        .expect("an answer")
-        .json()
-        .await
-        .expect("JSON")
 }
 
 /// The `data` of each event of an SSE answer, read to its end.

@@ -31,6 +31,25 @@ use model_server::{MODEL, ModelServer, model_server};
 use serde_json::json;
 use support::client::{card, client, get, request, serve};
 
+/// The text chunks of a run of this crate's client, to its end, which must be completed
+/// (`over`: the binding, for the messages).
+async fn text_chunks(mut run: a2a_card::client::Run, over: &str) -> Vec<String> {
+    let mut chunks = Vec::new();
+    while let Some(event) = run.next().await {
+        match event.expect("an event") {
+            Event::Output(output) => match output.content {
+                Content::Text(t) => chunks.push(t),
+                other => panic!("{over}: text expected, got {other:?}"),
+            },
+            Event::Finished { state, text } => {
+                assert_eq!(state, TaskState::Completed, "{over}: {text:?}")
+            }
+            _ => {}
+        }
+    }
+    chunks
+}
+
 /// A question whose greedy answer runs long (past 1500 tokens).
 const LONG: &str =
     "Write a very long story about a dragon who learns to read. Make it at least 2000 words.";
@@ -155,23 +174,11 @@ mod streaming {
             .discover()
             .await
             .expect("the card");
-        let mut run = remote
+        let run = remote
             .stream("ask", Payload::text(LONG))
             .await
             .expect("a stream");
-        let mut chunks = Vec::new();
-        while let Some(event) = run.next().await {
-            match event.expect("an event") {
-                Event::Output(output) => match output.content {
-                    Content::Text(t) => chunks.push(t),
-                    other => panic!("text expected, got {other:?}"),
-                },
-                Event::Finished { state, text } => {
-                    assert_eq!(state, TaskState::Completed, "gRPC: {text:?}")
-                }
-                _ => {}
-            }
-        }
+        let chunks = text_chunks(run, "gRPC").await;
         assert!(chunks.len() >= 100, "gRPC: {} chunks", chunks.len());
         answers.push(chunks.concat());
         // Greedy decoding: the same answer over each binding.
@@ -191,23 +198,11 @@ mod streaming {
         let remote = RemoteAgent::discover(running.base.as_str())
             .await
             .expect("the card");
-        let mut run = remote
+        let run = remote
             .stream("ask", Payload::text(question))
             .await
             .expect("a stream");
-        let mut streamed = String::new();
-        while let Some(event) = run.next().await {
-            match event.expect("an event") {
-                Event::Output(output) => match output.content {
-                    Content::Text(t) => streamed.push_str(&t),
-                    other => panic!("text expected, got {other:?}"),
-                },
-                Event::Finished { state, text } => {
-                    assert_eq!(state, TaskState::Completed, "{text:?}")
-                }
-                _ => {}
-            }
-        }
+        let streamed = text_chunks(run, "JSON-RPC").await.concat();
         assert!(!direct.is_empty());
         assert_eq!(streamed, direct);
     }

@@ -22,7 +22,7 @@ use a2a_card::server::{FinishedLogs, Webhooks};
 use futures::StreamExt;
 use serde_json::{Value, json};
 use support::client::{
-    card, client, data_part, every_task, get, request, serve, status_text, task,
+    card, client, data_part, every_task, get, request, rpc, serve, status_text, task,
 };
 use support::sse::Frames;
 
@@ -953,21 +953,6 @@ async fn a_reconnect_to_a_task_whose_log_the_memory_store_let_go_is_told_so() {
     );
     let task = on.get_task(&get(&first.id)).await.expect("the task stays");
     assert_eq!(task.status.state, TaskState::Completed);
-}
-
-/// A JSON-RPC 1.0 call to the replica at `base`; its answer.
-async fn rpc(base: &str, method: &str, params: Value) -> Value {
-    reqwest::Client::new()
-        .post(format!("{base}/"))
-        .header("content-type", "application/json")
-        .header("a2a-version", "1.0")
-        .body(json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string())
-        .send()
-        .await
-        .expect("an answer")
-        .json()
-        .await
-        .expect("JSON")
 }
 
 #[tokio::test]

@@ -18,26 +18,11 @@ use a2a_card::server::store::Tasks;
 use a2a_pb::proto;
 use a2a_pb::proto::a2a_service_client::A2aServiceClient;
 use serde_json::{Value, json};
-use support::client::{Running, serve};
+use support::client::{Running, http_json, rpc, serve};
 
 async fn planner(tasks: Tasks) -> Running {
     let webhooks = Webhooks::default().allow_loopback(true);
     serve(server::server(Duration::from_millis(1), webhooks).tasks(tasks)).await
-}
-
-/// A JSON-RPC 1.0 call.
-async fn rpc(base: &str, method: &str, params: Value) -> Value {
-    reqwest::Client::new()
-        .post(format!("{base}/"))
-        .header("content-type", "application/json")
-        .header("a2a-version", "1.0")
-        .body(json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string())
-        .send()
-        .await
-        .expect("an answer")
-        .json()
-        .await
-        .expect("JSON")
 }
 
 /// A trip without a start date: the skill asks for one, and waits.
@@ -170,16 +155,11 @@ async fn tenants_are_kept_apart(tasks: Tasks) {
     }
     let (_, listed) = get(format!("{base}/beta/tasks")).await;
     assert_eq!(listed["totalSize"], 0, "{listed}");
-    let made = http
-        .post(format!("{base}/beta/message:send"))
-        .header("a2a-version", "1.0")
-        .json(&json!({"message": asks()}))
-        .send()
-        .await
-        .expect("an answer")
-        .json::<Value>()
-        .await
-        .expect("JSON");
+    let made = http_json(
+        http.post(format!("{base}/beta/message:send"))
+            .json(&json!({"message": asks()})),
+    )
+    .await;
     let beta = made["task"]["id"].as_str().expect("an id").to_owned();
     assert!(beta.starts_with("beta:"), "{made}");
     apart(base, &beta, Some("acme")).await;
@@ -398,16 +378,12 @@ async fn a_caller_may_use_only_the_tenants_it_belongs_to_when_the_server_says_wh
         .await
         .expect("an answer");
     assert_eq!(refused.status(), 403);
-    let listed = reqwest::Client::new()
-        .get(format!("{base}/acme/tasks"))
-        .header("a2a-version", "1.0")
-        .header("x-api-key", "k-acme-0123456789")
-        .send()
-        .await
-        .expect("an answer")
-        .json::<Value>()
-        .await
-        .expect("JSON");
+    let listed = http_json(
+        reqwest::Client::new()
+            .get(format!("{base}/acme/tasks"))
+            .header("x-api-key", "k-acme-0123456789"),
+    )
+    .await;
     assert_eq!(
         listed["totalSize"], 1,
         "only the one its member made: {listed}"

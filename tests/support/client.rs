@@ -124,3 +124,35 @@ pub fn status_text(task: &Task) -> String {
         })
         .collect()
 }
+
+/// A JSON-RPC 1.0 call (raw HTTP) to the agent at `base`: the HTTP status and the answer.
+pub async fn rpc_status(base: &str, method: &str, params: Value) -> (u16, Value) {
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let response = reqwest::Client::new()
+        .post(format!("{base}/"))
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("an answer");
+    let status = response.status().as_u16();
+    (status, response.json().await.expect("JSON"))
+}
+
+/// A JSON-RPC 1.0 call (raw HTTP) to the agent at `base`: its answer.
+pub async fn rpc(base: &str, method: &str, params: Value) -> Value {
+    rpc_status(base, method, params).await.1
+}
+
+/// An HTTP+JSON 1.0 request's JSON answer.
+pub async fn http_json(request: reqwest::RequestBuilder) -> Value {
+    request
+        .header("A2A-Version", "1.0")
+        .send()
+        .await
+        .expect("an answer")
+        .json()
+        .await
+        .expect("JSON")
+}
