@@ -248,6 +248,23 @@ impl SkillContext {
     /// The tenant the call was made in (A2A 1.0: the request's `tenant`, or the HTTP+JSON
     /// path's first segment); `None` for the default tenant and outside a server. A task of
     /// one tenant is not found under another.
+    ///
+    /// ```
+    /// use a2a_card::{SkillContext, agent, skill};
+    ///
+    /// struct Greeter;
+    /// /// Greets, naming the tenant it serves.
+    /// #[agent(url = "http://127.0.0.1:9000")]
+    /// impl Greeter {
+    ///     /// Greets.
+    ///     #[skill]
+    ///     fn hello(&self, name: String, ctx: SkillContext) -> String {
+    ///         format!("Hello {name}, from {}", ctx.tenant().unwrap_or("everyone"))
+    ///     }
+    /// }
+    /// # let card = <Greeter as a2a_card::Agent>::card().unwrap();
+    /// # assert_eq!(card.skills[0].id, "hello");
+    /// ```
     pub fn tenant(&self) -> Option<&str> {
         self.tenant.as_deref()
     }

@@ -219,6 +219,11 @@ impl<A: Agent> Bridge<A> {
 
 /// The HTTP header that names the tenant of a call over `/mcp` (MCP's requests have no
 /// `tenant` field).
+///
+/// ```
+/// // An MCP client of tenant `acme` sends `A2A-Tenant: acme` with each request to /mcp.
+/// assert_eq!(a2a_card::server::mcp::TENANT_HEADER, "A2A-Tenant");
+/// ```
 pub const TENANT_HEADER: &str = "A2A-Tenant";
 
 /// The context of an MCP request's calls: its HTTP request's (the caller the authentication

@@ -174,6 +174,16 @@ impl fmt::Debug for Tasks {
 
 /// A change that a process made to a shared store, as the store's change feed tells every
 /// process on it ([`Store::changes`]).
+///
+/// ```
+/// use a2a_card::server::store::Change;
+/// use tokio::sync::broadcast;
+///
+/// // A store of your own shared by several processes announces what each writes.
+/// let (feed, mut heard) = broadcast::channel(64);
+/// feed.send(Change::Task("t-1".into())).unwrap();
+/// assert_eq!(heard.try_recv().unwrap(), Change::Task("t-1".into()));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Change {
