@@ -270,6 +270,20 @@ impl Extensions {
         }
         axum::http::HeaderValue::from_str(&used.join(", ")).ok()
     }
+
+    /// `response`, the answer to a call made in `ctx`, naming in the HTTP header `name` the
+    /// extensions it used (0.3 callers read `X-A2A-Extensions`).
+    pub(crate) fn name_in(
+        &self,
+        mut response: axum::response::Response,
+        ctx: &Context,
+        name: &'static str,
+    ) -> axum::response::Response {
+        if let Some(used) = self.echo(ctx) {
+            response.headers_mut().insert(name, used);
+        }
+        response
+    }
 }
 
 /// One protocol operation with its typed parameters.

@@ -256,21 +256,7 @@ async fn call(
         }
         answer => json_response(StatusCode::OK, &Success::new(&id, &answer)),
     };
-    used_extensions(response, calls, ctx, EXTENSIONS_HEADER)
-}
-
-/// `response` (a call's answer) naming the extensions the call asked for that the card
-/// declares, in the header `name` (0.3 callers read `X-A2A-Extensions`).
-fn used_extensions(
-    mut response: Response,
-    calls: &dyn Calls,
-    ctx: &Context,
-    name: &'static str,
-) -> Response {
-    if let Some(used) = calls.extensions().echo(ctx) {
-        response.headers_mut().insert(name, used);
-    }
-    response
+    calls.extensions().name_in(response, ctx, EXTENSIONS_HEADER)
 }
 
 /// A 0.3 request: its params in 1.0 shape, the same call, its answer (each event of a stream)
@@ -317,7 +303,9 @@ async fn v0_3_call(
             return response;
         }
     };
-    used_extensions(answered, calls, ctx, "x-a2a-extensions")
+    calls
+        .extensions()
+        .name_in(answered, ctx, "x-a2a-extensions")
 }
 
 /// A value of the `a2a` types as JSON (they always serialise).

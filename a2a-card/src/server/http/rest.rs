@@ -235,16 +235,14 @@ pub(crate) async fn endpoint(State(rest): State<Arc<Rest>>, request: Request) ->
     let mut response = match op {
         Ok(op) => match rest.calls.call(&ctx, op).await {
             Ok(answer) => {
-                let mut response = match answer {
+                let response = match answer {
                     Answer::Stream(events) => sse(events, write_event),
                     Answer::Deleted => Response::new(Body::empty()),
                     answer => json(&answer),
                 };
-                // The extensions asked for that the card declares, named in the answer.
-                if let Some(used) = rest.calls.extensions().echo(&ctx) {
-                    response.headers_mut().insert(EXTENSIONS_HEADER, used);
-                }
-                response
+                rest.calls
+                    .extensions()
+                    .name_in(response, &ctx, EXTENSIONS_HEADER)
             }
             Err(Failure::Error(e)) => error(e),
             Err(Failure::Refused(refusal)) => refusal.rest(),
