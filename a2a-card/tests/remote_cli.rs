@@ -124,6 +124,52 @@ async fn inspect_as_json_has_the_skills_schemas_and_findings() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inspect_and_call_find_an_agent_of_a_host_from_its_url_the_root_or_the_index() {
+    let listening = a2a_card::server::Host::new()
+        .agent(
+            "/planner",
+            Server::new(trip::TripPlanner {
+                pace: Duration::from_millis(5),
+            }),
+        )
+        .agent("/fights", Server::new(agent::FightClub))
+        .bind("127.0.0.1:0")
+        .await
+        .expect("bind a free loopback port");
+    let base = format!("http://{}", listening.local_addr());
+    tokio::spawn(listening.serve());
+    let index = format!("{base}{}", a2a_card::server::AGENT_INDEX_PATH);
+    let fights = format!("{base}/fights");
+    for (url, name, at) in [
+        (&fights, "Fight Club 1.0.0", &fights),
+        (&base, "Trip Planner", &format!("{base}/planner")),
+        (&index, "Trip Planner", &format!("{base}/planner")),
+    ] {
+        let out = run(&["inspect", url]).await;
+        assert_eq!(code(&out), 0, "{url}: {}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains(name), "{url}: no `{name}` in:\n{text}");
+        let interface = format!("JSONRPC 1.0 at {at};");
+        assert!(
+            text.contains(&interface),
+            "{url}: no `{interface}` in:\n{text}"
+        );
+    }
+    let out = run(&[
+        "call",
+        &fights,
+        "--skill",
+        "fight-comparison",
+        "--data",
+        r#"{"a": "Lion", "b": "Tiger"}"#,
+    ])
+    .await;
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let answer: Value = serde_json::from_slice(&out.stdout).expect("the output, as JSON");
+    assert_eq!(answer["winner"], "Tiger");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn call_prints_the_typed_output() {
     let base = fight_club().await;
     let out = run(&[

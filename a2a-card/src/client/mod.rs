@@ -325,7 +325,9 @@ impl Connect {
     }
 
     /// Reads the agent's card (with the credentials), lints it, verifies its signature when
-    /// asked, and prepares the official client for its preferred 1.0 interface.
+    /// asked, and prepares the official client for its preferred 1.0 interface. Where the
+    /// URL gives the index of the agents a host serves on one listener
+    /// (`/.well-known/agent-index.json`), the agent is the index's default one.
     ///
     /// ```no_run
     /// # async fn run() -> Result<(), a2a_card::client::ClientError> {
@@ -334,14 +336,25 @@ impl Connect {
     /// # Ok(()) }
     /// ```
     pub async fn discover(self) -> Result<RemoteAgent, ClientError> {
-        let card_url = self.card_url();
+        let mut card_url = self.card_url();
         let http = self.http_client()?;
-        let bytes = fetch_card(&http, &card_url, &self.headers, self.max_card_bytes).await?;
         let limits = ReadLimits::default().max_bytes(self.max_card_bytes);
-        let document = Document::parse(&bytes, limits).map_err(|e| ClientError::NotACard {
-            url: card_url.clone(),
-            message: e.to_string(),
-        })?;
+        let read = |url: String| {
+            let (http, headers, max) = (&http, &self.headers, self.max_card_bytes);
+            async move {
+                let bytes = fetch_card(http, &url, headers, max).await?;
+                Document::parse(&bytes, limits).map_err(|e| ClientError::NotACard {
+                    url,
+                    message: e.to_string(),
+                })
+            }
+        };
+        let mut document = read(card_url.clone()).await?;
+        // A host's index of its agents (`/.well-known/agent-index.json`): its default agent.
+        if let Some(default) = index_default(&document.value) {
+            card_url = default;
+            document = read(card_url.clone()).await?;
+        }
         if !document.value.is_object() {
             return Err(ClientError::NotACard {
                 url: card_url,
@@ -382,6 +395,21 @@ impl Connect {
             }),
         })
     }
+}
+
+/// The card URL of the default agent of a host's index (`{"agents": [{"card": URL,
+/// "default": true}, ...]}`, see [`Host`](crate::server::Host)), when `document` is one.
+fn index_default(document: &Value) -> Option<String> {
+    let object = document.as_object()?;
+    if object.contains_key("name") || object.contains_key("supportedInterfaces") {
+        return None;
+    }
+    let agents = object.get("agents")?.as_array()?;
+    let default = agents
+        .iter()
+        .find(|a| a.get("default").and_then(Value::as_bool) == Some(true))
+        .or_else(|| agents.first())?;
+    default.get("card")?.as_str().map(str::to_owned)
 }
 
 /// Reads at most `max` bytes (plus one, to tell a larger document) of the card.

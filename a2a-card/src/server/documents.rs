@@ -12,7 +12,7 @@ use axum::routing::get;
 use serde_json::Value;
 
 use super::call::A2A_VERSION_HEADER;
-use super::interfaces::{AGENT_CARD_PATH, CAPABILITIES_PATH};
+use super::interfaces::{AGENT_CARD_PATH, AGENT_INDEX_PATH, CAPABILITIES_PATH};
 use crate::card::AgentCard;
 use crate::wire::Profile;
 
@@ -147,6 +147,23 @@ impl Documents {
             )
             .with_state(self)
     }
+}
+
+/// The route of a host's index of its agents (`document`), answered as the cards are.
+pub(crate) fn index_router(document: &Value, max_age: Duration) -> axum::Router {
+    let index = Arc::new((
+        Document::new(document),
+        HeaderValue::from_str(&format!("public, max-age={}", max_age.as_secs()))
+            .unwrap_or_else(|_| HeaderValue::from_static("public, max-age=300")),
+    ));
+    axum::Router::new().route(
+        AGENT_INDEX_PATH,
+        get(move |request: Request| {
+            let index = Arc::clone(&index);
+            async move { index.0.answer(request.headers(), &index.1) }
+        })
+        .options(preflight),
+    )
 }
 
 /// The profile an `A2A-Version` header asks for: none (or empty) is the compat document, a 1.x

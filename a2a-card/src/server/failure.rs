@@ -43,6 +43,9 @@ pub enum ServerError {
     Mcp(String),
     /// The tenant given to [`Server::tenant`](crate::server::Server::tenant) is not one.
     Tenant(String),
+    /// The agents given to a [`Host`](crate::server::Host) cannot be mounted together: two at
+    /// one path, a path that is not one, two serving gRPC, say.
+    Host(String),
 }
 
 impl fmt::Display for ServerError {
@@ -63,6 +66,9 @@ impl fmt::Display for ServerError {
             #[cfg(feature = "mcp")]
             ServerError::Mcp(reason) => write!(f, "the agent cannot be served over MCP: {reason}"),
             ServerError::Tenant(reason) => f.write_str(reason),
+            ServerError::Host(reason) => {
+                write!(f, "the agents cannot be hosted together: {reason}")
+            }
         }
     }
 }
@@ -74,7 +80,10 @@ impl std::error::Error for ServerError {
             ServerError::Schema(e) => Some(e),
             ServerError::Io(e) => Some(e),
             ServerError::Store(e) => Some(e),
-            ServerError::Url { .. } | ServerError::Webhooks(_) | ServerError::Tenant(_) => None,
+            ServerError::Url { .. }
+            | ServerError::Webhooks(_)
+            | ServerError::Tenant(_)
+            | ServerError::Host(_) => None,
             #[cfg(feature = "mcp")]
             ServerError::Mcp(_) => None,
             #[cfg(feature = "sign")]

@@ -12,6 +12,9 @@ use super::failure::ServerError;
 pub const AGENT_CARD_PATH: &str = "/.well-known/agent-card.json";
 /// The path of the AG-UI capabilities snapshot.
 pub const CAPABILITIES_PATH: &str = "/capabilities";
+/// The path of the index of the agents a [`Host`](super::Host) serves on one listener: each
+/// one's name, description, URL and card URL, and which one the root card is.
+pub const AGENT_INDEX_PATH: &str = "/.well-known/agent-index.json";
 
 /// Where the agent is reached: the URL of its interfaces and the path they are mounted at.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +31,10 @@ pub(crate) struct Endpoint {
     pub(crate) order: Vec<String>,
     /// The tenant the 1.0 interfaces name, if any.
     pub(crate) tenant: Option<String>,
+    /// The path the agent's own routes are under on a listener it shares with other agents
+    /// ([`Host`](super::Host): `/planner`), empty where it is alone: MCP is at
+    /// `{mount}/mcp`.
+    pub(crate) mount: String,
 }
 
 impl Endpoint {
@@ -65,6 +72,7 @@ impl Endpoint {
             mcp: false,
             order: Vec::new(),
             tenant: None,
+            mount: String::new(),
         })
     }
 
@@ -106,16 +114,29 @@ impl Endpoint {
         served.interfaces.sort_by_key(rank);
         #[cfg(feature = "mcp")]
         if self.mcp {
-            served
-                .capabilities
-                .extensions
-                .push(mcp_extension(self.origin()));
+            served.capabilities.extensions.push(mcp_extension(&format!(
+                "{}{}",
+                self.origin(),
+                self.mcp_path()
+            )));
         }
         served
     }
 }
 
 impl Endpoint {
+    /// This endpoint's interfaces moved to `{origin}{mount}`, for an agent a
+    /// [`Host`](super::Host) mounts at `mount` (`/planner`): MCP goes under the mount too.
+    pub(crate) fn placed(&self, origin: &str, mount: &str) -> Result<Endpoint, ServerError> {
+        let at = Endpoint::parse(&format!("{}{mount}", origin.trim_end_matches('/')))?;
+        Ok(Endpoint {
+            url: at.url,
+            path: at.path,
+            mount: mount.to_owned(),
+            ..self.clone()
+        })
+    }
+
     /// The host of the URL, without its port.
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     pub(crate) fn host(&self) -> Option<&str> {
@@ -126,6 +147,12 @@ impl Endpoint {
             return rest.split(']').next();
         }
         authority.split(':').next()
+    }
+
+    /// The path of the agent's MCP endpoint: [`MCP_PATH`] under its mount.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn mcp_path(&self) -> String {
+        format!("{}{MCP_PATH}", self.mount)
     }
 
     /// The URL's scheme and authority (`http://127.0.0.1:8080`): where a gRPC client connects
@@ -185,14 +212,11 @@ pub(crate) const MCP_PATH: &str = "/mcp";
 #[cfg(feature = "mcp")]
 pub(crate) const MCP_EXTENSION_URI: &str = "https://github.com/a2a-card/a2a-card/extensions/mcp/v1";
 
-/// The card's extension entry naming the MCP endpoint at `origin`.
+/// The card's extension entry naming the MCP endpoint at `url`.
 #[cfg(feature = "mcp")]
-fn mcp_extension(origin: &str) -> crate::card::AgentExtension {
+fn mcp_extension(url: &str) -> crate::card::AgentExtension {
     let mut params = serde_json::Map::new();
-    params.insert(
-        "url".into(),
-        serde_json::Value::String(format!("{origin}{MCP_PATH}")),
-    );
+    params.insert("url".into(), serde_json::Value::String(url.to_owned()));
     params.insert(
         "transport".into(),
         serde_json::Value::String("streamable-http".into()),

@@ -36,6 +36,8 @@ pub struct Listening {
     pub(super) app: axum::Router,
     pub(super) card: AgentCard,
     pub(super) endpoint: Endpoint,
+    /// Every agent's card, where a [`Host`](super::Host) serves several (else the one).
+    pub(super) cards: Vec<AgentCard>,
 }
 
 impl fmt::Debug for Listening {
@@ -63,9 +65,38 @@ impl Listening {
         &self.endpoint.path
     }
 
-    /// The card as served.
+    /// The card as served (a [`Host`](super::Host)'s default agent's).
     pub fn card(&self) -> &AgentCard {
         &self.card
+    }
+
+    /// Every card served on the listener: the one agent's, or those of the agents a
+    /// [`Host`](super::Host) serves, in the order they were mounted.
+    ///
+    /// ```no_run
+    /// # use a2a_card::{agent, skill};
+    /// # struct Echo;
+    /// # /// Says back what it is told.
+    /// # #[agent(url = "http://127.0.0.1:0")]
+    /// # impl Echo {
+    /// #     /// Echoes the text.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// # async fn run() -> Result<(), a2a_card::server::ServerError> {
+    /// use a2a_card::server::{Host, Server};
+    /// let listening = Host::new()
+    ///     .agent("/one", Server::new(Echo))
+    ///     .agent("/two", Server::new(Echo))
+    ///     .bind("127.0.0.1:0")
+    ///     .await?;
+    /// for card in listening.cards() {
+    ///     println!("{} at {}", card.name, card.interfaces[0].url);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn cards(&self) -> &[AgentCard] {
+        &self.cards
     }
 
     /// Serves until the process ends.

@@ -11,7 +11,9 @@
 //! | `GET /capabilities` | the AG-UI `AgentCapabilities` snapshot of the same declaration |
 //!
 //! `<path>` is the path of the card's URL (`/` for `http://127.0.0.1:8080`, `/a2a` for
-//! `https://shop.example.com/a2a`).
+//! `https://shop.example.com/a2a`); the card and capabilities are there too
+//! (`/a2a/.well-known/agent-card.json`). A [`Host`] serves several agents on one listener,
+//! each under a path of its own.
 //!
 //! The path a request takes, one module per step (the layers in the order a request meets
 //! them, the way back in reverse; `wiring` puts them together):
@@ -105,6 +107,7 @@ mod errors;
 mod failure;
 #[cfg(feature = "grpc")]
 mod grpc;
+mod host;
 mod http;
 mod interfaces;
 mod lifecycle;
@@ -129,7 +132,8 @@ use crate::agent::Agent;
 use crate::card::AgentCard;
 
 pub use failure::ServerError;
-pub use interfaces::{AGENT_CARD_PATH, CAPABILITIES_PATH};
+pub use host::Host;
+pub use interfaces::{AGENT_CARD_PATH, AGENT_INDEX_PATH, CAPABILITIES_PATH};
 pub use lifecycle::FinishedLogs;
 pub use listening::Listening;
 pub use push::Webhooks;
@@ -191,7 +195,8 @@ pub struct Server<A: Agent> {
     max_inline_file: usize,
     input_timeout: Option<Duration>,
     webhooks: Webhooks,
-    tasks: store::Tasks,
+    /// Where tasks are kept, where the server names a store (memory otherwise).
+    tasks: Option<store::Tasks>,
     finished_logs: FinishedLogs,
     #[cfg(feature = "sign")]
     signer: Option<(crate::sign::SigningKey, crate::sign::SignOptions)>,
@@ -238,7 +243,7 @@ impl<A: Agent> Server<A> {
             max_inline_file: DEFAULT_MAX_INLINE_FILE,
             input_timeout: Some(DEFAULT_INPUT_TIMEOUT),
             webhooks: Webhooks::default(),
-            tasks: store::Tasks::memory(),
+            tasks: None,
             finished_logs: FinishedLogs::default(),
             #[cfg(feature = "sign")]
             signer: None,
@@ -337,7 +342,7 @@ impl<A: Agent> Server<A> {
     /// handler asks is answered only in the process where that handler runs (elsewhere the
     /// answer fails the task, saying why).
     pub fn tasks(mut self, tasks: store::Tasks) -> Self {
-        self.tasks = tasks;
+        self.tasks = Some(tasks);
         self
     }
 
@@ -562,7 +567,7 @@ impl<A: Agent> Server<A> {
     pub async fn serve_mcp_stdio(self) -> Result<(), ServerError> {
         use rmcp::ServiceExt as _;
         let (card, endpoint) = self.served(None)?;
-        let (handler, _) = self.handler_for(&card, &endpoint).await?;
+        let (handler, _) = self.handler_for(&card, &endpoint, None).await?;
         let bridge = mcp::Bridge::new(handler)?;
         let running = bridge
             .serve(rmcp::transport::stdio())
@@ -676,7 +681,7 @@ impl<A: Agent> Server<A> {
     /// ```
     pub async fn request_handler(self) -> Result<Arc<dyn a2a_server::RequestHandler>, ServerError> {
         let (card, endpoint) = self.served(None)?;
-        let (handler, _) = self.handler_for(&card, &endpoint).await?;
+        let (handler, _) = self.handler_for(&card, &endpoint, None).await?;
         Ok(handler)
     }
 
@@ -697,6 +702,7 @@ impl<A: Agent> Server<A> {
             listener,
             local_addr,
             app,
+            cards: vec![card.clone()],
             card,
             endpoint,
         })

@@ -22,6 +22,13 @@ impl<A: Agent> Server<A> {
         &self,
         bound: Option<SocketAddr>,
     ) -> Result<(AgentCard, Endpoint), ServerError> {
+        let endpoint = self.endpoint(bound)?;
+        Ok((self.card_at(&endpoint)?, endpoint))
+    }
+
+    /// Where the agent's interfaces are: its public URL, else its declared one (with the
+    /// address bound for a loopback host), with this server's options.
+    pub(super) fn endpoint(&self, bound: Option<SocketAddr>) -> Result<Endpoint, ServerError> {
         let card = A::card().map_err(|e| ServerError::Card(e.clone()))?;
         let url = match (&self.public_url, card.interfaces.first()) {
             (Some(url), _) => url.clone(),
@@ -50,6 +57,12 @@ impl<A: Agent> Server<A> {
         {
             endpoint.mcp = self.mcp;
         }
+        Ok(endpoint)
+    }
+
+    /// The card as served at `endpoint`: its interfaces, signed where asked, linted.
+    pub(super) fn card_at(&self, endpoint: &Endpoint) -> Result<AgentCard, ServerError> {
+        let card = A::card().map_err(|e| ServerError::Card(e.clone()))?;
         let card = endpoint.card(card, self.v0_3);
         #[cfg(feature = "sign")]
         let card = match &self.signer {
@@ -64,24 +77,30 @@ impl<A: Agent> Server<A> {
         if crate::lint::has_errors(&findings) {
             return Err(ServerError::Served(BuildError { findings }));
         }
-        Ok((card, endpoint))
+        Ok(card)
     }
 
-    /// The lifecycle for `card` served at `endpoint`, and the guard of its security.
+    /// The lifecycle for `card` served at `endpoint`, and the guard of its security; its
+    /// tasks in `shared` where a host keeps several agents' tasks in one store, else in the
+    /// store this server names.
     pub(super) async fn handler_for(
         self,
         card: &AgentCard,
         endpoint: &Endpoint,
+        shared: Option<Shared>,
     ) -> Result<(Arc<lifecycle::Lifecycle<A>>, Option<Arc<auth::Guard>>), ServerError> {
         let dispatcher = Arc::new(Dispatcher::for_agent::<A>().map_err(ServerError::Schema)?);
         let guard = auth::Guard::new(card, A::SKILLS, self.authentication)
             .map_err(ServerError::Security)?
             .map(Arc::new);
-        let store = self
-            .tasks
-            .open_store(true)
-            .await
-            .map_err(ServerError::Store)?;
+        let (store, tasks, namespace) = match shared {
+            Some(shared) => (shared.store, shared.tasks, Some(shared.namespace)),
+            None => {
+                let tasks = self.tasks.unwrap_or_else(store::Tasks::memory);
+                let store = tasks.open_store(true).await.map_err(ServerError::Store)?;
+                (store, tasks, None)
+            }
+        };
         let caps = &card.capabilities;
         let push = if caps.push_notifications == Some(true) {
             let configs: Arc<dyn PushConfigStore> = store
@@ -102,7 +121,7 @@ impl<A: Agent> Server<A> {
                 guard: guard.clone(),
                 extended: documents::extended_card::<A>(endpoint, self.v0_3)?,
                 // On the memory store, no more logs than the store keeps tasks.
-                finished_logs: match &self.tasks {
+                finished_logs: match &tasks {
                     store::Tasks::Memory(retention) => {
                         let kept = retention.count_limit().unwrap_or(usize::MAX);
                         self.finished_logs
@@ -114,22 +133,25 @@ impl<A: Agent> Server<A> {
                 max_inline_file: self.max_inline_file,
                 input_timeout: self.input_timeout,
                 extensions: crate::server::call::Extensions::of(card),
+                namespace,
             },
         ));
         Ok((handler, guard))
     }
 
-    pub(super) async fn router_for(
+    /// The routes of the agent, apart, for [`Routes::alone`] or a host to put together.
+    pub(super) async fn routes_for(
         self,
         card: AgentCard,
         endpoint: &Endpoint,
-    ) -> Result<axum::Router, ServerError> {
+        shared: Option<Shared>,
+    ) -> Result<Routes, ServerError> {
         let (body_limit, v0_3, card_max_age) = (self.body_limit, self.v0_3, self.card_max_age);
         #[cfg(feature = "ui")]
         let ui = self.ui;
         #[cfg(feature = "otel")]
         let metrics_route = self.metrics_route.clone();
-        let (handler, guard) = self.handler_for(&card, endpoint).await?;
+        let (handler, guard) = self.handler_for(&card, endpoint, shared).await?;
         let calls: Arc<dyn lifecycle::Calls> = Arc::clone(&handler) as _;
         // The one authentication layer of every binding (where the card declares security).
         let authenticated = |router: axum::Router| match &guard {
@@ -144,6 +166,8 @@ impl<A: Agent> Server<A> {
         let grpc = endpoint
             .grpc
             .then(|| authenticated(grpc::router(Arc::clone(&calls), body_limit)));
+        #[cfg(not(feature = "grpc"))]
+        let grpc = None;
         #[cfg(feature = "mcp")]
         let mcp = match endpoint.mcp {
             true => Some(authenticated(mcp::router(
@@ -155,6 +179,8 @@ impl<A: Agent> Server<A> {
             )?)),
             false => None,
         };
+        #[cfg(not(feature = "mcp"))]
+        let mcp = None;
         let rpc = Arc::new(http::jsonrpc::JsonRpc {
             calls: Arc::clone(&calls),
             body_limit,
@@ -171,19 +197,28 @@ impl<A: Agent> Server<A> {
                 .fallback(http::rest::endpoint)
                 .with_state(rest),
         );
+        // `https://a.example.com/a2a/`: JSON-RPC clients post to the URL as written.
+        let direct = (endpoint.path.len() > 1 && endpoint.path.ends_with('/')).then(|| {
+            let direct = post(http::jsonrpc::endpoint).with_state(rpc);
+            match &guard {
+                Some(guard) => direct.layer(axum::middleware::from_fn_with_state(
+                    Arc::clone(guard),
+                    auth::layer,
+                )),
+                None => direct,
+            }
+        });
         let capabilities = crate::ag_ui::Capabilities::for_agent::<A>(&card).to_json();
-        #[cfg_attr(
-            not(any(feature = "ui", feature = "grpc", feature = "mcp", feature = "otel")),
-            allow(unused_mut)
-        )]
-        let mut documents = Arc::new(Documents::new(&card, &capabilities, card_max_age)).router();
+        let documents = Arc::new(Documents::new(&card, &capabilities, card_max_age)).router();
+        #[cfg_attr(not(any(feature = "ui", feature = "otel")), allow(unused_mut))]
+        let mut pages = axum::Router::new();
         #[cfg(feature = "ui")]
         if ui {
-            documents = documents.merge(ui::router());
+            pages = pages.merge(ui::router());
         }
         #[cfg(feature = "otel")]
         if let Some(path) = metrics_route {
-            documents = documents.route(
+            pages = pages.route(
                 &path,
                 axum::routing::get(|| async {
                     (
@@ -196,39 +231,93 @@ impl<A: Agent> Server<A> {
                 }),
             );
         }
-        // The MCP endpoint is at the root whatever the card's path.
-        #[cfg(feature = "mcp")]
-        if let Some(mcp) = mcp {
-            documents = documents.merge(mcp);
-        }
-        // gRPC paths are the service's own, at the root whatever the card's path.
-        #[cfg(feature = "grpc")]
-        if let Some(grpc) = grpc {
-            documents = documents.merge(grpc);
-        }
-        let base = endpoint.path.trim_end_matches('/');
-        let app = if base.is_empty() {
-            documents.merge(protocol)
-        } else if endpoint.path.ends_with('/') {
-            // `https://a.example.com/a2a/`: JSON-RPC clients post to the URL as written.
-            let mut direct = post(http::jsonrpc::endpoint).with_state(rpc);
-            if let Some(guard) = &guard {
-                direct = direct.layer(axum::middleware::from_fn_with_state(
-                    Arc::clone(guard),
-                    auth::layer,
-                ));
-            }
-            documents.nest(base, protocol).route(&endpoint.path, direct)
-        } else {
-            documents.nest(base, protocol)
-        };
-        // Every request in its span (and, with `otel`, its caller's trace), with its metrics;
-        // outside it, the one rule for a body an answer left unread.
-        Ok(app
-            .layer(axum::middleware::from_fn(telemetry::layer))
-            .layer(axum::middleware::from_fn_with_state(
-                body_limit,
-                http::body::keep_alive,
-            )))
+        Ok(Routes {
+            documents,
+            pages,
+            protocol,
+            direct,
+            mcp,
+            grpc,
+            body_limit,
+        })
     }
+
+    pub(super) async fn router_for(
+        self,
+        card: AgentCard,
+        endpoint: &Endpoint,
+    ) -> Result<axum::Router, ServerError> {
+        let routes = self.routes_for(card, endpoint, None).await?;
+        let body_limit = routes.body_limit;
+        Ok(layered(routes.alone(endpoint), body_limit))
+    }
+}
+
+/// Where an agent's tasks are kept when a host keeps several agents' tasks in one store: the
+/// store, as the host's [`Tasks`](store::Tasks) opened it, and the agent's namespace in it.
+pub(super) struct Shared {
+    pub(super) store: Arc<dyn store::Store>,
+    pub(super) tasks: store::Tasks,
+    pub(super) namespace: String,
+}
+
+/// An agent's routes, apart: the paths of `documents`, `pages` and `protocol` are from the
+/// agent's own root; `mcp` and `grpc` are at their paths on the listener.
+pub(super) struct Routes {
+    /// The card and the capabilities.
+    pub(super) documents: axum::Router,
+    /// The form page and the metrics, where they are on.
+    pub(super) pages: axum::Router,
+    /// JSON-RPC at `/` and HTTP+JSON under it, behind the card's security.
+    protocol: axum::Router,
+    /// JSON-RPC at the URL as written, where it ends in `/`.
+    direct: Option<axum::routing::MethodRouter>,
+    pub(super) mcp: Option<axum::Router>,
+    pub(super) grpc: Option<axum::Router>,
+    /// The largest request body of the protocol routes.
+    pub(super) body_limit: usize,
+}
+
+impl Routes {
+    /// The agent alone on its listener: the card, capabilities, page and metrics at the root;
+    /// the protocol routes at the URL's path, with the card and capabilities there too
+    /// (`/a2a/.well-known/agent-card.json`, for clients that look for it beside the URL);
+    /// MCP at `/mcp` and gRPC at the service's paths.
+    pub(super) fn alone(self, endpoint: &Endpoint) -> axum::Router {
+        let base = endpoint.path.trim_end_matches('/');
+        let root = self.documents.clone().merge(self.pages);
+        let mut app = if base.is_empty() {
+            root.merge(self.protocol)
+        } else {
+            root.nest(base, self.protocol.merge(self.documents))
+        };
+        if let Some(direct) = self.direct {
+            app = app.route(&endpoint.path, direct);
+        }
+        self.mcp
+            .into_iter()
+            .chain(self.grpc)
+            .fold(app, axum::Router::merge)
+    }
+
+    /// The agent's own routes under its mount path (`/planner`): the protocol, its card and
+    /// capabilities, its page and metrics; MCP at its path; gRPC.
+    pub(super) fn mounted(self, app: axum::Router, mount: &str) -> axum::Router {
+        let own = self.protocol.merge(self.documents).merge(self.pages);
+        let app = app.nest(mount, own);
+        self.mcp
+            .into_iter()
+            .chain(self.grpc)
+            .fold(app, axum::Router::merge)
+    }
+}
+
+/// `app` in the layers of every request, outermost last: its span (and, with `otel`, its
+/// caller's trace) and metrics; outside them, the one rule for a body an answer left unread.
+pub(super) fn layered(app: axum::Router, body_limit: usize) -> axum::Router {
+    app.layer(axum::middleware::from_fn(telemetry::layer))
+        .layer(axum::middleware::from_fn_with_state(
+            body_limit,
+            http::body::keep_alive,
+        ))
 }

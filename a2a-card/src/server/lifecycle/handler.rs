@@ -14,7 +14,8 @@ use super::run::{status, status_of};
 use super::{Lifecycle, NumberedStream, Scope, new_task_id};
 use crate::agent::Agent;
 use crate::server::call::{
-    Answer, Binding, Context, Extensions, Failure, Op, field_error, owns, tenant_of, unexpected,
+    Answer, Binding, Context, Extensions, Failure, Op, field_error, owner, owns, tenant_of,
+    unexpected,
 };
 
 /// What the bindings call: one operation, in its context.
@@ -47,17 +48,19 @@ impl<A: Agent> Calls for Lifecycle<A> {
                 .unwrap_or_default(),
             _ => self.extensions.activate(&ctx.extensions)?,
         };
-        // The tenant: a task of another one is not found, whatever is asked of it.
-        let scope = Scope {
-            tenant: tenant_of(ctx, &op)?.map(str::to_owned),
-            extensions,
-        };
-        let tenant = scope.tenant.as_deref();
+        // The tenant (and, in a host, the agent): a task of another one is not found,
+        // whatever is asked of it.
+        let tenant = tenant_of(ctx, &op)?;
         if let Some(guard) = &self.guard {
             guard.authorize_tenant(tenant, ctx.principal.as_deref())?;
         }
+        let scope = Scope {
+            owner: owner(self.namespace.as_deref(), tenant),
+            tenant: tenant.map(str::to_owned),
+            extensions,
+        };
         if let Some(id) = op.task_id()
-            && !owns(tenant, id)
+            && !owns(scope.owner.as_deref(), id)
         {
             return Err(A2AError::task_not_found(id).into());
         }
@@ -76,7 +79,8 @@ impl<A: Agent> Calls for Lifecycle<A> {
             }
             Op::Get(req) => Answer::Task(Box::new(self.get(req).await?)),
             Op::List(mut req) => {
-                req.tenant = tenant.map(str::to_owned);
+                // The store lists the owner's tasks.
+                req.tenant = scope.owner;
                 Answer::Tasks(self.list(req).await?)
             }
             Op::Cancel(req) => Answer::Task(Box::new(self.cancel(req.id).await?)),
@@ -170,9 +174,9 @@ impl<A: Agent> Lifecycle<A> {
         }
         check_history_length("historyLength", req.history_length)?;
         let mut list = self.tasks().list(&req).await?;
-        // A store of one's own may not read the tenant: nothing of another one is answered.
-        let tenant = req.tenant.as_deref();
-        list.tasks.retain(|task| owns(tenant, &task.id));
+        // A store of one's own may not read the owner: nothing of another one is answered.
+        let owner = req.tenant.as_deref();
+        list.tasks.retain(|task| owns(owner, &task.id));
         Ok(list)
     }
 

@@ -71,6 +71,9 @@ pub(crate) struct Parts {
     pub(crate) input_timeout: Option<Duration>,
     /// The extensions the served card declares.
     pub(crate) extensions: Extensions,
+    /// The namespace of the agent's tasks where a host keeps several agents' tasks in one
+    /// store (see `call::owner`).
+    pub(crate) namespace: Option<String>,
 }
 
 /// The request handler of a declared agent (see the [module docs](self)).
@@ -88,12 +91,16 @@ pub(crate) struct Lifecycle<A: Agent> {
     streaming: bool,
     max_inline_file: usize,
     extensions: Extensions,
+    namespace: Option<String>,
 }
 
 /// What a call's context comes to once checked (in [`Calls::call`]): the tenant it is made
 /// in, and the extensions it uses (those it asked for that the card declares).
 struct Scope {
     tenant: Option<String>,
+    /// Whose tasks the call makes and reaches: the tenant, under the agent's namespace in a
+    /// host (see `call::owner`).
+    owner: Option<String>,
     extensions: Vec<String>,
 }
 
@@ -144,6 +151,7 @@ impl<A: Agent> Lifecycle<A> {
             streaming: parts.streaming,
             max_inline_file: parts.max_inline_file,
             extensions: parts.extensions,
+            namespace: parts.namespace,
         }
     }
 
@@ -276,9 +284,9 @@ impl<A: Agent> Lifecycle<A> {
         call.context.set_tenant(scope.tenant.clone());
         let message = req.message;
         let task = Task {
-            // A task's id names its tenant (see `call::owns`).
-            id: match &scope.tenant {
-                Some(tenant) => format!("{tenant}:{}", new_task_id()),
+            // A task's id names its owner (see `call::owns`).
+            id: match &scope.owner {
+                Some(owner) => format!("{owner}:{}", new_task_id()),
                 None => new_task_id(),
             },
             context_id: message.context_id.clone().unwrap_or_else(new_context_id),

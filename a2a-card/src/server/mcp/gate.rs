@@ -235,13 +235,13 @@ pub(super) fn resource_metadata(card: &AgentCard, endpoint: &Endpoint) -> Option
     scopes.dedup();
     let origin = endpoint.origin();
     let document = json!({
-        "resource": format!("{origin}{}", crate::server::interfaces::MCP_PATH),
+        "resource": format!("{origin}{}", endpoint.mcp_path()),
         "authorization_servers": servers,
         "scopes_supported": scopes,
         "bearer_methods_supported": ["header"],
         "resource_name": card.name,
     });
-    Some((document, format!("{origin}{RESOURCE_METADATA_PATH}")))
+    Some((document, format!("{origin}{}", metadata_path(endpoint))))
 }
 
 /// The issuer of an authorization server's metadata URL (RFC 8414, OpenID Connect
@@ -275,3 +275,14 @@ pub(super) fn origin_of(url: &str) -> String {
 /// assert!(a2a_card::server::mcp::RESOURCE_METADATA_PATH.starts_with("/.well-known/oauth-protected-resource"));
 /// ```
 pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource/mcp";
+
+/// Where the protected-resource metadata of the MCP endpoint of `endpoint` is (RFC 9728
+/// section 3.1: the well-known prefix, then the resource's path): [`RESOURCE_METADATA_PATH`]
+/// for an agent alone on its listener, `/.well-known/oauth-protected-resource/planner/mcp`
+/// for one a [`Host`](crate::server::Host) mounts at `/planner`.
+pub(super) fn metadata_path(endpoint: &Endpoint) -> String {
+    format!(
+        "/.well-known/oauth-protected-resource{}",
+        endpoint.mcp_path()
+    )
+}

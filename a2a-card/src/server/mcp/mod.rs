@@ -466,9 +466,12 @@ pub(crate) fn router<A: Agent>(
         Arc::new(sessions::Sessions::new(sessions::MAX_SESSIONS)),
         config,
     );
-    let mut router = axum::Router::new().route_service(PATH, service).layer(
-        axum::middleware::from_fn_with_state(Arc::clone(&gate), layer),
-    );
+    let mut router = axum::Router::new()
+        .route_service(&endpoint.mcp_path(), service)
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&gate),
+            layer,
+        ));
     if let Some((document, _)) = &gate.metadata {
         let document = Arc::new(document.to_string());
         let serve = move || {
@@ -482,12 +485,15 @@ pub(crate) fn router<A: Agent>(
                 response
             }
         };
-        router = router
-            .route(RESOURCE_METADATA_PATH, axum::routing::get(serve.clone()))
-            .route(
+        router = router.route(&metadata_path(endpoint), axum::routing::get(serve.clone()));
+        // The bare well-known path, for clients that look there first: the agent alone on
+        // its listener only (agents a host mounts have one each, by path).
+        if endpoint.mount.is_empty() {
+            router = router.route(
                 "/.well-known/oauth-protected-resource",
                 axum::routing::get(serve),
             );
+        }
     }
     Ok(router)
 }

@@ -217,6 +217,14 @@ pub enum Change {
 ///
 /// A [`TaskStore`] alone is a `Store` (`Arc<dyn TaskStore>`).
 ///
+/// Whose tasks a `ListTasks` lists: a task's id names its owner (`OWNER:...`; the tenant that
+/// made it, under its agent's path where a [`Host`](super::Host) keeps several agents'
+/// tasks: `acme:...`, `planner:acme:...`, `planner::...`; a task of the default tenant of an
+/// agent alone has no `:`). The request a store's [`TaskStore::list`] receives names that
+/// owner in its `tenant`: its tasks are those whose id is the owner, `:` and one more
+/// segment (none with a `:` when `tenant` is `None`). The server drops any other from what
+/// a store lists.
+///
 /// ```
 /// use std::sync::Arc;
 /// use a2a_server::{InMemoryPushConfigStore, InMemoryTaskStore, PushConfigStore, TaskStore};
@@ -689,8 +697,8 @@ pub(crate) fn interrupted(mut task: Task) -> Task {
     task
 }
 
-/// Whether `task` passes the filters of a `ListTasks` request (its tenant's tasks only: a
-/// task's id names its tenant, `TENANT:...`; the default tenant's have no `:`).
+/// Whether `task` passes the filters of a `ListTasks` request (its owner's tasks only: see
+/// [`Store`] on the request's `tenant`).
 pub(crate) fn matches(req: &a2a::ListTasksRequest, task: &Task) -> bool {
     crate::server::call::owns(req.tenant.as_deref(), &task.id)
         && req

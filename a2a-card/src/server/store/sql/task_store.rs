@@ -57,12 +57,15 @@ impl TaskStore for SqlTasks {
         let cursor = super::super::Cursor::parse(req.page_token.as_deref())?;
         let mut filter = String::from("1 = 1");
         let mut binds: Vec<String> = Vec::new();
-        // The tenant's tasks only: a task's id names its tenant (`TENANT:...`; the default
-        // tenant's have no `:`). A tenant is letters, digits and `._~-`: `_` is escaped.
+        // The owner's tasks only (the tenant, under its agent's namespace in a host): a task's
+        // id is `OWNER:` and one more segment; the default owner's have no `:`. An owner is
+        // letters, digits, `._~-` and `:`: `_` is escaped.
         match &req.tenant {
-            Some(tenant) => {
-                filter.push_str(" AND id LIKE ? ESCAPE '\\'");
-                binds.push(format!("{}:%", tenant.replace('_', "\\_")));
+            Some(owner) => {
+                filter.push_str(" AND id LIKE ? ESCAPE '\\' AND id NOT LIKE ? ESCAPE '\\'");
+                let owner = owner.replace('_', "\\_");
+                binds.push(format!("{owner}:%"));
+                binds.push(format!("{owner}:%:%"));
             }
             None => filter.push_str(" AND id NOT LIKE '%:%'"),
         }

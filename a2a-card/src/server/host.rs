@@ -1,0 +1,418 @@
+//! Several declared agents on one listener: each at a path of its own, with its own card,
+//! bindings and security, their tasks apart in one store.
+
+use std::fmt;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::time::Duration;
+
+use serde_json::json;
+use tokio::net::{TcpListener, ToSocketAddrs};
+
+use super::interfaces::{AGENT_CARD_PATH, CAPABILITIES_PATH, Endpoint};
+use super::wiring::{Routes, Shared, layered};
+use super::{DEFAULT_CARD_MAX_AGE, Listening, Server, ServerError, store};
+use crate::agent::Agent;
+use crate::card::AgentCard;
+
+/// Several declared agents on one listener, each at a path of its own.
+///
+/// Each agent is a [`Server`] with its own options (authentication, webhooks, the form
+/// page, MCP...), mounted at a path (`/planner`) that becomes its URL's path: there it
+/// answers JSON-RPC (1.0 and 0.3) and HTTP+JSON, its card is at
+/// `/planner/.well-known/agent-card.json` and its capabilities at `/planner/capabilities`,
+/// its MCP endpoint (with [`Server::mcp`]) at `/planner/mcp`, its form page at
+/// `/planner/ui`. gRPC names one service per listener, so one agent at most serves it.
+///
+/// At the root, `/.well-known/agent-card.json` (and `/capabilities`) is the default agent's
+/// (the first mounted, or [`default_agent`](Self::default_agent)), and
+/// [`AGENT_INDEX_PATH`](super::AGENT_INDEX_PATH) (`/.well-known/agent-index.json`) lists
+/// every agent:
+///
+/// ```json
+/// {"agents": [{"name": "Trip planner", "description": "...", "url": "http://127.0.0.1:8080/planner",
+///              "card": "http://127.0.0.1:8080/planner/.well-known/agent-card.json", "default": true}]}
+/// ```
+///
+/// [`Connect`](crate::client::Connect) (and the CLI's `inspect` and `call`) finds an agent
+/// from its URL, its card's URL, the root (the default agent) or the index (the default
+/// agent).
+///
+/// The agents' tasks are kept in one store ([`tasks`](Self::tasks); a mounted server names
+/// none of its own), each agent's apart from the others': a task of one is not found
+/// through another, nor listed there. Each agent keeps its tenants apart within its own
+/// tasks, as an agent alone does.
+///
+/// ```
+/// use a2a_card::server::{Host, Server};
+/// use a2a_card::{agent, skill};
+///
+/// struct Echo;
+/// /// Says back what it is told.
+/// #[agent(url = "http://127.0.0.1:9000")]
+/// impl Echo {
+///     /// Echoes the text.
+///     #[skill]
+///     fn echo(&self, text: String) -> String { text }
+/// }
+///
+/// struct Shout;
+/// /// Says it louder.
+/// #[agent(url = "http://127.0.0.1:9000")]
+/// impl Shout {
+///     /// Shouts the text.
+///     #[skill]
+///     fn shout(&self, text: String) -> String { text.to_uppercase() }
+/// }
+///
+/// let host = Host::new()
+///     .agent("/echo", Server::new(Echo))
+///     .agent("/shout", Server::new(Shout).mcp(true))
+///     .default_agent("/shout")
+///     .public_url("https://agents.example.com");
+/// let cards = host.cards()?;
+/// assert_eq!(cards[0].interfaces[0].url, "https://agents.example.com/echo");
+/// assert_eq!(cards[1].interfaces[0].url, "https://agents.example.com/shout");
+/// # futures::executor::block_on(async {
+/// let app: axum::Router = host.router().await?;
+/// # drop(app);
+/// # Ok::<(), a2a_card::server::ServerError>(()) })?;
+/// # Ok::<(), a2a_card::server::ServerError>(())
+/// ```
+pub struct Host {
+    agents: Vec<(String, Box<dyn Mount>)>,
+    default: Option<String>,
+    tasks: store::Tasks,
+    public_url: Option<String>,
+    index_max_age: Duration,
+}
+
+impl fmt::Debug for Host {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let paths: Vec<&str> = self.agents.iter().map(|(p, _)| p.as_str()).collect();
+        f.debug_struct("Host")
+            .field("agents", &paths)
+            .field("default", &self.default)
+            .field("tasks", &self.tasks)
+            .field("public_url", &self.public_url)
+            .finish()
+    }
+}
+
+impl Default for Host {
+    fn default() -> Self {
+        Host::new()
+    }
+}
+
+impl Host {
+    /// A host of no agent yet, keeping tasks in memory.
+    pub fn new() -> Host {
+        Host {
+            agents: Vec::new(),
+            default: None,
+            tasks: store::Tasks::memory(),
+            public_url: None,
+            index_max_age: DEFAULT_CARD_MAX_AGE,
+        }
+    }
+
+    /// Mounts `server`'s agent at `path` (`/planner`, or `/team/planner`): one or more
+    /// segments of letters, digits, `.`, `_`, `~` or `-`, not `/.well-known` nor
+    /// `/capabilities`. Its card's URL is the host's origin with this path.
+    pub fn agent<A: Agent>(mut self, path: impl Into<String>, server: Server<A>) -> Host {
+        self.agents.push((path.into(), Box::new(server)));
+        self
+    }
+
+    /// The agent whose card the root serves (`/.well-known/agent-card.json`), by its path
+    /// (default: the first mounted).
+    pub fn default_agent(mut self, path: impl Into<String>) -> Host {
+        self.default = Some(path.into());
+        self
+    }
+
+    /// Where every agent's tasks are kept ([`Tasks::memory`](store::Tasks::memory) by
+    /// default), each agent's apart: one SQLite file or one Postgres database for all.
+    pub fn tasks(mut self, tasks: store::Tasks) -> Host {
+        self.tasks = tasks;
+        self
+    }
+
+    /// The origin clients reach the host at (`https://agents.example.com`), behind a proxy:
+    /// each agent's URL is this origin with its path. Without it, each agent's URL has the
+    /// origin of its own URL (its [`Server::public_url`], else its declared one, a loopback
+    /// one taking the address bound).
+    pub fn public_url(mut self, origin: impl Into<String>) -> Host {
+        self.public_url = Some(origin.into());
+        self
+    }
+
+    /// The agents' cards as served, in the order they were mounted (before
+    /// [`bind`](Self::bind) puts in a bound loopback address).
+    pub fn cards(&self) -> Result<Vec<AgentCard>, ServerError> {
+        Ok(self.placed(None)?.into_iter().map(|p| p.card).collect())
+    }
+
+    /// The router: every agent's routes, the root card and the index.
+    pub async fn router(self) -> Result<axum::Router, ServerError> {
+        let placed = self.placed(None)?;
+        Ok(self.router_for(placed).await?.0)
+    }
+
+    /// Binds `addr`; [`Listening::serve`] then serves every agent there.
+    pub async fn bind(self, addr: impl ToSocketAddrs) -> Result<Listening, ServerError> {
+        let listener = TcpListener::bind(addr).await?;
+        self.listen(listener).await
+    }
+
+    /// Builds the router for `listener`; [`Listening::serve`] then serves every agent there
+    /// ([`Listening::card`] is the default agent's, [`Listening::cards`] all of them).
+    pub async fn listen(self, listener: TcpListener) -> Result<Listening, ServerError> {
+        let local_addr = listener.local_addr()?;
+        let placed = self.placed(Some(local_addr))?;
+        let (app, mut cards, first) = self.router_for(placed).await?;
+        let (card, endpoint) = cards.swap_remove(first);
+        let mut all: Vec<AgentCard> = cards.into_iter().map(|(c, _)| c).collect();
+        all.insert(first, card.clone());
+        Ok(Listening {
+            listener,
+            local_addr,
+            app,
+            card,
+            endpoint,
+            cards: all,
+        })
+    }
+
+    /// Each agent's card and endpoint at its path, checked together.
+    fn placed(&self, bound: Option<SocketAddr>) -> Result<Vec<Placed>, ServerError> {
+        let bad = |reason: String| Err(ServerError::Host(reason));
+        if self.agents.is_empty() {
+            return bad("no agent is mounted; mount one with Host::agent".into());
+        }
+        let mut placed: Vec<Placed> = Vec::with_capacity(self.agents.len());
+        for (path, server) in &self.agents {
+            let namespace = namespace_of(path).map_err(ServerError::Host)?;
+            if let Some(other) = placed.iter().find(|p| p.namespace == namespace) {
+                return bad(format!(
+                    "`{path}` and `{}` are one path to the task store (`{namespace}`); mount one of them elsewhere",
+                    other.path
+                ));
+            }
+            if server.names_store() {
+                return bad(format!(
+                    "the server mounted at `{path}` names a task store of its own; the agents of a host share the host's: set it with Host::tasks"
+                ));
+            }
+            let own = server.endpoint(bound)?;
+            if own.grpc
+                && let Some(other) = placed.iter().find(|p| p.endpoint.grpc)
+            {
+                return bad(format!(
+                    "the agents at `{}` and `{path}` both serve gRPC, whose service has one name on a listener; turn it on for one of them",
+                    other.path
+                ));
+            }
+            let origin = self.public_url.as_deref().unwrap_or(own.origin());
+            let endpoint = own.placed(origin, path)?;
+            if endpoint.path != *path {
+                return bad(format!(
+                    "the public URL `{origin}` has a path; give the origin alone (`https://agents.example.com`)"
+                ));
+            }
+            let card = server.card_at(&endpoint)?;
+            placed.push(Placed {
+                path: path.clone(),
+                namespace,
+                endpoint,
+                card,
+            });
+        }
+        if let Some(default) = &self.default
+            && !placed.iter().any(|p| p.path == *default)
+        {
+            return bad(format!(
+                "the default agent `{default}` is not mounted (mounted: {})",
+                placed
+                    .iter()
+                    .map(|p| format!("`{}`", p.path))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        Ok(placed)
+    }
+
+    /// The router of the placed agents, their cards and endpoints, and which is the default.
+    async fn router_for(
+        self,
+        placed: Vec<Placed>,
+    ) -> Result<(axum::Router, Vec<(AgentCard, Endpoint)>, usize), ServerError> {
+        let first = match &self.default {
+            Some(default) => placed.iter().position(|p| p.path == *default).unwrap_or(0),
+            None => 0,
+        };
+        let index = index_of(&placed, first);
+        let store = self
+            .tasks
+            .open_store(true)
+            .await
+            .map_err(ServerError::Store)?;
+        let mut app = axum::Router::new();
+        let mut root = None;
+        let mut body_limit = 0;
+        let mut served = Vec::with_capacity(placed.len());
+        for (i, ((_, server), at)) in self.agents.into_iter().zip(placed).enumerate() {
+            let shared = Shared {
+                store: std::sync::Arc::clone(&store),
+                tasks: self.tasks.clone(),
+                namespace: at.namespace,
+            };
+            let routes = server
+                .routes(at.card.clone(), at.endpoint.clone(), shared)
+                .await?;
+            body_limit = body_limit.max(routes.body_limit);
+            if i == first {
+                root = Some(routes.documents.clone());
+            }
+            app = routes.mounted(app, &at.path);
+            served.push((at.card, at.endpoint));
+        }
+        if let Some(root) = root {
+            app = app.merge(root);
+        }
+        app = app.merge(super::documents::index_router(&index, self.index_max_age));
+        Ok((layered(app, body_limit), served, first))
+    }
+}
+
+/// An agent placed at its path: its card and endpoint there, and its tasks' namespace.
+struct Placed {
+    path: String,
+    namespace: String,
+    endpoint: Endpoint,
+    card: AgentCard,
+}
+
+/// The namespace of the tasks of the agent mounted at `path`: its segments joined by `.`
+/// (`/team/planner` is `team.planner`); why `path` cannot be mounted otherwise.
+fn namespace_of(path: &str) -> Result<String, String> {
+    let why = |reason: &str| {
+        Err(format!(
+            "`{}` cannot be an agent's path: {reason}",
+            path.chars().take(80).collect::<String>()
+        ))
+    };
+    let Some(rest) = path.strip_prefix('/') else {
+        return why("it does not begin with `/`");
+    };
+    if rest.is_empty() {
+        return why(
+            "the root serves the default agent's card and the index; mount each agent at a path of its own, such as /planner",
+        );
+    }
+    let segments: Vec<&str> = rest.split('/').collect();
+    for segment in &segments {
+        if super::call::check_tenant(segment).is_err() {
+            return why(
+                "each segment is 1 to 64 letters, digits, `.`, `_`, `~` or `-` (no empty segment, no trailing `/`)",
+            );
+        }
+    }
+    let reserved = |p: &str| path == p || path.starts_with(&format!("{p}/"));
+    let taken = [
+        "/.well-known",
+        CAPABILITIES_PATH,
+        #[cfg(feature = "grpc")]
+        super::grpc::SERVICE_PATH,
+    ];
+    if taken.iter().any(|p| reserved(p)) || path == AGENT_CARD_PATH {
+        return why(
+            "it is taken by the root card, the capabilities, the index or gRPC; choose another",
+        );
+    }
+    Ok(segments.join("."))
+}
+
+/// The index document of the placed agents; `first` is the default.
+fn index_of(placed: &[Placed], first: usize) -> serde_json::Value {
+    let agents: Vec<serde_json::Value> = placed
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            json!({
+                "name": p.card.name,
+                "description": p.card.description,
+                "url": p.endpoint.url,
+                "card": format!("{}{AGENT_CARD_PATH}", p.endpoint.url.trim_end_matches('/')),
+                "default": i == first,
+            })
+        })
+        .collect();
+    json!({ "agents": agents })
+}
+
+/// A server a host mounts, whatever its agent's type.
+trait Mount: Send {
+    /// Where its interfaces are, before the host places them.
+    fn endpoint(&self, bound: Option<SocketAddr>) -> Result<Endpoint, ServerError>;
+    /// Its card as served at `endpoint`.
+    fn card_at(&self, endpoint: &Endpoint) -> Result<AgentCard, ServerError>;
+    /// Whether it names a task store of its own.
+    fn names_store(&self) -> bool;
+    /// Its routes, its tasks in `shared`.
+    fn routes(
+        self: Box<Self>,
+        card: AgentCard,
+        endpoint: Endpoint,
+        shared: Shared,
+    ) -> Pin<Box<dyn Future<Output = Result<Routes, ServerError>> + Send>>;
+}
+
+impl<A: Agent> Mount for Server<A> {
+    fn endpoint(&self, bound: Option<SocketAddr>) -> Result<Endpoint, ServerError> {
+        Server::endpoint(self, bound)
+    }
+
+    fn card_at(&self, endpoint: &Endpoint) -> Result<AgentCard, ServerError> {
+        Server::card_at(self, endpoint)
+    }
+
+    fn names_store(&self) -> bool {
+        self.tasks.is_some()
+    }
+
+    fn routes(
+        self: Box<Self>,
+        card: AgentCard,
+        endpoint: Endpoint,
+        shared: Shared,
+    ) -> Pin<Box<dyn Future<Output = Result<Routes, ServerError>> + Send>> {
+        Box::pin(async move { self.routes_for(card, &endpoint, Some(shared)).await })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_becomes_a_namespace_or_says_why_not() {
+        assert_eq!(namespace_of("/planner").unwrap(), "planner");
+        assert_eq!(namespace_of("/team/planner").unwrap(), "team.planner");
+        for (path, says) in [
+            ("planner", "begin with `/`"),
+            ("/", "the root serves"),
+            ("/planner/", "no trailing"),
+            ("/a//b", "no empty segment"),
+            ("/a:b", "letters, digits"),
+            ("/.well-known/x", "taken"),
+            ("/capabilities", "taken"),
+        ] {
+            let why = namespace_of(path).unwrap_err();
+            assert!(why.contains(says), "{path}: {why}");
+        }
+    }
+}
