@@ -9,8 +9,6 @@ mod agent;
 mod server;
 mod support;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use a2a::{
@@ -24,6 +22,7 @@ use serde_json::{Value, json};
 use support::client::{
     card, client, data_part, every_task, get, request, rpc, serve, status_text, task,
 };
+use support::replica::Replica;
 use support::sse::Frames;
 
 /// Set in a replica process: where its tasks are.
@@ -95,69 +94,24 @@ async fn replica_process() {
     }
 }
 
-/// A replica process.
-struct Replica {
-    child: Child,
-    base: String,
+/// A replica of the trip planner (`ticker`: of the [`Ticker`]) keeping its tasks in `tasks`.
+fn replica(tasks: &str, ticker: bool) -> Replica {
+    let mut env = vec![(TASKS, tasks.to_owned())];
+    if ticker {
+        env.push((TICKER, "1".to_owned()));
+    }
+    Replica::spawn("replica_process", &env)
 }
 
-impl Replica {
+struct Replicas;
+
+impl Replicas {
     fn start(tasks: &str) -> Replica {
-        Replica::spawn(tasks, false)
+        replica(tasks, false)
     }
 
     fn ticker(tasks: &str) -> Replica {
-        Replica::spawn(tasks, true)
-    }
-
-    fn spawn(tasks: &str, ticker: bool) -> Replica {
-        let exe = std::env::current_exe().expect("the test binary");
-        let mut command = Command::new(exe);
-        if ticker {
-            command.env(TICKER, "1");
-        }
-        let mut child = command
-            .args([
-                "replica_process",
-                "--exact",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env(TASKS, tasks)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("a replica process");
-        let stdout = child.stdout.take().expect("its output");
-        let mut base = None;
-        for line in BufReader::new(stdout).lines() {
-            let line = line.expect("a line");
-            // The test harness may have printed the test's name before it on the line.
-            if let Some((_, url)) = line.split_once("LISTENING ") {
-                base = Some(url.trim().to_owned());
-                break;
-            }
-        }
-        let Some(base) = base else {
-            let mut err = String::new();
-            if let Some(mut e) = child.stderr.take() {
-                let _ = std::io::Read::read_to_string(&mut e, &mut err);
-            }
-            panic!("the replica did not start: {err}");
-        };
-        Replica { child, base }
-    }
-
-    /// Kills it as `kill -9` does.
-    fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Replica {
-    fn drop(&mut self) {
-        self.kill();
+        replica(tasks, true)
     }
 }
 
@@ -195,7 +149,7 @@ async fn two_replicas(
     b_binding: &str,
 ) -> Option<(String, Replica, Replica, AgentClient, AgentClient)> {
     let url = postgres(name).await?;
-    let (a, b) = (Replica::start(&url), Replica::start(&url));
+    let (a, b) = (Replicas::start(&url), Replicas::start(&url));
     let on_a = client(&card(&a.base).await, "JSONRPC").await;
     let on_b = client(&card(&b.base).await, b_binding).await;
     Some((url, a, b, on_a, on_b))
@@ -277,7 +231,7 @@ async fn a_cancel_on_one_replica_stops_the_handler_running_on_another() {
     let Some(url) = postgres("cancels").await else {
         return;
     };
-    let (a, b) = (Replica::ticker(&url), Replica::ticker(&url));
+    let (a, b) = (Replicas::ticker(&url), Replicas::ticker(&url));
     let on_a = client(&card(&a.base).await, "JSONRPC").await;
     let on_b = client(&card(&b.base).await, "JSONRPC").await;
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("replicas");
@@ -425,37 +379,95 @@ async fn an_answer_sent_to_another_replica_reaches_the_handler_that_asked() {
     }
 }
 
-#[tokio::test]
-async fn the_tasks_of_a_killed_replica_are_failed_by_the_others() {
-    let Some(url) = postgres("crash").await else {
-        return;
-    };
-    let (mut a, b) = (Replica::start(&url), Replica::start(&url));
-    let on_a = client(&card(&a.base).await, "JSONRPC").await;
-    let on_b = client(&card(&b.base).await, "JSONRPC").await;
-    let running = start_plan(&on_a, 14).await;
-    a.kill();
-    let mut state = None;
-    for _ in 0..100 {
-        let t = on_b.get_task(&get(&running.id)).await.expect("the task");
+/// The days of a plan as its task holds them: each day's number, in order.
+fn days_of(task: &Task) -> Vec<u64> {
+    task.artifacts
+        .iter()
+        .flatten()
+        .flat_map(|a| a.parts.iter())
+        .filter_map(|p| match &p.content {
+            // Numbers come through `google.protobuf.Value`-shaped JSON as floats.
+            a2a::PartContent::Data(d) => d["day"].as_f64().map(|d| d as u64),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Task `id` as `on` sees it once it ended (within 20 s).
+async fn ended(on: &AgentClient, id: &str) -> Task {
+    for _ in 0..200 {
+        let t = on.get_task(&get(id)).await.expect("the task");
         if t.status.state.is_terminal() {
-            assert!(status_text(&t).contains(INTERRUPTED), "{}", status_text(&t));
-            state = Some(t.status.state);
-            break;
+            return t;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    panic!("task {id} did not end");
+}
+
+#[tokio::test]
+async fn a_killed_replicas_durable_plan_is_taken_over_and_completed_by_another() {
+    let Some(url) = postgres("crash").await else {
+        return;
+    };
+    let (mut a, b) = (Replicas::start(&url), Replicas::start(&url));
+    let on_a = client(&card(&a.base).await, "JSONRPC").await;
+    let on_b = client(&card(&b.base).await, "JSONRPC").await;
+    let running = start_plan(&on_a, 14).await;
+    let before = parts_at_least(&on_a, &running.id, 2).await;
+    a.kill();
+    // B takes it over once A's lease ran out, and plans on from A's last day: every day
+    // once, in order.
+    let done = ended(&on_b, &running.id).await;
     assert_eq!(
-        state,
-        Some(TaskState::Failed),
-        "failed once A's lease ran out, not left working"
+        done.status.state,
+        TaskState::Completed,
+        "{}",
+        status_text(&done)
+    );
+    assert_eq!(
+        days_of(&done),
+        (1..=14).collect::<Vec<_>>(),
+        "{:?}",
+        done.artifacts
+    );
+    assert!(parts(&done) >= parts(&before));
+}
+
+#[tokio::test]
+async fn a_killed_replicas_task_of_a_skill_that_is_not_durable_is_failed() {
+    let Some(url) = postgres("crash-ticker").await else {
+        return;
+    };
+    let (mut a, b) = (Replicas::ticker(&url), Replicas::ticker(&url));
+    let on_b = client(&card(&b.base).await, "JSONRPC").await;
+    let file = fresh_file("ticks").with_extension("log");
+    let started = rpc(
+        &a.base,
+        "SendMessage",
+        json!({"message": {"messageId": "m1", "role": "ROLE_USER",
+               "parts": [{"text": file.display().to_string()}]},
+               "configuration": {"returnImmediately": true}}),
+    )
+    .await;
+    let id = started["result"]["task"]["id"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    a.kill();
+    let failed = ended(&on_b, &id).await;
+    assert_eq!(failed.status.state, TaskState::Failed);
+    assert!(
+        status_text(&failed).contains(INTERRUPTED),
+        "{}",
+        status_text(&failed)
     );
 }
 
 #[tokio::test]
 async fn kill_9_under_load_loses_no_acknowledged_task() {
     let url = format!("sqlite://{}", fresh_file("crash").display());
-    let mut first = Replica::start(&url);
+    let mut first = Replicas::start(&url);
     let on_first = client(&card(&first.base).await, "JSONRPC").await;
     let on_first = std::sync::Arc::new(on_first);
     // Eight senders, each sending plans until the process dies; every task id the server
@@ -487,7 +499,7 @@ async fn kill_9_under_load_loses_no_acknowledged_task() {
         let _ = s.await;
     }
     let acknowledged = acknowledged.lock().unwrap().clone();
-    let second = Replica::start(&url);
+    let second = Replicas::start(&url);
     let on_second = client(&card(&second.base).await, "JSONRPC").await;
     for id in &acknowledged {
         let t = on_second
@@ -506,7 +518,7 @@ async fn kill_9_under_load_loses_no_acknowledged_task() {
 #[tokio::test]
 async fn an_unreachable_database_at_start_is_a_clear_error() {
     let exe = std::env::current_exe().expect("the test binary");
-    let out = Command::new(exe)
+    let out = std::process::Command::new(exe)
         .args([
             "replica_process",
             "--exact",
@@ -646,7 +658,7 @@ async fn a_stream_resumes_from_the_sqlite_log_after_the_process_restarts() {
     let path = fresh_file("resume");
     let url = format!("sqlite://{}", path.display());
 
-    let mut first = Replica::start(&url);
+    let mut first = Replicas::start(&url);
     let on_first = client(&card(&first.base).await, "JSONRPC").await;
     let running = start_plan(&on_first, 4).await;
     // A subscriber sees three frames, and its connection drops.
@@ -659,7 +671,7 @@ async fn a_stream_resumes_from_the_sqlite_log_after_the_process_restarts() {
 
     // The next process on the file resumes the stream from its log: the same events, with the
     // same numbers, after the last one seen.
-    let next = Replica::start(&url);
+    let next = Replicas::start(&url);
     let resumed = events_after(&next.base, "JSONRPC", &running.id, last).await;
     assert_resumed(&resumed, last);
     assert_eq!(
@@ -676,7 +688,7 @@ async fn a_stream_resumes_on_another_replica_with_the_same_events() {
     let Some(url) = postgres("resume").await else {
         return;
     };
-    let (a, b) = (Replica::start(&url), Replica::start(&url));
+    let (a, b) = (Replicas::start(&url), Replicas::start(&url));
     let on_a = client(&card(&a.base).await, "JSONRPC").await;
     let running = start_plan(&on_a, 5).await;
     // A reference subscriber on A, from its first event, while a second one sees three frames
@@ -740,7 +752,7 @@ async fn a_replica_alone_announces_no_write_and_announces_them_once_another_open
         .listen_all(["a2a_card_tasks", "a2a_card_events"])
         .await
         .expect("listening");
-    let a = Replica::start(&url);
+    let a = Replicas::start(&url);
     let on_a = client(&card(&a.base).await, "JSONRPC").await;
 
     // Alone: its writes wake no one (no replica could read them but itself).
@@ -750,7 +762,7 @@ async fn a_replica_alone_announces_no_write_and_announces_them_once_another_open
     assert!(heard.is_empty(), "a replica alone announced {heard:?}");
 
     // Another opens: A announces its writes from then on, so B's readers wake.
-    let b = Replica::start(&url);
+    let b = Replicas::start(&url);
     let on_b = client(&card(&b.base).await, "JSONRPC").await;
     let shared = plan_day(&on_a).await;
     let heard = announced(&mut listener, Duration::from_millis(500)).await;
@@ -849,7 +861,7 @@ async fn get_task_on_another_replica_shows_the_chunks_so_far_and_a_cancel_keeps_
 
     // After both stop, a new replica reads the same task.
     drop((a, b));
-    let c = Replica::start(&url);
+    let c = Replicas::start(&url);
     let on_c = client(&card(&c.base).await, "JSONRPC").await;
     let on_c_now = on_c.get_task(&get(&running.id)).await.expect("the task");
     assert_eq!(
@@ -860,35 +872,35 @@ async fn get_task_on_another_replica_shows_the_chunks_so_far_and_a_cancel_keeps_
 }
 
 #[tokio::test]
-async fn a_running_tasks_chunks_survive_a_crash() {
+async fn a_durable_plan_continues_after_a_crash_and_its_stream_reads_on() {
     let path = fresh_file("crash-chunks");
     let url = format!("sqlite://{}", path.display());
-    let mut first = Replica::start(&url);
+    let mut first = Replicas::start(&url);
     let on_first = client(&card(&first.base).await, "JSONRPC").await;
     let running = start_plan(&on_first, 14).await;
+    // A subscriber sees the task and its first events, then its connection drops with the
+    // process.
+    let seen = first_frames(&first.base, &running.id, 4).await;
     let before = parts_at_least(&on_first, &running.id, 3).await;
     // Written by the group commit within milliseconds of being planned.
     tokio::time::sleep(Duration::from_millis(100)).await;
     first.kill();
-    let next = Replica::start(&url);
+    let next = Replicas::start(&url);
     let on_next = client(&card(&next.base).await, "JSONRPC").await;
-    // Failed once the killed process's lease ran out.
-    let mut failed = on_next.get_task(&get(&running.id)).await.expect("the task");
-    for _ in 0..100 {
-        if failed.status.state.is_terminal() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        failed = on_next.get_task(&get(&running.id)).await.expect("the task");
-    }
-    assert_eq!(failed.status.state, TaskState::Failed);
-    assert!(status_text(&failed).contains(INTERRUPTED));
-    assert!(
-        parts(&failed) >= parts(&before),
-        "the failed task keeps the days planned before the crash: {} of {}",
-        parts(&failed),
-        parts(&before)
+    // The restarted process runs it again from its journal once the killed one's lease ran
+    // out: the days planned before the crash are not planned again.
+    let after = seen.last().expect("frames").0;
+    let resumed = events_after(&next.base, "JSONRPC", &running.id, after).await;
+    assert_resumed(&resumed, after);
+    let done = on_next.get_task(&get(&running.id)).await.expect("the task");
+    assert_eq!(
+        done.status.state,
+        TaskState::Completed,
+        "{}",
+        status_text(&done)
     );
+    assert_eq!(days_of(&done), (1..=14).collect::<Vec<_>>());
+    assert!(parts(&done) >= parts(&before));
 }
 
 #[tokio::test]
@@ -960,7 +972,7 @@ async fn tenants_are_kept_apart_across_replicas() {
     let Some(url) = postgres("tenants").await else {
         return;
     };
-    let (a, b) = (Replica::start(&url), Replica::start(&url));
+    let (a, b) = (Replicas::start(&url), Replicas::start(&url));
     // On A, in tenant `acme`: a plan that runs on.
     let message = json!({"messageId": "m1", "role": "ROLE_USER", "parts": [{
         "data": {"destination": "Porto", "days": 4, "start_date": "2026-12-01"},

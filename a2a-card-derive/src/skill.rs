@@ -30,6 +30,7 @@ const KEYS: &[&str] = &[
     "output_modes",
     "security",
     "extended",
+    "durable",
     "crate",
 ];
 
@@ -52,6 +53,9 @@ pub struct Attrs {
     pub output_modes: Vec<LitStr>,
     pub security: Vec<Requirement>,
     pub extended: Option<syn::LitBool>,
+    /// `durable` (the card's version is the journal's) or `durable = "VERSION"`: the key,
+    /// and the version it names.
+    pub durable: Option<(syn::Path, Option<LitStr>)>,
     pub krate: Option<syn::Path>,
     pub method: bool,
 }
@@ -82,12 +86,35 @@ pub fn parse_attrs(args: TokenStream, errors: &mut Errors) -> Attrs {
             "output_modes" => a.output_modes.extend(attr::lit_strs(&meta)?),
             "security" => a.security.push(attr::requirement(&meta)?),
             "extended" => a.extended = Some(attr::flag(&meta)?),
+            "durable" => a.durable = Some((meta.path.clone(), durable_version(&meta)?)),
             "crate" => a.krate = Some(attr::krate(&meta)?),
             k if k == METHOD_MARKER => a.method = true,
             _ => return Err(unknown_key(&meta.path, KEYS, "skill")),
         }
         Ok(())
     })
+}
+
+/// The version `durable = "VERSION"` names, `None` for the bare flag.
+fn durable_version(meta: &syn::meta::ParseNestedMeta) -> syn::Result<Option<LitStr>> {
+    if !meta.input.peek(syn::Token![=]) {
+        return Ok(None);
+    }
+    let value = meta.value()?;
+    let version: LitStr = value.parse().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            "`durable` is a flag, or `durable = \"VERSION\"`: the version of the handler's code its journals are kept for (a string such as \"2\")",
+        )
+    })?;
+    let text = version.value();
+    if text.trim().is_empty() || text.len() > 64 {
+        return Err(syn::Error::new(
+            version.span(),
+            "the durable version is 1 to 64 characters (such as \"2\"); leave it out for the card's version",
+        ));
+    }
+    Ok(Some(version))
 }
 
 /// A handler, checked.
@@ -344,6 +371,17 @@ pub fn parse(attrs: Attrs, func: &Handler, errors: &mut Errors) -> Option<Skill>
             func.sig.ident
         ));
     }
+    if let Some((key, _)) = &attrs.durable
+        && func.sig.asyncness.is_none()
+    {
+        errors.at(
+            key,
+            format!(
+                "skill `{}` is durable but not `async`: a durable handler's steps, sleeps and questions are awaited; make it an `async fn`, or leave out `durable`",
+                func.sig.ident
+            ),
+        );
+    }
     let (ret, streaming) = ret?;
     Some(Skill {
         attrs,
@@ -426,6 +464,11 @@ fn decl(skill: &Skill, values: Values, krate: &TokenStream) -> TokenStream {
     let (input_modes, output_modes) = (&a.input_modes, &a.output_modes);
     let security = a.security.iter().map(Requirement::tokens);
     let extended = a.extended.as_ref().is_some_and(|f| f.value);
+    let durable = match &a.durable {
+        None => quote!(::core::option::Option::None),
+        Some((_, None)) => quote!(::core::option::Option::Some("")),
+        Some((_, Some(version))) => quote!(::core::option::Option::Some(#version)),
+    };
     let arg_types = &skill.args;
     let ret = &skill.ret;
     let span = skill.ident.span();
@@ -470,6 +513,7 @@ fn decl(skill: &Skill, values: Values, krate: &TokenStream) -> TokenStream {
             extra_output_modes: &[#(#output_modes),*],
             security: &[#(#security),*],
             extended: #extended,
+            durable: #durable,
             source: #source,
             poisoned: false,
         }

@@ -130,6 +130,9 @@ pub struct SkillDecl {
     pub security: &'static [RequirementDecl],
     /// Listed only on the extended card (`#[skill(extended)]`), for authenticated callers.
     pub extended: bool,
+    /// Durable (`#[skill(durable)]`): the version of the handler's code its journals are kept
+    /// for (`""`: the card's version); `None`: not durable.
+    pub durable: Option<&'static str>,
     /// The handler as written (`fight_comparison`, `fx::convert`), for messages.
     pub source: &'static str,
     /// Set when the macro reported an error: the declaration is a stand-in, skipped by checks.
@@ -151,6 +154,7 @@ impl SkillDecl {
         extra_output_modes: &[],
         security: &[],
         extended: false,
+        durable: None,
         source: "",
         poisoned: true,
     };

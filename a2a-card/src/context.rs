@@ -102,6 +102,8 @@ pub(crate) struct Link {
     artifact_ids: Mutex<Vec<String>>,
     /// The id of the skill, the name of the artifact a streaming return fills.
     skill_id: &'static str,
+    /// A durable skill's journal (where the store keeps one).
+    journal: Option<Arc<crate::journal::Journal>>,
 }
 
 /// What a running handler tells the task, in order (read by the server's executor).
@@ -125,6 +127,8 @@ pub(crate) enum Event {
         question: String,
         answer: oneshot::Sender<Answer>,
     },
+    /// A question a durable handler asked again on a replay, whose answer its journal holds.
+    Asked { auth: bool, question: String },
     /// The handler returned: its answer goes into artifact `artifact_id`.
     End {
         outcome: Result<Reply, SkillError>,
@@ -307,6 +311,7 @@ impl SkillContext {
         &mut self,
         skill_id: &'static str,
         buffer: usize,
+        journal: Option<Arc<crate::journal::Journal>>,
     ) -> (LinkHandle, mpsc::Receiver<Event>) {
         let (events, receiver) = mpsc::channel(buffer);
         let link = Arc::new(Link {
@@ -314,6 +319,7 @@ impl SkillContext {
             cancelled: AtomicBool::new(false),
             artifact_ids: Mutex::new(Vec::new()),
             skill_id,
+            journal,
         });
         self.link = Some(Arc::clone(&link));
         (LinkHandle { link }, receiver)
@@ -393,10 +399,22 @@ impl SkillContext {
     }
 
     async fn ask_with(&self, auth: bool, question: String) -> Result<Answer, Interrupted> {
-        if self.link.is_none() {
+        let Some(link) = &self.link else {
             return Err(Interrupted(
                 "this call runs outside a task: there is no caller to ask".into(),
             ));
+        };
+        // A durable handler's question answered before its process stopped: the answer
+        // recorded, the question not asked again.
+        if let Some(journal) = &link.journal {
+            match journal.answer() {
+                Ok(Some(answer)) => {
+                    self.send(Event::Asked { auth, question }).await;
+                    return Ok(answer);
+                }
+                Ok(None) => {}
+                Err(diverged) => return Err(Interrupted(diverged.to_string())),
+            }
         }
         let (answer, receiver) = oneshot::channel();
         if !self
@@ -412,6 +430,94 @@ impl SkillContext {
         receiver
             .await
             .map_err(|_| Interrupted("the task ended before the caller answered".into()))
+    }
+
+    /// Runs `body` once, as step `name` of a durable skill (`#[skill(durable)]`): its result
+    /// (any serde type) is journaled with the task, and a run of the handler after its process
+    /// stopped gets the recorded result back without running `body` again. Anything the
+    /// handler must not do twice, or that would not give the same result twice (a payment, a
+    /// model call, the clock, a random number), goes in a step. A step whose process stopped
+    /// while `body` ran runs again: give what it calls an idempotency key.
+    ///
+    /// Outside a durable skill (or on a store that keeps no journal, such as the memory
+    /// store) `body` just runs. Fails only when the handler, replayed, does not do what its
+    /// journal says it did (its steps in another order or of other names): see the book's
+    /// durable skills.
+    ///
+    /// ```
+    /// # use a2a_card::{SkillContext, SkillError, agent, skill};
+    /// # struct Shop;
+    /// # /// Sells.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Shop {
+    /// /// Charges a card and ships the order.
+    /// #[skill(durable)]
+    /// async fn order(&self, item: String, ctx: SkillContext) -> Result<String, SkillError> {
+    ///     let key = format!("order-{}", ctx.task_id.clone().unwrap_or_default());
+    ///     let receipt: String = ctx.step("charge", async { format!("receipt for {item} ({key})") }).await?;
+    ///     let confirm = ctx.ask("Ship to the address on file?").await?;
+    ///     Ok(format!("{receipt}; shipping: {}", confirm.text()))
+    /// }
+    /// # }
+    /// ```
+    pub async fn step<T, F>(&self, name: &str, body: F) -> Result<T, SkillError>
+    where
+        T: serde::Serialize + DeserializeOwned,
+        F: std::future::Future<Output = T>,
+    {
+        let Some(journal) = self.link.as_ref().and_then(|l| l.journal.as_ref()) else {
+            return Ok(body.await);
+        };
+        if let Some(recorded) = journal.step(name)? {
+            return serde_json::from_value(recorded).map_err(|e| {
+                SkillError::Failed(format!(
+                    "the journaled result of step `{name}` does not read as the step's type now: {e}"
+                ))
+            });
+        }
+        let value = body.await;
+        let json = serde_json::to_value(&value).map_err(|e| {
+            SkillError::Failed(format!(
+                "the result of step `{name}` cannot be journaled (it is not JSON): {e}"
+            ))
+        })?;
+        journal.stepped(name, json);
+        Ok(value)
+    }
+
+    /// Waits `duration`, durably in a durable skill: the deadline is journaled, and a run of
+    /// the handler after its process stopped waits only what is left of it (feature
+    /// `server`). Elsewhere, a plain sleep.
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// # use a2a_card::{SkillContext, SkillError, agent, skill};
+    /// # struct Reminder;
+    /// # /// Reminds.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Reminder {
+    /// /// Says `text` again in an hour.
+    /// #[skill(durable)]
+    /// async fn remind(&self, text: String, ctx: SkillContext) -> Result<String, SkillError> {
+    ///     ctx.sleep(Duration::from_secs(3600)).await?;
+    ///     Ok(text)
+    /// }
+    /// # }
+    /// ```
+    #[cfg(feature = "server")]
+    pub async fn sleep(&self, duration: std::time::Duration) -> Result<(), SkillError> {
+        let Some(journal) = self.link.as_ref().and_then(|l| l.journal.as_ref()) else {
+            tokio::time::sleep(duration).await;
+            return Ok(());
+        };
+        let now = chrono::Utc::now().timestamp_millis();
+        let ms = i64::try_from(duration.as_millis()).unwrap_or(i64::MAX);
+        let until = journal.sleep(now, ms)?;
+        let left = until.saturating_sub(chrono::Utc::now().timestamp_millis());
+        if left > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(left.unsigned_abs())).await;
+        }
+        Ok(())
     }
 
     /// Sends an event; `false` when the task no longer listens.

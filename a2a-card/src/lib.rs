@@ -60,6 +60,7 @@ pub mod client;
 mod context;
 pub mod dispatch;
 mod file;
+mod journal;
 pub mod lint;
 #[cfg(feature = "otel")]
 pub mod otel;

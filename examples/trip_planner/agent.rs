@@ -66,6 +66,7 @@ impl TripPlanner {
     /// start date when the request has none; days marked busy in an attached calendar
     /// (`text/calendar`, one `DTSTART;VALUE=DATE:YYYYMMDD` per busy day) are kept free.
     #[skill(
+        durable,
         tags("travel", "itinerary"),
         examples(r#"{"destination": "Lisbon", "days": 3, "start_date": "2026-12-01"}"#),
         input_modes("text/calendar")

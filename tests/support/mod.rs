@@ -310,6 +310,9 @@ pub mod client;
 /// A throwaway Postgres cluster.
 pub mod postgres;
 
+/// Server processes a test can kill.
+pub mod replica;
+
 /// Server-sent events, frame by frame.
 pub mod sse;
 

@@ -296,7 +296,7 @@ fn start<A: Agent>(
             ));
         }
     };
-    let (handle, events) = call.context.link(skill, 16);
+    let (handle, events) = call.context.link(skill, 16, None);
     let handler: Handler = Box::pin(async move {
         let outcome = agent.call_skill(index, call).await;
         // The task's end of the link: dropped so that the events end with the handler.
@@ -360,7 +360,11 @@ fn absorb(event: Event, gathered: &mut Gathered) {
     match event {
         Event::Chunk { reply, .. } => push_reply(gathered, reply),
         // A question after the handler returned has nobody to wait for it: dropped.
-        Event::Ask { .. } | Event::Progress(_) | Event::Close { .. } | Event::End { .. } => {}
+        Event::Ask { .. }
+        | Event::Asked { .. }
+        | Event::Progress(_)
+        | Event::Close { .. }
+        | Event::End { .. } => {}
     }
 }
 

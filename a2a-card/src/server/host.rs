@@ -1,6 +1,7 @@
 //! Several declared agents on one listener: each at a path of its own, with its own card,
 //! bindings and security, their tasks apart in one store.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -260,6 +261,9 @@ impl Host {
             .open_store(true)
             .await
             .map_err(ServerError::Store)?;
+        // The durable tasks the store takes over, each to the agent whose namespace its id
+        // names.
+        let mut resumed = route_resumed(store.resumed(), &placed);
         let mut app = axum::Router::new();
         let mut root = None;
         let mut body_limit = 0;
@@ -268,6 +272,7 @@ impl Host {
             let shared = Shared {
                 store: std::sync::Arc::clone(&store),
                 tasks: self.tasks.clone(),
+                resumed: resumed.remove(&at.namespace),
                 namespace: at.namespace,
             };
             let routes = server
@@ -286,6 +291,37 @@ impl Host {
         app = app.merge(super::documents::index_router(&index, self.index_max_age));
         Ok((layered(app, body_limit), served, first))
     }
+}
+
+type Resumed = tokio::sync::mpsc::UnboundedReceiver<a2a::Task>;
+
+/// Each agent's share of the durable tasks `all` brings (by the namespace a task's id names),
+/// by namespace.
+fn route_resumed(all: Option<Resumed>, placed: &[Placed]) -> HashMap<String, Resumed> {
+    let Some(mut all) = all else {
+        return HashMap::new();
+    };
+    let mut to = HashMap::new();
+    let mut from = HashMap::new();
+    for p in placed {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        to.insert(p.namespace.clone(), tx);
+        from.insert(p.namespace.clone(), rx);
+    }
+    tokio::spawn(async move {
+        while let Some(task) = all.recv().await {
+            let namespace = task.id.split(':').next().unwrap_or_default();
+            match to.get(namespace) {
+                Some(agent) => {
+                    let _ = agent.send(task);
+                }
+                None => {
+                    tracing::warn!(task = %task.id, "a durable task of no agent mounted here was not run again")
+                }
+            }
+        }
+    });
+    from
 }
 
 /// An agent placed at its path: its card and endpoint there, and its tasks' namespace.

@@ -93,14 +93,31 @@ impl<A: Agent> Server<A> {
         let guard = auth::Guard::new(card, A::SKILLS, self.authentication)
             .map_err(ServerError::Security)?
             .map(Arc::new);
-        let (store, tasks, namespace) = match shared {
-            Some(shared) => (shared.store, shared.tasks, Some(shared.namespace)),
+        let (store, tasks, namespace, resumed) = match shared {
+            Some(shared) => (
+                shared.store,
+                shared.tasks,
+                Some(shared.namespace),
+                shared.resumed,
+            ),
             None => {
                 let tasks = self.tasks.unwrap_or_else(store::Tasks::memory);
                 let store = tasks.open_store(true).await.map_err(ServerError::Store)?;
-                (store, tasks, None)
+                let resumed = store.resumed();
+                (store, tasks, None, resumed)
             }
         };
+        let durable: Vec<&str> = A::SKILLS
+            .iter()
+            .filter(|s| s.durable.is_some())
+            .map(|s| s.id)
+            .collect();
+        if !durable.is_empty() && !store.events().is_some_and(|log| log.keeps_journals()) {
+            tracing::info!(
+                skills = ?durable,
+                "durable skills run as any other here: the task store keeps no journal (nothing outlives the process on the memory store); use Tasks::sqlite or Tasks::postgres for their tasks to resume after a restart"
+            );
+        }
         let caps = &card.capabilities;
         let push = if caps.push_notifications == Some(true) {
             let configs: Arc<dyn PushConfigStore> = store
@@ -136,6 +153,9 @@ impl<A: Agent> Server<A> {
                 namespace,
             },
         ));
+        if let Some(resumed) = resumed {
+            handler.take_up(resumed);
+        }
         Ok((handler, guard))
     }
 
@@ -259,6 +279,8 @@ pub(super) struct Shared {
     pub(super) store: Arc<dyn store::Store>,
     pub(super) tasks: store::Tasks,
     pub(super) namespace: String,
+    /// The agent's durable tasks the store takes over from a process that stopped.
+    pub(super) resumed: Option<tokio::sync::mpsc::UnboundedReceiver<a2a::Task>>,
 }
 
 /// An agent's routes, apart: the paths of `documents`, `pages` and `protocol` are from the

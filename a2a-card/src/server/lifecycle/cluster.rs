@@ -196,6 +196,10 @@ pub(super) fn post_recovered(
 /// again all the same.
 pub(super) const RECHECK: Duration = Duration::from_secs(5);
 
+/// How often a reader of a log no other process announces reads it again, while the task runs
+/// on.
+const POLL: Duration = Duration::from_millis(250);
+
 /// Events read from the store's log, with their numbers.
 pub(super) type LogStream = BoxStream<'static, Result<(u64, Arc<Event>), A2AError>>;
 
@@ -260,8 +264,11 @@ pub(super) fn follow_log(
                 return Some((Ok((seq, Arc::new(status_update(&logged.task).into()))), st));
             }
             let Some(changes) = st.wake.as_mut() else {
-                // No other process writes this store: nothing more will come.
-                return None;
+                // No other process writes this store now, but the task runs on: its process
+                // stopped, and this one's recovery will fail it or (a durable skill's) run it
+                // again here. Read again in a moment.
+                tokio::time::sleep(POLL).await;
+                continue;
             };
             // Until its log grows or it changes (or some notifications were missed), or for
             // `RECHECK` at most: a replica that runs the task may not have heard of this one

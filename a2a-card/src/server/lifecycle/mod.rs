@@ -25,6 +25,7 @@
 
 mod checks;
 mod cluster;
+mod durable;
 mod handler;
 mod log;
 mod recorder;
@@ -313,6 +314,22 @@ impl<A: Agent> Lifecycle<A> {
             skill: skill_id,
             since: std::time::Instant::now(),
         });
+        // A durable skill's journal begins with what the task runs.
+        let durable = self.durable_version(skill).and_then(|version| {
+            let log = self.recorder.log.as_ref().filter(|l| l.keeps_journals())?;
+            let begin = serde_json::json!({"begin": {
+                "skill": skill_id,
+                "version": version,
+                "principal": call.context.principal(),
+                "extensions": call.context.extensions(),
+                "tenant": call.context.tenant(),
+            }});
+            log.journal(&tracked.id, 0, &begin.to_string());
+            Some(run::Durable {
+                journal: Arc::new(durable::open(Arc::clone(log), &tracked.id, Vec::new(), 1)),
+                replay: Default::default(),
+            })
+        });
         let (task, seq) = tracked.snapshot();
         self.recorder
             .record(&tracked, status(&tracked, TaskState::Working, None))
@@ -323,6 +340,7 @@ impl<A: Agent> Lifecycle<A> {
             Arc::clone(&tracked),
             skill,
             call,
+            durable,
         );
         Ok(Turn { tracked, task, seq })
     }
@@ -574,8 +592,26 @@ async fn hand_over(
     tracked: &Arc<Tracked>,
     message: Message,
     call: crate::skill::SkillCall,
-    waiting: futures::channel::oneshot::Sender<Answer>,
+    waiting: run::Waiting,
 ) -> (Task, u64) {
+    // A durable handler's answer is journaled before anything else is said of it.
+    if let Some(journal) = &waiting.journal {
+        let message = serde_json::to_value(&message).unwrap_or(serde_json::Value::Null);
+        journal.write(crate::journal::answer_entry(&message));
+    }
+    let answer = answer_of(call);
+    tracked.edit(|task| join(task, &message));
+    recorder
+        .record(tracked, status(tracked, TaskState::Working, None))
+        .await;
+    let snapshot = tracked.snapshot();
+    // A handler dropped meanwhile (cancelled) leaves nothing to resume.
+    let _ = waiting.answer.send(answer);
+    snapshot
+}
+
+/// The answer a handler gets from the follow-up `call` dispatch made of the caller's message.
+fn answer_of(call: crate::skill::SkillCall) -> Answer {
     let (text, data) = match call.input {
         CallInput::Text(text) => (text, None),
         CallInput::Data(data) => (String::new(), Some(data)),
@@ -584,14 +620,7 @@ async fn hand_over(
     let mut answer = Answer::new(text, data);
     answer.files = call.files;
     answer.message = call.context.message;
-    tracked.edit(|task| join(task, &message));
-    recorder
-        .record(tracked, status(tracked, TaskState::Working, None))
-        .await;
-    let snapshot = tracked.snapshot();
-    // A handler dropped meanwhile (cancelled) leaves nothing to resume.
-    let _ = waiting.send(answer);
-    snapshot
+    answer
 }
 
 /// The dispatcher's decision on `message`, for a new task or (`existing`) an answer.

@@ -1,7 +1,7 @@
 //! Skill runs: each handler in its own task, what it does turned into task events, its
 //! questions answered, cancelled and timed out.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -19,6 +19,7 @@ use serde_json::Value;
 use crate::agent::Agent;
 use crate::context::{Answer, Event, LinkHandle};
 use crate::file::{File, FileContent};
+use crate::journal::Journal;
 use crate::schema::SchemaMode;
 use crate::skill::{Reply, SkillCall, SkillError};
 
@@ -62,6 +63,131 @@ impl Sessions {
     }
 }
 
+/// What a durable skill's run keeps: its journal, and (when it runs again after its process
+/// stopped) the items its handler sent before, as the task's log holds them, which its replay
+/// must send again, in order, and which are not recorded twice.
+pub(crate) struct Durable {
+    pub(crate) journal: Arc<Journal>,
+    pub(crate) replay: VecDeque<Sent>,
+}
+
+/// An item a handler sent, as its task's log holds it.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Sent {
+    /// A `working` status with this text.
+    Progress(String),
+    /// A chunk of artifact `id`: its parts (as JSON) and flags.
+    Chunk {
+        id: String,
+        parts: Value,
+        append: bool,
+        last: bool,
+    },
+    /// Artifact `id` closed (its whole content, once).
+    Close { id: String },
+    /// A question (`input-required` or `auth-required`) with this text.
+    Ask { auth: bool, question: String },
+}
+
+impl Sent {
+    /// The items a handler sent, read from its task's events after the task (the server's own
+    /// statuses left out).
+    pub(crate) fn from_log<'a>(
+        events: impl IntoIterator<Item = &'a StreamResponse>,
+    ) -> VecDeque<Sent> {
+        let mut seen: Vec<&str> = Vec::new();
+        let mut sent = VecDeque::new();
+        for event in events {
+            match event {
+                StreamResponse::StatusUpdate(update) => {
+                    let text = update
+                        .status
+                        .message
+                        .as_ref()
+                        .and_then(|m| m.parts.first())
+                        .and_then(Part::as_text)
+                        .map(str::to_owned);
+                    match (&update.status.state, text) {
+                        (TaskState::Working, Some(text)) => sent.push_back(Sent::Progress(text)),
+                        (TaskState::InputRequired, Some(question)) => sent.push_back(Sent::Ask {
+                            auth: false,
+                            question,
+                        }),
+                        (TaskState::AuthRequired, Some(question)) => {
+                            sent.push_back(Sent::Ask {
+                                auth: true,
+                                question,
+                            });
+                        }
+                        _ => {}
+                    }
+                }
+                StreamResponse::ArtifactUpdate(update) => {
+                    let id = update.artifact.artifact_id.as_str();
+                    let append = update.append == Some(true);
+                    if seen.contains(&id) && !append {
+                        sent.push_back(Sent::Close { id: id.to_owned() });
+                    } else {
+                        if !seen.contains(&id) {
+                            seen.push(id);
+                        }
+                        sent.push_back(Sent::Chunk {
+                            id: id.to_owned(),
+                            parts: serde_json::to_value(&update.artifact.parts)
+                                .unwrap_or(Value::Null),
+                            append,
+                            last: update.last_chunk == Some(true),
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        sent
+    }
+}
+
+/// Where a durable handler's replay is: the items still to meet, and how many it met.
+#[derive(Default)]
+struct Replay {
+    items: VecDeque<Sent>,
+    met: usize,
+}
+
+impl Replay {
+    /// Whether `item` is the next one the log holds (then met, and not to be recorded again);
+    /// `Err` (why) when the log holds another; `Ok(false)` once the log's items are all met.
+    fn meets(&mut self, item: &Sent) -> Result<bool, String> {
+        let Some(next) = self.items.front() else {
+            return Ok(false);
+        };
+        self.met += 1;
+        if next == item {
+            self.items.pop_front();
+            return Ok(true);
+        }
+        Err(format!(
+            "the durable handler did not replay as its task's log says: its item {} was {}, and the handler now sent {}; a durable handler must send the same items in the same order (its code changed? give the skill a new `durable = \"VERSION\"`)",
+            self.met,
+            describe(next),
+            describe(item)
+        ))
+    }
+}
+
+fn describe(item: &Sent) -> String {
+    match item {
+        Sent::Progress(text) => format!("progress `{}`", clip(text)),
+        Sent::Chunk { id, .. } => format!("a chunk of artifact `{id}`"),
+        Sent::Close { id } => format!("the close of artifact `{id}`"),
+        Sent::Ask { question, .. } => format!("the question `{}`", clip(question)),
+    }
+}
+
+fn clip(text: &str) -> String {
+    text.chars().take(60).collect()
+}
+
 /// A handler running for a task.
 pub(crate) struct Session {
     /// Where the answer goes while it waits in `input-required`.
@@ -71,6 +197,8 @@ pub(crate) struct Session {
     /// Withdraws the question it waits on, when no answer comes in time.
     expiry: Mutex<Option<tokio::task::AbortHandle>>,
     link: LinkHandle,
+    /// A durable skill's journal, where the answers to its questions are recorded.
+    journal: Option<Arc<Journal>>,
 }
 
 /// Starts the handler of skill `skill` of `agent` for the task `tracked` follows: its events
@@ -81,17 +209,23 @@ pub(crate) fn start<A: Agent>(
     tracked: Arc<Tracked>,
     skill: usize,
     mut call: SkillCall,
+    durable: Option<Durable>,
 ) {
     call.context.task_id = Some(tracked.id.clone());
     call.context.context_id = Some(tracked.context.clone());
     let skill_id = A::SKILLS.get(skill).map_or("output", |s| s.id);
-    let (link, events) = call.context.link(skill_id, EVENT_BUFFER);
+    let (journal, replay) = match durable {
+        Some(d) => (Some(d.journal), d.replay),
+        None => (None, VecDeque::new()),
+    };
+    let (link, events) = call.context.link(skill_id, EVENT_BUFFER, journal.clone());
     let (abort, aborted) = oneshot::channel::<()>();
     let session = Arc::new(Session {
         waiting: Mutex::new(None),
         abort: Mutex::new(Some(abort)),
         expiry: Mutex::new(None),
         link: link.clone(),
+        journal,
     });
     recorder
         .sessions
@@ -129,7 +263,11 @@ pub(crate) fn start<A: Agent>(
         };
         link.end(outcome).await;
     });
-    tokio::spawn(drive(recorder, tracked, session, events));
+    let replay = Replay {
+        items: replay,
+        met: 0,
+    };
+    tokio::spawn(drive(recorder, tracked, session, events, replay));
 }
 
 /// Why an answer could not be handed to a waiting handler.
@@ -142,16 +280,23 @@ pub(crate) enum NotWaiting {
 
 /// Takes the way to the handler of task `id` waiting for an answer (its question's timer
 /// disarmed).
-pub(crate) fn take_waiting(
-    recorder: &Recorder,
-    id: &str,
-) -> Result<oneshot::Sender<Answer>, NotWaiting> {
+pub(crate) fn take_waiting(recorder: &Recorder, id: &str) -> Result<Waiting, NotWaiting> {
     let session = recorder.sessions.get(id).ok_or(NotWaiting::Gone)?;
-    let waiting = lock(&session.waiting).take().ok_or(NotWaiting::Working)?;
+    let answer = lock(&session.waiting).take().ok_or(NotWaiting::Working)?;
     if let Some(expiry) = lock(&session.expiry).take() {
         expiry.abort();
     }
-    Ok(waiting)
+    Ok(Waiting {
+        answer,
+        journal: session.journal.clone(),
+    })
+}
+
+/// A handler waiting for an answer: where the answer goes, and (a durable skill's) the
+/// journal that records it first.
+pub(crate) struct Waiting {
+    pub(crate) answer: oneshot::Sender<Answer>,
+    pub(crate) journal: Option<Arc<Journal>>,
 }
 
 /// Records a handler's events until it ends or is dropped.
@@ -160,12 +305,28 @@ async fn drive(
     tracked: Arc<Tracked>,
     session: Arc<Session>,
     mut events: mpsc::Receiver<Event>,
+    mut replay: Replay,
 ) {
     // Artifacts sent in chunks and not closed yet.
     let mut open: Vec<String> = Vec::new();
+    // A replayed item is not recorded again; one that is not what the log holds ends the run.
+    macro_rules! replayed {
+        ($item:expr) => {
+            match replay.meets(&$item) {
+                Ok(met) => met,
+                Err(why) => {
+                    diverged(&recorder, &tracked, why).await;
+                    break;
+                }
+            }
+        };
+    }
     while let Some(event) = events.next().await {
         match event {
             Event::Progress(text) => {
+                if replayed!(Sent::Progress(text.clone())) {
+                    continue;
+                }
                 let event = status(&tracked, TaskState::Working, Some(text));
                 recorder.record(&tracked, event).await;
             }
@@ -184,12 +345,18 @@ async fn drive(
                 } else if !open.contains(&id) {
                     open.push(id.clone());
                 }
+                if replayed!(chunk(&id, &part, append, last)) {
+                    continue;
+                }
                 let event = artifact(&tracked, id, name, vec![part], append, last);
                 recorder.record(&tracked, event).await;
             }
             Event::Close { id } => {
                 if let Some(i) = open.iter().position(|o| *o == id) {
                     open.swap_remove(i);
+                    if replayed!(Sent::Close { id: id.clone() }) {
+                        continue;
+                    }
                     close(&recorder, &tracked, &id).await;
                 }
             }
@@ -200,6 +367,13 @@ async fn drive(
             } => {
                 *lock(&session.waiting) = Some(answer);
                 withdraw_unanswered(&recorder, &tracked, &session);
+                // The question the task was waiting on when its process stopped: it waits on.
+                if replayed!(Sent::Ask {
+                    auth,
+                    question: question.clone()
+                }) {
+                    continue;
+                }
                 let state = if auth {
                     TaskState::AuthRequired
                 } else {
@@ -208,21 +382,49 @@ async fn drive(
                 let event = status(&tracked, state, Some(question));
                 recorder.record(&tracked, event).await;
             }
+            // A question answered before the process stopped: its answer came from the
+            // journal, and the log holds the question.
+            Event::Asked { auth, question } => {
+                replayed!(Sent::Ask { auth, question });
+            }
             Event::End {
                 outcome,
                 artifact_id,
             } => {
                 recorder.sessions.lock().remove(&tracked.id);
+                let mut diverged_at_end = None;
                 for id in std::mem::take(&mut open) {
-                    close(&recorder, &tracked, &id).await;
+                    match replay.meets(&Sent::Close { id: id.clone() }) {
+                        Ok(true) => {}
+                        Ok(false) => close(&recorder, &tracked, &id).await,
+                        Err(why) => diverged_at_end = Some(why),
+                    }
+                }
+                if let Some(why) = diverged_at_end {
+                    diverged(&recorder, &tracked, why).await;
+                    break;
                 }
                 match outcome {
                     Ok(reply) => {
                         if let Some(part) = reply_part(reply) {
-                            let name = artifact_id.clone();
-                            let event =
-                                artifact(&tracked, artifact_id, name, vec![part], false, true);
-                            recorder.record(&tracked, event).await;
+                            // Recorded already when the process stopped right after it.
+                            let again = replay
+                                .meets(&chunk(&artifact_id, &part, false, true))
+                                .unwrap_or(false);
+                            if !again {
+                                let name = artifact_id.clone();
+                                let event =
+                                    artifact(&tracked, artifact_id, name, vec![part], false, true);
+                                recorder.record(&tracked, event).await;
+                            }
+                        }
+                        if let Some(left) = replay.items.front() {
+                            let why = format!(
+                                "the durable handler did not replay as its task's log says: it returned before sending {} again",
+                                describe(left)
+                            );
+                            diverged(&recorder, &tracked, why).await;
+                            break;
                         }
                         let event = status(&tracked, TaskState::Completed, None);
                         recorder.record(&tracked, event).await;
@@ -242,6 +444,25 @@ async fn drive(
         }
     }
     recorder.live.finished(&tracked);
+}
+
+/// A chunk as its task's log holds it.
+fn chunk(id: &str, part: &Part, append: bool, last: bool) -> Sent {
+    Sent::Chunk {
+        id: id.to_owned(),
+        parts: serde_json::to_value([part]).unwrap_or(Value::Null),
+        append,
+        last,
+    }
+}
+
+/// Ends the run of a durable handler whose replay is not what its task's log holds: the task
+/// fails saying why, and the handler is dropped.
+async fn diverged(recorder: &Recorder, tracked: &Arc<Tracked>, why: String) {
+    tracing::warn!(task = %tracked.id, "{why}");
+    recorder.sessions.cancel(&tracked.id);
+    let event = status(tracked, TaskState::Failed, Some(why));
+    recorder.record(tracked, event).await;
 }
 
 /// The closing update of an artifact sent in chunks: all of it, once, complete.

@@ -298,6 +298,13 @@ pub trait Store: Send + Sync + 'static {
     fn recovered(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Task>> {
         None
     }
+
+    /// The tasks of durable skills (those with a journal, see [`EventLog::keeps_journals`])
+    /// that the store took over from a process that stopped (recovery), as it takes them,
+    /// once: this process runs each again from its journal, instead of failing it.
+    fn resumed(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Task>> {
+        None
+    }
 }
 
 impl Store for Arc<dyn TaskStore> {
@@ -375,6 +382,27 @@ pub trait EventLog: Send + Sync {
         task_id: &str,
         after: Option<u64>,
     ) -> Result<Option<Logged>, a2a::A2AError>;
+
+    /// Whether the log keeps the journals of durable skills (`#[skill(durable)]`), with which
+    /// their tasks resume after their process stops ([`journal`](Self::journal),
+    /// [`read_journal`](Self::read_journal), and [`Store::resumed`]). By default no: a durable
+    /// skill then runs as any other.
+    fn keeps_journals(&self) -> bool {
+        false
+    }
+
+    /// Keeps entry `n` of task `task_id`'s journal (JSON the server reads back: entry 0 is
+    /// what the task runs, each later one what its handler did), in order with the task's
+    /// events. As [`append`](Self::append), it must not block.
+    fn journal(&self, task_id: &str, n: u64, entry: &str) {
+        let _ = (task_id, n, entry);
+    }
+
+    /// Task `task_id`'s journal, entry 0 first.
+    async fn read_journal(&self, task_id: &str) -> Result<Vec<String>, a2a::A2AError> {
+        let _ = task_id;
+        Ok(Vec::new())
+    }
 }
 
 /// A task's event as the server records it: the event, and its JSON (the A2A 1.0
@@ -416,6 +444,15 @@ impl Event {
             event,
             json: json.into(),
         }
+    }
+
+    /// A journal entry's row in an event log that keeps journals below its events (numbers
+    /// under 0, which no reader of events reads): `json` is what is written; the event is
+    /// never read.
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    pub(crate) fn journal_row(json: String) -> Event {
+        let placeholder = a2a::StreamResponse::Message(a2a::Message::new(a2a::Role::Agent, vec![]));
+        Event::with_json(placeholder, json)
     }
 
     /// The event.

@@ -83,6 +83,10 @@ struct Shared {
     /// (only a server's store tells, and the server takes them: see [`SqlTasks::recovered`]).
     recovered: tokio::sync::mpsc::UnboundedSender<Task>,
     recovered_rx: std::sync::Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<Task>>>,
+    /// Where the durable skills' tasks recovery takes over are told, for the server to run
+    /// again (see [`Store::resumed`](super::Store::resumed)).
+    resumed: tokio::sync::mpsc::UnboundedSender<Task>,
+    resumed_rx: std::sync::Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<Task>>>,
     /// Where writes go (group commit; see [`writer`]).
     writer: writer::Writer,
     /// The connection URL (for Postgres notifications).
@@ -202,6 +206,7 @@ impl SqlTasks {
             heard: 0.into(),
         });
         let (recovered, recovered_rx) = tokio::sync::mpsc::unbounded_channel();
+        let (resumed, resumed_rx) = tokio::sync::mpsc::unbounded_channel();
         let store = SqlTasks {
             inner: Arc::new(Shared {
                 dialect,
@@ -222,6 +227,8 @@ impl SqlTasks {
                 queue_creates,
                 recovered,
                 recovered_rx: std::sync::Mutex::new(Some(recovered_rx)),
+                resumed,
+                resumed_rx: std::sync::Mutex::new(Some(resumed_rx)),
                 url: url.to_owned(),
                 pool,
                 reads,
@@ -344,6 +351,16 @@ impl super::Store for SqlTasks {
     fn recovered(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Task>> {
         self.inner
             .recovered_rx
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+    }
+
+    /// The durable skills' tasks this store's recovery takes over from now on (and has taken
+    /// since it opened), once. Only a server's store takes them.
+    fn resumed(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Task>> {
+        self.inner
+            .resumed_rx
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take()
@@ -552,7 +569,8 @@ impl Shared {
     async fn recover(&self) -> Result<usize, A2AError> {
         let cutoff = now_millis() - millis(self.lease);
         let sql = self.sql(
-            "SELECT body, seq FROM a2a_card_tasks WHERE ended_at IS NULL AND (owner IS NULL OR owner NOT IN
+            "SELECT body, seq, owner, EXISTS (SELECT 1 FROM a2a_card_events e WHERE e.task_id = a2a_card_tasks.id AND e.seq = -1)
+                FROM a2a_card_tasks WHERE ended_at IS NULL AND (owner IS NULL OR owner NOT IN
                 (SELECT id FROM a2a_card_replicas WHERE seen_at >= ?))",
         );
         let rows = sqlx::query(&sql)
@@ -562,9 +580,23 @@ impl Shared {
             .map_err(db_error)?;
         let mut n = 0;
         for row in rows {
-            let (body, seq): (String, Option<i64>) = (row.get(0), row.get(1));
+            let (body, seq, owner): (String, Option<i64>, Option<String>) =
+                (row.get(0), row.get(1), row.get(2));
+            let journaled = row
+                .try_get::<bool, _>(3)
+                .or_else(|_| row.try_get::<i64, _>(3).map(|n| n != 0))
+                .unwrap_or(false);
             let Ok(task) = decode(&body) else { continue };
             if !super::was_running(&task.status.state) {
+                continue;
+            }
+            // A durable skill's task (it has a journal): a server's store takes it over, to
+            // run again from its journal; another store leaves it for a server.
+            if journaled {
+                if self.queue_creates && self.claim(&task.id, owner.as_deref()).await? {
+                    n += 1;
+                    let _ = self.resumed.send(task);
+                }
                 continue;
             }
             // What it logged after its row was written (an artifact's chunks) stays; its failure
@@ -597,6 +629,26 @@ impl Shared {
             .await
             .map_err(db_error)?;
         Ok(n)
+    }
+
+    /// Makes this replica the owner of running task `id`, which `was` owned (the replica that
+    /// stopped): whether it did (another replica may have taken it first).
+    async fn claim(&self, id: &str, was: Option<&str>) -> Result<bool, A2AError> {
+        let sql = match was {
+            Some(_) => {
+                "UPDATE a2a_card_tasks SET owner = ? WHERE id = ? AND ended_at IS NULL AND owner = ?"
+            }
+            None => {
+                "UPDATE a2a_card_tasks SET owner = ? WHERE id = ? AND ended_at IS NULL AND owner IS NULL"
+            }
+        };
+        let sql = self.sql(sql);
+        let mut query = sqlx::query(&sql).bind(&self.replica).bind(id);
+        if let Some(was) = was {
+            query = query.bind(was);
+        }
+        let done = query.execute(&self.pool).await.map_err(db_error)?;
+        Ok(done.rows_affected() == 1)
     }
 
     /// Tells the other replicas that task `id` changed (Postgres), in the transaction.

@@ -225,4 +225,29 @@ impl super::super::EventLog for SqlTasks {
             .await?;
         Ok(Some(super::super::Logged { task, seq, events }))
     }
+
+    fn keeps_journals(&self) -> bool {
+        true
+    }
+
+    fn journal(&self, task_id: &str, n: u64, entry: &str) {
+        // Entry `n` is row `-1 - n` of the task's log: below its events, which are read from
+        // 0 up.
+        let row = -1 - i64::try_from(n).unwrap_or(i64::MAX - 1);
+        let event = std::sync::Arc::new(super::super::Event::journal_row(entry.to_owned()));
+        self.inner.writer.log(task_id, row, &event);
+    }
+
+    async fn read_journal(&self, task_id: &str) -> Result<Vec<String>, A2AError> {
+        let s = &self.inner;
+        s.writer.flush().await;
+        let rows = sqlx::query_scalar::<_, String>(&s.sql(
+            "SELECT body FROM a2a_card_events WHERE task_id = ? AND seq < 0 ORDER BY seq DESC",
+        ))
+        .bind(task_id)
+        .fetch_all(&s.reads)
+        .await
+        .map_err(db_error)?;
+        Ok(rows)
+    }
 }

@@ -242,6 +242,12 @@ impl Writer {
     /// Queues event `seq` of task `task_id` for the next round (an event that cannot be made
     /// JSON is left out, and said in the log).
     pub(super) fn append(&self, task_id: &str, seq: u64, event: &Arc<super::super::Event>) {
+        self.log(task_id, i64::try_from(seq).unwrap_or(i64::MAX), event);
+    }
+
+    /// Queues row `seq` of task `task_id`'s log (an event, or below 0 a journal entry) for
+    /// the next round.
+    pub(super) fn log(&self, task_id: &str, seq: i64, event: &Arc<super::super::Event>) {
         // A task whose write was refused is not the store's any more: its events neither.
         if self
             .local
@@ -253,7 +259,7 @@ impl Writer {
         }
         let op = Op::Event {
             task_id: task_id.to_owned(),
-            seq: i64::try_from(seq).unwrap_or(i64::MAX),
+            seq,
             body: Arc::clone(event),
         };
         if self.send(op).is_err() {

@@ -1,0 +1,193 @@
+//! Durable skills (`#[skill(durable)]`) on a store that keeps journals: a task's journal
+//! opened where the task's log is kept, and the tasks a store takes over from a process that
+//! stopped run again from their journals.
+
+use std::sync::Arc;
+
+use a2a::{A2AError, Message, Role, Task, TaskState};
+use serde_json::Value;
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use super::run::{self, Sent};
+use super::{Lifecycle, decide, dispatch_input};
+use crate::agent::Agent;
+use crate::dispatch::Decision;
+use crate::journal::{Entry, Journal};
+use crate::server::store::EventLog;
+
+/// The journal of task `task_id` in `log`: `replay` recorded, the next entry written as
+/// entry `next`.
+pub(super) fn open(
+    log: Arc<dyn EventLog>,
+    task_id: &str,
+    replay: Vec<Entry>,
+    next: u64,
+) -> Journal {
+    let id = task_id.to_owned();
+    Journal::new(
+        replay,
+        next,
+        Box::new(move |n, entry| log.journal(&id, n, &entry.to_string())),
+    )
+}
+
+impl<A: Agent> Lifecycle<A> {
+    /// The version of skill `skill`'s code its journals are kept for, when it is durable: the
+    /// one `#[skill(durable = "..")]` names, else the card's.
+    pub(super) fn durable_version(&self, skill: usize) -> Option<String> {
+        match A::SKILLS.get(skill)?.durable? {
+            "" => Some(A::card().map(|c| c.version.clone()).unwrap_or_default()),
+            version => Some(version.to_owned()),
+        }
+    }
+
+    /// Runs again each task `resumed` brings (a durable skill's, which the store took over
+    /// from a process that stopped), for as long as the store lives.
+    pub(crate) fn take_up(self: &Arc<Self>, mut resumed: UnboundedReceiver<Task>) {
+        let lifecycle = Arc::clone(self);
+        tokio::spawn(async move {
+            while let Some(task) = resumed.recv().await {
+                let id = task.id.clone();
+                if let Err(why) = lifecycle.resume_durable(task).await {
+                    tracing::warn!(task = %id, "a durable task could not be taken up again: {}", why.message);
+                }
+            }
+        });
+    }
+
+    /// Runs task `task` again from its journal, or fails it saying why it cannot be.
+    async fn resume_durable(&self, task: Task) -> Result<(), A2AError> {
+        let Some(log) = self.recorder.log.clone() else {
+            return Ok(());
+        };
+        let id = task.id.clone();
+        let rows = log.read_journal(&id).await?;
+        let logged = log
+            .read(&id, Some(0))
+            .await?
+            .ok_or_else(|| A2AError::task_not_found(&id))?;
+        let replay = Sent::from_log(logged.events.iter().map(|(_, e)| e.event()));
+        let tracked = self.track_stored(&id).await?;
+        match self.prepare(&log, &tracked.snapshot().0, &rows) {
+            Ok((skill, call, journal)) => {
+                let skill_id = A::SKILLS.get(skill).map_or("", |s| s.id);
+                let span = crate::server::telemetry::task_span(
+                    &tracked.id,
+                    &tracked.context,
+                    A::DECL.name,
+                    skill_id,
+                );
+                tracing::info!(parent: &span, replayed = replay.len(), "resumed");
+                tracked.observe(super::log::Observed {
+                    span,
+                    skill: skill_id,
+                    since: std::time::Instant::now(),
+                });
+                run::start(
+                    Arc::clone(&self.agent),
+                    Arc::clone(&self.recorder),
+                    tracked,
+                    skill,
+                    call,
+                    Some(run::Durable {
+                        journal: Arc::new(journal),
+                        replay,
+                    }),
+                );
+            }
+            Err(why) => {
+                let event = run::status(&tracked, TaskState::Failed, Some(why));
+                self.recorder.record(&tracked, event).await;
+                self.recorder.live.finished(&tracked);
+            }
+        }
+        Ok(())
+    }
+
+    /// What a run of `task` again needs: its skill, the call its first message makes, and
+    /// its journal with the entries recorded (`rows`, entry 0 first); why it cannot run again
+    /// otherwise.
+    fn prepare(
+        &self,
+        log: &Arc<dyn EventLog>,
+        task: &Task,
+        rows: &[String],
+    ) -> Result<(usize, crate::skill::SkillCall, Journal), String> {
+        let entries: Vec<Value> = rows
+            .iter()
+            .map(|r| serde_json::from_str(r))
+            .collect::<Result<_, _>>()
+            .map_err(|e| {
+                format!(
+                    "the task's journal cannot be read ({e}); send the request again as a new task"
+                )
+            })?;
+        let begin = entries
+            .first()
+            .and_then(|e| e.get("begin"))
+            .ok_or("the task's journal has no beginning; send the request again as a new task")?;
+        let skill_id = begin.get("skill").and_then(Value::as_str).unwrap_or("");
+        let skill = A::SKILLS
+            .iter()
+            .position(|s| s.id == skill_id)
+            .ok_or_else(|| format!("the task ran skill `{skill_id}`, which this agent no longer has; send the request again as a new task"))?;
+        let journaled = begin.get("version").and_then(Value::as_str).unwrap_or("");
+        match self.durable_version(skill) {
+            Some(version) if version == journaled => {}
+            Some(version) => {
+                return Err(format!(
+                    "the task was journaled by version `{journaled}` of skill `{skill_id}`, and this agent runs version `{version}`, whose handler may not replay it: it was not run again; send the request again as a new task"
+                ));
+            }
+            None => {
+                return Err(format!(
+                    "skill `{skill_id}` is no longer durable, so its task was not run again; send the request again as a new task"
+                ));
+            }
+        }
+        let first = task
+            .history
+            .iter()
+            .flatten()
+            .find(|m| m.role == Role::User)
+            .ok_or("the task keeps no first message to run again from; send the request again as a new task")?;
+        let (json, files) = dispatch_input(self.max_inline_file, first).map_err(|e| e.message)?;
+        let mut call = match self.dispatcher.dispatch_to(skill, json, files) {
+            Decision::Run { call, .. } => call,
+            _ => return Err("the task's first message no longer reaches its skill; send the request again as a new task".into()),
+        };
+        if let Some(principal) = begin.get("principal").filter(|p| !p.is_null()) {
+            let principal = serde_json::from_value(principal.clone())
+                .map_err(|e| format!("the task's caller cannot be read from its journal: {e}"))?;
+            call.context.set_principal(Some(Arc::new(principal)));
+        }
+        if let Some(extensions) = begin.get("extensions") {
+            call.context
+                .set_extensions(serde_json::from_value(extensions.clone()).unwrap_or_default());
+        }
+        call.context.set_tenant(
+            begin
+                .get("tenant")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        );
+        let mut replay = Vec::with_capacity(entries.len());
+        for entry in &entries[1..] {
+            if let Some(message) = entry.get("answer") {
+                let message: Message = serde_json::from_value(message.clone())
+                    .map_err(|e| format!("an answer in the task's journal cannot be read: {e}"))?;
+                let answer = match decide(&self.dispatcher, self.max_inline_file, &message, Some(&task.id)) {
+                    Ok(Decision::FollowUp(call)) => super::answer_of(call),
+                    _ => return Err("an answer in the task's journal no longer reads as one; send the request again as a new task".into()),
+                };
+                replay.push(Entry::Answer(Box::new(answer)));
+            } else {
+                replay.push(Entry::from_json(entry).ok_or_else(|| {
+                    format!("an entry of the task's journal is not one this release knows: {entry}")
+                })?);
+            }
+        }
+        let next = entries.len() as u64;
+        Ok((skill, call, open(Arc::clone(log), &task.id, replay, next)))
+    }
+}

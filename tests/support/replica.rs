@@ -1,0 +1,60 @@
+//! Server processes a test can kill: the test binary started again, running one test of its
+//! own (which serves, and prints `LISTENING <url>`), with the environment the test gives.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+/// A server process, killed (as `kill -9` does) when dropped.
+pub struct Replica {
+    child: Child,
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+}
+
+impl Replica {
+    /// Runs test `process` of this test binary (alone) with `env`, and waits until it says
+    /// where it listens.
+    pub fn spawn(process: &str, env: &[(&str, String)]) -> Replica {
+        let exe = std::env::current_exe().expect("the test binary");
+        let mut command = Command::new(exe);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command
+            .args([process, "--exact", "--nocapture", "--test-threads=1"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("a replica process");
+        let stdout = child.stdout.take().expect("its output");
+        let mut base = None;
+        for line in BufReader::new(stdout).lines() {
+            let line = line.expect("a line");
+            // The test harness may have printed the test's name before it on the line.
+            if let Some((_, url)) = line.split_once("LISTENING ") {
+                base = Some(url.trim().to_owned());
+                break;
+            }
+        }
+        let Some(base) = base else {
+            let mut err = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                let _ = std::io::Read::read_to_string(&mut e, &mut err);
+            }
+            panic!("the replica did not start: {err}");
+        };
+        Replica { child, base }
+    }
+
+    /// Kills it as `kill -9` does.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Replica {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
