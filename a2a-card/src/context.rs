@@ -481,7 +481,7 @@ impl SkillContext {
                 "the result of step `{name}` cannot be journaled (it is not JSON): {e}"
             ))
         })?;
-        journal.stepped(name, json);
+        journal.stepped(name, json).await;
         Ok(value)
     }
 
@@ -512,7 +512,7 @@ impl SkillContext {
         };
         let now = chrono::Utc::now().timestamp_millis();
         let ms = i64::try_from(duration.as_millis()).unwrap_or(i64::MAX);
-        let until = journal.sleep(now, ms)?;
+        let until = journal.sleep(now, ms).await?;
         let left = until.saturating_sub(chrono::Utc::now().timestamp_millis());
         if left > 0 {
             tokio::time::sleep(std::time::Duration::from_millis(left.unsigned_abs())).await;

@@ -74,9 +74,10 @@ pub(crate) fn answer_entry(message: &Value) -> Value {
     json!({ "answer": message })
 }
 
-/// Where a journal's new entries go: entry `n` as JSON (the server writes it with the task's
-/// events, in order).
-pub(crate) type Sink = Box<dyn Fn(u64, Value) + Send + Sync>;
+/// Where a journal's new entries go: entry `n` as JSON (the server queues it with the task's
+/// events, in order, at once), and the future that resolves once it is written.
+pub(crate) type Sink =
+    Box<dyn Fn(u64, Value) -> futures::future::BoxFuture<'static, ()> + Send + Sync>;
 
 /// A durable handler's journal: the entries still to replay, and where new ones go.
 pub(crate) struct Journal {
@@ -120,10 +121,11 @@ impl Journal {
         entry
     }
 
-    /// Writes `entry` as the next one.
-    pub(crate) fn write(&self, entry: Value) {
+    /// Writes `entry` as the next one, and returns once it is written (a step's result is
+    /// kept before the handler goes on: whatever it does next, the step is not run again).
+    pub(crate) async fn write(&self, entry: Value) {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
-        (self.sink)(n, entry);
+        (self.sink)(n, entry).await;
     }
 
     /// The failure of a replay that met `recorded` where the handler did `did`.
@@ -146,25 +148,23 @@ impl Journal {
     }
 
     /// Records the result of step `name`.
-    pub(crate) fn stepped(&self, name: &str, value: Value) {
-        self.write(
-            Entry::Step {
-                name: name.to_owned(),
-                value,
-            }
-            .to_json(),
-        );
+    pub(crate) async fn stepped(&self, name: &str, value: Value) {
+        let entry = Entry::Step {
+            name: name.to_owned(),
+            value,
+        };
+        self.write(entry.to_json()).await;
     }
 
     /// The deadline of a sleep of `ms` milliseconds from `now_ms`: the recorded one, or a
     /// new one, recorded.
-    pub(crate) fn sleep(&self, now_ms: i64, ms: i64) -> Result<i64, SkillError> {
+    pub(crate) async fn sleep(&self, now_ms: i64, ms: i64) -> Result<i64, SkillError> {
         match self.take() {
             Some(Entry::Sleep { until_ms }) => Ok(until_ms),
             Some(other) => Err(self.diverged(&other, "a sleep")),
             None => {
                 let until_ms = now_ms.saturating_add(ms);
-                self.write(Entry::Sleep { until_ms }.to_json());
+                self.write(Entry::Sleep { until_ms }.to_json()).await;
                 Ok(until_ms)
             }
         }
@@ -194,7 +194,10 @@ mod tests {
         let journal = Journal::new(
             replay,
             next,
-            Box::new(move |n, v| sink.lock().unwrap().push((n, v))),
+            Box::new(move |n, v| {
+                sink.lock().unwrap().push((n, v));
+                Box::pin(async {})
+            }),
         );
         (journal, written)
     }
@@ -208,7 +211,7 @@ mod tests {
         let (journal, written) = journal(vec![recorded]);
         assert_eq!(journal.step("charge").unwrap(), Some(json!({"receipt": 7})));
         assert_eq!(journal.step("ship").unwrap(), None);
-        journal.stepped("ship", json!("done"));
+        futures::executor::block_on(journal.stepped("ship", json!("done")));
         assert_eq!(
             *written.lock().unwrap(),
             vec![(2, json!({"step": "ship", "value": "done"}))]
@@ -250,8 +253,9 @@ mod tests {
     #[test]
     fn a_sleep_keeps_its_recorded_deadline() {
         let (journal, written) = journal(vec![Entry::Sleep { until_ms: 1_000 }]);
-        assert_eq!(journal.sleep(5_000, 60_000).unwrap(), 1_000);
-        assert_eq!(journal.sleep(5_000, 60_000).unwrap(), 65_000);
+        let sleep = |journal: &Journal| futures::executor::block_on(journal.sleep(5_000, 60_000));
+        assert_eq!(sleep(&journal).unwrap(), 1_000);
+        assert_eq!(sleep(&journal).unwrap(), 65_000);
         assert_eq!(written.lock().unwrap()[0].1, json!({"sleep": 65_000}));
     }
 }

@@ -27,7 +27,15 @@ pub(super) fn open(
     Journal::new(
         replay,
         next,
-        Box::new(move |n, entry| log.journal(&id, n, &entry.to_string())),
+        Box::new(move |n, entry| {
+            log.journal(&id, n, &entry.to_string());
+            let (log, id) = (Arc::clone(&log), id.clone());
+            Box::pin(async move {
+                if let Err(e) = log.journal_written(&id).await {
+                    tracing::warn!(task = %id, "a journal entry may not be written: {}", e.message);
+                }
+            })
+        }),
     )
 }
 

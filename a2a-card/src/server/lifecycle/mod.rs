@@ -597,7 +597,7 @@ async fn hand_over(
     // A durable handler's answer is journaled before anything else is said of it.
     if let Some(journal) = &waiting.journal {
         let message = serde_json::to_value(&message).unwrap_or(serde_json::Value::Null);
-        journal.write(crate::journal::answer_entry(&message));
+        journal.write(crate::journal::answer_entry(&message)).await;
     }
     let answer = answer_of(call);
     tracked.edit(|task| join(task, &message));

@@ -398,6 +398,13 @@ pub trait EventLog: Send + Sync {
         let _ = (task_id, n, entry);
     }
 
+    /// Returns once the journal entries of task `task_id` queued so far are written (a
+    /// step's result is kept before its handler goes on).
+    async fn journal_written(&self, task_id: &str) -> Result<(), a2a::A2AError> {
+        let _ = task_id;
+        Ok(())
+    }
+
     /// Task `task_id`'s journal, entry 0 first.
     async fn read_journal(&self, task_id: &str) -> Result<Vec<String>, a2a::A2AError> {
         let _ = task_id;

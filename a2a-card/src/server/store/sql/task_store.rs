@@ -238,6 +238,11 @@ impl super::super::EventLog for SqlTasks {
         self.inner.writer.log(task_id, row, &event);
     }
 
+    async fn journal_written(&self, _task_id: &str) -> Result<(), A2AError> {
+        self.inner.writer.flush().await;
+        Ok(())
+    }
+
     async fn read_journal(&self, task_id: &str) -> Result<Vec<String>, A2AError> {
         let s = &self.inner;
         s.writer.flush().await;

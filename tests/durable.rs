@@ -1,0 +1,400 @@
+//! Durable skills (`#[skill(durable)]`) across `kill -9`: a ledger whose handler charges (a
+//! step), runs a slow step, sleeps durably, then asks for a confirmation, served by processes
+//! of this test binary on SQLite (a restart) and Postgres (another replica takes over). Each
+//! step's body writes a line to a file the test reads: what ran, and how many times.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use a2a_card::server::Server;
+use a2a_card::server::store::Tasks;
+use a2a_card::{Schema, SkillContext, SkillError, agent, skill};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use support::client::rpc;
+use support::replica::Replica;
+
+/// Set in a ledger process: where its tasks are.
+const TASKS: &str = "A2A_DURABLE_TASKS";
+/// Set in a ledger process: `2` serves the ledger whose skill is durable version 2.
+const VERSION: &str = "A2A_DURABLE_VERSION";
+/// Set in a ledger process: the name the charge step has (a handler that does not replay).
+const STEP: &str = "A2A_DURABLE_STEP";
+
+/// What to settle, and how slowly.
+#[derive(Deserialize, schemars::JsonSchema, Schema)]
+#[schema(name = "settlement")]
+struct Settlement {
+    /// Where each step notes that it ran.
+    file: String,
+    /// How long the slow step takes, in milliseconds.
+    slow_ms: u64,
+    /// How long the durable sleep is, in milliseconds.
+    sleep_ms: u64,
+    /// How long the step after the answer takes, in milliseconds.
+    #[serde(default)]
+    after_ms: u64,
+}
+
+fn note(file: &str, line: &str) {
+    use std::io::Write;
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file)
+    {
+        let _ = writeln!(f, "{line}");
+    }
+}
+
+async fn settle(s: Settlement, ctx: SkillContext) -> Result<String, SkillError> {
+    let file = s.file.clone();
+    let name = std::env::var(STEP).unwrap_or_else(|_| "charge".to_owned());
+    let charged: u32 = ctx
+        .step(&name, async {
+            note(&file, "charge");
+            42
+        })
+        .await?;
+    ctx.step("slow", async {
+        note(&file, "slow-start");
+        tokio::time::sleep(Duration::from_millis(s.slow_ms)).await;
+        note(&file, "slow-end");
+    })
+    .await?;
+    // Not a step: runs again on a replay.
+    note(&file, "sleeping");
+    ctx.sleep(Duration::from_millis(s.sleep_ms)).await?;
+    note(&file, "woke");
+    let answer = ctx.ask("Confirm the payment?").await?;
+    note(&file, "answered");
+    ctx.step("receipt", async {
+        note(&file, "receipt-start");
+        tokio::time::sleep(Duration::from_millis(s.after_ms)).await;
+        note(&file, "receipt-end");
+    })
+    .await?;
+    Ok(format!("{charged}: {}", answer.text()))
+}
+
+/// Settles payments.
+struct Ledger;
+/// Settles payments, durably.
+#[agent(url = "http://127.0.0.1:1")]
+impl Ledger {
+    /// Charges, waits, and asks for a confirmation.
+    #[skill(durable, id = "settle")]
+    async fn settle(&self, s: Settlement, ctx: SkillContext) -> Result<String, SkillError> {
+        settle(s, ctx).await
+    }
+}
+
+/// The ledger after a deployment that changed its handler.
+struct LedgerV2;
+/// Settles payments, durably.
+#[agent(url = "http://127.0.0.1:1")]
+impl LedgerV2 {
+    /// Charges, waits, and asks for a confirmation.
+    #[skill(durable = "2", id = "settle")]
+    async fn settle(&self, s: Settlement, ctx: SkillContext) -> Result<String, SkillError> {
+        settle(s, ctx).await
+    }
+}
+
+/// Not a test of its own: the body of the ledger processes the tests below start.
+#[tokio::test]
+async fn durable_process() {
+    let Ok(url) = std::env::var(TASKS) else {
+        return;
+    };
+    let tasks = Tasks::from_url(&url)
+        .expect("a store URL")
+        .lease(Duration::from_millis(600));
+    let listening = match std::env::var(VERSION).as_deref() {
+        Ok("2") => Server::new(LedgerV2).tasks(tasks).bind("127.0.0.1:0").await,
+        _ => Server::new(Ledger).tasks(tasks).bind("127.0.0.1:0").await,
+    };
+    let listening = listening.expect("the ledger serves");
+    println!("LISTENING http://{}", listening.local_addr());
+    let _ = listening.serve().await;
+}
+
+fn ledger(tasks: &str, env: &[(&str, &str)]) -> Replica {
+    let mut all = vec![(TASKS, tasks.to_owned())];
+    all.extend(env.iter().map(|(k, v)| (*k, (*v).to_owned())));
+    Replica::spawn("durable_process", &all)
+}
+
+/// A fresh SQLite store and notes file for a test: the store's URL, the file's path.
+fn fresh(name: &str) -> (String, String) {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("durable");
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let db = dir.join(format!("{name}-{}.db", std::process::id()));
+    let notes = dir.join(format!("{name}-{}.log", std::process::id()));
+    for path in [&db, &notes] {
+        let _ = std::fs::remove_file(path);
+    }
+    (
+        format!("sqlite://{}", db.display()),
+        notes.display().to_string(),
+    )
+}
+
+/// Starts a settlement on `base`: its task id.
+async fn start(base: &str, notes: &str, slow_ms: u64, sleep_ms: u64) -> String {
+    start_with(base, notes, slow_ms, sleep_ms, 0).await
+}
+
+/// Starts a settlement whose step after the answer takes `after_ms`: its task id.
+async fn start_with(base: &str, notes: &str, slow_ms: u64, sleep_ms: u64, after_ms: u64) -> String {
+    let answer = rpc(
+        base,
+        "SendMessage",
+        json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
+               "parts": [{"data": {"file": notes, "slow_ms": slow_ms, "sleep_ms": sleep_ms,
+                                   "after_ms": after_ms},
+                          "mediaType": "application/json;schema=settlement"}]},
+               "configuration": {"returnImmediately": true}}),
+    )
+    .await;
+    answer["result"]["task"]["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {answer}"))
+        .to_owned()
+}
+
+/// The lines of the notes file.
+fn lines(notes: &str) -> Vec<String> {
+    std::fs::read_to_string(notes)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+fn count(notes: &str, line: &str) -> usize {
+    lines(notes).iter().filter(|l| *l == line).count()
+}
+
+/// Waits (20 s at most) until the notes hold `line` `n` times.
+async fn noted(notes: &str, line: &str, n: usize) {
+    for _ in 0..400 {
+        if count(notes, line) >= n {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("`{line}` was not noted {n} times: {:?}", lines(notes));
+}
+
+async fn get(base: &str, id: &str) -> Value {
+    rpc(base, "GetTask", json!({"id": id})).await["result"].clone()
+}
+
+/// Waits (20 s at most) until task `id` is in `state` on `base`.
+async fn in_state(base: &str, id: &str, state: &str) -> Value {
+    let mut task = Value::Null;
+    for _ in 0..200 {
+        task = get(base, id).await;
+        if task["status"]["state"] == state {
+            return task;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("task {id} did not reach {state}: {task}");
+}
+
+async fn confirm(base: &str, id: &str) -> Value {
+    rpc(
+        base,
+        "SendMessage",
+        json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
+               "parts": [{"text": "yes"}], "taskId": id}}),
+    )
+    .await
+}
+
+fn text_of(task: &Value) -> String {
+    task.to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_step_cut_off_runs_again_and_a_step_done_does_not() {
+    let (url, notes) = fresh("mid-step");
+    let mut first = ledger(&url, &[]);
+    let id = start(&first.base, &notes, 4_000, 0).await;
+    noted(&notes, "slow-start", 1).await;
+    first.kill();
+    let next = ledger(&url, &[]);
+    // Taken up again once the killed process's lease ran out: the charge, done, is not run
+    // again; the slow step, cut off, is.
+    in_state(&next.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    assert_eq!(count(&notes, "charge"), 1, "{:?}", lines(&notes));
+    assert_eq!(count(&notes, "slow-start"), 2, "{:?}", lines(&notes));
+    assert_eq!(count(&notes, "slow-end"), 1, "{:?}", lines(&notes));
+    let done = confirm(&next.base, &id).await;
+    assert_eq!(
+        done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{done}"
+    );
+    assert!(text_of(&done).contains("42: yes"), "{done}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_waits_across_a_restart_and_its_answer_completes_the_task() {
+    let (url, notes) = fresh("waiting");
+    let mut first = ledger(&url, &[]);
+    let id = start(&first.base, &notes, 0, 0).await;
+    let asked = in_state(&first.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    // Written by the group commit within milliseconds.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    first.kill();
+    let next = ledger(&url, &[]);
+    // Still waiting, for the same question (not asked again), once the handler replayed.
+    noted(&notes, "woke", 2).await;
+    let waiting = in_state(&next.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    assert_eq!(
+        waiting["status"], asked["status"],
+        "the question is not asked again"
+    );
+    let done = confirm(&next.base, &id).await;
+    assert_eq!(
+        done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{done}"
+    );
+    assert!(text_of(&done).contains("42: yes"), "{done}");
+    assert_eq!(count(&notes, "charge"), 1, "{:?}", lines(&notes));
+    assert_eq!(count(&notes, "slow-end"), 1, "{:?}", lines(&notes));
+    assert_eq!(count(&notes, "answered"), 1, "{:?}", lines(&notes));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_given_before_a_crash_is_replayed_not_asked_again() {
+    let (url, notes) = fresh("answered");
+    let mut first = ledger(&url, &[]);
+    let id = start_with(&first.base, &notes, 0, 0, 4_000).await;
+    in_state(&first.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    let answer = rpc(
+        &first.base,
+        "SendMessage",
+        json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
+               "parts": [{"text": "yes"}], "taskId": id},
+               "configuration": {"returnImmediately": true}}),
+    )
+    .await;
+    assert!(answer["result"]["task"].is_object(), "{answer}");
+    // Killed in the step after the answer.
+    noted(&notes, "receipt-start", 1).await;
+    first.kill();
+    let next = ledger(&url, &[]);
+    let done = in_state(&next.base, &id, "TASK_STATE_COMPLETED").await;
+    assert!(text_of(&done).contains("42: yes"), "{done}");
+    // The answer came from the journal: the question was not asked again.
+    let asked = done["history"]
+        .as_array()
+        .expect("a history")
+        .iter()
+        .filter(|m| m.to_string().contains("Confirm the payment?"))
+        .count();
+    assert_eq!(asked, 1, "{done}");
+    assert_eq!(count(&notes, "answered"), 2, "{:?}", lines(&notes));
+    assert_eq!(count(&notes, "receipt-start"), 2, "{:?}", lines(&notes));
+    assert_eq!(count(&notes, "receipt-end"), 1, "{:?}", lines(&notes));
+    assert_eq!(count(&notes, "charge"), 1, "{:?}", lines(&notes));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_durable_sleep_wakes_at_its_recorded_deadline() {
+    let (url, notes) = fresh("sleep");
+    let mut first = ledger(&url, &[]);
+    let id = start(&first.base, &notes, 0, 4_000).await;
+    noted(&notes, "sleeping", 1).await;
+    let asleep = Instant::now();
+    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    first.kill();
+    let next = ledger(&url, &[]);
+    in_state(&next.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    let slept = asleep.elapsed();
+    // Woken at the deadline recorded before the crash (4 s after it began), not 4 s after the
+    // replay began (which comes a second and a lease later).
+    assert!(slept >= Duration::from_millis(3_900), "{slept:?}");
+    assert!(slept < Duration::from_millis(5_400), "{slept:?}");
+    assert_eq!(count(&notes, "woke"), 1, "{:?}", lines(&notes));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handler_that_does_not_replay_fails_its_task_saying_where() {
+    let (url, notes) = fresh("diverged");
+    let mut first = ledger(&url, &[]);
+    let id = start(&first.base, &notes, 0, 0).await;
+    in_state(&first.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    first.kill();
+    // The restarted handler names its first step otherwise.
+    let next = ledger(&url, &[(STEP, "charge-card")]);
+    let failed = in_state(&next.base, &id, "TASK_STATE_FAILED").await;
+    let why = text_of(&failed["status"]);
+    assert!(why.contains("did not replay"), "{why}");
+    assert!(
+        why.contains("step `charge`") && why.contains("step `charge-card`"),
+        "{why}"
+    );
+    assert_eq!(count(&notes, "charge"), 1, "{:?}", lines(&notes));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_journaled_by_another_version_fails_clearly() {
+    let (url, notes) = fresh("version");
+    let mut first = ledger(&url, &[]);
+    let id = start(&first.base, &notes, 0, 0).await;
+    in_state(&first.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    first.kill();
+    let next = ledger(&url, &[(VERSION, "2")]);
+    let failed = in_state(&next.base, &id, "TASK_STATE_FAILED").await;
+    let why = text_of(&failed["status"]);
+    assert!(why.contains("journaled by version"), "{why}");
+    assert!(why.contains("`2`"), "{why}");
+    assert_eq!(
+        count(&notes, "woke"),
+        1,
+        "not replayed: {:?}",
+        lines(&notes)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_replica_takes_over_and_the_answer_reaches_it() {
+    let url = match support::postgres::database("durable").await {
+        Ok(url) => url,
+        Err(why) => {
+            assert!(
+                std::env::var_os("A2A_REQUIRE_POSTGRES").is_none(),
+                "Postgres is required (A2A_REQUIRE_POSTGRES) but: {why}"
+            );
+            eprintln!("SKIPPED: {why}");
+            return;
+        }
+    };
+    let (_, notes) = fresh("replicas");
+    let (mut a, b) = (ledger(&url, &[]), ledger(&url, &[]));
+    let id = start(&a.base, &notes, 0, 0).await;
+    in_state(&a.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    a.kill();
+    // B takes it over within the lease (and a few seconds), and waits on for the answer.
+    let taken = Instant::now();
+    noted(&notes, "woke", 2).await;
+    assert!(
+        taken.elapsed() < Duration::from_secs(6),
+        "{:?}",
+        taken.elapsed()
+    );
+    let done = confirm(&b.base, &id).await;
+    assert_eq!(
+        done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{done}"
+    );
+    assert_eq!(count(&notes, "charge"), 1, "{:?}", lines(&notes));
+}
