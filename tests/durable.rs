@@ -7,8 +7,8 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use a2a_card::server::Server;
 use a2a_card::server::store::Tasks;
+use a2a_card::server::{Server, Webhooks};
 use a2a_card::{Schema, SkillContext, SkillError, agent, skill};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -21,6 +21,8 @@ const TASKS: &str = "A2A_DURABLE_TASKS";
 const VERSION: &str = "A2A_DURABLE_VERSION";
 /// Set in a ledger process: the name the charge step has (a handler that does not replay).
 const STEP: &str = "A2A_DURABLE_STEP";
+/// Set in a ledger process: its input timeout, in milliseconds.
+const TIMEOUT: &str = "A2A_DURABLE_TIMEOUT_MS";
 
 /// What to settle, and how slowly.
 #[derive(Deserialize, schemars::JsonSchema, Schema)]
@@ -81,7 +83,7 @@ async fn settle(s: Settlement, ctx: SkillContext) -> Result<String, SkillError> 
 /// Settles payments.
 struct Ledger;
 /// Settles payments, durably.
-#[agent(url = "http://127.0.0.1:1")]
+#[agent(url = "http://127.0.0.1:1", push_notifications)]
 impl Ledger {
     /// Charges, waits, and asks for a confirmation.
     #[skill(durable, id = "settle")]
@@ -93,7 +95,7 @@ impl Ledger {
 /// The ledger after a deployment that changed its handler.
 struct LedgerV2;
 /// Settles payments, durably.
-#[agent(url = "http://127.0.0.1:1")]
+#[agent(url = "http://127.0.0.1:1", push_notifications)]
 impl LedgerV2 {
     /// Charges, waits, and asks for a confirmation.
     #[skill(durable = "2", id = "settle")]
@@ -111,11 +113,32 @@ async fn durable_process() {
     let tasks = Tasks::from_url(&url)
         .expect("a store URL")
         .lease(Duration::from_millis(600));
+    let timeout = std::env::var(TIMEOUT)
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+        .map_or(Duration::from_secs(3600), Duration::from_millis);
+    let webhooks = Webhooks::default().allow_loopback(true);
     let listening = match std::env::var(VERSION).as_deref() {
-        Ok("2") => Server::new(LedgerV2).tasks(tasks).bind("127.0.0.1:0").await,
-        _ => Server::new(Ledger).tasks(tasks).bind("127.0.0.1:0").await,
+        Ok("2") => {
+            let server = Server::new(LedgerV2).webhooks(webhooks);
+            server
+                .tasks(tasks)
+                .input_timeout(timeout)
+                .bind("127.0.0.1:0")
+                .await
+        }
+        _ => {
+            let server = Server::new(Ledger).webhooks(webhooks);
+            server
+                .tasks(tasks)
+                .input_timeout(timeout)
+                .bind("127.0.0.1:0")
+                .await
+        }
     };
     let listening = listening.expect("the ledger serves");
+    // Exported where the test's receiver says (`OTEL_EXPORTER_OTLP_ENDPOINT`).
+    let _telemetry = a2a_card::otel::init().expect("telemetry");
     println!("LISTENING http://{}", listening.local_addr());
     let _ = listening.serve().await;
 }
@@ -397,4 +420,162 @@ async fn another_replica_takes_over_and_the_answer_reaches_it() {
         "{done}"
     );
     assert_eq!(count(&notes, "charge"), 1, "{:?}", lines(&notes));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_task_continues_its_trace_with_a_resumed_event() {
+    let (url, notes) = fresh("trace");
+    let (otlp, received) = support::otlp::receiver().await;
+    let env = [
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", otlp.as_str()),
+        ("OTEL_BSP_SCHEDULE_DELAY", "50"),
+    ];
+    let mut first = ledger(&url, &env);
+    // The caller's trace.
+    let trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let started: Value = reqwest::Client::new()
+        .post(format!("{}/", first.base))
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .header("traceparent", format!("00-{trace_id}-00f067aa0ba902b7-01"))
+        .body(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {
+                "message": {"messageId": "m-trace", "role": "ROLE_USER",
+                    "parts": [{"data": {"file": notes, "slow_ms": 0, "sleep_ms": 0},
+                               "mediaType": "application/json;schema=settlement"}]}}})
+            .to_string(),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = started["result"]["task"]["id"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    first.kill();
+    let next = ledger(&url, &env);
+    noted(&notes, "woke", 2).await;
+    let done = confirm(&next.base, &id).await;
+    assert_eq!(
+        done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{done}"
+    );
+    // The task's span on the process that took it over, exported when the task ended: in the
+    // caller's trace, with a `resumed` event.
+    let mut resumed = None;
+    for _ in 0..100 {
+        resumed = received
+            .lock()
+            .unwrap()
+            .spans
+            .iter()
+            .find(|s| {
+                s.name == "a2a.task"
+                    && support::otlp::attribute(s, "a2a.task.id").as_deref() == Some(id.as_str())
+                    && s.events.iter().any(|e| e.name == "resumed")
+            })
+            .cloned();
+        if resumed.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let resumed = resumed.expect("the resumed task's span, with a `resumed` event");
+    let hex: String = resumed
+        .trace_id
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(hex, trace_id, "the resumed task is in the caller's trace");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_left_unanswered_times_out_at_its_first_deadline_after_a_restart() {
+    let (url, notes) = fresh("timeout");
+    let env = [(TIMEOUT, "4000")];
+    let mut first = ledger(&url, &env);
+    let id = start(&first.base, &notes, 0, 0).await;
+    in_state(&first.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    let asked = Instant::now();
+    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    first.kill();
+    let next = ledger(&url, &env);
+    let failed = in_state(&next.base, &id, "TASK_STATE_FAILED").await;
+    let waited = asked.elapsed();
+    assert!(
+        text_of(&failed).contains("no answer came within 4 s"),
+        "{failed}"
+    );
+    // Withdrawn 4 s after it was asked, not 4 s after the restart.
+    assert!(waited >= Duration::from_millis(3_800), "{waited:?}");
+    assert!(waited < Duration::from_millis(5_400), "{waited:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn push_notifications_continue_after_the_task_is_taken_up_again() {
+    let (url, notes) = fresh("push");
+    // A webhook that keeps the states it is told.
+    let states = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let kept = std::sync::Arc::clone(&states);
+    let app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |body: axum::body::Bytes| {
+            let kept = std::sync::Arc::clone(&kept);
+            async move {
+                let event: Value = serde_json::from_slice(&body).unwrap_or_default();
+                if let Some(state) = event["statusUpdate"]["status"]["state"].as_str() {
+                    kept.lock().unwrap().push(state.to_owned());
+                }
+                ""
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let hook = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let mut first = ledger(&url, &[]);
+    let started = rpc(
+        &first.base,
+        "SendMessage",
+        json!({"message": {"messageId": "m-push", "role": "ROLE_USER",
+               "parts": [{"data": {"file": notes, "slow_ms": 0, "sleep_ms": 0},
+                          "mediaType": "application/json;schema=settlement"}]},
+               "configuration": {"returnImmediately": true,
+                                 "taskPushNotificationConfig": {"url": hook}}}),
+    )
+    .await;
+    let id = started["result"]["task"]["id"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    in_state(&first.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    first.kill();
+    let next = ledger(&url, &[]);
+    noted(&notes, "woke", 2).await;
+    let done = confirm(&next.base, &id).await;
+    assert_eq!(
+        done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{done}"
+    );
+    for _ in 0..100 {
+        if states
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|s| s == "TASK_STATE_COMPLETED")
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!(
+        "the webhook was not told of the completion: {:?}",
+        states.lock().unwrap()
+    );
 }

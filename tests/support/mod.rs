@@ -313,6 +313,9 @@ pub mod postgres;
 /// Server processes a test can kill.
 pub mod replica;
 
+/// An OTLP/HTTP receiver.
+pub mod otlp;
+
 /// Server-sent events, frame by frame.
 pub mod sse;
 

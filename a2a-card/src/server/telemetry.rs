@@ -100,6 +100,25 @@ pub(crate) fn task_span(id: &str, context: &str, agent: &str, skill: &str) -> Sp
     )
 }
 
+/// The span of task `id` taken up again after its process stopped, in the trace of its first
+/// run (`trace`: that run's W3C trace context, as its journal keeps it; feature `otel`).
+pub(crate) fn resumed_task_span(
+    id: &str,
+    context: &str,
+    agent: &str,
+    skill: &str,
+    trace: &[(String, String)],
+) -> Span {
+    let span = task_span(id, context, agent, skill);
+    #[cfg(feature = "otel")]
+    if !trace.is_empty() {
+        otel::set_parent_from(&span, trace);
+    }
+    #[cfg(not(feature = "otel"))]
+    let _ = trace;
+    span
+}
+
 /// A state change of the task of `span` (an event on it); a final state is recorded on the
 /// span and counted.
 pub(crate) fn state_changed(

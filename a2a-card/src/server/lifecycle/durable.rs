@@ -77,13 +77,14 @@ impl<A: Agent> Lifecycle<A> {
         let replay = Sent::from_log(logged.events.iter().map(|(_, e)| e.event()));
         let tracked = self.track_stored(&id).await?;
         match self.prepare(&log, &tracked.snapshot().0, &rows) {
-            Ok((skill, call, journal)) => {
+            Ok((skill, call, journal, trace)) => {
                 let skill_id = A::SKILLS.get(skill).map_or("", |s| s.id);
-                let span = crate::server::telemetry::task_span(
+                let span = crate::server::telemetry::resumed_task_span(
                     &tracked.id,
                     &tracked.context,
                     A::DECL.name,
                     skill_id,
+                    &trace,
                 );
                 tracing::info!(parent: &span, replayed = replay.len(), "resumed");
                 tracked.observe(super::log::Observed {
@@ -112,15 +113,23 @@ impl<A: Agent> Lifecycle<A> {
         Ok(())
     }
 
-    /// What a run of `task` again needs: its skill, the call its first message makes, and
-    /// its journal with the entries recorded (`rows`, entry 0 first); why it cannot run again
-    /// otherwise.
+    /// What a run of `task` again needs: its skill, the call its first message makes, its
+    /// journal with the entries recorded (`rows`, entry 0 first), and the trace its first run
+    /// was in; why it cannot run again otherwise.
     fn prepare(
         &self,
         log: &Arc<dyn EventLog>,
         task: &Task,
         rows: &[String],
-    ) -> Result<(usize, crate::skill::SkillCall, Journal), String> {
+    ) -> Result<
+        (
+            usize,
+            crate::skill::SkillCall,
+            Journal,
+            Vec<(String, String)>,
+        ),
+        String,
+    > {
         let entries: Vec<Value> = rows
             .iter()
             .map(|r| serde_json::from_str(r))
@@ -195,7 +204,16 @@ impl<A: Agent> Lifecycle<A> {
                 })?);
             }
         }
+        let trace = begin
+            .get("trace")
+            .and_then(|t| serde_json::from_value(t.clone()).ok())
+            .unwrap_or_default();
         let next = entries.len() as u64;
-        Ok((skill, call, open(Arc::clone(log), &task.id, replay, next)))
+        Ok((
+            skill,
+            call,
+            open(Arc::clone(log), &task.id, replay, next),
+            trace,
+        ))
     }
 }

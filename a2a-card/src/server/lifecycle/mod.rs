@@ -317,12 +317,18 @@ impl<A: Agent> Lifecycle<A> {
         // A durable skill's journal begins with what the task runs.
         let durable = self.durable_version(skill).and_then(|version| {
             let log = self.recorder.log.as_ref().filter(|l| l.keeps_journals())?;
+            // The trace the task is in, so that a run of it elsewhere continues it.
+            let trace = tracked
+                .span()
+                .map(|span| super::telemetry::outgoing_headers(&span))
+                .unwrap_or_default();
             let begin = serde_json::json!({"begin": {
                 "skill": skill_id,
                 "version": version,
                 "principal": call.context.principal(),
                 "extensions": call.context.extensions(),
                 "tenant": call.context.tenant(),
+                "trace": trace,
             }});
             log.journal(&tracked.id, 0, &begin.to_string());
             Some(run::Durable {

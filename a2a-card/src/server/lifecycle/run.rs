@@ -366,12 +366,17 @@ async fn drive(
                 answer,
             } => {
                 *lock(&session.waiting) = Some(answer);
-                withdraw_unanswered(&recorder, &tracked, &session);
-                // The question the task was waiting on when its process stopped: it waits on.
-                if replayed!(Sent::Ask {
+                // The question the task was waiting on when its process stopped: it waits on,
+                // for what is left of its time.
+                let pending = replayed!(Sent::Ask {
                     auth,
                     question: question.clone()
-                }) {
+                });
+                let asked_at = pending
+                    .then(|| tracked.snapshot().0.status.timestamp)
+                    .flatten();
+                withdraw_unanswered(&recorder, &tracked, &session, asked_at);
+                if pending {
                     continue;
                 }
                 let state = if auth {
@@ -484,9 +489,19 @@ async fn close(recorder: &Recorder, tracked: &Tracked, id: &str) {
 /// Fails the task if the question just asked is still unanswered after the input timeout:
 /// the handler is dropped at its `.await` (as on cancel), and the task fails, saying why. An
 /// answer, or a cancel, disarms it.
-fn withdraw_unanswered(recorder: &Arc<Recorder>, tracked: &Arc<Tracked>, session: &Arc<Session>) {
-    let Some(after) = recorder.input_timeout else {
+fn withdraw_unanswered(
+    recorder: &Arc<Recorder>,
+    tracked: &Arc<Tracked>,
+    session: &Arc<Session>,
+    asked_at: Option<chrono::DateTime<chrono::Utc>>,
+) {
+    let Some(timeout) = recorder.input_timeout else {
         return;
+    };
+    // A question asked before its process stopped has what is left of its time.
+    let after = match asked_at {
+        Some(at) => timeout.saturating_sub((chrono::Utc::now() - at).to_std().unwrap_or_default()),
+        None => timeout,
     };
     // Weak: a session that ends otherwise is not kept alive by its timer.
     let weak = Arc::downgrade(session);
@@ -505,7 +520,7 @@ fn withdraw_unanswered(recorder: &Arc<Recorder>, tracked: &Arc<Tracked>, session
         recorder.sessions.cancel(&tracked.id);
         let why = format!(
             "no answer came within {} (the agent's input timeout), so the question was withdrawn; start a new task",
-            span(after)
+            span(timeout)
         );
         let event = status(&tracked, TaskState::Failed, Some(why));
         recorder.record(&tracked, event).await;
