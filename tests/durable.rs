@@ -23,6 +23,8 @@ const VERSION: &str = "A2A_DURABLE_VERSION";
 const STEP: &str = "A2A_DURABLE_STEP";
 /// Set in a ledger process: its input timeout, in milliseconds.
 const TIMEOUT: &str = "A2A_DURABLE_TIMEOUT_MS";
+/// Set in a ledger process: its lease, in milliseconds (600 otherwise).
+const LEASE: &str = "A2A_DURABLE_LEASE_MS";
 
 /// What to settle, and how slowly.
 #[derive(Deserialize, schemars::JsonSchema, Schema)]
@@ -110,9 +112,13 @@ async fn durable_process() {
     let Ok(url) = std::env::var(TASKS) else {
         return;
     };
+    let lease = std::env::var(LEASE)
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+        .unwrap_or(600);
     let tasks = Tasks::from_url(&url)
         .expect("a store URL")
-        .lease(Duration::from_millis(600));
+        .lease(Duration::from_millis(lease));
     let timeout = std::env::var(TIMEOUT)
         .ok()
         .and_then(|ms| ms.parse().ok())
@@ -578,4 +584,59 @@ async fn push_notifications_continue_after_the_task_is_taken_up_again() {
         "the webhook was not told of the completion: {:?}",
         states.lock().unwrap()
     );
+}
+
+/// An answer sent while the task's process is gone and its lease not yet run out: kept, and
+/// handed to the handler once the task is taken over.
+async fn answered_before_the_takeover(url: &str, replicas: bool) {
+    let (_, notes) = fresh(if replicas { "early-pg" } else { "early" });
+    let env = [(LEASE, "3000")];
+    let mut first = ledger(url, &env);
+    let second = replicas.then(|| ledger(url, &env));
+    let id = start(&first.base, &notes, 0, 0).await;
+    in_state(&first.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    first.kill();
+    let next = match second {
+        Some(second) => second,
+        None => ledger(url, &env),
+    };
+    let answered = Instant::now();
+    let done = confirm(&next.base, &id).await;
+    assert_eq!(
+        done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{done}"
+    );
+    assert!(text_of(&done).contains("42: yes"), "{done}");
+    // Within the lease (the old one's, which the answer came inside of) and a margin.
+    assert!(
+        answered.elapsed() < Duration::from_secs(6),
+        "{:?}",
+        answered.elapsed()
+    );
+    assert_eq!(count(&notes, "answered"), 1, "{:?}", lines(&notes));
+    assert_eq!(count(&notes, "charge"), 1, "{:?}", lines(&notes));
+    drop(next);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_sent_right_after_a_restart_waits_for_the_takeover() {
+    let (url, _) = fresh("early");
+    answered_before_the_takeover(&url, false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_sent_to_another_replica_before_it_takes_over_reaches_the_handler() {
+    let url = match support::postgres::database("durable_early").await {
+        Ok(url) => url,
+        Err(why) => {
+            assert!(
+                std::env::var_os("A2A_REQUIRE_POSTGRES").is_none(),
+                "Postgres is required (A2A_REQUIRE_POSTGRES) but: {why}"
+            );
+            eprintln!("SKIPPED: {why}");
+            return;
+        }
+    };
+    answered_before_the_takeover(&url, true).await;
 }

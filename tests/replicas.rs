@@ -434,6 +434,80 @@ async fn a_killed_replicas_durable_plan_is_taken_over_and_completed_by_another()
     assert!(parts(&done) >= parts(&before));
 }
 
+/// `kill -9` of the replica that runs 100 durable plans, half waiting for their start date,
+/// half planning day by day: the other replica takes every one over within the lease and
+/// completes it with exactly the days an uninterrupted run gives (those waiting once their
+/// answer, sent to it, comes), each day planned once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_durable_tasks_of_a_killed_replica_all_complete_on_another() {
+    let Some(url) = postgres("hundred").await else {
+        return;
+    };
+    let (mut a, b) = (Replicas::start(&url), Replicas::start(&url));
+    let on_a = client(&card(&a.base).await, "JSONRPC").await;
+    let on_b = client(&card(&b.base).await, "JSONRPC").await;
+    let mut waiting = Vec::new();
+    let mut planning = Vec::new();
+    for i in 0..50u8 {
+        planning.push(start_plan(&on_a, 10 + i % 5).await);
+        let mut req = request(vec![trip(2, None)], None);
+        req.configuration = Some(SendMessageConfiguration {
+            accepted_output_modes: None,
+            task_push_notification_config: None,
+            history_length: None,
+            return_immediately: Some(true),
+        });
+        waiting.push(task(on_a.send_message(&req).await.expect("a task")));
+    }
+    for t in &waiting {
+        for _ in 0..100 {
+            let now = on_a.get_task(&get(&t.id)).await.expect("the task");
+            if now.status.state == TaskState::InputRequired {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    // Mid-stream: some days planned, not all.
+    parts_at_least(&on_a, &planning[49].id, 1).await;
+    a.kill();
+    let killed = std::time::Instant::now();
+    // Once B took them over (A's lease is 600 ms; B looks every 200 ms), the answers go to B.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    for t in &waiting {
+        let answer = json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
+                            "parts": [{"text": "2026-12-01"}], "taskId": t.id},
+                            "configuration": {"returnImmediately": true}});
+        let answered = rpc(&b.base, "SendMessage", answer).await;
+        assert!(answered["result"]["task"].is_object(), "{answered}");
+    }
+    for (i, t) in planning.iter().enumerate() {
+        let done = ended(&on_b, &t.id).await;
+        assert_eq!(
+            done.status.state,
+            TaskState::Completed,
+            "{}",
+            status_text(&done)
+        );
+        let days = u64::from(10 + (i as u8) % 5);
+        assert_eq!(days_of(&done), (1..=days).collect::<Vec<_>>(), "{}", t.id);
+    }
+    for t in &waiting {
+        let done = ended(&on_b, &t.id).await;
+        assert_eq!(
+            done.status.state,
+            TaskState::Completed,
+            "{}",
+            status_text(&done)
+        );
+        assert_eq!(days_of(&done), vec![1, 2], "{}", t.id);
+    }
+    // The longest plan left (14 days at 150 ms, from its first) fits in the lease and 5 s.
+    let took = killed.elapsed();
+    eprintln!("all 100 completed {took:?} after the kill");
+    assert!(took < Duration::from_millis(600 + 5_000), "{took:?}");
+}
+
 #[tokio::test]
 async fn a_killed_replicas_task_of_a_skill_that_is_not_durable_is_failed() {
     let Some(url) = postgres("crash-ticker").await else {

@@ -117,17 +117,29 @@ pub(super) fn hear(
             let Change::Answer { task, message } = change else {
                 return;
             };
-            let Some(tracked) = recorder.live.get(&task) else {
-                return;
-            };
             // The replica that took it checked it; read here as any answer is.
             let Ok(Decision::FollowUp(call)) =
                 decide(&dispatcher, max_inline_file, &message, Some(&task))
             else {
                 return;
             };
-            if let Ok(waiting) = run::take_waiting(&recorder, &task) {
-                hand_over(&recorder, &tracked, *message, call, waiting).await;
+            match (
+                recorder.live.get(&task),
+                run::take_waiting(&recorder, &task),
+            ) {
+                (Some(tracked), Ok(waiting)) => {
+                    hand_over(&recorder, &tracked, *message, call, waiting).await;
+                }
+                // No handler here waits on it: its process may have stopped, and this one may
+                // take the task over (a durable skill's) and ask again.
+                (_, Err(run::NotWaiting::Gone))
+                    if recorder.log.as_ref().is_some_and(|l| l.keeps_journals()) =>
+                {
+                    recorder
+                        .mailbox
+                        .keep(&task, *message, super::answer_of(call));
+                }
+                _ => {}
             }
         }
     });

@@ -124,6 +124,7 @@ impl<A: Agent> Lifecycle<A> {
                 None => parts.finished_logs,
             })),
             sessions: Sessions::default(),
+            mailbox: Default::default(),
             push: parts.push.as_ref().map(|(_, d, _)| Arc::clone(d)),
             input_timeout: parts.input_timeout,
             log,
@@ -393,9 +394,20 @@ impl<A: Agent> Lifecycle<A> {
             }
             // Another replica may run the handler that asked: the answer goes there.
             Err(NotWaiting::Gone) => {
-                // Another replica may run the handler that asked: the answer goes there.
+                // Another replica may run the handler that asked: the answer goes there (and,
+                // for a durable task whose process stopped, to the one that takes it over).
                 if let Some(turn) = self.forward_answer(&tracked, &message).await? {
                     return Ok(turn);
+                }
+                // A durable task whose process stopped: this process takes it over once that
+                // one's lease runs out, and hands its handler the answer then.
+                if self.durable(id).await {
+                    let (_, asked) = tracked.snapshot();
+                    self.recorder.mailbox.keep(id, message, answer_of(call));
+                    // Answered once the handler has it.
+                    tracked.wait_beyond(asked).await;
+                    let (task, seq) = tracked.snapshot();
+                    return Ok(Turn { tracked, task, seq });
                 }
                 tracked.edit(|task| join(task, &message));
                 let (task, seq) = tracked.snapshot();
@@ -482,6 +494,15 @@ impl<A: Agent> Lifecycle<A> {
             task,
             seq,
         }))
+    }
+
+    /// Whether task `id` is a durable skill's, with a journal this process can run it again
+    /// from.
+    async fn durable(&self, id: &str) -> bool {
+        let Some(log) = self.recorder.log.as_ref().filter(|l| l.keeps_journals()) else {
+            return false;
+        };
+        log.read_journal(id).await.is_ok_and(|j| !j.is_empty())
     }
 
     /// The dispatcher's decision on `message`, for a new task or (`existing`) an answer.
@@ -600,12 +621,23 @@ async fn hand_over(
     call: crate::skill::SkillCall,
     waiting: run::Waiting,
 ) -> (Task, u64) {
+    deliver(recorder, tracked, message, answer_of(call), waiting).await
+}
+
+/// Hands `answer` (the caller's `message`) to the handler `waiting` for it: see
+/// [`hand_over`].
+async fn deliver(
+    recorder: &Recorder,
+    tracked: &Arc<Tracked>,
+    message: Message,
+    answer: Answer,
+    waiting: run::Waiting,
+) -> (Task, u64) {
     // A durable handler's answer is journaled before anything else is said of it.
     if let Some(journal) = &waiting.journal {
         let message = serde_json::to_value(&message).unwrap_or(serde_json::Value::Null);
         journal.write(crate::journal::answer_entry(&message)).await;
     }
-    let answer = answer_of(call);
     tracked.edit(|task| join(task, &message));
     recorder
         .record(tracked, status(tracked, TaskState::Working, None))

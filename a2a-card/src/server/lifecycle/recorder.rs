@@ -7,7 +7,7 @@ use a2a::*;
 use a2a_server::TaskStore;
 
 use super::log::{Live, Tracked};
-use super::run::Sessions;
+use super::run::{Mailbox, Sessions};
 use crate::server::push::Delivery;
 use crate::server::store::{Event, EventLog};
 
@@ -16,6 +16,8 @@ pub(crate) struct Recorder {
     pub(super) store: Arc<dyn TaskStore>,
     pub(super) live: Arc<Live>,
     pub(super) sessions: Sessions,
+    /// Answers for durable tasks no handler here waits on yet.
+    pub(super) mailbox: Mailbox,
     pub(super) push: Option<Arc<Delivery>>,
     pub(super) input_timeout: Option<Duration>,
     /// The store's event log, where it keeps one.

@@ -188,6 +188,44 @@ fn clip(text: &str) -> String {
     text.chars().take(60).collect()
 }
 
+/// Answers that came for durable tasks whose handler no process ran at the time (its process
+/// stopped, and the task is not taken over yet): each is handed to the handler that runs the
+/// task again, once its replay reaches the question it answers. Kept an hour at most.
+#[derive(Default)]
+pub(crate) struct Mailbox(Mutex<HashMap<String, Kept>>);
+
+/// An answer kept: the caller's message, the handler's answer, when it came.
+type Kept = (Message, Answer, chrono::DateTime<chrono::Utc>);
+
+/// How many answers a mailbox keeps at most, and for how long.
+const MAILBOX: (usize, Duration) = (10_000, Duration::from_secs(3600));
+
+impl Mailbox {
+    /// Keeps `answer` (the caller's `message`) for task `task`.
+    pub(crate) fn keep(&self, task: &str, message: Message, answer: Answer) {
+        let mut kept = lock(&self.0);
+        let now = chrono::Utc::now();
+        let max_age = chrono::Duration::from_std(MAILBOX.1).unwrap_or(chrono::Duration::MAX);
+        kept.retain(|_, (_, _, at)| now - *at < max_age);
+        if kept.len() < MAILBOX.0 {
+            kept.insert(task.to_owned(), (message, answer, now));
+        }
+    }
+
+    /// The answer kept for task `task` that came after its question was asked (`asked_at`),
+    /// if any; an older one answered an earlier question, and is dropped.
+    fn take(
+        &self,
+        task: &str,
+        asked_at: Option<chrono::DateTime<chrono::Utc>>,
+    ) -> Option<(Message, Answer)> {
+        let (message, answer, at) = lock(&self.0).remove(task)?;
+        asked_at
+            .is_none_or(|asked| at >= asked)
+            .then_some((message, answer))
+    }
+}
+
 /// A handler running for a task.
 pub(crate) struct Session {
     /// Where the answer goes while it waits in `input-required`.
@@ -377,6 +415,12 @@ async fn drive(
                     .flatten();
                 withdraw_unanswered(&recorder, &tracked, &session, asked_at);
                 if pending {
+                    // An answer that came while no process ran the handler.
+                    if let Some((message, answer)) = recorder.mailbox.take(&tracked.id, asked_at)
+                        && let Ok(waiting) = take_waiting(&recorder, &tracked.id)
+                    {
+                        super::deliver(&recorder, &tracked, message, answer, waiting).await;
+                    }
                     continue;
                 }
                 let state = if auth {
