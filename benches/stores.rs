@@ -8,7 +8,11 @@
 //!    in-process (`Server::request_handler`), on each store: chunks per second, median of 3
 //!    rounds, and the ratio to memory (chunks are logged, not written one by one: a store
 //!    writes the task when its status changes or an artifact is complete).
-//! 3. **soak** (`-- --soak [SECONDS]`, 180 by default): each store in a process of its own
+//! 3. **steps**: blocking `SendMessage` of a durable skill whose handler runs two journaled
+//!    steps (`ctx.step`), beside the same skill without them, on SQLite, under the load of
+//!    (1). Target: >= 0.8x (a step's result is one more row in the group commit, written before
+//!    the handler goes on).
+//! 4. **soak** (`-- --soak [SECONDS]`, 180 by default): each store in a process of its own
 //!    (this bench started again), first under the blocking load at full rate, then under a
 //!    load of 10,000-chunk streams, for SECONDS each; the process's resident memory sampled
 //!    every 10 s. Judged against the sample at 10 s (before any retention or cache is full):
@@ -19,6 +23,7 @@
 //! cargo bench --bench stores                 # throughput
 //! cargo bench --bench stores -- --soak       # memory over three minutes, per store and load
 //! cargo bench --bench stores -- --only sqlite # one store beside the in-memory baseline
+//! cargo bench --bench stores -- --steps      # journaled steps beside none, on SQLite
 //! ```
 //!
 //! Under `cargo test --benches` each store answers a few requests, and nothing is timed.
@@ -103,6 +108,84 @@ fn throughput(only: Option<&str>) {
         );
     }
     println!("  targets: sqlite and postgres >= 0.5x");
+}
+
+/// A skill with two journaled steps, and the same without them.
+struct Stepper;
+
+/// Counts letters.
+#[a2a_card::agent(url = "http://127.0.0.1:1")]
+impl Stepper {
+    /// Counts the letters of the text, in two journaled steps.
+    #[skill(durable)]
+    async fn stepped(
+        &self,
+        text: String,
+        ctx: a2a_card::SkillContext,
+    ) -> Result<String, a2a_card::SkillError> {
+        let letters: usize = ctx.step("count", async { text.chars().count() }).await?;
+        let upper: String = ctx.step("shout", async { text.to_uppercase() }).await?;
+        Ok(format!("{upper}: {letters}"))
+    }
+}
+
+/// The same skill, without steps.
+struct Plain;
+
+/// Counts letters.
+#[a2a_card::agent(url = "http://127.0.0.1:1")]
+impl Plain {
+    /// Counts the letters of the text.
+    #[skill]
+    async fn plain(&self, text: String) -> String {
+        format!("{}: {}", text.to_uppercase(), text.chars().count())
+    }
+}
+
+/// A text `SendMessage`, as a whole HTTP/1.1 JSON-RPC request to `/`.
+fn text_request() -> Vec<u8> {
+    let body = serde_json::to_vec(&serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+        "messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "lion and tiger"}]}}}))
+    .expect("JSON");
+    let mut request = format!(
+        "POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\na2a-version: 1.0\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    request.extend_from_slice(&body);
+    request
+}
+
+/// Blocking sends of the skill with two steps beside the one without, each on a SQLite file
+/// of its own; `round` requests a round.
+fn steps(round: u64, rounds: usize) {
+    let runtime = load::server_runtime();
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-stores");
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let file = |name: &str| dir.join(format!("{name}-{}.db", std::process::id()));
+    let addrs = runtime.block_on(async {
+        let plain = Server::new(Plain).tasks(Tasks::sqlite(file("plain")));
+        let stepped = Server::new(Stepper).tasks(Tasks::sqlite(file("stepped")));
+        [
+            serve(plain.router().await.expect("the plain agent")).await,
+            serve(stepped.router().await.expect("the stepped agent")).await,
+        ]
+    });
+    let request = text_request();
+    let mut clients: Vec<Client> = addrs
+        .iter()
+        .map(|a| Client::new(*a, CONNECTIONS, &request))
+        .collect();
+    let rates = rates(&mut clients, round, rounds);
+    println!(
+        "blocking SendMessage on SQLite, {CONNECTIONS} connections, median of {rounds} rounds of {round}:"
+    );
+    println!("  no steps       {:>8.0} req/s", rates[0]);
+    println!(
+        "  two steps      {:>8.0} req/s  ({:.2}x; target >= 0.8x)",
+        rates[1],
+        rates[1] / rates[0]
+    );
 }
 
 /// Chunks per streamed task.
@@ -347,6 +430,11 @@ fn main() {
             Client::new(a, 2, &fight_request("")).run(4);
         }
         streams(20, 1);
+        steps(8, 1);
+        return;
+    }
+    if args.iter().any(|a| a == "--steps") {
+        steps(ROUND, ROUNDS);
         return;
     }
     let only = args

@@ -977,6 +977,49 @@ async fn a_durable_plan_continues_after_a_crash_and_its_stream_reads_on() {
     assert!(parts(&done) >= parts(&before));
 }
 
+/// The official Python SDK 1.3 client following a durable plan across the kill: it subscribes
+/// again, on the restarted process, with `Last-Event-ID`, and reads on to COMPLETED.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_follows_a_durable_plan_across_the_kill_with_last_event_id() {
+    let Some(python) = support::a2a_python() else {
+        return;
+    };
+    let path = fresh_file("crash-sdk");
+    let url = format!("sqlite://{}", path.display());
+    let mut first = Replicas::start(&url);
+    let on_first = client(&card(&first.base).await, "JSONRPC").await;
+    let running = start_plan(&on_first, 12).await;
+    parts_at_least(&on_first, &running.id, 2).await;
+    // What a subscriber saw before the process died: the last event's number, the days.
+    let seen = first_frames(&first.base, &running.id, 3).await;
+    let last = seen.last().expect("frames").0;
+    let in_task: usize = seen[0].1["result"]["task"]["artifacts"]
+        .as_array()
+        .map_or(0, |a| {
+            a.iter()
+                .map(|a| a["parts"].as_array().map_or(0, Vec::len))
+                .sum()
+        });
+    let updates = seen[1..]
+        .iter()
+        .filter(|(_, e)| e["result"].get("artifactUpdate").is_some())
+        .count();
+    let days_to_last = (in_task + updates) as u64;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    first.kill();
+    let next = Replicas::start(&url);
+    let argv = vec![
+        support::driver::path("durable_py.py").into_os_string(),
+        next.base.clone().into(),
+        running.id.clone().into(),
+        last.to_string().into(),
+        (days_to_last + 1).to_string().into(),
+        "12".into(),
+    ];
+    let out = support::driver::run(python.into_os_string(), argv, Vec::new()).await;
+    support::driver::assert_checks("Python SDK 1.3 across a kill", out, 1);
+}
+
 #[tokio::test]
 async fn a_reconnect_after_the_task_ended_reads_the_sqlite_log() {
     let path = fresh_file("ended");

@@ -187,7 +187,10 @@ mod tests {
 
     use super::*;
 
-    fn journal(replay: Vec<Entry>) -> (Journal, Arc<Mutex<Vec<(u64, Value)>>>) {
+    /// The entries a test's journal wrote.
+    type Written = Arc<Mutex<Vec<(u64, Value)>>>;
+
+    fn journal(replay: Vec<Entry>) -> (Journal, Written) {
         let written = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&written);
         let next = replay.len() as u64 + 1;
@@ -243,7 +246,7 @@ mod tests {
         );
     }
 
-    fn journal_with_step() -> (Journal, Arc<Mutex<Vec<(u64, Value)>>>) {
+    fn journal_with_step() -> (Journal, Written) {
         journal(vec![Entry::Step {
             name: "charge".into(),
             value: Value::Null,

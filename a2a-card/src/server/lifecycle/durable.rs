@@ -39,6 +39,15 @@ pub(super) fn open(
     )
 }
 
+/// What a run of a task again needs (see [`Lifecycle::prepare`]).
+struct Prepared {
+    skill: usize,
+    call: crate::skill::SkillCall,
+    journal: Journal,
+    /// The W3C trace context of its first run.
+    trace: Vec<(String, String)>,
+}
+
 impl<A: Agent> Lifecycle<A> {
     /// The version of skill `skill`'s code its journals are kept for, when it is durable: the
     /// one `#[skill(durable = "..")]` names, else the card's.
@@ -77,7 +86,12 @@ impl<A: Agent> Lifecycle<A> {
         let replay = Sent::from_log(logged.events.iter().map(|(_, e)| e.event()));
         let tracked = self.track_stored(&id).await?;
         match self.prepare(&log, &tracked.snapshot().0, &rows) {
-            Ok((skill, call, journal, trace)) => {
+            Ok(Prepared {
+                skill,
+                call,
+                journal,
+                trace,
+            }) => {
                 let skill_id = A::SKILLS.get(skill).map_or("", |s| s.id);
                 let span = crate::server::telemetry::resumed_task_span(
                     &tracked.id,
@@ -121,15 +135,7 @@ impl<A: Agent> Lifecycle<A> {
         log: &Arc<dyn EventLog>,
         task: &Task,
         rows: &[String],
-    ) -> Result<
-        (
-            usize,
-            crate::skill::SkillCall,
-            Journal,
-            Vec<(String, String)>,
-        ),
-        String,
-    > {
+    ) -> Result<Prepared, String> {
         let entries: Vec<Value> = rows
             .iter()
             .map(|r| serde_json::from_str(r))
@@ -209,11 +215,11 @@ impl<A: Agent> Lifecycle<A> {
             .and_then(|t| serde_json::from_value(t.clone()).ok())
             .unwrap_or_default();
         let next = entries.len() as u64;
-        Ok((
+        Ok(Prepared {
             skill,
             call,
-            open(Arc::clone(log), &task.id, replay, next),
+            journal: open(Arc::clone(log), &task.id, replay, next),
             trace,
-        ))
+        })
     }
 }
