@@ -193,6 +193,29 @@ async fn start_with(base: &str, notes: &str, slow_ms: u64, sleep_ms: u64, after_
         .to_owned()
 }
 
+/// Waits (10 s at most) until task `id`'s journal in the SQLite file of `url` holds `n`
+/// entries (the first is what the task runs).
+async fn journaled(url: &str, id: &str, n: i64) {
+    use sqlx::Connection as _;
+    let mut db = sqlx::SqliteConnection::connect(url)
+        .await
+        .expect("the store's file");
+    for _ in 0..1000 {
+        let count: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM a2a_card_events WHERE task_id = ? AND seq < 0",
+        )
+        .bind(id)
+        .fetch_one(&mut db)
+        .await
+        .expect("the journal");
+        if count >= n {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("task {id}'s journal never held {n} entries");
+}
+
 /// The lines of the notes file.
 fn lines(notes: &str) -> Vec<String> {
     std::fs::read_to_string(notes)
@@ -254,6 +277,8 @@ async fn a_step_cut_off_runs_again_and_a_step_done_does_not() {
     let mut first = ledger(&url, &[]);
     let id = start(&first.base, &notes, 4_000, 0).await;
     noted(&notes, "slow-start", 1).await;
+    // The charge's result is written (the store's next round, milliseconds after it).
+    journaled(&url, &id, 2).await;
     first.kill();
     let next = ledger(&url, &[]);
     // Taken up again once the killed process's lease ran out: the charge, done, is not run

@@ -436,8 +436,10 @@ impl SkillContext {
     /// (any serde type) is journaled with the task, and a run of the handler after its process
     /// stopped gets the recorded result back without running `body` again. Anything the
     /// handler must not do twice, or that would not give the same result twice (a payment, a
-    /// model call, the clock, a random number), goes in a step. A step whose process stopped
-    /// while `body` ran runs again: give what it calls an idempotency key.
+    /// model call, the clock, a random number), goes in a step. Its result is written in the
+    /// store's next round (milliseconds, beside the task's other writes): a step whose process
+    /// stopped while `body` ran, or before that round, runs again, so give what it calls an
+    /// idempotency key.
     ///
     /// Outside a durable skill (or on a store that keeps no journal, such as the memory
     /// store) `body` just runs. Fails only when the handler, replayed, does not do what its
@@ -481,7 +483,7 @@ impl SkillContext {
                 "the result of step `{name}` cannot be journaled (it is not JSON): {e}"
             ))
         })?;
-        journal.stepped(name, json).await;
+        journal.stepped(name, json);
         Ok(value)
     }
 
@@ -512,7 +514,7 @@ impl SkillContext {
         };
         let now = chrono::Utc::now().timestamp_millis();
         let ms = i64::try_from(duration.as_millis()).unwrap_or(i64::MAX);
-        let until = journal.sleep(now, ms).await?;
+        let until = journal.sleep(now, ms)?;
         let left = until.saturating_sub(chrono::Utc::now().timestamp_millis());
         if left > 0 {
             tokio::time::sleep(std::time::Duration::from_millis(left.unsigned_abs())).await;

@@ -75,7 +75,9 @@ pub(crate) fn answer_entry(message: &Value) -> Value {
 }
 
 /// Where a journal's new entries go: entry `n` as JSON (the server queues it with the task's
-/// events, in order, at once), and the future that resolves once it is written.
+/// events, in order, at once, for a round of the writer soon), and the future that resolves
+/// once it is written (awaited for answers only: a step's result rides in the next round,
+/// beside the task's other writes).
 pub(crate) type Sink =
     Box<dyn Fn(u64, Value) -> futures::future::BoxFuture<'static, ()> + Send + Sync>;
 
@@ -121,11 +123,19 @@ impl Journal {
         entry
     }
 
-    /// Writes `entry` as the next one, and returns once it is written (a step's result is
-    /// kept before the handler goes on: whatever it does next, the step is not run again).
+    /// Writes `entry` as the next one, and returns once it is written (an answer: kept
+    /// before the handler has it, so that it is never asked again).
     pub(crate) async fn write(&self, entry: Value) {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         (self.sink)(n, entry).await;
+    }
+
+    /// Queues `entry` as the next one, written in the store's next round (a step's result or
+    /// a sleep's deadline: a crash before that round runs the step again, as a crash in its
+    /// body does).
+    fn queue(&self, entry: Value) {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        drop((self.sink)(n, entry));
     }
 
     /// The failure of a replay that met `recorded` where the handler did `did`.
@@ -148,23 +158,23 @@ impl Journal {
     }
 
     /// Records the result of step `name`.
-    pub(crate) async fn stepped(&self, name: &str, value: Value) {
+    pub(crate) fn stepped(&self, name: &str, value: Value) {
         let entry = Entry::Step {
             name: name.to_owned(),
             value,
         };
-        self.write(entry.to_json()).await;
+        self.queue(entry.to_json());
     }
 
     /// The deadline of a sleep of `ms` milliseconds from `now_ms`: the recorded one, or a
     /// new one, recorded.
-    pub(crate) async fn sleep(&self, now_ms: i64, ms: i64) -> Result<i64, SkillError> {
+    pub(crate) fn sleep(&self, now_ms: i64, ms: i64) -> Result<i64, SkillError> {
         match self.take() {
             Some(Entry::Sleep { until_ms }) => Ok(until_ms),
             Some(other) => Err(self.diverged(&other, "a sleep")),
             None => {
                 let until_ms = now_ms.saturating_add(ms);
-                self.write(Entry::Sleep { until_ms }.to_json()).await;
+                self.queue(Entry::Sleep { until_ms }.to_json());
                 Ok(until_ms)
             }
         }
@@ -214,7 +224,7 @@ mod tests {
         let (journal, written) = journal(vec![recorded]);
         assert_eq!(journal.step("charge").unwrap(), Some(json!({"receipt": 7})));
         assert_eq!(journal.step("ship").unwrap(), None);
-        futures::executor::block_on(journal.stepped("ship", json!("done")));
+        journal.stepped("ship", json!("done"));
         assert_eq!(
             *written.lock().unwrap(),
             vec![(2, json!({"step": "ship", "value": "done"}))]
@@ -256,9 +266,8 @@ mod tests {
     #[test]
     fn a_sleep_keeps_its_recorded_deadline() {
         let (journal, written) = journal(vec![Entry::Sleep { until_ms: 1_000 }]);
-        let sleep = |journal: &Journal| futures::executor::block_on(journal.sleep(5_000, 60_000));
-        assert_eq!(sleep(&journal).unwrap(), 1_000);
-        assert_eq!(sleep(&journal).unwrap(), 65_000);
+        assert_eq!(journal.sleep(5_000, 60_000).unwrap(), 1_000);
+        assert_eq!(journal.sleep(5_000, 60_000).unwrap(), 65_000);
         assert_eq!(written.lock().unwrap()[0].1, json!({"sleep": 65_000}));
     }
 }

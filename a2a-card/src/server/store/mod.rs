@@ -393,13 +393,15 @@ pub trait EventLog: Send + Sync {
 
     /// Keeps entry `n` of task `task_id`'s journal (JSON the server reads back: entry 0 is
     /// what the task runs, each later one what its handler did), in order with the task's
-    /// events. As [`append`](Self::append), it must not block.
+    /// events, and written soon (the SQL stores: within the writer's linger of 2 ms, not held
+    /// back until the task's next write; a step whose result is not written yet runs again
+    /// after a crash). As [`append`](Self::append), it must not block.
     fn journal(&self, task_id: &str, n: u64, entry: &str) {
         let _ = (task_id, n, entry);
     }
 
-    /// Returns once the journal entries of task `task_id` queued so far are written (a
-    /// step's result is kept before its handler goes on).
+    /// Returns once the journal entries of task `task_id` queued so far are written (an
+    /// answer is kept before its handler has it).
     async fn journal_written(&self, task_id: &str) -> Result<(), a2a::A2AError> {
         let _ = task_id;
         Ok(())
