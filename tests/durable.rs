@@ -23,6 +23,9 @@ const VERSION: &str = "A2A_DURABLE_VERSION";
 const STEP: &str = "A2A_DURABLE_STEP";
 /// Set in a ledger process: its input timeout, in milliseconds.
 const TIMEOUT: &str = "A2A_DURABLE_TIMEOUT_MS";
+/// Set in a ledger process: the ledger is served by a host, at `/ledger`, beside another
+/// agent at `/vault`.
+const HOST: &str = "A2A_DURABLE_HOST";
 /// Set in a ledger process: its lease, in milliseconds (600 otherwise).
 const LEASE: &str = "A2A_DURABLE_LEASE_MS";
 
@@ -124,6 +127,19 @@ async fn durable_process() {
         .and_then(|ms| ms.parse().ok())
         .map_or(Duration::from_secs(3600), Duration::from_millis);
     let webhooks = Webhooks::default().allow_loopback(true);
+    if std::env::var_os(HOST).is_some() {
+        // The ledger beside another agent, on one listener and one store.
+        let listening = a2a_card::server::Host::new()
+            .agent("/vault", Server::new(LedgerV2).input_timeout(timeout))
+            .agent("/ledger", Server::new(Ledger).input_timeout(timeout))
+            .tasks(tasks)
+            .bind("127.0.0.1:0")
+            .await
+            .expect("the host serves");
+        println!("LISTENING http://{}", listening.local_addr());
+        let _ = listening.serve().await;
+        return;
+    }
     let listening = match std::env::var(VERSION).as_deref() {
         Ok("2") => {
             let server = Server::new(LedgerV2).webhooks(webhooks);
@@ -664,4 +680,79 @@ async fn an_answer_sent_to_another_replica_before_it_takes_over_reaches_the_hand
         }
     };
     answered_before_the_takeover(&url, true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hosts_durable_task_is_taken_up_again_by_its_own_agent() {
+    let (url, notes) = fresh("host");
+    let env = [(HOST, "1")];
+    let mut first = ledger(&url, &env);
+    let ledger_url = format!("{}/ledger", first.base);
+    let id = start_at(&ledger_url, &notes).await;
+    in_state_at(&ledger_url, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    first.kill();
+    let next = ledger(&url, &env);
+    let (ledger_url, vault_url) = (
+        format!("{}/ledger", next.base),
+        format!("{}/vault", next.base),
+    );
+    // Run again by the ledger (the vault, another version of it, would refuse the journal).
+    noted(&notes, "woke", 2).await;
+    let done = rpc_at(
+        &ledger_url,
+        "SendMessage",
+        json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
+               "parts": [{"text": "yes"}], "taskId": id}}),
+    )
+    .await;
+    assert_eq!(
+        done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{done}"
+    );
+    let elsewhere = rpc_at(&vault_url, "GetTask", json!({"id": id})).await;
+    assert_eq!(elsewhere["error"]["code"], -32001, "{elsewhere}");
+}
+
+/// A JSON-RPC 1.0 call posted to `url` as written.
+async fn rpc_at(url: &str, method: &str, params: Value) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("an answer")
+        .json()
+        .await
+        .expect("JSON")
+}
+
+async fn start_at(url: &str, notes: &str) -> String {
+    let answer = rpc_at(
+        url,
+        "SendMessage",
+        json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
+               "parts": [{"data": {"file": notes, "slow_ms": 0, "sleep_ms": 0},
+                          "mediaType": "application/json;schema=settlement"}]},
+               "configuration": {"returnImmediately": true}}),
+    )
+    .await;
+    answer["result"]["task"]["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {answer}"))
+        .to_owned()
+}
+
+async fn in_state_at(url: &str, id: &str, state: &str) {
+    for _ in 0..200 {
+        let task = rpc_at(url, "GetTask", json!({"id": id})).await;
+        if task["result"]["status"]["state"] == state {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("task {id} did not reach {state}");
 }
