@@ -107,8 +107,10 @@ fn line(out: &mut Found, path: String, kind: &str, features: &[String]) {
             }
             _ => names.next(),
         };
-        out.hidden_away
-            .push((name.unwrap_or_default().to_owned(), text));
+        // `Server<A>` of `Server<A>::method` is the type `Server`.
+        let name = name.unwrap_or_default();
+        let name = name.split('<').next().unwrap_or(name);
+        out.hidden_away.push((name.to_owned(), text));
     } else {
         out.lines.insert(text);
     }

@@ -181,28 +181,6 @@ pub(crate) fn check_tenant(tenant: &str) -> Result<(), String> {
     }
 }
 
-/// The owner of the tasks a call makes and reaches: its tenant, under the namespace of its
-/// agent where a [`Host`](super::Host) keeps several agents' tasks in one store
-/// (`planner:acme`, `planner:` for the default tenant). A task's id is `OWNER:...`; a task of
-/// the default tenant of an agent alone on its store has no `:` in its id (see [`owns`]).
-pub(crate) fn owner(namespace: Option<&str>, tenant: Option<&str>) -> Option<String> {
-    match (namespace, tenant) {
-        (None, tenant) => tenant.map(str::to_owned),
-        (Some(namespace), tenant) => Some(format!("{namespace}:{}", tenant.unwrap_or(""))),
-    }
-}
-
-/// Whether task `id` belongs to `owner` (see [`owner`]): its id is `OWNER:` and one more
-/// segment; a task of no owner has no `:` in its id. Neither a namespace nor a tenant has a
-/// `:`, so no owner's ids are another's.
-pub(crate) fn owns(owner: Option<&str>, id: &str) -> bool {
-    match (owner, id.rsplit_once(':')) {
-        (Some(owner), Some((of, _))) => of == owner,
-        (None, None) => true,
-        _ => false,
-    }
-}
-
 /// The extensions the served card declares, and which of them a caller must ask for (A2A 1.0
 /// section 4.6).
 #[derive(Debug, Default)]

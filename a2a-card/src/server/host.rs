@@ -11,9 +11,12 @@ use std::time::Duration;
 use serde_json::json;
 use tokio::net::{TcpListener, ToSocketAddrs};
 
+use super::failure::ServerError;
 use super::interfaces::{AGENT_CARD_PATH, CAPABILITIES_PATH, Endpoint};
+use super::listening::Listening;
+use super::options::{DEFAULT_CARD_MAX_AGE, Server};
+use super::store;
 use super::wiring::{Routes, Shared, layered};
-use super::{DEFAULT_CARD_MAX_AGE, Listening, Server, ServerError, store};
 use crate::agent::Agent;
 use crate::card::AgentCard;
 

@@ -14,9 +14,9 @@ use super::run::{status, status_of};
 use super::{Lifecycle, NumberedStream, Scope, new_task_id};
 use crate::agent::Agent;
 use crate::server::call::{
-    Answer, Binding, Context, Extensions, Failure, Op, field_error, owner, owns, tenant_of,
-    unexpected,
+    Answer, Binding, Context, Extensions, Failure, Op, field_error, tenant_of, unexpected,
 };
+use crate::server::store::{owner, owns};
 
 /// What the bindings call: one operation, in its context.
 #[async_trait]

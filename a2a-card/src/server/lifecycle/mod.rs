@@ -73,7 +73,7 @@ pub(crate) struct Parts {
     /// The extensions the served card declares.
     pub(crate) extensions: Extensions,
     /// The namespace of the agent's tasks where a host keeps several agents' tasks in one
-    /// store (see `call::owner`).
+    /// store (see `store::owner`).
     pub(crate) namespace: Option<String>,
 }
 
@@ -100,7 +100,7 @@ pub(crate) struct Lifecycle<A: Agent> {
 struct Scope {
     tenant: Option<String>,
     /// Whose tasks the call makes and reaches: the tenant, under the agent's namespace in a
-    /// host (see `call::owner`).
+    /// host (see `store::owner`).
     owner: Option<String>,
     extensions: Vec<String>,
 }
@@ -286,7 +286,7 @@ impl<A: Agent> Lifecycle<A> {
         call.context.set_tenant(scope.tenant.clone());
         let message = req.message;
         let task = Task {
-            // A task's id names its owner (see `call::owns`).
+            // A task's id names its owner (see `store::owns`).
             id: match &scope.owner {
                 Some(owner) => format!("{owner}:{}", new_task_id()),
                 None => new_task_id(),

@@ -743,10 +743,32 @@ pub(crate) fn interrupted(mut task: Task) -> Task {
     task
 }
 
+/// The owner of the tasks a call makes and reaches: its tenant, under the namespace of its
+/// agent where a [`Host`](crate::server::Host) keeps several agents' tasks in one store
+/// (`planner:acme`, `planner:` for the default tenant). A task's id is `OWNER:...`; a task of
+/// the default tenant of an agent alone on its store has no `:` in its id (see [`owns`]).
+pub(crate) fn owner(namespace: Option<&str>, tenant: Option<&str>) -> Option<String> {
+    match (namespace, tenant) {
+        (None, tenant) => tenant.map(str::to_owned),
+        (Some(namespace), tenant) => Some(format!("{namespace}:{}", tenant.unwrap_or(""))),
+    }
+}
+
+/// Whether task `id` belongs to `owner` (see [`owner`]): its id is `OWNER:` and one more
+/// segment; a task of no owner has no `:` in its id. Neither a namespace nor a tenant has a
+/// `:`, so no owner's ids are another's.
+pub(crate) fn owns(owner: Option<&str>, id: &str) -> bool {
+    match (owner, id.rsplit_once(':')) {
+        (Some(owner), Some((of, _))) => of == owner,
+        (None, None) => true,
+        _ => false,
+    }
+}
+
 /// Whether `task` passes the filters of a `ListTasks` request (its owner's tasks only: see
 /// [`Store`] on the request's `tenant`).
 pub(crate) fn matches(req: &a2a::ListTasksRequest, task: &Task) -> bool {
-    crate::server::call::owns(req.tenant.as_deref(), &task.id)
+    owns(req.tenant.as_deref(), &task.id)
         && req
             .context_id
             .as_ref()
