@@ -756,3 +756,26 @@ async fn in_state_at(url: &str, id: &str, state: &str) {
     }
     panic!("task {id} did not reach {state}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_to_a_task_that_was_working_is_refused_not_kept() {
+    let (url, notes) = fresh("working");
+    let env = [(LEASE, "3000")];
+    let mut first = ledger(&url, &env);
+    let id = start(&first.base, &notes, 4_000, 0).await;
+    noted(&notes, "slow-start", 1).await;
+    first.kill();
+    let next = ledger(&url, &env);
+    // Before the takeover: the task was working, not asking.
+    let refused = confirm(&next.base, &id).await;
+    let why = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(why.contains("is working and has not asked"), "{refused}");
+    // Taken over, it asks, and the answer then completes it.
+    in_state(&next.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    let done = confirm(&next.base, &id).await;
+    assert_eq!(
+        done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{done}"
+    );
+    assert_eq!(count(&notes, "answered"), 1, "{:?}", lines(&notes));
+}

@@ -543,6 +543,12 @@ async fn agents_that_cannot_be_mounted_together_are_refused_saying_why() {
     );
     refused(Host::new().agent("/", fight_club()), "the root serves");
     refused(
+        Host::new()
+            .agent("/team", fight_club())
+            .agent("/team/planner", planner()),
+        "nest one in the other",
+    );
+    refused(
         Host::new().agent("fights", fight_club()),
         "does not begin with `/`",
     );

@@ -121,11 +121,13 @@ pub(crate) enum Event {
     },
     /// Artifact `id` is complete (its last chunk was sent without `last`).
     Close { id: String },
-    /// Ask the caller; the answer comes back on `answer`.
+    /// Ask the caller; the answer comes back on `answer` (a durable handler's is journaled
+    /// at number `entry` first).
     Ask {
         auth: bool,
         question: String,
         answer: oneshot::Sender<Answer>,
+        entry: Option<u64>,
     },
     /// A question a durable handler asked again on a replay, whose answer its journal holds.
     Asked { auth: bool, question: String },
@@ -405,14 +407,15 @@ impl SkillContext {
             ));
         };
         // A durable handler's question answered before its process stopped: the answer
-        // recorded, the question not asked again.
+        // recorded, the question not asked again; else the number its answer is written at.
+        let mut entry = None;
         if let Some(journal) = &link.journal {
             match journal.answer() {
-                Ok(Some(answer)) => {
+                Ok(crate::journal::Slot::Recorded(answer)) => {
                     self.send(Event::Asked { auth, question }).await;
                     return Ok(answer);
                 }
-                Ok(None) => {}
+                Ok(crate::journal::Slot::Free(n)) => entry = Some(n),
                 Err(diverged) => return Err(Interrupted(diverged.to_string())),
             }
         }
@@ -422,6 +425,7 @@ impl SkillContext {
                 auth,
                 question,
                 answer,
+                entry,
             })
             .await
         {
@@ -434,7 +438,10 @@ impl SkillContext {
 
     /// Runs `body` once, as step `name` of a durable skill (`#[skill(durable)]`): its result
     /// (any serde type) is journaled with the task, and a run of the handler after its process
-    /// stopped gets the recorded result back without running `body` again. Anything the
+    /// stopped gets the recorded result back without running `body` again. `body` does its
+    /// work only: progress, items and questions are the handler's, between steps (a replay
+    /// skips the body, and would not send them again). Steps may run at the same time
+    /// (`join_all`): each keeps the place it began at. Anything the
     /// handler must not do twice, or that would not give the same result twice (a payment, a
     /// model call, the clock, a random number), goes in a step. Its result is written in the
     /// store's next round (milliseconds, beside the task's other writes): a step whose process
@@ -470,20 +477,23 @@ impl SkillContext {
         let Some(journal) = self.link.as_ref().and_then(|l| l.journal.as_ref()) else {
             return Ok(body.await);
         };
-        if let Some(recorded) = journal.step(name)? {
-            return serde_json::from_value(recorded).map_err(|e| {
-                SkillError::Failed(format!(
-                    "the journaled result of step `{name}` does not read as the step's type now: {e}"
-                ))
-            });
-        }
+        let slot = match journal.step(name)? {
+            crate::journal::Slot::Recorded(recorded) => {
+                return serde_json::from_value(recorded).map_err(|e| {
+                    SkillError::Failed(format!(
+                        "the journaled result of step `{name}` does not read as the step's type now: {e}"
+                    ))
+                });
+            }
+            crate::journal::Slot::Free(n) => n,
+        };
         let value = body.await;
         let json = serde_json::to_value(&value).map_err(|e| {
             SkillError::Failed(format!(
                 "the result of step `{name}` cannot be journaled (it is not JSON): {e}"
             ))
         })?;
-        journal.stepped(name, json);
+        journal.stepped(slot, name, json);
         Ok(value)
     }
 

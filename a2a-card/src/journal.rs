@@ -10,7 +10,7 @@
 //! something that is not its input, its answers or its steps' results), and the run fails
 //! saying which entry differed.
 
-use std::collections::VecDeque;
+use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -81,12 +81,16 @@ pub(crate) fn answer_entry(message: &Value) -> Value {
 pub(crate) type Sink =
     Box<dyn Fn(u64, Value) -> futures::future::BoxFuture<'static, ()> + Send + Sync>;
 
-/// A durable handler's journal: the entries still to replay, and where new ones go.
+/// A durable handler's journal: the entries recorded (by number), and where new ones go.
+///
+/// Each step, sleep and question takes the next number when it begins, whether it is
+/// recorded or new, and a new one is written at that number when it is done: steps the
+/// handler runs at the same time (`join_all`) keep the numbers they began with, and a replay
+/// that begins them in the same order finds each its own result. A number that was taken and
+/// never written (a step the process stopped in) is a step that runs again.
 pub(crate) struct Journal {
-    replay: Mutex<VecDeque<Entry>>,
-    /// How many entries the handler met so far (recorded or new), for messages.
-    met: AtomicU64,
-    /// The number of the next entry written.
+    recorded: Mutex<HashMap<u64, Entry>>,
+    /// The number the next step, sleep or question takes (1 first: entry 0 is the server's).
     next: AtomicU64,
     sink: Sink,
 }
@@ -99,94 +103,98 @@ impl std::fmt::Debug for Journal {
     }
 }
 
+/// A step as its journal has it: its recorded result, or the number its result is written at.
+pub(crate) enum Slot<T> {
+    /// Recorded: the value.
+    Recorded(T),
+    /// Not recorded: run it, and write it at this number.
+    Free(u64),
+}
+
 #[cfg_attr(not(feature = "server"), allow(dead_code))]
 impl Journal {
-    /// A journal whose entries `replay` were recorded (entry 0, the server's, not among
-    /// them), the next written as entry `next`.
-    pub(crate) fn new(replay: Vec<Entry>, next: u64, sink: Sink) -> Journal {
+    /// A journal whose entries `recorded` were written (by number; entry 0, the server's,
+    /// not among them).
+    pub(crate) fn new(recorded: Vec<(u64, Entry)>, sink: Sink) -> Journal {
         Journal {
-            replay: Mutex::new(replay.into()),
-            met: AtomicU64::new(0),
-            next: AtomicU64::new(next),
+            recorded: Mutex::new(recorded.into_iter().collect()),
+            next: AtomicU64::new(1),
             sink,
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<Entry>> {
-        self.replay.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// The next recorded entry, if the handler has not met them all.
-    fn take(&self) -> Option<Entry> {
-        let entry = self.lock().pop_front();
-        self.met.fetch_add(1, Ordering::Relaxed);
-        entry
-    }
-
-    /// Writes `entry` as the next one, and returns once it is written (an answer: kept
-    /// before the handler has it, so that it is never asked again).
-    pub(crate) async fn write(&self, entry: Value) {
+    /// The next number, and the entry recorded at it, if any.
+    fn take(&self) -> (u64, Option<Entry>) {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let entry = self
+            .recorded
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&n);
+        (n, entry)
+    }
+
+    /// Writes `entry` at number `n`, and returns once it is written (an answer: kept before
+    /// the handler has it, so that it is never asked again).
+    pub(crate) async fn write_at(&self, n: u64, entry: Value) {
         (self.sink)(n, entry).await;
     }
 
-    /// Queues `entry` as the next one, written in the store's next round (a step's result or
-    /// a sleep's deadline: a crash before that round runs the step again, as a crash in its
-    /// body does).
-    fn queue(&self, entry: Value) {
-        let n = self.next.fetch_add(1, Ordering::Relaxed);
+    /// Queues `entry` at number `n`, written in the store's next round (a step's result or a
+    /// sleep's deadline: a crash before that round runs the step again, as a crash in its body
+    /// does).
+    fn queue_at(&self, n: u64, entry: Value) {
         drop((self.sink)(n, entry));
     }
 
-    /// The failure of a replay that met `recorded` where the handler did `did`.
-    fn diverged(&self, recorded: &Entry, did: &str) -> SkillError {
+    /// The failure of a replay that met `recorded` at number `n` where the handler did `did`.
+    fn diverged(n: u64, recorded: &Entry, did: &str) -> SkillError {
         SkillError::Failed(format!(
-            "the durable handler did not replay as its journal says: its entry {} is {}, and the handler now did {did}; a durable handler must do the same steps, sleeps and questions in the same order (its code changed? give the skill a new `durable = \"VERSION\"`)",
-            self.met.load(Ordering::Relaxed),
+            "the durable handler did not replay as its journal says: its entry {n} is {}, and the handler now did {did}; a durable handler must do the same steps, sleeps and questions in the same order (its code changed? give the skill a new `durable = \"VERSION\"`)",
             recorded.describe(),
         ))
     }
 
-    /// Step `name`: its recorded result, or `None` when it is not recorded (run it, then
+    /// Step `name`: its recorded result, or the number to write its result at (run it, then
     /// [`stepped`](Self::stepped)).
-    pub(crate) fn step(&self, name: &str) -> Result<Option<Value>, SkillError> {
+    pub(crate) fn step(&self, name: &str) -> Result<Slot<Value>, SkillError> {
         match self.take() {
-            None => Ok(None),
-            Some(Entry::Step { name: n, value }) if n == name => Ok(Some(value)),
-            Some(other) => Err(self.diverged(&other, &format!("step `{name}`"))),
+            (n, None) => Ok(Slot::Free(n)),
+            (_, Some(Entry::Step { name: s, value })) if s == name => Ok(Slot::Recorded(value)),
+            (n, Some(other)) => Err(Self::diverged(n, &other, &format!("step `{name}`"))),
         }
     }
 
-    /// Records the result of step `name`.
-    pub(crate) fn stepped(&self, name: &str, value: Value) {
+    /// Records the result of step `name`, at the number it began with.
+    pub(crate) fn stepped(&self, n: u64, name: &str, value: Value) {
         let entry = Entry::Step {
             name: name.to_owned(),
             value,
         };
-        self.queue(entry.to_json());
+        self.queue_at(n, entry.to_json());
     }
 
     /// The deadline of a sleep of `ms` milliseconds from `now_ms`: the recorded one, or a
     /// new one, recorded.
     pub(crate) fn sleep(&self, now_ms: i64, ms: i64) -> Result<i64, SkillError> {
         match self.take() {
-            Some(Entry::Sleep { until_ms }) => Ok(until_ms),
-            Some(other) => Err(self.diverged(&other, "a sleep")),
-            None => {
+            (_, Some(Entry::Sleep { until_ms })) => Ok(until_ms),
+            (n, Some(other)) => Err(Self::diverged(n, &other, "a sleep")),
+            (n, None) => {
                 let until_ms = now_ms.saturating_add(ms);
-                self.queue(Entry::Sleep { until_ms }.to_json());
+                self.queue_at(n, Entry::Sleep { until_ms }.to_json());
                 Ok(until_ms)
             }
         }
     }
 
-    /// The recorded answer of the next question, or `None` when it is not recorded (ask it:
-    /// the server records the answer as it hands it over).
-    pub(crate) fn answer(&self) -> Result<Option<Answer>, SkillError> {
+    /// The recorded answer of the next question, or the number its answer is written at (ask
+    /// it: the server writes the answer there as it hands it over).
+    pub(crate) fn answer(&self) -> Result<Slot<Answer>, SkillError> {
         match self.take() {
-            None => Ok(None),
-            Some(Entry::Answer(answer)) => Ok(Some(*answer)),
-            Some(other) => Err(self.diverged(&other, "a question")),
+            (n, None) => Ok(Slot::Free(n)),
+            (_, Some(Entry::Answer(answer))) => Ok(Slot::Recorded(*answer)),
+            (n, Some(other)) => Err(Self::diverged(n, &other, "a question")),
         }
     }
 }
@@ -200,13 +208,11 @@ mod tests {
     /// The entries a test's journal wrote.
     type Written = Arc<Mutex<Vec<(u64, Value)>>>;
 
-    fn journal(replay: Vec<Entry>) -> (Journal, Written) {
+    fn journal_of(recorded: Vec<(u64, Entry)>) -> (Journal, Written) {
         let written = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&written);
-        let next = replay.len() as u64 + 1;
         let journal = Journal::new(
-            replay,
-            next,
+            recorded,
             Box::new(move |n, v| {
                 sink.lock().unwrap().push((n, v));
                 Box::pin(async {})
@@ -215,39 +221,81 @@ mod tests {
         (journal, written)
     }
 
+    fn step(name: &str, value: Value) -> Entry {
+        Entry::Step {
+            name: name.into(),
+            value,
+        }
+    }
+
     #[test]
-    fn a_recorded_step_is_returned_and_a_new_one_written_after_the_recorded() {
-        let recorded = Entry::Step {
-            name: "charge".into(),
-            value: json!({"receipt": 7}),
+    fn a_recorded_step_is_returned_and_a_new_one_written_at_its_number() {
+        let (journal, written) = journal_of(vec![(1, step("charge", json!({"receipt": 7})))]);
+        let Ok(Slot::Recorded(value)) = journal.step("charge") else {
+            panic!("recorded")
         };
-        let (journal, written) = journal(vec![recorded]);
-        assert_eq!(journal.step("charge").unwrap(), Some(json!({"receipt": 7})));
-        assert_eq!(journal.step("ship").unwrap(), None);
-        journal.stepped("ship", json!("done"));
+        assert_eq!(value, json!({"receipt": 7}));
+        let Ok(Slot::Free(n)) = journal.step("ship") else {
+            panic!("new")
+        };
+        journal.stepped(n, "ship", json!("done"));
         assert_eq!(
             *written.lock().unwrap(),
             vec![(2, json!({"step": "ship", "value": "done"}))]
         );
         assert_eq!(
             Entry::from_json(&json!({"step": "ship", "value": "done"})),
-            Some(Entry::Step {
-                name: "ship".into(),
-                value: json!("done")
-            })
+            Some(step("ship", json!("done")))
         );
     }
 
     #[test]
+    fn steps_run_at_once_keep_the_numbers_they_began_with() {
+        // Begun a, b; b finished first: each is written at its own number.
+        let (journal, written) = journal_of(Vec::new());
+        let (Ok(Slot::Free(a)), Ok(Slot::Free(b))) = (journal.step("a"), journal.step("b")) else {
+            panic!("new")
+        };
+        journal.stepped(b, "b", json!(2));
+        journal.stepped(a, "a", json!(1));
+        let written = written.lock().unwrap().clone();
+        assert_eq!(
+            written,
+            vec![
+                (2, json!({"step": "b", "value": 2})),
+                (1, json!({"step": "a", "value": 1}))
+            ]
+        );
+        // Replayed, begun in the same order: each gets its own result back.
+        let recorded = written
+            .into_iter()
+            .map(|(n, v)| (n, Entry::from_json(&v).unwrap()))
+            .collect();
+        let (again, _) = journal_of(recorded);
+        let (Ok(Slot::Recorded(x)), Ok(Slot::Recorded(y))) = (again.step("a"), again.step("b"))
+        else {
+            panic!("recorded")
+        };
+        assert_eq!((x, y), (json!(1), json!(2)));
+    }
+
+    #[test]
+    fn a_number_taken_and_never_written_is_a_step_that_runs_again() {
+        let (journal, _) = journal_of(vec![(2, step("b", json!(2)))]);
+        assert!(matches!(journal.step("a"), Ok(Slot::Free(1))));
+        assert!(matches!(journal.step("b"), Ok(Slot::Recorded(_))));
+    }
+
+    #[test]
     fn a_replay_that_differs_says_which_entry_and_what_it_was() {
-        let (journal, _) = journal(vec![Entry::Sleep { until_ms: 5 }]);
-        let SkillError::Failed(why) = journal.step("charge").unwrap_err() else {
+        let (journal, _) = journal_of(vec![(1, Entry::Sleep { until_ms: 5 })]);
+        let Err(SkillError::Failed(why)) = journal.step("charge") else {
             panic!("a failure")
         };
         assert!(why.contains("entry 1 is a sleep"), "{why}");
         assert!(why.contains("step `charge`"), "{why}");
-        let (journal, _) = journal_with_step();
-        let SkillError::Failed(why) = journal.step("refund").unwrap_err() else {
+        let (journal, _) = journal_of(vec![(1, step("charge", Value::Null))]);
+        let Err(SkillError::Failed(why)) = journal.step("refund") else {
             panic!("a failure")
         };
         assert!(
@@ -256,18 +304,14 @@ mod tests {
         );
     }
 
-    fn journal_with_step() -> (Journal, Written) {
-        journal(vec![Entry::Step {
-            name: "charge".into(),
-            value: Value::Null,
-        }])
-    }
-
     #[test]
     fn a_sleep_keeps_its_recorded_deadline() {
-        let (journal, written) = journal(vec![Entry::Sleep { until_ms: 1_000 }]);
+        let (journal, written) = journal_of(vec![(1, Entry::Sleep { until_ms: 1_000 })]);
         assert_eq!(journal.sleep(5_000, 60_000).unwrap(), 1_000);
         assert_eq!(journal.sleep(5_000, 60_000).unwrap(), 65_000);
-        assert_eq!(written.lock().unwrap()[0].1, json!({"sleep": 65_000}));
+        assert_eq!(
+            *written.lock().unwrap(),
+            vec![(2, json!({"sleep": 65_000}))]
+        );
     }
 }

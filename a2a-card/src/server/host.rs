@@ -176,17 +176,15 @@ impl Host {
     pub async fn listen(self, listener: TcpListener) -> Result<Listening, ServerError> {
         let local_addr = listener.local_addr()?;
         let placed = self.placed(Some(local_addr))?;
-        let (app, mut cards, first) = self.router_for(placed).await?;
-        let (card, endpoint) = cards.swap_remove(first);
-        let mut all: Vec<AgentCard> = cards.into_iter().map(|(c, _)| c).collect();
-        all.insert(first, card.clone());
+        let (app, served, first) = self.router_for(placed).await?;
+        let (card, endpoint) = served[first].clone();
         Ok(Listening {
             listener,
             local_addr,
             app,
             card,
             endpoint,
-            cards: all,
+            cards: served.into_iter().map(|(card, _)| card).collect(),
         })
     }
 
@@ -199,6 +197,16 @@ impl Host {
         let mut placed: Vec<Placed> = Vec::with_capacity(self.agents.len());
         for (path, server) in &self.agents {
             let namespace = namespace_of(path).map_err(ServerError::Host)?;
+            let nested = |a: &str, b: &str| a.starts_with(&format!("{b}/"));
+            if let Some(other) = placed
+                .iter()
+                .find(|p| nested(path, &p.path) || nested(&p.path, path))
+            {
+                return bad(format!(
+                    "`{path}` and `{}` nest one in the other (a request under the longer would be the other's with a tenant); mount them side by side",
+                    other.path
+                ));
+            }
             if let Some(other) = placed.iter().find(|p| p.namespace == namespace) {
                 return bad(format!(
                     "`{path}` and `{}` are one path to the task store (`{namespace}`); mount one of them elsewhere",
@@ -313,14 +321,11 @@ fn route_resumed(all: Option<Resumed>, placed: &[Placed]) -> HashMap<String, Res
     }
     tokio::spawn(async move {
         while let Some(task) = all.recv().await {
-            let namespace = task.id.split(':').next().unwrap_or_default();
-            match to.get(namespace) {
-                Some(agent) => {
-                    let _ = agent.send(task);
-                }
-                None => {
-                    tracing::warn!(task = %task.id, "a durable task of no agent mounted here was not run again")
-                }
+            let namespace = crate::server::store::namespace_of(&task.id).unwrap_or_default();
+            // A task of an agent not mounted here any more goes to another, which fails it
+            // saying so.
+            if let Some(agent) = to.get(namespace).or_else(|| to.values().next()) {
+                let _ = agent.send(task);
             }
         }
     });

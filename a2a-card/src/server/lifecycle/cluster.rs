@@ -98,6 +98,7 @@ pub(super) fn hear(
     recorder: Arc<Recorder>,
     dispatcher: Arc<crate::dispatch::Dispatcher>,
     max_inline_file: usize,
+    namespace: Option<String>,
 ) {
     // Two listeners, each at its own pace: a cancel is checked against the store, and that
     // read must not hold back (or, past the feed's capacity, lose) an answer.
@@ -113,6 +114,7 @@ pub(super) fn hear(
     });
     listen(answers, move |change| {
         let (recorder, dispatcher) = (Arc::clone(&recorder), Arc::clone(&dispatcher));
+        let namespace = namespace.clone();
         async move {
             let Change::Answer { task, message } = change else {
                 return;
@@ -123,23 +125,24 @@ pub(super) fn hear(
             else {
                 return;
             };
-            match (
+            let journals = recorder.log.as_ref().is_some_and(|l| l.keeps_journals());
+            let ours = crate::server::store::namespace_of(&task) == namespace.as_deref();
+            if journals && ours {
+                // A durable task this agent may run: handed to its handler here if it waits,
+                // else kept (its process may have stopped, and this one may take the task over,
+                // or be replaying it, and ask again).
+                let answer = super::answer_of(call);
+                if let Some((message, answer, waiting)) =
+                    recorder.mailbox.keep(&recorder, &task, *message, answer)
+                    && let Some(tracked) = recorder.live.get(&task)
+                {
+                    super::deliver(&recorder, &tracked, message, answer, waiting).await;
+                }
+            } else if let (Some(tracked), Ok(waiting)) = (
                 recorder.live.get(&task),
                 run::take_waiting(&recorder, &task),
             ) {
-                (Some(tracked), Ok(waiting)) => {
-                    hand_over(&recorder, &tracked, *message, call, waiting).await;
-                }
-                // No handler here waits on it: its process may have stopped, and this one may
-                // take the task over (a durable skill's) and ask again.
-                (_, Err(run::NotWaiting::Gone))
-                    if recorder.log.as_ref().is_some_and(|l| l.keeps_journals()) =>
-                {
-                    recorder
-                        .mailbox
-                        .keep(&task, *message, super::answer_of(call));
-                }
-                _ => {}
+                hand_over(&recorder, &tracked, *message, call, waiting).await;
             }
         }
     });

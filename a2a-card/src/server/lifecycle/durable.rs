@@ -15,19 +15,12 @@ use crate::dispatch::Decision;
 use crate::journal::{Entry, Journal};
 use crate::server::store::EventLog;
 
-/// The journal of task `task_id` in `log`: `replay` recorded, the next entry written as
-/// entry `next`.
-pub(super) fn open(
-    log: Arc<dyn EventLog>,
-    task_id: &str,
-    replay: Vec<Entry>,
-    next: u64,
-) -> Journal {
+/// The journal of task `task_id` in `log`, its entries `recorded` (by number).
+pub(super) fn open(log: Arc<dyn EventLog>, task_id: &str, recorded: Vec<(u64, Entry)>) -> Journal {
     let id = task_id.to_owned();
     Journal::new(
-        replay,
-        next,
-        Box::new(move |n, entry| {
+        recorded,
+        Box::new(move |n, entry: Value| {
             log.journal(&id, n, &entry.to_string());
             let (log, id) = (Arc::clone(&log), id.clone());
             Box::pin(async move {
@@ -64,12 +57,39 @@ impl<A: Agent> Lifecycle<A> {
         let lifecycle = Arc::clone(self);
         tokio::spawn(async move {
             while let Some(task) = resumed.recv().await {
-                let id = task.id.clone();
-                if let Err(why) = lifecycle.resume_durable(task).await {
-                    tracing::warn!(task = %id, "a durable task could not be taken up again: {}", why.message);
-                }
+                let lifecycle = Arc::clone(&lifecycle);
+                // Each on its own: a database that does not answer holds back no other.
+                tokio::spawn(async move { lifecycle.take_up_one(task).await });
             }
         });
+    }
+
+    /// Runs task `task` again; tried again a few times when the store fails, then failed (it
+    /// is this process's now: no other would take it up).
+    async fn take_up_one(&self, task: Task) {
+        let id = task.id.clone();
+        let mut why = String::new();
+        for wait in [1, 2, 4, 8] {
+            match self.resume_durable(task.clone()).await {
+                Ok(()) => return,
+                Err(e) => why = e.message,
+            }
+            tracing::warn!(task = %id, "a durable task could not be taken up again yet: {why}");
+            tokio::time::sleep(std::time::Duration::from_secs(wait)).await;
+        }
+        let why = format!(
+            "the agent stopped while this task ran, and it could not be run again from its journal ({why}); send the request again as a new task"
+        );
+        match self.track_stored(&id).await {
+            Ok(tracked) => {
+                let event = run::status(&tracked, TaskState::Failed, Some(why));
+                self.recorder.record(&tracked, event).await;
+                self.recorder.live.finished(&tracked);
+            }
+            Err(e) => {
+                tracing::error!(task = %id, "a durable task could not be failed: {}", e.message)
+            }
+        }
     }
 
     /// Runs task `task` again from its journal, or fails it saying why it cannot be.
@@ -78,6 +98,8 @@ impl<A: Agent> Lifecycle<A> {
             return Ok(());
         };
         let id = task.id.clone();
+        // An answer another process handed over before it stopped is not kept for the replay.
+        self.recorder.mailbox.forget_answered(&task);
         let rows = log.read_journal(&id).await?;
         let logged = log
             .read(&id, Some(0))
@@ -134,11 +156,19 @@ impl<A: Agent> Lifecycle<A> {
         &self,
         log: &Arc<dyn EventLog>,
         task: &Task,
-        rows: &[String],
+        rows: &[(u64, String)],
     ) -> Result<Prepared, String> {
-        let entries: Vec<Value> = rows
+        // A task of an agent no longer mounted here (a host's: its id names its agent).
+        let namespace = crate::server::store::namespace_of(&task.id);
+        if namespace != self.namespace.as_deref() {
+            return Err(format!(
+                "the agent that ran this task (`{}`) is not served here any more; send the request again as a new task",
+                namespace.unwrap_or("the agent alone")
+            ));
+        }
+        let entries: Vec<(u64, Value)> = rows
             .iter()
-            .map(|r| serde_json::from_str(r))
+            .map(|(n, r)| serde_json::from_str(r).map(|v| (*n, v)))
             .collect::<Result<_, _>>()
             .map_err(|e| {
                 format!(
@@ -146,8 +176,9 @@ impl<A: Agent> Lifecycle<A> {
                 )
             })?;
         let begin = entries
-            .first()
-            .and_then(|e| e.get("begin"))
+            .iter()
+            .find(|(n, _)| *n == 0)
+            .and_then(|(_, e)| e.get("begin"))
             .ok_or("the task's journal has no beginning; send the request again as a new task")?;
         let skill_id = begin.get("skill").and_then(Value::as_str).unwrap_or("");
         let skill = A::SKILLS
@@ -195,7 +226,8 @@ impl<A: Agent> Lifecycle<A> {
                 .map(str::to_owned),
         );
         let mut replay = Vec::with_capacity(entries.len());
-        for entry in &entries[1..] {
+        for (n, entry) in entries.iter().filter(|(n, _)| *n > 0) {
+            let n = *n;
             if let Some(message) = entry.get("answer") {
                 let message: Message = serde_json::from_value(message.clone())
                     .map_err(|e| format!("an answer in the task's journal cannot be read: {e}"))?;
@@ -203,22 +235,22 @@ impl<A: Agent> Lifecycle<A> {
                     Ok(Decision::FollowUp(call)) => super::answer_of(call),
                     _ => return Err("an answer in the task's journal no longer reads as one; send the request again as a new task".into()),
                 };
-                replay.push(Entry::Answer(Box::new(answer)));
+                replay.push((n, Entry::Answer(Box::new(answer))));
             } else {
-                replay.push(Entry::from_json(entry).ok_or_else(|| {
+                let entry = Entry::from_json(entry).ok_or_else(|| {
                     format!("an entry of the task's journal is not one this release knows: {entry}")
-                })?);
+                })?;
+                replay.push((n, entry));
             }
         }
         let trace = begin
             .get("trace")
             .and_then(|t| serde_json::from_value(t.clone()).ok())
             .unwrap_or_default();
-        let next = entries.len() as u64;
         Ok(Prepared {
             skill,
             call,
-            journal: open(Arc::clone(log), &task.id, replay, next),
+            journal: open(Arc::clone(log), &task.id, replay),
             trace,
         })
     }

@@ -136,6 +136,7 @@ impl<A: Agent> Lifecycle<A> {
                 Arc::clone(&recorder),
                 Arc::clone(&dispatcher),
                 parts.max_inline_file,
+                parts.namespace.clone(),
             );
         }
         if let (Some(recovered), Some(push)) = (store.recovered(), &recorder.push) {
@@ -333,7 +334,7 @@ impl<A: Agent> Lifecycle<A> {
             }});
             log.journal(&tracked.id, 0, &begin.to_string());
             Some(run::Durable {
-                journal: Arc::new(durable::open(Arc::clone(log), &tracked.id, Vec::new(), 1)),
+                journal: Arc::new(durable::open(Arc::clone(log), &tracked.id, Vec::new())),
                 replay: Default::default(),
             })
         });
@@ -399,13 +400,29 @@ impl<A: Agent> Lifecycle<A> {
                 if let Some(turn) = self.forward_answer(&tracked, &message).await? {
                     return Ok(turn);
                 }
-                // A durable task whose process stopped: this process takes it over once that
-                // one's lease runs out, and hands its handler the answer then.
+                // A durable task whose process stopped while it waited: this process takes it
+                // over once that one's lease runs out, and hands its handler the answer then.
                 if self.durable(id).await {
+                    if !log::asks(&tracked.state()) {
+                        return Err(A2AError::invalid_request(format!(
+                            "task `{id}` is working and has not asked for input; wait for it to ask (input-required) before answering"
+                        )));
+                    }
                     let (_, asked) = tracked.snapshot();
-                    self.recorder.mailbox.keep(id, message, answer_of(call));
-                    // Answered once the handler has it.
-                    tracked.wait_beyond(asked).await;
+                    let answer = answer_of(call);
+                    if let Some((message, answer, waiting)) =
+                        self.recorder
+                            .mailbox
+                            .keep(&self.recorder, id, message, answer)
+                    {
+                        // Taken over meanwhile, and asking again.
+                        let (task, seq) =
+                            deliver(&self.recorder, &tracked, message, answer, waiting).await;
+                        return Ok(Turn { tracked, task, seq });
+                    }
+                    // Answered once the handler has it (or, should no process take the task
+                    // over, the task as it is after a while).
+                    let _ = tokio::time::timeout(TAKEOVER, tracked.wait_beyond(asked)).await;
                     let (task, seq) = tracked.snapshot();
                     return Ok(Turn { tracked, task, seq });
                 }
@@ -599,6 +616,10 @@ impl<A: Agent> Lifecycle<A> {
     }
 }
 
+/// How long a caller whose answer waits for a durable task to be taken over waits for it at
+/// most (the lease of the process that stopped, by default 10 s, and the replay).
+const TAKEOVER: Duration = Duration::from_secs(120);
+
 /// The question the task asked (its status message, while it waits), then `answer`, join the
 /// task's conversation.
 fn join(task: &mut Task, answer: &Message) {
@@ -634,9 +655,11 @@ async fn deliver(
     waiting: run::Waiting,
 ) -> (Task, u64) {
     // A durable handler's answer is journaled before anything else is said of it.
-    if let Some(journal) = &waiting.journal {
+    if let Some((journal, n)) = &waiting.journal {
         let message = serde_json::to_value(&message).unwrap_or(serde_json::Value::Null);
-        journal.write(crate::journal::answer_entry(&message)).await;
+        journal
+            .write_at(*n, crate::journal::answer_entry(&message))
+            .await;
     }
     tracked.edit(|task| join(task, &message));
     recorder

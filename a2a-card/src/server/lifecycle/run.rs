@@ -201,15 +201,32 @@ type Kept = (Message, Answer, chrono::DateTime<chrono::Utc>);
 const MAILBOX: (usize, Duration) = (10_000, Duration::from_secs(3600));
 
 impl Mailbox {
-    /// Keeps `answer` (the caller's `message`) for task `task`.
-    pub(crate) fn keep(&self, task: &str, message: Message, answer: Answer) {
+    /// Keeps `answer` (the caller's `message`) for task `task`, unless a handler of the task
+    /// here already waits for an answer: then that handler, to hand it to. One lock for both,
+    /// with [`Mailbox::take`] (which a handler calls once it waits): an answer is either kept
+    /// and found, or handed over, never missed in between. The oldest kept answer makes room
+    /// for a new one.
+    pub(crate) fn keep(
+        &self,
+        recorder: &Recorder,
+        task: &str,
+        message: Message,
+        answer: Answer,
+    ) -> Option<(Message, Answer, Waiting)> {
         let mut kept = lock(&self.0);
+        if let Ok(waiting) = take_waiting(recorder, task) {
+            return Some((message, answer, waiting));
+        }
         let now = chrono::Utc::now();
         let max_age = chrono::Duration::from_std(MAILBOX.1).unwrap_or(chrono::Duration::MAX);
         kept.retain(|_, (_, _, at)| now - *at < max_age);
-        if kept.len() < MAILBOX.0 {
-            kept.insert(task.to_owned(), (message, answer, now));
+        if kept.len() >= MAILBOX.0
+            && let Some(oldest) = kept.iter().min_by_key(|(_, k)| k.2).map(|(t, _)| t.clone())
+        {
+            kept.remove(&oldest);
         }
+        kept.insert(task.to_owned(), (message, answer, now));
+        None
     }
 
     /// The answer kept for task `task` that came after its question was asked (`asked_at`),
@@ -224,12 +241,28 @@ impl Mailbox {
             .is_none_or(|asked| at >= asked)
             .then_some((message, answer))
     }
+
+    /// Drops the answer kept for `task` if the task already holds it (another process
+    /// handed it over before it stopped).
+    pub(crate) fn forget_answered(&self, task: &a2a::Task) {
+        let mut kept = lock(&self.0);
+        let answered = kept.get(&task.id).is_some_and(|(message, _, _)| {
+            task.history
+                .iter()
+                .flatten()
+                .any(|m| m.message_id == message.message_id)
+        });
+        if answered {
+            kept.remove(&task.id);
+        }
+    }
 }
 
 /// A handler running for a task.
 pub(crate) struct Session {
     /// Where the answer goes while it waits in `input-required`.
-    waiting: Mutex<Option<oneshot::Sender<Answer>>>,
+    /// (and, a durable handler's, the number its answer is journaled at).
+    waiting: Mutex<Option<(oneshot::Sender<Answer>, Option<u64>)>>,
     /// Drops the handler's future (cancellation).
     abort: Mutex<Option<oneshot::Sender<()>>>,
     /// Withdraws the question it waits on, when no answer comes in time.
@@ -320,13 +353,13 @@ pub(crate) enum NotWaiting {
 /// disarmed).
 pub(crate) fn take_waiting(recorder: &Recorder, id: &str) -> Result<Waiting, NotWaiting> {
     let session = recorder.sessions.get(id).ok_or(NotWaiting::Gone)?;
-    let answer = lock(&session.waiting).take().ok_or(NotWaiting::Working)?;
+    let (answer, entry) = lock(&session.waiting).take().ok_or(NotWaiting::Working)?;
     if let Some(expiry) = lock(&session.expiry).take() {
         expiry.abort();
     }
     Ok(Waiting {
         answer,
-        journal: session.journal.clone(),
+        journal: session.journal.clone().zip(entry),
     })
 }
 
@@ -334,7 +367,8 @@ pub(crate) fn take_waiting(recorder: &Recorder, id: &str) -> Result<Waiting, Not
 /// journal that records it first.
 pub(crate) struct Waiting {
     pub(crate) answer: oneshot::Sender<Answer>,
-    pub(crate) journal: Option<Arc<Journal>>,
+    /// A durable handler's journal, and the number its answer is written at.
+    pub(crate) journal: Option<(Arc<Journal>, u64)>,
 }
 
 /// Records a handler's events until it ends or is dropped.
@@ -402,8 +436,9 @@ async fn drive(
                 auth,
                 question,
                 answer,
+                entry,
             } => {
-                *lock(&session.waiting) = Some(answer);
+                *lock(&session.waiting) = Some((answer, entry));
                 // The question the task was waiting on when its process stopped: it waits on,
                 // for what is left of its time.
                 let pending = replayed!(Sent::Ask {

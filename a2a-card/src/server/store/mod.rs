@@ -407,8 +407,8 @@ pub trait EventLog: Send + Sync {
         Ok(())
     }
 
-    /// Task `task_id`'s journal, entry 0 first.
-    async fn read_journal(&self, task_id: &str) -> Result<Vec<String>, a2a::A2AError> {
+    /// Task `task_id`'s journal: each entry written, with its number, in order of number.
+    async fn read_journal(&self, task_id: &str) -> Result<Vec<(u64, String)>, a2a::A2AError> {
         let _ = task_id;
         Ok(Vec::new())
     }
@@ -751,6 +751,16 @@ pub(crate) fn owner(namespace: Option<&str>, tenant: Option<&str>) -> Option<Str
     match (namespace, tenant) {
         (None, tenant) => tenant.map(str::to_owned),
         (Some(namespace), tenant) => Some(format!("{namespace}:{}", tenant.unwrap_or(""))),
+    }
+}
+
+/// The namespace task `id` names (`planner` of `planner:acme:...`): the agent of a
+/// [`Host`](crate::server::Host) it belongs to; `None` for a task of an agent alone.
+pub(crate) fn namespace_of(id: &str) -> Option<&str> {
+    let mut segments = id.splitn(3, ':');
+    match (segments.next(), segments.next(), segments.next()) {
+        (Some(namespace), Some(_), Some(_)) => Some(namespace),
+        _ => None,
     }
 }
 

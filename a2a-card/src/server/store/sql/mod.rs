@@ -632,14 +632,16 @@ impl Shared {
     }
 
     /// Makes this replica the owner of running task `id`, which `was` owned (the replica that
-    /// stopped): whether it did (another replica may have taken it first).
+    /// stopped): whether it did (another replica may have taken it first). The task's version
+    /// moves on: should the replica that owned it only have lost the database for a while,
+    /// its next write of the task is refused, not taken over this one's.
     async fn claim(&self, id: &str, was: Option<&str>) -> Result<bool, A2AError> {
         let sql = match was {
             Some(_) => {
-                "UPDATE a2a_card_tasks SET owner = ? WHERE id = ? AND ended_at IS NULL AND owner = ?"
+                "UPDATE a2a_card_tasks SET owner = ?, version = version + 1 WHERE id = ? AND ended_at IS NULL AND owner = ?"
             }
             None => {
-                "UPDATE a2a_card_tasks SET owner = ? WHERE id = ? AND ended_at IS NULL AND owner IS NULL"
+                "UPDATE a2a_card_tasks SET owner = ?, version = version + 1 WHERE id = ? AND ended_at IS NULL AND owner IS NULL"
             }
         };
         let sql = self.sql(sql);

@@ -243,16 +243,23 @@ impl super::super::EventLog for SqlTasks {
         Ok(())
     }
 
-    async fn read_journal(&self, task_id: &str) -> Result<Vec<String>, A2AError> {
+    async fn read_journal(&self, task_id: &str) -> Result<Vec<(u64, String)>, A2AError> {
         let s = &self.inner;
         s.writer.flush().await;
-        let rows = sqlx::query_scalar::<_, String>(&s.sql(
-            "SELECT body FROM a2a_card_events WHERE task_id = ? AND seq < 0 ORDER BY seq DESC",
+        let rows = sqlx::query(&s.sql(
+            "SELECT seq, body FROM a2a_card_events WHERE task_id = ? AND seq < 0 ORDER BY seq DESC",
         ))
         .bind(task_id)
         .fetch_all(&s.reads)
         .await
         .map_err(db_error)?;
-        Ok(rows)
+        // Entry `n` is row `-1 - n`.
+        Ok(rows
+            .into_iter()
+            .map(|row| {
+                let (seq, body): (i64, String) = (row.get(0), row.get(1));
+                (u64::try_from(-1 - seq).unwrap_or(u64::MAX), body)
+            })
+            .collect())
     }
 }
