@@ -12,7 +12,7 @@ use a2a_card::server::{Server, Webhooks};
 use a2a_card::{Schema, SkillContext, SkillError, agent, skill};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use support::client::rpc;
+use support::client::{rpc, rpc_to};
 use support::replica::Replica;
 
 /// Set in a ledger process: where its tasks are.
@@ -283,6 +283,18 @@ async fn confirm(base: &str, id: &str) -> Value {
     .await
 }
 
+/// A settlement started on a ledger of `url`, asking for its confirmation, and that ledger
+/// killed (its question written, within milliseconds, before): the task's id, and the task as
+/// it asked.
+async fn asked_then_killed(url: &str, notes: &str, env: &[(&str, &str)]) -> (String, Value) {
+    let mut first = ledger(url, env);
+    let id = start(&first.base, notes, 0, 0).await;
+    let asked = in_state(&first.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    first.kill();
+    (id, asked)
+}
+
 fn text_of(task: &Value) -> String {
     task.to_string()
 }
@@ -314,12 +326,7 @@ async fn a_step_cut_off_runs_again_and_a_step_done_does_not() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_question_waits_across_a_restart_and_its_answer_completes_the_task() {
     let (url, notes) = fresh("waiting");
-    let mut first = ledger(&url, &[]);
-    let id = start(&first.base, &notes, 0, 0).await;
-    let asked = in_state(&first.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
-    // Written by the group commit within milliseconds.
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    first.kill();
+    let (id, asked) = asked_then_killed(&url, &notes, &[]).await;
     let next = ledger(&url, &[]);
     // Still waiting, for the same question (not asked again), once the handler replayed.
     noted(&notes, "woke", 2).await;
@@ -396,11 +403,7 @@ async fn a_durable_sleep_wakes_at_its_recorded_deadline() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_handler_that_does_not_replay_fails_its_task_saying_where() {
     let (url, notes) = fresh("diverged");
-    let mut first = ledger(&url, &[]);
-    let id = start(&first.base, &notes, 0, 0).await;
-    in_state(&first.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    first.kill();
+    let (id, _) = asked_then_killed(&url, &notes, &[]).await;
     // The restarted handler names its first step otherwise.
     let next = ledger(&url, &[(STEP, "charge-card")]);
     let failed = in_state(&next.base, &id, "TASK_STATE_FAILED").await;
@@ -416,11 +419,7 @@ async fn a_handler_that_does_not_replay_fails_its_task_saying_where() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_journaled_by_another_version_fails_clearly() {
     let (url, notes) = fresh("version");
-    let mut first = ledger(&url, &[]);
-    let id = start(&first.base, &notes, 0, 0).await;
-    in_state(&first.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    first.kill();
+    let (id, _) = asked_then_killed(&url, &notes, &[]).await;
     let next = ledger(&url, &[(VERSION, "2")]);
     let failed = in_state(&next.base, &id, "TASK_STATE_FAILED").await;
     let why = text_of(&failed["status"]);
@@ -699,7 +698,7 @@ async fn a_hosts_durable_task_is_taken_up_again_by_its_own_agent() {
     );
     // Run again by the ledger (the vault, another version of it, would refuse the journal).
     noted(&notes, "woke", 2).await;
-    let done = rpc_at(
+    let done = rpc_to(
         &ledger_url,
         "SendMessage",
         json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
@@ -710,28 +709,12 @@ async fn a_hosts_durable_task_is_taken_up_again_by_its_own_agent() {
         done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
         "{done}"
     );
-    let elsewhere = rpc_at(&vault_url, "GetTask", json!({"id": id})).await;
+    let elsewhere = rpc_to(&vault_url, "GetTask", json!({"id": id})).await;
     assert_eq!(elsewhere["error"]["code"], -32001, "{elsewhere}");
 }
 
-/// A JSON-RPC 1.0 call posted to `url` as written.
-async fn rpc_at(url: &str, method: &str, params: Value) -> Value {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("A2A-Version", "1.0")
-        .body(body.to_string())
-        .send()
-        .await
-        .expect("an answer")
-        .json()
-        .await
-        .expect("JSON")
-}
-
 async fn start_at(url: &str, notes: &str) -> String {
-    let answer = rpc_at(
+    let answer = rpc_to(
         url,
         "SendMessage",
         json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
@@ -748,7 +731,7 @@ async fn start_at(url: &str, notes: &str) -> String {
 
 async fn in_state_at(url: &str, id: &str, state: &str) {
     for _ in 0..200 {
-        let task = rpc_at(url, "GetTask", json!({"id": id})).await;
+        let task = rpc_to(url, "GetTask", json!({"id": id})).await;
         if task["result"]["status"]["state"] == state {
             return;
         }

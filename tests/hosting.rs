@@ -23,6 +23,7 @@ use a2a_card::{ApiKeyLocation, Identity, SecurityScheme, agent, skill};
 use a2a_pb::proto;
 use a2a_pb::proto::a2a_service_client::A2aServiceClient;
 use serde_json::{Value, json};
+use support::client::rpc_to;
 use tokio::sync::oneshot;
 
 fn planner() -> Server<trip::TripPlanner> {
@@ -88,22 +89,6 @@ async fn serve(host: Host) -> Hosted {
     Hosted { base, _stop: stop }
 }
 
-/// A JSON-RPC 1.0 call posted to `url` as written (an agent's interface URL).
-async fn rpc(url: &str, method: &str, params: Value) -> Value {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("A2A-Version", "1.0")
-        .body(body.to_string())
-        .send()
-        .await
-        .expect("an answer")
-        .json()
-        .await
-        .expect("JSON")
-}
-
 async fn get_json(url: &str) -> (u16, Value) {
     let response = reqwest::get(url).await.expect("an answer");
     let status = response.status().as_u16();
@@ -143,7 +128,7 @@ async fn apart(url: &str, id: &str) {
         ("SubscribeToTask", json!({"id": id})),
         ("ListTaskPushNotificationConfigs", json!({"taskId": id})),
     ] {
-        let answer = rpc(url, method, params).await;
+        let answer = rpc_to(url, method, params).await;
         assert_eq!(
             answer["error"]["code"], NOT_FOUND,
             "{method} of {id} at {url}: {answer}"
@@ -151,9 +136,9 @@ async fn apart(url: &str, id: &str) {
     }
     let answer = json!({"message": {"messageId": "m-a", "role": "ROLE_USER",
                         "parts": [{"text": "2026-12-01"}], "taskId": id}});
-    let answered = rpc(url, "SendMessage", answer).await;
+    let answered = rpc_to(url, "SendMessage", answer).await;
     assert_eq!(answered["error"]["code"], NOT_FOUND, "{answered}");
-    let all = rpc(url, "ListTasks", json!({})).await;
+    let all = rpc_to(url, "ListTasks", json!({})).await;
     assert!(!listed(&all).contains(&id.to_owned()), "{all}");
     let (status, _) = get_json(&format!("{url}/tasks/{id}")).await;
     assert_eq!(status, 404, "HTTP+JSON GetTask of {id} at {url}");
@@ -241,7 +226,7 @@ async fn two_agents_on_one_port_each_with_its_card_bindings_and_tasks() {
     );
 
     // Each agent's calls: JSON-RPC at its URL, HTTP+JSON under it.
-    let judged = rpc(&fights_url, "SendMessage", fight("Lion", "Tiger")).await;
+    let judged = rpc_to(&fights_url, "SendMessage", fight("Lion", "Tiger")).await;
     assert_eq!(
         judged["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
         "{judged}"
@@ -261,14 +246,14 @@ async fn two_agents_on_one_port_each_with_its_card_bindings_and_tasks() {
         rest["task"]["status"]["state"], "TASK_STATE_COMPLETED",
         "{rest}"
     );
-    let asked = rpc(&planner_url, "SendMessage", trip_asking()).await;
+    let asked = rpc_to(&planner_url, "SendMessage", trip_asking()).await;
     assert_eq!(
         asked["result"]["task"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
         "{asked}"
     );
     let trip_id = asked["result"]["task"]["id"].as_str().unwrap().to_owned();
     // The planner's skills are not the fight club's: a trip request sent there is refused.
-    let wrong = rpc(&fights_url, "SendMessage", trip_asking()).await;
+    let wrong = rpc_to(&fights_url, "SendMessage", trip_asking()).await;
     assert!(wrong["error"]["code"].is_i64(), "{wrong}");
 
     // The official Rust client over gRPC reaches the planner (the one agent serving it).
@@ -286,28 +271,28 @@ async fn two_agents_on_one_port_each_with_its_card_bindings_and_tasks() {
     // Tasks apart: neither agent finds, lists, answers or cancels the other's.
     apart(&planner_url, &fight_id).await;
     apart(&fights_url, &trip_id).await;
-    let fights_tasks = listed(&rpc(&fights_url, "ListTasks", json!({})).await);
+    let fights_tasks = listed(&rpc_to(&fights_url, "ListTasks", json!({})).await);
     assert_eq!(fights_tasks.len(), 2, "{fights_tasks:?}");
     assert!(fights_tasks.contains(&fight_id));
     assert_eq!(
-        listed(&rpc(&planner_url, "ListTasks", json!({})).await),
+        listed(&rpc_to(&planner_url, "ListTasks", json!({})).await),
         vec![trip_id.clone()]
     );
     // A tenant within an agent keeps its tasks apart as an agent alone does.
     let mut in_acme = fight("Cat", "Dog");
     in_acme["tenant"] = json!("acme");
-    let acme = rpc(&fights_url, "SendMessage", in_acme).await;
+    let acme = rpc_to(&fights_url, "SendMessage", in_acme).await;
     let acme_id = acme["result"]["task"]["id"].as_str().unwrap().to_owned();
-    assert!(!listed(&rpc(&fights_url, "ListTasks", json!({})).await).contains(&acme_id));
-    let acme_list = rpc(&fights_url, "ListTasks", json!({"tenant": "acme"})).await;
+    assert!(!listed(&rpc_to(&fights_url, "ListTasks", json!({})).await).contains(&acme_id));
+    let acme_list = rpc_to(&fights_url, "ListTasks", json!({"tenant": "acme"})).await;
     assert_eq!(listed(&acme_list), vec![acme_id.clone()]);
-    let planner_acme = rpc(&planner_url, "ListTasks", json!({"tenant": "acme"})).await;
+    let planner_acme = rpc_to(&planner_url, "ListTasks", json!({"tenant": "acme"})).await;
     assert!(listed(&planner_acme).is_empty(), "{planner_acme}");
 
     // The answer reaches the planner's question through the planner.
     let answer = json!({"message": {"messageId": "m-date", "role": "ROLE_USER",
                         "parts": [{"text": "2026-12-01"}], "taskId": trip_id}});
-    let done = rpc(&planner_url, "SendMessage", answer).await;
+    let done = rpc_to(&planner_url, "SendMessage", answer).await;
     assert_eq!(
         done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
         "{done}"
@@ -416,7 +401,7 @@ async fn each_agent_has_its_own_authentication() {
         "{allowed}"
     );
     // The fight club, on the same port, needs no key; the vault's card stays public.
-    let judged = rpc(
+    let judged = rpc_to(
         &format!("{base}/fights"),
         "SendMessage",
         fight("Lion", "Tiger"),
@@ -504,7 +489,7 @@ async fn tasks_stay_apart_and_kept_in_one_store_across_a_restart() {
     };
     let id = {
         let hosted = serve(host()).await;
-        let judged = rpc(
+        let judged = rpc_to(
             &format!("{}/a", hosted.base),
             "SendMessage",
             fight("Lion", "Tiger"),
@@ -514,7 +499,7 @@ async fn tasks_stay_apart_and_kept_in_one_store_across_a_restart() {
     };
     // The same agent type at two paths: the task is `/a`'s only, after a restart too.
     let hosted = serve(host()).await;
-    let got = rpc(&format!("{}/a", hosted.base), "GetTask", json!({"id": id})).await;
+    let got = rpc_to(&format!("{}/a", hosted.base), "GetTask", json!({"id": id})).await;
     assert_eq!(
         got["result"]["status"]["state"], "TASK_STATE_COMPLETED",
         "{got}"

@@ -145,6 +145,23 @@ pub async fn rpc(base: &str, method: &str, params: Value) -> Value {
     rpc_status(base, method, params).await.1
 }
 
+/// A JSON-RPC 1.0 call posted to `url` as written (an agent's interface URL, which may have
+/// a path): its answer.
+pub async fn rpc_to(url: &str, method: &str, params: Value) -> Value {
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("an answer")
+        .json()
+        .await
+        .expect("JSON")
+}
+
 /// An HTTP+JSON 1.0 request's JSON answer.
 pub async fn http_json(request: reqwest::RequestBuilder) -> Value {
     request
