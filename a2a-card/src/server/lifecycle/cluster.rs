@@ -125,7 +125,7 @@ pub(super) fn hear(
             else {
                 return;
             };
-            let journals = recorder.log.as_ref().is_some_and(|l| l.keeps_journals());
+            let journals = recorder.journals().is_some();
             let ours = crate::server::store::namespace_of(&task) == namespace.as_deref();
             if journals && ours {
                 // A durable task this agent may run: handed to its handler here if it waits,

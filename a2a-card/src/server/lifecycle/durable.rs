@@ -101,12 +101,13 @@ impl<A: Agent> Lifecycle<A> {
         // An answer another process handed over before it stopped is not kept for the replay.
         self.recorder.mailbox.forget_answered(&task);
         let rows = log.read_journal(&id).await?;
+        // The whole log, once: the items the handler sent, and the task as it is now.
         let logged = log
             .read(&id, Some(0))
             .await?
             .ok_or_else(|| A2AError::task_not_found(&id))?;
         let replay = Sent::from_log(logged.events.iter().map(|(_, e)| e.event()));
-        let tracked = self.track_stored(&id).await?;
+        let tracked = self.track_logged(logged)?;
         match self.prepare(&log, &tracked.snapshot().0, &rows) {
             Ok(Prepared {
                 skill,

@@ -49,7 +49,7 @@ use super::call::{Context, Extensions, Failure, NumberedStream};
 use super::errors::dispatch_error;
 use super::message::{has_files, message_json, split_files};
 use super::push::{Delivery, Webhooks};
-use super::store::Store;
+use super::store::{Logged, Store};
 use checks::{check_message, finished, log_gone};
 use cluster::{Cluster, follow_log, hear, mirror, post_recovered};
 pub(crate) use handler::Calls;
@@ -318,7 +318,7 @@ impl<A: Agent> Lifecycle<A> {
         });
         // A durable skill's journal begins with what the task runs.
         let durable = self.durable_version(skill).and_then(|version| {
-            let log = self.recorder.log.as_ref().filter(|l| l.keeps_journals())?;
+            let log = self.recorder.journals()?;
             // The trace the task is in, so that a run of it elsewhere continues it.
             let trace = tracked
                 .span()
@@ -445,28 +445,26 @@ impl<A: Agent> Lifecycle<A> {
     /// it where the store keeps one (so that its events keep the numbers the replica that
     /// runs it gave them).
     async fn track_stored(&self, id: &str) -> Result<Arc<Tracked>, A2AError> {
-        let (task, seq, events) = match &self.recorder.log {
-            Some(log) => {
-                let logged = log
-                    .read(id, None)
-                    .await?
-                    .ok_or_else(|| A2AError::task_not_found(id))?;
-                (logged.task, logged.seq, logged.events)
-            }
-            None => {
-                let task = self
-                    .tasks()
-                    .get(id)
-                    .await?
-                    .ok_or_else(|| A2AError::task_not_found(id))?;
-                (task, 0, Vec::new())
-            }
+        let logged = match &self.recorder.log {
+            Some(log) => log.read(id, None).await?,
+            None => self
+                .tasks()
+                .get(id)
+                .await?
+                .map(|task| Logged::new(task, 0, Vec::new())),
         };
+        self.track_logged(logged.ok_or_else(|| A2AError::task_not_found(id))?)
+    }
+
+    /// Follows the task `logged` holds, as it is after the events it holds (those this
+    /// process holds already are left out).
+    fn track_logged(&self, logged: Logged) -> Result<Arc<Tracked>, A2AError> {
+        let (task, seq) = (logged.task, logged.seq);
         if task.status.state.is_terminal() {
-            return Err(finished(id));
+            return Err(finished(&task.id));
         }
         let tracked = self.recorder.live.track_at(task, seq);
-        for (seq, event) in events {
+        for (seq, event) in logged.events {
             tracked.record_at(seq, event);
         }
         Ok(tracked)
@@ -516,7 +514,7 @@ impl<A: Agent> Lifecycle<A> {
     /// Whether task `id` is a durable skill's, with a journal this process can run it again
     /// from.
     async fn durable(&self, id: &str) -> bool {
-        let Some(log) = self.recorder.log.as_ref().filter(|l| l.keeps_journals()) else {
+        let Some(log) = self.recorder.journals() else {
             return false;
         };
         log.read_journal(id).await.is_ok_and(|j| !j.is_empty())

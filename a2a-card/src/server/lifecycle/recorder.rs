@@ -34,6 +34,11 @@ pub(super) enum Write {
 }
 
 impl Recorder {
+    /// The store's event log, where it keeps durable skills' journals.
+    pub(super) fn journals(&self) -> Option<&Arc<dyn EventLog>> {
+        self.log.as_ref().filter(|log| log.keeps_journals())
+    }
+
     /// Records `event` of task `tracked`; `false` when the task had already ended.
     pub(super) async fn record(&self, tracked: &Tracked, event: StreamResponse) -> bool {
         self.record_as(tracked, event, Write::Store).await

@@ -155,14 +155,17 @@ struct Replay {
 }
 
 impl Replay {
-    /// Whether `item` is the next one the log holds (then met, and not to be recorded again);
-    /// `Err` (why) when the log holds another; `Ok(false)` once the log's items are all met.
-    fn meets(&mut self, item: &Sent) -> Result<bool, String> {
+    /// Whether the item `item` makes is the next one the log holds (then met, and not to be
+    /// recorded again); `Err` (why) when the log holds another; `Ok(false)` once the log's
+    /// items are all met (the item is then not made: a run that replays nothing does no more
+    /// work per item than any other).
+    fn meets(&mut self, item: impl FnOnce() -> Sent) -> Result<bool, String> {
         let Some(next) = self.items.front() else {
             return Ok(false);
         };
         self.met += 1;
-        if next == item {
+        let item = item();
+        if *next == item {
             self.items.pop_front();
             return Ok(true);
         }
@@ -170,7 +173,7 @@ impl Replay {
             "the durable handler did not replay as its task's log says: its item {} was {}, and the handler now sent {}; a durable handler must send the same items in the same order (its code changed? give the skill a new `durable = \"VERSION\"`)",
             self.met,
             describe(next),
-            describe(item)
+            describe(&item)
         ))
     }
 }
@@ -384,7 +387,7 @@ async fn drive(
     // A replayed item is not recorded again; one that is not what the log holds ends the run.
     macro_rules! replayed {
         ($item:expr) => {
-            match replay.meets(&$item) {
+            match replay.meets(|| $item) {
                 Ok(met) => met,
                 Err(why) => {
                     diverged(&recorder, &tracked, why).await;
@@ -478,7 +481,7 @@ async fn drive(
                 recorder.sessions.lock().remove(&tracked.id);
                 let mut diverged_at_end = None;
                 for id in std::mem::take(&mut open) {
-                    match replay.meets(&Sent::Close { id: id.clone() }) {
+                    match replay.meets(|| Sent::Close { id: id.clone() }) {
                         Ok(true) => {}
                         Ok(false) => close(&recorder, &tracked, &id).await,
                         Err(why) => diverged_at_end = Some(why),
@@ -493,7 +496,7 @@ async fn drive(
                         if let Some(part) = reply_part(reply) {
                             // Recorded already when the process stopped right after it.
                             let again = replay
-                                .meets(&chunk(&artifact_id, &part, false, true))
+                                .meets(|| chunk(&artifact_id, &part, false, true))
                                 .unwrap_or(false);
                             if !again {
                                 let name = artifact_id.clone();
