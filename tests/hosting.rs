@@ -303,51 +303,20 @@ async fn two_agents_on_one_port_each_with_its_card_bindings_and_tasks() {
         (&planner_url, "plan-trip", "fight-comparison"),
         (&fights_url, "fight-comparison", "plan-trip"),
     ] {
-        let tools = mcp_tools(&format!("{url}/mcp")).await;
+        let tools = mcp_tools(url).await;
         assert!(tools.contains(&has.to_owned()), "{url}: {tools:?}");
         assert!(!tools.contains(&lacks.to_owned()), "{url}: {tools:?}");
     }
 }
 
-/// The names of the tools an MCP endpoint lists (initialize, initialized, tools/list).
+/// The names of the tools the MCP endpoint of the agent at `url` lists.
 async fn mcp_tools(url: &str) -> Vec<String> {
-    let http = reqwest::Client::new();
-    let post = |body: Value, session: Option<String>| {
-        let mut request = http
-            .post(url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .body(body.to_string());
-        if let Some(session) = session {
-            request = request.header("mcp-session-id", session);
-        }
-        request.send()
-    };
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"}}});
-    let response = post(init, None).await.unwrap();
-    assert_eq!(response.status(), 200, "{url}");
-    let session = response.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned();
-    let ready = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    post(ready, Some(session.clone())).await.unwrap();
+    let session = support::mcp::session(url, None).await;
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
-    let text = post(list, Some(session))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let json = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or(&text);
-    let answer: Value = serde_json::from_str(json).unwrap();
+    let answer = support::mcp::message(
+        support::mcp::post(url, list.to_string(), Some(&session), None).await,
+    )
+    .await;
     answer["result"]["tools"]
         .as_array()
         .unwrap_or_else(|| panic!("tools: {answer}"))

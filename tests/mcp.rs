@@ -17,63 +17,8 @@ use base64::Engine as _;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use support::client::{Running, serve};
+use support::mcp::{ACCEPT, message, post, session};
 use support::tokens::{self, Pair};
-
-const ACCEPT: &str = "application/json, text/event-stream";
-
-/// Posts `body` (raw bytes) to `/mcp`, with a session id and a token when given.
-async fn post(
-    base: &str,
-    body: impl Into<reqwest::Body>,
-    session: Option<&str>,
-    token: Option<&str>,
-) -> reqwest::Response {
-    let mut request = reqwest::Client::new()
-        .post(format!("{base}/mcp"))
-        .header("content-type", "application/json")
-        .header("accept", ACCEPT)
-        .body(body);
-    if let Some(session) = session {
-        request = request.header("mcp-session-id", session);
-    }
-    if let Some(token) = token {
-        request = request.bearer_auth(token);
-    }
-    request.send().await.expect("the server answers")
-}
-
-/// The JSON-RPC message of an answer, whether sent as JSON or as one SSE event.
-async fn message(response: reqwest::Response) -> Value {
-    let text = response.text().await.expect("a body");
-    let json = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or(&text)
-        .to_owned();
-    serde_json::from_str(&json).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
-}
-
-/// Opens an MCP session (the initialize handshake) and gives its id.
-async fn session(base: &str, token: Option<&str>) -> String {
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"}}});
-    let response = post(base, init.to_string(), None, token).await;
-    assert_eq!(response.status(), StatusCode::OK);
-    let id = response
-        .headers()
-        .get("mcp-session-id")
-        .expect("a session id")
-        .to_str()
-        .unwrap()
-        .to_owned();
-    let ready = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let response = post(base, ready.to_string(), Some(&id), token).await;
-    assert!(response.status().is_success(), "{}", response.status());
-    id
-}
 
 /// An A2A JSON-RPC 1.0 call to the agent at `base`; its answer.
 async fn a2a(base: &str, body: Value) -> Value {

@@ -127,17 +127,7 @@ pub fn status_text(task: &Task) -> String {
 
 /// A JSON-RPC 1.0 call (raw HTTP) to the agent at `base`: the HTTP status and the answer.
 pub async fn rpc_status(base: &str, method: &str, params: Value) -> (u16, Value) {
-    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let response = reqwest::Client::new()
-        .post(format!("{base}/"))
-        .header("content-type", "application/json")
-        .header("A2A-Version", "1.0")
-        .body(body.to_string())
-        .send()
-        .await
-        .expect("an answer");
-    let status = response.status().as_u16();
-    (status, response.json().await.expect("JSON"))
+    rpc_status_to(&format!("{base}/"), method, params).await
 }
 
 /// A JSON-RPC 1.0 call (raw HTTP) to the agent at `base`: its answer.
@@ -148,18 +138,22 @@ pub async fn rpc(base: &str, method: &str, params: Value) -> Value {
 /// A JSON-RPC 1.0 call posted to `url` as written (an agent's interface URL, which may have
 /// a path): its answer.
 pub async fn rpc_to(url: &str, method: &str, params: Value) -> Value {
+    rpc_status_to(url, method, params).await.1
+}
+
+/// A JSON-RPC 1.0 call posted to `url` as written: the HTTP status and the answer.
+async fn rpc_status_to(url: &str, method: &str, params: Value) -> (u16, Value) {
     let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    reqwest::Client::new()
+    let response = reqwest::Client::new()
         .post(url)
         .header("content-type", "application/json")
         .header("A2A-Version", "1.0")
         .body(body.to_string())
         .send()
         .await
-        .expect("an answer")
-        .json()
-        .await
-        .expect("JSON")
+        .expect("an answer");
+    let status = response.status().as_u16();
+    (status, response.json().await.expect("JSON"))
 }
 
 /// An HTTP+JSON 1.0 request's JSON answer.

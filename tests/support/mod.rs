@@ -316,6 +316,9 @@ pub mod replica;
 /// An OTLP/HTTP receiver.
 pub mod otlp;
 
+/// MCP over raw HTTP.
+pub mod mcp;
+
 /// Server-sent events, frame by frame.
 pub mod sse;
 
