@@ -112,6 +112,21 @@ impl Default for Host {
 
 impl Host {
     /// A host of no agent yet, keeping tasks in memory.
+    ///
+    /// ```
+    /// # use a2a_card::{agent, skill};
+    /// # use a2a_card::server::{Host, Server};
+    /// # struct Echo;
+    /// # /// Echoes.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Echo {
+    /// #     /// Echoes the text.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// let host = Host::new();
+    /// assert!(host.cards().is_err()); // no agent mounted yet
+    /// ```
     pub fn new() -> Host {
         Host {
             agents: Vec::new(),
@@ -125,6 +140,22 @@ impl Host {
     /// Mounts `server`'s agent at `path` (`/planner`, or `/team/planner`): one or more
     /// segments of letters, digits, `.`, `_`, `~` or `-`, not `/.well-known` nor
     /// `/capabilities`. Its card's URL is the host's origin with this path.
+    ///
+    /// ```
+    /// # use a2a_card::{agent, skill};
+    /// # use a2a_card::server::{Host, Server};
+    /// # struct Echo;
+    /// # /// Echoes.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Echo {
+    /// #     /// Echoes the text.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// let host = Host::new().agent("/echo", Server::new(Echo).mcp(true));
+    /// assert_eq!(host.cards()?[0].interfaces[0].url, "http://127.0.0.1:9000/echo");
+    /// # Ok::<(), a2a_card::server::ServerError>(())
+    /// ```
     pub fn agent<A: Agent>(mut self, path: impl Into<String>, server: Server<A>) -> Host {
         self.agents.push((path.into(), Box::new(server)));
         self
@@ -132,6 +163,27 @@ impl Host {
 
     /// The agent whose card the root serves (`/.well-known/agent-card.json`), by its path
     /// (default: the first mounted).
+    ///
+    /// ```
+    /// # use a2a_card::{agent, skill};
+    /// # use a2a_card::server::{Host, Server};
+    /// # struct Echo;
+    /// # /// Echoes.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Echo {
+    /// #     /// Echoes the text.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// let host = Host::new()
+    ///     .agent("/one", Server::new(Echo))
+    ///     .agent("/two", Server::new(Echo))
+    ///     .default_agent("/two");
+    /// # drop(host);
+    /// // A path no agent is mounted at is refused.
+    /// let wrong = Host::new().agent("/one", Server::new(Echo)).default_agent("/three");
+    /// assert!(wrong.cards().is_err());
+    /// ```
     pub fn default_agent(mut self, path: impl Into<String>) -> Host {
         self.default = Some(path.into());
         self
@@ -139,6 +191,25 @@ impl Host {
 
     /// Where every agent's tasks are kept ([`Tasks::memory`](store::Tasks::memory) by
     /// default), each agent's apart: one SQLite file or one Postgres database for all.
+    ///
+    /// ```
+    /// # use a2a_card::{agent, skill};
+    /// # use a2a_card::server::{Host, Server};
+    /// # struct Echo;
+    /// # /// Echoes.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Echo {
+    /// #     /// Echoes the text.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// use a2a_card::server::store::Tasks;
+    /// let host = Host::new()
+    ///     .agent("/one", Server::new(Echo))
+    ///     .agent("/two", Server::new(Echo))
+    ///     .tasks(Tasks::sqlite("agents.tasks.db"));
+    /// # drop(host);
+    /// ```
     pub fn tasks(mut self, tasks: store::Tasks) -> Host {
         self.tasks = tasks;
         self
@@ -148,6 +219,24 @@ impl Host {
     /// each agent's URL is this origin with its path. Without it, each agent's URL has the
     /// origin of its own URL (its [`Server::public_url`], else its declared one, a loopback
     /// one taking the address bound).
+    ///
+    /// ```
+    /// # use a2a_card::{agent, skill};
+    /// # use a2a_card::server::{Host, Server};
+    /// # struct Echo;
+    /// # /// Echoes.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Echo {
+    /// #     /// Echoes the text.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// let host = Host::new()
+    ///     .agent("/echo", Server::new(Echo))
+    ///     .public_url("https://agents.example.com");
+    /// assert_eq!(host.cards()?[0].interfaces[0].url, "https://agents.example.com/echo");
+    /// # Ok::<(), a2a_card::server::ServerError>(())
+    /// ```
     pub fn public_url(mut self, origin: impl Into<String>) -> Host {
         self.public_url = Some(origin.into());
         self
@@ -155,17 +244,75 @@ impl Host {
 
     /// The agents' cards as served, in the order they were mounted (before
     /// [`bind`](Self::bind) puts in a bound loopback address).
+    ///
+    /// ```
+    /// # use a2a_card::{agent, skill};
+    /// # use a2a_card::server::{Host, Server};
+    /// # struct Echo;
+    /// # /// Echoes.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Echo {
+    /// #     /// Echoes the text.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// let host = Host::new().agent("/a", Server::new(Echo)).agent("/b", Server::new(Echo));
+    /// let urls: Vec<String> = host.cards()?.into_iter().map(|c| c.interfaces[0].url.clone()).collect();
+    /// assert_eq!(urls, ["http://127.0.0.1:9000/a", "http://127.0.0.1:9000/b"]);
+    /// # Ok::<(), a2a_card::server::ServerError>(())
+    /// ```
     pub fn cards(&self) -> Result<Vec<AgentCard>, ServerError> {
         Ok(self.placed(None)?.into_iter().map(|p| p.card).collect())
     }
 
-    /// The router: every agent's routes, the root card and the index.
+    /// The router: every agent's routes, the root card and the index. Nest it into an axum
+    /// app, or serve it as it is.
+    ///
+    /// ```
+    /// # use a2a_card::{agent, skill};
+    /// # use a2a_card::server::{Host, Server};
+    /// # struct Echo;
+    /// # /// Echoes.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Echo {
+    /// #     /// Echoes the text.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// # futures::executor::block_on(async {
+    /// let app: axum::Router = Host::new().agent("/echo", Server::new(Echo)).router().await?;
+    /// # drop(app);
+    /// # Ok::<(), a2a_card::server::ServerError>(()) })?;
+    /// # Ok::<(), a2a_card::server::ServerError>(())
+    /// ```
     pub async fn router(self) -> Result<axum::Router, ServerError> {
         let placed = self.placed(None)?;
         Ok(self.router_for(placed).await?.0)
     }
 
     /// Binds `addr`; [`Listening::serve`] then serves every agent there.
+    ///
+    /// ```no_run
+    /// # use a2a_card::{agent, skill};
+    /// # use a2a_card::server::{Host, Server};
+    /// # struct Echo;
+    /// # /// Echoes.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Echo {
+    /// #     /// Echoes the text.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// # async fn run() -> Result<(), a2a_card::server::ServerError> {
+    /// Host::new()
+    ///     .agent("/one", Server::new(Echo))
+    ///     .agent("/two", Server::new(Echo))
+    ///     .bind("127.0.0.1:9000")
+    ///     .await?
+    ///     .serve()
+    ///     .await
+    /// # }
+    /// ```
     pub async fn bind(self, addr: impl ToSocketAddrs) -> Result<Listening, ServerError> {
         let listener = TcpListener::bind(addr).await?;
         self.listen(listener).await
@@ -173,6 +320,25 @@ impl Host {
 
     /// Builds the router for `listener`; [`Listening::serve`] then serves every agent there
     /// ([`Listening::card`] is the default agent's, [`Listening::cards`] all of them).
+    ///
+    /// ```no_run
+    /// # use a2a_card::{agent, skill};
+    /// # use a2a_card::server::{Host, Server};
+    /// # struct Echo;
+    /// # /// Echoes.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Echo {
+    /// #     /// Echoes the text.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// let listening = Host::new().agent("/echo", Server::new(Echo)).listen(listener).await?;
+    /// println!("{}", listening.cards()[0].interfaces[0].url);
+    /// listening.serve().await?;
+    /// # Ok(()) }
+    /// ```
     pub async fn listen(self, listener: TcpListener) -> Result<Listening, ServerError> {
         let local_addr = listener.local_addr()?;
         let placed = self.placed(Some(local_addr))?;

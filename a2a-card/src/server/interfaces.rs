@@ -14,6 +14,11 @@ pub const AGENT_CARD_PATH: &str = "/.well-known/agent-card.json";
 pub const CAPABILITIES_PATH: &str = "/capabilities";
 /// The path of the index of the agents a [`Host`](super::Host) serves on one listener: each
 /// one's name, description, URL and card URL, and which one the root card is.
+///
+/// ```
+/// let index = format!("https://agents.example.com{}", a2a_card::server::AGENT_INDEX_PATH);
+/// assert_eq!(index, "https://agents.example.com/.well-known/agent-index.json");
+/// ```
 pub const AGENT_INDEX_PATH: &str = "/.well-known/agent-index.json";
 
 /// Where the agent is reached: the URL of its interfaces and the path they are mounted at.

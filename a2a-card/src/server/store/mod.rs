@@ -302,6 +302,15 @@ pub trait Store: Send + Sync + 'static {
     /// The tasks of durable skills (those with a journal, see [`EventLog::keeps_journals`])
     /// that the store took over from a process that stopped (recovery), as it takes them,
     /// once: this process runs each again from its journal, instead of failing it.
+    ///
+    /// ```
+    /// use a2a_card::server::store::{Store, Tasks};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// // The memory store keeps nothing past its process: no task to take over.
+    /// let tasks: std::sync::Arc<dyn a2a_server::TaskStore> = Tasks::memory().open().await.unwrap();
+    /// assert!(tasks.resumed().is_none());
+    /// # })
+    /// ```
     fn resumed(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Task>> {
         None
     }
@@ -387,6 +396,48 @@ pub trait EventLog: Send + Sync {
     /// their tasks resume after their process stops ([`journal`](Self::journal),
     /// [`read_journal`](Self::read_journal), and [`Store::resumed`]). By default no: a durable
     /// skill then runs as any other.
+    ///
+    /// A log that keeps journals beside its events (in memory here, for the sketch: a
+    /// database keeps them as rows of the task, written with its events):
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use std::sync::{Arc, Mutex};
+    /// use a2a::{A2AError, Task};
+    /// use a2a_card::server::store::{Event, EventLog, Logged};
+    ///
+    /// #[derive(Default)]
+    /// struct Journals {
+    ///     /// Each task's journal entries, by number.
+    ///     entries: Mutex<HashMap<String, Vec<(u64, String)>>>,
+    /// }
+    ///
+    /// #[async_trait::async_trait]
+    /// impl EventLog for Journals {
+    ///     # fn append(&self, _: &str, _: u64, _: &Arc<Event>) {}
+    ///     # async fn update_at(&self, _: Task, _: u64) -> Result<(), A2AError> { Ok(()) }
+    ///     # async fn read(&self, _: &str, _: Option<u64>) -> Result<Option<Logged>, A2AError> { Ok(None) }
+    ///     fn keeps_journals(&self) -> bool {
+    ///         true
+    ///     }
+    ///
+    ///     fn journal(&self, task_id: &str, n: u64, entry: &str) {
+    ///         let mut entries = self.entries.lock().unwrap();
+    ///         entries.entry(task_id.to_owned()).or_default().push((n, entry.to_owned()));
+    ///     }
+    ///
+    ///     async fn journal_written(&self, _task_id: &str) -> Result<(), A2AError> {
+    ///         Ok(()) // kept as soon as `journal` returns
+    ///     }
+    ///
+    ///     async fn read_journal(&self, task_id: &str) -> Result<Vec<(u64, String)>, A2AError> {
+    ///         let mut entries = self.entries.lock().unwrap().get(task_id).cloned().unwrap_or_default();
+    ///         entries.sort_by_key(|(n, _)| *n);
+    ///         Ok(entries)
+    ///     }
+    /// }
+    /// # drop(Journals::default());
+    /// ```
     fn keeps_journals(&self) -> bool {
         false
     }
