@@ -41,18 +41,10 @@ impl Entry {
         }
     }
 
-    /// The JSON a step's or a sleep's entry is kept as (an answer's is written by the server,
-    /// as the message that answered: see [`answer_entry`]).
-    fn to_json(&self) -> Value {
-        match self {
-            Entry::Step { name, value } => json!({"step": name, "value": value}),
-            Entry::Sleep { until_ms } => json!({"sleep": until_ms}),
-            Entry::Answer(answer) => answer_entry(&answer.message),
-        }
-    }
-
-    /// The entry a step or sleep is kept as: `None` for another JSON (the server reads
-    /// answers itself, with its dispatcher).
+    /// The entry a step (`{"step": NAME, "value": ..}`, written by
+    /// [`Journal::stepped`]) or a sleep (`{"sleep": UNTIL_MS}`, by [`Journal::sleep`]) is kept
+    /// as: `None` for another JSON (the server reads answers, [`answer_entry`], itself, with
+    /// its dispatcher).
     #[cfg_attr(not(feature = "server"), allow(dead_code))]
     pub(crate) fn from_json(value: &Value) -> Option<Entry> {
         if let Some(name) = value.get("step").and_then(Value::as_str) {
@@ -167,11 +159,7 @@ impl Journal {
 
     /// Records the result of step `name`, at the number it began with.
     pub(crate) fn stepped(&self, n: u64, name: &str, value: Value) {
-        let entry = Entry::Step {
-            name: name.to_owned(),
-            value,
-        };
-        self.queue_at(n, entry.to_json());
+        self.queue_at(n, json!({"step": name, "value": value}));
     }
 
     /// The deadline of a sleep of `ms` milliseconds from `now_ms`: the recorded one, or a
@@ -182,7 +170,7 @@ impl Journal {
             (n, Some(other)) => Err(Self::diverged(n, &other, "a sleep")),
             (n, None) => {
                 let until_ms = now_ms.saturating_add(ms);
-                self.queue_at(n, Entry::Sleep { until_ms }.to_json());
+                self.queue_at(n, json!({"sleep": until_ms}));
                 Ok(until_ms)
             }
         }

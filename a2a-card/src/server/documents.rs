@@ -116,9 +116,7 @@ pub(crate) struct Documents {
 
 impl Documents {
     pub(crate) fn new(card: &AgentCard, capabilities: &Value, max_age: Duration) -> Documents {
-        let cache_control =
-            HeaderValue::from_str(&format!("public, max-age={}", max_age.as_secs()))
-                .unwrap_or_else(|_| HeaderValue::from_static("public, max-age=300"));
+        let cache_control = cache_control(max_age);
         Documents {
             v1: Document::new(&card.to_json(Profile::V1)),
             v0_3: Document::new(&unsigned(card).to_json(Profile::V0_3)),
@@ -149,13 +147,15 @@ impl Documents {
     }
 }
 
+/// `Cache-Control` of a public document clients may keep for `max_age`.
+fn cache_control(max_age: Duration) -> HeaderValue {
+    HeaderValue::from_str(&format!("public, max-age={}", max_age.as_secs()))
+        .unwrap_or_else(|_| HeaderValue::from_static("public, max-age=300"))
+}
+
 /// The route of a host's index of its agents (`document`), answered as the cards are.
 pub(crate) fn index_router(document: &Value, max_age: Duration) -> axum::Router {
-    let index = Arc::new((
-        Document::new(document),
-        HeaderValue::from_str(&format!("public, max-age={}", max_age.as_secs()))
-            .unwrap_or_else(|_| HeaderValue::from_static("public, max-age=300")),
-    ));
+    let index = Arc::new((Document::new(document), cache_control(max_age)));
     axum::Router::new().route(
         AGENT_INDEX_PATH,
         get(move |request: Request| {

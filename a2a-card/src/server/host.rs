@@ -6,7 +6,6 @@ use std::fmt;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::time::Duration;
 
 use serde_json::json;
 use tokio::net::{TcpListener, ToSocketAddrs};
@@ -89,7 +88,6 @@ pub struct Host {
     default: Option<String>,
     tasks: store::Tasks,
     public_url: Option<String>,
-    index_max_age: Duration,
 }
 
 impl fmt::Debug for Host {
@@ -133,7 +131,6 @@ impl Host {
             default: None,
             tasks: store::Tasks::memory(),
             public_url: None,
-            index_max_age: DEFAULT_CARD_MAX_AGE,
         }
     }
 
@@ -465,7 +462,7 @@ impl Host {
         if let Some(root) = root {
             app = app.merge(root);
         }
-        app = app.merge(super::documents::index_router(&index, self.index_max_age));
+        app = app.merge(super::documents::index_router(&index, DEFAULT_CARD_MAX_AGE));
         Ok((layered(app, body_limit), served, first))
     }
 }
