@@ -6,7 +6,7 @@
 mod support;
 
 use a2a_card::server::Server;
-use a2a_card::server::auth::{Algorithm, Authentication, JwtVerifier, StaticApiKeys};
+use a2a_card::server::auth::{Algorithm, Authentication, JwtVerifier, Ownership, StaticApiKeys};
 use a2a_card::{ApiKeyLocation, OAuthFlow, SecurityScheme};
 use a2a_card::{Identity, Schema, SkillContext, agent, skill};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
@@ -17,6 +17,8 @@ use support::client::{Running, serve};
 use support::tokens::{self, AUDIENCE, ISSUER, Pair, claims, now};
 
 const API_KEY: &str = "k-team-blue-0123456789abcdef";
+/// The key of a caller who reaches every task (the tests count the tasks made with it).
+const AUDITOR_KEY: &str = "k-auditor-0123456789abcdef";
 
 fn schemes() -> Vec<(&'static str, SecurityScheme)> {
     vec![
@@ -144,8 +146,15 @@ async fn vault(k: &Keys) -> Running {
         .token("oauth", verifier(k))
         .api_key(
             "key",
-            StaticApiKeys::new().key(API_KEY, Identity::new("team-blue")),
-        );
+            StaticApiKeys::new()
+                .key(API_KEY, Identity::new("team-blue"))
+                .key(
+                    AUDITOR_KEY,
+                    Identity::new("auditor").with_scopes(["tasks:admin"]),
+                ),
+        )
+        // Each caller reaches its own tasks; the auditor every task (what `task_count` counts).
+        .ownership(Ownership::subject().admin_scope("tasks:admin"));
     serve(Server::new(Vault).authentication(auth)).await
 }
 
@@ -280,10 +289,11 @@ async fn send(base: &str, headers: &[(&str, String)], params: Value) -> Answer {
 }
 
 /// How many tasks the agent holds (asked with a valid API key).
+/// How many tasks the agent keeps, whoever made them.
 async fn task_count(base: &str) -> usize {
     let answer = post(
         &format!("{base}/"),
-        &key(),
+        &[("x-api-key", AUDITOR_KEY.to_owned())],
         true,
         rpc("ListTasks", json!({})),
     )

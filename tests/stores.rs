@@ -275,40 +275,52 @@ async fn list_filters_and_pages() {
     }
 }
 
-/// A task's id names its tenant (`TENANT:...`): a list in a tenant holds its tasks alone, and
-/// a list in none the default tenant's (ids without `:`), on every store; `_` in a tenant is no
-/// wildcard.
+/// A task's id says whose it is (`[TENANT:][OWNER.]ID`): a list names the prefix of the ids it
+/// reaches and holds the tasks whose id begins with it and has no `:` after it, and a list
+/// that names none the default tenant's (ids without `:`), on every store; `_` in a prefix is
+/// no wildcard.
 #[tokio::test]
-async fn a_list_holds_the_tasks_of_its_tenant_alone() {
+async fn a_list_holds_the_tasks_of_its_reach_alone() {
     for (name, store) in stores("tenants", Retention::forever()).await {
-        for id in ["acme:1", "acme:2", "ac_e:3", "acxe:4", "beta:5", "6"] {
+        for id in [
+            "acme:1",
+            "acme:2",
+            "ac_e:3",
+            "acxe:4",
+            "beta:5",
+            "6",
+            "acme:k1.7",
+            "acme:k2.8",
+            "k1.9",
+        ] {
             store
                 .create(task(id, "x", TaskState::Working))
                 .await
                 .expect("created");
         }
-        for (tenant, expected) in [
-            (Some("acme"), vec!["acme:1", "acme:2"]),
-            (Some("ac_e"), vec!["ac_e:3"]),
-            (Some("beta"), vec!["beta:5"]),
-            (Some("nobody"), vec![]),
-            (None, vec!["6"]),
+        for (reach, expected) in [
+            (
+                Some("acme:"),
+                vec!["acme:1", "acme:2", "acme:k1.7", "acme:k2.8"],
+            ),
+            (Some("acme:k1."), vec!["acme:k1.7"]),
+            (Some("ac_e:"), vec!["ac_e:3"]),
+            (Some("beta:"), vec!["beta:5"]),
+            (Some("nobody:"), vec![]),
+            (Some("k1."), vec!["k1.9"]),
+            (None, vec!["6", "k1.9"]),
         ] {
             let list = store
                 .list(&ListTasksRequest {
-                    tenant: tenant.map(str::to_owned),
+                    tenant: reach.map(str::to_owned),
                     ..every_task()
                 })
                 .await
                 .expect("a list");
             let mut ids: Vec<&str> = list.tasks.iter().map(|t| t.id.as_str()).collect();
             ids.sort_unstable();
-            assert_eq!(ids, expected, "{name} {tenant:?}");
-            assert_eq!(
-                list.total_size as usize,
-                expected.len(),
-                "{name} {tenant:?}"
-            );
+            assert_eq!(ids, expected, "{name} {reach:?}");
+            assert_eq!(list.total_size as usize, expected.len(), "{name} {reach:?}");
         }
     }
 }

@@ -28,6 +28,10 @@
 //! credential. The codes `-31401`/`-31403` are those the official Go SDK uses (A2A leaves
 //! JSON-RPC authentication codes to the implementation).
 //!
+//! Once the server authenticates callers, each task belongs to the owner of the caller that
+//! made it ([`Ownership`], A2A 1.0.1 section 13.1): a task of another owner is not found by
+//! any task method, and not listed.
+//!
 //! The handler sees the caller as [`SkillContext::principal`](crate::SkillContext::principal).
 //! The authentication layer, one for every binding, puts what the credentials came to in the
 //! request's extensions (never read from the request itself); each binding builds its call's
@@ -66,6 +70,7 @@
 //! ```
 
 mod jwt;
+mod ownership;
 mod refusal;
 mod verifiers;
 
@@ -86,6 +91,7 @@ pub use jwt::{
     JwtVerifier, KeyError, VERIFIED_TOKEN_TTL,
 };
 
+pub use ownership::Ownership;
 pub(crate) use refusal::{Admission, Refusal, layer};
 use verifiers::Verifier;
 pub use verifiers::{
@@ -132,6 +138,8 @@ pub(crate) struct Guard {
     realm: String,
     /// Which tenants a caller may use, when the server says (see [`Authentication::tenants`]).
     tenants: Option<verifiers::TenantsOf>,
+    /// Whose tasks a caller reaches.
+    ownership: Ownership,
 }
 
 impl fmt::Debug for Guard {
@@ -298,6 +306,7 @@ impl Guard {
             extended,
             realm: auth.realm,
             tenants: auth.tenants,
+            ownership: auth.ownership,
         })
     }
 
@@ -401,6 +410,16 @@ impl Guard {
             challenges: Vec::new(),
             message: format!("the caller may not use tenant `{tenant}`"),
         })
+    }
+
+    /// Where the tasks of a call in the tenant whose task ids begin with `tenant` are, for
+    /// `principal` (see [`Ownership`]).
+    pub(crate) fn place(
+        &self,
+        tenant: String,
+        principal: Option<&Principal>,
+    ) -> Result<crate::server::store::Place, Refusal> {
+        self.ownership.place(tenant, principal)
     }
 
     /// A refusal for a call that needs any authenticated caller (the extended card).

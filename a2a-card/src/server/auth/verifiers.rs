@@ -255,6 +255,7 @@ pub struct Authentication {
     pub(super) verifiers: Vec<(String, Verifier)>,
     pub(super) realm: String,
     pub(super) tenants: Option<TenantsOf>,
+    pub(super) ownership: super::Ownership,
 }
 
 /// Which tenants a principal may use (see [`Authentication::tenants`]).
@@ -266,6 +267,7 @@ impl Default for Authentication {
             verifiers: Vec::new(),
             realm: "a2a".into(),
             tenants: None,
+            ownership: super::Ownership::default(),
         }
     }
 }
@@ -278,6 +280,7 @@ impl fmt::Debug for Authentication {
                 &self.verifiers.iter().map(|(n, _)| n).collect::<Vec<_>>(),
             )
             .field("tenants", &self.tenants.is_some())
+            .field("ownership", &self.ownership)
             .field("realm", &self.realm)
             .finish()
     }
@@ -339,6 +342,20 @@ impl Authentication {
         F: Fn(&Principal) -> Vec<String> + Send + Sync + 'static,
     {
         self.tenants = Some(Arc::new(tenants));
+        self
+    }
+
+    /// Whose tasks a caller reaches (see [`Ownership`](super::Ownership)): by default each
+    /// caller its own ([`Ownership::subject`](super::Ownership::subject)).
+    ///
+    /// ```
+    /// use a2a_card::server::auth::{Authentication, Ownership};
+    ///
+    /// let auth = Authentication::new().ownership(Ownership::subject().admin_scope("tasks:admin"));
+    /// # drop(auth);
+    /// ```
+    pub fn ownership(mut self, ownership: super::Ownership) -> Self {
+        self.ownership = ownership;
         self
     }
 }

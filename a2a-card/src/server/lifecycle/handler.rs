@@ -16,7 +16,7 @@ use crate::agent::Agent;
 use crate::server::call::{
     Answer, Binding, Context, Extensions, Failure, Op, field_error, tenant_of, unexpected,
 };
-use crate::server::store::{owner, owns};
+use crate::server::store::{Place, prefix, reaches};
 
 /// What the bindings call: one operation, in its context.
 #[async_trait]
@@ -54,16 +54,24 @@ impl<A: Agent> Calls for Lifecycle<A> {
         if let Some(guard) = &self.guard {
             guard.authorize_tenant(tenant, ctx.principal.as_deref())?;
         }
-        let scope = Scope {
-            owner: owner(self.namespace.as_deref(), tenant),
-            tenant: tenant.map(str::to_owned),
-            extensions,
+        // Whose tasks the call makes and reaches: decided from the ids alone, so that a task
+        // beyond the caller's reach is not found, whatever is asked of it, before anything is
+        // read of it (A2A 1.0.1 section 13.1).
+        let tenant_prefix = prefix(self.namespace.as_deref(), tenant);
+        let place = match &self.guard {
+            Some(guard) => guard.place(tenant_prefix, ctx.principal.as_deref())?,
+            None => Place::new(tenant_prefix, None, false),
         };
         if let Some(id) = op.task_id()
-            && !owns(scope.owner.as_deref(), id)
+            && !place.reaches(id)
         {
             return Err(A2AError::task_not_found(id).into());
         }
+        let scope = Scope {
+            place,
+            tenant: tenant.map(str::to_owned),
+            extensions,
+        };
         Ok(match op {
             Op::Send(req) => Answer::Sent(SendMessageResponse::Task(
                 self.send(ctx, req, &scope).await?,
@@ -79,8 +87,8 @@ impl<A: Agent> Calls for Lifecycle<A> {
             }
             Op::Get(req) => Answer::Task(Box::new(self.get(req).await?)),
             Op::List(mut req) => {
-                // The store lists the owner's tasks.
-                req.tenant = scope.owner;
+                // The store lists the tasks of the caller's reach.
+                req.tenant = scope.place.listed();
                 Answer::Tasks(self.list(req).await?)
             }
             Op::Cancel(req) => Answer::Task(Box::new(self.cancel(req.id).await?)),
@@ -91,10 +99,21 @@ impl<A: Agent> Calls for Lifecycle<A> {
                 Answer::Stream(self.subscription(&req.id, ctx.after).await?)
             }
             Op::CreateConfig(req) => Answer::Config(self.create_config(req).await?),
-            Op::GetConfig(req) => Answer::Config(self.configs()?.get(&req.task_id, &req.id).await?),
-            Op::ListConfigs(req) => Answer::Configs(self.list_configs(req).await?),
+            Op::GetConfig(req) => {
+                let configs = self.configs()?;
+                // A task that does not exist is said so, whatever the config.
+                self.find(&req.task_id).await?;
+                Answer::Config(redacted(configs.get(&req.task_id, &req.id).await?))
+            }
+            Op::ListConfigs(req) => {
+                let mut list = self.list_configs(req).await?;
+                list.configs = list.configs.into_iter().map(redacted).collect();
+                Answer::Configs(list)
+            }
             Op::DeleteConfig(req) => {
-                self.configs()?.delete(&req.task_id, &req.id).await?;
+                let configs = self.configs()?;
+                self.find(&req.task_id).await?;
+                configs.delete(&req.task_id, &req.id).await?;
                 self.recorder.webhooks_changed(&req.task_id, None);
                 Answer::Deleted
             }
@@ -109,6 +128,17 @@ impl<A: Agent> Calls for Lifecycle<A> {
     fn extensions(&self) -> &Extensions {
         &self.extensions
     }
+}
+
+/// A push config as the read methods answer it: without the secrets the webhook is called
+/// with (its `token` and its authentication's `credentials`), which only the agent's
+/// deliveries carry.
+fn redacted(mut config: TaskPushNotificationConfig) -> TaskPushNotificationConfig {
+    config.token = None;
+    if let Some(auth) = config.authentication.as_mut() {
+        auth.credentials = None;
+    }
+    config
 }
 
 fn not_streaming() -> A2AError {
@@ -174,9 +204,9 @@ impl<A: Agent> Lifecycle<A> {
         }
         check_history_length("historyLength", req.history_length)?;
         let mut list = self.tasks().list(&req).await?;
-        // A store of one's own may not read the owner: nothing of another one is answered.
-        let owner = req.tenant.as_deref();
-        list.tasks.retain(|task| owns(owner, &task.id));
+        // A store of one's own may not read the reach: nothing beyond it is answered.
+        let reach = req.tenant.as_deref().unwrap_or("");
+        list.tasks.retain(|task| reaches(reach, &task.id));
         Ok(list)
     }
 
@@ -230,8 +260,9 @@ impl<A: Agent> Lifecycle<A> {
         let Some((configs, policy)) = &self.configs else {
             return Err(A2AError::push_notification_not_supported());
         };
-        policy.check(&req.url).await?;
+        // A task that does not exist is said so before anything of the webhook is.
         self.find(&req.task_id).await?;
+        policy.check(&req.url).await?;
         req.id.get_or_insert_with(new_task_id);
         let saved = configs.save(req).await?;
         self.recorder.webhooks_changed(&saved.task_id, None);

@@ -49,7 +49,7 @@ use super::call::{Context, Extensions, Failure, NumberedStream};
 use super::errors::dispatch_error;
 use super::message::{has_files, message_json, split_files};
 use super::push::{Delivery, Webhooks};
-use super::store::{Logged, Store};
+use super::store::{Logged, Place, Store};
 use checks::{check_message, finished, log_gone};
 use cluster::{Cluster, follow_log, hear, mirror, post_recovered};
 pub(crate) use handler::Calls;
@@ -73,7 +73,7 @@ pub(crate) struct Parts {
     /// The extensions the served card declares.
     pub(crate) extensions: Extensions,
     /// The namespace of the agent's tasks where a host keeps several agents' tasks in one
-    /// store (see `store::owner`).
+    /// store (see `store::prefix`).
     pub(crate) namespace: Option<String>,
 }
 
@@ -99,9 +99,10 @@ pub(crate) struct Lifecycle<A: Agent> {
 /// in, and the extensions it uses (those it asked for that the card declares).
 struct Scope {
     tenant: Option<String>,
-    /// Whose tasks the call makes and reaches: the tenant, under the agent's namespace in a
-    /// host (see `store::owner`).
-    owner: Option<String>,
+    /// Where the call's tasks are: the prefix of the ids of those it makes and of those it
+    /// reaches (its tenant's, under the agent's namespace in a host, and its owner's: see
+    /// `store::Place`).
+    place: Place,
     extensions: Vec<String>,
 }
 
@@ -287,11 +288,8 @@ impl<A: Agent> Lifecycle<A> {
         call.context.set_tenant(scope.tenant.clone());
         let message = req.message;
         let task = Task {
-            // A task's id names its owner (see `store::owns`).
-            id: match &scope.owner {
-                Some(owner) => format!("{owner}:{}", new_task_id()),
-                None => new_task_id(),
-            },
+            // A task's id says whose it is (see `store::Place`).
+            id: scope.place.new_id(),
             context_id: message.context_id.clone().unwrap_or_else(new_context_id),
             status: TaskStatus {
                 state: TaskState::Submitted,

@@ -30,6 +30,7 @@
 //! handler, so no sticky routing is needed.
 
 mod apply;
+mod ids;
 mod memory;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod notify;
@@ -47,6 +48,7 @@ use a2a::TaskState;
 use a2a_server::TaskStore;
 
 pub(crate) use apply::{apply, asks, stamp};
+pub(crate) use ids::{ANONYMOUS, Place, mark, namespace_of, prefix, reaches};
 pub use memory::MemoryTasks;
 pub(crate) use size::{event_bytes, task_bytes};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
@@ -217,13 +219,15 @@ pub enum Change {
 ///
 /// A [`TaskStore`] alone is a `Store` (`Arc<dyn TaskStore>`).
 ///
-/// Whose tasks a `ListTasks` lists: a task's id names its owner (`OWNER:...`; the tenant that
-/// made it, under its agent's path where a [`Host`](super::Host) keeps several agents'
-/// tasks: `acme:...`, `planner:acme:...`, `planner::...`; a task of the default tenant of an
-/// agent alone has no `:`). The request a store's [`TaskStore::list`] receives names that
-/// owner in its `tenant`: its tasks are those whose id is the owner, `:` and one more
-/// segment (none with a `:` when `tenant` is `None`). The server drops any other from what
-/// a store lists.
+/// Whose tasks a `ListTasks` lists: a task's id says whose it is (`[AGENT:][TENANT:][OWNER.]ID`:
+/// the agent where a [`Host`](super::Host) keeps several agents' tasks, the tenant that made
+/// it, and, where the server authenticates its callers, a mark of the caller that owns it; a
+/// task of the default tenant of an agent alone, without authentication, has no `:`). The
+/// request a store's [`TaskStore::list`] receives names in its `tenant` the prefix of the
+/// ids the caller reaches (`acme:`, `planner:acme:`, `acme:3f1c…e2.`): its tasks are those
+/// whose id begins with that prefix and has no `:` after it (with `tenant` `None`, those whose
+/// id has no `:`). The server drops any other from what a store lists, and checks every id a
+/// call names against the caller's prefix before it reads the store.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -794,42 +798,10 @@ pub(crate) fn interrupted(mut task: Task) -> Task {
     task
 }
 
-/// The owner of the tasks a call makes and reaches: its tenant, under the namespace of its
-/// agent where a [`Host`](crate::server::Host) keeps several agents' tasks in one store
-/// (`planner:acme`, `planner:` for the default tenant). A task's id is `OWNER:...`; a task of
-/// the default tenant of an agent alone on its store has no `:` in its id (see [`owns`]).
-pub(crate) fn owner(namespace: Option<&str>, tenant: Option<&str>) -> Option<String> {
-    match (namespace, tenant) {
-        (None, tenant) => tenant.map(str::to_owned),
-        (Some(namespace), tenant) => Some(format!("{namespace}:{}", tenant.unwrap_or(""))),
-    }
-}
-
-/// The namespace task `id` names (`planner` of `planner:acme:...`): the agent of a
-/// [`Host`](crate::server::Host) it belongs to; `None` for a task of an agent alone.
-pub(crate) fn namespace_of(id: &str) -> Option<&str> {
-    let mut segments = id.splitn(3, ':');
-    match (segments.next(), segments.next(), segments.next()) {
-        (Some(namespace), Some(_), Some(_)) => Some(namespace),
-        _ => None,
-    }
-}
-
-/// Whether task `id` belongs to `owner` (see [`owner`]): its id is `OWNER:` and one more
-/// segment; a task of no owner has no `:` in its id. Neither a namespace nor a tenant has a
-/// `:`, so no owner's ids are another's.
-pub(crate) fn owns(owner: Option<&str>, id: &str) -> bool {
-    match (owner, id.rsplit_once(':')) {
-        (Some(owner), Some((of, _))) => of == owner,
-        (None, None) => true,
-        _ => false,
-    }
-}
-
-/// Whether `task` passes the filters of a `ListTasks` request (its owner's tasks only: see
-/// [`Store`] on the request's `tenant`).
+/// Whether `task` passes the filters of a `ListTasks` request (the tasks of the caller's
+/// reach only: see [`Store`] on the request's `tenant`).
 pub(crate) fn matches(req: &a2a::ListTasksRequest, task: &Task) -> bool {
-    owns(req.tenant.as_deref(), &task.id)
+    ids::reaches(req.tenant.as_deref().unwrap_or(""), &task.id)
         && req
             .context_id
             .as_ref()

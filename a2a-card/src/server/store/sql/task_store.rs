@@ -57,15 +57,18 @@ impl TaskStore for SqlTasks {
         let cursor = super::super::Cursor::parse(req.page_token.as_deref())?;
         let mut filter = String::from("1 = 1");
         let mut binds: Vec<String> = Vec::new();
-        // The owner's tasks only (the tenant, under its agent's namespace in a host): a task's
-        // id is `OWNER:` and one more segment; the default owner's have no `:`. An owner is
-        // letters, digits, `._~-` and `:`: `_` is escaped.
+        // The tasks of the caller's reach only (see `Store`): a task's id begins with the
+        // reach and has no `:` after it; without one, a task's id has no `:`. A reach is
+        // letters, digits, `._~-` and `:`; `_` (and, for safety, `%` and `\`) are escaped.
         match &req.tenant {
-            Some(owner) => {
+            Some(reach) => {
                 filter.push_str(" AND id LIKE ? ESCAPE '\\' AND id NOT LIKE ? ESCAPE '\\'");
-                let owner = owner.replace('_', "\\_");
-                binds.push(format!("{owner}:%"));
-                binds.push(format!("{owner}:%:%"));
+                let reach = reach
+                    .replace('\\', "\\\\")
+                    .replace('_', "\\_")
+                    .replace('%', "\\%");
+                binds.push(format!("{reach}%"));
+                binds.push(format!("{reach}%:%"));
             }
             None => filter.push_str(" AND id NOT LIKE '%:%'"),
         }
