@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use futures::stream::BoxStream;
 
 use super::auth::{Admission, Refusal};
+use super::limits::Peer;
 use super::store::Event;
 use crate::principal::Principal;
 
@@ -67,6 +68,9 @@ pub(crate) struct Context {
     /// The skill whose requirement the binding already checked for this caller (MCP checks
     /// a tool's before its SDK reads the call, to answer `403` as MCP says).
     pub(crate) admitted: Option<usize>,
+    /// The address of the caller's connection, where the server knows it (the agent's
+    /// limits count an anonymous caller by it).
+    pub(crate) peer: Option<Peer>,
 }
 
 impl Context {
@@ -77,6 +81,7 @@ impl Context {
         binding: Binding,
         headers: &HeaderMap,
         admission: Option<&Admission>,
+        peer: Option<Peer>,
     ) -> Result<Context, Refusal> {
         let principal = match admission {
             Some(Admission::Refused(refusal)) => return Err((**refusal).clone()),
@@ -90,6 +95,7 @@ impl Context {
             after: last_event_id(headers),
             admitted: None,
             tenant: None,
+            peer,
         })
     }
 
@@ -102,6 +108,7 @@ impl Context {
             after: None,
             admitted: None,
             tenant: None,
+            peer: None,
         }
     }
 

@@ -46,6 +46,9 @@ pub enum ServerError {
     /// The agents given to a [`Host`](crate::server::Host) cannot be mounted together: two at
     /// one path, a path that is not one, two serving gRPC, say.
     Host(String),
+    /// The [limits](crate::server::Limits) given to [`Server::limits`](crate::server::Server::limits)
+    /// name a skill the agent does not have.
+    Limits(String),
 }
 
 impl fmt::Display for ServerError {
@@ -69,6 +72,7 @@ impl fmt::Display for ServerError {
             ServerError::Host(reason) => {
                 write!(f, "the agents cannot be hosted together: {reason}")
             }
+            ServerError::Limits(reason) => write!(f, "the limits cannot be kept: {reason}"),
         }
     }
 }
@@ -83,7 +87,8 @@ impl std::error::Error for ServerError {
             ServerError::Url { .. }
             | ServerError::Webhooks(_)
             | ServerError::Tenant(_)
-            | ServerError::Host(_) => None,
+            | ServerError::Host(_)
+            | ServerError::Limits(_) => None,
             #[cfg(feature = "mcp")]
             ServerError::Mcp(_) => None,
             #[cfg(feature = "sign")]

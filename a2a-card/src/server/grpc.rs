@@ -9,6 +9,7 @@
 //! larger than the body limit is refused before it is decoded (`OUT_OF_RANGE`, as tonic says
 //! it, naming the limit).
 
+use crate::server::limits::Peer;
 use std::pin::Pin;
 use std::sync::Arc;
 
@@ -81,7 +82,8 @@ impl Grpc {
     /// with the answer, the extensions it used (for its `a2a-extensions` metadata).
     async fn call<T>(&self, request: &Request<T>, op: Op) -> Result<(Answer, Used), Status> {
         let admission = request.extensions().get::<Admission>();
-        let ctx = Context::of(Binding::Grpc, request.metadata().as_ref(), admission)
+        let peer = Peer::of(request.extensions().get());
+        let ctx = Context::of(Binding::Grpc, request.metadata().as_ref(), admission, peer)
             .map_err(|refusal| refusal.grpc())?;
         let answer = self
             .0

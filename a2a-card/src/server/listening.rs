@@ -115,7 +115,9 @@ impl Listening {
             // A socket that refuses the option still works, only slower.
             let _ = stream.set_nodelay(true);
         });
-        axum::serve(listener, self.app)
+        // Each request knows its connection's peer (the limits count anonymous callers by it).
+        let app = self.app.into_make_service_with_connect_info::<SocketAddr>();
+        axum::serve(listener, app)
             .with_graceful_shutdown(shutdown)
             .await?;
         Ok(())

@@ -111,6 +111,7 @@ mod host;
 mod http;
 mod interfaces;
 mod lifecycle;
+mod limits;
 mod listening;
 #[cfg(feature = "mcp")]
 pub mod mcp;
@@ -127,6 +128,7 @@ pub use failure::ServerError;
 pub use host::Host;
 pub use interfaces::{AGENT_CARD_PATH, AGENT_INDEX_PATH, CAPABILITIES_PATH};
 pub use lifecycle::FinishedLogs;
+pub use limits::{Limits, Rate};
 pub use listening::Listening;
 pub use options::{
     DEFAULT_BODY_LIMIT, DEFAULT_CARD_MAX_AGE, DEFAULT_INPUT_TIMEOUT, DEFAULT_MAX_INLINE_FILE,

@@ -8,6 +8,7 @@ use std::time::Duration;
 use tokio::net::{TcpListener, ToSocketAddrs};
 
 use super::lifecycle::FinishedLogs;
+use super::limits::Limits;
 use super::listening::Listening;
 #[cfg(feature = "mcp")]
 use super::mcp;
@@ -79,6 +80,7 @@ pub struct Server<A: Agent> {
     #[cfg(feature = "sign")]
     pub(super) signer: Option<(crate::sign::SigningKey, crate::sign::SignOptions)>,
     pub(super) authentication: Option<auth::Authentication>,
+    pub(super) limits: Limits,
     #[cfg(feature = "ui")]
     pub(super) ui: bool,
 }
@@ -126,6 +128,7 @@ impl<A: Agent> Server<A> {
             #[cfg(feature = "sign")]
             signer: None,
             authentication: None,
+            limits: Limits::default(),
             #[cfg(feature = "ui")]
             ui: false,
         }
@@ -164,6 +167,32 @@ impl<A: Agent> Server<A> {
     /// ```
     pub fn authentication(mut self, authentication: auth::Authentication) -> Self {
         self.authentication = Some(authentication);
+        self
+    }
+
+    /// Limits that keep one caller from taking the whole agent (see [`Limits`]): requests per
+    /// window per caller and per tenant, tasks running at once per caller, per tenant and per
+    /// skill, failed logins per client. A call over a limit is refused with `429` and
+    /// `Retry-After` before anything is done with it. None by default. A limit that names a
+    /// skill the agent does not have does not serve ([`ServerError::Limits`]).
+    ///
+    /// ```
+    /// use a2a_card::server::{Limits, Rate, Server};
+    /// # use a2a_card::{agent, skill};
+    /// # struct Echo;
+    /// # /// Says back what it is told.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Echo {
+    /// #     /// Echoes the text.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// let server = Server::new(Echo)
+    ///     .limits(Limits::new().per_caller(Rate::per_minute(600)).skill("echo", 8));
+    /// # drop(server);
+    /// ```
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
         self
     }
 

@@ -90,9 +90,15 @@ impl<A: Agent> Server<A> {
         shared: Option<Shared>,
     ) -> Result<(Arc<lifecycle::Lifecycle<A>>, Option<Arc<auth::Guard>>), ServerError> {
         let dispatcher = Arc::new(Dispatcher::for_agent::<A>().map_err(ServerError::Schema)?);
-        let guard = auth::Guard::new(card, A::SKILLS, self.authentication)
-            .map_err(ServerError::Security)?
-            .map(Arc::new);
+        let skills: Vec<&str> = A::SKILLS.iter().map(|s| s.id).collect();
+        if let Some(unknown) = self.limits.unknown_skills(&skills).first() {
+            return Err(ServerError::Limits(format!(
+                "a limit names skill `{unknown}`, which the agent does not have (its skills: {})",
+                skills.join(", ")
+            )));
+        }
+        let mut guard = auth::Guard::new(card, A::SKILLS, self.authentication)
+            .map_err(ServerError::Security)?;
         let (store, tasks, namespace, resumed) = match shared {
             Some(shared) => (
                 shared.store,
@@ -118,6 +124,11 @@ impl<A: Agent> Server<A> {
                 "durable skills run as any other here: the task store keeps no journal (nothing outlives the process on the memory store); use Tasks::sqlite or Tasks::postgres for their tasks to resume after a restart"
             );
         }
+        let limiter = Arc::new(limits::Limiter::new(self.limits, Some(Arc::clone(&store))));
+        if let Some(guard) = guard.as_mut() {
+            guard.limit_logins(Arc::clone(&limiter));
+        }
+        let guard = guard.map(Arc::new);
         let caps = &card.capabilities;
         let push = if caps.push_notifications == Some(true) {
             let configs: Arc<dyn PushConfigStore> = store
@@ -136,6 +147,7 @@ impl<A: Agent> Server<A> {
                 store,
                 push,
                 guard: guard.clone(),
+                limiter,
                 extended: documents::extended_card::<A>(endpoint, self.v0_3)?,
                 // On the memory store, no more logs than the store keeps tasks.
                 finished_logs: match &tasks {

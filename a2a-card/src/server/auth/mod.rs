@@ -102,6 +102,10 @@ pub use verifiers::{
 pub const UNAUTHENTICATED: i32 = -31401;
 /// JSON-RPC error code of a refused authorization (as the official Go SDK).
 pub const UNAUTHORIZED: i32 = -31403;
+/// JSON-RPC error code of a call over one of the agent's [limits](crate::server::Limits)
+/// (answered with HTTP `429` and `Retry-After`; in the range of [`UNAUTHENTICATED`] and
+/// [`UNAUTHORIZED`], as A2A leaves these codes to the implementation).
+pub const RATE_LIMITED: i32 = -31429;
 
 /// Where a scheme's credential is.
 #[derive(Debug, Clone)]
@@ -140,6 +144,8 @@ pub(crate) struct Guard {
     tenants: Option<verifiers::TenantsOf>,
     /// Whose tasks a caller reaches.
     ownership: Ownership,
+    /// Where failed logins are counted, where the server limits them.
+    logins: Option<std::sync::Arc<crate::server::limits::Limiter>>,
 }
 
 impl fmt::Debug for Guard {
@@ -307,6 +313,7 @@ impl Guard {
             realm: auth.realm,
             tenants: auth.tenants,
             ownership: auth.ownership,
+            logins: None,
         })
     }
 
@@ -410,6 +417,29 @@ impl Guard {
             challenges: Vec::new(),
             message: format!("the caller may not use tenant `{tenant}`"),
         })
+    }
+
+    /// Counts failed logins with `limiter`, and refuses the clients past its limit before
+    /// their credentials are checked.
+    pub(crate) fn limit_logins(&mut self, limiter: std::sync::Arc<crate::server::limits::Limiter>) {
+        self.logins = Some(limiter);
+    }
+
+    /// Checks the credentials of a request from `peer`, unless that client failed too often
+    /// (then refused before any verifier runs); a refused credential counts as a failure.
+    pub(crate) async fn admit(
+        &self,
+        parts: &Parts,
+        peer: Option<crate::server::limits::Peer>,
+    ) -> Result<Option<Principal>, Refusal> {
+        if let Some(logins) = &self.logins {
+            logins.may_log_in(peer)?;
+        }
+        let admitted = self.authenticate(parts).await;
+        if let (Err(Refusal::Unauthenticated { .. }), Some(logins)) = (&admitted, &self.logins) {
+            logins.failed_login(peer);
+        }
+        admitted
     }
 
     /// Where the tasks of a call in the tenant whose task ids begin with `tenant` are, for

@@ -31,7 +31,8 @@ pub(crate) async fn layer(
     next: axum::middleware::Next,
 ) -> Response {
     let (mut parts, body) = request.into_parts();
-    let admission = match guard.authenticate(&parts).await {
+    let peer = crate::server::limits::Peer::of(parts.extensions.get());
+    let admission = match guard.admit(&parts, peer).await {
         Ok(principal) => Admission::Caller(principal.map(Arc::new)),
         Err(refusal) => Admission::Refused(Arc::new(refusal)),
     };
@@ -55,6 +56,9 @@ pub(crate) enum Refusal {
     },
     /// The credentials could not be checked now (`503`).
     Unavailable,
+    /// Over one of the agent's [limits](crate::server::Limits) (`429`): try again in
+    /// `retry_after` seconds.
+    Limited { retry_after: u64, message: String },
 }
 
 impl Refusal {
@@ -64,6 +68,7 @@ impl Refusal {
             Refusal::Unauthenticated { .. } => "unauthenticated",
             Refusal::Forbidden { .. } => "forbidden",
             Refusal::Unavailable => "unavailable",
+            Refusal::Limited { .. } => "rate_limited",
         }
     }
 
@@ -72,6 +77,7 @@ impl Refusal {
             Refusal::Unauthenticated { .. } => StatusCode::UNAUTHORIZED,
             Refusal::Forbidden { .. } => StatusCode::FORBIDDEN,
             Refusal::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            Refusal::Limited { .. } => StatusCode::TOO_MANY_REQUESTS,
         }
     }
 
@@ -104,6 +110,22 @@ impl Refusal {
                 "the credentials cannot be checked now; try again later",
                 &[],
             ),
+            Refusal::Limited { message, .. } => (
+                super::RATE_LIMITED,
+                "RATE_LIMITED",
+                "RESOURCE_EXHAUSTED",
+                message,
+                &[],
+            ),
+        }
+    }
+
+    /// In how many seconds the call may be tried again, where the refusal says.
+    fn retry_after(&self) -> Option<u64> {
+        match self {
+            Refusal::Unavailable => Some(5),
+            Refusal::Limited { retry_after, .. } => Some(*retry_after),
+            _ => None,
         }
     }
 
@@ -126,10 +148,10 @@ impl Refusal {
                 response.headers_mut().append(header::WWW_AUTHENTICATE, v);
             }
         }
-        if matches!(self, Refusal::Unavailable) {
+        if let Some(seconds) = self.retry_after() {
             response
                 .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
         response
     }
@@ -172,8 +194,9 @@ impl Refusal {
 }
 
 impl Refusal {
-    /// The gRPC status: `UNAUTHENTICATED`, `PERMISSION_DENIED` or `UNAVAILABLE`, the message,
-    /// and the challenges as `www-authenticate` metadata.
+    /// The gRPC status: `UNAUTHENTICATED`, `PERMISSION_DENIED`, `UNAVAILABLE` or
+    /// `RESOURCE_EXHAUSTED`, the message, the challenges as `www-authenticate` metadata and
+    /// `retry-after` where the refusal says when to try again.
     #[cfg(feature = "grpc")]
     pub(crate) fn grpc(&self) -> tonic::Status {
         crate::server::telemetry::refused(self.reason());
@@ -181,9 +204,13 @@ impl Refusal {
             Refusal::Unauthenticated { .. } => tonic::Code::Unauthenticated,
             Refusal::Forbidden { .. } => tonic::Code::PermissionDenied,
             Refusal::Unavailable => tonic::Code::Unavailable,
+            Refusal::Limited { .. } => tonic::Code::ResourceExhausted,
         };
         let (.., message, challenges) = self.parts();
         let mut metadata = tonic::metadata::MetadataMap::new();
+        if let Some(seconds) = self.retry_after() {
+            metadata.insert("retry-after", seconds.into());
+        }
         for c in challenges {
             if let Ok(v) = c.parse() {
                 metadata.append("www-authenticate", v);

@@ -54,6 +54,10 @@ impl<A: Agent> Calls for Lifecycle<A> {
         if let Some(guard) = &self.guard {
             guard.authorize_tenant(tenant, ctx.principal.as_deref())?;
         }
+        // Over a limit, nothing is done.
+        self.limiter
+            .request(ctx.principal.as_deref(), ctx.peer, tenant)
+            .await?;
         // Whose tasks the call makes and reaches: decided from the ids alone, so that a task
         // beyond the caller's reach is not found, whatever is asked of it, before anything is
         // read of it (A2A 1.0.1 section 13.1).

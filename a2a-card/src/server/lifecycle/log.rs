@@ -14,6 +14,7 @@ use a2a::{A2AError, StreamResponse, Task, TaskState};
 use futures::stream::{self, BoxStream};
 use tokio::sync::watch;
 
+use super::super::limits::Permits;
 use super::super::store::{Event, event_bytes, stamp, task_bytes};
 pub(crate) use super::super::store::{apply, asks};
 
@@ -194,6 +195,8 @@ pub(crate) struct Tracked {
     observed: Mutex<Option<Observed>>,
     /// Whether [`Live::finished`] took note of its end.
     noted: AtomicBool,
+    /// What the task counts in the agent's limits of running tasks, until it ends.
+    permits: Mutex<Option<Permits>>,
 }
 
 /// A task observed by the telemetry: its span (closed at its final state), its skill, and
@@ -249,7 +252,13 @@ impl Tracked {
             last: watch::channel(base).0,
             observed: Mutex::new(None),
             noted: AtomicBool::new(false),
+            permits: Mutex::new(None),
         }
+    }
+
+    /// Counts the task in the agent's limits of running tasks until it ends.
+    pub(crate) fn hold(&self, permits: Permits) {
+        *lock(&self.permits) = Some(permits);
     }
 
     /// Observes the task from now on (a task created here).
@@ -266,6 +275,9 @@ impl Tracked {
 
     /// Tells the telemetry of a state the task reached; a final one ends its observation.
     pub(crate) fn reached(&self, state: &TaskState) {
+        if state.is_terminal() {
+            lock(&self.permits).take();
+        }
         let mut observed = lock(&self.observed);
         let Some(o) = observed.as_ref() else { return };
         let terminal = state.is_terminal();

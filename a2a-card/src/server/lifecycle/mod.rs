@@ -47,6 +47,7 @@ use crate::skill::CallInput;
 use super::auth::Guard;
 use super::call::{Context, Extensions, Failure, NumberedStream};
 use super::errors::dispatch_error;
+use super::limits::Limiter;
 use super::message::{has_files, message_json, split_files};
 use super::push::{Delivery, Webhooks};
 use super::store::{Logged, Place, Store};
@@ -64,6 +65,8 @@ pub(crate) struct Parts {
     pub(crate) store: Arc<dyn Store>,
     pub(crate) push: Option<(Arc<dyn PushConfigStore>, Arc<Delivery>, Webhooks)>,
     pub(crate) guard: Option<Arc<Guard>>,
+    /// The agent's limits and their counters.
+    pub(crate) limiter: Arc<Limiter>,
     pub(crate) extended: Option<a2a::AgentCard>,
     /// What is kept in memory of finished tasks' logs where the store keeps none.
     pub(crate) finished_logs: FinishedLogs,
@@ -88,6 +91,7 @@ pub(crate) struct Lifecycle<A: Agent> {
     cluster: Arc<dyn Cluster>,
     configs: Option<(Arc<dyn PushConfigStore>, Webhooks)>,
     guard: Option<Arc<Guard>>,
+    limiter: Arc<Limiter>,
     extended: Option<a2a::AgentCard>,
     streaming: bool,
     max_inline_file: usize,
@@ -151,6 +155,7 @@ impl<A: Agent> Lifecycle<A> {
             cluster,
             configs: parts.push.map(|(c, _, w)| (c, w)),
             guard: parts.guard,
+            limiter: parts.limiter,
             extended: parts.extended,
             streaming: parts.streaming,
             max_inline_file: parts.max_inline_file,
@@ -283,6 +288,14 @@ impl<A: Agent> Lifecycle<A> {
         {
             guard.authorize_skill(skill, ctx.principal.as_deref())?;
         }
+        // Over a limit of running tasks, nothing is made.
+        let skill_id = A::SKILLS.get(skill).map_or("", |s| s.id);
+        let permits = self.limiter.run(
+            ctx.principal.as_deref(),
+            ctx.peer,
+            scope.tenant.as_deref(),
+            skill_id,
+        )?;
         call.context.set_principal(ctx.principal.clone());
         call.context.set_extensions(scope.extensions.clone());
         call.context.set_tenant(scope.tenant.clone());
@@ -303,7 +316,7 @@ impl<A: Agent> Lifecycle<A> {
         self.tasks().create(task.clone()).await?;
         self.keep_webhook(&task.id, config, true).await?;
         let tracked = self.recorder.live.track(task);
-        let skill_id = A::SKILLS.get(skill).map_or("", |s| s.id);
+        tracked.hold(permits);
         tracked.observe(log::Observed {
             span: super::telemetry::task_span(
                 &tracked.id,

@@ -57,6 +57,7 @@
 //! # Ok(()) }
 //! ```
 
+use crate::server::limits::Peer;
 use std::sync::Arc;
 
 use a2a::TaskState;
@@ -237,7 +238,8 @@ fn ctx_of(context: &RequestContext<RoleServer>) -> Context {
     };
     // The gate refused a request whose credentials were refused: what reaches here was let in.
     let admission = parts.extensions.get::<Admission>();
-    let mut ctx = Context::of(Binding::Mcp, &parts.headers, admission).unwrap_or(Context {
+    let peer = Peer::of(parts.extensions.get());
+    let mut ctx = Context::of(Binding::Mcp, &parts.headers, admission, peer).unwrap_or(Context {
         binding: Binding::Mcp,
         ..Context::in_process()
     });

@@ -318,6 +318,30 @@ pub trait Store: Send + Sync + 'static {
     fn resumed(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Task>> {
         None
     }
+
+    /// Counts one more request of `key` in the window of `window_ms` milliseconds that began
+    /// at `start_ms` (Unix time), for every process on the store (the agent's requests per
+    /// window, see [`Limits`](super::Limits)): the requests of `key` counted in that window so
+    /// far, this one included. `Ok(None)` (the default): the store does not count, and each
+    /// process counts its own. Postgres counts for its replicas.
+    ///
+    /// ```
+    /// use a2a_card::server::store::{Store, Tasks};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// // Memory: each process counts its own.
+    /// let tasks: std::sync::Arc<dyn a2a_server::TaskStore> = Tasks::memory().open().await.unwrap();
+    /// assert_eq!(tasks.hit("caller/alice", 0, 60_000).await.unwrap(), None);
+    /// # })
+    /// ```
+    async fn hit(
+        &self,
+        key: &str,
+        start_ms: i64,
+        window_ms: i64,
+    ) -> Result<Option<u64>, a2a::A2AError> {
+        let _ = (key, start_ms, window_ms);
+        Ok(None)
+    }
 }
 
 impl Store for Arc<dyn TaskStore> {

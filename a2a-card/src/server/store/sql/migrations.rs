@@ -67,6 +67,19 @@ const MIGRATIONS: &[(&str, &str)] = &[
     );
     ALTER TABLE a2a_card_tasks ADD COLUMN seq BIGINT;",
     ),
+    // 3 -> 4: requests counted per key and window for every replica (the agent's limits),
+    // each row kept until its window ends.
+    (
+        "request counters",
+        "CREATE TABLE a2a_card_hits (
+        key TEXT NOT NULL,
+        window_start BIGINT NOT NULL,
+        ends_at BIGINT NOT NULL,
+        hits BIGINT NOT NULL,
+        PRIMARY KEY (key, window_start)
+    );
+    CREATE INDEX a2a_card_hits_ends ON a2a_card_hits (ends_at);",
+    ),
 ];
 
 /// The schema's steps as sqlx migrations: step `i` of [`MIGRATIONS`] is version `i + 1`.

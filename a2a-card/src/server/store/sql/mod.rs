@@ -346,6 +346,27 @@ impl super::Store for SqlTasks {
         self.inner.writer.settle(task_id).await
     }
 
+    /// Postgres: counted for every replica, one row per key and window. SQLite: `None` (one
+    /// process at a time counts its own).
+    async fn hit(&self, key: &str, start_ms: i64, window_ms: i64) -> Result<Option<u64>, A2AError> {
+        let s = &self.inner;
+        if s.dialect != Dialect::Postgres {
+            return Ok(None);
+        }
+        let hits: i64 = sqlx::query_scalar(
+            "INSERT INTO a2a_card_hits (key, window_start, ends_at, hits) VALUES ($1, $2, $3, 1)
+             ON CONFLICT (key, window_start) DO UPDATE SET hits = a2a_card_hits.hits + 1
+             RETURNING hits",
+        )
+        .bind(key)
+        .bind(start_ms)
+        .bind(start_ms.saturating_add(window_ms))
+        .fetch_one(&s.pool)
+        .await
+        .map_err(db_error)?;
+        Ok(Some(u64::try_from(hits).unwrap_or(0)))
+    }
+
     /// The tasks this store's recovery fails from now on (and has failed since it opened),
     /// once. Only a store opened for a server tells them.
     fn recovered(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Task>> {
@@ -695,6 +716,14 @@ impl Shared {
                 "SELECT id FROM (SELECT id FROM a2a_card_tasks WHERE ended_at IS NOT NULL ORDER BY ended_at DESC, id DESC{all} OFFSET {max}) AS old"
             ));
         }
+        // Request counters whose window has ended.
+        sqlx::query(&format!(
+            "DELETE FROM a2a_card_hits WHERE ends_at < {}",
+            now_millis()
+        ))
+        .execute(&mut **tx)
+        .await
+        .map_err(db_error)?;
         if doomed.is_empty() {
             return Ok(());
         }

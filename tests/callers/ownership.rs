@@ -7,10 +7,10 @@
 //! Postgres; a task made before the agent authenticated is an administrator's alone; the
 //! read methods of push configs never echo the webhook's secrets. Tokens are real JWTs.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::client::{Running, serve};
+use crate::support::tokens::{self, AUDIENCE, ISSUER, Pair, claims};
 use a2a_card::server::auth::{Algorithm, Authentication, JwtVerifier, Ownership, StaticApiKeys};
 use a2a_card::server::store::Tasks;
 use a2a_card::server::{Server, Webhooks};
@@ -18,14 +18,12 @@ use a2a_card::{Identity, SkillContext, agent, skill};
 use a2a_pb::proto;
 use a2a_pb::proto::a2a_service_client::A2aServiceClient;
 use serde_json::{Value, json};
-use support::client::{Running, serve};
-use support::tokens::{self, AUDIENCE, ISSUER, Pair, claims};
 
-const BLUE_KEY: &str = "k-team-blue-0123456789abcdef";
-const RED_KEY: &str = "k-team-red-0123456789abcdef";
-const NOT_FOUND: i64 = -32001;
+pub(crate) const BLUE_KEY: &str = "k-team-blue-0123456789abcdef";
+pub(crate) const RED_KEY: &str = "k-team-red-0123456789abcdef";
+pub(crate) const NOT_FOUND: i64 = -32001;
 
-struct Notes;
+pub(crate) struct Notes;
 
 /// Keeps notes for its callers.
 #[agent(
@@ -64,9 +62,9 @@ impl Open {
 
 /// A caller: the headers its credentials go in.
 #[derive(Clone)]
-struct Caller {
-    name: &'static str,
-    header: (&'static str, String),
+pub(crate) struct Caller {
+    pub(crate) name: &'static str,
+    pub(crate) header: (&'static str, String),
 }
 
 struct Callers {
@@ -77,7 +75,7 @@ struct Callers {
     red: Caller,
 }
 
-fn bearer(name: &'static str, pair: &Pair, scope: &str) -> Caller {
+pub(crate) fn bearer(name: &'static str, pair: &Pair, scope: &str) -> Caller {
     Caller {
         name,
         header: (
@@ -87,14 +85,14 @@ fn bearer(name: &'static str, pair: &Pair, scope: &str) -> Caller {
     }
 }
 
-fn key(name: &'static str, key: &str) -> Caller {
+pub(crate) fn key(name: &'static str, key: &str) -> Caller {
     Caller {
         name,
         header: ("x-api-key", key.to_owned()),
     }
 }
 
-fn auth(pair: &Pair) -> Authentication {
+pub(crate) fn auth(pair: &Pair) -> Authentication {
     Authentication::new()
         .token(
             "bearer",
@@ -123,17 +121,17 @@ fn callers(pair: &Pair) -> Callers {
 
 /// The agent, its webhooks allowed on loopback (none is ever reached: the tasks' webhooks
 /// point at a closed port).
-fn server(pair: &Pair) -> Server<Notes> {
+pub(crate) fn server(pair: &Pair) -> Server<Notes> {
     Server::new(Notes)
         .authentication(auth(pair))
         .webhooks(Webhooks::default().allow_loopback(true))
 }
 
-async fn notes(pair: &Pair, tasks: Tasks) -> Running {
+pub(crate) async fn notes(pair: &Pair, tasks: Tasks) -> Running {
     serve(server(pair).tasks(tasks)).await
 }
 
-fn text(text: &str, task: Option<&str>) -> Value {
+pub(crate) fn text(text: &str, task: Option<&str>) -> Value {
     let mut message = json!({"messageId": a2a::new_message_id(), "role": "ROLE_USER",
                              "parts": [{"text": text}]});
     if let Some(task) = task {
@@ -143,7 +141,13 @@ fn text(text: &str, task: Option<&str>) -> Value {
 }
 
 /// A JSON-RPC call by `caller` (`version`: `1.0` or `0.3`): its answer.
-async fn rpc(base: &str, caller: &Caller, version: &str, method: &str, params: Value) -> Value {
+pub(crate) async fn rpc(
+    base: &str,
+    caller: &Caller,
+    version: &str,
+    method: &str,
+    params: Value,
+) -> Value {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
     reqwest::Client::new()
         .post(format!("{base}/"))
@@ -160,7 +164,7 @@ async fn rpc(base: &str, caller: &Caller, version: &str, method: &str, params: V
 }
 
 /// An HTTP+JSON request by `caller`: its status and body (the first bytes of a stream).
-async fn http(
+pub(crate) async fn http(
     base: &str,
     caller: &Caller,
     method: reqwest::Method,
@@ -298,7 +302,7 @@ async fn listed(base: &str, caller: &Caller) -> Vec<String> {
 }
 
 /// A task `caller` makes: completed at once, or (`"ask"`) waiting for its answer.
-async fn make(base: &str, caller: &Caller, what: &str) -> String {
+pub(crate) async fn make(base: &str, caller: &Caller, what: &str) -> String {
     let made = rpc(
         base,
         caller,
@@ -446,11 +450,11 @@ async fn tasks_are_their_callers_in_memory() {
     apart_over_grpc(&running.base, &c).await;
 }
 
-fn db(name: &str) -> std::path::PathBuf {
+pub(crate) fn db(name: &str) -> std::path::PathBuf {
     std::env::temp_dir().join(format!("a2a-owners-{name}-{}.db", std::process::id()))
 }
 
-fn remove(path: &std::path::Path) {
+pub(crate) fn remove(path: &std::path::Path) {
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
     }
@@ -482,7 +486,7 @@ async fn tasks_are_their_callers_in_sqlite_and_after_a_restart() {
 
 #[tokio::test]
 async fn tasks_are_their_callers_across_postgres_replicas() {
-    let url = match support::postgres::database("owners").await {
+    let url = match crate::support::postgres::database("owners").await {
         Ok(url) => url,
         Err(why) => {
             if std::env::var_os("A2A_REQUIRE_POSTGRES").is_some() {

@@ -1,0 +1,329 @@
+//! Limits keep one caller from taking the whole agent: the request past a caller's (or a
+//! tenant's) rate is refused with `429` and a `Retry-After` that says when its window ends,
+//! over JSON-RPC, HTTP+JSON and gRPC, making no task; two Postgres replicas share the count;
+//! a skill limited to two tasks at once runs two of ten concurrent callers' and refuses the
+//! rest; a client that failed to log in too often is refused before any verifier runs.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use a2a_card::server::auth::{Authentication, Rejected};
+use a2a_card::server::store::Tasks;
+use a2a_card::server::{Limits, Rate, Server};
+use a2a_card::{Identity, SkillContext, agent, skill};
+use a2a_pb::proto;
+use a2a_pb::proto::a2a_service_client::A2aServiceClient;
+use serde_json::{Value, json};
+
+use super::ownership::{Caller, Notes, auth, bearer, make, rpc, text};
+use crate::support::client::serve;
+use crate::support::tokens::Pair;
+
+const RATE_LIMITED: i64 = -31429;
+
+/// A day: a window no test run crosses but at midnight (UTC), whose end the test can tell.
+const DAY: Duration = Duration::from_secs(86_400);
+
+/// Seconds until the current day's window ends.
+fn rest_of_day() -> u64 {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .expect("after 1970")
+        .as_secs();
+    86_400 - now % 86_400
+}
+
+/// A raw JSON-RPC `SendMessage` by `caller`: status, `Retry-After`, body.
+async fn send(base: &str, caller: &Caller) -> (u16, Option<u64>, Value) {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+                      "params": {"message": text("milk", None)}});
+    let response = reqwest::Client::new()
+        .post(format!("{base}/"))
+        .header("content-type", "application/json")
+        .header("a2a-version", "1.0")
+        .header(caller.header.0, &caller.header.1)
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("an answer");
+    let status = response.status().as_u16();
+    let retry = response
+        .headers()
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok());
+    (status, retry, response.json().await.expect("JSON"))
+}
+
+/// The tasks the agent keeps, as its administrator lists them.
+async fn count(base: &str, admin: &Caller) -> usize {
+    let listed = rpc(base, admin, "1.0", "ListTasks", json!({})).await;
+    listed["result"]["tasks"]
+        .as_array()
+        .unwrap_or_else(|| panic!("a list: {listed}"))
+        .len()
+}
+
+/// The refusal of a request over the limit, as JSON-RPC answers it.
+fn assert_limited((status, retry, body): &(u16, Option<u64>, Value)) {
+    assert_eq!(*status, 429, "{body}");
+    assert_eq!(body["error"]["code"], RATE_LIMITED, "{body}");
+    let reason = &body["error"]["data"][0]["reason"];
+    assert_eq!(reason, "RATE_LIMITED", "{body}");
+    let retry = retry.expect("a Retry-After");
+    let left = rest_of_day();
+    assert!(
+        retry.abs_diff(left) <= 2,
+        "Retry-After {retry} s, the window ends in {left} s"
+    );
+}
+
+#[tokio::test]
+async fn the_request_past_a_callers_rate_is_refused_until_its_window_ends() {
+    let pair = Pair::ed25519("ed-1");
+    let (alice, bob) = (
+        bearer("alice", &pair, "notes"),
+        bearer("bob", &pair, "notes"),
+    );
+    let admin = bearer("root", &pair, "tasks:admin");
+    let running = serve(
+        Server::new(Notes)
+            .authentication(auth(&pair))
+            .grpc(true)
+            .limits(Limits::new().per_caller(Rate::new(3, DAY))),
+    )
+    .await;
+    let base = &running.base;
+    for n in 1..=3 {
+        let (status, _, body) = send(base, &alice).await;
+        assert_eq!(status, 200, "request {n}: {body}");
+    }
+    let refused = send(base, &alice).await;
+    assert_limited(&refused);
+    // Bob counts apart; the refused request made no task.
+    assert_eq!(send(base, &bob).await.0, 200);
+    assert_eq!(count(base, &admin).await, 4);
+    // HTTP+JSON and gRPC answer alike.
+    let rest = reqwest::Client::new()
+        .get(format!("{base}/tasks"))
+        .header("a2a-version", "1.0")
+        .header(alice.header.0, &alice.header.1)
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(rest.status().as_u16(), 429);
+    assert!(rest.headers().contains_key("retry-after"));
+    let body: Value = rest.json().await.expect("JSON");
+    assert_eq!(body["error"]["status"], "RESOURCE_EXHAUSTED", "{body}");
+    let mut grpc = A2aServiceClient::connect(base.clone())
+        .await
+        .expect("connected");
+    let mut list = tonic::Request::new(proto::ListTasksRequest::default());
+    list.metadata_mut()
+        .insert(alice.header.0, alice.header.1.parse().expect("metadata"));
+    let status = grpc.list_tasks(list).await.expect_err("refused");
+    assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status:?}");
+    assert!(status.metadata().get("retry-after").is_some(), "{status:?}");
+}
+
+#[tokio::test]
+async fn an_anonymous_caller_is_counted_by_its_address() {
+    struct Echo;
+    /// Says back what it is told.
+    #[agent(url = "http://127.0.0.1:9000")]
+    impl Echo {
+        /// Echoes the text.
+        #[skill]
+        fn echo(&self, text: String) -> String {
+            text
+        }
+    }
+    let running =
+        serve(Server::new(Echo).limits(Limits::new().per_caller(Rate::new(2, DAY)))).await;
+    let anyone = Caller {
+        name: "anyone",
+        header: ("x-nothing", String::new()),
+    };
+    assert_eq!(send(&running.base, &anyone).await.0, 200);
+    assert_eq!(send(&running.base, &anyone).await.0, 200);
+    assert_limited(&send(&running.base, &anyone).await);
+}
+
+#[tokio::test]
+async fn a_tenants_rate_holds_for_all_its_callers() {
+    let pair = Pair::ed25519("ed-1");
+    let running = serve(
+        Server::new(Notes)
+            .authentication(auth(&pair))
+            .limits(Limits::new().per_tenant(Rate::new(2, DAY))),
+    )
+    .await;
+    let one = bearer("alice", &pair, "notes");
+    let two = bearer("bob", &pair, "notes");
+    assert_eq!(send(&running.base, &one).await.0, 200);
+    assert_eq!(send(&running.base, &two).await.0, 200);
+    assert_limited(&send(&running.base, &one).await);
+    // Another tenant has its own count.
+    let other = rpc(
+        &running.base,
+        &two,
+        "1.0",
+        "SendMessage",
+        json!({"message": text("milk", None), "tenant": "beta"}),
+    )
+    .await;
+    assert!(other["result"]["task"].is_object(), "{other}");
+}
+
+#[tokio::test]
+async fn two_postgres_replicas_share_a_callers_count() {
+    let url = match crate::support::postgres::database("limits").await {
+        Ok(url) => url,
+        Err(why) => {
+            if std::env::var_os("A2A_REQUIRE_POSTGRES").is_some() {
+                panic!("Postgres is required (A2A_REQUIRE_POSTGRES) but: {why}");
+            }
+            eprintln!("SKIPPED the Postgres replicas: {why}");
+            return;
+        }
+    };
+    let pair = Pair::ed25519("ed-1");
+    let replica = || {
+        Server::new(Notes)
+            .authentication(auth(&pair))
+            .limits(Limits::new().per_caller(Rate::new(4, DAY)))
+            .tasks(Tasks::postgres(url.clone()))
+    };
+    let (a, b) = (serve(replica()).await, serve(replica()).await);
+    let alice = bearer("alice", &pair, "notes");
+    for base in [&a.base, &b.base, &a.base, &b.base] {
+        let (status, _, body) = send(base, &alice).await;
+        assert_eq!(status, 200, "{body}");
+    }
+    // The fifth, on either replica, is one too many.
+    assert_limited(&send(&a.base, &alice).await);
+    assert_limited(&send(&b.base, &alice).await);
+}
+
+#[tokio::test]
+async fn a_skill_limited_to_two_tasks_runs_two_of_ten_concurrent_callers() {
+    let pair = Pair::ed25519("ed-1");
+    let running = serve(
+        Server::new(Notes)
+            .authentication(auth(&pair))
+            .limits(Limits::new().skill("note", 2)),
+    )
+    .await;
+    let base = running.base.clone();
+    let callers: Vec<Caller> = (0..10)
+        .map(|i| {
+            let name: &'static str = Box::leak(format!("caller-{i}").into_boxed_str());
+            bearer(name, &pair, "notes")
+        })
+        .collect();
+    // Ten at once, each a task that waits for its answer (and so runs on).
+    let sends = callers.iter().map(|caller| {
+        let base = base.clone();
+        async move {
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+                              "params": {"message": text("ask", None)}});
+            let response = reqwest::Client::new()
+                .post(format!("{base}/"))
+                .header("content-type", "application/json")
+                .header("a2a-version", "1.0")
+                .header(caller.header.0, &caller.header.1)
+                .body(body.to_string())
+                .send()
+                .await
+                .expect("an answer");
+            let status = response.status().as_u16();
+            (status, response.json::<Value>().await.expect("JSON"))
+        }
+    });
+    let answers = futures::future::join_all(sends).await;
+    let ran: Vec<usize> = (0..10).filter(|i| answers[*i].0 == 200).collect();
+    let refused = answers.iter().filter(|(s, _)| *s == 429).count();
+    assert_eq!((ran.len(), refused), (2, 8), "{answers:?}");
+    // One ends: room for another.
+    let (i, first) = (ran[0], &answers[ran[0]].1);
+    let task = first["result"]["task"]["id"].as_str().expect("a task");
+    let done = rpc(
+        &base,
+        &callers[i],
+        "1.0",
+        "SendMessage",
+        json!({"message": text("it says hi", Some(task))}),
+    )
+    .await;
+    assert_eq!(
+        done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{done}"
+    );
+    let again = make(&base, &callers[9], "milk").await;
+    assert!(!again.is_empty());
+}
+
+struct Guarded;
+
+/// Answers callers with a token.
+#[agent(
+    url = "http://127.0.0.1:9000",
+    security_schemes(bearer = bearer("opaque")),
+    security(bearer)
+)]
+impl Guarded {
+    /// Says who called.
+    #[skill]
+    fn who(&self, _text: String, ctx: SkillContext) -> String {
+        ctx.principal()
+            .map(|p| p.subject().to_owned())
+            .unwrap_or_default()
+    }
+}
+
+#[tokio::test]
+async fn a_client_that_failed_too_often_is_refused_before_any_verifier_runs() {
+    let checked = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&checked);
+    let auth = Authentication::new().token("bearer", move |token: String| {
+        seen.fetch_add(1, Ordering::SeqCst);
+        async move {
+            match token.as_str() {
+                "good-token-0123456789" => Ok(Identity::new("alice")),
+                _ => Err(Rejected::invalid("unknown token")),
+            }
+        }
+    });
+    let running = serve(
+        Server::new(Guarded)
+            .authentication(auth)
+            .limits(Limits::new().failed_logins(Rate::new(3, DAY))),
+    )
+    .await;
+    let with = |token: &str| Caller {
+        name: "client",
+        header: ("authorization", format!("Bearer {token}")),
+    };
+    for _ in 0..3 {
+        assert_eq!(send(&running.base, &with("guess")).await.0, 401);
+    }
+    assert_eq!(checked.load(Ordering::SeqCst), 3);
+    // Shut out, even with a good token, and no verifier runs.
+    let refused = send(&running.base, &with("good-token-0123456789")).await;
+    assert_limited(&refused);
+    assert_eq!(checked.load(Ordering::SeqCst), 3, "no verifier ran");
+}
+
+#[tokio::test]
+async fn a_limit_on_a_skill_the_agent_does_not_have_does_not_serve() {
+    let pair = Pair::ed25519("ed-1");
+    let refused = Server::new(Notes)
+        .authentication(auth(&pair))
+        .limits(Limits::new().skill("nope", 1))
+        .bind("127.0.0.1:0")
+        .await
+        .expect_err("refused");
+    let said = refused.to_string();
+    assert!(said.contains("`nope`") && said.contains("note"), "{said}");
+}
