@@ -17,6 +17,9 @@
 //! 3. **blocking**: `SendMessage` of the fight example over HTTP under load (8 keep-alive
 //!    connections, pipelined), our whole router against the official JSON-RPC router over the
 //!    hand-written executor. Target: ours >= 0.9x the requests per second.
+//! 4. **limits**: the same blocking load on our router with every limit configured (requests
+//!    per caller and per tenant, tasks at once per caller, tenant and skill, none of them
+//!    reached) against our router without limits. Target: >= 0.95x.
 //!
 //! Ratios are of medians of interleaved rounds:
 //!
@@ -364,6 +367,51 @@ fn blocking_ratio(addrs: [SocketAddr; 2]) {
     );
 }
 
+// ---- 4. limits ----------------------------------------------------------------------------
+
+/// Our router without limits and with every limit configured (none reached), on a
+/// one-worker runtime.
+fn limits_servers() -> (Runtime, [SocketAddr; 2]) {
+    use a2a_card::server::{Limits, Rate};
+    let runtime = load::server_runtime();
+    let addrs = runtime.block_on(async {
+        let plain = Server::new(fight_club::FightClub)
+            .router()
+            .await
+            .expect("the router");
+        let limits = Limits::new()
+            .per_caller(Rate::per_second(10_000_000))
+            .per_tenant(Rate::per_second(10_000_000))
+            .running_per_caller(100_000)
+            .running_per_tenant(100_000)
+            .skill("fight-comparison", 100_000);
+        let limited = Server::new(fight_club::FightClub)
+            .limits(limits)
+            .router()
+            .await
+            .expect("the router");
+        [serve(plain).await, serve(limited).await]
+    });
+    (runtime, addrs)
+}
+
+fn limits_ratio(addrs: [SocketAddr; 2]) {
+    let request = fight_request("");
+    let mut clients = addrs.map(|a| Client::new(a, CONNECTIONS, &request));
+    let [plain, limited] = rates(&mut clients, ROUND, ROUNDS)[..] else {
+        unreachable!("one rate per client")
+    };
+    println!(
+        "blocking SendMessage with every limit configured, {CONNECTIONS} connections, median of {ROUNDS} rounds of {ROUND}:"
+    );
+    println!("  without limits {plain:>8.0} req/s");
+    println!("  with limits    {limited:>8.0} req/s");
+    println!(
+        "  with / without = {:.2}x (target >= 0.95x)",
+        limited / plain
+    );
+}
+
 fn main() {
     let bench = std::env::args().any(|a| a == "--bench");
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -387,6 +435,16 @@ fn main() {
         for a in addrs {
             Client::new(a, 2, &fight_request("")).run(4);
         }
+        let (_servers, addrs) = limits_servers();
+        for a in addrs {
+            Client::new(a, 2, &fight_request("")).run(4);
+        }
+        return;
+    }
+    // `-- --limits-only`: the fourth measurement alone.
+    if std::env::args().any(|a| a == "--limits-only") {
+        let (_servers, addrs) = limits_servers();
+        limits_ratio(addrs);
         return;
     }
     // `-- --blocking-only`: the third measurement alone (for a profiler).
@@ -396,4 +454,6 @@ fn main() {
     }
     let (_servers, addrs) = blocking_servers();
     blocking_ratio(addrs);
+    let (_servers, addrs) = limits_servers();
+    limits_ratio(addrs);
 }

@@ -675,6 +675,80 @@ async fn a_database_lost_while_serving_gives_clear_errors_and_the_server_recover
     assert_eq!(old.status.state, TaskState::Completed);
 }
 
+/// The outage, by fault injection: a durable plan waits for its start date; the
+/// database stops; the answer sent meanwhile is refused (`-32603`), never acknowledged as
+/// done; once the database is back the task still waits for its answer in the store, and the
+/// answer sent again completes it, once.
+#[tokio::test]
+async fn an_answer_the_store_did_not_keep_is_never_acknowledged() {
+    let cluster = match support::postgres::OwnCluster::start("unkept") {
+        Ok(c) => c,
+        Err(why) => {
+            if std::env::var_os("A2A_REQUIRE_POSTGRES").is_some() {
+                panic!("Postgres is required (A2A_REQUIRE_POSTGRES) but: {why}");
+            }
+            eprintln!("SKIPPED: {why}");
+            return;
+        }
+    };
+    let running = support::client::serve(
+        server::server(Duration::from_millis(1), Webhooks::default())
+            .tasks(Tasks::postgres(cluster.url())),
+    )
+    .await;
+    let on = client(&card(&running.base).await, "JSONRPC").await;
+    let asked = task(
+        on.send_message(&request(vec![trip(1, None)], None))
+            .await
+            .expect("a plan"),
+    );
+    assert_eq!(asked.status.state, TaskState::InputRequired);
+    let answer = || request(vec![Part::text("2026-12-01")], Some(asked.id.clone()));
+
+    cluster.down();
+    let refused = tokio::time::timeout(Duration::from_secs(60), on.send_message(&answer()))
+        .await
+        .expect("an answer, not a hang");
+    match refused {
+        Err(e) => assert_eq!(e.code, -32603, "an internal error: {e:?}"),
+        Ok(told) => panic!(
+            "the caller was told {:?} while the store kept nothing",
+            task(told).status.state
+        ),
+    }
+
+    cluster.up().expect("the database is back");
+    // The store still has the question, and the task goes on from it.
+    let mut completed = None;
+    for _ in 0..100 {
+        if let Ok(stored) = on.get_task(&get(&asked.id)).await {
+            assert!(
+                matches!(
+                    stored.status.state,
+                    TaskState::InputRequired | TaskState::Working | TaskState::Completed
+                ),
+                "the task as stored: {:?}",
+                stored.status
+            );
+            if stored.status.state == TaskState::InputRequired
+                && let Ok(done) = on.send_message(&answer()).await
+            {
+                completed = Some(task(done));
+                break;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let completed = completed.expect("the answer sent again is taken");
+    assert_eq!(
+        completed.status.state,
+        TaskState::Completed,
+        "{completed:?}"
+    );
+    let stored = on.get_task(&get(&asked.id)).await.expect("the task");
+    assert_eq!(stored.status.state, TaskState::Completed);
+}
+
 /// Every event of task `id` on the agent at `base` after event `after` (`Last-Event-ID`), to
 /// the end of the stream, with its number.
 async fn events_after(base: &str, binding: &str, id: &str, after: u64) -> Vec<(u64, Value)> {

@@ -68,10 +68,11 @@ pub(crate) fn answer_entry(message: &Value) -> Value {
 
 /// Where a journal's new entries go: entry `n` as JSON (the server queues it with the task's
 /// events, in order, at once, for a round of the writer soon), and the future that resolves
-/// once it is written (awaited for answers only: a step's result rides in the next round,
-/// beside the task's other writes).
-pub(crate) type Sink =
-    Box<dyn Fn(u64, Value) -> futures::future::BoxFuture<'static, ()> + Send + Sync>;
+/// once it is written, or says why it was not (awaited for answers only: a step's result rides
+/// in the next round, beside the task's other writes).
+pub(crate) type Sink = Box<
+    dyn Fn(u64, Value) -> futures::future::BoxFuture<'static, Result<(), String>> + Send + Sync,
+>;
 
 /// A durable handler's journal: the entries recorded (by number), and where new ones go.
 ///
@@ -127,9 +128,10 @@ impl Journal {
     }
 
     /// Writes `entry` at number `n`, and returns once it is written (an answer: kept before
-    /// the handler has it, so that it is never asked again).
-    pub(crate) async fn write_at(&self, n: u64, entry: Value) {
-        (self.sink)(n, entry).await;
+    /// the handler has it, so that it is never asked again); why not, when the store did not
+    /// keep it.
+    pub(crate) async fn write_at(&self, n: u64, entry: Value) -> Result<(), String> {
+        (self.sink)(n, entry).await
     }
 
     /// Queues `entry` at number `n`, written in the store's next round (a step's result or a
@@ -203,7 +205,7 @@ mod tests {
             recorded,
             Box::new(move |n, v| {
                 sink.lock().unwrap().push((n, v));
-                Box::pin(async {})
+                Box::pin(async { Ok(()) })
             }),
         );
         (journal, written)

@@ -160,8 +160,8 @@ pub fn fight_request(headers: &str) -> Vec<u8> {
     request
 }
 
-/// Serves `app` on a free loopback port (no Nagle delay on the answers, as
-/// `a2a_card::server` does); its address.
+/// Serves `app` on a free loopback port (no Nagle delay on the answers, and each request
+/// knowing its peer's address, as `a2a_card::server` does); its address.
 pub async fn serve(app: axum::Router) -> SocketAddr {
     use axum::serve::ListenerExt;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -171,6 +171,7 @@ pub async fn serve(app: axum::Router) -> SocketAddr {
     let listener = listener.tap_io(|stream| {
         let _ = stream.set_nodelay(true);
     });
+    let app = app.into_make_service_with_connect_info::<SocketAddr>();
     tokio::spawn(async move { axum::serve(listener, app).await });
     addr
 }

@@ -135,14 +135,18 @@ pub(super) fn hear(
                 if let Some((message, answer, waiting)) =
                     recorder.mailbox.keep(&recorder, &task, *message, answer)
                     && let Some(tracked) = recorder.live.get(&task)
+                    && let Err(e) =
+                        super::deliver(&recorder, &tracked, message, answer, waiting).await
                 {
-                    super::deliver(&recorder, &tracked, message, answer, waiting).await;
+                    tracing::warn!(task = %task, "a forwarded answer was not handed over: {}", e.message);
                 }
             } else if let (Some(tracked), Ok(waiting)) = (
                 recorder.live.get(&task),
                 run::take_waiting(&recorder, &task),
-            ) {
-                hand_over(&recorder, &tracked, *message, call, waiting).await;
+            ) && let Err(e) =
+                hand_over(&recorder, &tracked, *message, call, waiting).await
+            {
+                tracing::warn!(task = %task, "a forwarded answer was not handed over: {}", e.message);
             }
         }
     });

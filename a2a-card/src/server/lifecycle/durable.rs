@@ -24,9 +24,10 @@ pub(super) fn open(log: Arc<dyn EventLog>, task_id: &str, recorded: Vec<(u64, En
             log.journal(&id, n, &entry.to_string());
             let (log, id) = (Arc::clone(&log), id.clone());
             Box::pin(async move {
-                if let Err(e) = log.journal_written(&id).await {
-                    tracing::warn!(task = %id, "a journal entry may not be written: {}", e.message);
-                }
+                log.journal_written(&id, n).await.map_err(|e| {
+                    tracing::warn!(task = %id, "a journal entry was not written: {}", e.message);
+                    e.message
+                })
             })
         }),
     )

@@ -170,6 +170,10 @@ impl<A: Agent> Lifecycle<A> {
             if let Some(error) = turn.tracked.error_after(turn.seq) {
                 return Err(error.into());
             }
+            // The store refused to keep what the turn came to: the caller is not told of it.
+            if let Some(broken) = turn.tracked.broken() {
+                return Err(broken.into());
+            }
             turn.tracked.snapshot().0
         };
         self.settle(&turn.tracked.id).await?;
@@ -224,7 +228,7 @@ impl<A: Agent> Lifecycle<A> {
                 Err(A2AError::task_not_cancelable(&id))
             }
         };
-        if let Some(tracked) = self.recorder.live.get(&id) {
+        if let Some(tracked) = self.current(&id) {
             let event = status(&tracked, TaskState::Canceled, None);
             if self.recorder.record(&tracked, event).await {
                 self.recorder.sessions.cancel(&id);

@@ -176,6 +176,22 @@ impl Live {
         }
     }
 
+    /// Stops following `tracked` at once, keeping nothing of it (its run here stopped short:
+    /// the store's copy is the task).
+    pub(crate) fn forget(&self, tracked: &Arc<Tracked>) {
+        tracked
+            .noted
+            .store(true, std::sync::atomic::Ordering::Release);
+        let mut followed = self.lock();
+        if followed
+            .tasks
+            .get(&tracked.id)
+            .is_some_and(|t| Arc::ptr_eq(t, tracked))
+        {
+            followed.tasks.remove(&tracked.id);
+        }
+    }
+
     /// How many tasks are followed (running or kept), and how many of them finished.
     #[cfg(test)]
     pub(crate) fn counts(&self) -> (usize, usize) {
@@ -220,6 +236,10 @@ struct State {
     /// An error the caller that started the current turn gets instead of the task (a skill
     /// that could not take its input), with the sequence number after which it applies.
     error: Option<(u64, A2AError)>,
+    /// Why the task's run here stopped short, when the store refused a write of it: every
+    /// reader waiting for what was not stored gets this error instead, and nothing more is
+    /// recorded (the store's copy is the task).
+    broken: Option<A2AError>,
 }
 
 /// What a reader of the log stops at.
@@ -248,6 +268,7 @@ impl Tracked {
                 log: Vec::new(),
                 published: base,
                 error: None,
+                broken: None,
             }),
             last: watch::channel(base).0,
             observed: Mutex::new(None),
@@ -348,7 +369,7 @@ impl Tracked {
         stamp(&mut event);
         let (seq, event) = {
             let mut state = self.lock();
-            if state.task.status.state.is_terminal() {
+            if state.task.status.state.is_terminal() || state.broken.is_some() {
                 return None;
             }
             let stored = apply(&mut state.task, &event);
@@ -364,6 +385,24 @@ impl Tracked {
         };
         self.last.send_replace(seq);
         Some((seq, event, None))
+    }
+
+    /// Stops the task's run here short: the store refused to write event `seq` or an earlier
+    /// one. Readers of what was not stored get `error` instead (a caller is never told of a
+    /// state the store does not have), and nothing more is recorded.
+    pub(crate) fn break_off(&self, error: A2AError) {
+        {
+            let mut state = self.lock();
+            if state.broken.is_none() {
+                state.broken = Some(error);
+            }
+        }
+        self.last.send_modify(|_| {});
+    }
+
+    /// Why the task's run here stopped short, if it did (see [`break_off`](Self::break_off)).
+    pub(crate) fn broken(&self) -> Option<A2AError> {
+        self.lock().broken.clone()
     }
 
     /// Lets readers see the events up to `seq` (written to the store).
@@ -429,7 +468,9 @@ impl Tracked {
             {
                 let state = self.lock();
                 let seen = state.published == state.last();
-                if seen && state.last() >= after && until.stops_at(&state.task.status.state) {
+                let stops =
+                    seen && state.last() >= after && until.stops_at(&state.task.status.state);
+                if stops || state.broken.is_some() {
                     return;
                 }
             }
@@ -445,7 +486,7 @@ impl Tracked {
         loop {
             {
                 let state = self.lock();
-                if state.published > after {
+                if state.published > after || state.broken.is_some() {
                     return;
                 }
             }
@@ -486,6 +527,13 @@ impl Tracked {
                     // Events before this process followed the task are not here.
                     r.next = r.next.max(state.base + 1);
                     let visible = r.next <= state.published;
+                    // What the store did not keep is never read: the reader gets why.
+                    if let Some(broken) = state.broken.as_ref().filter(|_| !visible) {
+                        r.done = true;
+                        let broken = broken.clone();
+                        drop(state);
+                        return Some((Err(broken), r));
+                    }
                     match state
                         .log
                         .get((r.next - state.base - 1) as usize)

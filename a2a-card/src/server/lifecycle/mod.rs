@@ -195,13 +195,25 @@ impl<A: Agent> Lifecycle<A> {
 
     /// The task `id`, followed here or stored.
     async fn find(&self, id: &str) -> Result<Task, A2AError> {
-        if let Some(tracked) = self.recorder.live.get(id) {
+        if let Some(tracked) = self.current(id) {
             return Ok(tracked.snapshot().0);
         }
         self.tasks()
             .get(id)
             .await?
             .ok_or_else(|| A2AError::task_not_found(id))
+    }
+
+    /// Task `id` as followed here, where this process's copy is the task as it is: a task it
+    /// runs, one that ended, or any where the store keeps no log (then the copy here is all
+    /// there is). A copy of a task another process runs may be behind the store: it is read
+    /// from the store instead.
+    fn current(&self, id: &str) -> Option<Arc<Tracked>> {
+        let tracked = self.recorder.live.get(id)?;
+        let current = self.recorder.log.is_none()
+            || self.recorder.sessions.runs(id)
+            || tracked.state().is_terminal();
+        current.then_some(tracked)
     }
 
     /// Starts a turn: a new task for a message that names none, or the answer to the
@@ -380,9 +392,15 @@ impl<A: Agent> Lifecycle<A> {
                 return Err(A2AError::internal("an answer was taken for a new message"));
             }
         };
-        let tracked = match self.recorder.live.get(id) {
+        let tracked = match self.current(id) {
             Some(tracked) => tracked,
-            None => self.track_stored(id).await?,
+            None => {
+                // A copy followed here may be behind the store: the task is read again.
+                if let Some(stale) = self.recorder.live.get(id) {
+                    self.recorder.live.forget(&stale);
+                }
+                self.track_stored(id).await?
+            }
         };
         if tracked.state().is_terminal() {
             return Err(finished(id));
@@ -428,7 +446,7 @@ impl<A: Agent> Lifecycle<A> {
                     {
                         // Taken over meanwhile, and asking again.
                         let (task, seq) =
-                            deliver(&self.recorder, &tracked, message, answer, waiting).await;
+                            deliver(&self.recorder, &tracked, message, answer, waiting).await?;
                         return Ok(Turn { tracked, task, seq });
                     }
                     // Answered once the handler has it (or, should no process take the task
@@ -448,7 +466,7 @@ impl<A: Agent> Lifecycle<A> {
                 return Ok(Turn { tracked, task, seq });
             }
         };
-        let (task, seq) = hand_over(&self.recorder, &tracked, message, call, waiting).await;
+        let (task, seq) = hand_over(&self.recorder, &tracked, message, call, waiting).await?;
         Ok(Turn { tracked, task, seq })
     }
 
@@ -562,7 +580,7 @@ impl<A: Agent> Lifecycle<A> {
                 "the agent card does not declare streaming",
             ));
         }
-        let held = self.recorder.live.get(id).filter(|tracked| {
+        let held = self.current(id).filter(|tracked| {
             // Events from before this process followed the task are in the store's log.
             after.is_none_or(|n| n + 1 >= tracked.first() || self.recorder.log.is_none())
         });
@@ -645,30 +663,38 @@ fn join(task: &mut Task, answer: &Message) {
 /// handler `waiting` for it: the answer joins the history, the task goes `working`. The task
 /// then, and that state's number.
 async fn hand_over(
-    recorder: &Recorder,
+    recorder: &Arc<Recorder>,
     tracked: &Arc<Tracked>,
     message: Message,
     call: crate::skill::SkillCall,
     waiting: run::Waiting,
-) -> (Task, u64) {
+) -> Result<(Task, u64), A2AError> {
     deliver(recorder, tracked, message, answer_of(call), waiting).await
 }
 
 /// Hands `answer` (the caller's `message`) to the handler `waiting` for it: see
-/// [`hand_over`].
+/// [`hand_over`]. A durable handler's answer is journaled first; when the store does not
+/// keep it, the handler waits on and the caller is told (nothing is acknowledged that a
+/// restart could lose).
 async fn deliver(
-    recorder: &Recorder,
+    recorder: &Arc<Recorder>,
     tracked: &Arc<Tracked>,
     message: Message,
     answer: Answer,
     waiting: run::Waiting,
-) -> (Task, u64) {
-    // A durable handler's answer is journaled before anything else is said of it.
+) -> Result<(Task, u64), A2AError> {
     if let Some((journal, n)) = &waiting.journal {
-        let message = serde_json::to_value(&message).unwrap_or(serde_json::Value::Null);
-        journal
-            .write_at(*n, crate::journal::answer_entry(&message))
-            .await;
+        let entry = serde_json::to_value(&message).unwrap_or(serde_json::Value::Null);
+        if let Err(why) = journal
+            .write_at(*n, crate::journal::answer_entry(&entry))
+            .await
+        {
+            run::wait_again(recorder, tracked, waiting);
+            return Err(A2AError::internal(format!(
+                "the answer to task `{}` could not be kept (the task store did not write it: {why}); the task still waits for it: send it again",
+                tracked.id
+            )));
+        }
     }
     tracked.edit(|task| join(task, &message));
     recorder
@@ -677,7 +703,7 @@ async fn deliver(
     let snapshot = tracked.snapshot();
     // A handler dropped meanwhile (cancelled) leaves nothing to resume.
     let _ = waiting.answer.send(answer);
-    snapshot
+    Ok(snapshot)
 }
 
 /// The answer a handler gets from the follow-up `call` dispatch made of the caller's message.

@@ -40,13 +40,13 @@ impl Recorder {
     }
 
     /// Records `event` of task `tracked`; `false` when the task had already ended.
-    pub(super) async fn record(&self, tracked: &Tracked, event: StreamResponse) -> bool {
+    pub(super) async fn record(&self, tracked: &Arc<Tracked>, event: StreamResponse) -> bool {
         self.record_as(tracked, event, Write::Store).await
     }
 
     pub(super) async fn record_as(
         &self,
-        tracked: &Tracked,
+        tracked: &Arc<Tracked>,
         event: StreamResponse,
         write: Write,
     ) -> bool {
@@ -64,8 +64,11 @@ impl Recorder {
             return false;
         };
         if let Some(task) = stored {
-            if write == Write::Store {
-                self.store(task, seq).await;
+            if write == Write::Store
+                && let Err(refused) = self.store(task, seq).await
+            {
+                self.abandon(tracked, refused);
+                return false;
             }
             tracked.publish(seq);
         }
@@ -98,7 +101,7 @@ impl Recorder {
     /// Records the failure `event` of a turn whose caller gets `error` instead of the task.
     pub(super) async fn record_error(
         &self,
-        tracked: &Tracked,
+        tracked: &Arc<Tracked>,
         error: A2AError,
         event: StreamResponse,
     ) {
@@ -107,7 +110,10 @@ impl Recorder {
             return;
         };
         if let Some(task) = stored {
-            self.store(task, seq).await;
+            if let Err(refused) = self.store(task, seq).await {
+                self.abandon(tracked, refused);
+                return;
+            }
             tracked.publish(seq);
             tracked.reached(&tracked.state());
         }
@@ -123,17 +129,46 @@ impl Recorder {
         }
     }
 
-    /// Writes `task`, as it is after its event `seq`.
-    pub(super) async fn store(&self, task: Task, seq: u64) {
-        let id = task.id.clone();
-        let written = match &self.log {
+    /// Writes `task`, as it is after its event `seq`; why not, when the store refused (another
+    /// process wrote the task since: it took it over, or cancelled it; or the store is
+    /// unreachable).
+    pub(super) async fn store(&self, task: Task, seq: u64) -> Result<(), A2AError> {
+        match &self.log {
             Some(log) => log.update_at(task, seq).await,
             None => self.store.update(task).await.map(drop),
-        };
-        if let Err(e) = written {
-            // Another writer finished the task first (a cancel on another replica): its
-            // state stands.
-            tracing::debug!(task = %id, error = %e.message, "a task update was not stored");
+        }
+    }
+
+    /// Stops the run here of task `tracked`, whose write the store refused (`refused`): no
+    /// caller is told of the state that was not stored (each reader waiting for it gets an
+    /// error), the handler is dropped, the task is no longer followed here (reads go to the
+    /// store), and the store is asked to hand the task to its recovery, which runs a durable
+    /// skill's task again from its journal (here or on another replica) and fails any other
+    /// saying why.
+    pub(super) fn abandon(&self, tracked: &Arc<Tracked>, refused: A2AError) {
+        let id = tracked.id.clone();
+        tracing::warn!(task = %id, error = %refused.message, "the store refused a write of the task: its run here stops");
+        tracked.break_off(A2AError::internal(format!(
+            "task `{id}` could not be stored as it went on (the task store refused the write: another process took the task over or cancelled it, or the store is unreachable); nothing of it was kept that the store does not have: GetTask answers the task as stored"
+        )));
+        self.sessions.cancel(&id);
+        self.live.forget(tracked);
+        if let Some(log) = self.log.clone() {
+            tokio::spawn(async move {
+                // The store may be unreachable for a while: tried until it answers.
+                let mut wait = Duration::from_millis(200);
+                for _ in 0..60 {
+                    match log.release(&id).await {
+                        Ok(()) => return,
+                        Err(e) => {
+                            tracing::debug!(task = %id, error = %e.message, "the task could not be handed back yet");
+                        }
+                    }
+                    tokio::time::sleep(wait).await;
+                    wait = (wait * 2).min(Duration::from_secs(10));
+                }
+                tracing::error!(task = %id, "the task could not be handed back to the store's recovery");
+            });
         }
     }
 }

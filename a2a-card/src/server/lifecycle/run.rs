@@ -47,6 +47,11 @@ impl Sessions {
         self.lock().get(id).cloned()
     }
 
+    /// Whether a handler of task `id` runs here.
+    pub(crate) fn runs(&self, id: &str) -> bool {
+        self.lock().contains_key(id)
+    }
+
     /// Drops the handler of task `id`, if it runs here (waiting for an answer or not).
     pub(crate) fn cancel(&self, id: &str) {
         let Some(session) = self.lock().remove(id) else {
@@ -366,6 +371,16 @@ pub(crate) fn take_waiting(recorder: &Recorder, id: &str) -> Result<Waiting, Not
     })
 }
 
+/// Puts `waiting` back: the handler of task `tracked` waits on for an answer (one taken for
+/// it could not be kept), its question's timer armed again.
+pub(crate) fn wait_again(recorder: &Arc<Recorder>, tracked: &Arc<Tracked>, waiting: Waiting) {
+    let Some(session) = recorder.sessions.get(&tracked.id) else {
+        return;
+    };
+    *lock(&session.waiting) = Some((waiting.answer, waiting.journal.map(|(_, n)| n)));
+    withdraw_unanswered(recorder, tracked, &session, None);
+}
+
 /// A handler waiting for an answer: where the answer goes, and (a durable skill's) the
 /// journal that records it first.
 pub(crate) struct Waiting {
@@ -456,8 +471,10 @@ async fn drive(
                     // An answer that came while no process ran the handler.
                     if let Some((message, answer)) = recorder.mailbox.take(&tracked.id, asked_at)
                         && let Ok(waiting) = take_waiting(&recorder, &tracked.id)
+                        && let Err(e) =
+                            super::deliver(&recorder, &tracked, message, answer, waiting).await
                     {
-                        super::deliver(&recorder, &tracked, message, answer, waiting).await;
+                        tracing::warn!(task = %tracked.id, "a kept answer was not handed over: {}", e.message);
                     }
                     continue;
                 }
@@ -553,7 +570,7 @@ async fn diverged(recorder: &Recorder, tracked: &Arc<Tracked>, why: String) {
 }
 
 /// The closing update of an artifact sent in chunks: all of it, once, complete.
-async fn close(recorder: &Recorder, tracked: &Tracked, id: &str) {
+async fn close(recorder: &Recorder, tracked: &Arc<Tracked>, id: &str) {
     let Some(whole) = tracked.artifact(id) else {
         return;
     };

@@ -48,7 +48,13 @@ pub(crate) fn mark(key: &str) -> String {
         .chain_update(b"a2a-card task owner\0")
         .chain_update(key.as_bytes())
         .finalize();
-    digest[..12].iter().map(|b| format!("{b:02x}")).collect()
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut mark = String::with_capacity(24);
+    for b in &digest[..12] {
+        mark.push(char::from(HEX[usize::from(b >> 4)]));
+        mark.push(char::from(HEX[usize::from(b & 15)]));
+    }
+    mark
 }
 
 /// Where a call's tasks are: the prefix of the ids of the tasks it makes, and the prefix of

@@ -454,7 +454,7 @@ pub trait EventLog: Send + Sync {
     ///         entries.entry(task_id.to_owned()).or_default().push((n, entry.to_owned()));
     ///     }
     ///
-    ///     async fn journal_written(&self, _task_id: &str) -> Result<(), A2AError> {
+    ///     async fn journal_written(&self, _task_id: &str, _n: u64) -> Result<(), A2AError> {
     ///         Ok(()) // kept as soon as `journal` returns
     ///     }
     ///
@@ -480,9 +480,11 @@ pub trait EventLog: Send + Sync {
     }
 
     /// Returns once the journal entries of task `task_id` queued so far are written (an
-    /// answer is kept before its handler has it).
-    async fn journal_written(&self, task_id: &str) -> Result<(), a2a::A2AError> {
-        let _ = task_id;
+    /// answer is kept before its handler has it); an error when entry `n` was not (the
+    /// store refused it, or cannot be reached): the answer is then not handed over, and its
+    /// caller is told so.
+    async fn journal_written(&self, task_id: &str, n: u64) -> Result<(), a2a::A2AError> {
+        let _ = (task_id, n);
         Ok(())
     }
 
@@ -490,6 +492,17 @@ pub trait EventLog: Send + Sync {
     async fn read_journal(&self, task_id: &str) -> Result<Vec<(u64, String)>, a2a::A2AError> {
         let _ = task_id;
         Ok(Vec::new())
+    }
+
+    /// Gives up this process's claim on running task `task_id`, whose run here stopped (the
+    /// store refused a write of it), so that the store's recovery takes it over without
+    /// waiting for this process's lease to run out: a durable skill's task runs again from its
+    /// journal (on this process or another), any other fails saying why. A claim another
+    /// process took since is left as it is. By default nothing (a store of one process
+    /// recovers its tasks at its next start).
+    async fn release(&self, task_id: &str) -> Result<(), a2a::A2AError> {
+        let _ = task_id;
+        Ok(())
     }
 }
 

@@ -652,6 +652,23 @@ impl Shared {
         Ok(n)
     }
 
+    /// Gives up this replica's claim on running task `id` (its run here stopped), so that the
+    /// next recovery of any replica takes it over; a claim another replica took since is left
+    /// as it is. The task's version moves on: a write this replica still had queued is refused.
+    pub(super) async fn release_task(&self, id: &str) -> Result<(), A2AError> {
+        let sql = self.sql(
+            "UPDATE a2a_card_tasks SET owner = NULL, version = version + 1 WHERE id = ? AND ended_at IS NULL AND owner = ?",
+        );
+        sqlx::query(&sql)
+            .bind(id)
+            .bind(&self.replica)
+            .execute(&self.pool)
+            .await
+            .map_err(db_error)?;
+        self.local.forget(id);
+        Ok(())
+    }
+
     /// Makes this replica the owner of running task `id`, which `was` owned (the replica that
     /// stopped): whether it did (another replica may have taken it first). The task's version
     /// moves on: should the replica that owned it only have lost the database for a while,

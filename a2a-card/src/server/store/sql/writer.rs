@@ -99,6 +99,11 @@ impl Local {
         finished.tasks.get(id).cloned()
     }
 
+    /// Forgets task `id` (this replica gave up its claim on it).
+    pub(super) fn forget(&self, id: &str) {
+        self.lock().remove(id);
+    }
+
     /// Forgets the finished tasks (retention may have removed them).
     pub(super) fn forget_finished(&self) {
         *self.finished.lock().unwrap_or_else(|p| p.into_inner()) = Finished::default();
