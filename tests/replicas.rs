@@ -675,6 +675,37 @@ async fn a_database_lost_while_serving_gives_clear_errors_and_the_server_recover
     assert_eq!(old.status.state, TaskState::Completed);
 }
 
+/// An answer of any size crosses replicas: one of over 64 KB (far past what a Postgres
+/// notification carries) sent to the replica that does not run the task reaches the handler
+/// that asked, and both replicas then answer the task as completed.
+#[tokio::test]
+async fn an_answer_over_64_kb_reaches_the_handler_on_another_replica() {
+    let Some((_url, _a, _b, on_a, on_b)) = two_replicas("large", "JSONRPC").await else {
+        return;
+    };
+    let asked = task(
+        on_a.send_message(&request(vec![trip(1, None)], None))
+            .await
+            .expect("a question"),
+    );
+    assert_eq!(asked.status.state, TaskState::InputRequired);
+    let mut answer = request(vec![Part::text("2026-12-01")], Some(asked.id.clone()));
+    let mut note = std::collections::HashMap::new();
+    note.insert("note".to_owned(), json!("x".repeat(70_000)));
+    answer.message.metadata = Some(note);
+    let done = task(
+        tokio::time::timeout(Duration::from_secs(20), on_b.send_message(&answer))
+            .await
+            .expect("an answer, not a hang")
+            .expect("taken by B, handed to A"),
+    );
+    assert_eq!(done.status.state, TaskState::Completed, "{}", status_text(&done));
+    for on in [&on_a, &on_b] {
+        let stored = on.get_task(&get(&asked.id)).await.expect("the task");
+        assert_eq!(stored.status.state, TaskState::Completed);
+    }
+}
+
 /// The outage, by fault injection: a durable plan waits for its start date; the
 /// database stops; the answer sent meanwhile is refused (`-32603`), never acknowledged as
 /// done; once the database is back the task still waits for its answer in the store, and the

@@ -107,8 +107,15 @@ pub(super) fn hear(
     listen(changes, move |change| {
         let recorder = Arc::clone(&cancels);
         async move {
-            if let Change::Task(id) = change {
-                cancelled(&recorder, &id).await;
+            match change {
+                Change::Task(id) => cancelled(&recorder, &id).await,
+                // Cancels may have been missed: each task running here is checked.
+                Change::Missed => {
+                    for id in recorder.live.ids() {
+                        cancelled(&recorder, &id).await;
+                    }
+                }
+                _ => {}
             }
         }
     });
@@ -301,6 +308,7 @@ pub(super) fn follow_log(
                 };
                 match woken {
                     Ok(Change::Task(id) | Change::Events(id)) if id == st.id => break,
+                    Ok(Change::Missed) => break,
                     Ok(_) => {}
                     Err(broadcast::error::RecvError::Lagged(_)) => break,
                     Err(broadcast::error::RecvError::Closed) => return None,

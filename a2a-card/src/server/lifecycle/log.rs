@@ -176,6 +176,11 @@ impl Live {
         }
     }
 
+    /// The ids of the tasks followed here.
+    pub(crate) fn ids(&self) -> Vec<String> {
+        self.lock().tasks.keys().cloned().collect()
+    }
+
     /// Stops following `tracked` at once, keeping nothing of it (its run here stopped short:
     /// the store's copy is the task).
     pub(crate) fn forget(&self, tracked: &Arc<Tracked>) {

@@ -201,6 +201,9 @@ pub enum Change {
         /// The caller's answer.
         message: Box<a2a::Message>,
     },
+    /// Changes may have been missed (the feed's connection was lost for a while): whoever
+    /// follows tasks reads them again from the store.
+    Missed,
 }
 
 /// A task store, as the server uses it: the tasks (the official [`TaskStore`] trait), and what

@@ -65,6 +65,7 @@ pub(crate) async fn listen(
     url: &str,
     replica: &str,
     others: Arc<Others>,
+    db: sqlx::AnyPool,
 ) -> Option<broadcast::Sender<Change>> {
     let mut listener = match PgListener::connect(url).await {
         Ok(l) => l,
@@ -85,12 +86,14 @@ pub(crate) async fn listen(
     let replica = replica.to_owned();
     tokio::spawn(async move {
         loop {
-            // The listener reconnects by itself after a lost connection.
+            // The listener reconnects by itself after a lost connection; what was announced
+            // meanwhile is lost, so whoever follows tasks reads them again.
             let n = match listener.recv().await {
                 Ok(n) => n,
                 Err(e) => {
                     tracing::warn!(error = %e, "task change notifications interrupted");
                     tokio::time::sleep(Duration::from_secs(1)).await;
+                    let _ = changes.send(Change::Missed);
                     continue;
                 }
             };
@@ -102,7 +105,23 @@ pub(crate) async fn listen(
                     continue;
                 }
                 ANSWERS => match answer(n.payload()) {
-                    Some(change) => change,
+                    Some(Forwarded::Answer(change)) => change,
+                    // An answer too large for a notification: read from the store, without
+                    // holding back the notifications behind it.
+                    Some(Forwarded::Kept { task, id }) => {
+                        let (db, changes) = (db.clone(), changes.clone());
+                        tokio::spawn(async move {
+                            match kept_answer(&db, &id).await {
+                                Ok(message) => {
+                                    let _ = changes.send(Change::Answer { task, message });
+                                }
+                                Err(e) => {
+                                    tracing::warn!(task = %task, error = %e, "a forwarded answer could not be read");
+                                }
+                            }
+                        });
+                        continue;
+                    }
                     None => continue,
                 },
                 EVENTS => Change::Events(n.payload().to_owned()),
@@ -114,19 +133,57 @@ pub(crate) async fn listen(
     Some(feed)
 }
 
+/// The largest payload of a notification that carries an answer itself (Postgres takes up to
+/// 8,000 bytes); a larger answer is kept in the store and the notification names it.
+pub(crate) const CARRIED: usize = 7_900;
+
 /// The payload of an answer forwarded on [`ANSWERS`]: `{"task": .., "message": ..}`.
 pub(crate) fn answer_payload(task_id: &str, message: &a2a::Message) -> String {
     serde_json::json!({"task": task_id, "message": message}).to_string()
 }
 
+/// The payload of an answer kept in the store as row `id`: `{"task": .., "kept": ..}`.
+pub(crate) fn kept_payload(task_id: &str, id: &str) -> String {
+    serde_json::json!({"task": task_id, "kept": id}).to_string()
+}
+
+/// What a payload on [`ANSWERS`] carries.
+#[cfg(feature = "postgres")]
+enum Forwarded {
+    /// The answer itself.
+    Answer(Change),
+    /// The id of the row of the store that keeps it.
+    Kept { task: String, id: String },
+}
+
 /// The answer a payload on [`ANSWERS`] carries (`None`: not one).
 #[cfg(feature = "postgres")]
-fn answer(payload: &str) -> Option<Change> {
+fn answer(payload: &str) -> Option<Forwarded> {
     #[derive(serde::Deserialize)]
-    struct Forwarded {
+    struct Payload {
         task: String,
-        message: Box<a2a::Message>,
+        message: Option<Box<a2a::Message>>,
+        kept: Option<String>,
     }
-    let Forwarded { task, message } = serde_json::from_str(payload).ok()?;
-    Some(Change::Answer { task, message })
+    let Payload {
+        task,
+        message,
+        kept,
+    } = serde_json::from_str(payload).ok()?;
+    match (message, kept) {
+        (Some(message), _) => Some(Forwarded::Answer(Change::Answer { task, message })),
+        (None, Some(id)) => Some(Forwarded::Kept { task, id }),
+        (None, None) => None,
+    }
+}
+
+/// The answer the store keeps as row `id`.
+#[cfg(feature = "postgres")]
+async fn kept_answer(db: &sqlx::AnyPool, id: &str) -> Result<Box<a2a::Message>, String> {
+    let body: String = sqlx::query_scalar("SELECT body FROM a2a_card_answers WHERE id = $1")
+        .bind(id)
+        .fetch_one(db)
+        .await
+        .map_err(|e| e.to_string())?;
+    serde_json::from_str(&body).map_err(|e| e.to_string())
 }

@@ -80,6 +80,18 @@ const MIGRATIONS: &[(&str, &str)] = &[
     );
     CREATE INDEX a2a_card_hits_ends ON a2a_card_hits (ends_at);",
     ),
+    // 4 -> 5: answers too large for a notification, kept for the replica whose handler asked
+    // (an hour at most).
+    (
+        "forwarded answers",
+        "CREATE TABLE a2a_card_answers (
+        id TEXT PRIMARY KEY,
+        task_id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        sent_at BIGINT NOT NULL
+    );
+    CREATE INDEX a2a_card_answers_sent ON a2a_card_answers (sent_at);",
+    ),
 ];
 
 /// The schema's steps as sqlx migrations: step `i` of [`MIGRATIONS`] is version `i + 1`.

@@ -288,7 +288,13 @@ impl SqlTasks {
             use std::sync::atomic::Ordering::Relaxed;
             let inner = &self.inner;
             let Some(feed) =
-                super::notify::listen(&inner.url, &inner.replica, Arc::clone(&inner.others)).await
+                super::notify::listen(
+                    &inner.url,
+                    &inner.replica,
+                    Arc::clone(&inner.others),
+                    inner.reads.clone(),
+                )
+                .await
             else {
                 return;
             };
@@ -327,12 +333,25 @@ impl super::Store for SqlTasks {
         if self.inner.feed.get().is_none() {
             return Ok(false);
         }
-        let payload = super::notify::answer_payload(task_id, message);
-        // Postgres carries a notification's payload up to 8000 bytes.
-        if payload.len() > 7900 {
-            return Err(A2AError::invalid_params(
-                "the answer is too large to forward to the replica that runs the task (over 7,900 bytes of JSON); send it to that replica, or send large files by URL",
-            ));
+        let mut payload = super::notify::answer_payload(task_id, message);
+        // Postgres carries a notification's payload up to 8000 bytes: a larger answer is kept
+        // in the store, and the notification names it.
+        if payload.len() > super::notify::CARRIED {
+            let id = a2a::new_task_id();
+            let body = serde_json::to_string(message).map_err(|e| {
+                A2AError::internal(format!("the answer could not be forwarded: {e}"))
+            })?;
+            sqlx::query(
+                "INSERT INTO a2a_card_answers (id, task_id, body, sent_at) VALUES ($1, $2, $3, $4)",
+            )
+            .bind(&id)
+            .bind(task_id)
+            .bind(body)
+            .bind(now_millis())
+            .execute(&self.inner.pool)
+            .await
+            .map_err(db_error)?;
+            payload = super::notify::kept_payload(task_id, &id);
         }
         sqlx::query(&format!("SELECT pg_notify('{ANSWERS}', $1)"))
             .bind(payload)
@@ -733,10 +752,17 @@ impl Shared {
                 "SELECT id FROM (SELECT id FROM a2a_card_tasks WHERE ended_at IS NOT NULL ORDER BY ended_at DESC, id DESC{all} OFFSET {max}) AS old"
             ));
         }
-        // Request counters whose window has ended.
+        // Request counters whose window has ended, and answers forwarded an hour ago.
         sqlx::query(&format!(
             "DELETE FROM a2a_card_hits WHERE ends_at < {}",
             now_millis()
+        ))
+        .execute(&mut **tx)
+        .await
+        .map_err(db_error)?;
+        sqlx::query(&format!(
+            "DELETE FROM a2a_card_answers WHERE sent_at < {}",
+            now_millis() - 3_600_000
         ))
         .execute(&mut **tx)
         .await
