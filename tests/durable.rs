@@ -762,3 +762,72 @@ async fn an_answer_to_a_task_that_was_working_is_refused_not_kept() {
     );
     assert_eq!(count(&notes, "answered"), 1, "{:?}", lines(&notes));
 }
+
+/// A settlement waiting for its confirmation when its ledger gets SIGTERM: the ledger exits
+/// cleanly and at once, the task is not failed, and the next ledger on the store (started
+/// after it on a SQLite file; already running beside it on Postgres) takes it over at once,
+/// well within the lease (10 s, the default) a killed ledger would hold it for; answered,
+/// it completes. How long the takeover took, from SIGTERM.
+async fn taken_over_after_sigterm(url: &str, replicas: bool) -> Duration {
+    let (_, notes) = fresh(if replicas { "sigterm-pg" } else { "sigterm" });
+    let env = [(LEASE, "10000")];
+    let mut first = ledger(url, &env);
+    let second = replicas.then(|| ledger(url, &env));
+    let id = start(&first.base, &notes, 0, 0).await;
+    in_state(&first.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    let sent = Instant::now();
+    first.terminate();
+    let (status, _) = first
+        .exited_within(Duration::from_secs(5))
+        .await
+        .expect("the ledger exited at SIGTERM");
+    assert!(status.success(), "the ledger exited cleanly: {status:?}");
+    let exited = sent.elapsed();
+    let next = match second {
+        Some(second) => second,
+        None => ledger(url, &env),
+    };
+    // Run again from its journal: its handler wakes a second time.
+    noted(&notes, "woke", 2).await;
+    let took = sent.elapsed();
+    println!("exited {exited:?} after SIGTERM; the task was taken over {took:?} after it");
+    assert!(
+        took < Duration::from_secs(3),
+        "taken over {took:?} after SIGTERM"
+    );
+    let waiting = in_state(&next.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    assert!(
+        text_of(&waiting).contains("Confirm the payment?"),
+        "{waiting}"
+    );
+    let done = confirm(&next.base, &id).await;
+    assert_eq!(
+        done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{done}"
+    );
+    assert!(text_of(&done).contains("42: yes"), "{done}");
+    assert_eq!(count(&notes, "charge"), 1, "{:?}", lines(&notes));
+    took
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_waiting_at_sigterm_is_taken_over_by_the_next_process_at_once() {
+    let (url, _) = fresh("sigterm");
+    taken_over_after_sigterm(&url, false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_waiting_at_sigterm_is_taken_over_by_another_replica_at_once() {
+    let url = match support::postgres::database("durable_sigterm").await {
+        Ok(url) => url,
+        Err(why) => {
+            assert!(
+                std::env::var_os("A2A_REQUIRE_POSTGRES").is_none(),
+                "Postgres is required (A2A_REQUIRE_POSTGRES) but: {why}"
+            );
+            eprintln!("SKIPPED: {why}");
+            return;
+        }
+    };
+    taken_over_after_sigterm(&url, true).await;
+}

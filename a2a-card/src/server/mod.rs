@@ -103,6 +103,7 @@
 pub mod auth;
 mod call;
 mod documents;
+mod drain;
 mod errors;
 mod failure;
 #[cfg(feature = "grpc")]
@@ -123,13 +124,14 @@ mod telemetry;
 mod ui;
 mod wiring;
 
+pub use drain::SHUT_DOWN;
 pub use failure::ServerError;
 pub use host::Host;
 pub use interfaces::{AGENT_CARD_PATH, AGENT_INDEX_PATH, CAPABILITIES_PATH};
 pub use lifecycle::FinishedLogs;
 pub use listening::Listening;
 pub use options::{
-    DEFAULT_BODY_LIMIT, DEFAULT_CARD_MAX_AGE, DEFAULT_INPUT_TIMEOUT, DEFAULT_MAX_INLINE_FILE,
-    Server, router,
+    DEFAULT_BODY_LIMIT, DEFAULT_CARD_MAX_AGE, DEFAULT_DRAIN_TIMEOUT, DEFAULT_INPUT_TIMEOUT,
+    DEFAULT_MAX_INLINE_FILE, Server, router,
 };
 pub use push::Webhooks;

@@ -158,6 +158,14 @@ impl<A: Agent> Lifecycle<A> {
         }
     }
 
+    /// What a drain stops of this lifecycle.
+    pub(crate) fn halt(&self) -> Halt {
+        Halt {
+            recorder: Arc::clone(&self.recorder),
+            store: Arc::clone(&self.store),
+        }
+    }
+
     /// The tasks.
     fn tasks(&self) -> &dyn TaskStore {
         &*self.recorder.store
@@ -611,6 +619,45 @@ impl<A: Agent> Lifecycle<A> {
         let events = follow_log(Arc::clone(log), wake, id.to_owned(), from, logged.events);
         let events = events.map(|e| e.map(|(n, e)| (Some(n), e)));
         Ok(Box::pin(stream::iter(first.map(Ok)).chain(events)))
+    }
+}
+
+/// What the drain of a listener stops of an agent's lifecycle (see
+/// [`Listening::serve`](super::Listening::serve)): the handlers that run here, and the
+/// agent's hold on its tasks in the store.
+#[derive(Clone)]
+pub(crate) struct Halt {
+    recorder: Arc<Recorder>,
+    pub(crate) store: Arc<dyn Store>,
+}
+
+impl Halt {
+    /// Whether a handler whose task only this process can finish is at work (a skill that is
+    /// not durable here, not waiting for an answer).
+    pub(crate) fn busy(&self) -> bool {
+        self.recorder.sessions.busy()
+    }
+
+    /// Stops every handler that runs here: a durable skill's is dropped, its task left as
+    /// its journal has it for another process to take over; any other's task fails, saying
+    /// that the agent shut down ([`SHUT_DOWN`](super::SHUT_DOWN)).
+    pub(crate) async fn stop(&self) {
+        for (id, durable) in self.recorder.sessions.running() {
+            self.recorder.sessions.cancel(&id);
+            if durable {
+                continue;
+            }
+            let Some(tracked) = self.recorder.live.get(&id) else {
+                continue;
+            };
+            if tracked.state().is_terminal() {
+                continue;
+            }
+            let why = super::SHUT_DOWN.to_owned();
+            let event = status(&tracked, TaskState::Failed, Some(why));
+            self.recorder.record(&tracked, event).await;
+            self.recorder.live.finished(&tracked);
+        }
     }
 }
 

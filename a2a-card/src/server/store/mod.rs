@@ -314,6 +314,25 @@ pub trait Store: Send + Sync + 'static {
     fn resumed(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Task>> {
         None
     }
+
+    /// This process stops: what it wrote is written, and the tasks it still holds (those of
+    /// durable skills, whose handlers it dropped) are given up at once, so that another
+    /// process on the store takes them over now rather than once this one's lease runs out.
+    /// A server calls it last, at the end of its drain
+    /// ([`Listening::serve`](super::Listening::serve)), and writes nothing more. By default,
+    /// nothing.
+    ///
+    /// ```
+    /// use a2a_card::server::store::{Store, Tasks};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// // The memory store holds nothing another process could take over.
+    /// let tasks: std::sync::Arc<dyn a2a_server::TaskStore> = Tasks::memory().open().await.unwrap();
+    /// tasks.release().await.unwrap();
+    /// # })
+    /// ```
+    async fn release(&self) -> Result<(), a2a::A2AError> {
+        Ok(())
+    }
 }
 
 impl Store for Arc<dyn TaskStore> {
