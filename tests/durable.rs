@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use support::client::{rpc, rpc_to};
 use support::replica::Replica;
+use support::sse::Frames;
 
 /// Set in a ledger process: where its tasks are.
 const TASKS: &str = "A2A_DURABLE_TASKS";
@@ -775,8 +776,13 @@ async fn taken_over_after_sigterm(url: &str, replicas: bool) -> Duration {
     let second = replicas.then(|| ledger(url, &env));
     let id = start(&first.base, &notes, 0, 0).await;
     in_state(&first.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    // A subscriber, which the shutdown cuts off cleanly after what it read.
+    let mut frames = Frames::open(&first.base, "JSONRPC", &id, None).await;
+    let (last, _) = frames.next().await.expect("the task, first");
+    let last = last.expect("a numbered event");
     let sent = Instant::now();
     first.terminate();
+    assert!(frames.next().await.is_none(), "the stream ended");
     let (status, _) = first
         .exited_within(Duration::from_secs(5))
         .await
@@ -800,12 +806,30 @@ async fn taken_over_after_sigterm(url: &str, replicas: bool) -> Duration {
         text_of(&waiting).contains("Confirm the payment?"),
         "{waiting}"
     );
+    // The subscriber resumes on the next process from the last event it read: what follows,
+    // numbered on, nothing twice.
+    let mut resumed = Frames::open(&next.base, "JSONRPC", &id, Some(last)).await;
     let done = confirm(&next.base, &id).await;
     assert_eq!(
         done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
         "{done}"
     );
     assert!(text_of(&done).contains("42: yes"), "{done}");
+    let mut seen = last;
+    let mut states = Vec::new();
+    while let Some((n, event)) = resumed.next().await {
+        let n = n.expect("a numbered event");
+        assert_eq!(n, seen + 1, "event {n} follows {seen}: {event}");
+        seen = n;
+        if let Some(state) = event.pointer("/result/statusUpdate/status/state") {
+            states.push(state.as_str().unwrap_or_default().to_owned());
+        }
+    }
+    assert_eq!(
+        states.last().map(String::as_str),
+        Some("TASK_STATE_COMPLETED"),
+        "{states:?}"
+    );
     assert_eq!(count(&notes, "charge"), 1, "{:?}", lines(&notes));
     took
 }
