@@ -23,6 +23,8 @@ use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use tokio::sync::watch;
 
+use super::store::Store;
+
 /// The status message of a task that was still running (or waiting for an answer) when the
 /// drain of its agent's listener ended: the task fails with it. A durable skill's task does
 /// not: another process takes it over (see [`Listening::serve`](super::Listening::serve)).
@@ -143,23 +145,25 @@ fn refused(http1: bool) -> Response {
     res
 }
 
-/// The health routes: [`LIVE_PATH`] and [`READY_PATH`], outside every other layer (no
+/// The health routes: [`LIVE_PATH`] and [`READY_PATH`] (not ready while draining, or while
+/// one of `stores` was not reached at its last check), outside every other layer (no
 /// authentication, no telemetry).
-pub(crate) fn health(drain: &Arc<Drain>) -> axum::Router {
+pub(crate) fn health(drain: &Arc<Drain>, stores: Vec<Arc<dyn Store>>) -> axum::Router {
     let ready = Arc::clone(drain);
     axum::Router::new()
         .route(LIVE_PATH, axum::routing::get(|| async { "ok" }))
         .route(
             READY_PATH,
             axum::routing::get(move || {
-                let draining = ready.draining();
-                async move {
-                    if draining {
-                        (StatusCode::SERVICE_UNAVAILABLE, "draining").into_response()
-                    } else {
-                        "ready".into_response()
-                    }
-                }
+                let answer = if ready.draining() {
+                    (StatusCode::SERVICE_UNAVAILABLE, "draining").into_response()
+                } else if !stores.iter().all(|s| s.reachable()) {
+                    let why = "the task store cannot be reached";
+                    (StatusCode::SERVICE_UNAVAILABLE, why).into_response()
+                } else {
+                    "ready".into_response()
+                };
+                async move { answer }
             }),
         )
 }
@@ -213,7 +217,7 @@ mod tests {
                 Arc::clone(drain),
                 layer,
             ))
-            .merge(health(drain))
+            .merge(health(drain, Vec::new()))
     }
 
     async fn get(app: &axum::Router, path: &str) -> Response {
@@ -239,6 +243,33 @@ mod tests {
         assert_eq!(res.status(), StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(res.headers()[header::CONNECTION], "close");
         assert_eq!(res.headers()[header::RETRY_AFTER], "1");
+    }
+
+    /// A store whose last check did not reach it.
+    struct Down;
+
+    #[async_trait::async_trait]
+    impl Store for Down {
+        fn tasks(&self) -> Arc<dyn a2a_server::TaskStore> {
+            Arc::new(a2a_server::InMemoryTaskStore::new())
+        }
+        fn reachable(&self) -> bool {
+            false
+        }
+    }
+
+    #[tokio::test]
+    async fn readiness_fails_while_a_store_is_not_reached() {
+        let drain = Drain::new();
+        let up: Arc<dyn Store> = Arc::new(
+            Arc::new(a2a_server::InMemoryTaskStore::new()) as Arc<dyn a2a_server::TaskStore>
+        );
+        let app = health(&drain, vec![Arc::clone(&up)]);
+        assert_eq!(get(&app, READY_PATH).await.status(), StatusCode::OK);
+        let app = health(&drain, vec![up, Arc::new(Down)]);
+        let res = get(&app, READY_PATH).await;
+        assert_eq!(res.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(get(&app, LIVE_PATH).await.status(), StatusCode::OK);
     }
 
     #[tokio::test]

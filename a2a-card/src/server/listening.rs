@@ -14,6 +14,7 @@ use super::ServerError;
 use super::drain::{self, Drain};
 use super::interfaces::Endpoint;
 use super::lifecycle::Halt;
+use super::store::Store;
 use crate::card::AgentCard;
 
 /// A bound server, about to serve: where it listens, and the card it serves.
@@ -140,7 +141,9 @@ impl Listening {
     ///
     /// Beside the agents' routes, the listener answers two health routes, for probes
     /// (unauthenticated, untraced): `GET /healthz` (liveness: `200` while the process serves)
-    /// and `GET /readyz` (readiness: `200`, then `503` from the drain's beginning).
+    /// and `GET /readyz` (readiness: `200`; `503` from the drain's beginning, and while the
+    /// task store was not reached at its last check, see
+    /// [`Store::reachable`](super::store::Store::reachable)).
     ///
     /// The drain, once `shutdown` completes:
     ///
@@ -189,13 +192,20 @@ impl Listening {
         F: Future<Output = ()> + Send + 'static,
     {
         let drain = Drain::new();
+        // Each store once (a host's agents share one).
+        let mut stores: Vec<Arc<dyn Store>> = Vec::new();
+        for halt in &self.halts {
+            if !stores.iter().any(|s| Arc::ptr_eq(s, &halt.store)) {
+                stores.push(Arc::clone(&halt.store));
+            }
+        }
         let app = self
             .app
             .layer(axum::middleware::from_fn_with_state(
                 Arc::clone(&drain),
                 drain::layer,
             ))
-            .merge(drain::health(&drain));
+            .merge(drain::health(&drain, stores.clone()));
         // Answers go out whole: Nagle's algorithm would only hold back the last segment of
         // each (and stall pipelined requests behind delayed acknowledgements).
         let listener = self.listener.tap_io(|stream| {
@@ -234,15 +244,10 @@ impl Listening {
         for halt in &halts {
             halt.stop().await;
         }
-        let mut released: Vec<&Arc<dyn super::store::Store>> = Vec::new();
-        for halt in &halts {
-            if released.iter().any(|s| Arc::ptr_eq(s, &halt.store)) {
-                continue;
-            }
-            if let Err(e) = halt.store.release().await {
+        for store in &stores {
+            if let Err(e) = store.release().await {
                 tracing::warn!(error = %e.message, "the task store could not give up this process's tasks; another process takes them over once its lease runs out");
             }
-            released.push(&halt.store);
         }
         let _ = close.send(());
         // The answers given: a moment to write them out, no more.

@@ -333,6 +333,21 @@ pub trait Store: Send + Sync + 'static {
     async fn release(&self) -> Result<(), a2a::A2AError> {
         Ok(())
     }
+
+    /// Whether the store answered when it was last asked, as far as the store knows without
+    /// asking now (the SQL stores: their last lease renewal, every third of the lease). A
+    /// served listener's `/readyz` answers `503` while it did not. By default, `true`.
+    ///
+    /// ```
+    /// use a2a_card::server::store::{Store, Tasks};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let tasks: std::sync::Arc<dyn a2a_server::TaskStore> = Tasks::memory().open().await.unwrap();
+    /// assert!(tasks.reachable());
+    /// # })
+    /// ```
+    fn reachable(&self) -> bool {
+        true
+    }
 }
 
 impl Store for Arc<dyn TaskStore> {

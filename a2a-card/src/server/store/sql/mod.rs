@@ -104,6 +104,8 @@ struct Shared {
     /// Held while the lease is renewed, and by the release: a renewal under way does not put
     /// back the row the release takes out.
     renewing: tokio::sync::Mutex<()>,
+    /// Whether the last lease renewal failed (the database did not answer).
+    unreachable: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for SqlTasks {
@@ -244,6 +246,7 @@ impl SqlTasks {
                 feed: Default::default(),
                 released: Default::default(),
                 renewing: Default::default(),
+                unreachable: Default::default(),
             }),
         };
         store
@@ -379,6 +382,14 @@ impl super::Store for SqlTasks {
     /// running tasks it still owns are then another's to take over (the others' next check;
     /// on Postgres at once, as this replica says it went on [`GONE`]; on SQLite, the next
     /// process that opens the file).
+    /// Whether the last lease renewal (every third of the lease) reached the database.
+    fn reachable(&self) -> bool {
+        !self
+            .inner
+            .unreachable
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     async fn release(&self) -> Result<(), A2AError> {
         let inner = &self.inner;
         let _renewing = inner.renewing.lock().await;
@@ -488,6 +499,8 @@ fn spawn_lease(store: Weak<Shared>) {
                 }
                 s.renew().await
             };
+            s.unreachable
+                .store(renewed.is_err(), std::sync::atomic::Ordering::Relaxed);
             if let Err(e) = renewed {
                 tracing::warn!(error = %e.message, "the task store lease could not be renewed");
                 continue;
