@@ -187,7 +187,7 @@ impl Replay {
             return Ok(true);
         }
         Err(format!(
-            "the durable handler did not replay as its task's log says: its item {} was {}, and the handler now sent {}; a durable handler must send the same items in the same order (its code changed? give the skill a new `durable = \"VERSION\"`)",
+            "the durable handler did not replay as its task's log says: its item {} was {}, and the handler now sent {}; a durable handler must send the same items in the same order (its code changed? branch on `ctx.patched(..)`, or give the skill a new `durable = \"VERSION\"`)",
             self.met,
             describe(next),
             describe(&item)
