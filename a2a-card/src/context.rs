@@ -517,14 +517,14 @@ impl SkillContext {
     /// # impl Shop {
     /// /// Charges for an order; since version 2, with its tax.
     /// #[skill(durable)]
-    /// async fn order(&self, price: u64, ctx: SkillContext) -> Result<String, SkillError> {
-    ///     let total = if ctx.patched("tax") {
-    ///         ctx.step("charge-with-tax", async { price * 120 / 100 }).await?
+    /// async fn order(&self, item: String, ctx: SkillContext) -> Result<String, SkillError> {
+    ///     let total: u64 = if ctx.patched("tax") {
+    ///         ctx.step("charge-with-tax", async { 120 }).await?
     ///     } else {
     ///         // The tasks begun before: as they did.
-    ///         ctx.step("charge", async { price }).await?
+    ///         ctx.step("charge", async { 100 }).await?
     ///     };
-    ///     Ok(format!("charged {total}"))
+    ///     Ok(format!("{item}: charged {total}"))
     /// }
     /// # }
     /// ```

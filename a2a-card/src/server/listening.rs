@@ -224,6 +224,9 @@ impl Listening {
         }
         let began = Instant::now();
         drain.begin();
+        for halt in &self.halts {
+            halt.begin();
+        }
         tracing::info!(
             timeout = ?self.drain_timeout,
             "shutting down: draining the requests and tasks under way"

@@ -69,6 +69,15 @@ impl<A: Agent> Lifecycle<A> {
     /// is this process's now: no other would take it up).
     async fn take_up_one(&self, task: Task) {
         let id = task.id.clone();
+        if self
+            .recorder
+            .stopping
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
+            // Given up again, with this process's other tasks, at its drain's end.
+            tracing::info!(task = %id, "a durable task taken over while shutting down is left for another process");
+            return;
+        }
         let mut why = String::new();
         for wait in [1, 2, 4, 8] {
             match self.resume_durable(task.clone()).await {

@@ -128,6 +128,7 @@ impl<A: Agent> Lifecycle<A> {
             push: parts.push.as_ref().map(|(_, d, _)| Arc::clone(d)),
             input_timeout: parts.input_timeout,
             log,
+            stopping: Default::default(),
         });
         let cluster = cluster::of(&store);
         if let Some(changes) = cluster.wake() {
@@ -632,6 +633,14 @@ pub(crate) struct Halt {
 }
 
 impl Halt {
+    /// The drain began: the durable tasks the store takes over from now on (another
+    /// process's, which stopped too) are left for the processes that stay.
+    pub(crate) fn begin(&self) {
+        self.recorder
+            .stopping
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
     /// Whether a handler whose task only this process can finish is at work (a skill that is
     /// not durable here, not waiting for an answer).
     pub(crate) fn busy(&self) -> bool {

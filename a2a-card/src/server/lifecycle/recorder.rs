@@ -22,6 +22,9 @@ pub(crate) struct Recorder {
     pub(super) input_timeout: Option<Duration>,
     /// The store's event log, where it keeps one.
     pub(super) log: Option<Arc<dyn EventLog>>,
+    /// Whether the listener's drain began: tasks the store takes over are not run here any
+    /// more (this process gives them up at its drain's end).
+    pub(super) stopping: std::sync::atomic::AtomicBool,
 }
 
 /// Whether an event's change is written to the store by [`Recorder::record_as`].

@@ -44,7 +44,10 @@ pub(crate) enum Dialect {
 ///   third of [`DEFAULT_LEASE`]; the running tasks it writes are its own. When a replica's
 ///   lease runs out (its process died), the replicas still alive fail its running tasks, with
 ///   a status message that says why ([`INTERRUPTED`](super::INTERRUPTED)): no task stays
-///   `working` forever.
+///   `working` forever. A replica that stops (a server's drain:
+///   [`Store::release`](super::Store::release)) takes itself out of the table of replicas,
+///   and on Postgres says so (`NOTIFY`): the others take its tasks over at once instead of
+///   once its lease runs out.
 /// - **Notifications** (Postgres). A server's store announces its writes (`NOTIFY`) only
 ///   while another replica is live: a replica says so when it opens, and each reads the
 ///   table of replicas at every lease renewal. A reader of the log that waits for a
@@ -378,10 +381,6 @@ impl super::Store for SqlTasks {
             .take()
     }
 
-    /// Writes what is queued, then takes this replica out of the table of replicas: the
-    /// running tasks it still owns are then another's to take over (the others' next check;
-    /// on Postgres at once, as this replica says it went on [`GONE`]; on SQLite, the next
-    /// process that opens the file).
     /// Whether the last lease renewal (every third of the lease) reached the database.
     fn reachable(&self) -> bool {
         !self
@@ -390,6 +389,10 @@ impl super::Store for SqlTasks {
             .load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// Writes what is queued, then takes this replica out of the table of replicas: the
+    /// running tasks it still owns are then another's to take over (the others' next check;
+    /// on Postgres at once, as this replica says it went on [`GONE`]; on SQLite, the next
+    /// process that opens the file).
     async fn release(&self) -> Result<(), A2AError> {
         let inner = &self.inner;
         let _renewing = inner.renewing.lock().await;
