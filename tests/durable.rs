@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use support::client::{rpc, rpc_to};
 use support::replica::Replica;
+use support::sse::Frames;
 
 /// Set in a ledger process: where its tasks are.
 const TASKS: &str = "A2A_DURABLE_TASKS";
@@ -109,6 +110,25 @@ impl LedgerV2 {
     }
 }
 
+/// The ledger after a deployment of a new version of the agent, whose handler notes what a
+/// marker says before it settles as before.
+struct LedgerNext;
+/// Settles payments, durably.
+#[agent(url = "http://127.0.0.1:1", push_notifications, version = "2.0.0")]
+impl LedgerNext {
+    /// Charges, waits, and asks for a confirmation.
+    #[skill(durable, id = "settle")]
+    async fn settle(&self, s: Settlement, ctx: SkillContext) -> Result<String, SkillError> {
+        let line = if ctx.patched("receipt-v2") {
+            "patched"
+        } else {
+            "unpatched"
+        };
+        note(&s.file, line);
+        settle(s, ctx).await
+    }
+}
+
 /// Not a test of its own: the body of the ledger processes the tests below start.
 #[tokio::test]
 async fn durable_process() {
@@ -141,6 +161,14 @@ async fn durable_process() {
         return;
     }
     let listening = match std::env::var(VERSION).as_deref() {
+        Ok("next") => {
+            let server = Server::new(LedgerNext).webhooks(webhooks);
+            server
+                .tasks(tasks)
+                .input_timeout(timeout)
+                .bind("127.0.0.1:0")
+                .await
+        }
         Ok("2") => {
             let server = Server::new(LedgerV2).webhooks(webhooks);
             server
@@ -423,7 +451,10 @@ async fn a_task_journaled_by_another_version_fails_clearly() {
     let next = ledger(&url, &[(VERSION, "2")]);
     let failed = in_state(&next.base, &id, "TASK_STATE_FAILED").await;
     let why = text_of(&failed["status"]);
-    assert!(why.contains("journaled by version"), "{why}");
+    assert!(
+        why.contains("journaled by a version that named none"),
+        "{why}"
+    );
     assert!(why.contains("`2`"), "{why}");
     assert_eq!(
         count(&notes, "woke"),
@@ -761,4 +792,124 @@ async fn an_answer_to_a_task_that_was_working_is_refused_not_kept() {
         "{done}"
     );
     assert_eq!(count(&notes, "answered"), 1, "{:?}", lines(&notes));
+}
+
+/// A settlement waiting for its confirmation when its ledger gets SIGTERM: the ledger exits
+/// cleanly and at once, the task is not failed, and the next ledger on the store (started
+/// after it on a SQLite file; already running beside it on Postgres) takes it over at once,
+/// well within the lease (10 s, the default) a killed ledger would hold it for; answered,
+/// it completes. How long the takeover took, from SIGTERM.
+async fn taken_over_after_sigterm(url: &str, replicas: bool) -> Duration {
+    let (_, notes) = fresh(if replicas { "sigterm-pg" } else { "sigterm" });
+    let env = [(LEASE, "10000")];
+    let mut first = ledger(url, &env);
+    let second = replicas.then(|| ledger(url, &env));
+    let id = start(&first.base, &notes, 0, 0).await;
+    in_state(&first.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    // A subscriber, which the shutdown cuts off cleanly after what it read.
+    let mut frames = Frames::open(&first.base, "JSONRPC", &id, None).await;
+    let (last, _) = frames.next().await.expect("the task, first");
+    let last = last.expect("a numbered event");
+    let sent = Instant::now();
+    first.terminate();
+    assert!(frames.next().await.is_none(), "the stream ended");
+    let (status, _) = first
+        .exited_within(Duration::from_secs(5))
+        .await
+        .expect("the ledger exited at SIGTERM");
+    assert!(status.success(), "the ledger exited cleanly: {status:?}");
+    let exited = sent.elapsed();
+    let next = match second {
+        Some(second) => second,
+        None => ledger(url, &env),
+    };
+    // Run again from its journal: its handler wakes a second time.
+    noted(&notes, "woke", 2).await;
+    let took = sent.elapsed();
+    println!("exited {exited:?} after SIGTERM; the task was taken over {took:?} after it");
+    assert!(
+        took < Duration::from_secs(3),
+        "taken over {took:?} after SIGTERM"
+    );
+    let waiting = in_state(&next.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    assert!(
+        text_of(&waiting).contains("Confirm the payment?"),
+        "{waiting}"
+    );
+    // The subscriber resumes on the next process from the last event it read: what follows,
+    // numbered on, nothing twice.
+    let mut resumed = Frames::open(&next.base, "JSONRPC", &id, Some(last)).await;
+    let done = confirm(&next.base, &id).await;
+    assert_eq!(
+        done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{done}"
+    );
+    assert!(text_of(&done).contains("42: yes"), "{done}");
+    let mut seen = last;
+    let mut states = Vec::new();
+    while let Some((n, event)) = resumed.next().await {
+        let n = n.expect("a numbered event");
+        assert_eq!(n, seen + 1, "event {n} follows {seen}: {event}");
+        seen = n;
+        if let Some(state) = event.pointer("/result/statusUpdate/status/state") {
+            states.push(state.as_str().unwrap_or_default().to_owned());
+        }
+    }
+    assert_eq!(
+        states.last().map(String::as_str),
+        Some("TASK_STATE_COMPLETED"),
+        "{states:?}"
+    );
+    assert_eq!(count(&notes, "charge"), 1, "{:?}", lines(&notes));
+    took
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_waiting_at_sigterm_is_taken_over_by_the_next_process_at_once() {
+    let (url, _) = fresh("sigterm");
+    taken_over_after_sigterm(&url, false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_waiting_at_sigterm_is_taken_over_by_another_replica_at_once() {
+    let url = match support::postgres::database("durable_sigterm").await {
+        Ok(url) => url,
+        Err(why) => {
+            assert!(
+                std::env::var_os("A2A_REQUIRE_POSTGRES").is_none(),
+                "Postgres is required (A2A_REQUIRE_POSTGRES) but: {why}"
+            );
+            eprintln!("SKIPPED: {why}");
+            return;
+        }
+    };
+    taken_over_after_sigterm(&url, true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_version_of_the_agent_runs_on_the_tasks_an_older_one_began() {
+    let (url, notes) = fresh("next");
+    let (id, _) = asked_then_killed(&url, &notes, &[]).await;
+    // Another card version, the skill's durable version left out: the task is run again,
+    // and the marker its handler meets in the replay says the task is not the new code's.
+    let next = ledger(&url, &[(VERSION, "next")]);
+    noted(&notes, "unpatched", 1).await;
+    in_state(&next.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    let done = confirm(&next.base, &id).await;
+    assert_eq!(
+        done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{done}"
+    );
+    assert!(text_of(&done).contains("42: yes"), "{done}");
+    assert_eq!(count(&notes, "charge"), 1, "{:?}", lines(&notes));
+    // A task begun on the new code: the marker says so.
+    let begun = start(&next.base, &notes, 0, 0).await;
+    in_state(&next.base, &begun, "TASK_STATE_INPUT_REQUIRED").await;
+    assert_eq!(count(&notes, "patched"), 1, "{:?}", lines(&notes));
+    assert_eq!(count(&notes, "unpatched"), 1, "{:?}", lines(&notes));
+    let done = confirm(&next.base, &begun).await;
+    assert_eq!(
+        done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{done}"
+    );
 }

@@ -53,8 +53,8 @@ pub struct Attrs {
     pub output_modes: Vec<LitStr>,
     pub security: Vec<Requirement>,
     pub extended: Option<syn::LitBool>,
-    /// `durable` (the card's version is the journal's) or `durable = "VERSION"`: the key,
-    /// and the version it names.
+    /// `durable` (journals any version of the handler runs on) or `durable = "VERSION"`: the
+    /// key, and the version it names.
     pub durable: Option<(syn::Path, Option<LitStr>)>,
     pub krate: Option<syn::Path>,
     pub method: bool,
@@ -111,7 +111,7 @@ fn durable_version(meta: &syn::meta::ParseNestedMeta) -> syn::Result<Option<LitS
     if text.trim().is_empty() || text.len() > 64 {
         return Err(syn::Error::new(
             version.span(),
-            "the durable version is 1 to 64 characters (such as \"2\"); leave it out for the card's version",
+            "the durable version is 1 to 64 characters (such as \"2\"); leave it out for journals that every version of the handler runs on",
         ));
     }
     Ok(Some(version))

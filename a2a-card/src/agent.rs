@@ -131,7 +131,7 @@ pub struct SkillDecl {
     /// Listed only on the extended card (`#[skill(extended)]`), for authenticated callers.
     pub extended: bool,
     /// Durable (`#[skill(durable)]`): the version of the handler's code its journals are kept
-    /// for (`""`: the card's version); `None`: not durable.
+    /// for (`""`: none named, so every version runs on them); `None`: not durable.
     pub durable: Option<&'static str>,
     /// The handler as written (`fight_comparison`, `fx::convert`), for messages.
     pub source: &'static str,

@@ -497,6 +497,44 @@ impl SkillContext {
         Ok(value)
     }
 
+    /// Whether the code after marker `name` is the task's own: `true` for a task that met the
+    /// marker first as new work (it began, or got past what its journal holds, on code that
+    /// has the marker), `false` for one that, run again from its journal after its process
+    /// stopped, replays what code without the marker did there. The first answer is
+    /// journaled with the task, and every later run of it gets the same one. Outside a
+    /// durable skill (or on a store that keeps no journal), `true`.
+    ///
+    /// It lets a new version of a durable handler change what it does without failing the
+    /// tasks an older version began (a new `#[skill(durable = "VERSION")]` fails them): the
+    /// old path stays, for them, until no task of the old code is left. See the book's
+    /// durable skills, "Deploying a new version".
+    ///
+    /// ```
+    /// # use a2a_card::{SkillContext, SkillError, agent, skill};
+    /// # struct Shop;
+    /// # /// Sells.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Shop {
+    /// /// Charges for an order; since version 2, with its tax.
+    /// #[skill(durable)]
+    /// async fn order(&self, item: String, ctx: SkillContext) -> Result<String, SkillError> {
+    ///     let total: u64 = if ctx.patched("tax") {
+    ///         ctx.step("charge-with-tax", async { 120 }).await?
+    ///     } else {
+    ///         // The tasks begun before: as they did.
+    ///         ctx.step("charge", async { 100 }).await?
+    ///     };
+    ///     Ok(format!("{item}: charged {total}"))
+    /// }
+    /// # }
+    /// ```
+    pub fn patched(&self, name: &str) -> bool {
+        match self.link.as_ref().and_then(|l| l.journal.as_ref()) {
+            Some(journal) => journal.patched(name),
+            None => true,
+        }
+    }
+
     /// Waits `duration`, durably in a durable skill: the deadline is journaled, and a run of
     /// the handler after its process stopped waits only what is left of it (feature
     /// `server`). Elsewhere, a plain sleep.

@@ -29,6 +29,8 @@ pub(crate) enum Entry {
     Sleep { until_ms: i64 },
     /// A question was answered with this.
     Answer(Box<Answer>),
+    /// Marker `name` was met, and said `value` ([`Journal::patched`]).
+    Patched { name: String, value: bool },
 }
 
 impl Entry {
@@ -38,6 +40,7 @@ impl Entry {
             Entry::Step { name, .. } => format!("step `{name}`"),
             Entry::Sleep { .. } => "a sleep".to_owned(),
             Entry::Answer(_) => "an answer to a question".to_owned(),
+            Entry::Patched { name, .. } => format!("marker `{name}`"),
         }
     }
 
@@ -47,6 +50,12 @@ impl Entry {
     /// its dispatcher).
     #[cfg_attr(not(feature = "server"), allow(dead_code))]
     pub(crate) fn from_json(value: &Value) -> Option<Entry> {
+        if let Some(name) = value.get("patched").and_then(Value::as_str) {
+            return Some(Entry::Patched {
+                name: name.to_owned(),
+                value: value.get("value").and_then(Value::as_bool).unwrap_or(false),
+            });
+        }
         if let Some(name) = value.get("step").and_then(Value::as_str) {
             return Some(Entry::Step {
                 name: name.to_owned(),
@@ -85,8 +94,16 @@ pub(crate) struct Journal {
     recorded: Mutex<HashMap<u64, Entry>>,
     /// The number the next step, sleep or question takes (1 first: entry 0 is the server's).
     next: AtomicU64,
+    /// The markers met ([`Journal::patched`]), by name: what each said.
+    marks: Mutex<HashMap<String, bool>>,
+    /// The number the next marker is written at (from [`MARKS`] up).
+    next_mark: AtomicU64,
     sink: Sink,
 }
+
+/// Where markers are numbered from: apart from the steps, sleeps and questions, whose
+/// numbers a replay meets in order (code that adds a marker does not shift them).
+pub(crate) const MARKS: u64 = 1 << 40;
 
 impl std::fmt::Debug for Journal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -109,11 +126,50 @@ impl Journal {
     /// A journal whose entries `recorded` were written (by number; entry 0, the server's,
     /// not among them).
     pub(crate) fn new(recorded: Vec<(u64, Entry)>, sink: Sink) -> Journal {
+        let mut marks = HashMap::new();
+        let mut last_mark = None;
+        let mut entries = HashMap::new();
+        for (n, entry) in recorded {
+            match entry {
+                Entry::Patched { name, value } => {
+                    last_mark = last_mark.max(Some(n));
+                    marks.entry(name).or_insert(value);
+                }
+                entry => {
+                    entries.insert(n, entry);
+                }
+            }
+        }
         Journal {
-            recorded: Mutex::new(recorded.into_iter().collect()),
+            recorded: Mutex::new(entries),
             next: AtomicU64::new(1),
+            marks: Mutex::new(marks),
+            next_mark: AtomicU64::new(last_mark.map_or(MARKS, |n| n.max(MARKS) + 1)),
             sink,
         }
+    }
+
+    /// What marker `name` says: what it said when this task first met it; else, met now for
+    /// the first time, `false` while the handler replays what the journal holds (the code
+    /// that ran the task before did not have the marker there), `true` once it does new work.
+    /// Written in the store's next round, beside the task's other writes.
+    pub(crate) fn patched(&self, name: &str) -> bool {
+        let mut marks = self.marks.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(value) = marks.get(name) {
+            return *value;
+        }
+        let next = self.next.load(Ordering::Relaxed);
+        let replaying = self
+            .recorded
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .keys()
+            .any(|n| *n >= next);
+        let value = !replaying;
+        marks.insert(name.to_owned(), value);
+        let n = self.next_mark.fetch_add(1, Ordering::Relaxed);
+        self.queue_at(n, json!({"patched": name, "value": value}));
+        value
     }
 
     /// The next number, and the entry recorded at it, if any.
@@ -144,7 +200,7 @@ impl Journal {
     /// The failure of a replay that met `recorded` at number `n` where the handler did `did`.
     fn diverged(n: u64, recorded: &Entry, did: &str) -> SkillError {
         SkillError::Failed(format!(
-            "the durable handler did not replay as its journal says: its entry {n} is {}, and the handler now did {did}; a durable handler must do the same steps, sleeps and questions in the same order (its code changed? give the skill a new `durable = \"VERSION\"`)",
+            "the durable handler did not replay as its journal says: its entry {n} is {}, and the handler now did {did}; a durable handler must do the same steps, sleeps and questions in the same order (its code changed? branch on `ctx.patched(..)`, or give the skill a new `durable = \"VERSION\"`)",
             recorded.describe(),
         ))
     }
@@ -291,6 +347,41 @@ mod tests {
         assert!(
             why.contains("step `charge`") && why.contains("step `refund`"),
             "{why}"
+        );
+    }
+
+    #[test]
+    fn a_marker_is_true_for_new_work_false_in_a_replay_and_kept() {
+        // A task begun with the marker: true, written apart from the steps' numbers.
+        let (journal, written) = journal_of(Vec::new());
+        assert!(journal.patched("tax"));
+        assert!(matches!(journal.step("charge"), Ok(Slot::Free(1))));
+        let written = written.lock().unwrap().clone();
+        assert_eq!(
+            written,
+            vec![(MARKS, json!({"patched": "tax", "value": true}))]
+        );
+        // Run again after its process stopped: the recorded answer, whatever the replay.
+        let recorded = vec![
+            (1, step("charge", json!(1))),
+            (MARKS, Entry::from_json(&written[0].1).unwrap()),
+        ];
+        let (again, more) = journal_of(recorded);
+        assert!(again.patched("tax"));
+        assert!(more.lock().unwrap().is_empty(), "nothing written again");
+        // A task begun before the marker, replayed: false, and so it stays; a marker met
+        // past what the journal holds: true.
+        let (old, written) = journal_of(vec![(1, step("charge", json!(1)))]);
+        assert!(!old.patched("tax"));
+        assert!(!old.patched("tax"));
+        assert!(matches!(old.step("charge"), Ok(Slot::Recorded(_))));
+        assert!(old.patched("ship"));
+        assert_eq!(
+            *written.lock().unwrap(),
+            vec![
+                (MARKS, json!({"patched": "tax", "value": false})),
+                (MARKS + 1, json!({"patched": "ship", "value": true}))
+            ]
         );
     }
 

@@ -1,5 +1,5 @@
 //! The command line both example agents share: `--port`, `--print-card`, `--mcp-stdio`,
-//! serving until Ctrl-C.
+//! serving until SIGTERM or Ctrl-C (then drained: see `Listening::serve`).
 
 use std::future::Future;
 use std::io::Write;
@@ -104,8 +104,8 @@ fn parse_port(value: &str) -> Result<u16, String> {
 }
 
 /// Runs the example: parses the arguments, then prints the card of `A`, or serves `example`
-/// (with the task store asked for) on the port asked for, printing `banner`, until Ctrl-C; or
-/// serves it over MCP on stdin/stdout.
+/// (with the task store asked for) on the port asked for, printing `banner`, until SIGTERM or
+/// Ctrl-C; or serves it over MCP on stdin/stdout.
 pub fn run<A: Agent>(
     name: &str,
     default_port: u16,
@@ -170,14 +170,9 @@ fn serve<A: Agent>(
         let listening = server.bind(("127.0.0.1", port)).await?;
         // Serving goes on even if nobody reads the banner.
         let _ = writeln!(std::io::stdout(), "{}", banner(&listening));
-        listening
-            .serve_with_shutdown(async {
-                // Ctrl-C ends the server; if the signal cannot be watched, it runs until killed.
-                if tokio::signal::ctrl_c().await.is_err() {
-                    std::future::pending::<()>().await;
-                }
-            })
-            .await
+        // SIGTERM or Ctrl-C drains the server: the requests under way are answered, open
+        // streams end, durable tasks are left for the next process to take over at once.
+        listening.serve().await
     })
 }
 

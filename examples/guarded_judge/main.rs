@@ -100,10 +100,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         r#"curl -s {url}/ -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' -H 'Authorization: Bearer {token}' \
   -d '{{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{{"message":{{"messageId":"m1","role":"ROLE_USER","parts":[{{"text":"Lion vs Tiger"}}]}}}}}}'"#
     );
-    listening
-        .serve_with_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await?;
+    // SIGTERM or Ctrl-C drains the server, then it stops.
+    listening.serve().await?;
     Ok(())
 }

@@ -2,7 +2,8 @@
 //! own (which serves, and prints `LISTENING <url>`), with the environment the test gives.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
 
 /// A server process, killed (as `kill -9` does) when dropped.
 pub struct Replica {
@@ -28,7 +29,8 @@ impl Replica {
             .expect("a replica process");
         let stdout = child.stdout.take().expect("its output");
         let mut base = None;
-        for line in BufReader::new(stdout).lines() {
+        let mut lines = BufReader::new(stdout).lines();
+        for line in lines.by_ref() {
             let line = line.expect("a line");
             // The test harness may have printed the test's name before it on the line.
             if let Some((_, url)) = line.split_once("LISTENING ") {
@@ -36,6 +38,9 @@ impl Replica {
                 break;
             }
         }
+        // Read on, so that what the process prints later (the harness's verdict, once it
+        // returns) does not meet a closed pipe and fail it.
+        std::thread::spawn(move || lines.for_each(drop));
         let Some(base) = base else {
             let mut err = String::new();
             if let Some(mut e) = child.stderr.take() {
@@ -44,6 +49,28 @@ impl Replica {
             panic!("the replica did not start: {err}");
         };
         Replica { child, base }
+    }
+
+    /// Sends it SIGTERM, as an orchestrator does to stop it.
+    pub fn terminate(&self) {
+        let sent = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(sent.success(), "SIGTERM was not sent");
+    }
+
+    /// Waits `within` at most for it to exit: how it exited and when (after the call), or
+    /// `None` if it still runs.
+    pub async fn exited_within(&mut self, within: Duration) -> Option<(ExitStatus, Duration)> {
+        let start = Instant::now();
+        while start.elapsed() < within {
+            if let Some(status) = self.child.try_wait().expect("the replica's status") {
+                return Some((status, start.elapsed()));
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        None
     }
 
     /// Kills it as `kill -9` does.

@@ -6,14 +6,16 @@ use std::fmt;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
+use std::time::Duration;
 
 use serde_json::json;
 use tokio::net::{TcpListener, ToSocketAddrs};
 
 use super::failure::ServerError;
 use super::interfaces::{AGENT_CARD_PATH, CAPABILITIES_PATH, Endpoint};
+use super::lifecycle::Halt;
 use super::listening::Listening;
-use super::options::{DEFAULT_CARD_MAX_AGE, Server};
+use super::options::{DEFAULT_CARD_MAX_AGE, DEFAULT_DRAIN_TIMEOUT, Server};
 use super::store;
 use super::wiring::{Routes, Shared, layered};
 use crate::agent::Agent;
@@ -88,6 +90,7 @@ pub struct Host {
     default: Option<String>,
     tasks: store::Tasks,
     public_url: Option<String>,
+    drain_timeout: Duration,
 }
 
 impl fmt::Debug for Host {
@@ -98,6 +101,7 @@ impl fmt::Debug for Host {
             .field("default", &self.default)
             .field("tasks", &self.tasks)
             .field("public_url", &self.public_url)
+            .field("drain_timeout", &self.drain_timeout)
             .finish()
     }
 }
@@ -131,6 +135,7 @@ impl Host {
             default: None,
             tasks: store::Tasks::memory(),
             public_url: None,
+            drain_timeout: DEFAULT_DRAIN_TIMEOUT,
         }
     }
 
@@ -239,6 +244,32 @@ impl Host {
         self
     }
 
+    /// How long the drain of [`Listening::serve`] lets the requests and tasks under way
+    /// finish before it stops them, for every agent of the host
+    /// ([`DEFAULT_DRAIN_TIMEOUT`](super::DEFAULT_DRAIN_TIMEOUT): 30 s; a mounted server's own
+    /// [`Server::drain_timeout`] is not used here). See [`Server::drain_timeout`].
+    ///
+    /// ```
+    /// # use a2a_card::{agent, skill};
+    /// # use a2a_card::server::{Host, Server};
+    /// # struct Echo;
+    /// # /// Echoes.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Echo {
+    /// #     /// Echoes the text.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// let host = Host::new()
+    ///     .agent("/echo", Server::new(Echo))
+    ///     .drain_timeout(std::time::Duration::from_secs(20));
+    /// # drop(host);
+    /// ```
+    pub fn drain_timeout(mut self, timeout: Duration) -> Host {
+        self.drain_timeout = timeout;
+        self
+    }
+
     /// The agents' cards as served, in the order they were mounted (before
     /// [`bind`](Self::bind) puts in a bound loopback address).
     ///
@@ -284,7 +315,7 @@ impl Host {
     /// ```
     pub async fn router(self) -> Result<axum::Router, ServerError> {
         let placed = self.placed(None)?;
-        Ok(self.router_for(placed).await?.0)
+        Ok(self.router_for(placed).await?.app)
     }
 
     /// Binds `addr`; [`Listening::serve`] then serves every agent there.
@@ -339,7 +370,13 @@ impl Host {
     pub async fn listen(self, listener: TcpListener) -> Result<Listening, ServerError> {
         let local_addr = listener.local_addr()?;
         let placed = self.placed(Some(local_addr))?;
-        let (app, served, first) = self.router_for(placed).await?;
+        let drain_timeout = self.drain_timeout;
+        let Hosted {
+            app,
+            served,
+            first,
+            halts,
+        } = self.router_for(placed).await?;
         let (card, endpoint) = served[first].clone();
         Ok(Listening {
             listener,
@@ -348,6 +385,8 @@ impl Host {
             card,
             endpoint,
             cards: served.into_iter().map(|(card, _)| card).collect(),
+            halts,
+            drain_timeout,
         })
     }
 
@@ -359,6 +398,11 @@ impl Host {
         }
         let mut placed: Vec<Placed> = Vec::with_capacity(self.agents.len());
         for (path, server) in &self.agents {
+            if [super::drain::LIVE_PATH, super::drain::READY_PATH].contains(&path.as_str()) {
+                return bad(format!(
+                    "`{path}` is the listener's health route; mount the agent elsewhere"
+                ));
+            }
             let namespace = namespace_of(path).map_err(ServerError::Host)?;
             let nested = |a: &str, b: &str| a.starts_with(&format!("{b}/"));
             if let Some(other) = placed
@@ -421,10 +465,7 @@ impl Host {
     }
 
     /// The router of the placed agents, their cards and endpoints, and which is the default.
-    async fn router_for(
-        self,
-        placed: Vec<Placed>,
-    ) -> Result<(axum::Router, Vec<(AgentCard, Endpoint)>, usize), ServerError> {
+    async fn router_for(self, placed: Vec<Placed>) -> Result<Hosted, ServerError> {
         let first = match &self.default {
             Some(default) => placed.iter().position(|p| p.path == *default).unwrap_or(0),
             None => 0,
@@ -442,6 +483,7 @@ impl Host {
         let mut root = None;
         let mut body_limit = 0;
         let mut served = Vec::with_capacity(placed.len());
+        let mut halts = Vec::with_capacity(placed.len());
         for (i, ((_, server), at)) in self.agents.into_iter().zip(placed).enumerate() {
             let shared = Shared {
                 store: std::sync::Arc::clone(&store),
@@ -453,6 +495,7 @@ impl Host {
                 .routes(at.card.clone(), at.endpoint.clone(), shared)
                 .await?;
             body_limit = body_limit.max(routes.body_limit);
+            halts.push(routes.halt.clone());
             if i == first {
                 root = Some(routes.documents.clone());
             }
@@ -463,8 +506,22 @@ impl Host {
             app = app.merge(root);
         }
         app = app.merge(super::documents::index_router(&index, DEFAULT_CARD_MAX_AGE));
-        Ok((layered(app, body_limit), served, first))
+        Ok(Hosted {
+            app: layered(app, body_limit),
+            served,
+            first,
+            halts,
+        })
     }
+}
+
+/// The agents of a host put together: the router, each agent's card and endpoint (and which
+/// is the default), and what the drain stops of each.
+struct Hosted {
+    app: axum::Router,
+    served: Vec<(AgentCard, Endpoint)>,
+    first: usize,
+    halts: Vec<Halt>,
 }
 
 type Resumed = tokio::sync::mpsc::UnboundedReceiver<a2a::Task>;

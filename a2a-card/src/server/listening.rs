@@ -1,14 +1,20 @@
 //! A server bound to its listener, ready to serve.
 
 use std::fmt;
-use std::future::Future;
+use std::future::{Future, IntoFuture};
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use axum::serve::ListenerExt;
+use futures::future::{self, Either};
 use tokio::net::TcpListener;
 
 use super::ServerError;
+use super::drain::{self, Drain};
 use super::interfaces::Endpoint;
+use super::lifecycle::Halt;
+use super::store::Store;
 use crate::card::AgentCard;
 
 /// A bound server, about to serve: where it listens, and the card it serves.
@@ -38,6 +44,10 @@ pub struct Listening {
     pub(super) endpoint: Endpoint,
     /// Every agent's card, where a [`Host`](super::Host) serves several (else the one).
     pub(super) cards: Vec<AgentCard>,
+    /// What the drain stops of each agent.
+    pub(super) halts: Vec<Halt>,
+    /// How long the drain lets the requests and tasks under way finish.
+    pub(super) drain_timeout: Duration,
 }
 
 impl fmt::Debug for Listening {
@@ -99,27 +109,155 @@ impl Listening {
         &self.cards
     }
 
-    /// Serves until the process ends.
+    /// Serves until the process gets SIGTERM (on Unix) or Ctrl-C, then drains and returns:
+    /// see [`serve_with_shutdown`](Self::serve_with_shutdown), of which this is the usual
+    /// case (what orchestrators send: Kubernetes sends SIGTERM, waits its grace period, 30 s
+    /// by default, then kills the process).
+    ///
+    /// ```no_run
+    /// # use a2a_card::{agent, skill};
+    /// # struct Echo;
+    /// # /// Says back what it is told.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Echo {
+    /// #     /// Echoes the text.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// # async fn run() -> Result<(), a2a_card::server::ServerError> {
+    /// use std::time::Duration;
+    /// use a2a_card::server::Server;
+    /// // Within the orchestrator's grace period, with room for the process to exit.
+    /// let server = Server::new(Echo).drain_timeout(Duration::from_secs(25));
+    /// server.bind("127.0.0.1:9000").await?.serve().await // returns once drained
+    /// # }
+    /// ```
     pub async fn serve(self) -> Result<(), ServerError> {
-        self.serve_with_shutdown(std::future::pending()).await
+        self.serve_with_shutdown(drain::signal()).await
     }
 
-    /// Serves until `shutdown` completes, then finishes the requests under way.
+    /// Serves until `shutdown` completes, then drains, and returns once drained: for a
+    /// program that owns the signals (or stops the server for reasons of its own).
+    ///
+    /// Beside the agents' routes, the listener answers two health routes, for probes
+    /// (unauthenticated, untraced): `GET /healthz` (liveness: `200` while the process serves)
+    /// and `GET /readyz` (readiness: `200`; `503` from the drain's beginning, and while the
+    /// task store was not reached at its last check, see
+    /// [`Store::reachable`](super::store::Store::reachable)).
+    ///
+    /// The drain, once `shutdown` completes:
+    ///
+    /// 1. `/readyz` answers `503`; a request that arrives is refused with `503`,
+    ///    `Retry-After: 1` and `Connection: close`, for its caller to send it again to another
+    ///    replica (or to this agent once restarted); every answer says `Connection: close`.
+    /// 2. Each open event stream (`SendStreamingMessage`, `SubscribeToTask`, on JSON-RPC and
+    ///    HTTP+JSON; MCP's) ends between two events: the caller resubscribes elsewhere with
+    ///    `Last-Event-ID`, the number of the last event it read.
+    /// 3. The requests under way are answered, and the tasks only this process can finish
+    ///    (of skills that are not durable, at work) run on, until both are done or the drain
+    ///    timeout passes ([`Server::drain_timeout`](super::Server::drain_timeout),
+    ///    [`DEFAULT_DRAIN_TIMEOUT`](super::DEFAULT_DRAIN_TIMEOUT): 30 s).
+    /// 4. Then every handler still running is stopped. A durable skill's task
+    ///    (`#[skill(durable)]`, on SQLite or Postgres) is not failed: it stays as its journal
+    ///    has it, and the store gives it up at once, so that another replica (Postgres) or the
+    ///    next process on the file (SQLite) takes it over without waiting for this one's
+    ///    lease. Any other task still running, or waiting for an answer, fails with the
+    ///    status message [`SHUT_DOWN`](super::SHUT_DOWN).
+    /// 5. The listener closes; the connections still open are given a moment to finish
+    ///    writing, then left to the process's end.
+    ///
+    /// ```no_run
+    /// # use a2a_card::{agent, skill};
+    /// # struct Echo;
+    /// # /// Says back what it is told.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Echo {
+    /// #     /// Echoes the text.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// # async fn run() -> Result<(), a2a_card::server::ServerError> {
+    /// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    /// let listening = a2a_card::server::Server::new(Echo).bind("127.0.0.1:0").await?;
+    /// let served = tokio::spawn(listening.serve_with_shutdown(async {
+    ///     let _ = stopped.await;
+    /// }));
+    /// // ... later: drain and stop.
+    /// let _ = stop.send(());
+    /// served.await.expect("the server ran")?;
+    /// # Ok(()) }
+    /// ```
     pub async fn serve_with_shutdown<F>(self, shutdown: F) -> Result<(), ServerError>
     where
         F: Future<Output = ()> + Send + 'static,
     {
+        let drain = Drain::new();
+        // Each store once (a host's agents share one).
+        let mut stores: Vec<Arc<dyn Store>> = Vec::new();
+        for halt in &self.halts {
+            if !stores.iter().any(|s| Arc::ptr_eq(s, &halt.store)) {
+                stores.push(Arc::clone(&halt.store));
+            }
+        }
+        let app = self
+            .app
+            .layer(axum::middleware::from_fn_with_state(
+                Arc::clone(&drain),
+                drain::layer,
+            ))
+            .merge(drain::health(&drain, stores.clone()));
         // Answers go out whole: Nagle's algorithm would only hold back the last segment of
         // each (and stall pipelined requests behind delayed acknowledgements).
         let listener = self.listener.tap_io(|stream| {
             // A socket that refuses the option still works, only slower.
             let _ = stream.set_nodelay(true);
         });
+        let (close, closed) = tokio::sync::oneshot::channel::<()>();
         // Each request knows its connection's peer (the limits count anonymous callers by it).
-        let app = self.app.into_make_service_with_connect_info::<SocketAddr>();
-        axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown)
-            .await?;
+        let app = app.into_make_service_with_connect_info::<SocketAddr>();
+        let served = axum::serve(listener, app).with_graceful_shutdown(async {
+            let _ = closed.await;
+        });
+        let mut served = std::pin::pin!(served.into_future());
+        if let Either::Left((result, _)) =
+            future::select(&mut served, std::pin::pin!(shutdown)).await
+        {
+            return result.map_err(ServerError::from);
+        }
+        let began = Instant::now();
+        drain.begin();
+        for halt in &self.halts {
+            halt.begin();
+        }
+        tracing::info!(
+            timeout = ?self.drain_timeout,
+            "shutting down: draining the requests and tasks under way"
+        );
+        let halts = self.halts;
+        let busy = || halts.iter().any(Halt::busy);
+        let settled = std::pin::pin!(drain.settle(self.drain_timeout, busy));
+        let drained = match future::select(settled, &mut served).await {
+            Either::Left((drained, _)) => drained,
+            Either::Right((result, _)) => return result.map_err(ServerError::from),
+        };
+        if !drained {
+            tracing::warn!(
+                timeout = ?self.drain_timeout,
+                "the drain timeout passed with requests or tasks under way; stopping them"
+            );
+        }
+        for halt in &halts {
+            halt.stop().await;
+        }
+        for store in &stores {
+            if let Err(e) = store.release().await {
+                tracing::warn!(error = %e.message, "the task store could not give up this process's tasks; another process takes them over once its lease runs out");
+            }
+        }
+        let _ = close.send(());
+        // The answers given: a moment to write them out, no more.
+        let _ = tokio::time::timeout(Duration::from_secs(1), &mut served).await;
+        tracing::info!(took = ?began.elapsed(), "shut down");
         Ok(())
     }
 }

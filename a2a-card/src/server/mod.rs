@@ -103,6 +103,7 @@
 pub mod auth;
 mod call;
 mod documents;
+mod drain;
 mod errors;
 mod failure;
 #[cfg(feature = "grpc")]
@@ -124,6 +125,7 @@ mod telemetry;
 mod ui;
 mod wiring;
 
+pub use drain::SHUT_DOWN;
 pub use failure::ServerError;
 pub use host::Host;
 pub use interfaces::{AGENT_CARD_PATH, AGENT_INDEX_PATH, CAPABILITIES_PATH};
@@ -131,7 +133,7 @@ pub use lifecycle::FinishedLogs;
 pub use limits::{Limits, Rate};
 pub use listening::Listening;
 pub use options::{
-    DEFAULT_BODY_LIMIT, DEFAULT_CARD_MAX_AGE, DEFAULT_INPUT_TIMEOUT, DEFAULT_MAX_INLINE_FILE,
-    Server, router,
+    DEFAULT_BODY_LIMIT, DEFAULT_CARD_MAX_AGE, DEFAULT_DRAIN_TIMEOUT, DEFAULT_INPUT_TIMEOUT,
+    DEFAULT_MAX_INLINE_FILE, Server, router,
 };
 pub use push::Webhooks;

@@ -27,6 +27,9 @@ pub const DEFAULT_MAX_INLINE_FILE: usize = 512 * 1024;
 pub const DEFAULT_INPUT_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
 /// The default `max-age` of the card and capabilities documents: 5 minutes.
 pub const DEFAULT_CARD_MAX_AGE: Duration = Duration::from_secs(300);
+/// How long a served listener's drain lets the requests and tasks under way finish, by
+/// default: 30 s (see [`Server::drain_timeout`]).
+pub const DEFAULT_DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A declared agent, ready to serve; the options have defaults.
 ///
@@ -73,6 +76,7 @@ pub struct Server<A: Agent> {
     pub(super) tenant: Option<String>,
     pub(super) max_inline_file: usize,
     pub(super) input_timeout: Option<Duration>,
+    pub(super) drain_timeout: Duration,
     pub(super) webhooks: Webhooks,
     /// Where tasks are kept, where the server names a store (memory otherwise).
     pub(super) tasks: Option<store::Tasks>,
@@ -95,6 +99,7 @@ impl<A: Agent> fmt::Debug for Server<A> {
             .field("a2a_0_3", &self.v0_3)
             .field("max_inline_file", &self.max_inline_file)
             .field("input_timeout", &self.input_timeout)
+            .field("drain_timeout", &self.drain_timeout)
             .field("webhooks", &self.webhooks)
             .field("finished_logs", &self.finished_logs);
         #[cfg(feature = "ui")]
@@ -122,6 +127,7 @@ impl<A: Agent> Server<A> {
             tenant: None,
             max_inline_file: DEFAULT_MAX_INLINE_FILE,
             input_timeout: Some(DEFAULT_INPUT_TIMEOUT),
+            drain_timeout: DEFAULT_DRAIN_TIMEOUT,
             webhooks: Webhooks::default(),
             tasks: None,
             finished_logs: FinishedLogs::default(),
@@ -228,6 +234,34 @@ impl<A: Agent> Server<A> {
     /// ```
     pub fn input_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
         self.input_timeout = timeout.into();
+        self
+    }
+
+    /// How long the drain of [`Listening::serve`] (at SIGTERM or Ctrl-C) lets the requests
+    /// under way, and the tasks only this process can finish, run before it stops them
+    /// ([`DEFAULT_DRAIN_TIMEOUT`]: 30 s). Keep it under the orchestrator's grace period
+    /// (Kubernetes: `terminationGracePeriodSeconds`, 30 s by default), which then kills the
+    /// process. A task of a skill that is not durable still running at the deadline fails
+    /// with the status message [`SHUT_DOWN`](super::SHUT_DOWN); a durable skill's task is
+    /// taken over by another process.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use a2a_card::server::Server;
+    /// # use a2a_card::{agent, skill};
+    /// # struct Echo;
+    /// # /// Says back what it is told.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Echo {
+    /// #     /// Echoes the text.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// let server = Server::new(Echo).drain_timeout(Duration::from_secs(20));
+    /// # drop(server);
+    /// ```
+    pub fn drain_timeout(mut self, timeout: Duration) -> Self {
+        self.drain_timeout = timeout;
         self
     }
 
@@ -552,7 +586,7 @@ impl<A: Agent> Server<A> {
     /// it as it is.
     pub async fn router(self) -> Result<axum::Router, ServerError> {
         let (card, endpoint) = self.served(None)?;
-        self.router_for(card, &endpoint).await
+        Ok(self.router_for(card, &endpoint).await?.0)
     }
 
     /// The agent's request handler alone, behind the official
@@ -604,7 +638,8 @@ impl<A: Agent> Server<A> {
     pub async fn listen(self, listener: TcpListener) -> Result<Listening, ServerError> {
         let local_addr = listener.local_addr()?;
         let (card, endpoint) = self.served(Some(local_addr))?;
-        let app = self.router_for(card.clone(), &endpoint).await?;
+        let drain_timeout = self.drain_timeout;
+        let (app, halt) = self.router_for(card.clone(), &endpoint).await?;
         Ok(Listening {
             listener,
             local_addr,
@@ -612,6 +647,8 @@ impl<A: Agent> Server<A> {
             cards: vec![card.clone()],
             card,
             endpoint,
+            halts: vec![halt],
+            drain_timeout,
         })
     }
 }

@@ -184,6 +184,7 @@ impl<A: Agent> Server<A> {
         #[cfg(feature = "otel")]
         let metrics_route = self.metrics_route.clone();
         let (handler, guard) = self.handler_for(&card, endpoint, shared).await?;
+        let halt = handler.halt();
         let calls: Arc<dyn lifecycle::Calls> = Arc::clone(&handler) as _;
         // The one authentication layer of every binding (where the card declares security).
         let authenticated = |router: axum::Router| match &guard {
@@ -271,17 +272,19 @@ impl<A: Agent> Server<A> {
             mcp,
             grpc,
             body_limit,
+            halt,
         })
     }
 
+    /// The router of the agent alone, and what its drain stops.
     pub(super) async fn router_for(
         self,
         card: AgentCard,
         endpoint: &Endpoint,
-    ) -> Result<axum::Router, ServerError> {
+    ) -> Result<(axum::Router, lifecycle::Halt), ServerError> {
         let routes = self.routes_for(card, endpoint, None).await?;
-        let body_limit = routes.body_limit;
-        Ok(layered(routes.alone(endpoint), body_limit))
+        let (body_limit, halt) = (routes.body_limit, routes.halt.clone());
+        Ok((layered(routes.alone(endpoint), body_limit), halt))
     }
 }
 
@@ -310,6 +313,8 @@ pub(super) struct Routes {
     pub(super) grpc: Option<axum::Router>,
     /// The largest request body of the protocol routes.
     pub(super) body_limit: usize,
+    /// What the listener's drain stops of the agent.
+    pub(super) halt: lifecycle::Halt,
 }
 
 impl Routes {

@@ -44,11 +44,12 @@ struct Prepared {
 
 impl<A: Agent> Lifecycle<A> {
     /// The version of skill `skill`'s code its journals are kept for, when it is durable: the
-    /// one `#[skill(durable = "..")]` names, else the card's.
-    pub(super) fn durable_version(&self, skill: usize) -> Option<String> {
+    /// one `#[skill(durable = "..")]` names, else `None` (any version: a new version of the
+    /// agent runs on the tasks an older one journaled).
+    pub(super) fn durable_version(&self, skill: usize) -> Option<Option<&'static str>> {
         match A::SKILLS.get(skill)?.durable? {
-            "" => Some(A::card().map(|c| c.version.clone()).unwrap_or_default()),
-            version => Some(version.to_owned()),
+            "" => Some(None),
+            version => Some(Some(version)),
         }
     }
 
@@ -69,6 +70,15 @@ impl<A: Agent> Lifecycle<A> {
     /// is this process's now: no other would take it up).
     async fn take_up_one(&self, task: Task) {
         let id = task.id.clone();
+        if self
+            .recorder
+            .stopping
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
+            // Given up again, with this process's other tasks, at its drain's end.
+            tracing::info!(task = %id, "a durable task taken over while shutting down is left for another process");
+            return;
+        }
         let mut why = String::new();
         for wait in [1, 2, 4, 8] {
             match self.resume_durable(task.clone()).await {
@@ -187,12 +197,18 @@ impl<A: Agent> Lifecycle<A> {
             .iter()
             .position(|s| s.id == skill_id)
             .ok_or_else(|| format!("the task ran skill `{skill_id}`, which this agent no longer has; send the request again as a new task"))?;
-        let journaled = begin.get("version").and_then(Value::as_str).unwrap_or("");
+        let journaled = begin.get("version").and_then(Value::as_str);
         match self.durable_version(skill) {
-            Some(version) if version == journaled => {}
-            Some(version) => {
+            // No version named: the handler runs on whatever journaled the task.
+            Some(None) => {}
+            Some(Some(version)) if Some(version) == journaled => {}
+            Some(Some(version)) => {
+                let journaled = match journaled {
+                    Some(journaled) => format!("version `{journaled}`"),
+                    None => "a version that named none".to_owned(),
+                };
                 return Err(format!(
-                    "the task was journaled by version `{journaled}` of skill `{skill_id}`, and this agent runs version `{version}`, whose handler may not replay it: it was not run again; send the request again as a new task"
+                    "the task was journaled by {journaled} of skill `{skill_id}`, and this agent runs version `{version}`, whose handler may not replay it: it was not run again; send the request again as a new task"
                 ));
             }
             None => {

@@ -133,6 +133,7 @@ impl<A: Agent> Lifecycle<A> {
             push: parts.push.as_ref().map(|(_, d, _)| Arc::clone(d)),
             input_timeout: parts.input_timeout,
             log,
+            stopping: Default::default(),
         });
         let cluster = cluster::of(&store);
         if let Some(changes) = cluster.wake() {
@@ -161,6 +162,14 @@ impl<A: Agent> Lifecycle<A> {
             max_inline_file: parts.max_inline_file,
             extensions: parts.extensions,
             namespace: parts.namespace,
+        }
+    }
+
+    /// What a drain stops of this lifecycle.
+    pub(crate) fn halt(&self) -> Halt {
+        Halt {
+            recorder: Arc::clone(&self.recorder),
+            store: Arc::clone(&self.store),
         }
     }
 
@@ -640,6 +649,53 @@ impl<A: Agent> Lifecycle<A> {
         let events = follow_log(Arc::clone(log), wake, id.to_owned(), from, logged.events);
         let events = events.map(|e| e.map(|(n, e)| (Some(n), e)));
         Ok(Box::pin(stream::iter(first.map(Ok)).chain(events)))
+    }
+}
+
+/// What the drain of a listener stops of an agent's lifecycle (see
+/// [`Listening::serve`](super::Listening::serve)): the handlers that run here, and the
+/// agent's hold on its tasks in the store.
+#[derive(Clone)]
+pub(crate) struct Halt {
+    recorder: Arc<Recorder>,
+    pub(crate) store: Arc<dyn Store>,
+}
+
+impl Halt {
+    /// The drain began: the durable tasks the store takes over from now on (another
+    /// process's, which stopped too) are left for the processes that stay.
+    pub(crate) fn begin(&self) {
+        self.recorder
+            .stopping
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether a handler whose task only this process can finish is at work (a skill that is
+    /// not durable here, not waiting for an answer).
+    pub(crate) fn busy(&self) -> bool {
+        self.recorder.sessions.busy()
+    }
+
+    /// Stops every handler that runs here: a durable skill's is dropped, its task left as
+    /// its journal has it for another process to take over; any other's task fails, saying
+    /// that the agent shut down ([`SHUT_DOWN`](super::SHUT_DOWN)).
+    pub(crate) async fn stop(&self) {
+        for (id, durable) in self.recorder.sessions.running() {
+            self.recorder.sessions.cancel(&id);
+            if durable {
+                continue;
+            }
+            let Some(tracked) = self.recorder.live.get(&id) else {
+                continue;
+            };
+            if tracked.state().is_terminal() {
+                continue;
+            }
+            let why = super::SHUT_DOWN.to_owned();
+            let event = status(&tracked, TaskState::Failed, Some(why));
+            self.recorder.record(&tracked, event).await;
+            self.recorder.live.finished(&tracked);
+        }
     }
 }
 

@@ -22,6 +22,9 @@ pub(crate) struct Recorder {
     pub(super) input_timeout: Option<Duration>,
     /// The store's event log, where it keeps one.
     pub(super) log: Option<Arc<dyn EventLog>>,
+    /// Whether the listener's drain began: tasks the store takes over are not run here any
+    /// more (this process gives them up at its drain's end).
+    pub(super) stopping: std::sync::atomic::AtomicBool,
 }
 
 /// Whether an event's change is written to the store by [`Recorder::record_as`].
@@ -158,7 +161,7 @@ impl Recorder {
                 // The store may be unreachable for a while: tried until it answers.
                 let mut wait = Duration::from_millis(200);
                 for _ in 0..60 {
-                    match log.release(&id).await {
+                    match log.give_up(&id).await {
                         Ok(()) => return,
                         Err(e) => {
                             tracing::debug!(task = %id, error = %e.message, "the task could not be handed back yet");

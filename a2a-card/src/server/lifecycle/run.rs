@@ -66,6 +66,23 @@ impl Sessions {
             expiry.abort();
         }
     }
+
+    /// Whether a handler whose task no other process can take over (a skill that keeps no
+    /// journal here) is at work: not waiting for an answer.
+    pub(crate) fn busy(&self) -> bool {
+        self.lock()
+            .values()
+            .any(|s| s.journal.is_none() && lock(&s.waiting).is_none())
+    }
+
+    /// The tasks whose handlers run here, each with whether it keeps a journal (a durable
+    /// skill's, which another process can take over).
+    pub(crate) fn running(&self) -> Vec<(String, bool)> {
+        self.lock()
+            .iter()
+            .map(|(id, s)| (id.clone(), s.journal.is_some()))
+            .collect()
+    }
 }
 
 /// What a durable skill's run keeps: its journal, and (when it runs again after its process
@@ -175,7 +192,7 @@ impl Replay {
             return Ok(true);
         }
         Err(format!(
-            "the durable handler did not replay as its task's log says: its item {} was {}, and the handler now sent {}; a durable handler must send the same items in the same order (its code changed? give the skill a new `durable = \"VERSION\"`)",
+            "the durable handler did not replay as its task's log says: its item {} was {}, and the handler now sent {}; a durable handler must send the same items in the same order (its code changed? branch on `ctx.patched(..)`, or give the skill a new `durable = \"VERSION\"`)",
             self.met,
             describe(next),
             describe(&item)
@@ -317,13 +334,20 @@ pub(crate) fn start<A: Agent>(
     tokio::spawn(async move {
         let run =
             AssertUnwindSafe(agent.call_skill(skill, call).instrument(run_span)).catch_unwind();
-        let outcome = match future::select(std::pin::pin!(run), aborted).await {
-            Either::Left((Ok(outcome), _)) => {
+        // The abort first: a cancel also drops the answer a question waits for, which ends the
+        // handler's `ask` with an error that must not be taken for its outcome.
+        let outcome = match future::select(aborted, std::pin::pin!(run)).await {
+            // Cancelled: the handler's future is dropped here, and nothing more is sent.
+            Either::Left(_) => {
+                span.record("a2a.skill.cancelled", true);
+                return;
+            }
+            Either::Right((Ok(outcome), _)) => {
                 span.record("a2a.skill.cancelled", false);
                 span.record("a2a.skill.panicked", false);
                 outcome
             }
-            Either::Left((Err(panic), _)) => {
+            Either::Right((Err(panic), _)) => {
                 span.record("a2a.skill.panicked", true);
                 span.record("otel.status_code", "ERROR");
                 let text = panic
@@ -333,11 +357,6 @@ pub(crate) fn start<A: Agent>(
                     .unwrap_or_else(|| "(no message)".to_owned());
                 tracing::error!(task = %task, skill = skill_id, panic = %text, "a skill handler panicked");
                 Err(SkillError::Failed(PANIC_MESSAGE.to_owned()))
-            }
-            // Cancelled: the handler's future is dropped here, and nothing more is sent.
-            Either::Right(_) => {
-                span.record("a2a.skill.cancelled", true);
-                return;
             }
         };
         link.end(outcome).await;

@@ -345,6 +345,40 @@ pub trait Store: Send + Sync + 'static {
         let _ = (key, start_ms, window_ms);
         Ok(None)
     }
+
+    /// This process stops: what it wrote is written, and the tasks it still holds (those of
+    /// durable skills, whose handlers it dropped) are given up at once, so that another
+    /// process on the store takes them over now rather than once this one's lease runs out.
+    /// A server calls it last, at the end of its drain
+    /// ([`Listening::serve`](super::Listening::serve)), and writes nothing more. By default,
+    /// nothing.
+    ///
+    /// ```
+    /// use a2a_card::server::store::{Store, Tasks};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// // The memory store holds nothing another process could take over.
+    /// let tasks: std::sync::Arc<dyn a2a_server::TaskStore> = Tasks::memory().open().await.unwrap();
+    /// tasks.release().await.unwrap();
+    /// # })
+    /// ```
+    async fn release(&self) -> Result<(), a2a::A2AError> {
+        Ok(())
+    }
+
+    /// Whether the store answered when it was last asked, as far as the store knows without
+    /// asking now (the SQL stores: their last lease renewal, every third of the lease). A
+    /// served listener's `/readyz` answers `503` while it did not. By default, `true`.
+    ///
+    /// ```
+    /// use a2a_card::server::store::{Store, Tasks};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let tasks: std::sync::Arc<dyn a2a_server::TaskStore> = Tasks::memory().open().await.unwrap();
+    /// assert!(tasks.reachable());
+    /// # })
+    /// ```
+    fn reachable(&self) -> bool {
+        true
+    }
 }
 
 impl Store for Arc<dyn TaskStore> {
@@ -503,7 +537,7 @@ pub trait EventLog: Send + Sync {
     /// journal (on this process or another), any other fails saying why. A claim another
     /// process took since is left as it is. By default nothing (a store of one process
     /// recovers its tasks at its next start).
-    async fn release(&self, task_id: &str) -> Result<(), a2a::A2AError> {
+    async fn give_up(&self, task_id: &str) -> Result<(), a2a::A2AError> {
         let _ = task_id;
         Ok(())
     }

@@ -28,6 +28,10 @@ pub(crate) const EVENTS: &str = "a2a_card_events";
 /// announce their writes from then on (see [`Others`]).
 pub(crate) const REPLICAS: &str = "a2a_card_replicas";
 
+/// The Postgres channel on which a replica says it stopped (its id), having given up its
+/// tasks: the others take them over at once instead of at their next lease renewal.
+pub(crate) const GONE: &str = "a2a_card_gone";
+
 /// Whether another replica may listen to this one's writes (Postgres), so that the writer
 /// announces them (`NOTIFY`). A replica alone does not: each notification goes to every
 /// connection listening on its channel, this replica's own too, which wakes to read it
@@ -40,6 +44,8 @@ pub(crate) struct Others {
     pub(crate) announce: std::sync::atomic::AtomicBool,
     /// How many newcomers were heard.
     pub(crate) heard: std::sync::atomic::AtomicU64,
+    /// Woken when another replica says it stopped ([`GONE`]): its tasks are to be taken over.
+    pub(crate) gone: tokio::sync::Notify,
 }
 
 impl Others {
@@ -75,7 +81,7 @@ pub(crate) async fn listen(
         }
     };
     if let Err(e) = listener
-        .listen_all([CHANGES, ANSWERS, EVENTS, REPLICAS])
+        .listen_all([CHANGES, ANSWERS, EVENTS, REPLICAS, GONE])
         .await
     {
         tracing::warn!(error = %e, "task changes cannot be listened to");
@@ -101,6 +107,12 @@ pub(crate) async fn listen(
                 REPLICAS => {
                     if n.payload() != replica {
                         others.heard();
+                    }
+                    continue;
+                }
+                GONE => {
+                    if n.payload() != replica {
+                        others.gone.notify_one();
                     }
                     continue;
                 }

@@ -18,7 +18,7 @@ use sqlx::AnyPool;
 use sqlx::any::AnyPoolOptions;
 use sqlx::{Any, Row, Transaction};
 
-use super::notify::{ANSWERS, CHANGES, Others, REPLICAS};
+use super::notify::{ANSWERS, CHANGES, GONE, Others, REPLICAS};
 use super::{Retention, StoreError};
 use migrations::migrate;
 pub use push_configs::SqlPushConfigs;
@@ -44,7 +44,10 @@ pub(crate) enum Dialect {
 ///   third of [`DEFAULT_LEASE`]; the running tasks it writes are its own. When a replica's
 ///   lease runs out (its process died), the replicas still alive fail its running tasks, with
 ///   a status message that says why ([`INTERRUPTED`](super::INTERRUPTED)): no task stays
-///   `working` forever.
+///   `working` forever. A replica that stops (a server's drain:
+///   [`Store::release`](super::Store::release)) takes itself out of the table of replicas,
+///   and on Postgres says so (`NOTIFY`): the others take its tasks over at once instead of
+///   once its lease runs out.
 /// - **Notifications** (Postgres). A server's store announces its writes (`NOTIFY`) only
 ///   while another replica is live: a replica says so when it opens, and each reads the
 ///   table of replicas at every lease renewal. A reader of the log that waits for a
@@ -98,6 +101,14 @@ struct Shared {
     listens: std::sync::atomic::AtomicBool,
     /// The replicas' changes, heard (a server's store on Postgres).
     feed: std::sync::OnceLock<tokio::sync::broadcast::Sender<super::Change>>,
+    /// Whether this replica gave up its lease ([`Store::release`](super::Store::release)):
+    /// it is not renewed again.
+    released: std::sync::atomic::AtomicBool,
+    /// Held while the lease is renewed, and by the release: a renewal under way does not put
+    /// back the row the release takes out.
+    renewing: tokio::sync::Mutex<()>,
+    /// Whether the last lease renewal failed (the database did not answer).
+    unreachable: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for SqlTasks {
@@ -204,6 +215,7 @@ impl SqlTasks {
         let others = Arc::new(Others {
             announce: true.into(),
             heard: 0.into(),
+            gone: Default::default(),
         });
         let (recovered, recovered_rx) = tokio::sync::mpsc::unbounded_channel();
         let (resumed, resumed_rx) = tokio::sync::mpsc::unbounded_channel();
@@ -235,6 +247,9 @@ impl SqlTasks {
                 others,
                 listens: Default::default(),
                 feed: Default::default(),
+                released: Default::default(),
+                renewing: Default::default(),
+                unreachable: Default::default(),
             }),
         };
         store
@@ -405,6 +420,40 @@ impl super::Store for SqlTasks {
             .unwrap_or_else(|p| p.into_inner())
             .take()
     }
+
+    /// Whether the last lease renewal (every third of the lease) reached the database.
+    fn reachable(&self) -> bool {
+        !self
+            .inner
+            .unreachable
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Writes what is queued, then takes this replica out of the table of replicas: the
+    /// running tasks it still owns are then another's to take over (the others' next check;
+    /// on Postgres at once, as this replica says it went on [`GONE`]; on SQLite, the next
+    /// process that opens the file).
+    async fn release(&self) -> Result<(), A2AError> {
+        let inner = &self.inner;
+        let _renewing = inner.renewing.lock().await;
+        inner
+            .released
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        inner.writer.flush().await;
+        sqlx::query(&inner.sql("DELETE FROM a2a_card_replicas WHERE id = ?"))
+            .bind(&inner.replica)
+            .execute(&inner.pool)
+            .await
+            .map_err(db_error)?;
+        if inner.dialect == Dialect::Postgres {
+            sqlx::query(&format!("SELECT pg_notify('{GONE}', $1)"))
+                .bind(&inner.replica)
+                .execute(&inner.pool)
+                .await
+                .map_err(db_error)?;
+        }
+        Ok(())
+    }
 }
 
 /// A pool of up to `connections` connections to `url`.
@@ -474,13 +523,28 @@ fn sql_for(dialect: Dialect, sql: &str) -> Cow<'_, str> {
 fn spawn_lease(store: Weak<Shared>) {
     tokio::spawn(async move {
         loop {
-            let period = match store.upgrade() {
-                Some(s) => s.lease / 3,
+            let (period, others) = match store.upgrade() {
+                Some(s) => (s.lease / 3, Arc::clone(&s.others)),
                 None => return,
             };
-            tokio::time::sleep(period.max(Duration::from_millis(100))).await;
+            // At the period's end, or at once when another replica says it stopped.
+            let period = tokio::time::sleep(period.max(Duration::from_millis(100)));
+            futures::future::select(
+                std::pin::pin!(period),
+                std::pin::pin!(others.gone.notified()),
+            )
+            .await;
             let Some(s) = store.upgrade() else { return };
-            if let Err(e) = s.renew().await {
+            let renewed = {
+                let _renewing = s.renewing.lock().await;
+                if s.released.load(std::sync::atomic::Ordering::SeqCst) {
+                    return;
+                }
+                s.renew().await
+            };
+            s.unreachable
+                .store(renewed.is_err(), std::sync::atomic::Ordering::Relaxed);
+            if let Err(e) = renewed {
                 tracing::warn!(error = %e.message, "the task store lease could not be renewed");
                 continue;
             }
@@ -674,7 +738,7 @@ impl Shared {
     /// Gives up this replica's claim on running task `id` (its run here stopped), so that the
     /// next recovery of any replica takes it over; a claim another replica took since is left
     /// as it is. The task's version moves on: a write this replica still had queued is refused.
-    pub(super) async fn release_task(&self, id: &str) -> Result<(), A2AError> {
+    pub(super) async fn give_up(&self, id: &str) -> Result<(), A2AError> {
         let sql = self.sql(
             "UPDATE a2a_card_tasks SET owner = NULL, version = version + 1 WHERE id = ? AND ended_at IS NULL AND owner = ?",
         );

@@ -263,8 +263,8 @@ impl super::super::EventLog for SqlTasks {
         }
     }
 
-    async fn release(&self, task_id: &str) -> Result<(), A2AError> {
-        self.inner.release_task(task_id).await
+    async fn give_up(&self, task_id: &str) -> Result<(), A2AError> {
+        self.inner.give_up(task_id).await
     }
 
     async fn read_journal(&self, task_id: &str) -> Result<Vec<(u64, String)>, A2AError> {
