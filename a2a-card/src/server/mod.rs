@@ -102,6 +102,7 @@
 
 pub mod auth;
 mod call;
+mod catalog;
 mod documents;
 mod errors;
 mod failure;
@@ -126,7 +127,7 @@ mod wiring;
 
 pub use failure::ServerError;
 pub use host::Host;
-pub use interfaces::{AGENT_CARD_PATH, AGENT_INDEX_PATH, CAPABILITIES_PATH};
+pub use interfaces::{AGENT_CARD_PATH, AI_CATALOG_PATH, CAPABILITIES_PATH};
 pub use lifecycle::FinishedLogs;
 pub use limits::{Limits, Rate};
 pub use listening::Listening;
