@@ -1,10 +1,11 @@
 //! Several agents on one listener ([`Host`]): each agent at its own path with its own card,
 //! bindings (JSON-RPC, HTTP+JSON, MCP, gRPC for one), form page and authentication; the root
-//! card is the default agent's and the index lists them all; their tasks are apart in one
-//! store (a task of one is not found, listed or cancellable through another), on SQLite across
-//! a restart; the official client and this crate's client find each agent from its URL, its
-//! card's URL, the root or the index; agents that cannot be mounted together are refused,
-//! saying why.
+//! card is the default agent's and the AI Catalog lists them all (the default first, a
+//! tenant in its entry); their tasks are apart in one store (a task of one is not found,
+//! listed or cancellable through another), on SQLite across a restart; the official client
+//! and this crate's client find each agent from its URL, its card's URL, the root or the
+//! catalog (its first entry, or the one named); agents that cannot be mounted together are
+//! refused, saying why.
 
 #[path = "../examples/fight_club/agent.rs"]
 #[allow(dead_code)]
@@ -18,7 +19,7 @@ use std::time::Duration;
 
 use a2a_card::server::auth::{Authentication, StaticApiKeys};
 use a2a_card::server::store::Tasks;
-use a2a_card::server::{AGENT_INDEX_PATH, Host, Server, ServerError};
+use a2a_card::server::{AI_CATALOG_PATH, Host, Server, ServerError};
 use a2a_card::{ApiKeyLocation, Identity, SecurityScheme, agent, skill};
 use a2a_pb::proto;
 use a2a_pb::proto::a2a_service_client::A2aServiceClient;
@@ -198,18 +199,31 @@ async fn two_agents_on_one_port_each_with_its_card_bindings_and_tasks() {
         "{fights_card}"
     );
 
-    // The root card is the default (the first mounted); the index lists both.
+    // The root card is the default (the first mounted); the catalog lists both, by their
+    // cards' URLs, the default first.
     let (_, root) = get_json(&format!("{base}/.well-known/agent-card.json")).await;
     assert_eq!(root, planner_card);
-    let (status, index) = get_json(&format!("{base}{AGENT_INDEX_PATH}")).await;
+    let (status, catalog) = get_json(&format!("{base}{AI_CATALOG_PATH}")).await;
     assert_eq!(status, 200);
-    let agents = index["agents"].as_array().expect("an index");
-    assert_eq!(agents.len(), 2, "{index}");
-    assert_eq!(agents[0]["url"], planner_url);
-    assert_eq!(agents[0]["default"], true);
-    assert_eq!(agents[1]["name"], "Fight Club");
-    assert_eq!(agents[1]["default"], false);
-    let (_, listed_card) = get_json(agents[1]["card"].as_str().unwrap()).await;
+    assert_eq!(catalog["specVersion"], "1.0", "{catalog}");
+    let entries = catalog["entries"].as_array().expect("a catalog");
+    assert_eq!(entries.len(), 2, "{catalog}");
+    for entry in entries {
+        assert_eq!(entry["type"], "application/a2a-agent-card+json", "{entry}");
+    }
+    assert_eq!(
+        entries[0]["url"],
+        format!("{planner_url}/.well-known/agent-card.json")
+    );
+    assert_eq!(entries[0]["displayName"], "Trip Planner");
+    assert_eq!(
+        entries[0]["capabilities"],
+        json!(["plan-trip", "export-calendar"]),
+        "{entries:?}"
+    );
+    assert_eq!(entries[1]["displayName"], "Fight Club");
+    assert_ne!(entries[0]["identifier"], entries[1]["identifier"]);
+    let (_, listed_card) = get_json(entries[1]["url"].as_str().unwrap()).await;
     assert_eq!(listed_card, fights_card);
     // The capabilities and the form page, per agent.
     let (status, caps) = get_json(&format!("{fights_url}/capabilities")).await;
@@ -329,7 +343,7 @@ async fn mcp_tools(url: &str) -> Vec<String> {
 async fn each_agent_has_its_own_authentication() {
     let hosted = serve(
         Host::new()
-            .agent("/vault", vault())
+            .agent("/vault", vault().tenant("team-a"))
             .agent("/fights", fight_club())
             .default_agent("/fights"),
     )
@@ -386,8 +400,25 @@ async fn each_agent_has_its_own_authentication() {
     // The root card is the named default.
     let (_, root) = get_json(&format!("{base}/.well-known/agent-card.json")).await;
     assert_eq!(root["name"], "Fight Club");
-    let (_, index) = get_json(&format!("{base}{AGENT_INDEX_PATH}")).await;
-    assert_eq!(index["agents"][1]["default"], true, "{index}");
+    // The catalog lists the default first.
+    let (_, catalog) = get_json(&format!("{base}{AI_CATALOG_PATH}")).await;
+    assert_eq!(
+        catalog["entries"][0]["displayName"], "Fight Club",
+        "{catalog}"
+    );
+    assert_eq!(catalog["entries"][1]["displayName"], "Vault", "{catalog}");
+    // The tenant the vault's card names, in its entry.
+    assert_eq!(
+        catalog["entries"][1]["metadata"]["tenant"], "team-a",
+        "{catalog}"
+    );
+    assert!(
+        catalog["entries"][1]["identifier"]
+            .as_str()
+            .is_some_and(|id| id.ends_with(":vault:team-a")),
+        "{catalog}"
+    );
+    assert!(catalog["entries"][0].get("metadata").is_none(), "{catalog}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -407,7 +438,7 @@ async fn clients_find_each_agent_from_any_of_its_urls() {
             "Fight Club",
         ),
         (base.clone(), "Trip Planner"),
-        (format!("{base}{AGENT_INDEX_PATH}"), "Trip Planner"),
+        (format!("{base}{AI_CATALOG_PATH}"), "Trip Planner"),
     ] {
         let agent = a2a_card::client::Connect::new(&url)
             .discover()
@@ -415,6 +446,39 @@ async fn clients_find_each_agent_from_any_of_its_urls() {
             .unwrap_or_else(|e| panic!("{url}: {e}"));
         assert_eq!(agent.card().name, name, "{url}");
     }
+    // An entry of the catalog by name or identifier, from the host's URL or the catalog's.
+    let (_, catalog) = get_json(&format!("{base}{AI_CATALOG_PATH}")).await;
+    let fights_id = catalog["entries"][1]["identifier"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for (url, entry) in [
+        (base.clone(), "Fight Club"),
+        (format!("{base}{AI_CATALOG_PATH}"), fights_id.as_str()),
+    ] {
+        let agent = a2a_card::client::Connect::new(&url)
+            .catalog_entry(entry)
+            .discover()
+            .await
+            .unwrap_or_else(|e| panic!("{url} {entry}: {e}"));
+        assert_eq!(agent.card().name, "Fight Club", "{url} {entry}");
+        assert_eq!(
+            agent.card_url(),
+            format!("{base}/fights/.well-known/agent-card.json")
+        );
+    }
+    let missing = a2a_card::client::Connect::new(base.as_str())
+        .catalog_entry("Vault")
+        .discover()
+        .await
+        .expect_err("no such agent");
+    let said = missing.to_string();
+    assert!(
+        said.contains("`Vault`")
+            && said.contains("`Fight Club`")
+            && said.contains("`Trip Planner`"),
+        "{said}"
+    );
     // Calls through the client found from the fight club's URL reach the fight club.
     let agent = a2a_card::client::Connect::new(format!("{base}/fights"))
         .discover()
@@ -535,4 +599,31 @@ async fn agents_that_cannot_be_mounted_together_are_refused_saying_why() {
         .cards()
         .unwrap();
     assert_eq!(cards[0].interfaces[0].url, "https://agents.example.com/a");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_alone_serves_a_catalog_of_its_one_agent() {
+    let running = support::client::serve(fight_club()).await;
+    let base = &running.base;
+    let url = format!("{base}{AI_CATALOG_PATH}");
+    let (status, catalog) = get_json(&url).await;
+    assert_eq!(status, 200);
+    let entries = catalog["entries"].as_array().expect("a catalog");
+    assert_eq!(entries.len(), 1, "{catalog}");
+    assert_eq!(entries[0]["displayName"], "Fight Club");
+    assert_eq!(
+        entries[0]["url"],
+        format!("{base}/.well-known/agent-card.json")
+    );
+    let host = base.trim_start_matches("http://");
+    assert_eq!(
+        entries[0]["identifier"],
+        format!("urn:air:{host}:a2a:fight-club"),
+        "{catalog}"
+    );
+    let agent = a2a_card::client::Connect::new(&url)
+        .discover()
+        .await
+        .expect("the agent, through the catalog");
+    assert_eq!(agent.card().name, "Fight Club");
 }

@@ -72,6 +72,56 @@ use crate::skill::{CallInput, SkillCall};
 /// a skill that takes plain JSON (rule 6).
 pub const PLAIN_JSON: &str = "application/json";
 
+/// The URI of the extension by which a caller names the skill a new task runs, rather than
+/// leaving the choice to the rules above (the A2A 1.1 candidate "client-directed skill
+/// selection", carried as an extension until the protocol names it). A served card declares
+/// it; a message that starts a task names the skill in its `metadata`, under this URI:
+///
+/// ```json
+/// {"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "Lisbon, 2 days"}],
+///              "metadata": {"https://github.com/a2a-card/a2a-card/extensions/skill/v1": {"skill": "plan-trip"}}}}
+/// ```
+///
+/// The server then runs that skill, with the message checked against its input as dispatch
+/// checks it ([`Dispatcher::dispatch_to`]); a skill the agent does not have, or a message the
+/// skill cannot take, is `-32602` naming the skill, and so is a skill named on a message that
+/// answers a task. [`RemoteAgent::message`](crate::client::RemoteAgent::message) names the
+/// skill whenever the card declares the extension.
+///
+/// ```
+/// use a2a_card::dispatch::SKILL_EXTENSION_URI;
+/// let metadata = serde_json::json!({SKILL_EXTENSION_URI: {"skill": "plan-trip"}});
+/// assert_eq!(metadata[SKILL_EXTENSION_URI]["skill"], "plan-trip");
+/// ```
+pub const SKILL_EXTENSION_URI: &str = "https://github.com/a2a-card/a2a-card/extensions/skill/v1";
+
+/// The skill a message's `metadata` names under [`SKILL_EXTENSION_URI`] (`{"skill": ID}`):
+/// `None` when it names none, or what is wrong with the entry.
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
+pub(crate) fn named_skill(
+    metadata: Option<&HashMap<String, Value>>,
+) -> Result<Option<&str>, String> {
+    let Some(entry) = metadata.and_then(|m| m.get(SKILL_EXTENSION_URI)) else {
+        return Ok(None);
+    };
+    match entry.get("skill") {
+        Some(Value::String(id)) if !id.is_empty() => Ok(Some(id)),
+        _ => Err(format!(
+            "is {}; it is an object whose `skill` is a skill id (a non-empty string)",
+            shorten(&entry.to_string(), 120)
+        )),
+    }
+}
+
+/// `text` cut to at most `max` characters.
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
+fn shorten(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!("{}...", &text[..i]),
+        None => text.to_owned(),
+    }
+}
+
 /// How many violations an [`DispatchError::InvalidData`] lists at most.
 pub const MAX_VIOLATIONS: usize = 16;
 /// How long (in bytes) a violation's message, or a path, may be before it is cut.

@@ -124,7 +124,7 @@ async fn inspect_as_json_has_the_skills_schemas_and_findings() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn inspect_and_call_find_an_agent_of_a_host_from_its_url_the_root_or_the_index() {
+async fn inspect_and_call_find_an_agent_of_a_host_from_its_url_the_root_or_the_catalog() {
     let listening = a2a_card::server::Host::new()
         .agent(
             "/planner",
@@ -138,12 +138,12 @@ async fn inspect_and_call_find_an_agent_of_a_host_from_its_url_the_root_or_the_i
         .expect("bind a free loopback port");
     let base = format!("http://{}", listening.local_addr());
     tokio::spawn(listening.serve());
-    let index = format!("{base}{}", a2a_card::server::AGENT_INDEX_PATH);
+    let catalog = format!("{base}{}", a2a_card::server::AI_CATALOG_PATH);
     let fights = format!("{base}/fights");
     for (url, name, at) in [
         (&fights, "Fight Club 1.0.0", &fights),
         (&base, "Trip Planner", &format!("{base}/planner")),
-        (&index, "Trip Planner", &format!("{base}/planner")),
+        (&catalog, "Trip Planner", &format!("{base}/planner")),
     ] {
         let out = run(&["inspect", url]).await;
         assert_eq!(code(&out), 0, "{url}: {}", stderr(&out));
@@ -574,4 +574,32 @@ async fn call_over_grpc_when_asked() {
     .await;
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     assert!(stderr(&out).contains("interface"), "{}", stderr(&out));
+}
+
+/// Two skills that take text: routing alone takes text to the first.
+struct Twins;
+/// Says text back, as it is or backwards.
+#[declare_agent(url = "http://127.0.0.1:9000")]
+impl Twins {
+    /// Says the text back.
+    #[skill]
+    fn echo(&self, text: String) -> String {
+        format!("echo: {text}")
+    }
+
+    /// Says the text backwards.
+    #[skill]
+    fn reverse(&self, text: String) -> String {
+        format!("reverse: {}", text.chars().rev().collect::<String>())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn call_runs_the_skill_it_names_where_routing_would_pick_another() {
+    let base = serve(Server::new(Twins)).await;
+    for (skill, said) in [("reverse", "reverse: cba"), ("echo", "echo: abc")] {
+        let out = run(&["call", &base, "--skill", skill, "--text", "abc"]).await;
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert!(stdout(&out).contains(said), "{skill}: {}", stdout(&out));
+    }
 }

@@ -143,6 +143,8 @@ pub struct Connect {
     max_card_bytes: usize,
     bindings: Vec<String>,
     roots: ExtraRoots,
+    /// The catalog entry to take, by identifier or name.
+    entry: Option<String>,
 }
 
 impl fmt::Debug for Connect {
@@ -156,6 +158,7 @@ impl fmt::Debug for Connect {
             .field("max_card_bytes", &self.max_card_bytes)
             .field("bindings", &self.bindings)
             .field("extra_roots", &self.roots)
+            .field("catalog_entry", &self.entry)
             .finish()
     }
 }
@@ -176,10 +179,12 @@ impl Connect {
             max_card_bytes: ReadLimits::default().max_bytes,
             bindings: vec!["JSONRPC".to_owned(), "HTTP+JSON".to_owned()],
             roots: ExtraRoots::default(),
+            entry: None,
         }
     }
 
-    /// The URL the card is read from.
+    /// The URL the card is read from (or, with [`catalog_entry`](Self::catalog_entry), the
+    /// catalog).
     ///
     /// ```
     /// let c = a2a_card::client::Connect::new("https://a.example.com/agents/x.json");
@@ -188,11 +193,29 @@ impl Connect {
     pub fn card_url(&self) -> String {
         let url = self.url.trim();
         let path = url.split(['?', '#']).next().unwrap_or(url);
+        let document = match self.entry {
+            Some(_) => "/.well-known/ai-catalog.json",
+            None => "/.well-known/agent-card.json",
+        };
         if path.ends_with(".json") {
             url.to_owned()
         } else {
-            format!("{}/.well-known/agent-card.json", url.trim_end_matches('/'))
+            format!("{}{document}", url.trim_end_matches('/'))
         }
+    }
+
+    /// Takes the agent of the AI Catalog entry whose `identifier` or `displayName` is `entry`
+    /// (rather than the catalog's first agent): the URL is then the host's (its catalog is at
+    /// `URL/.well-known/ai-catalog.json`) or the catalog's. A catalog without such an entry
+    /// is [`ClientError::NotACard`], listing the entries it has.
+    ///
+    /// ```
+    /// let c = a2a_card::client::Connect::new("https://agents.example.com").catalog_entry("Fight Club");
+    /// assert_eq!(c.card_url(), "https://agents.example.com/.well-known/ai-catalog.json");
+    /// ```
+    pub fn catalog_entry(mut self, entry: impl Into<String>) -> Connect {
+        self.entry = Some(entry.into());
+        self
     }
 
     /// Sends `Authorization: Bearer TOKEN` on every request.
@@ -326,8 +349,9 @@ impl Connect {
 
     /// Reads the agent's card (with the credentials), lints it, verifies its signature when
     /// asked, and prepares the official client for its preferred 1.0 interface. Where the
-    /// URL gives the index of the agents a host serves on one listener
-    /// (`/.well-known/agent-index.json`), the agent is the index's default one.
+    /// URL gives an AI Catalog (`/.well-known/ai-catalog.json`, the agents a host serves),
+    /// the agent is its first entry's, or the one [`catalog_entry`](Self::catalog_entry)
+    /// names.
     ///
     /// ```no_run
     /// # async fn run() -> Result<(), a2a_card::client::ClientError> {
@@ -350,10 +374,35 @@ impl Connect {
             }
         };
         let mut document = read(card_url.clone()).await?;
-        // A host's index of its agents (`/.well-known/agent-index.json`): its default agent.
-        if let Some(default) = index_default(&document.value) {
-            card_url = default;
-            document = read(card_url.clone()).await?;
+        // An AI Catalog (`/.well-known/ai-catalog.json`): the agent of its first entry, or of
+        // the one asked for; its card by URL, or inline.
+        if is_catalog(&document.value) {
+            match catalog_pick(&document.value, self.entry.as_deref()).map_err(|message| {
+                ClientError::NotACard {
+                    url: card_url.clone(),
+                    message,
+                }
+            })? {
+                Picked::Url(url) => {
+                    card_url = url;
+                    document = read(card_url.clone()).await?;
+                }
+                Picked::Inline(card) => {
+                    let bytes = serde_json::to_vec(&card).unwrap_or_default();
+                    document =
+                        Document::parse(&bytes, limits).map_err(|e| ClientError::NotACard {
+                            url: card_url.clone(),
+                            message: format!("the catalog's inline card: {e}"),
+                        })?;
+                }
+            }
+        } else if let Some(entry) = &self.entry {
+            return Err(ClientError::NotACard {
+                url: card_url,
+                message: format!(
+                    "the catalog entry `{entry}` was asked for, and the document is not an AI Catalog (no `entries`)"
+                ),
+            });
         }
         if !document.value.is_object() {
             return Err(ClientError::NotACard {
@@ -397,19 +446,81 @@ impl Connect {
     }
 }
 
-/// The card URL of the default agent of a host's index (`{"agents": [{"card": URL,
-/// "default": true}, ...]}`, see [`Host`](crate::server::Host)), when `document` is one.
-fn index_default(document: &Value) -> Option<String> {
-    let object = document.as_object()?;
-    if object.contains_key("name") || object.contains_key("supportedInterfaces") {
-        return None;
+/// The media type of an AI Catalog entry that is an A2A agent card.
+const AGENT_CARD_TYPE: &str = "application/a2a-agent-card+json";
+
+/// Whether `document` is an AI Catalog (`{"entries": [...]}`, not a card).
+fn is_catalog(document: &Value) -> bool {
+    document.as_object().is_some_and(|o| {
+        o.get("entries").is_some_and(Value::is_array)
+            && !o.contains_key("name")
+            && !o.contains_key("supportedInterfaces")
+    })
+}
+
+/// Where the card of a catalog entry is.
+enum Picked {
+    /// At this URL (the entry's `url`).
+    Url(String),
+    /// In the entry (`data`).
+    Inline(Value),
+}
+
+/// The agent card entry of `catalog` whose `identifier` or `displayName` is `wanted` (or the
+/// first agent card entry); what is wrong otherwise.
+fn catalog_pick(catalog: &Value, wanted: Option<&str>) -> Result<Picked, String> {
+    let cards: Vec<&Value> = catalog["entries"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| {
+            // An entry without a type is taken for a card; another type is not one.
+            e.get("type")
+                .or_else(|| e.get("mediaType"))
+                .and_then(Value::as_str)
+                .is_none_or(|t| essence_is(t, AGENT_CARD_TYPE))
+        })
+        .collect();
+    let named = |e: &&Value, key: &str| wanted.is_some_and(|w| e[key].as_str() == Some(w));
+    let entry = match wanted {
+        None => cards.first(),
+        Some(_) => cards
+            .iter()
+            .find(|e| named(e, "identifier"))
+            .or_else(|| cards.iter().find(|e| named(e, "displayName"))),
+    };
+    let Some(entry) = entry else {
+        let listed: Vec<String> = cards
+            .iter()
+            .map(|e| {
+                format!(
+                    "`{}` ({})",
+                    e["displayName"].as_str().unwrap_or("?"),
+                    e["identifier"].as_str().unwrap_or("?")
+                )
+            })
+            .collect();
+        // With nothing asked for, only an empty list leaves no entry.
+        return Err(if listed.is_empty() {
+            "the AI Catalog lists no A2A agent card (no entry of type application/a2a-agent-card+json)".to_owned()
+        } else {
+            format!(
+                "the AI Catalog has no agent `{}` (by identifier or displayName); it lists {}",
+                wanted.unwrap_or_default(),
+                listed.join(", ")
+            )
+        });
+    };
+    if let Some(url) = entry.get("url").and_then(Value::as_str) {
+        return Ok(Picked::Url(url.to_owned()));
     }
-    let agents = object.get("agents")?.as_array()?;
-    let default = agents
-        .iter()
-        .find(|a| a.get("default").and_then(Value::as_bool) == Some(true))
-        .or_else(|| agents.first())?;
-    default.get("card")?.as_str().map(str::to_owned)
+    match entry.get("data") {
+        Some(card) if card.is_object() => Ok(Picked::Inline(card.clone())),
+        _ => Err(format!(
+            "the AI Catalog's entry `{}` has neither a `url` nor an inline card (`data`)",
+            entry["identifier"].as_str().unwrap_or("?")
+        )),
+    }
 }
 
 /// Reads at most `max` bytes (plus one, to tell a larger document) of the card.
@@ -795,7 +906,9 @@ impl RemoteAgent {
 
     /// The message that sends `payload` to skill `skill`, after checking it locally: the skill
     /// exists, takes this kind of input, and data follows its input schema (data to a skill
-    /// that takes `application/json` without a schema goes as it is, with that mode).
+    /// that takes `application/json` without a schema goes as it is, with that mode). Where
+    /// the card declares [`SKILL_EXTENSION_URI`](crate::dispatch::SKILL_EXTENSION_URI), the
+    /// message names the skill in its metadata, and the agent runs that one.
     ///
     /// ```no_run
     /// # async fn run(agent: a2a_card::client::RemoteAgent) -> Result<(), a2a_card::client::ClientError> {
@@ -838,7 +951,40 @@ impl RemoteAgent {
                 a2a::Part::text(text)
             }
         };
-        Ok(a2a::Message::new(a2a::Role::User, vec![part]))
+        let mut message = a2a::Message::new(a2a::Role::User, vec![part]);
+        // Where the agent lets its caller name the skill, it is named: the agent runs that
+        // skill rather than the one its own routing would pick.
+        if self.names_skills() {
+            let named = serde_json::json!({ "skill": skill });
+            message.metadata = Some(HashMap::from([(
+                crate::dispatch::SKILL_EXTENSION_URI.to_owned(),
+                named,
+            )]));
+        }
+        Ok(message)
+    }
+
+    /// Whether the card declares the extension by which a caller names the skill a new task
+    /// runs ([`SKILL_EXTENSION_URI`](crate::dispatch::SKILL_EXTENSION_URI)), so that
+    /// [`message`](Self::message) names it.
+    ///
+    /// ```no_run
+    /// # async fn run(agent: a2a_card::client::RemoteAgent) -> Result<(), a2a_card::client::ClientError> {
+    /// use a2a_card::client::Payload;
+    /// let m = agent.message("plan-trip", Payload::text("Lisbon, 2 days"))?;
+    /// if agent.names_skills() {
+    ///     let named = &m.metadata.as_ref().unwrap()[a2a_card::dispatch::SKILL_EXTENSION_URI];
+    ///     assert_eq!(named["skill"], "plan-trip");
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn names_skills(&self) -> bool {
+        self.inner
+            .card
+            .capabilities
+            .extensions
+            .iter()
+            .any(|e| e.uri == crate::dispatch::SKILL_EXTENSION_URI)
     }
 
     pub(crate) fn client(&self) -> Result<&Official, ClientError> {

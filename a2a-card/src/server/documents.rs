@@ -12,7 +12,7 @@ use axum::routing::get;
 use serde_json::Value;
 
 use super::call::A2A_VERSION_HEADER;
-use super::interfaces::{AGENT_CARD_PATH, AGENT_INDEX_PATH, CAPABILITIES_PATH};
+use super::interfaces::{AGENT_CARD_PATH, AI_CATALOG_PATH, CAPABILITIES_PATH};
 use crate::card::AgentCard;
 use crate::wire::Profile;
 
@@ -153,14 +153,15 @@ fn cache_control(max_age: Duration) -> HeaderValue {
         .unwrap_or_else(|_| HeaderValue::from_static("public, max-age=300"))
 }
 
-/// The route of a host's index of its agents (`document`), answered as the cards are.
-pub(crate) fn index_router(document: &Value, max_age: Duration) -> axum::Router {
-    let index = Arc::new((Document::new(document), cache_control(max_age)));
+/// The route of the AI Catalog of the agents a listener serves (`document`), answered as the
+/// cards are.
+pub(crate) fn catalog_router(document: &Value, max_age: Duration) -> axum::Router {
+    let catalog = Arc::new((Document::new(document), cache_control(max_age)));
     axum::Router::new().route(
-        AGENT_INDEX_PATH,
+        AI_CATALOG_PATH,
         get(move |request: Request| {
-            let index = Arc::clone(&index);
-            async move { index.0.answer(request.headers(), &index.1) }
+            let catalog = Arc::clone(&catalog);
+            async move { catalog.0.answer(request.headers(), &catalog.1) }
         })
         .options(preflight),
     )

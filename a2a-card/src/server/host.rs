@@ -8,9 +8,9 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::time::Duration;
 
-use serde_json::json;
 use tokio::net::{TcpListener, ToSocketAddrs};
 
+use super::catalog::{Listed, catalog};
 use super::failure::ServerError;
 use super::interfaces::{AGENT_CARD_PATH, CAPABILITIES_PATH, Endpoint};
 use super::lifecycle::Halt;
@@ -31,18 +31,23 @@ use crate::card::AgentCard;
 /// `/planner/ui`. gRPC names one service per listener, so one agent at most serves it.
 ///
 /// At the root, `/.well-known/agent-card.json` (and `/capabilities`) is the default agent's
-/// (the first mounted, or [`default_agent`](Self::default_agent)), and
-/// [`AGENT_INDEX_PATH`](super::AGENT_INDEX_PATH) (`/.well-known/agent-index.json`) lists
-/// every agent:
+/// (the first mounted, or [`default_agent`](Self::default_agent)), and the AI Catalog,
+/// [`AI_CATALOG_PATH`](super::AI_CATALOG_PATH) (`/.well-known/ai-catalog.json`), lists
+/// every agent, the default first, each by its card's URL (an agent whose card names a
+/// tenant has it in its identifier and `metadata.tenant`):
 ///
 /// ```json
-/// {"agents": [{"name": "Trip planner", "description": "...", "url": "http://127.0.0.1:8080/planner",
-///              "card": "http://127.0.0.1:8080/planner/.well-known/agent-card.json", "default": true}]}
+/// {"specVersion": "1.0", "host": {"displayName": "127.0.0.1:8080"},
+///  "entries": [{"identifier": "urn:air:127.0.0.1:8080:a2a:planner", "displayName": "Trip planner",
+///               "type": "application/a2a-agent-card+json",
+///               "url": "http://127.0.0.1:8080/planner/.well-known/agent-card.json",
+///               "description": "...", "version": "1.0.0", "capabilities": ["plan-trip"], "tags": []}]}
 /// ```
 ///
 /// [`Connect`](crate::client::Connect) (and the CLI's `inspect` and `call`) finds an agent
-/// from its URL, its card's URL, the root (the default agent) or the index (the default
-/// agent).
+/// from its URL, its card's URL, the root (the default agent) or the catalog (its first
+/// entry, or the one [`Connect::catalog_entry`](crate::client::Connect::catalog_entry)
+/// names).
 ///
 /// The agents' tasks are kept in one store ([`tasks`](Self::tasks); a mounted server names
 /// none of its own), each agent's apart from the others': a task of one is not found
@@ -293,7 +298,7 @@ impl Host {
         Ok(self.placed(None)?.into_iter().map(|p| p.card).collect())
     }
 
-    /// The router: every agent's routes, the root card and the index. Nest it into an axum
+    /// The router: every agent's routes, the root card and the catalog. Nest it into an axum
     /// app, or serve it as it is.
     ///
     /// ```
@@ -470,7 +475,7 @@ impl Host {
             Some(default) => placed.iter().position(|p| p.path == *default).unwrap_or(0),
             None => 0,
         };
-        let index = index_of(&placed, first);
+        let catalog = catalog_of(&placed, first);
         let store = self
             .tasks
             .open_store(true)
@@ -505,7 +510,10 @@ impl Host {
         if let Some(root) = root {
             app = app.merge(root);
         }
-        app = app.merge(super::documents::index_router(&index, DEFAULT_CARD_MAX_AGE));
+        app = app.merge(super::documents::catalog_router(
+            &catalog,
+            DEFAULT_CARD_MAX_AGE,
+        ));
         Ok(Hosted {
             app: layered(app, body_limit),
             served,
@@ -574,7 +582,7 @@ fn namespace_of(path: &str) -> Result<String, String> {
     };
     if rest.is_empty() {
         return why(
-            "the root serves the default agent's card and the index; mount each agent at a path of its own, such as /planner",
+            "the root serves the default agent's card and the catalog; mount each agent at a path of its own, such as /planner",
         );
     }
     let segments: Vec<&str> = rest.split('/').collect();
@@ -594,28 +602,25 @@ fn namespace_of(path: &str) -> Result<String, String> {
     ];
     if taken.iter().any(|p| reserved(p)) || path == AGENT_CARD_PATH {
         return why(
-            "it is taken by the root card, the capabilities, the index or gRPC; choose another",
+            "it is taken by the root card, the capabilities, the catalog or gRPC; choose another",
         );
     }
     Ok(segments.join("."))
 }
 
-/// The index document of the placed agents; `first` is the default.
-fn index_of(placed: &[Placed], first: usize) -> serde_json::Value {
-    let agents: Vec<serde_json::Value> = placed
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            json!({
-                "name": p.card.name,
-                "description": p.card.description,
-                "url": p.endpoint.url,
-                "card": format!("{}{AGENT_CARD_PATH}", p.endpoint.url.trim_end_matches('/')),
-                "default": i == first,
-            })
+/// The AI Catalog of the placed agents: the default (`first`) first, then the others in the
+/// order mounted.
+fn catalog_of(placed: &[Placed], first: usize) -> serde_json::Value {
+    let order = std::iter::once(first).chain((0..placed.len()).filter(|i| *i != first));
+    let listed: Vec<Listed<'_>> = order
+        .filter_map(|i| placed.get(i))
+        .map(|p| Listed {
+            card: &p.card,
+            endpoint: &p.endpoint,
+            namespace: Some(&p.namespace),
         })
         .collect();
-    json!({ "agents": agents })
+    catalog(&listed)
 }
 
 /// A server a host mounts, whatever its agent's type.

@@ -12,14 +12,16 @@ use super::failure::ServerError;
 pub const AGENT_CARD_PATH: &str = "/.well-known/agent-card.json";
 /// The path of the AG-UI capabilities snapshot.
 pub const CAPABILITIES_PATH: &str = "/capabilities";
-/// The path of the index of the agents a [`Host`](super::Host) serves on one listener: each
-/// one's name, description, URL and card URL, and which one the root card is.
+/// The path of the AI Catalog of the agents a listener serves (the catalog the A2A working
+/// group prefers for discovery): one entry per agent, each pointing at the agent's card. A
+/// [`Host`](super::Host) lists every agent it mounts, its default agent first; a
+/// [`Server`](super::Server) alone lists its one agent.
 ///
 /// ```
-/// let index = format!("https://agents.example.com{}", a2a_card::server::AGENT_INDEX_PATH);
-/// assert_eq!(index, "https://agents.example.com/.well-known/agent-index.json");
+/// let catalog = format!("https://agents.example.com{}", a2a_card::server::AI_CATALOG_PATH);
+/// assert_eq!(catalog, "https://agents.example.com/.well-known/ai-catalog.json");
 /// ```
-pub const AGENT_INDEX_PATH: &str = "/.well-known/agent-index.json";
+pub const AI_CATALOG_PATH: &str = "/.well-known/ai-catalog.json";
 
 /// Where the agent is reached: the URL of its interfaces and the path they are mounted at.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,6 +119,20 @@ impl Endpoint {
                 .unwrap_or(self.order.len())
         };
         served.interfaces.sort_by_key(rank);
+        // A caller may name the skill a new task runs.
+        if !served
+            .capabilities
+            .extensions
+            .iter()
+            .any(|e| e.uri == crate::dispatch::SKILL_EXTENSION_URI)
+        {
+            served.capabilities.extensions.push(
+                crate::card::AgentExtension::new(crate::dispatch::SKILL_EXTENSION_URI)
+                    .with_description(
+                        "Name the skill a new task runs: the message's metadata holds {\"skill\": ID} under this URI",
+                    ),
+            );
+        }
         #[cfg(feature = "mcp")]
         if self.mcp {
             served.capabilities.extensions.push(mcp_extension(&format!(

@@ -102,6 +102,7 @@
 
 pub mod auth;
 mod call;
+mod catalog;
 mod documents;
 mod drain;
 mod errors;
@@ -128,7 +129,7 @@ mod wiring;
 pub use drain::SHUT_DOWN;
 pub use failure::ServerError;
 pub use host::Host;
-pub use interfaces::{AGENT_CARD_PATH, AGENT_INDEX_PATH, CAPABILITIES_PATH};
+pub use interfaces::{AGENT_CARD_PATH, AI_CATALOG_PATH, CAPABILITIES_PATH};
 pub use lifecycle::FinishedLogs;
 pub use limits::{Limits, Rate};
 pub use listening::Listening;

@@ -282,9 +282,19 @@ impl<A: Agent> Server<A> {
         card: AgentCard,
         endpoint: &Endpoint,
     ) -> Result<(axum::Router, lifecycle::Halt), ServerError> {
+        // The agent alone on its listener: a catalog of one entry.
+        let catalog = super::catalog::catalog(&[super::catalog::Listed {
+            card: &card,
+            endpoint,
+            namespace: None,
+        }]);
+        let catalog = documents::catalog_router(&catalog, self.card_max_age);
         let routes = self.routes_for(card, endpoint, None).await?;
         let (body_limit, halt) = (routes.body_limit, routes.halt.clone());
-        Ok((layered(routes.alone(endpoint), body_limit), halt))
+        Ok((
+            layered(routes.alone(endpoint).merge(catalog), body_limit),
+            halt,
+        ))
     }
 }
 

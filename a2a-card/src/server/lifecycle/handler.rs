@@ -13,6 +13,7 @@ use super::log::Until;
 use super::run::{status, status_of};
 use super::{Lifecycle, NumberedStream, Scope, new_task_id};
 use crate::agent::Agent;
+use crate::dispatch::{SKILL_EXTENSION_URI, named_skill};
 use crate::server::call::{
     Answer, Binding, Context, Extensions, Failure, Op, field_error, tenant_of, unexpected,
 };
@@ -71,10 +72,16 @@ impl<A: Agent> Calls for Lifecycle<A> {
         {
             return Err(A2AError::task_not_found(id).into());
         }
+        // The skill a new task's message names (the skill extension), one of the agent's.
+        let skill = match &op {
+            Op::Send(req) | Op::Stream(req) => named::<A>(&req.message)?,
+            _ => None,
+        };
         let scope = Scope {
             place,
             tenant: tenant.map(str::to_owned),
             extensions,
+            skill,
         };
         Ok(match op {
             Op::Send(req) => Answer::Sent(SendMessageResponse::Task(
@@ -131,6 +138,42 @@ impl<A: Agent> Calls for Lifecycle<A> {
 
     fn extensions(&self) -> &Extensions {
         &self.extensions
+    }
+}
+
+/// The skill `message` names in its metadata under [`SKILL_EXTENSION_URI`], as an index into
+/// the agent's skills: `-32602` naming the field when the entry is not `{"skill": ID}`, when
+/// the agent has no such skill (listing those it has), or when the message answers a task
+/// (whose skill is already chosen).
+fn named<A: Agent>(message: &Message) -> Result<Option<usize>, A2AError> {
+    let field = format!("message.metadata.{SKILL_EXTENSION_URI}");
+    let id = match named_skill(message.metadata.as_ref()) {
+        Ok(Some(id)) => id,
+        Ok(None) => return Ok(None),
+        Err(why) => return Err(field_error(&field, why)),
+    };
+    if let Some(task) = &message.task_id {
+        return Err(field_error(
+            &field,
+            format!(
+                "names skill `{id}` on a message that answers task `{task}`; a skill is named only on the message that starts a task"
+            ),
+        ));
+    }
+    match A::SKILLS.iter().position(|s| s.id == id) {
+        Some(index) => Ok(Some(index)),
+        None => Err(field_error(
+            &field,
+            format!(
+                "names skill `{}`, which this agent does not have; its skills are {}",
+                id.chars().take(64).collect::<String>(),
+                A::SKILLS
+                    .iter()
+                    .map(|s| format!("`{}`", s.id))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
     }
 }
 

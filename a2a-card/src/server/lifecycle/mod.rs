@@ -41,7 +41,7 @@ use futures::stream;
 
 use crate::agent::Agent;
 use crate::context::Answer;
-use crate::dispatch::{Decision, Dispatcher};
+use crate::dispatch::{Decision, Dispatcher, SKILL_EXTENSION_URI};
 use crate::skill::CallInput;
 
 use super::auth::Guard;
@@ -108,6 +108,11 @@ struct Scope {
     /// `store::Place`).
     place: Place,
     extensions: Vec<String>,
+    /// The skill the call's message names for a new task ([`SKILL_EXTENSION_URI`]), checked
+    /// to be one of the agent's.
+    ///
+    /// [`SKILL_EXTENSION_URI`]: crate::dispatch::SKILL_EXTENSION_URI
+    skill: Option<usize>,
 }
 
 /// A turn under way: the task, its state when the turn began, and that state's number.
@@ -290,7 +295,7 @@ impl<A: Agent> Lifecycle<A> {
         named: Option<usize>,
         scope: &Scope,
     ) -> Result<Turn, Failure> {
-        let decision = match named {
+        let decision = match named.or(scope.skill) {
             Some(skill) => {
                 let (json, files) = dispatch_input(self.max_inline_file, &req.message)?;
                 self.dispatcher.dispatch_to(skill, json, files)
@@ -299,6 +304,20 @@ impl<A: Agent> Lifecycle<A> {
         };
         let (skill, mut call) = match decision {
             Decision::Run { skill, call } => (skill, call),
+            // The skill the message names cannot take it: said of that skill.
+            Decision::Reject(e) if named.is_none() && scope.skill.is_some() => {
+                let id = scope
+                    .skill
+                    .and_then(|i| A::SKILLS.get(i))
+                    .map_or("", |s| s.id);
+                let error = dispatch_error(&e);
+                return Err(A2AError::invalid_params(format!(
+                    "the message names skill `{id}` (metadata `{SKILL_EXTENSION_URI}`), which cannot take it: {}",
+                    error.message
+                ))
+                .with_details(error.details.unwrap_or_default())
+                .into());
+            }
             Decision::Reject(e) => return Err(dispatch_error(&e).into()),
             Decision::FollowUp(_) => {
                 return Err(A2AError::internal("a new message was taken for an answer").into());

@@ -35,6 +35,15 @@ function exampleLabel(example) {
   return label.length > 40 ? label.slice(0, 39) + "…" : label;
 }
 
+// The extension by which a caller names the skill a new task runs (a2a_card::dispatch::SKILL_EXTENSION_URI).
+const SKILL_EXTENSION = "https://github.com/a2a-card/a2a-card/extensions/skill/v1";
+
+// Whether the card lets its caller name the skill a new task runs.
+function namesSkills(card) {
+  const extensions = (card.capabilities && card.capabilities.extensions) || [];
+  return extensions.some((e) => e.uri === SKILL_EXTENSION);
+}
+
 // The file media types among a skill's input modes: those that are neither text nor JSON.
 function fileModes(modes) {
   return (modes || []).filter((m) => {
@@ -193,6 +202,9 @@ class SkillCard {
     if (this.taskId) {
       message.taskId = this.taskId;
       message.contextId = this.contextId;
+    } else if (namesSkills(this.agent.card)) {
+      // A new task runs this card's skill, whichever skill the agent would route the input to.
+      message.metadata = { [SKILL_EXTENSION]: { skill: this.skill.id } };
     }
     const streaming = !!(this.agent.card.capabilities && this.agent.card.capabilities.streaming);
     const request = {
