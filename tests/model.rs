@@ -326,6 +326,38 @@ mod remote_tools {
         assert_eq!(tools.last().expect("tools").name(), "answer-fight-club");
     }
 
+    /// Two skills that take text: routing alone takes text to the first.
+    struct Twins;
+    /// Says text back, as it is or backwards.
+    #[a2a_card::agent(url = "http://127.0.0.1:9000")]
+    impl Twins {
+        /// Says the text back.
+        #[a2a_card::skill]
+        fn echo(&self, text: String) -> String {
+            format!("echo: {text}")
+        }
+
+        /// Says the text backwards.
+        #[a2a_card::skill]
+        fn reverse(&self, text: String) -> String {
+            format!("reverse: {}", text.chars().rev().collect::<String>())
+        }
+    }
+
+    #[tokio::test]
+    async fn a_tool_runs_its_own_skill_where_routing_would_pick_another() {
+        let running = serve(Server::new(Twins)).await;
+        let agent = RemoteAgent::discover(running.base.as_str())
+            .await
+            .expect("the card");
+        let tool = remote_tool(&agent, "reverse").expect("the tool");
+        let output = tool
+            .execute(json!({"text": "abc"}))
+            .await
+            .expect("an answer");
+        assert_eq!(output.as_text(), Some("reverse: cba"));
+    }
+
     #[tokio::test]
     async fn calling_the_tool_gives_the_typed_output() {
         let running = serve(Server::new(FightClub)).await;

@@ -35,6 +35,12 @@ try {
   const page = await context.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
+  // The messages the page sends, to see that each names its form's skill.
+  const sent = [];
+  page.on("request", (r) => {
+    const body = r.method() === "POST" ? r.postData() : null;
+    if (body && body.includes('"messageId"')) sent.push(JSON.parse(body));
+  });
 
   // The fight form: fill, submit, see the winner and the probability under their titles.
   await page.goto(fight + "/ui");
@@ -49,6 +55,11 @@ try {
   const winner = form.locator('dd[data-field="winner"]');
   await winner.waitFor({ timeout: 10000 });
   check((await winner.textContent()) === "Tiger", "the winner is shown");
+  const named = sent.length > 0 && sent[0].params.message.metadata;
+  check(
+    !!named && named["https://github.com/a2a-card/a2a-card/extensions/skill/v1"].skill === "fight-comparison",
+    "the fight form's message names its skill: " + JSON.stringify(named),
+  );
   check((await form.locator('dd[data-field="probability"]').textContent()) === "0.56", "the probability is shown");
   const titles = await form.locator(".output dt").allTextContents();
   check(titles.some((t) => t.startsWith("Winner") && t.includes("The name of the winner")), "fields carry the output schema's titles and descriptions: " + titles.join(" | "));

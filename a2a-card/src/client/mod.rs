@@ -1078,3 +1078,52 @@ impl RemoteAgent {
         Ok(TaskOutcome::from_response(response))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_catalog_gives_the_card_of_its_first_agent_or_of_the_one_named() {
+        let catalog = json!({"specVersion": "1.0", "entries": [
+            {"identifier": "urn:air:x:mcp:tools", "displayName": "Tools",
+             "type": "application/mcp-server-card+json", "url": "https://x/mcp.json"},
+            {"identifier": "urn:air:x:a2a:planner", "displayName": "Planner",
+             "type": "application/a2a-agent-card+json", "url": "https://x/planner/card.json"},
+            {"identifier": "urn:air:x:a2a:judge", "displayName": "Judge",
+             "type": "application/a2a-agent-card+json", "data": {"name": "Judge"}},
+        ]});
+        assert!(is_catalog(&catalog));
+        assert!(!is_catalog(&json!({"name": "A card", "entries": []})));
+        // The first agent card: an MCP server is not one.
+        assert!(
+            matches!(catalog_pick(&catalog, None), Ok(Picked::Url(u)) if u == "https://x/planner/card.json")
+        );
+        // By identifier or name; inline.
+        assert!(
+            matches!(catalog_pick(&catalog, Some("urn:air:x:a2a:judge")), Ok(Picked::Inline(c)) if c["name"] == "Judge")
+        );
+        assert!(matches!(
+            catalog_pick(&catalog, Some("Judge")),
+            Ok(Picked::Inline(_))
+        ));
+        let Err(why) = catalog_pick(&catalog, Some("Tools")) else {
+            panic!("an MCP server is not an agent")
+        };
+        assert!(
+            why.contains("`Planner`") && why.contains("`Judge`"),
+            "{why}"
+        );
+        let empty = json!({"entries": [{"identifier": "i", "type": "application/ai-skill+md", "url": "u"}]});
+        let Err(why) = catalog_pick(&empty, None) else {
+            panic!("no agent")
+        };
+        assert!(why.contains("no A2A agent card"), "{why}");
+        let bare = json!({"entries": [{"identifier": "urn:a", "type": "application/a2a-agent-card+json"}]});
+        let Err(why) = catalog_pick(&bare, None) else {
+            panic!("no card")
+        };
+        assert!(why.contains("urn:a") && why.contains("neither"), "{why}");
+    }
+}

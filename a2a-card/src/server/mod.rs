@@ -9,6 +9,7 @@
 //! | `<path>/message:send`, `<path>/tasks/{id}`, ... | A2A HTTP+JSON 1.0 |
 //! | `GET /.well-known/agent-card.json` | the card, profile by the `A2A-Version` request header |
 //! | `GET /capabilities` | the AG-UI `AgentCapabilities` snapshot of the same declaration |
+//! | `GET /healthz`, `GET /readyz` | liveness and readiness, on a served listener ([`Listening::serve`]) |
 //!
 //! `<path>` is the path of the card's URL (`/` for `http://127.0.0.1:8080`, `/a2a` for
 //! `https://shop.example.com/a2a`); the card and capabilities are there too
@@ -19,6 +20,7 @@
 //! them, the way back in reverse; `wiring` puts them together):
 //!
 //! ```text
+//! drain                   (a served listener) refused once stopping began; streams ended then
 //! http::body::keep_alive  a body the answer left unread: read and dropped, or Connection: close
 //!   telemetry              the request's span and metrics
 //!     documents, ui        the card, /capabilities, /ui, /metrics (bytes made at start)

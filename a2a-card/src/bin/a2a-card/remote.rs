@@ -150,7 +150,8 @@ impl Access {
 
 #[derive(Args)]
 pub struct InspectArgs {
-    /// The agent's base URL (its card is at URL/.well-known/agent-card.json), or its card's URL.
+    /// The agent's base URL (its card is at URL/.well-known/agent-card.json), its card's URL,
+    /// or an AI Catalog's URL (its first agent).
     #[arg(value_name = "URL")]
     url: String,
     /// How to print the summary.
@@ -162,7 +163,7 @@ pub struct InspectArgs {
 
 #[derive(Args)]
 pub struct CallArgs {
-    /// The agent's base URL, or its card's URL.
+    /// The agent's base URL, its card's URL, or an AI Catalog's URL (its first agent).
     #[arg(value_name = "URL")]
     url: String,
     /// The id of the skill to call.

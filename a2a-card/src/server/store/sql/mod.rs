@@ -431,7 +431,7 @@ impl super::Store for SqlTasks {
 
     /// Writes what is queued, then takes this replica out of the table of replicas: the
     /// running tasks it still owns are then another's to take over (the others' next check;
-    /// on Postgres at once, as this replica says it went on [`GONE`]; on SQLite, the next
+    /// on Postgres at once, as this replica says it went (`NOTIFY`); on SQLite, the next
     /// process that opens the file).
     async fn release(&self) -> Result<(), A2AError> {
         let inner = &self.inner;
