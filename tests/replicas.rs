@@ -699,7 +699,12 @@ async fn an_answer_over_64_kb_reaches_the_handler_on_another_replica() {
             .expect("an answer, not a hang")
             .expect("taken by B, handed to A"),
     );
-    assert_eq!(done.status.state, TaskState::Completed, "{}", status_text(&done));
+    assert_eq!(
+        done.status.state,
+        TaskState::Completed,
+        "{}",
+        status_text(&done)
+    );
     for on in [&on_a, &on_b] {
         let stored = on.get_task(&get(&asked.id)).await.expect("the task");
         assert_eq!(stored.status.state, TaskState::Completed);

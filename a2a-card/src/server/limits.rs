@@ -4,6 +4,7 @@
 //! is done with it (`429` with `Retry-After`).
 
 use std::collections::HashMap;
+use std::hash::{BuildHasher, RandomState};
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -175,9 +176,12 @@ pub(crate) struct Limiter {
     limits: Limits,
     /// Where requests per window are counted for every replica, where the store does.
     store: Option<Arc<dyn Store>>,
+    /// What keys are hashed with (counters here are kept by the hash of their key: nothing
+    /// is allocated per request).
+    hasher: RandomState,
     windows: Windows,
     logins: Windows,
-    running: Arc<Mutex<HashMap<String, usize>>>,
+    running: Arc<Mutex<HashMap<u64, usize>>>,
 }
 
 /// Tasks running at once, counted until dropped.
@@ -188,8 +192,8 @@ pub(crate) struct Permits {
 }
 
 struct Permit {
-    key: String,
-    running: Arc<Mutex<HashMap<String, usize>>>,
+    key: u64,
+    running: Arc<Mutex<HashMap<u64, usize>>>,
 }
 
 impl Drop for Permit {
@@ -204,16 +208,54 @@ impl Drop for Permit {
     }
 }
 
+/// What a counter counts: a caller, a tenant, a skill or a client address.
+#[derive(Hash)]
+enum Key<'a> {
+    /// A caller by its principal's scheme and subject.
+    Principal(&'a str, &'a str),
+    /// A caller by its address.
+    Address(IpAddr),
+    Tenant(&'a str),
+    Skill(&'a str),
+}
+
+impl Key<'_> {
+    /// The key of the caller `caller` (from `peer`): its principal, else its address.
+    fn caller<'a>(caller: Option<&'a Principal>, peer: Option<Peer>) -> Option<Key<'a>> {
+        match (caller, peer) {
+            (Some(p), _) => Some(Key::Principal(p.scheme(), p.subject())),
+            (None, Some(Peer(addr))) => Some(Key::Address(addr)),
+            (None, None) => None,
+        }
+    }
+
+    /// The key as a store that counts for every replica keeps it.
+    fn text(&self) -> String {
+        match self {
+            Key::Principal(scheme, subject) => format!("caller/p/{scheme}/{subject}"),
+            Key::Address(addr) => format!("caller/ip/{addr}"),
+            Key::Tenant(tenant) => format!("tenant/{tenant}"),
+            Key::Skill(skill) => format!("skill/{skill}"),
+        }
+    }
+}
+
 impl Limiter {
-    /// The limiter of `limits`, counting on `store` where it counts for every replica.
+    /// The limiter of `limits`, counting requests per window on `store` where it counts for
+    /// every replica (one shared with other processes), else here.
     pub(crate) fn new(limits: Limits, store: Option<Arc<dyn Store>>) -> Limiter {
         Limiter {
             limits,
             store,
+            hasher: RandomState::new(),
             windows: Windows::default(),
             logins: Windows::default(),
             running: Arc::default(),
         }
+    }
+
+    fn hash(&self, key: &Key<'_>) -> u64 {
+        self.hasher.hash_one(key)
     }
 
     /// Counts a request of `caller` (from `peer`) in `tenant`; the refusal when it is one too
@@ -224,29 +266,29 @@ impl Limiter {
         peer: Option<Peer>,
         tenant: Option<&str>,
     ) -> Result<(), Refusal> {
-        if let (Some(rate), Some(key)) = (self.limits.per_caller, caller_key(caller, peer)) {
-            self.count(&format!("caller/{key}"), rate).await?;
+        if let (Some(rate), Some(key)) = (self.limits.per_caller, Key::caller(caller, peer)) {
+            self.count(&key, rate).await?;
         }
         if let Some(rate) = self.limits.per_tenant {
-            self.count(&format!("tenant/{}", tenant.unwrap_or("")), rate)
-                .await?;
+            self.count(&Key::Tenant(tenant.unwrap_or("")), rate).await?;
         }
         Ok(())
     }
 
     /// One more hit of `key` at `rate`: shared by the replicas where the store counts, else
     /// here.
-    async fn count(&self, key: &str, rate: Rate) -> Result<(), Refusal> {
+    async fn count(&self, key: &Key<'_>, rate: Rate) -> Result<(), Refusal> {
         let now = now_ms();
         let window = millis(rate.window);
         let start = now - now % window;
-        let hits = match &self.store {
-            Some(store) => match store.hit(key, start, window).await {
-                Ok(Some(hits)) => hits,
-                // Not counted by the store (or it failed: the limit holds here meanwhile).
-                _ => self.windows.hit(key, start),
-            },
-            None => self.windows.hit(key, start),
+        let shared = match &self.store {
+            // Not counted by the store (or it failed: the limit holds here meanwhile).
+            Some(store) => store.hit(&key.text(), start, window).await.ok().flatten(),
+            None => None,
+        };
+        let hits = match shared {
+            Some(hits) => hits,
+            None => self.windows.hit(self.hash(key), start),
         };
         if hits > u64::from(rate.requests) {
             return Err(limited(start + window - now, "requests"));
@@ -263,15 +305,16 @@ impl Limiter {
         tenant: Option<&str>,
         skill: &str,
     ) -> Result<Permits, Refusal> {
-        let mut wanted: Vec<(String, usize)> = Vec::new();
-        if let (Some(max), Some(key)) = (self.limits.running_per_caller, caller_key(caller, peer)) {
-            wanted.push((format!("caller/{key}"), max));
+        let mut wanted: Vec<(u64, usize)> = Vec::new();
+        if let (Some(max), Some(key)) = (self.limits.running_per_caller, Key::caller(caller, peer))
+        {
+            wanted.push((self.hash(&key), max));
         }
         if let Some(max) = self.limits.running_per_tenant {
-            wanted.push((format!("tenant/{}", tenant.unwrap_or("")), max));
+            wanted.push((self.hash(&Key::Tenant(tenant.unwrap_or(""))), max));
         }
         if let Some((_, max)) = self.limits.skills.iter().find(|(id, _)| id == skill) {
-            wanted.push((format!("skill/{skill}"), *max));
+            wanted.push((self.hash(&Key::Skill(skill)), *max));
         }
         if wanted.is_empty() {
             return Ok(Permits::default());
@@ -283,17 +326,17 @@ impl Limiter {
         {
             return Err(limited(1_000, "running tasks"));
         }
-        let permits = wanted
+        let held = wanted
             .into_iter()
             .map(|(key, _)| {
-                *running.entry(key.clone()).or_insert(0) += 1;
+                *running.entry(key).or_insert(0) += 1;
                 Permit {
                     key,
                     running: Arc::clone(&self.running),
                 }
             })
             .collect();
-        Ok(Permits { _held: permits })
+        Ok(Permits { _held: held })
     }
 
     /// Whether the client at `peer` may try its credentials: the refusal once it failed too
@@ -305,7 +348,8 @@ impl Limiter {
         let now = now_ms();
         let window = millis(rate.window);
         let start = now - now % window;
-        if self.logins.get(&addr.to_string(), start) >= u64::from(rate.requests) {
+        let key = self.hash(&Key::Address(addr));
+        if self.logins.get(key, start) >= u64::from(rate.requests) {
             return Err(limited(start + window - now, "failed logins"));
         }
         Ok(())
@@ -316,17 +360,9 @@ impl Limiter {
         if let (Some(rate), Some(Peer(addr))) = (self.limits.failed_logins, peer) {
             let now = now_ms();
             let window = millis(rate.window);
-            self.logins.hit(&addr.to_string(), now - now % window);
+            self.logins
+                .hit(self.hash(&Key::Address(addr)), now - now % window);
         }
-    }
-}
-
-/// Whom a caller's limits count: its principal (scheme and subject), else its address.
-fn caller_key(caller: Option<&Principal>, peer: Option<Peer>) -> Option<String> {
-    match (caller, peer) {
-        (Some(p), _) => Some(format!("p/{}/{}", p.scheme(), p.subject())),
-        (None, Some(Peer(addr))) => Some(format!("ip/{addr}")),
-        (None, None) => None,
     }
 }
 
@@ -341,21 +377,22 @@ fn limited(ms: i64, what: &str) -> Refusal {
     }
 }
 
-/// Hits per key in fixed windows, counted here: each key's current window and its count.
+/// Hits per key (its hash) in fixed windows, counted here: each key's current window and its
+/// count.
 #[derive(Default)]
-struct Windows(Mutex<HashMap<String, (i64, u64)>>);
+struct Windows(Mutex<HashMap<u64, (i64, u64)>>);
 
 /// How many keys a counter keeps before it drops those of past windows.
 const KEYS: usize = 100_000;
 
 impl Windows {
     /// One more hit of `key` in the window that starts at `start`: the hits so far.
-    fn hit(&self, key: &str, start: i64) -> u64 {
+    fn hit(&self, key: u64, start: i64) -> u64 {
         let mut windows = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        if windows.len() >= KEYS && !windows.contains_key(key) {
+        if windows.len() >= KEYS && !windows.contains_key(&key) {
             windows.retain(|_, (at, _)| *at >= start);
         }
-        let entry = windows.entry(key.to_owned()).or_insert((start, 0));
+        let entry = windows.entry(key).or_insert((start, 0));
         if entry.0 != start {
             *entry = (start, 0);
         }
@@ -364,9 +401,9 @@ impl Windows {
     }
 
     /// The hits of `key` in the window that starts at `start`.
-    fn get(&self, key: &str, start: i64) -> u64 {
+    fn get(&self, key: u64, start: i64) -> u64 {
         let windows = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        match windows.get(key) {
+        match windows.get(&key) {
             Some((at, hits)) if *at == start => *hits,
             _ => 0,
         }

@@ -124,7 +124,10 @@ impl<A: Agent> Server<A> {
                 "durable skills run as any other here: the task store keeps no journal (nothing outlives the process on the memory store); use Tasks::sqlite or Tasks::postgres for their tasks to resume after a restart"
             );
         }
-        let limiter = Arc::new(limits::Limiter::new(self.limits, Some(Arc::clone(&store))));
+        // Requests per window are counted by the store where it counts for every replica
+        // (a store shared with other processes), else here.
+        let counter = store.changes().is_some().then(|| Arc::clone(&store));
+        let limiter = Arc::new(limits::Limiter::new(self.limits, counter));
         if let Some(guard) = guard.as_mut() {
             guard.limit_logins(Arc::clone(&limiter));
         }

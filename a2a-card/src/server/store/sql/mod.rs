@@ -302,14 +302,13 @@ impl SqlTasks {
         if self.inner.dialect == Dialect::Postgres {
             use std::sync::atomic::Ordering::Relaxed;
             let inner = &self.inner;
-            let Some(feed) =
-                super::notify::listen(
-                    &inner.url,
-                    &inner.replica,
-                    Arc::clone(&inner.others),
-                    inner.reads.clone(),
-                )
-                .await
+            let Some(feed) = super::notify::listen(
+                &inner.url,
+                &inner.replica,
+                Arc::clone(&inner.others),
+                inner.reads.clone(),
+            )
+            .await
             else {
                 return;
             };
