@@ -698,16 +698,8 @@ async fn an_answer_sent_right_after_a_restart_waits_for_the_takeover() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_answer_sent_to_another_replica_before_it_takes_over_reaches_the_handler() {
-    let url = match support::postgres::database("durable_early").await {
-        Ok(url) => url,
-        Err(why) => {
-            assert!(
-                std::env::var_os("A2A_REQUIRE_POSTGRES").is_none(),
-                "Postgres is required (A2A_REQUIRE_POSTGRES) but: {why}"
-            );
-            eprintln!("SKIPPED: {why}");
-            return;
-        }
+    let Some(url) = support::postgres::database_or_skip("durable_early").await else {
+        return;
     };
     answered_before_the_takeover(&url, true).await;
 }
@@ -872,16 +864,8 @@ async fn a_question_waiting_at_sigterm_is_taken_over_by_the_next_process_at_once
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_question_waiting_at_sigterm_is_taken_over_by_another_replica_at_once() {
-    let url = match support::postgres::database("durable_sigterm").await {
-        Ok(url) => url,
-        Err(why) => {
-            assert!(
-                std::env::var_os("A2A_REQUIRE_POSTGRES").is_none(),
-                "Postgres is required (A2A_REQUIRE_POSTGRES) but: {why}"
-            );
-            eprintln!("SKIPPED: {why}");
-            return;
-        }
+    let Some(url) = support::postgres::database_or_skip("durable_sigterm").await else {
+        return;
     };
     taken_over_after_sigterm(&url, true).await;
 }

@@ -255,6 +255,21 @@ impl OwnCluster {
         Ok(cluster)
     }
 
+    /// [`start`](Self::start), or `None` where Postgres cannot run here (said on stderr;
+    /// under `A2A_REQUIRE_POSTGRES`, as CI sets it, a failure instead).
+    pub fn start_or_skip(name: &str) -> Option<OwnCluster> {
+        match OwnCluster::start(name) {
+            Ok(cluster) => Some(cluster),
+            Err(why) => {
+                if std::env::var_os("A2A_REQUIRE_POSTGRES").is_some() {
+                    panic!("Postgres is required (A2A_REQUIRE_POSTGRES) but: {why}");
+                }
+                eprintln!("SKIPPED: {why}");
+                None
+            }
+        }
+    }
+
     /// Its `postgres` database.
     pub fn url(&self) -> String {
         format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
