@@ -4,7 +4,7 @@
 use a2a_card::server::store::Tasks;
 use a2a_card::server::{Listening, Server, ServerError};
 
-use crate::agent::FightClub;
+use super::agent::FightClub;
 
 /// The port when neither `--port` nor `PORT` gives one.
 pub const DEFAULT_PORT: u16 = 8080;

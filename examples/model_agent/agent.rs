@@ -14,7 +14,7 @@ use futures::Stream;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::fight::{FightClubClient, FightComparison};
+use super::fight::{FightClubClient, FightComparison};
 
 /// What the model is told before a fight question. It goes in the user's turn, not a system
 /// message: some OpenAI-compatible servers (llama-cpp-python's) refuse the system message in
@@ -48,7 +48,7 @@ impl ModelAgent {
     /// `FIGHT_CLUB_URL` (default `http://127.0.0.1:8080`).
     #[allow(
         dead_code,
-        reason = "tests/model.rs builds the agent on its own model server"
+        reason = "tests/sdks/model.rs builds the agent on its own model server"
     )]
     pub fn from_env() -> ModelAgent {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());

@@ -6,7 +6,7 @@ use std::time::Duration;
 use a2a_card::server::store::Tasks;
 use a2a_card::server::{Listening, Server, ServerError, Webhooks};
 
-use crate::agent::TripPlanner;
+use super::agent::TripPlanner;
 
 /// The port when neither `--port` nor `PORT` gives one.
 pub const DEFAULT_PORT: u16 = 8081;

@@ -1,4 +1,4 @@
-// The official A2A JS SDK's card signer and verifier, driven by tests/sign_interop.rs.
+// The official A2A JS SDK's card signer and verifier, driven by tests/sdks/sign_interop.rs.
 //
 //   node a2a_js.mjs verify CARD.json JWKS.json        exit 0 verified, 1 rejected
 //   node a2a_js.mjs sign CARD.json PRIVATE.jwk KID    prints the signed card (1.0 JSON)

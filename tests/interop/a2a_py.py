@@ -1,4 +1,4 @@
-"""The official A2A Python SDK's card signer and verifier, driven by tests/sign_interop.rs.
+"""The official A2A Python SDK's card signer and verifier, driven by tests/sdks/sign_interop.rs.
 
     python a2a_py.py verify CARD.json JWKS.json    exit 0 verified, 1 rejected
     python a2a_py.py sign CARD.json PRIVATE.jwk KID  prints the signed card (1.0 JSON)

@@ -1,5 +1,5 @@
 """An agent on the official A2A Python SDK 0.3 (JSON-RPC 0.3 only), called by
-tests/remote_0_3.rs through a2a_card::client.
+tests/sdks/remote_0_3.rs through a2a_card::client.
 
     python a2a_py_0_3_agent.py PORT
 

@@ -1,4 +1,4 @@
-"""The official A2A Python SDK's Agent Card parsers, driven by tests/conformance.rs.
+"""The official A2A Python SDK's Agent Card parsers, driven by tests/sdks/conformance.rs.
 
     python a2a_py_cards.py CARDS.json
 

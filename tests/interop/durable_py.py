@@ -1,5 +1,5 @@
 """The official A2A Python SDK 1.3 client following a durable task across the kill of the
-process that ran it, driven by tests/replicas.rs: it subscribes again, on the process that took
+process that ran it, driven by tests/stores/replicas.rs: it subscribes again, on the process that took
 the task over, with `Last-Event-ID` (the number of the last event seen before the kill), and
 reads on to COMPLETED, every day of the plan after the last seen once and in order.
 

@@ -1,5 +1,5 @@
 """The official A2A Python SDK 1.3 gRPC client (`a2a.client` with `a2a-sdk[grpc]`) against agents
-of this crate, driven by tests/sdk_grpc.rs.
+of this crate, driven by tests/sdks/sdk_grpc.rs.
 
     python grpc_py.py PLANNER SLOW_PLANNER FIGHT_CLUB JUDGE TOKEN SUBJECT
 

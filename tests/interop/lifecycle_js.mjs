@@ -1,9 +1,9 @@
 // The official A2A JS SDK 1.3 client (`@a2a-js/sdk/client`) against agents of this crate,
-// driven by tests/sdk_clients.rs, over JSON-RPC 1.0 and HTTP+JSON.
+// driven by tests/sdks/sdk_clients.rs, over JSON-RPC 1.0 and HTTP+JSON.
 //
 //   node lifecycle_js.mjs PLANNER SLOW_PLANNER PLANNER_WITHOUT_0_3 FIGHT_CLUB
 //
-// The arguments are the base URLs tests/sdk_clients.rs serves: PLANNER, the trip planner
+// The arguments are the base URLs tests/sdks/sdk_clients.rs serves: PLANNER, the trip planner
 // planning a day in a few milliseconds; SLOW_PLANNER, one slow enough that a task is still
 // running when it is cancelled; PLANNER_WITHOUT_0_3, one with the A2A 0.3 translation turned off
 // (so a 0.3 method is an unknown method there); FIGHT_CLUB, the fight club, which does not stream.

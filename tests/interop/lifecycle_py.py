@@ -1,5 +1,5 @@
 """The official A2A Python SDK 1.3 client (`a2a.client`) against agents of this crate, driven
-by tests/sdk_clients.rs, over JSON-RPC 1.0 and HTTP+JSON.
+by tests/sdks/sdk_clients.rs, over JSON-RPC 1.0 and HTTP+JSON.
 
     python lifecycle_py.py PLANNER SLOW_PLANNER PLANNER_WITHOUT_0_3 FIGHT_CLUB
 

@@ -1,11 +1,11 @@
 """The official A2A Python SDK 0.3 client (`a2a.client`, a2a-sdk 0.3.26) against agents of
-this crate, driven by tests/sdk_clients.rs, over JSON-RPC 0.3 (the methods `message/send`,
+this crate, driven by tests/sdks/sdk_clients.rs, over JSON-RPC 0.3 (the methods `message/send`,
 `message/stream`, `tasks/resubscribe`, `tasks/cancel` at the card's URL, without an
 `A2A-Version: 1.0` header).
 
     python lifecycle_py03.py PLANNER SLOW_PLANNER PLANNER_WITHOUT_0_3 FIGHT_CLUB
 
-The arguments are the base URLs tests/sdk_clients.rs serves (see lifecycle_py.py). The 0.3 SDK
+The arguments are the base URLs tests/sdks/sdk_clients.rs serves (see lifecycle_py.py). The 0.3 SDK
 has no ListTasks (A2A 0.3 has no such method), so there is no paging check here, and the check
 that a refused message leaves no task counts the agent's tasks with one plain JSON-RPC 1.0
 `ListTasks` request, outside the SDK.

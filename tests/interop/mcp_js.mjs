@@ -1,6 +1,6 @@
 // The official MCP TypeScript SDK client (`@modelcontextprotocol/sdk`: `Client` over
 // `StreamableHTTPClientTransport`) against the MCP face of agents of this crate, driven by
-// tests/mcp_sdks.rs. The SDK speaks MCP up to 2025-11-25: the initialize handshake, and a skill's
+// tests/sdks/mcp_sdks.rs. The SDK speaks MCP up to 2025-11-25: the initialize handshake, and a skill's
 // question arrives as an `elicitation/create` request during the call.
 //
 //   node mcp_js.mjs PLANNER SLOW_PLANNER FIGHT_CLUB JUDGE WRITER_TOKEN READER_TOKEN

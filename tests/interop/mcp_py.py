@@ -1,5 +1,5 @@
 """The official MCP Python SDK client (`mcp.Client`) against the MCP face of agents of this crate,
-driven by tests/mcp_sdks.rs, in both of the client's modes: `auto` (it discovers MCP 2026-07-28,
+driven by tests/sdks/mcp_sdks.rs, in both of the client's modes: `auto` (it discovers MCP 2026-07-28,
 where a skill's question comes back as an `input_required` result that the client answers and
 retries) and `legacy` (the initialize handshake, where the server sends `elicitation/create`
 during the call).

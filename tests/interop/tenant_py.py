@@ -1,5 +1,5 @@
 """The official A2A Python SDK 1.3 client against an agent whose card names a tenant, driven by
-tests/tenants.rs: the SDK sends the tenant its card's interface names (A2A 1.0 section 8.3.2)
+tests/serving/tenants.rs: the SDK sends the tenant its card's interface names (A2A 1.0 section 8.3.2)
 over JSON-RPC, HTTP+JSON and gRPC, and each call lands in that tenant.
 
     python tenant_py.py AGENT TENANT

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-/// The official Python SDK version CI pins, with its gRPC client for tests/sdk_grpc.rs (keep in
+/// The official Python SDK version CI pins, with its gRPC client for tests/sdks/sdk_grpc.rs (keep in
 /// step with `.ci/run`).
 pub const PY_SDK: &str = "a2a-sdk[signing,grpc]==1.3.0";
 
@@ -89,7 +89,7 @@ pub fn a2a_js_dir() -> Option<PathBuf> {
     .clone()
 }
 
-/// The official MCP Python SDK version CI pins, for tests/mcp_sdks.rs (keep in step with
+/// The official MCP Python SDK version CI pins, for tests/sdks/mcp_sdks.rs (keep in step with
 /// `.ci/run`).
 pub const MCP_PY_SDK: &str = "mcp==2.3.0";
 
@@ -108,7 +108,7 @@ pub fn mcp_python() -> Option<PathBuf> {
     .clone()
 }
 
-/// The official MCP TypeScript SDK version CI pins, for tests/mcp_sdks.rs (keep in step with
+/// The official MCP TypeScript SDK version CI pins, for tests/sdks/mcp_sdks.rs (keep in step with
 /// `.ci/run`).
 pub const MCP_JS_SDK: &str = "@modelcontextprotocol/sdk@1.32.2";
 

@@ -5,6 +5,17 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+/// The command that runs test `process` of this test binary alone (`process` as
+/// `concat!(module_path!(), "::name")` gives it: the test harness names tests without the
+/// crate's name).
+pub fn test_process(process: &str) -> Command {
+    let exe = std::env::current_exe().expect("the test binary");
+    let name = process.split_once("::").map_or(process, |(_, test)| test);
+    let mut command = Command::new(exe);
+    command.args([name, "--exact", "--nocapture", "--test-threads=1"]);
+    command
+}
+
 /// A server process, killed (as `kill -9` does) when dropped.
 pub struct Replica {
     child: Child,
@@ -14,15 +25,14 @@ pub struct Replica {
 
 impl Replica {
     /// Runs test `process` of this test binary (alone) with `env`, and waits until it says
-    /// where it listens.
+    /// where it listens. `process` is the test's path with the crate's name, as
+    /// `concat!(module_path!(), "::name")` gives it.
     pub fn spawn(process: &str, env: &[(&str, String)]) -> Replica {
-        let exe = std::env::current_exe().expect("the test binary");
-        let mut command = Command::new(exe);
+        let mut command = test_process(process);
         for (name, value) in env {
             command.env(name, value);
         }
         let mut child = command
-            .args([process, "--exact", "--nocapture", "--test-threads=1"])
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

@@ -1,0 +1,50 @@
+//! The declaration and what is made of it, without a server process: the card each example
+//! declares and its checks, schemas (the official ones and the fixtures), signatures, dispatch
+//! of structured input, skills called directly, the wire shapes of the protocol's types, the
+//! public API's snapshot, and property tests of the examples and of the linter. One test binary
+//! (each module was a test file of its own), so the crates link once for all of them.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+/// The card example (`examples/card.rs`).
+#[path = "../../examples/card.rs"]
+#[allow(dead_code)]
+mod card_example;
+
+/// The `fight_club` example's files, as its `main.rs` declares them.
+#[allow(dead_code)]
+#[path = "../../examples/fight_club"]
+mod fight_club {
+    pub mod agent;
+}
+
+/// The `guarded_judge` example's files, as its `main.rs` declares them.
+#[allow(dead_code)]
+#[path = "../../examples/guarded_judge"]
+mod guarded_judge {
+    pub mod agent;
+}
+
+/// The `trip_planner` example's files, as its `main.rs` declares them.
+#[allow(dead_code)]
+#[path = "../../examples/trip_planner"]
+mod trip_planner {
+    pub mod agent;
+}
+
+mod ag_ui;
+mod declared_examples;
+mod dispatch;
+mod examples_fuzz;
+mod fixtures;
+mod golden;
+mod official_schemas;
+mod public_api;
+mod robustness;
+mod served_card;
+mod server_errors;
+mod sign;
+mod sign_server;
+mod skill_calls;
+mod wire_shapes;

@@ -1,0 +1,290 @@
+//! Stopping a served agent without losing work: SIGTERM to a real server process (this test
+//! binary started again, serving a worker on a SQLite file) while requests, streams and
+//! questions are under way; the health routes an orchestrator probes.
+
+use crate::support;
+
+use std::time::{Duration, Instant};
+
+use a2a_card::server::store::Tasks;
+use a2a_card::server::{SHUT_DOWN, Server};
+use a2a_card::{Schema, SkillContext, SkillError, agent, skill};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use support::client::rpc;
+use support::replica::Replica;
+use support::sse::Frames;
+
+/// Set in a worker process: where its tasks are.
+const TASKS: &str = "A2A_SHUTDOWN_TASKS";
+/// Set in a worker process: its drain timeout, in milliseconds.
+const DRAIN: &str = "A2A_SHUTDOWN_DRAIN_MS";
+
+/// How long to nap.
+#[derive(Deserialize, schemars::JsonSchema, Schema)]
+#[schema(name = "nap")]
+struct Nap {
+    /// Milliseconds.
+    ms: u64,
+}
+
+/// What to ask.
+#[derive(Deserialize, schemars::JsonSchema, Schema)]
+#[schema(name = "question")]
+struct Question {
+    /// The question.
+    text: String,
+}
+
+/// Naps and asks.
+struct Worker;
+/// Naps and asks questions.
+#[agent(url = "http://127.0.0.1:1")]
+impl Worker {
+    /// Naps as long as asked, then says so.
+    #[skill]
+    async fn nap(&self, nap: Nap) -> String {
+        tokio::time::sleep(Duration::from_millis(nap.ms)).await;
+        format!("napped {} ms", nap.ms)
+    }
+
+    /// Asks the question, and says the answer back.
+    #[skill]
+    async fn ask(&self, q: Question, ctx: SkillContext) -> Result<String, SkillError> {
+        let answer = ctx.ask(q.text).await?;
+        Ok(answer.text().to_owned())
+    }
+}
+
+/// Not a test of its own: the body of the worker processes the tests below start.
+#[tokio::test]
+async fn shutdown_process() {
+    let Ok(url) = std::env::var(TASKS) else {
+        return;
+    };
+    let drain = std::env::var(DRAIN)
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+        .map_or(Duration::from_secs(30), Duration::from_millis);
+    let listening = Server::new(Worker)
+        .tasks(Tasks::from_url(&url).expect("a store URL"))
+        .drain_timeout(drain)
+        .bind("127.0.0.1:0")
+        .await
+        .expect("the worker serves");
+    println!("LISTENING http://{}", listening.local_addr());
+    listening.serve().await.expect("served");
+}
+
+/// A worker on a fresh SQLite file, with this drain timeout: the process and the file's URL.
+fn worker(name: &str, drain: Duration) -> (Replica, String) {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("shutdown");
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let db = dir.join(format!("{name}-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&db);
+    let url = format!("sqlite://{}", db.display());
+    let process = Replica::spawn(
+        concat!(module_path!(), "::shutdown_process"),
+        &[(TASKS, url.clone()), (DRAIN, drain.as_millis().to_string())],
+    );
+    (process, url)
+}
+
+fn message(schema: &str, data: Value) -> Value {
+    json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
+           "parts": [{"data": data, "mediaType": format!("application/json;schema={schema}")}]}})
+}
+
+/// Starts a blocking nap of `ms` on `base`, answered in the background.
+fn nap(base: &str, ms: u64) -> tokio::task::JoinHandle<Value> {
+    let base = base.to_owned();
+    tokio::spawn(async move { rpc(&base, "SendMessage", message("nap", json!({"ms": ms}))).await })
+}
+
+/// Task `id` as the SQLite file of `url` holds it.
+async fn stored(url: &str, id: &str) -> Value {
+    use sqlx::Connection as _;
+    let mut db = sqlx::SqliteConnection::connect(url)
+        .await
+        .expect("the store's file");
+    let body: String = sqlx::query_scalar("SELECT body FROM a2a_card_tasks WHERE id = ?")
+        .bind(id)
+        .fetch_one(&mut db)
+        .await
+        .expect("the task");
+    serde_json::from_str(&body).expect("a task")
+}
+
+#[tokio::test]
+async fn sigterm_answers_every_request_under_way_then_exits_within_the_drain() {
+    let (mut process, _) = worker("requests", Duration::from_secs(10));
+    let naps: Vec<_> = (0..6).map(|_| nap(&process.base, 1500)).collect();
+    // Under way: each has reached the handler by now.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let sent = Instant::now();
+    process.terminate();
+    for answer in naps {
+        let answer = answer.await.expect("the request");
+        let task = &answer["result"]["task"];
+        assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{answer}");
+        assert_eq!(
+            task["artifacts"][0]["parts"][0]["text"], "napped 1500 ms",
+            "{answer}"
+        );
+    }
+    let (status, _) = process
+        .exited_within(Duration::from_secs(8))
+        .await
+        .expect("the worker exited");
+    assert!(status.success(), "the worker exited cleanly: {status:?}");
+    let took = sent.elapsed();
+    println!("drained and exited {took:?} after SIGTERM");
+    // The naps' remaining 1.1 s, not the drain timeout.
+    assert!(
+        took < Duration::from_secs(5),
+        "exited {took:?} after SIGTERM"
+    );
+}
+
+#[tokio::test]
+async fn a_request_past_the_drain_timeout_does_not_hold_the_process() {
+    let (mut process, url) = worker("deadline", Duration::from_millis(500));
+    let long = nap(&process.base, 60_000);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let sent = Instant::now();
+    process.terminate();
+    let (status, took) = process
+        .exited_within(Duration::from_secs(5))
+        .await
+        .expect("the worker exited within its drain timeout and a moment");
+    assert!(status.success(), "{status:?}");
+    assert!(
+        sent.elapsed() < Duration::from_secs(3),
+        "exited {took:?} after SIGTERM"
+    );
+    // The caller is answered with the task as it ended, and so says the store.
+    let answer = long.await.expect("an answer");
+    let task = &answer["result"]["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_FAILED", "{answer}");
+    assert_eq!(task["status"]["message"]["parts"][0]["text"], SHUT_DOWN);
+    use sqlx::Connection as _;
+    let mut db = sqlx::SqliteConnection::connect(&url)
+        .await
+        .expect("the file");
+    let bodies: Vec<String> = sqlx::query_scalar("SELECT body FROM a2a_card_tasks")
+        .fetch_all(&mut db)
+        .await
+        .expect("the tasks");
+    assert_eq!(bodies.len(), 1);
+    let task: Value = serde_json::from_str(&bodies[0]).expect("a task");
+    assert_eq!(task["status"]["state"], "TASK_STATE_FAILED", "{task}");
+    assert_eq!(
+        task["status"]["message"]["parts"][0]["text"], SHUT_DOWN,
+        "{task}"
+    );
+}
+
+#[tokio::test]
+async fn open_streams_end_at_sigterm_and_do_not_hold_the_process() {
+    let (mut process, url) = worker("streams", Duration::from_secs(20));
+    let asked = rpc(
+        &process.base,
+        "SendMessage",
+        message("question", json!({"text": "Which day?"})),
+    )
+    .await;
+    let task = &asked["result"]["task"];
+    assert_eq!(
+        task["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{asked}"
+    );
+    let id = task["id"].as_str().expect("an id").to_owned();
+    let mut streams = Vec::new();
+    for binding in ["JSONRPC", "HTTP+JSON"] {
+        let mut frames = Frames::open(&process.base, binding, &id, None).await;
+        let (seq, first) = frames.next().await.expect("the task, first");
+        assert!(seq.is_some(), "numbered, to resume from");
+        assert!(first.to_string().contains("TASK_STATE_INPUT_REQUIRED"));
+        streams.push(frames);
+    }
+    let sent = Instant::now();
+    process.terminate();
+    for mut frames in streams {
+        // Ended by the server, cleanly (a cut connection would fail the read).
+        let rest = tokio::time::timeout(Duration::from_secs(5), frames.next())
+            .await
+            .expect("the stream ended at SIGTERM");
+        // The failure may come first, if the drain ended before the stream.
+        if let Some((_, event)) = rest {
+            assert!(event.to_string().contains("TASK_STATE_FAILED"), "{event}");
+        }
+    }
+    let (status, _) = process
+        .exited_within(Duration::from_secs(5))
+        .await
+        .expect("the worker exited");
+    assert!(status.success(), "{status:?}");
+    let took = sent.elapsed();
+    println!("streams ended and exited {took:?} after SIGTERM");
+    assert!(
+        took < Duration::from_secs(5),
+        "exited {took:?} after SIGTERM"
+    );
+    // Its question can no longer be answered: the task says why it ended.
+    let task = stored(&url, &id).await;
+    assert_eq!(task["status"]["state"], "TASK_STATE_FAILED", "{task}");
+    assert_eq!(
+        task["status"]["message"]["parts"][0]["text"], SHUT_DOWN,
+        "{task}"
+    );
+}
+
+#[tokio::test]
+async fn readiness_turns_503_during_the_drain_and_new_requests_are_refused() {
+    let (mut process, _) = worker("ready", Duration::from_secs(20));
+    let http = reqwest::Client::new();
+    let probe = |path: &str| http.get(format!("{}{path}", process.base)).send();
+    let live = probe("/healthz").await.expect("liveness");
+    assert_eq!(live.status(), 200);
+    let ready = probe("/readyz").await.expect("readiness");
+    assert_eq!(ready.status(), 200);
+    let under_way = nap(&process.base, 2000);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    process.terminate();
+    let mut during = None;
+    for _ in 0..100 {
+        let ready = probe("/readyz").await.expect("readiness, during the drain");
+        if ready.status() == 503 {
+            during = Some(ready);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(during.is_some(), "/readyz said 503 once SIGTERM came");
+    assert_eq!(probe("/healthz").await.expect("liveness").status(), 200);
+    let late = http
+        .post(format!("{}/", process.base))
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .body(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+                     "params": message("nap", json!({"ms": 1}))})
+            .to_string(),
+        )
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(late.status(), 503);
+    assert_eq!(late.headers()["connection"], "close");
+    assert!(late.headers().contains_key("retry-after"));
+    let answer = under_way.await.expect("the request under way");
+    assert_eq!(
+        answer["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{answer}"
+    );
+    let (status, _) = process
+        .exited_within(Duration::from_secs(5))
+        .await
+        .expect("the worker exited");
+    assert!(status.success(), "{status:?}");
+}
