@@ -2,7 +2,7 @@
 //! at the token at fault, saying how to fix it; every handler shape in `tests/ui/pass` compiles
 //! and gives the card it should.
 //!
-//! Regenerate the expected output with `TRYBUILD=overwrite cargo test --test ui`, then read it.
+//! Regenerate the expected output with `TRYBUILD=overwrite cargo test -p a2a-card-macro-tests --test ui`, then read it.
 
 #[test]
 fn ui() {
