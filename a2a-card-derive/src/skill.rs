@@ -31,6 +31,7 @@ const KEYS: &[&str] = &[
     "security",
     "extended",
     "durable",
+    "concurrency",
     "crate",
 ];
 
@@ -56,6 +57,8 @@ pub struct Attrs {
     /// `durable` (journals any version of the handler runs on) or `durable = "VERSION"`: the
     /// key, and the version it names.
     pub durable: Option<(syn::Path, Option<LitStr>)>,
+    /// `concurrency = N`: at most N tasks of the skill running at once.
+    pub concurrency: Option<syn::LitInt>,
     pub krate: Option<syn::Path>,
     pub method: bool,
 }
@@ -87,6 +90,7 @@ pub fn parse_attrs(args: TokenStream, errors: &mut Errors) -> Attrs {
             "security" => a.security.push(attr::requirement(&meta)?),
             "extended" => a.extended = Some(attr::flag(&meta)?),
             "durable" => a.durable = Some((meta.path.clone(), durable_version(&meta)?)),
+            "concurrency" => a.concurrency = Some(concurrency(&meta)?),
             "crate" => a.krate = Some(attr::krate(&meta)?),
             k if k == METHOD_MARKER => a.method = true,
             _ => return Err(unknown_key(&meta.path, KEYS, "skill")),
@@ -115,6 +119,21 @@ fn durable_version(meta: &syn::meta::ParseNestedMeta) -> syn::Result<Option<LitS
         ));
     }
     Ok(Some(version))
+}
+
+/// The number `concurrency = N` names: a whole number from 1.
+fn concurrency(meta: &syn::meta::ParseNestedMeta) -> syn::Result<syn::LitInt> {
+    const HOW: &str = "`concurrency = N`: at most N tasks of this skill running at once, a whole number from 1 (such as `concurrency = 2`)";
+    let value = meta.value().map_err(|e| syn::Error::new(e.span(), HOW))?;
+    let n: syn::LitInt = value.parse().map_err(|e| syn::Error::new(e.span(), HOW))?;
+    match n.base10_parse::<usize>() {
+        Ok(0) | Err(_) => Err(syn::Error::new(n.span(), HOW)),
+        Ok(_) if !n.suffix().is_empty() => Err(syn::Error::new(
+            n.span(),
+            "`concurrency` is a plain number, without a type suffix (such as `concurrency = 2`)",
+        )),
+        Ok(_) => Ok(n),
+    }
 }
 
 /// A handler, checked.
@@ -469,6 +488,10 @@ fn decl(skill: &Skill, values: Values, krate: &TokenStream) -> TokenStream {
         Some((_, None)) => quote!(::core::option::Option::Some("")),
         Some((_, Some(version))) => quote!(::core::option::Option::Some(#version)),
     };
+    let concurrency = match &a.concurrency {
+        None => quote!(::core::option::Option::None),
+        Some(n) => quote!(::core::option::Option::Some(#n)),
+    };
     let arg_types = &skill.args;
     let ret = &skill.ret;
     let span = skill.ident.span();
@@ -514,6 +537,7 @@ fn decl(skill: &Skill, values: Values, krate: &TokenStream) -> TokenStream {
             security: &[#(#security),*],
             extended: #extended,
             durable: #durable,
+            concurrency: #concurrency,
             source: #source,
             poisoned: false,
         }

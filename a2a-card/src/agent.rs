@@ -133,6 +133,9 @@ pub struct SkillDecl {
     /// Durable (`#[skill(durable)]`): the version of the handler's code its journals are kept
     /// for (`""`: none named, so every version runs on them); `None`: not durable.
     pub durable: Option<&'static str>,
+    /// At most this many tasks of the skill running at once (`#[skill(concurrency = N)]`);
+    /// `Limits::skill` (the server's builder) overrides it.
+    pub concurrency: Option<usize>,
     /// The handler as written (`fight_comparison`, `fx::convert`), for messages.
     pub source: &'static str,
     /// Set when the macro reported an error: the declaration is a stand-in, skipped by checks.
@@ -155,6 +158,7 @@ impl SkillDecl {
         security: &[],
         extended: false,
         durable: None,
+        concurrency: None,
         source: "",
         poisoned: true,
     };

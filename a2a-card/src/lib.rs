@@ -167,6 +167,9 @@ pub use a2a_card_derive::Schema;
 /// | `tags("a", "b")`, `examples("...")` | none (an example that is JSON data for a skill taking a schema must follow the schema, or the card does not build) |
 /// | `input_modes("image/png")`, `output_modes(..)` | extra modes, beside those of the signature: the media types of the files it takes and returns, or `application/json` for a `Schema` input that also takes plain JSON (validated against the schema) |
 /// | `security(scheme, oauth = ["scope"])` | one alternative requirement per `security(..)` |
+/// | `extended` | off: listed on the public card; on, only on the extended card (authenticated callers) |
+/// | `durable`, `durable = "VERSION"` | off; on, an `async` handler keeps a journal on SQLite and Postgres and resumes after a crash or on another replica (see the book's durable skills) |
+/// | `concurrency = N` | no limit; at most `N` tasks of the skill running at once, one more refused with `429` (the server's `Limits::skill` replaces it) |
 /// | `crate = "path"` | `::a2a_card` |
 ///
 /// String values may be literals, `concat!(..)`, `include_str!(..)` or `const`s.

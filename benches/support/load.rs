@@ -196,6 +196,31 @@ pub fn rates(clients: &mut [Client], round: u64, rounds: usize) -> Vec<f64> {
     rates.into_iter().map(median).collect()
 }
 
+/// The median over `rounds` of each round's ratio of client `b`'s rate to client `a`'s, the
+/// two run back to back in each round (in alternating order): robust to a noisy machine's slow
+/// drifts and bursts, which move both rates of a round together. Also gives each client's
+/// median rate.
+#[allow(dead_code)] // the benches that compare two servers by a few percent use it
+pub fn paired_ratio(clients: &mut [Client; 2], round: u64, rounds: usize) -> (f64, [f64; 2]) {
+    for c in clients.iter_mut() {
+        c.run(round / 4);
+    }
+    let mut ratios = Vec::with_capacity(rounds);
+    let mut rates = [Vec::new(), Vec::new()];
+    for r in 0..rounds {
+        let order = if r % 2 == 0 { [0, 1] } else { [1, 0] };
+        let mut rate = [0.0; 2];
+        for i in order {
+            let took = clients[i].run(round);
+            rate[i] = round as f64 / took.as_secs_f64();
+            rates[i].push(rate[i]);
+        }
+        ratios.push(rate[1] / rate[0]);
+    }
+    let [a, b] = rates;
+    (median(ratios), [median(a), median(b)])
+}
+
 /// The runtime the benchmarked servers run on: one worker, so that the client has the other
 /// core.
 pub fn server_runtime() -> Runtime {

@@ -62,7 +62,7 @@ impl Rate {
 /// | [`per_tenant`](Self::per_tenant) | tenant (the default tenant is one) | protocol requests per window |
 /// | [`running_per_caller`](Self::running_per_caller) | caller | tasks running at once (until they end) |
 /// | [`running_per_tenant`](Self::running_per_tenant) | tenant | tasks running at once |
-/// | [`skill`](Self::skill) | skill | tasks of that skill running at once |
+/// | [`skill`](Self::skill), or `#[skill(concurrency = N)]` | skill | tasks of that skill running at once |
 /// | [`failed_logins`](Self::failed_logins) | client address | refused credentials per window: past it, the client's requests are refused before any verifier runs |
 ///
 /// A call over a limit is refused before anything is done with it, and no task is made: HTTP
@@ -132,7 +132,8 @@ impl Limits {
     }
 
     /// At most `tasks` tasks of skill `id` running at once. The server refuses to start when
-    /// the agent has no such skill.
+    /// the agent has no such skill. A skill may declare its own (`#[skill(concurrency = 2)]`);
+    /// this one, given for the same skill, replaces it.
     pub fn skill(mut self, id: impl Into<String>, tasks: usize) -> Limits {
         let id = id.into();
         self.skills.retain(|(s, _)| *s != id);
@@ -144,6 +145,19 @@ impl Limits {
     /// client's requests are refused (`429`) before any verifier runs, until the window ends.
     pub fn failed_logins(mut self, rate: Rate) -> Limits {
         self.failed_logins = Some(rate);
+        self
+    }
+
+    /// These limits with the concurrency each of `skills` declares (`#[skill(concurrency =
+    /// N)]`) where the builder set none for it: [`skill`](Self::skill) overrides a declaration.
+    pub(crate) fn with_declared(mut self, skills: &[crate::agent::SkillDecl]) -> Limits {
+        for decl in skills.iter().filter(|d| !d.poisoned) {
+            if let Some(max) = decl.concurrency
+                && !self.skills.iter().any(|(id, _)| id == decl.id)
+            {
+                self.skills.push((decl.id.to_owned(), max));
+            }
+        }
         self
     }
 

@@ -127,7 +127,8 @@ impl<A: Agent> Server<A> {
         // Requests per window are counted by the store where it counts for every replica
         // (a store shared with other processes), else here.
         let counter = store.changes().is_some().then(|| Arc::clone(&store));
-        let limiter = Arc::new(limits::Limiter::new(self.limits, counter));
+        let limits = self.limits.with_declared(A::SKILLS);
+        let limiter = Arc::new(limits::Limiter::new(limits, counter));
         if let Some(guard) = guard.as_mut() {
             guard.limit_logins(Arc::clone(&limiter));
         }

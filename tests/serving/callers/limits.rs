@@ -1,8 +1,8 @@
 //! Limits keep one caller from taking the whole agent: the request past a caller's (or a
 //! tenant's) rate is refused with `429` and a `Retry-After` that says when its window ends,
 //! over JSON-RPC, HTTP+JSON and gRPC, making no task; two Postgres replicas share the count;
-//! a skill limited to two tasks at once runs two of ten concurrent callers' and refuses the
-//! rest; a client that failed to log in too often is refused before any verifier runs.
+//! a skill limited to two tasks at once (by the server, or by its own `#[skill(concurrency =
+//! 2)]`) runs two of ten concurrent callers' and refuses the rest; a client that failed to log in too often is refused before any verifier runs.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -205,24 +205,17 @@ async fn two_postgres_replicas_share_a_callers_count() {
     assert_limited(&send(&b.base, &alice).await);
 }
 
-#[tokio::test]
-async fn a_skill_limited_to_two_tasks_runs_two_of_ten_concurrent_callers() {
-    let pair = Pair::ed25519("ed-1");
-    let running = serve(
-        Server::new(Notes)
-            .authentication(auth(&pair))
-            .limits(Limits::new().skill("note", 2)),
-    )
-    .await;
-    let base = running.base.clone();
+/// Ten callers at once, each sending a message that waits for its answer (and so runs on), to
+/// the agent at `base`: `running` of them run and the rest are refused; once one ends, there is
+/// room for another.
+async fn ten_at_once(base: &str, pair: &Pair, running: usize) {
     let callers: Vec<Caller> = (0..10)
         .map(|i| {
             let name: &'static str = Box::leak(format!("caller-{i}").into_boxed_str());
-            bearer(name, &pair, "notes")
+            bearer(name, pair, "notes")
         })
         .collect();
-    // Ten at once, each a task that waits for its answer (and so runs on).
-    let sends = callers.iter().map(|caller| say(&base, caller, "ask"));
+    let sends = callers.iter().map(|caller| say(base, caller, "ask"));
     let answers: Vec<(u16, Value)> = futures::future::join_all(sends)
         .await
         .into_iter()
@@ -230,12 +223,12 @@ async fn a_skill_limited_to_two_tasks_runs_two_of_ten_concurrent_callers() {
         .collect();
     let ran: Vec<usize> = (0..10).filter(|i| answers[*i].0 == 200).collect();
     let refused = answers.iter().filter(|(s, _)| *s == 429).count();
-    assert_eq!((ran.len(), refused), (2, 8), "{answers:?}");
+    assert_eq!((ran.len(), refused), (running, 10 - running), "{answers:?}");
     // One ends: room for another.
     let (i, first) = (ran[0], &answers[ran[0]].1);
     let task = first["result"]["task"]["id"].as_str().expect("a task");
     let done = rpc(
-        &base,
+        base,
         &callers[i],
         "1.0",
         "SendMessage",
@@ -246,8 +239,57 @@ async fn a_skill_limited_to_two_tasks_runs_two_of_ten_concurrent_callers() {
         done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
         "{done}"
     );
-    let again = make(&base, &callers[9], "milk").await;
+    let again = make(base, &callers[9], "milk").await;
     assert!(!again.is_empty());
+}
+
+#[tokio::test]
+async fn a_skill_limited_to_two_tasks_runs_two_of_ten_concurrent_callers() {
+    let pair = Pair::ed25519("ed-1");
+    let running = serve(
+        Server::new(Notes)
+            .authentication(auth(&pair))
+            .limits(Limits::new().skill("note", 2)),
+    )
+    .await;
+    ten_at_once(&running.base, &pair, 2).await;
+}
+
+/// The notes agent with its skill's concurrency declared.
+struct Capped;
+
+/// Keeps notes, two at a time.
+#[agent(
+    url = "http://127.0.0.1:9000",
+    security_schemes(bearer = bearer("JWT"), key = api_key(header = "X-API-Key")),
+    security(bearer),
+    security(key)
+)]
+impl Capped {
+    /// Takes a note; asks what it says when told `ask`.
+    #[skill(concurrency = 2)]
+    async fn note(&self, text: String, ctx: SkillContext) -> Result<String, String> {
+        Notes.note(text, ctx).await
+    }
+}
+
+#[tokio::test]
+async fn a_skill_declared_with_a_concurrency_of_two_runs_two_of_ten() {
+    let pair = Pair::ed25519("ed-1");
+    let running = serve(Server::new(Capped).authentication(auth(&pair))).await;
+    ten_at_once(&running.base, &pair, 2).await;
+}
+
+#[tokio::test]
+async fn the_servers_limit_on_a_skill_replaces_the_declared_one() {
+    let pair = Pair::ed25519("ed-1");
+    let running = serve(
+        Server::new(Capped)
+            .authentication(auth(&pair))
+            .limits(Limits::new().skill("note", 3)),
+    )
+    .await;
+    ten_at_once(&running.base, &pair, 3).await;
 }
 
 struct Guarded;

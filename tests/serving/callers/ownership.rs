@@ -1,7 +1,8 @@
 //! Tasks belong to their caller (A2A 1.0.1 section 13.1): on an agent that authenticates its
 //! callers, a task of another owner is answered exactly as a task that does not exist, by
 //! every task method (get, cancel, subscribe, an answer, the four push-config methods), on
-//! every binding (JSON-RPC 1.0 and 0.3, HTTP+JSON, gRPC), and is never listed; its owner
+//! every binding (JSON-RPC 1.0 and 0.3, HTTP+JSON, gRPC, and MCP's task methods), and is
+//! never listed; its owner
 //! reaches all of its own and an administrator reaches both. Two kinds of principals (JWT
 //! subjects, API keys of two owners), on the memory store, SQLite and two replicas on
 //! Postgres; a task made before the agent authenticated is an administrator's alone; the
@@ -37,7 +38,7 @@ pub(crate) struct Notes;
 impl Notes {
     /// Takes a note; asks what it says when told `ask`.
     #[skill]
-    async fn note(&self, text: String, ctx: SkillContext) -> Result<String, String> {
+    pub(crate) async fn note(&self, text: String, ctx: SkillContext) -> Result<String, String> {
         let who = ctx.principal().map(|p| p.subject().to_owned());
         let text = match text.as_str() {
             "ask" => ctx.ask("What does the note say?").await?.text().to_owned(),
@@ -584,4 +585,100 @@ async fn callers_of_one_organisation_share_their_tasks() {
     assert_eq!(refused["error"]["code"], -31403, "{refused}");
     let message = refused["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("`org`"), "{message}");
+}
+
+/// An MCP request of the tasks extension's protocol (2026-07-28) by `caller`.
+async fn mcp(base: &str, caller: &Caller, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": caller.name, "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {
+            "extensions": {"io.modelcontextprotocol/tasks": {}}}});
+    let name = params["name"].as_str().or(params["taskId"].as_str());
+    let mut request = reqwest::Client::new()
+        .post(format!("{base}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", crate::support::mcp::ACCEPT)
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .header(caller.header.0, &caller.header.1);
+    if let Some(name) = name {
+        request = request.header("mcp-name", name);
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    crate::support::mcp::message(
+        request
+            .body(body.to_string())
+            .send()
+            .await
+            .expect("an answer"),
+    )
+    .await
+}
+
+/// The error of an MCP answer, with `id` written as `ID` (to compare two answers' words).
+fn mcp_error(answer: &Value, id: &str) -> String {
+    let message = answer["error"]["message"].as_str();
+    let message = message.unwrap_or_else(|| panic!("an error: {answer}"));
+    message.replace(id, "ID")
+}
+
+#[tokio::test]
+async fn tasks_are_their_callers_over_mcp() {
+    let pair = Pair::ed25519("owners-mcp");
+    let running = serve(server(&pair).mcp(true).tasks(Tasks::memory())).await;
+    let base = &running.base;
+    let c = callers(&pair);
+    // Alice's tool call waits on a question: an MCP task backed by her A2A task.
+    let call = json!({"name": "note", "arguments": {"text": "ask"}});
+    let made = mcp(base, &c.alice, "tools/call", call).await;
+    let task = made["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {made}"))
+        .to_owned();
+    let mut state = Value::Null;
+    for _ in 0..200 {
+        state = mcp(base, &c.alice, "tasks/get", json!({"taskId": task})).await;
+        if state["result"]["status"] == "input_required" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(state["result"]["status"], "input_required", "{state}");
+
+    // Bob reaches none of it, in the words of a task that does not exist.
+    let (alices, _) = task.rsplit_once('.').unwrap_or(("", &task));
+    let missing = task.replace(alices, "00000000-0000-4000-8000-000000000000");
+    let unknown = mcp(base, &c.bob, "tasks/get", json!({"taskId": missing})).await;
+    let unknown = mcp_error(&unknown, &missing);
+    let got = mcp(base, &c.bob, "tasks/get", json!({"taskId": task})).await;
+    assert_eq!(mcp_error(&got, &task), unknown, "{got}");
+    let answer = json!({"taskId": task, "inputResponses": {
+        "answer": {"action": "accept", "content": {"answer": "bob was here"}}}});
+    let updated = mcp(base, &c.bob, "tasks/update", answer).await;
+    assert_eq!(mcp_error(&updated, &task), unknown, "{updated}");
+    let canceled = mcp(base, &c.bob, "tasks/cancel", json!({"taskId": task})).await;
+    assert_eq!(mcp_error(&canceled, &task), unknown, "{canceled}");
+
+    // Alice's task is as she left it, and hers to answer; the administrator sees it.
+    let still = mcp(base, &c.alice, "tasks/get", json!({"taskId": task})).await;
+    assert_eq!(still["result"]["status"], "input_required", "{still}");
+    let seen = mcp(base, &c.admin, "tasks/get", json!({"taskId": task})).await;
+    assert_eq!(seen["result"]["status"], "input_required", "{seen}");
+    let answer = json!({"taskId": task, "inputResponses": {
+        "answer": {"action": "accept", "content": {"answer": "milk"}}}});
+    let updated = mcp(base, &c.alice, "tasks/update", answer).await;
+    assert!(updated.get("error").is_none(), "{updated}");
+    for _ in 0..200 {
+        state = mcp(base, &c.alice, "tasks/get", json!({"taskId": task})).await;
+        if state["result"]["status"] == "completed" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(state["result"]["status"], "completed", "{state}");
+    assert!(
+        state.to_string().contains("subject=alice note=milk"),
+        "{state}"
+    );
 }
