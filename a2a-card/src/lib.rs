@@ -60,6 +60,7 @@ pub mod client;
 mod context;
 pub mod dispatch;
 mod file;
+pub mod idempotency;
 mod journal;
 pub mod lint;
 #[cfg(feature = "otel")]

@@ -38,6 +38,7 @@ mod exact_data;
 mod extensions;
 mod grpc;
 mod hosting;
+mod idempotency;
 mod lifecycle;
 mod mcp;
 mod plain_json;

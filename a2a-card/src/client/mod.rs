@@ -261,18 +261,7 @@ impl Connect {
     /// assert!(format!("{c:?}").contains("A2A-Extensions"));
     /// ```
     pub fn extension(mut self, uri: impl Into<String>) -> Connect {
-        let uri = uri.into();
-        match self
-            .headers
-            .iter_mut()
-            .find(|(name, _)| name.eq_ignore_ascii_case("A2A-Extensions"))
-        {
-            Some((_, value)) => {
-                value.push_str(", ");
-                value.push_str(&uri);
-            }
-            None => self.headers.push(("A2A-Extensions".to_owned(), uri)),
-        }
+        ask_for(&mut self.headers, uri.into());
         self
     }
 
@@ -431,7 +420,21 @@ impl Connect {
                 (name.clone(), compiled)
             })
             .collect();
-        let client = official_client(&card, http, &self.headers, &self.bindings).await;
+        // Where the agent makes sends idempotent by their messageId, every send is: a retry
+        // of the same message reaches the task the first one made.
+        let mut headers = self.headers.clone();
+        if card
+            .capabilities
+            .extensions
+            .iter()
+            .any(|e| e.uri == crate::idempotency::IDEMPOTENCY_EXTENSION_URI)
+        {
+            ask_for(
+                &mut headers,
+                crate::idempotency::IDEMPOTENCY_EXTENSION_URI.to_owned(),
+            );
+        }
+        let client = official_client(&card, http, &headers, &self.bindings).await;
         Ok(RemoteAgent {
             inner: Arc::new(Inner {
                 card_url,
@@ -601,6 +604,21 @@ pub(crate) fn traced<F: std::future::Future>(
 #[cfg(not(feature = "otel"))]
 pub(crate) fn traced<F: std::future::Future>(_method: &'static str, call: F) -> F {
     call
+}
+
+/// `headers` with extension `uri` asked for (`A2A-Extensions`), once.
+fn ask_for(headers: &mut Vec<(String, String)>, uri: String) {
+    match headers
+        .iter_mut()
+        .find(|(name, _)| name.eq_ignore_ascii_case("A2A-Extensions"))
+    {
+        Some((_, value)) if value.split(',').any(|v| v.trim() == uri) => {}
+        Some((_, value)) => {
+            value.push_str(", ");
+            value.push_str(&uri);
+        }
+        None => headers.push(("A2A-Extensions".to_owned(), uri)),
+    }
 }
 
 /// The official client for the card's best 1.0 interface, or why there is none.

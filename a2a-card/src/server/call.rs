@@ -71,6 +71,8 @@ pub(crate) struct Context {
     /// The address of the caller's connection, where the server knows it (the agent's
     /// limits count an anonymous caller by it).
     pub(crate) peer: Option<Peer>,
+    /// The send's idempotency key (`Idempotency-Key`), as sent.
+    pub(crate) idempotency_key: Option<String>,
 }
 
 impl Context {
@@ -96,6 +98,10 @@ impl Context {
             admitted: None,
             tenant: None,
             peer,
+            idempotency_key: headers
+                .get(crate::idempotency::IDEMPOTENCY_KEY_HEADER)
+                .and_then(|v| v.to_str().ok())
+                .map(|v| v.trim().to_owned()),
         })
     }
 
@@ -109,6 +115,7 @@ impl Context {
             admitted: None,
             tenant: None,
             peer: None,
+            idempotency_key: None,
         }
     }
 

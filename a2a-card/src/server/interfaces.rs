@@ -133,6 +133,20 @@ impl Endpoint {
                     ),
             );
         }
+        // A caller may make its sends idempotent by their messageId.
+        if !served
+            .capabilities
+            .extensions
+            .iter()
+            .any(|e| e.uri == crate::idempotency::IDEMPOTENCY_EXTENSION_URI)
+        {
+            served.capabilities.extensions.push(
+                crate::card::AgentExtension::new(crate::idempotency::IDEMPOTENCY_EXTENSION_URI)
+                    .with_description(
+                        "Idempotent sends: activated, a new task's messageId is its idempotency key (as the Idempotency-Key header is): sent again by the same caller, it reaches the task it made",
+                    ),
+            );
+        }
         #[cfg(feature = "mcp")]
         if self.mcp {
             served.capabilities.extensions.push(mcp_extension(&format!(

@@ -113,6 +113,7 @@ mod failure;
 mod grpc;
 mod host;
 mod http;
+mod idempotency;
 mod interfaces;
 mod lifecycle;
 mod limits;

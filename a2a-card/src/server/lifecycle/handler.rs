@@ -17,7 +17,16 @@ use crate::dispatch::{SKILL_EXTENSION_URI, named_skill};
 use crate::server::call::{
     Answer, Binding, Context, Extensions, Failure, Op, field_error, tenant_of, unexpected,
 };
-use crate::server::store::{Place, prefix, reaches};
+use crate::server::idempotency::Key;
+use crate::server::store::{KeyClaim, Place, prefix, reaches};
+
+/// What a send's idempotency key comes to.
+enum Keyed {
+    /// A new task: under this id (the key's), or a new one (no key).
+    Fresh(Option<String>),
+    /// The task an earlier send with the same key made.
+    Retry(String),
+}
 
 /// What the bindings call: one operation, in its context.
 #[async_trait]
@@ -205,7 +214,19 @@ impl<A: Agent> Lifecycle<A> {
         let history_length = config.and_then(|c| c.history_length);
         check_history_length("configuration.historyLength", history_length)?;
         let immediately = config.and_then(|c| c.return_immediately) == Some(true);
-        let turn = self.begin(ctx, req, None, scope).await?;
+        let id = match self.keyed(ctx, &req.message, scope).await? {
+            Keyed::Fresh(id) => id,
+            Keyed::Retry(id) => {
+                let mut task = if immediately {
+                    self.find(&id).await?
+                } else {
+                    self.retried(&id).await?
+                };
+                cut_history(&mut task, history_length);
+                return Ok(task);
+            }
+        };
+        let turn = self.begin(ctx, req, None, scope, id).await?;
         let mut task = if immediately {
             turn.task
         } else {
@@ -233,8 +254,92 @@ impl<A: Agent> Lifecycle<A> {
         skill: Option<usize>,
         scope: &Scope,
     ) -> Result<NumberedStream, Failure> {
-        let turn = self.begin(ctx, req, skill, scope).await?;
+        let id = match self.keyed(ctx, &req.message, scope).await? {
+            Keyed::Fresh(id) => id,
+            Keyed::Retry(id) => return self.retried_stream(&id, ctx.after).await,
+        };
+        let turn = self.begin(ctx, req, skill, scope, id).await?;
         Ok(self.stream(turn, Until::Interrupted))
+    }
+
+    /// What a send's idempotency key (if any) comes to: the id the new task takes, or the
+    /// task an earlier send with the same key and message made; `-32602` for the same key
+    /// with another message.
+    async fn keyed(
+        &self,
+        ctx: &Context,
+        message: &Message,
+        scope: &Scope,
+    ) -> Result<Keyed, Failure> {
+        let Some(key) = Key::of(ctx, message)? else {
+            return Ok(Keyed::Fresh(None));
+        };
+        let id = scope.place.new_id();
+        let scoped = key.scoped(&scope.place.make);
+        let digest = key.digest(message);
+        let claim = match self.store.claim_key(&scoped, &id, &digest).await? {
+            KeyClaim::NotKept => self.keys.claim(&scoped, &id, &digest),
+            claim => claim,
+        };
+        let KeyClaim::Taken {
+            task_id,
+            digest: kept,
+        } = claim
+        else {
+            return Ok(Keyed::Fresh(Some(id)));
+        };
+        if kept != digest {
+            return Err(key.conflict(&task_id).into());
+        }
+        // The first send may still be making its task (for a moment), or have made none (it
+        // was refused): then this one makes it, under the id the key was kept for.
+        for _ in 0..20 {
+            if self.current(&task_id).is_some() || self.tasks().get(&task_id).await?.is_some() {
+                return Ok(Keyed::Retry(task_id));
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        Ok(Keyed::Fresh(Some(task_id)))
+    }
+
+    /// The task `id` a retried blocking send answers: as the first send would have, once its
+    /// turn ends or asks.
+    async fn retried(&self, id: &str) -> Result<Task, Failure> {
+        let mut pause = std::time::Duration::from_millis(10);
+        loop {
+            if let Some(tracked) = self.current(id) {
+                tracked.wait(0, Until::Interrupted).await;
+                if let Some(broken) = tracked.broken() {
+                    return Err(broken.into());
+                }
+                return Ok(tracked.snapshot().0);
+            }
+            // Another process runs it: read until it ends or asks.
+            let task = self.find(id).await?;
+            if Until::Interrupted.stops_at(&task.status.state) {
+                return Ok(task);
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(std::time::Duration::from_millis(250));
+        }
+    }
+
+    /// The stream a retried streaming send answers: the task's events (from the start, or
+    /// after the caller's `Last-Event-ID`), or the task alone once it ended.
+    async fn retried_stream(
+        &self,
+        id: &str,
+        after: Option<u64>,
+    ) -> Result<NumberedStream, Failure> {
+        let task = self.find(id).await?;
+        if task.status.state.is_terminal() {
+            let event =
+                std::sync::Arc::new(crate::server::store::Event::new(StreamResponse::Task(task)));
+            return Ok(Box::pin(futures::stream::once(
+                async move { Ok((None, event)) },
+            )));
+        }
+        Ok(self.subscription(id, after).await?)
     }
 
     async fn get(&self, req: GetTaskRequest) -> Result<Task, A2AError> {

@@ -97,6 +97,8 @@ pub(crate) struct Lifecycle<A: Agent> {
     max_inline_file: usize,
     extensions: Extensions,
     namespace: Option<String>,
+    /// The idempotency keys of sends, where the store keeps none.
+    keys: crate::server::idempotency::Keys,
 }
 
 /// What a call's context comes to once checked (in [`Calls::call`]): the tenant it is made
@@ -167,6 +169,7 @@ impl<A: Agent> Lifecycle<A> {
             max_inline_file: parts.max_inline_file,
             extensions: parts.extensions,
             namespace: parts.namespace,
+            keys: Default::default(),
         }
     }
 
@@ -235,12 +238,14 @@ impl<A: Agent> Lifecycle<A> {
     /// `skill`: the skill of a new task, named by the caller (an index into the agent's
     /// skills) rather than chosen by dispatch.
     /// `scope`: the tenant a new task is made in, and the extensions its skill uses.
+    /// `id`: the id of a new task (one an idempotency key was kept for), else a new one.
     async fn begin(
         &self,
         ctx: &Context,
         req: SendMessageRequest,
         skill: Option<usize>,
         scope: &Scope,
+        id: Option<String>,
     ) -> Result<Turn, Failure> {
         check_message(&req.message)?;
         let config = req
@@ -254,7 +259,7 @@ impl<A: Agent> Lifecycle<A> {
             policy.check(&config.url).await?;
         }
         match req.message.task_id.clone() {
-            None => self.create(ctx, req, config, skill, scope).await,
+            None => self.create(ctx, req, config, skill, scope, id).await,
             Some(id) => Ok(self.resume(req, &id, config).await?),
         }
     }
@@ -294,6 +299,7 @@ impl<A: Agent> Lifecycle<A> {
         config: Option<TaskPushNotificationConfig>,
         named: Option<usize>,
         scope: &Scope,
+        id: Option<String>,
     ) -> Result<Turn, Failure> {
         let decision = match named.or(scope.skill) {
             Some(skill) => {
@@ -342,7 +348,8 @@ impl<A: Agent> Lifecycle<A> {
         let message = req.message;
         let task = Task {
             // A task's id says whose it is (see `store::Place`).
-            id: scope.place.new_id(),
+            // (Under an idempotency key, the id the key was kept for.)
+            id: id.unwrap_or_else(|| scope.place.new_id()),
             context_id: message.context_id.clone().unwrap_or_else(new_context_id),
             status: TaskStatus {
                 state: TaskState::Submitted,

@@ -346,6 +346,30 @@ pub trait Store: Send + Sync + 'static {
         Ok(None)
     }
 
+    /// Keeps idempotency key `key` (already scoped to its caller: a digest) for the task
+    /// `task_id` a send with message digest `digest` is about to make, unless the key is
+    /// kept already: then the task and digest it was kept with
+    /// ([`crate::idempotency`]). Atomic across every process that shares the store. By
+    /// default [`KeyClaim::NotKept`]: the server keeps the key in its process.
+    ///
+    /// ```
+    /// use a2a_card::server::store::{KeyClaim, Store, Tasks};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// // The memory store leaves keys to the server's process.
+    /// let tasks: std::sync::Arc<dyn a2a_server::TaskStore> = Tasks::memory().open().await.unwrap();
+    /// assert_eq!(tasks.claim_key("k", "t-1", "d").await.unwrap(), KeyClaim::NotKept);
+    /// # })
+    /// ```
+    async fn claim_key(
+        &self,
+        key: &str,
+        task_id: &str,
+        digest: &str,
+    ) -> Result<KeyClaim, a2a::A2AError> {
+        let _ = (key, task_id, digest);
+        Ok(KeyClaim::NotKept)
+    }
+
     /// This process stops: what it wrote is written, and the tasks it still holds (those of
     /// durable skills, whose handlers it dropped) are given up at once, so that another
     /// process on the store takes them over now rather than once this one's lease runs out.
@@ -385,6 +409,23 @@ impl Store for Arc<dyn TaskStore> {
     fn tasks(&self) -> Arc<dyn TaskStore> {
         Arc::clone(self)
     }
+}
+
+/// What [`Store::claim_key`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KeyClaim {
+    /// The key is new: it is kept for the task now.
+    New,
+    /// The key was kept already, for this task and message digest.
+    Taken {
+        /// The task the key was kept for.
+        task_id: String,
+        /// The digest of the message that made it.
+        digest: String,
+    },
+    /// The store keeps no keys.
+    NotKept,
 }
 
 /// The tasks' events as a store keeps them, numbered as the server numbers them (a task is

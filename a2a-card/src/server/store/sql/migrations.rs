@@ -92,6 +92,18 @@ const MIGRATIONS: &[(&str, &str)] = &[
     );
     CREATE INDEX a2a_card_answers_sent ON a2a_card_answers (sent_at);",
     ),
+    // 5 -> 6: idempotency keys of sends, each with the task it made and its message's
+    // digest (a day at most: `idempotency::KEY_RETENTION`).
+    (
+        "idempotency keys",
+        "CREATE TABLE a2a_card_keys (
+        key TEXT PRIMARY KEY,
+        task_id TEXT NOT NULL,
+        digest TEXT NOT NULL,
+        made_at BIGINT NOT NULL
+    );
+    CREATE INDEX a2a_card_keys_made ON a2a_card_keys (made_at);",
+    ),
 ];
 
 /// The schema's steps as sqlx migrations: step `i` of [`MIGRATIONS`] is version `i + 1`.

@@ -400,6 +400,44 @@ impl super::Store for SqlTasks {
         Ok(Some(u64::try_from(hits).unwrap_or(0)))
     }
 
+    /// Kept in `a2a_card_keys`, for every process on the database: the first claim of a key
+    /// inserts it, a later one reads what the first kept.
+    async fn claim_key(
+        &self,
+        key: &str,
+        task_id: &str,
+        digest: &str,
+    ) -> Result<super::KeyClaim, A2AError> {
+        let s = &self.inner;
+        // Twice at most: a key found taken may be pruned before it is read.
+        for _ in 0..2 {
+            let inserted = sqlx::query(&s.sql(
+                "INSERT INTO a2a_card_keys (key, task_id, digest, made_at) VALUES (?, ?, ?, ?)
+                 ON CONFLICT (key) DO NOTHING",
+            ))
+            .bind(key)
+            .bind(task_id)
+            .bind(digest)
+            .bind(now_millis())
+            .execute(&s.pool)
+            .await
+            .map_err(db_error)?;
+            if inserted.rows_affected() == 1 {
+                return Ok(super::KeyClaim::New);
+            }
+            let kept: Option<(String, String)> =
+                sqlx::query_as(&s.sql("SELECT task_id, digest FROM a2a_card_keys WHERE key = ?"))
+                    .bind(key)
+                    .fetch_optional(&s.pool)
+                    .await
+                    .map_err(db_error)?;
+            if let Some((task_id, digest)) = kept {
+                return Ok(super::KeyClaim::Taken { task_id, digest });
+            }
+        }
+        Err(A2AError::internal("the idempotency key could not be kept"))
+    }
+
     /// The tasks this store's recovery fails from now on (and has failed since it opened),
     /// once. Only a store opened for a server tells them.
     fn recovered(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Task>> {
@@ -826,6 +864,14 @@ impl Shared {
         sqlx::query(&format!(
             "DELETE FROM a2a_card_answers WHERE sent_at < {}",
             now_millis() - 3_600_000
+        ))
+        .execute(&mut **tx)
+        .await
+        .map_err(db_error)?;
+        let kept = i64::try_from(crate::idempotency::KEY_RETENTION.as_millis()).unwrap_or(i64::MAX);
+        sqlx::query(&format!(
+            "DELETE FROM a2a_card_keys WHERE made_at < {}",
+            now_millis().saturating_sub(kept)
         ))
         .execute(&mut **tx)
         .await

@@ -1,0 +1,384 @@
+//! Idempotent sends: a send made again with its idempotency key (the `Idempotency-Key` header,
+//! gRPC metadata, or the `messageId` under the idempotency extension) by the same caller gets
+//! the task the first one made, and the skill runs once: over JSON-RPC, HTTP+JSON and gRPC,
+//! blocking and streaming, retries at once, on SQLite after a restart and on two Postgres
+//! replicas (the retry reaching the other). The same key with another message is refused;
+//! another caller's key makes its own task; a send without a key is a task of its own, as
+//! ever.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use a2a_card::idempotency::IDEMPOTENCY_EXTENSION_URI;
+use a2a_card::server::Server;
+use a2a_card::server::auth::{Authentication, StaticApiKeys};
+use a2a_card::server::store::Tasks;
+use a2a_card::{Identity, agent, skill};
+use a2a_pb::proto;
+use a2a_pb::proto::a2a_service_client::A2aServiceClient;
+use serde_json::{Value, json};
+
+use crate::support::client::{Running, serve};
+
+/// Counts the words it is given: how many times its skill ran.
+#[derive(Clone, Default)]
+struct Counter {
+    runs: Arc<AtomicUsize>,
+}
+
+/// Counts words.
+#[agent(url = "http://127.0.0.1:9000", streaming = true)]
+impl Counter {
+    /// Counts a word, slowly.
+    #[skill]
+    async fn count(&self, word: String) -> String {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let n = self.runs.fetch_add(1, Ordering::SeqCst) + 1;
+        format!("{word} #{n}")
+    }
+}
+
+/// The counter behind API keys of two owners.
+#[derive(Clone, Default)]
+struct Guarded {
+    runs: Arc<AtomicUsize>,
+}
+
+/// Counts words for its callers.
+#[agent(
+    url = "http://127.0.0.1:9000",
+    security_schemes(key = api_key(header = "X-API-Key")),
+    security(key)
+)]
+impl Guarded {
+    /// Counts a word.
+    #[skill]
+    async fn count(&self, word: String) -> String {
+        let n = self.runs.fetch_add(1, Ordering::SeqCst) + 1;
+        format!("{word} #{n}")
+    }
+}
+
+fn message(id: &str, text: &str) -> Value {
+    json!({"messageId": id, "role": "ROLE_USER", "parts": [{"text": text}]})
+}
+
+/// A JSON-RPC 1.0 `method` with `message`, and `headers`.
+async fn rpc(base: &str, method: &str, message: Value, headers: &[(&str, &str)]) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method,
+        "params": {"message": message}});
+    let mut request = reqwest::Client::new()
+        .post(base)
+        .header("A2A-Version", "1.0")
+        .json(&body);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.expect("an answer");
+    let text = response.text().await.expect("a body");
+    // A stream: its first event.
+    let json = text
+        .lines()
+        .find_map(|l| l.strip_prefix("data:"))
+        .map_or(text.as_str(), str::trim);
+    serde_json::from_str(json).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+fn task_id(answer: &Value) -> String {
+    let task = &answer["result"]["task"];
+    task["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {answer}"))
+        .to_owned()
+}
+
+fn said(answer: &Value) -> String {
+    answer["result"]["task"]["artifacts"][0]["parts"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("an answer: {answer}"))
+        .to_owned()
+}
+
+async fn counter(tasks: Tasks) -> (Running, Arc<AtomicUsize>) {
+    let agent = Counter::default();
+    let runs = Arc::clone(&agent.runs);
+    (
+        serve(Server::new(agent).grpc(true).tasks(tasks)).await,
+        runs,
+    )
+}
+
+#[tokio::test]
+async fn a_send_retried_with_its_key_gets_the_first_task_and_the_skill_runs_once() {
+    let (running, runs) = counter(Tasks::memory()).await;
+    let base = &running.base;
+    let key = [("Idempotency-Key", "order-1")];
+    let first = rpc(base, "SendMessage", message("m-1", "apples"), &key).await;
+    let again = rpc(base, "SendMessage", message("m-1", "apples"), &key).await;
+    assert_eq!(task_id(&again), task_id(&first));
+    assert_eq!(said(&again), "apples #1", "{again}");
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+    // Under the header, a retry may give its message a new messageId.
+    let renamed = rpc(base, "SendMessage", message("m-2", "apples"), &key).await;
+    assert_eq!(task_id(&renamed), task_id(&first));
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn retries_sent_at_once_make_one_task() {
+    let (running, runs) = counter(Tasks::memory()).await;
+    let base = &running.base;
+    let key = [("Idempotency-Key", "burst")];
+    let sends = (0..5).map(|_| rpc(base, "SendMessage", message("m-1", "pears"), &key));
+    let answers = futures::future::join_all(sends).await;
+    let first = task_id(&answers[0]);
+    for answer in &answers {
+        assert_eq!(task_id(answer), first, "{answer}");
+        assert_eq!(said(answer), "pears #1", "{answer}");
+    }
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn the_same_key_with_another_message_is_refused() {
+    let (running, runs) = counter(Tasks::memory()).await;
+    let base = &running.base;
+    let key = [("Idempotency-Key", "order-2")];
+    let first = rpc(base, "SendMessage", message("m-1", "plums"), &key).await;
+    let other = rpc(base, "SendMessage", message("m-1", "figs"), &key).await;
+    assert_eq!(other["error"]["code"], -32602, "{other}");
+    let words = other["error"]["message"].as_str().expect("a message");
+    assert!(words.contains("Idempotency-Key `order-2`"), "{words}");
+    assert!(words.contains(&task_id(&first)), "{words}");
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn under_the_extension_the_message_id_is_the_key() {
+    let (running, runs) = counter(Tasks::memory()).await;
+    let base = &running.base;
+    // The card declares the extension.
+    let card: Value = reqwest::get(format!("{base}/.well-known/agent-card.json"))
+        .await
+        .expect("the card")
+        .json()
+        .await
+        .expect("JSON");
+    let declared = card["capabilities"]["extensions"]
+        .as_array()
+        .expect("extensions");
+    assert!(
+        declared
+            .iter()
+            .any(|e| e["uri"] == IDEMPOTENCY_EXTENSION_URI),
+        "{card}"
+    );
+    let active = [("A2A-Extensions", IDEMPOTENCY_EXTENSION_URI)];
+    let first = rpc(base, "SendMessage", message("m-7", "kiwis"), &active).await;
+    let again = rpc(base, "SendMessage", message("m-7", "kiwis"), &active).await;
+    assert_eq!(task_id(&again), task_id(&first));
+    let other = rpc(base, "SendMessage", message("m-8", "kiwis"), &active).await;
+    assert_ne!(task_id(&other), task_id(&first));
+    assert_eq!(runs.load(Ordering::SeqCst), 2);
+    // Without the extension (or a header), a send is a task of its own, as ever.
+    let plain = rpc(base, "SendMessage", message("m-7", "kiwis"), &[]).await;
+    assert_ne!(task_id(&plain), task_id(&first));
+    assert_eq!(runs.load(Ordering::SeqCst), 3);
+}
+
+#[tokio::test]
+async fn a_streamed_send_retried_gets_the_first_tasks_stream() {
+    let (running, runs) = counter(Tasks::memory()).await;
+    let base = &running.base;
+    let key = [("Idempotency-Key", "stream-1")];
+    let first = rpc(base, "SendStreamingMessage", message("m-1", "limes"), &key).await;
+    let id = first["result"]["task"]["id"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    // While it runs, and once it ended: the same task.
+    let during = rpc(base, "SendStreamingMessage", message("m-1", "limes"), &key).await;
+    assert_eq!(during["result"]["task"]["id"], id.as_str(), "{during}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let after = rpc(base, "SendStreamingMessage", message("m-1", "limes"), &key).await;
+    assert_eq!(after["result"]["task"]["id"], id.as_str(), "{after}");
+    assert_eq!(
+        after["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{after}"
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn http_json_and_grpc_retries_get_the_first_task() {
+    let (running, runs) = counter(Tasks::memory()).await;
+    let base = &running.base;
+    let send = || async {
+        let body = json!({"message": message("m-1", "dates")});
+        let answer: Value = reqwest::Client::new()
+            .post(format!("{base}/message:send"))
+            .header("A2A-Version", "1.0")
+            .header("Idempotency-Key", "rest-1")
+            .json(&body)
+            .send()
+            .await
+            .expect("an answer")
+            .json()
+            .await
+            .expect("JSON");
+        answer["task"]["id"].as_str().expect("a task").to_owned()
+    };
+    let first = send().await;
+    assert_eq!(send().await, first);
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+
+    let mut grpc = A2aServiceClient::connect(base.clone())
+        .await
+        .expect("connected");
+    let request = || {
+        let mut request = tonic::Request::new(proto::SendMessageRequest {
+            message: Some(proto::Message {
+                message_id: "m-1".into(),
+                role: proto::Role::User.into(),
+                parts: vec![proto::Part {
+                    content: Some(proto::part::Content::Text("grapes".into())),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
+        request
+            .metadata_mut()
+            .insert("idempotency-key", "grpc-1".parse().expect("metadata"));
+        request
+    };
+    let id = |response: proto::SendMessageResponse| match response.payload {
+        Some(proto::send_message_response::Payload::Task(task)) => task.id,
+        other => panic!("a task: {other:?}"),
+    };
+    let first = id(grpc
+        .send_message(request())
+        .await
+        .expect("sent")
+        .into_inner());
+    let again = id(grpc
+        .send_message(request())
+        .await
+        .expect("sent")
+        .into_inner());
+    assert_eq!(again, first);
+    assert_eq!(runs.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn another_callers_key_makes_its_own_task() {
+    let agent = Guarded::default();
+    let runs = Arc::clone(&agent.runs);
+    let keys = StaticApiKeys::new()
+        .key("k-blue-0123456789abcdef", Identity::new("blue"))
+        .key("k-red-0123456789abcdef", Identity::new("red"));
+    let running =
+        serve(Server::new(agent).authentication(Authentication::new().api_key("key", keys))).await;
+    let base = &running.base;
+    let as_ = |who: &'static str| [("X-API-Key", who), ("Idempotency-Key", "shared")];
+    let blue = rpc(
+        base,
+        "SendMessage",
+        message("m-1", "nuts"),
+        &as_("k-blue-0123456789abcdef"),
+    )
+    .await;
+    let red = rpc(
+        base,
+        "SendMessage",
+        message("m-1", "nuts"),
+        &as_("k-red-0123456789abcdef"),
+    )
+    .await;
+    assert_ne!(task_id(&blue), task_id(&red));
+    let blue_again = rpc(
+        base,
+        "SendMessage",
+        message("m-1", "nuts"),
+        &as_("k-blue-0123456789abcdef"),
+    )
+    .await;
+    assert_eq!(task_id(&blue_again), task_id(&blue));
+    assert_eq!(runs.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn a_key_outlives_a_restart_on_sqlite() {
+    let path = std::env::temp_dir().join(format!("a2a-keys-{}.db", std::process::id()));
+    let agent = Counter::default();
+    let runs = Arc::clone(&agent.runs);
+    let key = [("Idempotency-Key", "restart-1")];
+    let first = serve(Server::new(agent.clone()).tasks(Tasks::sqlite(&path))).await;
+    let made = rpc(&first.base, "SendMessage", message("m-1", "olives"), &key).await;
+    drop(first);
+    let again = serve(Server::new(agent).tasks(Tasks::sqlite(&path))).await;
+    let retried = rpc(&again.base, "SendMessage", message("m-1", "olives"), &key).await;
+    assert_eq!(task_id(&retried), task_id(&made));
+    assert_eq!(said(&retried), "olives #1");
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+    drop(again);
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+}
+
+#[tokio::test]
+async fn a_retry_reaching_another_postgres_replica_gets_the_first_task() {
+    let Some(url) = crate::support::postgres::database_or_skip("keys").await else {
+        return;
+    };
+    let agent = Counter::default();
+    let runs = Arc::clone(&agent.runs);
+    let a = serve(Server::new(agent.clone()).tasks(Tasks::postgres(url.clone()))).await;
+    let b = serve(Server::new(agent).tasks(Tasks::postgres(url))).await;
+    let key = [("Idempotency-Key", "replicas-1")];
+    // At once on both (the second while the first runs), then again once it ended.
+    let (first, during) = futures::join!(
+        rpc(&a.base, "SendMessage", message("m-1", "figs"), &key),
+        async {
+            tokio::time::sleep(Duration::from_millis(30)).await;
+            rpc(&b.base, "SendMessage", message("m-1", "figs"), &key).await
+        }
+    );
+    assert_eq!(task_id(&during), task_id(&first));
+    assert_eq!(said(&during), "figs #1", "{during}");
+    let after = rpc(&b.base, "SendMessage", message("m-1", "figs"), &key).await;
+    assert_eq!(task_id(&after), task_id(&first));
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn the_crates_client_makes_its_sends_idempotent_where_the_agent_offers_it() {
+    use a2a_card::client::{Connect, Payload};
+    let (running, runs) = counter(Tasks::memory()).await;
+    let agent = Connect::new(running.base.clone())
+        .discover()
+        .await
+        .expect("the agent");
+    let message = agent
+        .message("count", Payload::text("beans"))
+        .expect("a message");
+    // The same message sent again (as after a lost answer): the same task, run once.
+    let first = agent
+        .send_message(message.clone(), false)
+        .await
+        .expect("sent");
+    let again = agent.send_message(message, false).await.expect("sent");
+    assert_eq!(again.task_id(), first.task_id());
+    assert!(first.task_id().is_some());
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+    // A new message is a new task.
+    let other = agent
+        .call("count", Payload::text("beans"))
+        .await
+        .expect("sent");
+    assert_ne!(other.task_id(), first.task_id());
+    assert_eq!(runs.load(Ordering::SeqCst), 2);
+}
