@@ -264,8 +264,10 @@ async fn the_client_asks_for_the_extensions_it_is_given() {
         .expect("answered");
     assert_eq!(outcome.state(), Some(a2a::TaskState::Completed));
     let outputs = format!("{:?}", outcome.outputs());
+    // (and the idempotency extension, which the client asks for wherever a card declares it)
+    let idempotency = a2a_card::idempotency::IDEMPOTENCY_EXTENSION_URI;
     assert!(
-        outputs.contains(&format!("hi [{AUDIT}, {RHYME}]")),
+        outputs.contains(&format!("hi [{AUDIT}, {RHYME}, {idempotency}]")),
         "{outputs}"
     );
 }

@@ -697,11 +697,11 @@ async fn a_database_that_is_not_ours_or_is_newer_is_refused_and_left_untouched()
     sqlx_probe::run(
         &path,
         "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
-         VALUES (6, 'a later step', TRUE, x'00', 0);",
+         VALUES (7, 'a later step', TRUE, x'00', 0);",
     )
     .await;
     match Tasks::sqlite(&path).open().await {
-        Err(StoreError::Newer { found: 6, known: 5 }) => {}
+        Err(StoreError::Newer { found: 7, known: 6 }) => {}
         other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
     }
 
@@ -743,9 +743,9 @@ async fn a_database_of_the_first_schema_is_migrated_with_its_tasks() {
     let store = Tasks::sqlite(&path).open().await.expect("migrated");
     let old = store.get("old").await.expect("read").expect("kept");
     assert_eq!(old.status.state, TaskState::Completed);
-    assert_eq!(sqlx_probe::version(&path).await, 5);
+    assert_eq!(sqlx_probe::version(&path).await, 6);
     // sqlx's migrator keeps the steps, those the earlier runner applied recorded as its own.
-    assert_eq!(sqlx_probe::applied(&path).await, vec![1, 2, 3, 4, 5]);
+    assert_eq!(sqlx_probe::applied(&path).await, vec![1, 2, 3, 4, 5, 6]);
     let indexes = sqlx_probe::indexes(&path).await;
     assert!(
         indexes.contains(&"a2a_card_tasks_running".to_owned())

@@ -423,12 +423,12 @@ impl Connect {
         // Where the agent makes sends idempotent by their messageId, every send is: a retry
         // of the same message reaches the task the first one made.
         let mut headers = self.headers.clone();
-        if card
+        let idempotent = card
             .capabilities
             .extensions
             .iter()
-            .any(|e| e.uri == crate::idempotency::IDEMPOTENCY_EXTENSION_URI)
-        {
+            .any(|e| e.uri == crate::idempotency::IDEMPOTENCY_EXTENSION_URI);
+        if idempotent {
             ask_for(
                 &mut headers,
                 crate::idempotency::IDEMPOTENCY_EXTENSION_URI.to_owned(),
@@ -1003,6 +1003,31 @@ impl RemoteAgent {
             .extensions
             .iter()
             .any(|e| e.uri == crate::dispatch::SKILL_EXTENSION_URI)
+    }
+
+    /// Whether the agent makes sends idempotent by their message's id (its card declares
+    /// [`IDEMPOTENCY_EXTENSION_URI`](crate::idempotency::IDEMPOTENCY_EXTENSION_URI)): then
+    /// this client asks for it on every request, and a message sent again (the same
+    /// `messageId`) reaches the task the first sending made instead of making another.
+    ///
+    /// ```no_run
+    /// # async fn run(agent: a2a_card::client::RemoteAgent) -> Result<(), a2a_card::client::ClientError> {
+    /// use a2a_card::client::Payload;
+    /// let message = agent.message("plan-trip", Payload::text("Lisbon, 2 days"))?;
+    /// let first = agent.send_message(message.clone(), false).await;
+    /// if first.is_err() && agent.idempotent_sends() {
+    ///     // The answer was lost: sending the same message again is safe.
+    ///     agent.send_message(message, false).await?;
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn idempotent_sends(&self) -> bool {
+        self.inner
+            .card
+            .capabilities
+            .extensions
+            .iter()
+            .any(|e| e.uri == crate::idempotency::IDEMPOTENCY_EXTENSION_URI)
     }
 
     pub(crate) fn client(&self) -> Result<&Official, ClientError> {

@@ -75,15 +75,14 @@ impl Key {
     /// The digest of what the send asks: the message (without its `messageId` when the key
     /// came in the header, so that a retry may give the message a new one).
     pub(crate) fn digest(&self, message: &Message) -> String {
+        let mut value = serde_json::to_value(message).unwrap_or_default();
+        if self.from_header
+            && let Some(fields) = value.as_object_mut()
+        {
+            fields.remove("messageId");
+        }
         let mut hasher = Sha256::new();
-        let json = if self.from_header {
-            let mut message = message.clone();
-            message.message_id.clear();
-            serde_json::to_vec(&message)
-        } else {
-            serde_json::to_vec(message)
-        };
-        hasher.update(json.unwrap_or_default());
+        feed(&mut hasher, &value);
         hex(hasher.finalize().as_slice())
     }
 
@@ -98,6 +97,36 @@ impl Key {
             "{what} `{}` was used for another message, which made task `{task_id}`; a retry sends the same message, and a new message takes a new key",
             self.text.chars().take(64).collect::<String>()
         ))
+    }
+}
+
+/// Feeds `value` to `hasher` in one form whatever the order of its objects' members (a
+/// message's maps come in any order): members sorted by name, each item framed.
+fn feed(hasher: &mut Sha256, value: &serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Object(fields) => {
+            let mut names: Vec<&String> = fields.keys().collect();
+            names.sort();
+            hasher.update(b"{");
+            for name in names {
+                feed(hasher, &Value::String(name.clone()));
+                feed(hasher, &fields[name.as_str()]);
+            }
+            hasher.update(b"}");
+        }
+        Value::Array(items) => {
+            hasher.update(b"[");
+            for item in items {
+                feed(hasher, item);
+            }
+            hasher.update(b"]");
+        }
+        // A scalar as JSON writes it (strings quoted and escaped: no two read the same).
+        scalar => {
+            hasher.update(scalar.to_string().as_bytes());
+            hasher.update(b",");
+        }
     }
 }
 
@@ -156,6 +185,28 @@ mod tests {
             }
         );
         assert_eq!(keys.claim("other", "t-3", "d"), KeyClaim::New);
+    }
+
+    #[test]
+    fn a_message_has_one_digest_whatever_the_order_of_its_maps() {
+        let key = Key {
+            text: "m-1".into(),
+            from_header: false,
+        };
+        let one: Message = serde_json::from_value(serde_json::json!({
+            "messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}],
+            "metadata": {"a": 1, "b": {"x": true, "y": [1, 2]}}}))
+        .unwrap();
+        let two: Message = serde_json::from_value(serde_json::json!({
+            "role": "ROLE_USER", "metadata": {"b": {"y": [1, 2], "x": true}, "a": 1},
+            "parts": [{"text": "hi"}], "messageId": "m-1"}))
+        .unwrap();
+        assert_eq!(key.digest(&one), key.digest(&two));
+        let other: Message = serde_json::from_value(serde_json::json!({
+            "messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}],
+            "metadata": {"a": 1, "b": {"x": true, "y": [2, 1]}}}))
+        .unwrap();
+        assert_ne!(key.digest(&one), key.digest(&other));
     }
 
     #[test]

@@ -451,6 +451,44 @@ async fn no_wait_prints_the_task_id() {
     assert_ne!(answer["state"], "TASK_STATE_COMPLETED", "not waited for");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_made_again_with_its_message_id_reaches_the_same_task() {
+    let base = trip_planner().await;
+    let call = |id: &'static str| {
+        let base = base.clone();
+        async move {
+            let out = run(&[
+                "call",
+                &base,
+                "--skill",
+                "plan-trip",
+                "--no-wait",
+                "--message-id",
+                id,
+                "--format",
+                "json",
+                "--data",
+                r#"{"destination": "Lisbon", "days": 2, "start_date": "2026-12-01"}"#,
+            ])
+            .await;
+            assert_eq!(code(&out), 0, "{}", stderr(&out));
+            // The key it used, said.
+            assert!(
+                stderr(&out).contains(&format!(
+                    "idempotency key: {id} (to retry safely: --message-id {id})"
+                )),
+                "{}",
+                stderr(&out)
+            );
+            let answer: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+            answer["taskId"].as_str().expect("a task id").to_owned()
+        }
+    };
+    let first = call("retry-me-1").await;
+    assert_eq!(call("retry-me-1").await, first);
+    assert_ne!(call("retry-me-2").await, first);
+}
+
 /// An agent that takes an API key in `X-API-Key`.
 struct Vault;
 

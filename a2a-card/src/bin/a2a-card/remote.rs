@@ -190,6 +190,11 @@ pub struct CallArgs {
     /// question is asked on the terminal, or ends the call (exit 1) when input is not a terminal.
     #[arg(long, value_name = "TEXT")]
     answer: Vec<String>,
+    /// The message's id: a call made again with the id an earlier one printed reaches the task
+    /// that one made, where the agent makes sends idempotent (its card declares the
+    /// idempotency extension), rather than running the skill again. Default: a new id.
+    #[arg(long, value_name = "ID")]
+    message_id: Option<String>,
     /// How to print the result: human (outputs pretty-printed) or json (the task, or one event
     /// per line with --stream).
     #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -652,10 +657,23 @@ async fn call(args: &CallArgs, connect: Connect, payload: Payload) -> ExitCode {
         return ExitCode::from(2);
     }
     // Checked before anything is sent: errors name the field.
-    let message = match agent.message(&args.skill, payload) {
+    let mut message = match agent.message(&args.skill, payload) {
         Ok(m) => m,
         Err(e) => return call_failure(&e),
     };
+    if let Some(id) = &args.message_id {
+        message.message_id.clone_from(id);
+    }
+    // Where the agent makes sends idempotent, the message's id is the call's key: shown, so
+    // that a call whose answer was lost can be made again safely.
+    if agent.idempotent_sends() {
+        let _ = writeln!(
+            io::stderr().lock(),
+            "idempotency key: {} (to retry safely: --message-id {})",
+            sanitize(&message.message_id),
+            sanitize(&message.message_id)
+        );
+    }
     let mut answers = args.answer.iter();
     if args.no_wait {
         return match agent.send_message(message, true).await {
