@@ -115,6 +115,21 @@ pub(super) fn hear(
                         cancelled(&recorder, &id).await;
                     }
                 }
+                // This process's lease ran low: its tasks are no longer its own.
+                Change::LeaseLost => {
+                    for id in recorder.live.ids() {
+                        if let Some(tracked) = recorder.live.get(&id)
+                            && !tracked.state().is_terminal()
+                        {
+                            recorder.abandon(
+                                &tracked,
+                                A2AError::internal(
+                                    "this process's lease on the task store ran low",
+                                ),
+                            );
+                        }
+                    }
+                }
                 _ => {}
             }
         }

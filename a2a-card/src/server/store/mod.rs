@@ -204,6 +204,10 @@ pub enum Change {
     /// Changes may have been missed (the feed's connection was lost for a while): whoever
     /// follows tasks reads them again from the store.
     Missed,
+    /// This process could not renew its lease for half of it: the tasks it runs are no
+    /// longer its own (another process may take them over once the lease runs out), and it
+    /// stops them now, before that, acknowledging nothing more of them.
+    LeaseLost,
 }
 
 /// A task store, as the server uses it: the tasks (the official [`TaskStore`] trait), and what

@@ -557,15 +557,25 @@ fn sql_for(dialect: Dialect, sql: &str) -> Cow<'_, str> {
 }
 
 /// Renews the lease and recovers dead replicas' tasks, while the store lives.
+///
+/// A renewal that fails is tried again sooner (every twelfth of the lease), each attempt given
+/// a sixth of it. Once half the lease has gone by since the last renewal, this process steps
+/// back: it says [`Change::LeaseLost`](super::Change::LeaseLost) to whoever runs tasks here,
+/// who stops them (by then at most three quarters of the lease has gone by: another process
+/// takes them over only once all of it has).
 fn spawn_lease(store: Weak<Shared>) {
     tokio::spawn(async move {
+        let mut renewed_at = tokio::time::Instant::now();
+        let mut failing = false;
+        let mut lost = false;
         loop {
-            let (period, others) = match store.upgrade() {
-                Some(s) => (s.lease / 3, Arc::clone(&s.others)),
+            let (lease, others) = match store.upgrade() {
+                Some(s) => (s.lease, Arc::clone(&s.others)),
                 None => return,
             };
+            let period = if failing { lease / 12 } else { lease / 3 };
             // At the period's end, or at once when another replica says it stopped.
-            let period = tokio::time::sleep(period.max(Duration::from_millis(100)));
+            let period = tokio::time::sleep(period.max(Duration::from_millis(50)));
             futures::future::select(
                 std::pin::pin!(period),
                 std::pin::pin!(others.gone.notified()),
@@ -577,14 +587,29 @@ fn spawn_lease(store: Weak<Shared>) {
                 if s.released.load(std::sync::atomic::Ordering::SeqCst) {
                     return;
                 }
-                s.renew().await
+                match tokio::time::timeout(lease / 6, s.renew()).await {
+                    Ok(renewed) => renewed,
+                    Err(_) => Err(A2AError::internal("the database did not answer in time")),
+                }
             };
+            failing = renewed.is_err();
             s.unreachable
-                .store(renewed.is_err(), std::sync::atomic::Ordering::Relaxed);
+                .store(failing, std::sync::atomic::Ordering::Relaxed);
             if let Err(e) = renewed {
                 tracing::warn!(error = %e.message, "the task store lease could not be renewed");
+                if !lost && renewed_at.elapsed() >= lease / 2 {
+                    lost = true;
+                    tracing::error!(
+                        "the task store lease was not renewed for half of it: the tasks running here are given up before another process may take them over"
+                    );
+                    if let Some(feed) = s.feed.get() {
+                        let _ = feed.send(super::Change::LeaseLost);
+                    }
+                }
                 continue;
             }
+            renewed_at = tokio::time::Instant::now();
+            lost = false;
             if let Err(e) = s.count_others().await {
                 tracing::warn!(error = %e.message, "the other replicas could not be counted");
             }
