@@ -119,33 +119,23 @@ impl Endpoint {
                 .unwrap_or(self.order.len())
         };
         served.interfaces.sort_by_key(rank);
-        // A caller may name the skill a new task runs.
-        if !served
-            .capabilities
-            .extensions
-            .iter()
-            .any(|e| e.uri == crate::dispatch::SKILL_EXTENSION_URI)
-        {
-            served.capabilities.extensions.push(
-                crate::card::AgentExtension::new(crate::dispatch::SKILL_EXTENSION_URI)
-                    .with_description(
-                        "Name the skill a new task runs: the message's metadata holds {\"skill\": ID} under this URI",
-                    ),
-            );
-        }
-        // A caller may make its sends idempotent by their messageId.
-        if !served
-            .capabilities
-            .extensions
-            .iter()
-            .any(|e| e.uri == crate::idempotency::IDEMPOTENCY_EXTENSION_URI)
-        {
-            served.capabilities.extensions.push(
-                crate::card::AgentExtension::new(crate::idempotency::IDEMPOTENCY_EXTENSION_URI)
-                    .with_description(
-                        "Idempotent sends: activated, a new task's messageId is its idempotency key (as the Idempotency-Key header is): sent again by the same caller, it reaches the task it made",
-                    ),
-            );
+        // The extensions every agent of this crate offers: a caller may name the skill a new
+        // task runs, and make its sends idempotent by their messageId.
+        for (uri, description) in [
+            (
+                crate::dispatch::SKILL_EXTENSION_URI,
+                "Name the skill a new task runs: the message's metadata holds {\"skill\": ID} under this URI",
+            ),
+            (
+                crate::idempotency::IDEMPOTENCY_EXTENSION_URI,
+                "Idempotent sends: activated, a new task's messageId is its idempotency key (as the Idempotency-Key header is): sent again by the same caller, it reaches the task it made",
+            ),
+        ] {
+            let extensions = &mut served.capabilities.extensions;
+            if !extensions.iter().any(|e| e.uri == uri) {
+                extensions
+                    .push(crate::card::AgentExtension::new(uri).with_description(description));
+            }
         }
         #[cfg(feature = "mcp")]
         if self.mcp {
