@@ -1,6 +1,6 @@
 //! Idempotent sends: a send made again with its idempotency key (the `Idempotency-Key` header,
 //! gRPC metadata, or the `messageId` under the idempotency extension) by the same caller gets
-//! the task the first one made, and the skill runs once: over JSON-RPC, HTTP+JSON and gRPC,
+//! the task the first one made, and the skill runs once: over JSON-RPC, HTTP+JSON, gRPC and MCP,
 //! blocking and streaming, retries at once, on SQLite after a restart and on two Postgres
 //! replicas (the retry reaching the other). The same key with another message is refused;
 //! another caller's key makes its own task; a send without a key is a task of its own, as
@@ -381,4 +381,42 @@ async fn the_crates_client_makes_its_sends_idempotent_where_the_agent_offers_it(
         .expect("sent");
     assert_ne!(other.task_id(), first.task_id());
     assert_eq!(runs.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn an_mcp_tool_call_retried_with_its_key_runs_the_skill_once() {
+    let agent = Counter::default();
+    let runs = Arc::clone(&agent.runs);
+    let running = serve(Server::new(agent).mcp(true)).await;
+    let call = |key: &'static str| {
+        let base = running.base.clone();
+        async move {
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                "name": "count", "arguments": {"text": "pecans"},
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+                    "io.modelcontextprotocol/clientCapabilities": {}}}});
+            let response = reqwest::Client::new()
+                .post(format!("{base}/mcp"))
+                .header("content-type", "application/json")
+                .header("accept", crate::support::mcp::ACCEPT)
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "count")
+                .header("Idempotency-Key", key)
+                .body(body.to_string())
+                .send()
+                .await
+                .expect("an answer");
+            crate::support::mcp::message(response).await
+        }
+    };
+    let first = call("mcp-1").await;
+    assert!(first.to_string().contains("pecans #1"), "{first}");
+    let again = call("mcp-1").await;
+    assert!(again.to_string().contains("pecans #1"), "{again}");
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+    let other = call("mcp-2").await;
+    assert!(other.to_string().contains("pecans #2"), "{other}");
 }
