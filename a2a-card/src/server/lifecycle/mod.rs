@@ -566,7 +566,9 @@ impl<A: Agent> Lifecycle<A> {
                 Vec::new(),
             ),
         );
-        tracked.wait_beyond(after).await;
+        // Bounded: should the replica that took the answer not move the task on (it stopped,
+        // or this follower hears nothing of it), the caller gets the task as it is.
+        let _ = tokio::time::timeout(TAKEOVER, tracked.wait_beyond(after)).await;
         let (task, seq) = tracked.snapshot();
         Ok(Some(Turn {
             tracked: Arc::clone(tracked),
