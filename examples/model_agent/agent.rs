@@ -48,7 +48,7 @@ impl ModelAgent {
     /// `FIGHT_CLUB_URL` (default `http://127.0.0.1:8080`).
     #[allow(
         dead_code,
-        reason = "tests/sdks/model.rs builds the agent on its own model server"
+        reason = "tests/model/model.rs builds the agent on its own model server"
     )]
     pub fn from_env() -> ModelAgent {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());

@@ -1,5 +1,5 @@
 """The official MCP Python SDK client (`mcp.Client`) against the MCP face of the model agent
-(examples/model_agent, wrapping a real model), driven by tests/sdks/model.rs.
+(examples/model_agent, wrapping a real model), driven by tests/model/model.rs.
 
     python mcp_model_py.py MODEL_AGENT QUESTION EXPECTED_ANSWER
 

@@ -4,7 +4,7 @@
 //! `.ci/run` installs and exports; locally, a venv at `target/model-venv` with both packages is
 //! found too. Without them, callers skip, unless `$A2A_REQUIRE_MODEL` is set (as in CI).
 //!
-//! Included by path (`tests/sdks/model.rs`, `benches/model.rs`), not through `mod support`.
+//! Included by path (`tests/model/main.rs`, `benches/model.rs`), not through `mod support`.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
