@@ -176,49 +176,47 @@ pub async fn serve(app: axum::Router) -> SocketAddr {
     addr
 }
 
+/// Requests per second of each client in each of `rounds` rounds of `round` requests, after a
+/// warm-up: `[round][client]`, the clients interleaved (forward, then backward).
+fn sampled(clients: &mut [Client], round: u64, rounds: usize) -> Vec<Vec<f64>> {
+    for c in clients.iter_mut() {
+        c.run(round / 4);
+    }
+    (0..rounds)
+        .map(|r| {
+            let mut order: Vec<usize> = (0..clients.len()).collect();
+            if r % 2 == 1 {
+                order.reverse();
+            }
+            let mut rates = vec![0.0; clients.len()];
+            for i in order {
+                let took = clients[i].run(round);
+                rates[i] = round as f64 / took.as_secs_f64();
+            }
+            rates
+        })
+        .collect()
+}
+
 /// Requests per second of each client: after a warm-up, `rounds` rounds of `round` requests,
 /// the clients interleaved (forward, then backward), the median of each.
 pub fn rates(clients: &mut [Client], round: u64, rounds: usize) -> Vec<f64> {
-    for c in clients.iter_mut() {
-        c.run(round / 4);
-    }
-    let mut rates = vec![Vec::new(); clients.len()];
-    for r in 0..rounds {
-        let mut order: Vec<usize> = (0..clients.len()).collect();
-        if r % 2 == 1 {
-            order.reverse();
-        }
-        for i in order {
-            let took = clients[i].run(round);
-            rates[i].push(round as f64 / took.as_secs_f64());
-        }
-    }
-    rates.into_iter().map(median).collect()
+    let sampled = sampled(clients, round, rounds);
+    (0..clients.len())
+        .map(|i| median(sampled.iter().map(|r| r[i]).collect()))
+        .collect()
 }
 
-/// The median over `rounds` of each round's ratio of client `b`'s rate to client `a`'s, the
-/// two run back to back in each round (in alternating order): robust to a noisy machine's slow
-/// drifts and bursts, which move both rates of a round together. Also gives each client's
-/// median rate.
+/// The median over `rounds` of each round's ratio of the second client's rate to the
+/// first's, the two run back to back in each round (as [`rates`] runs them): robust to a
+/// noisy machine's slow drifts and bursts, which move both rates of a round together. Also
+/// gives each client's median rate.
 #[allow(dead_code)] // the benches that compare two servers by a few percent use it
 pub fn paired_ratio(clients: &mut [Client; 2], round: u64, rounds: usize) -> (f64, [f64; 2]) {
-    for c in clients.iter_mut() {
-        c.run(round / 4);
-    }
-    let mut ratios = Vec::with_capacity(rounds);
-    let mut rates = [Vec::new(), Vec::new()];
-    for r in 0..rounds {
-        let order = if r % 2 == 0 { [0, 1] } else { [1, 0] };
-        let mut rate = [0.0; 2];
-        for i in order {
-            let took = clients[i].run(round);
-            rate[i] = round as f64 / took.as_secs_f64();
-            rates[i].push(rate[i]);
-        }
-        ratios.push(rate[1] / rate[0]);
-    }
-    let [a, b] = rates;
-    (median(ratios), [median(a), median(b)])
+    let sampled = sampled(clients, round, rounds);
+    let ratio = median(sampled.iter().map(|r| r[1] / r[0]).collect());
+    let each = |i: usize| median(sampled.iter().map(|r| r[i]).collect());
+    (ratio, [each(0), each(1)])
 }
 
 /// The runtime the benchmarked servers run on: one worker, so that the client has the other

@@ -423,12 +423,7 @@ impl Connect {
         // Where the agent makes sends idempotent by their messageId, every send is: a retry
         // of the same message reaches the task the first one made.
         let mut headers = self.headers.clone();
-        let idempotent = card
-            .capabilities
-            .extensions
-            .iter()
-            .any(|e| e.uri == crate::idempotency::IDEMPOTENCY_EXTENSION_URI);
-        if idempotent {
+        if declares(&card, crate::idempotency::IDEMPOTENCY_EXTENSION_URI) {
             ask_for(
                 &mut headers,
                 crate::idempotency::IDEMPOTENCY_EXTENSION_URI.to_owned(),
@@ -604,6 +599,11 @@ pub(crate) fn traced<F: std::future::Future>(
 #[cfg(not(feature = "otel"))]
 pub(crate) fn traced<F: std::future::Future>(_method: &'static str, call: F) -> F {
     call
+}
+
+/// Whether `card` declares extension `uri`.
+fn declares(card: &AgentCard, uri: &str) -> bool {
+    card.capabilities.extensions.iter().any(|e| e.uri == uri)
 }
 
 /// `headers` with extension `uri` asked for (`A2A-Extensions`), once.
@@ -997,12 +997,7 @@ impl RemoteAgent {
     /// # Ok(()) }
     /// ```
     pub fn names_skills(&self) -> bool {
-        self.inner
-            .card
-            .capabilities
-            .extensions
-            .iter()
-            .any(|e| e.uri == crate::dispatch::SKILL_EXTENSION_URI)
+        declares(&self.inner.card, crate::dispatch::SKILL_EXTENSION_URI)
     }
 
     /// Whether the agent makes sends idempotent by their message's id (its card declares
@@ -1022,12 +1017,10 @@ impl RemoteAgent {
     /// # Ok(()) }
     /// ```
     pub fn idempotent_sends(&self) -> bool {
-        self.inner
-            .card
-            .capabilities
-            .extensions
-            .iter()
-            .any(|e| e.uri == crate::idempotency::IDEMPOTENCY_EXTENSION_URI)
+        declares(
+            &self.inner.card,
+            crate::idempotency::IDEMPOTENCY_EXTENSION_URI,
+        )
     }
 
     pub(crate) fn client(&self) -> Result<&Official, ClientError> {

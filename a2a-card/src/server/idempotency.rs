@@ -12,6 +12,7 @@ use sha2::{Digest, Sha256};
 
 use super::call::Context;
 use super::store::KeyClaim;
+use super::store::hex;
 use crate::idempotency::{IDEMPOTENCY_EXTENSION_URI, KEY_RETENTION, MAX_KEY_LEN};
 
 /// A send's key, as the caller gave it: from the `Idempotency-Key` header, or the message's
@@ -81,9 +82,9 @@ impl Key {
         {
             fields.remove("messageId");
         }
-        let mut hasher = Sha256::new();
-        feed(&mut hasher, &value);
-        hex(hasher.finalize().as_slice())
+        // One form whatever the order of the message's maps: members sorted by name.
+        value.sort_all_objects();
+        hex(Sha256::digest(value.to_string().as_bytes()).as_slice())
     }
 
     /// The refusal of this key, kept for another message (task `task_id`).
@@ -98,46 +99,6 @@ impl Key {
             self.text.chars().take(64).collect::<String>()
         ))
     }
-}
-
-/// Feeds `value` to `hasher` in one form whatever the order of its objects' members (a
-/// message's maps come in any order): members sorted by name, each item framed.
-fn feed(hasher: &mut Sha256, value: &serde_json::Value) {
-    use serde_json::Value;
-    match value {
-        Value::Object(fields) => {
-            let mut names: Vec<&String> = fields.keys().collect();
-            names.sort();
-            hasher.update(b"{");
-            for name in names {
-                feed(hasher, &Value::String(name.clone()));
-                feed(hasher, &fields[name.as_str()]);
-            }
-            hasher.update(b"}");
-        }
-        Value::Array(items) => {
-            hasher.update(b"[");
-            for item in items {
-                feed(hasher, item);
-            }
-            hasher.update(b"]");
-        }
-        // A scalar as JSON writes it (strings quoted and escaped: no two read the same).
-        scalar => {
-            hasher.update(scalar.to_string().as_bytes());
-            hasher.update(b",");
-        }
-    }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push(char::from(HEX[usize::from(b >> 4)]));
-        out.push(char::from(HEX[usize::from(b & 15)]));
-    }
-    out
 }
 
 /// How many keys [`Keys`] holds before it drops those past [`KEY_RETENTION`].

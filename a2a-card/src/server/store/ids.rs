@@ -48,13 +48,18 @@ pub(crate) fn mark(key: &str) -> String {
         .chain_update(b"a2a-card task owner\0")
         .chain_update(key.as_bytes())
         .finalize();
+    hex(&digest[..12])
+}
+
+/// `bytes` in lowercase hex digits.
+pub(crate) fn hex(bytes: &[u8]) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut mark = String::with_capacity(24);
-    for b in &digest[..12] {
-        mark.push(char::from(HEX[usize::from(b >> 4)]));
-        mark.push(char::from(HEX[usize::from(b & 15)]));
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 15)]));
     }
-    mark
+    out
 }
 
 /// Where a call's tasks are: the prefix of the ids of the tasks it makes, and the prefix of

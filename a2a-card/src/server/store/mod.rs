@@ -48,7 +48,7 @@ use a2a::TaskState;
 use a2a_server::TaskStore;
 
 pub(crate) use apply::{apply, asks, stamp};
-pub(crate) use ids::{ANONYMOUS, Place, mark, namespace_of, prefix, reaches};
+pub(crate) use ids::{ANONYMOUS, Place, hex, mark, namespace_of, prefix, reaches};
 pub use memory::MemoryTasks;
 pub(crate) use size::{event_bytes, task_bytes};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
@@ -416,6 +416,14 @@ impl Store for Arc<dyn TaskStore> {
 }
 
 /// What [`Store::claim_key`] found.
+///
+/// ```
+/// use a2a_card::server::store::KeyClaim;
+///
+/// // What a store answers for a key a send already used (the server then compares digests).
+/// let claim = KeyClaim::Taken { task_id: "t-1".into(), digest: "9f2c".into() };
+/// assert!(matches!(claim, KeyClaim::Taken { ref task_id, .. } if task_id == "t-1"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum KeyClaim {

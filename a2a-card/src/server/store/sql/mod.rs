@@ -878,29 +878,22 @@ impl Shared {
                 "SELECT id FROM (SELECT id FROM a2a_card_tasks WHERE ended_at IS NOT NULL ORDER BY ended_at DESC, id DESC{all} OFFSET {max}) AS old"
             ));
         }
-        // Request counters whose window has ended, and answers forwarded an hour ago.
-        sqlx::query(&format!(
-            "DELETE FROM a2a_card_hits WHERE ends_at < {}",
-            now_millis()
-        ))
-        .execute(&mut **tx)
-        .await
-        .map_err(db_error)?;
-        sqlx::query(&format!(
-            "DELETE FROM a2a_card_answers WHERE sent_at < {}",
-            now_millis() - 3_600_000
-        ))
-        .execute(&mut **tx)
-        .await
-        .map_err(db_error)?;
-        let kept = i64::try_from(crate::idempotency::KEY_RETENTION.as_millis()).unwrap_or(i64::MAX);
-        sqlx::query(&format!(
-            "DELETE FROM a2a_card_keys WHERE made_at < {}",
-            now_millis().saturating_sub(kept)
-        ))
-        .execute(&mut **tx)
-        .await
-        .map_err(db_error)?;
+        // Request counters whose window has ended, answers forwarded an hour ago, and
+        // idempotency keys past their retention.
+        let now = now_millis();
+        for (expired, before) in [
+            ("a2a_card_hits WHERE ends_at", now),
+            ("a2a_card_answers WHERE sent_at", now - 3_600_000),
+            (
+                "a2a_card_keys WHERE made_at",
+                now.saturating_sub(millis(crate::idempotency::KEY_RETENTION)),
+            ),
+        ] {
+            sqlx::query(&format!("DELETE FROM {expired} < {before}"))
+                .execute(&mut **tx)
+                .await
+                .map_err(db_error)?;
+        }
         if doomed.is_empty() {
             return Ok(());
         }
