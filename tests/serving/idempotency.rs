@@ -158,21 +158,15 @@ async fn the_same_key_with_another_message_is_refused() {
 async fn under_the_extension_the_message_id_is_the_key() {
     let (running, runs) = counter(Tasks::memory()).await;
     let base = &running.base;
-    // The card declares the extension.
-    let card: Value = reqwest::get(format!("{base}/.well-known/agent-card.json"))
-        .await
-        .expect("the card")
-        .json()
-        .await
-        .expect("JSON");
-    let declared = card["capabilities"]["extensions"]
-        .as_array()
-        .expect("extensions");
+    // The card declares the extension (as the official client reads it).
+    let card = crate::support::client::card(base).await;
     assert!(
-        declared
+        card.capabilities
+            .extensions
             .iter()
-            .any(|e| e["uri"] == IDEMPOTENCY_EXTENSION_URI),
-        "{card}"
+            .flatten()
+            .any(|e| e.uri == IDEMPOTENCY_EXTENSION_URI),
+        "{card:?}"
     );
     let active = [("A2A-Extensions", IDEMPOTENCY_EXTENSION_URI)];
     let first = rpc(base, "SendMessage", message("m-7", "kiwis"), &active).await;
