@@ -103,7 +103,7 @@ pub(crate) struct Link {
     /// The id of the skill, the name of the artifact a streaming return fills.
     skill_id: &'static str,
     /// A durable skill's journal (where the store keeps one).
-    journal: Option<Arc<crate::journal::Journal>>,
+    journal: Option<Arc<crate::journal::Journal<Answer>>>,
 }
 
 /// What a running handler tells the task, in order (read by the server's executor).
@@ -313,7 +313,7 @@ impl SkillContext {
         &mut self,
         skill_id: &'static str,
         buffer: usize,
-        journal: Option<Arc<crate::journal::Journal>>,
+        journal: Option<Arc<crate::journal::Journal<Answer>>>,
     ) -> (LinkHandle, mpsc::Receiver<Event>) {
         let (events, receiver) = mpsc::channel(buffer);
         let link = Arc::new(Link {
@@ -416,7 +416,7 @@ impl SkillContext {
                     return Ok(answer);
                 }
                 Ok(crate::journal::Slot::Free(n)) => entry = Some(n),
-                Err(diverged) => return Err(Interrupted(diverged.to_string())),
+                Err(diverged) => return Err(Interrupted(diverged.0)),
             }
         }
         let (answer, receiver) = oneshot::channel();

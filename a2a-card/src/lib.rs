@@ -61,7 +61,7 @@ mod context;
 pub mod dispatch;
 mod file;
 pub mod idempotency;
-mod journal;
+pub mod journal;
 pub mod lint;
 #[cfg(feature = "otel")]
 pub mod otel;

@@ -106,6 +106,13 @@ impl fmt::Display for SkillError {
 
 impl std::error::Error for SkillError {}
 
+/// A durable handler that did not replay as its journal says fails with why.
+impl From<crate::journal::Diverged> for SkillError {
+    fn from(diverged: crate::journal::Diverged) -> Self {
+        SkillError::Failed(diverged.0)
+    }
+}
+
 /// The future a skill call returns.
 #[doc(hidden)] // Macro plumbing: reached by generated code through `__private`.
 pub type SkillFuture<'a> = Pin<Box<dyn Future<Output = Result<Reply, SkillError>> + Send + 'a>>;

@@ -4,24 +4,28 @@
 
 use std::sync::Arc;
 
-use a2a::{A2AError, Message, Role, Task, TaskState};
-use serde_json::Value;
+use a2a::{A2AError, Role, Task, TaskState};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::run::{self, Sent};
 use super::{Lifecycle, decide, dispatch_input};
 use crate::agent::Agent;
+use crate::context::Answer;
 use crate::dispatch::Decision;
-use crate::journal::{Entry, Journal};
+use crate::journal::{Begin, Entry, Journal, Recorded};
 use crate::server::store::EventLog;
 
 /// The journal of task `task_id` in `log`, its entries `recorded` (by number).
-pub(super) fn open(log: Arc<dyn EventLog>, task_id: &str, recorded: Vec<(u64, Entry)>) -> Journal {
+pub(super) fn open(
+    log: Arc<dyn EventLog>,
+    task_id: &str,
+    recorded: Vec<(u64, Recorded<Answer>)>,
+) -> Journal<Answer> {
     let id = task_id.to_owned();
     Journal::new(
         recorded,
-        Box::new(move |n, entry: Value| {
-            log.journal(&id, n, &entry.to_string());
+        Box::new(move |n, entry: Entry| {
+            log.journal(&id, n, &serde_json::to_string(&entry).unwrap_or_default());
             let (log, id) = (Arc::clone(&log), id.clone());
             Box::pin(async move {
                 log.journal_written(&id, n).await.map_err(|e| {
@@ -37,7 +41,7 @@ pub(super) fn open(log: Arc<dyn EventLog>, task_id: &str, recorded: Vec<(u64, En
 struct Prepared {
     skill: usize,
     call: crate::skill::SkillCall,
-    journal: Journal,
+    journal: Journal<Answer>,
     /// The W3C trace context of its first run.
     trace: Vec<(String, String)>,
 }
@@ -111,7 +115,12 @@ impl<A: Agent> Lifecycle<A> {
         let id = task.id.clone();
         // An answer another process handed over before it stopped is not kept for the replay.
         self.recorder.mailbox.forget_answered(&task);
-        let rows = log.read_journal(&id).await?;
+        let rows = log
+            .read_journal(&id)
+            .await?
+            .into_iter()
+            .map(|(n, row)| serde_json::from_str(&row).map(|entry| (n, entry)))
+            .collect::<Result<Vec<(u64, Entry)>, _>>();
         // The whole log, once: the items the handler sent, and the task as it is now.
         let logged = log
             .read(&id, Some(0))
@@ -119,7 +128,10 @@ impl<A: Agent> Lifecycle<A> {
             .ok_or_else(|| A2AError::task_not_found(&id))?;
         let replay = Sent::from_log(logged.events.iter().map(|(_, e)| e.event()));
         let tracked = self.track_logged(logged)?;
-        match self.prepare(&log, &tracked.snapshot().0, &rows) {
+        let prepared = rows
+            .map_err(|e| format!("an entry of the task's journal is not one this release knows ({e}); send the request again as a new task"))
+            .and_then(|rows| self.prepare(&log, &tracked.snapshot().0, rows));
+        match prepared {
             Ok(Prepared {
                 skill,
                 call,
@@ -168,7 +180,7 @@ impl<A: Agent> Lifecycle<A> {
         &self,
         log: &Arc<dyn EventLog>,
         task: &Task,
-        rows: &[(u64, String)],
+        rows: Vec<(u64, Entry)>,
     ) -> Result<Prepared, String> {
         // A task of an agent no longer mounted here (a host's: its id names its agent).
         let namespace = crate::server::store::namespace_of(&task.id);
@@ -178,30 +190,38 @@ impl<A: Agent> Lifecycle<A> {
                 namespace.unwrap_or("the agent alone")
             ));
         }
-        let entries: Vec<(u64, Value)> = rows
-            .iter()
-            .map(|(n, r)| serde_json::from_str(r).map(|v| (*n, v)))
-            .collect::<Result<_, _>>()
-            .map_err(|e| {
-                format!(
-                    "the task's journal cannot be read ({e}); send the request again as a new task"
-                )
-            })?;
-        let begin = entries
-            .iter()
-            .find(|(n, _)| *n == 0)
-            .and_then(|(_, e)| e.get("begin"))
+        let mut begin = None;
+        let mut recorded = Vec::with_capacity(rows.len());
+        for (n, entry) in rows {
+            match entry {
+                Entry::Begin { begin: b } if n == 0 => begin = Some(*b),
+                Entry::Answer { message } => {
+                    let answer = match decide(&self.dispatcher, self.max_inline_file, &message, Some(&task.id)) {
+                        Ok(Decision::FollowUp(call)) => super::answer_of(call),
+                        _ => return Err("an answer in the task's journal no longer reads as one; send the request again as a new task".into()),
+                    };
+                    recorded.push((n, Recorded::Answer(Box::new(answer))));
+                }
+                entry => recorded.push((n, Recorded::Entry(entry))),
+            }
+        }
+        let Begin {
+            skill: skill_id,
+            version: journaled,
+            principal,
+            extensions,
+            tenant,
+            trace,
+        } = begin
             .ok_or("the task's journal has no beginning; send the request again as a new task")?;
-        let skill_id = begin.get("skill").and_then(Value::as_str).unwrap_or("");
         let skill = A::SKILLS
             .iter()
             .position(|s| s.id == skill_id)
             .ok_or_else(|| format!("the task ran skill `{skill_id}`, which this agent no longer has; send the request again as a new task"))?;
-        let journaled = begin.get("version").and_then(Value::as_str);
         match self.durable_version(skill) {
             // No version named: the handler runs on whatever journaled the task.
             Some(None) => {}
-            Some(Some(version)) if Some(version) == journaled => {}
+            Some(Some(version)) if Some(version) == journaled.as_deref() => {}
             Some(Some(version)) => {
                 let journaled = match journaled {
                     Some(journaled) => format!("version `{journaled}`"),
@@ -228,47 +248,13 @@ impl<A: Agent> Lifecycle<A> {
             Decision::Run { call, .. } => call,
             _ => return Err("the task's first message no longer reaches its skill; send the request again as a new task".into()),
         };
-        if let Some(principal) = begin.get("principal").filter(|p| !p.is_null()) {
-            let principal = serde_json::from_value(principal.clone())
-                .map_err(|e| format!("the task's caller cannot be read from its journal: {e}"))?;
-            call.context.set_principal(Some(Arc::new(principal)));
-        }
-        if let Some(extensions) = begin.get("extensions") {
-            call.context
-                .set_extensions(serde_json::from_value(extensions.clone()).unwrap_or_default());
-        }
-        call.context.set_tenant(
-            begin
-                .get("tenant")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-        );
-        let mut replay = Vec::with_capacity(entries.len());
-        for (n, entry) in entries.iter().filter(|(n, _)| *n > 0) {
-            let n = *n;
-            if let Some(message) = entry.get("answer") {
-                let message: Message = serde_json::from_value(message.clone())
-                    .map_err(|e| format!("an answer in the task's journal cannot be read: {e}"))?;
-                let answer = match decide(&self.dispatcher, self.max_inline_file, &message, Some(&task.id)) {
-                    Ok(Decision::FollowUp(call)) => super::answer_of(call),
-                    _ => return Err("an answer in the task's journal no longer reads as one; send the request again as a new task".into()),
-                };
-                replay.push((n, Entry::Answer(Box::new(answer))));
-            } else {
-                let entry = Entry::from_json(entry).ok_or_else(|| {
-                    format!("an entry of the task's journal is not one this release knows: {entry}")
-                })?;
-                replay.push((n, entry));
-            }
-        }
-        let trace = begin
-            .get("trace")
-            .and_then(|t| serde_json::from_value(t.clone()).ok())
-            .unwrap_or_default();
+        call.context.set_principal(principal.map(Arc::new));
+        call.context.set_extensions(extensions);
+        call.context.set_tenant(tenant);
         Ok(Prepared {
             skill,
             call,
-            journal: open(Arc::clone(log), &task.id, replay),
+            journal: open(Arc::clone(log), &task.id, recorded),
             trace,
         })
     }

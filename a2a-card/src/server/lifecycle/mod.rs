@@ -382,15 +382,21 @@ impl<A: Agent> Lifecycle<A> {
                 .span()
                 .map(|span| super::telemetry::outgoing_headers(&span))
                 .unwrap_or_default();
-            let begin = serde_json::json!({"begin": {
-                "skill": skill_id,
-                "version": version,
-                "principal": call.context.principal(),
-                "extensions": call.context.extensions(),
-                "tenant": call.context.tenant(),
-                "trace": trace,
-            }});
-            log.journal(&tracked.id, 0, &begin.to_string());
+            let begin = crate::journal::Entry::Begin {
+                begin: Box::new(crate::journal::Begin {
+                    skill: skill_id.to_owned(),
+                    version: version.map(str::to_owned),
+                    principal: call.context.principal().cloned(),
+                    extensions: call.context.extensions().to_vec(),
+                    tenant: call.context.tenant().map(str::to_owned),
+                    trace,
+                }),
+            };
+            log.journal(
+                &tracked.id,
+                0,
+                &serde_json::to_string(&begin).unwrap_or_default(),
+            );
             Some(run::Durable {
                 journal: Arc::new(durable::open(Arc::clone(log), &tracked.id, Vec::new())),
                 replay: Default::default(),
@@ -768,11 +774,10 @@ async fn deliver(
     waiting: run::Waiting,
 ) -> Result<(Task, u64), A2AError> {
     if let Some((journal, n)) = &waiting.journal {
-        let entry = serde_json::to_value(&message).unwrap_or(serde_json::Value::Null);
-        if let Err(why) = journal
-            .write_at(*n, crate::journal::answer_entry(&entry))
-            .await
-        {
+        let entry = crate::journal::Entry::Answer {
+            message: Box::new(message.clone()),
+        };
+        if let Err(why) = journal.write_at(*n, entry).await {
             run::wait_again(recorder, tracked, waiting);
             return Err(A2AError::internal(format!(
                 "the answer to task `{}` could not be kept (the task store did not write it: {why}); the task still waits for it: send it again",

@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::agent::Agent;
 use crate::context::{Answer, Event, LinkHandle};
 use crate::file::{File, FileContent};
-use crate::journal::Journal;
+type Journal = crate::journal::Journal<Answer>;
 use crate::schema::SchemaMode;
 use crate::skill::{Reply, SkillCall, SkillError};
 
