@@ -15,7 +15,7 @@ use tokio::sync::broadcast;
 
 use super::log::Tracked;
 use super::recorder::{Recorder, Write};
-use super::run::{self, status};
+use super::run::status;
 use super::{decide, hand_over};
 use crate::dispatch::Decision;
 use crate::server::push::{Delivery, ends};
@@ -154,19 +154,16 @@ pub(super) fn hear(
                 // else kept (its process may have stopped, and this one may take the task over,
                 // or be replaying it, and ask again).
                 let answer = super::answer_of(call);
-                if let Some((message, answer, waiting)) =
+                if let Some((tracked, message, answer, waiting)) =
                     recorder.mailbox.keep(&recorder, &task, *message, answer)
-                    && let Some(tracked) = recorder.live.get(&task)
                     && let Err(e) =
                         super::deliver(&recorder, &tracked, message, answer, waiting).await
                 {
                     tracing::warn!(task = %task, "a forwarded answer was not handed over: {}", e.message);
                 }
-            } else if let (Some(tracked), Ok(waiting)) = (
-                recorder.live.get(&task),
-                run::take_waiting(&recorder, &task),
-            ) && let Err(e) =
-                hand_over(&recorder, &tracked, *message, call, waiting).await
+            } else if let Some(tracked) = recorder.live.get(&task)
+                && let Ok(waiting) = tracked.take_waiting()
+                && let Err(e) = hand_over(&recorder, &tracked, *message, call, waiting).await
             {
                 tracing::warn!(task = %task, "a forwarded answer was not handed over: {}", e.message);
             }
@@ -205,7 +202,7 @@ async fn cancelled(recorder: &Recorder, id: &str) {
     {
         let event = status(&tracked, TaskState::Canceled, None);
         recorder.record_as(&tracked, event, Write::Skip).await;
-        recorder.sessions.cancel(id);
+        tracked.stop();
         recorder.live.finished(&tracked);
     }
 }

@@ -181,6 +181,11 @@ impl Live {
         self.lock().tasks.keys().cloned().collect()
     }
 
+    /// The tasks followed here.
+    pub(crate) fn all(&self) -> Vec<Arc<Tracked>> {
+        self.lock().tasks.values().cloned().collect()
+    }
+
     /// Stops following `tracked` at once, keeping nothing of it (its run here stopped short:
     /// the store's copy is the task).
     pub(crate) fn forget(&self, tracked: &Arc<Tracked>) {
@@ -218,6 +223,8 @@ pub(crate) struct Tracked {
     noted: AtomicBool,
     /// What the task counts in the agent's limits of running tasks, until it ends.
     permits: Mutex<Option<Permits>>,
+    /// Where the task stands with its handler (see [`Stage`](super::stage::Stage)).
+    pub(super) stage: Mutex<super::stage::Stage>,
 }
 
 /// A task observed by the telemetry: its span (closed at its final state), its skill, and
@@ -279,6 +286,7 @@ impl Tracked {
             observed: Mutex::new(None),
             noted: AtomicBool::new(false),
             permits: Mutex::new(None),
+            stage: Mutex::default(),
         }
     }
 

@@ -30,6 +30,7 @@ mod handler;
 mod log;
 mod recorder;
 mod run;
+mod stage;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -57,7 +58,8 @@ pub(crate) use handler::Calls;
 pub use log::FinishedLogs;
 use log::{Live, Tracked, Until};
 use recorder::Recorder;
-use run::{NotWaiting, Sessions, status};
+use run::status;
+use stage::{NotWaiting, Waiting};
 
 /// What the handler is built from (see [`Server`](super::Server)).
 pub(crate) struct Parts {
@@ -135,7 +137,6 @@ impl<A: Agent> Lifecycle<A> {
                 Some(_) => FinishedLogs::none(),
                 None => parts.finished_logs,
             })),
-            sessions: Sessions::default(),
             mailbox: Default::default(),
             push: parts.push.as_ref().map(|(_, d, _)| Arc::clone(d)),
             input_timeout: parts.input_timeout,
@@ -227,9 +228,8 @@ impl<A: Agent> Lifecycle<A> {
     /// from the store instead.
     fn current(&self, id: &str) -> Option<Arc<Tracked>> {
         let tracked = self.recorder.live.get(id)?;
-        let current = self.recorder.log.is_none()
-            || self.recorder.sessions.runs(id)
-            || tracked.state().is_terminal();
+        let current =
+            self.recorder.log.is_none() || tracked.runs_here() || tracked.state().is_terminal();
         current.then_some(tracked)
     }
 
@@ -456,7 +456,7 @@ impl<A: Agent> Lifecycle<A> {
         }
         let message = req.message;
         self.keep_webhook(id, config, false).await?;
-        let waiting = match run::take_waiting(&self.recorder, id) {
+        let waiting = match tracked.take_waiting() {
             Ok(waiting) => waiting,
             Err(NotWaiting::Working) => {
                 return Err(A2AError::invalid_request(format!(
@@ -480,7 +480,7 @@ impl<A: Agent> Lifecycle<A> {
                     }
                     let (_, asked) = tracked.snapshot();
                     let answer = answer_of(call);
-                    if let Some((message, answer, waiting)) =
+                    if let Some((tracked, message, answer, waiting)) =
                         self.recorder
                             .mailbox
                             .keep(&self.recorder, id, message, answer)
@@ -707,22 +707,19 @@ impl Halt {
     /// Whether a handler whose task only this process can finish is at work (a skill that is
     /// not durable here, not waiting for an answer).
     pub(crate) fn busy(&self) -> bool {
-        self.recorder.sessions.busy()
+        self.recorder.live.all().iter().any(|t| t.busy())
     }
 
     /// Stops every handler that runs here: a durable skill's is dropped, its task left as
     /// its journal has it for another process to take over; any other's task fails, saying
     /// that the agent shut down ([`SHUT_DOWN`](super::SHUT_DOWN)).
     pub(crate) async fn stop(&self) {
-        for (id, durable) in self.recorder.sessions.running() {
-            self.recorder.sessions.cancel(&id);
-            if durable {
-                continue;
-            }
-            let Some(tracked) = self.recorder.live.get(&id) else {
+        for tracked in self.recorder.live.all() {
+            let Some(durable) = tracked.handler() else {
                 continue;
             };
-            if tracked.state().is_terminal() {
+            tracked.stop();
+            if durable || tracked.state().is_terminal() {
                 continue;
             }
             let why = super::SHUT_DOWN.to_owned();
@@ -757,7 +754,7 @@ async fn hand_over(
     tracked: &Arc<Tracked>,
     message: Message,
     call: crate::skill::SkillCall,
-    waiting: run::Waiting,
+    waiting: Waiting,
 ) -> Result<(Task, u64), A2AError> {
     deliver(recorder, tracked, message, answer_of(call), waiting).await
 }
@@ -771,14 +768,16 @@ async fn deliver(
     tracked: &Arc<Tracked>,
     message: Message,
     answer: Answer,
-    waiting: run::Waiting,
+    waiting: Waiting,
 ) -> Result<(Task, u64), A2AError> {
     if let Some((journal, n)) = &waiting.journal {
         let entry = crate::journal::Entry::Answer {
             message: Box::new(message.clone()),
         };
         if let Err(why) = journal.write_at(*n, entry).await {
-            run::wait_again(recorder, tracked, waiting);
+            if tracked.wait_again(waiting) {
+                run::withdraw_unanswered(recorder, tracked, None);
+            }
             return Err(A2AError::internal(format!(
                 "the answer to task `{}` could not be kept (the task store did not write it: {why}); the task still waits for it: send it again",
                 tracked.id

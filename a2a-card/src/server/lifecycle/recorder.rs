@@ -7,7 +7,7 @@ use a2a::*;
 use a2a_server::TaskStore;
 
 use super::log::{Live, Tracked};
-use super::run::{Mailbox, Sessions};
+use super::run::Mailbox;
 use crate::server::push::Delivery;
 use crate::server::store::{Event, EventLog};
 
@@ -15,7 +15,6 @@ use crate::server::store::{Event, EventLog};
 pub(crate) struct Recorder {
     pub(super) store: Arc<dyn TaskStore>,
     pub(super) live: Arc<Live>,
-    pub(super) sessions: Sessions,
     /// Answers for durable tasks no handler here waits on yet.
     pub(super) mailbox: Mailbox,
     pub(super) push: Option<Arc<Delivery>>,
@@ -154,7 +153,7 @@ impl Recorder {
         tracked.break_off(A2AError::internal(format!(
             "task `{id}` could not be stored as it went on (the task store refused the write: another process took the task over or cancelled it, or the store is unreachable); nothing of it was kept that the store does not have: GetTask answers the task as stored"
         )));
-        self.sessions.cancel(&id);
+        tracked.stop();
         self.live.forget(tracked);
         if let Some(log) = self.log.clone() {
             tokio::spawn(async move {

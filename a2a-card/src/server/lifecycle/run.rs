@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tracing::Instrument as _;
 
@@ -17,14 +17,14 @@ use futures::{FutureExt, StreamExt};
 use serde_json::Value;
 
 use crate::agent::Agent;
-use crate::context::{Answer, Event, LinkHandle};
+use crate::context::{Answer, Event};
 use crate::file::{File, FileContent};
-type Journal = crate::journal::Journal<Answer>;
 use crate::schema::SchemaMode;
 use crate::skill::{Reply, SkillCall, SkillError};
 
 use super::Recorder;
 use super::log::{Tracked, lock};
+use super::stage::{Handler, Journal, Waiter, Waiting};
 use crate::server::errors::input_error;
 
 /// How many events a handler may run ahead of the task before it waits.
@@ -33,57 +33,6 @@ const EVENT_BUFFER: usize = 16;
 /// The status message of a task whose handler panicked (the panic's text goes to the log only).
 pub(crate) const PANIC_MESSAGE: &str =
     "the skill failed unexpectedly; the agent's log has the details";
-
-/// The running handlers of this process, by task.
-#[derive(Default)]
-pub(crate) struct Sessions(Mutex<HashMap<String, Arc<Session>>>);
-
-impl Sessions {
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, Arc<Session>>> {
-        lock(&self.0)
-    }
-
-    fn get(&self, id: &str) -> Option<Arc<Session>> {
-        self.lock().get(id).cloned()
-    }
-
-    /// Whether a handler of task `id` runs here.
-    pub(crate) fn runs(&self, id: &str) -> bool {
-        self.lock().contains_key(id)
-    }
-
-    /// Drops the handler of task `id`, if it runs here (waiting for an answer or not).
-    pub(crate) fn cancel(&self, id: &str) {
-        let Some(session) = self.lock().remove(id) else {
-            return;
-        };
-        session.link.cancel();
-        if let Some(abort) = lock(&session.abort).take() {
-            let _ = abort.send(());
-        }
-        lock(&session.waiting).take();
-        if let Some(expiry) = lock(&session.expiry).take() {
-            expiry.abort();
-        }
-    }
-
-    /// Whether a handler whose task no other process can take over (a skill that keeps no
-    /// journal here) is at work: not waiting for an answer.
-    pub(crate) fn busy(&self) -> bool {
-        self.lock()
-            .values()
-            .any(|s| s.journal.is_none() && lock(&s.waiting).is_none())
-    }
-
-    /// The tasks whose handlers run here, each with whether it keeps a journal (a durable
-    /// skill's, which another process can take over).
-    pub(crate) fn running(&self) -> Vec<(String, bool)> {
-        self.lock()
-            .iter()
-            .map(|(id, s)| (id.clone(), s.journal.is_some()))
-            .collect()
-    }
-}
 
 /// What a durable skill's run keeps: its journal, and (when it runs again after its process
 /// stopped) the items its handler sent before, as the task's log holds them, which its replay
@@ -237,10 +186,12 @@ impl Mailbox {
         task: &str,
         message: Message,
         answer: Answer,
-    ) -> Option<(Message, Answer, Waiting)> {
+    ) -> Option<(Arc<Tracked>, Message, Answer, Waiting)> {
         let mut kept = lock(&self.0);
-        if let Ok(waiting) = take_waiting(recorder, task) {
-            return Some((message, answer, waiting));
+        if let Some(tracked) = recorder.live.get(task)
+            && let Ok(waiting) = tracked.take_waiting()
+        {
+            return Some((tracked, message, answer, waiting));
         }
         let now = chrono::Utc::now();
         let max_age = chrono::Duration::from_std(MAILBOX.1).unwrap_or(chrono::Duration::MAX);
@@ -283,20 +234,6 @@ impl Mailbox {
     }
 }
 
-/// A handler running for a task.
-pub(crate) struct Session {
-    /// Where the answer goes while it waits in `input-required`.
-    /// (and, a durable handler's, the number its answer is journaled at).
-    waiting: Mutex<Option<(oneshot::Sender<Answer>, Option<u64>)>>,
-    /// Drops the handler's future (cancellation).
-    abort: Mutex<Option<oneshot::Sender<()>>>,
-    /// Withdraws the question it waits on, when no answer comes in time.
-    expiry: Mutex<Option<tokio::task::AbortHandle>>,
-    link: LinkHandle,
-    /// A durable skill's journal, where the answers to its questions are recorded.
-    journal: Option<Arc<Journal>>,
-}
-
 /// Starts the handler of skill `skill` of `agent` for the task `tracked` follows: its events
 /// are recorded, in order, as they come.
 pub(crate) fn start<A: Agent>(
@@ -316,17 +253,7 @@ pub(crate) fn start<A: Agent>(
     };
     let (link, events) = call.context.link(skill_id, EVENT_BUFFER, journal.clone());
     let (abort, aborted) = oneshot::channel::<()>();
-    let session = Arc::new(Session {
-        waiting: Mutex::new(None),
-        abort: Mutex::new(Some(abort)),
-        expiry: Mutex::new(None),
-        link: link.clone(),
-        journal,
-    });
-    recorder
-        .sessions
-        .lock()
-        .insert(tracked.id.clone(), Arc::clone(&session));
+    tracked.start(Handler::new(abort, link.clone(), journal));
     let task = tracked.id.clone();
     let parent = tracked.span().unwrap_or_else(tracing::Span::current);
     let span = super::super::telemetry::skill_span(&parent, skill_id);
@@ -365,54 +292,13 @@ pub(crate) fn start<A: Agent>(
         items: replay,
         met: 0,
     };
-    tokio::spawn(drive(recorder, tracked, session, events, replay));
-}
-
-/// Why an answer could not be handed to a waiting handler.
-pub(crate) enum NotWaiting {
-    /// No handler of the task runs here.
-    Gone,
-    /// The handler runs, and has not asked.
-    Working,
-}
-
-/// Takes the way to the handler of task `id` waiting for an answer (its question's timer
-/// disarmed).
-pub(crate) fn take_waiting(recorder: &Recorder, id: &str) -> Result<Waiting, NotWaiting> {
-    let session = recorder.sessions.get(id).ok_or(NotWaiting::Gone)?;
-    let (answer, entry) = lock(&session.waiting).take().ok_or(NotWaiting::Working)?;
-    if let Some(expiry) = lock(&session.expiry).take() {
-        expiry.abort();
-    }
-    Ok(Waiting {
-        answer,
-        journal: session.journal.clone().zip(entry),
-    })
-}
-
-/// Puts `waiting` back: the handler of task `tracked` waits on for an answer (one taken for
-/// it could not be kept), its question's timer armed again.
-pub(crate) fn wait_again(recorder: &Arc<Recorder>, tracked: &Arc<Tracked>, waiting: Waiting) {
-    let Some(session) = recorder.sessions.get(&tracked.id) else {
-        return;
-    };
-    *lock(&session.waiting) = Some((waiting.answer, waiting.journal.map(|(_, n)| n)));
-    withdraw_unanswered(recorder, tracked, &session, None);
-}
-
-/// A handler waiting for an answer: where the answer goes, and (a durable skill's) the
-/// journal that records it first.
-pub(crate) struct Waiting {
-    pub(crate) answer: oneshot::Sender<Answer>,
-    /// A durable handler's journal, and the number its answer is written at.
-    pub(crate) journal: Option<(Arc<Journal>, u64)>,
+    tokio::spawn(drive(recorder, tracked, events, replay));
 }
 
 /// Records a handler's events until it ends or is dropped.
 async fn drive(
     recorder: Arc<Recorder>,
     tracked: Arc<Tracked>,
-    session: Arc<Session>,
     mut events: mpsc::Receiver<Event>,
     mut replay: Replay,
 ) {
@@ -475,7 +361,9 @@ async fn drive(
                 answer,
                 entry,
             } => {
-                *lock(&session.waiting) = Some((answer, entry));
+                if !tracked.ask(Waiter::new(answer, entry)) {
+                    break;
+                }
                 // The question the task was waiting on when its process stopped: it waits on,
                 // for what is left of its time.
                 let pending = replayed!(Sent::Ask {
@@ -485,11 +373,11 @@ async fn drive(
                 let asked_at = pending
                     .then(|| tracked.snapshot().0.status.timestamp)
                     .flatten();
-                withdraw_unanswered(&recorder, &tracked, &session, asked_at);
+                withdraw_unanswered(&recorder, &tracked, asked_at);
                 if pending {
                     // An answer that came while no process ran the handler.
                     if let Some((message, answer)) = recorder.mailbox.take(&tracked.id, asked_at)
-                        && let Ok(waiting) = take_waiting(&recorder, &tracked.id)
+                        && let Ok(waiting) = tracked.take_waiting()
                         && let Err(e) =
                             super::deliver(&recorder, &tracked, message, answer, waiting).await
                     {
@@ -514,7 +402,7 @@ async fn drive(
                 outcome,
                 artifact_id,
             } => {
-                recorder.sessions.lock().remove(&tracked.id);
+                tracked.ended();
                 let mut diverged_at_end = None;
                 for id in std::mem::take(&mut open) {
                     match replay.meets(|| Sent::Close { id: id.clone() }) {
@@ -583,7 +471,7 @@ fn chunk(id: &str, part: &Part, append: bool, last: bool) -> Sent {
 /// fails saying why, and the handler is dropped.
 async fn diverged(recorder: &Recorder, tracked: &Arc<Tracked>, why: String) {
     tracing::warn!(task = %tracked.id, "{why}");
-    recorder.sessions.cancel(&tracked.id);
+    tracked.stop();
     let event = status(tracked, TaskState::Failed, Some(why));
     recorder.record(tracked, event).await;
 }
@@ -607,10 +495,9 @@ async fn close(recorder: &Recorder, tracked: &Arc<Tracked>, id: &str) {
 /// Fails the task if the question just asked is still unanswered after the input timeout:
 /// the handler is dropped at its `.await` (as on cancel), and the task fails, saying why. An
 /// answer, or a cancel, disarms it.
-fn withdraw_unanswered(
+pub(crate) fn withdraw_unanswered(
     recorder: &Arc<Recorder>,
     tracked: &Arc<Tracked>,
-    session: &Arc<Session>,
     asked_at: Option<chrono::DateTime<chrono::Utc>>,
 ) {
     let Some(timeout) = recorder.input_timeout else {
@@ -621,21 +508,17 @@ fn withdraw_unanswered(
         Some(at) => timeout.saturating_sub((chrono::Utc::now() - at).to_std().unwrap_or_default()),
         None => timeout,
     };
-    // Weak: a session that ends otherwise is not kept alive by its timer.
-    let weak = Arc::downgrade(session);
-    let (recorder, tracked) = (Arc::clone(recorder), Arc::clone(tracked));
+    // Weak: a task that ends otherwise is not kept alive by its timer.
+    let weak = Arc::downgrade(tracked);
+    let recorder = Arc::clone(recorder);
     let timer = tokio::spawn(async move {
         tokio::time::sleep(after).await;
-        let Some(session) = weak.upgrade() else {
+        let Some(tracked) = weak.upgrade() else {
             return;
         };
-        if lock(&session.waiting).take().is_none() {
+        if !tracked.withdraw() {
             return;
         }
-        // This timer is the session's expiry: taken out first, so that the cancel does not
-        // abort the timer itself before the failure is recorded.
-        lock(&session.expiry).take();
-        recorder.sessions.cancel(&tracked.id);
         let why = format!(
             "no answer came within {} (the agent's input timeout), so the question was withdrawn; start a new task",
             span(timeout)
@@ -644,9 +527,7 @@ fn withdraw_unanswered(
         recorder.record(&tracked, event).await;
         recorder.live.finished(&tracked);
     });
-    if let Some(earlier) = lock(&session.expiry).replace(timer.abort_handle()) {
-        earlier.abort();
-    }
+    tracked.arm(timer.abort_handle());
 }
 
 /// A duration as a message says it: `24 h`, `90 s`, `250 ms`.

@@ -1,0 +1,244 @@
+//! Where a task followed here stands with its handler: the one place that says whether its
+//! handler runs in this process, waits there for the caller's answer, or does not run here,
+//! and every way from one to another ([`Tracked`]'s methods below).
+//!
+//! ```text
+//!              start                      ask
+//!   Followed ─────────▶ Running ◀──────────────────▶ Waiting
+//!      ▲                   │       take_waiting /         │
+//!      │                   │        wait_again            │
+//!      └── stop / end ─────┴──────── stop / withdraw ─────┘
+//! ```
+//!
+//! - **Followed**: no handler of the task runs here. The task was read from the store (its
+//!   handler runs on another replica, or on none: a durable task whose process stopped), or it
+//!   ended here.
+//! - **Running**: its handler runs here, at work.
+//! - **Waiting**: its handler runs here and waits for the caller's answer to its question
+//!   (`input-required`, `auth-required`), with the timer that withdraws the question if no
+//!   answer comes in time.
+//!
+//! Whether the task ended is its state ([`Tracked::state`]); what it did is its log.
+
+use std::sync::Arc;
+
+use futures::channel::oneshot;
+
+use crate::context::{Answer, LinkHandle};
+
+use super::log::{Tracked, lock};
+
+/// A durable handler's journal.
+pub(crate) type Journal = crate::journal::Journal<Answer>;
+
+/// Where a task followed here stands with its handler (see the [module docs](self)).
+#[derive(Default)]
+pub(crate) enum Stage {
+    /// No handler of the task runs here.
+    #[default]
+    Followed,
+    /// Its handler runs here, at work.
+    Running(Handler),
+    /// Its handler runs here and waits for the caller's answer.
+    Waiting(Handler, Waiter),
+}
+
+/// A handler running here: how it is stopped, and its journal (a durable skill's).
+pub(crate) struct Handler {
+    /// Drops the handler's future (cancellation).
+    abort: oneshot::Sender<()>,
+    link: LinkHandle,
+    /// A durable skill's journal, where the answers to its questions are recorded.
+    journal: Option<Arc<Journal>>,
+}
+
+impl Handler {
+    /// A handler stopped by `abort`, reached through `link`, keeping `journal`.
+    pub(crate) fn new(
+        abort: oneshot::Sender<()>,
+        link: LinkHandle,
+        journal: Option<Arc<Journal>>,
+    ) -> Handler {
+        Handler {
+            abort,
+            link,
+            journal,
+        }
+    }
+
+    /// Stops the handler: it reads as cancelled, and its future is dropped.
+    fn stop(self) {
+        self.link.cancel();
+        let _ = self.abort.send(());
+    }
+}
+
+/// A question the handler waits on: where its answer goes, the number a durable handler's
+/// answer is journaled at, and the timer that withdraws the question.
+pub(crate) struct Waiter {
+    answer: oneshot::Sender<Answer>,
+    entry: Option<u64>,
+    expiry: Option<tokio::task::AbortHandle>,
+}
+
+impl Waiter {
+    /// A question whose answer goes to `answer` (journaled at `entry`, a durable handler's).
+    pub(crate) fn new(answer: oneshot::Sender<Answer>, entry: Option<u64>) -> Waiter {
+        Waiter {
+            answer,
+            entry,
+            expiry: None,
+        }
+    }
+
+    fn disarm(&mut self) {
+        if let Some(expiry) = self.expiry.take() {
+            expiry.abort();
+        }
+    }
+}
+
+/// A handler waiting for an answer, taken to be given one: where the answer goes, and (a
+/// durable skill's) the journal that records it first.
+pub(crate) struct Waiting {
+    pub(crate) answer: oneshot::Sender<Answer>,
+    /// A durable handler's journal, and the number its answer is written at.
+    pub(crate) journal: Option<(Arc<Journal>, u64)>,
+}
+
+/// Why an answer could not be handed to a waiting handler.
+pub(crate) enum NotWaiting {
+    /// No handler of the task runs here.
+    Gone,
+    /// The handler runs, and has not asked.
+    Working,
+}
+
+impl Tracked {
+    fn stage(&self) -> std::sync::MutexGuard<'_, Stage> {
+        lock(&self.stage)
+    }
+
+    /// The handler of the task runs here from now on (`Followed` → `Running`).
+    pub(crate) fn start(&self, handler: Handler) {
+        if let Stage::Running(old) | Stage::Waiting(old, _) =
+            std::mem::replace(&mut *self.stage(), Stage::Running(handler))
+        {
+            old.stop();
+        }
+    }
+
+    /// Whether a handler of the task runs here (at work or waiting).
+    pub(crate) fn runs_here(&self) -> bool {
+        !matches!(*self.stage(), Stage::Followed)
+    }
+
+    /// Whether a handler runs here and, if so, whether it keeps a journal (a durable skill's,
+    /// which another process can take over).
+    pub(crate) fn handler(&self) -> Option<bool> {
+        match &*self.stage() {
+            Stage::Followed => None,
+            Stage::Running(h) | Stage::Waiting(h, _) => Some(h.journal.is_some()),
+        }
+    }
+
+    /// Whether a handler whose task no other process can take over (one that keeps no
+    /// journal) is at work here: not waiting for an answer.
+    pub(crate) fn busy(&self) -> bool {
+        matches!(&*self.stage(), Stage::Running(h) if h.journal.is_none())
+    }
+
+    /// The handler asks (`Running` → `Waiting`); `false` when it runs here no more.
+    pub(crate) fn ask(&self, waiter: Waiter) -> bool {
+        let mut stage = self.stage();
+        match std::mem::take(&mut *stage) {
+            Stage::Running(handler) => {
+                *stage = Stage::Waiting(handler, waiter);
+                true
+            }
+            Stage::Waiting(handler, mut old) => {
+                old.disarm();
+                *stage = Stage::Waiting(handler, waiter);
+                true
+            }
+            Stage::Followed => false,
+        }
+    }
+
+    /// Arms `expiry`, the timer that withdraws the question the handler waits on; aborted at
+    /// once when it waits no more.
+    pub(crate) fn arm(&self, expiry: tokio::task::AbortHandle) {
+        match &mut *self.stage() {
+            Stage::Waiting(_, waiter) => {
+                waiter.disarm();
+                waiter.expiry = Some(expiry);
+            }
+            _ => expiry.abort(),
+        }
+    }
+
+    /// Takes the way to the handler waiting for an answer, its question's timer disarmed
+    /// (`Waiting` → `Running`).
+    pub(crate) fn take_waiting(&self) -> Result<Waiting, NotWaiting> {
+        let mut stage = self.stage();
+        match std::mem::take(&mut *stage) {
+            Stage::Waiting(handler, mut waiter) => {
+                waiter.disarm();
+                let journal = handler.journal.clone().zip(waiter.entry);
+                *stage = Stage::Running(handler);
+                Ok(Waiting {
+                    answer: waiter.answer,
+                    journal,
+                })
+            }
+            Stage::Running(handler) => {
+                *stage = Stage::Running(handler);
+                Err(NotWaiting::Working)
+            }
+            Stage::Followed => Err(NotWaiting::Gone),
+        }
+    }
+
+    /// Puts `waiting` back (`Running` → `Waiting`): the handler waits on for an answer (one
+    /// taken for it could not be kept). Its question's timer is armed again by the caller.
+    pub(crate) fn wait_again(&self, waiting: Waiting) -> bool {
+        let entry = waiting.journal.map(|(_, n)| n);
+        self.ask(Waiter::new(waiting.answer, entry))
+    }
+
+    /// Withdraws the question the handler waits on, and stops the handler (`Waiting` →
+    /// `Followed`); `false` when it no longer waits (answered or stopped meanwhile). The
+    /// question's timer, which calls this, is not aborted.
+    pub(crate) fn withdraw(&self) -> bool {
+        let mut stage = self.stage();
+        match std::mem::take(&mut *stage) {
+            Stage::Waiting(handler, _) => {
+                handler.stop();
+                true
+            }
+            other => {
+                *stage = other;
+                false
+            }
+        }
+    }
+
+    /// Stops the handler of the task, if it runs here (→ `Followed`).
+    pub(crate) fn stop(&self) {
+        match std::mem::take(&mut *self.stage()) {
+            Stage::Followed => {}
+            Stage::Running(handler) => handler.stop(),
+            Stage::Waiting(handler, mut waiter) => {
+                waiter.disarm();
+                handler.stop();
+            }
+        }
+    }
+
+    /// The handler returned (→ `Followed`): nothing of it is left to stop.
+    pub(crate) fn ended(&self) {
+        if let Stage::Waiting(_, mut waiter) = std::mem::take(&mut *self.stage()) {
+            waiter.disarm();
+        }
+    }
+}
