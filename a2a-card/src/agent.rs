@@ -3,11 +3,12 @@
 
 use serde_json::Value;
 
+use crate::arguments::SkillCall;
 use crate::builder::{AgentCardBuilder, BuildError};
 use crate::card::*;
 use crate::lint::{Finding, Rule};
 use crate::schema::SchemaMode;
-use crate::skill::{Io, SkillCall, SkillError, SkillFuture};
+use crate::skill::{Io, SkillError, SkillFuture};
 
 /// An agent declared with [`#[agent]`](macro@crate::agent): its card, and the glue the
 /// dispatcher uses to call its skills.

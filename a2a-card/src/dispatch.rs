@@ -62,10 +62,10 @@ use a2a_card_rules::media::essence_is;
 use serde_json::{Value, json};
 
 use crate::agent::{Agent, SkillDecl};
+use crate::arguments::{CallInput, SkillCall};
 use crate::context::SkillContext;
 use crate::file::{self, File};
 use crate::schema::SchemaMode;
-use crate::skill::{CallInput, SkillCall};
 
 /// The media type of plain JSON input, without a schema: what a skill that takes a
 /// `serde_json::Value` lists, and what a data part may carry (or no media type at all) to reach

@@ -17,6 +17,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// The message an answer entry holds: the protocol's (as JSON in a build without the
+/// protocol's types, which writes no journal).
+#[cfg(any(feature = "client", feature = "server"))]
+type Message = a2a::Message;
+#[cfg(not(any(feature = "client", feature = "server")))]
+type Message = Value;
+
 /// One entry of a durable task's journal, as a store keeps it (see
 /// [`EventLog::journal`](crate::server::store::EventLog::journal)): the only form a journal
 /// is written and read in.
@@ -49,7 +56,7 @@ pub enum Entry {
     Answer {
         /// The message that answered.
         #[serde(rename = "answer")]
-        message: Box<a2a::Message>,
+        message: Box<Message>,
     },
     /// Marker `name` was met, and said `value` (`ctx.patched(..)`).
     Patched {
@@ -365,6 +372,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "server")]
     fn each_kind_of_entry_is_kept_as_the_json_object_its_key_names() {
         let message = a2a::Message::new(a2a::Role::User, vec![a2a::Part::text("12 May")]);
         let begin = Begin {

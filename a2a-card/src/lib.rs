@@ -52,6 +52,7 @@
 
 pub mod ag_ui;
 mod agent;
+mod arguments;
 mod builder;
 mod card;
 mod checks;
@@ -325,10 +326,9 @@ pub mod __private {
         AgentDecl, ExtensionDecl, RequirementDecl, SchemesFn, Skill, SkillDecl, build_card,
         build_extended_card, unknown_skill,
     };
+    pub use crate::arguments::{CallInput, SkillArg, SkillCall, drain};
     pub use crate::checks::*;
-    pub use crate::skill::{
-        CallInput, Io, SchemaRef, SkillArg, SkillCall, SkillFuture, SkillReturn, drain,
-    };
+    pub use crate::skill::{Io, SchemaRef, SkillFuture, SkillReturn};
     pub use schemars;
     pub use serde_json;
     pub use std::boxed::Box;

@@ -1,60 +1,17 @@
-//! What a skill handler takes and returns, and the glue the macros' generated code calls
-//! (through `__private`). The user guide, with the tables of types, is on `#[skill]` in `lib.rs`.
+//! What a skill handler returns (its reply or its error, [`SkillReturn`]) and the input and
+//! output types and modes its signature declares ([`Io`]), with the glue the macros' generated
+//! code calls (through `__private`). What it takes is in `arguments`. The user guide, with the
+//! tables of types, is on `#[skill]` in `lib.rs`.
 
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::context::SkillContext;
 use crate::file::File;
 use crate::schema::NamedSchema;
-
-/// The incoming message, as the dispatcher gives it to a skill.
-#[doc(hidden)] // Macro plumbing: reached by generated code through `__private`.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct SkillCall {
-    /// The input the message carries for the skill.
-    pub input: CallInput,
-    /// The message's files, in order.
-    pub files: Vec<File>,
-    /// The task, the context and the raw message.
-    pub context: SkillContext,
-}
-
-impl SkillCall {
-    /// A call with this input and context.
-    pub fn new(input: CallInput, context: SkillContext) -> Self {
-        SkillCall {
-            input,
-            files: Vec::new(),
-            context,
-        }
-    }
-
-    /// The same call, carrying these files.
-    pub fn with_files(mut self, files: Vec<File>) -> Self {
-        self.files = files;
-        self
-    }
-}
-
-/// The input of a call.
-#[doc(hidden)] // Macro plumbing: reached by generated code through `__private`.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum CallInput {
-    /// The message's text.
-    Text(String),
-    /// The data of the message's structured part (already validated against the schema).
-    Data(Value),
-    /// Nothing (already taken by an argument).
-    None,
-}
 
 /// A skill's answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -233,21 +190,6 @@ impl fmt::Debug for SchemaRef {
     }
 }
 
-/// A type a skill handler can take as an argument. See [`#[skill]`](macro@crate::skill) for the
-/// types that are.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be an argument of a skill",
-    label = "the dispatcher cannot produce this argument",
-    note = "a skill takes at most one input: a type deriving `a2a_card::Schema` and `serde::Deserialize`, `String`, `a2a_card::Input<T>`, or `serde_json::Value` (plain JSON); and optionally an `a2a_card::SkillContext` and the message's files (`a2a_card::File`, `Option<File>`, `Vec<File>`)"
-)]
-#[doc(hidden)] // Macro plumbing: reached by generated code through `__private`.
-pub trait SkillArg: Sized + Send {
-    /// The input this argument takes from the message.
-    const INPUT: Io;
-    /// Takes the argument from the call.
-    fn extract(call: &mut SkillCall) -> Result<Self, SkillError>;
-}
-
 /// A type a skill handler can return. See [`#[skill]`](macro@crate::skill) for the types that
 /// are.
 #[diagnostic::on_unimplemented(
@@ -261,105 +203,6 @@ pub trait SkillReturn {
     const OUTPUT: Io;
     /// Turns the value into an answer.
     fn into_reply(self) -> Result<Reply, SkillError>;
-}
-
-fn take_input(call: &mut SkillCall) -> CallInput {
-    std::mem::replace(&mut call.input, CallInput::None)
-}
-
-fn data<T: NamedSchema + DeserializeOwned>(value: Value) -> Result<T, SkillError> {
-    serde_json::from_value(value).map_err(|e| {
-        SkillError::Input(format!(
-            "the data does not fit schema `{}`: {e}",
-            T::SCHEMA_NAME
-        ))
-    })
-}
-
-impl<T: NamedSchema + DeserializeOwned + Send> SkillArg for T {
-    const INPUT: Io = Io::of::<T>(false);
-    fn extract(call: &mut SkillCall) -> Result<Self, SkillError> {
-        match take_input(call) {
-            CallInput::Data(value) => data(value),
-            _ => Err(SkillError::Input(format!(
-                "this skill takes structured data (application/json;schema={}), not text",
-                T::SCHEMA_NAME
-            ))),
-        }
-    }
-}
-
-impl<T: NamedSchema + DeserializeOwned + Send> SkillArg for Input<T> {
-    const INPUT: Io = Io::of::<T>(true);
-    fn extract(call: &mut SkillCall) -> Result<Self, SkillError> {
-        match take_input(call) {
-            CallInput::Text(text) => Ok(Input::Text(text)),
-            CallInput::Data(value) => data(value).map(Input::Data),
-            CallInput::None => Err(SkillError::Input("the message has no input".into())),
-        }
-    }
-}
-
-impl SkillArg for String {
-    const INPUT: Io = Io::TEXT;
-    fn extract(call: &mut SkillCall) -> Result<Self, SkillError> {
-        match take_input(call) {
-            CallInput::Text(text) => Ok(text),
-            _ => Err(SkillError::Input(
-                "this skill takes text (text/plain)".into(),
-            )),
-        }
-    }
-}
-
-/// Plain JSON: a data part without a schema media type (`application/json`, or none), as it
-/// is. The skill lists `application/json`.
-impl SkillArg for Value {
-    const INPUT: Io = Io::JSON;
-    fn extract(call: &mut SkillCall) -> Result<Self, SkillError> {
-        match take_input(call) {
-            CallInput::Data(value) => Ok(value),
-            _ => Err(SkillError::Input(
-                "this skill takes JSON data (application/json): send a data part".into(),
-            )),
-        }
-    }
-}
-
-impl SkillArg for SkillContext {
-    const INPUT: Io = Io {
-        context: true,
-        ..Io::NONE
-    };
-    fn extract(call: &mut SkillCall) -> Result<Self, SkillError> {
-        Ok(call.context.clone())
-    }
-}
-
-impl SkillArg for File {
-    const INPUT: Io = Io::FILES;
-    fn extract(call: &mut SkillCall) -> Result<Self, SkillError> {
-        if call.files.is_empty() {
-            return Err(SkillError::Input(
-                "this skill takes a file: attach one as a file part".into(),
-            ));
-        }
-        Ok(call.files.remove(0))
-    }
-}
-
-impl SkillArg for Option<File> {
-    const INPUT: Io = Io::FILES;
-    fn extract(call: &mut SkillCall) -> Result<Self, SkillError> {
-        Ok((!call.files.is_empty()).then(|| call.files.remove(0)))
-    }
-}
-
-impl SkillArg for Vec<File> {
-    const INPUT: Io = Io::FILES;
-    fn extract(call: &mut SkillCall) -> Result<Self, SkillError> {
-        Ok(std::mem::take(&mut call.files))
-    }
 }
 
 fn serialise<T: NamedSchema + Serialize>(value: &T) -> Result<Reply, SkillError> {
@@ -393,21 +236,6 @@ impl SkillReturn for File {
     fn into_reply(self) -> Result<Reply, SkillError> {
         Ok(Reply::File(self))
     }
-}
-
-/// Sends a streaming handler's items as they come, each turned into a reply by `reply` (what
-/// `#[skill]` calls for a handler that returns `impl Stream<Item = R>`, with
-/// `R::into_reply`).
-#[doc(hidden)]
-pub async fn drain<S, R>(
-    stream: S,
-    context: &SkillContext,
-    reply: fn(R) -> Result<Reply, SkillError>,
-) -> Result<Reply, SkillError>
-where
-    S: futures::Stream<Item = R> + Send,
-{
-    context.drain(stream, reply).await
 }
 
 impl SkillReturn for String {

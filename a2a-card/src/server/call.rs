@@ -661,6 +661,12 @@ impl From<Refusal> for Failure {
     }
 }
 
+impl From<super::limits::Limited> for Failure {
+    fn from(limited: super::limits::Limited) -> Self {
+        Failure::Refused(limited.into())
+    }
+}
+
 impl Failure {
     /// As an A2A error (a refusal with its code and `ErrorInfo`).
     pub(crate) fn into_error(self) -> A2AError {

@@ -9,7 +9,6 @@ use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::auth::Refusal;
 use super::store::Store;
 use crate::principal::Principal;
 
@@ -279,7 +278,7 @@ impl Limiter {
         caller: Option<&Principal>,
         peer: Option<Peer>,
         tenant: Option<&str>,
-    ) -> Result<(), Refusal> {
+    ) -> Result<(), Limited> {
         if let (Some(rate), Some(key)) = (self.limits.per_caller, Key::caller(caller, peer)) {
             self.count(&key, rate).await?;
         }
@@ -291,7 +290,7 @@ impl Limiter {
 
     /// One more hit of `key` at `rate`: shared by the replicas where the store counts, else
     /// here.
-    async fn count(&self, key: &Key<'_>, rate: Rate) -> Result<(), Refusal> {
+    async fn count(&self, key: &Key<'_>, rate: Rate) -> Result<(), Limited> {
         let now = now_ms();
         let window = millis(rate.window);
         let start = now - now % window;
@@ -318,7 +317,7 @@ impl Limiter {
         peer: Option<Peer>,
         tenant: Option<&str>,
         skill: &str,
-    ) -> Result<Permits, Refusal> {
+    ) -> Result<Permits, Limited> {
         let mut wanted: Vec<(u64, usize)> = Vec::new();
         if let (Some(max), Some(key)) = (self.limits.running_per_caller, Key::caller(caller, peer))
         {
@@ -355,7 +354,7 @@ impl Limiter {
 
     /// Whether the client at `peer` may try its credentials: the refusal once it failed too
     /// often in this window.
-    pub(crate) fn may_log_in(&self, peer: Option<Peer>) -> Result<(), Refusal> {
+    pub(crate) fn may_log_in(&self, peer: Option<Peer>) -> Result<(), Limited> {
         let (Some(rate), Some(Peer(addr))) = (self.limits.failed_logins, peer) else {
             return Ok(());
         };
@@ -380,10 +379,18 @@ impl Limiter {
     }
 }
 
+/// A call over one of the agent's limits, refused (`429`): to be tried again in `retry_after`
+/// seconds.
+#[derive(Debug, Clone)]
+pub(crate) struct Limited {
+    pub(crate) retry_after: u64,
+    pub(crate) message: String,
+}
+
 /// The refusal of a call over a limit of `what`, to be tried again in `ms` milliseconds.
-fn limited(ms: i64, what: &str) -> Refusal {
+fn limited(ms: i64, what: &str) -> Limited {
     let retry_after = u64::try_from(ms.max(1)).unwrap_or(1).div_ceil(1_000).max(1);
-    Refusal::Limited {
+    Limited {
         retry_after,
         message: format!(
             "too many {what}: this agent's limit is reached; try again in {retry_after} s"
@@ -447,8 +454,7 @@ mod tests {
         for _ in 0..3 {
             assert!(limiter.request(Some(&alice), None, None).await.is_ok());
         }
-        let Err(Refusal::Limited { retry_after, .. }) =
-            limiter.request(Some(&alice), None, None).await
+        let Err(Limited { retry_after, .. }) = limiter.request(Some(&alice), None, None).await
         else {
             panic!("the fourth is refused")
         };

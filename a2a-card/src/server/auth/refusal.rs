@@ -11,6 +11,7 @@ use axum::response::Response;
 
 use super::{Guard, UNAUTHENTICATED, UNAUTHORIZED};
 use crate::principal::Principal;
+use crate::server::limits::Limited;
 
 /// What the authentication layer found for a request: put in the request's extensions for
 /// the binding, which builds its call's context from it.
@@ -58,7 +59,13 @@ pub(crate) enum Refusal {
     Unavailable,
     /// Over one of the agent's [limits](crate::server::Limits) (`429`): try again in
     /// `retry_after` seconds.
-    Limited { retry_after: u64, message: String },
+    Limited(Limited),
+}
+
+impl From<Limited> for Refusal {
+    fn from(limited: Limited) -> Self {
+        Refusal::Limited(limited)
+    }
 }
 
 impl Refusal {
@@ -68,7 +75,7 @@ impl Refusal {
             Refusal::Unauthenticated { .. } => "unauthenticated",
             Refusal::Forbidden { .. } => "forbidden",
             Refusal::Unavailable => "unavailable",
-            Refusal::Limited { .. } => "rate_limited",
+            Refusal::Limited(_) => "rate_limited",
         }
     }
 
@@ -77,7 +84,7 @@ impl Refusal {
             Refusal::Unauthenticated { .. } => StatusCode::UNAUTHORIZED,
             Refusal::Forbidden { .. } => StatusCode::FORBIDDEN,
             Refusal::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
-            Refusal::Limited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Refusal::Limited(_) => StatusCode::TOO_MANY_REQUESTS,
         }
     }
 
@@ -110,7 +117,7 @@ impl Refusal {
                 "the credentials cannot be checked now; try again later",
                 &[],
             ),
-            Refusal::Limited { message, .. } => (
+            Refusal::Limited(Limited { message, .. }) => (
                 super::RATE_LIMITED,
                 "RATE_LIMITED",
                 "RESOURCE_EXHAUSTED",
@@ -124,7 +131,7 @@ impl Refusal {
     fn retry_after(&self) -> Option<u64> {
         match self {
             Refusal::Unavailable => Some(5),
-            Refusal::Limited { retry_after, .. } => Some(*retry_after),
+            Refusal::Limited(Limited { retry_after, .. }) => Some(*retry_after),
             _ => None,
         }
     }
@@ -204,7 +211,7 @@ impl Refusal {
             Refusal::Unauthenticated { .. } => tonic::Code::Unauthenticated,
             Refusal::Forbidden { .. } => tonic::Code::PermissionDenied,
             Refusal::Unavailable => tonic::Code::Unavailable,
-            Refusal::Limited { .. } => tonic::Code::ResourceExhausted,
+            Refusal::Limited(_) => tonic::Code::ResourceExhausted,
         };
         let (.., message, challenges) = self.parts();
         let mut metadata = tonic::metadata::MetadataMap::new();

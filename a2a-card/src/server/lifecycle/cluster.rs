@@ -13,10 +13,11 @@ use futures::StreamExt;
 use futures::stream::{self, BoxStream};
 use tokio::sync::broadcast;
 
+use super::answers::{deliver, hand_over};
+use super::decide;
 use super::log::Tracked;
 use super::recorder::{Recorder, Write};
 use super::run::status;
-use super::{decide, hand_over};
 use crate::dispatch::Decision;
 use crate::server::push::{Delivery, ends};
 use crate::server::store::{Change, Event, EventLog, Store, status_update};
@@ -156,13 +157,12 @@ pub(super) fn hear(
                 let answer = super::answer_of(call);
                 if let Some((tracked, message, answer, waiting)) =
                     recorder.mailbox.keep(&recorder, &task, *message, answer)
-                    && let Err(e) =
-                        super::deliver(&recorder, &tracked, message, answer, waiting).await
+                    && let Err(e) = deliver(&recorder, &tracked, message, answer, waiting).await
                 {
                     tracing::warn!(task = %task, "a forwarded answer was not handed over: {}", e.message);
                 }
             } else if let Some(tracked) = recorder.live.get(&task)
-                && let Ok(waiting) = tracked.take_waiting()
+                && let Ok(waiting) = tracked.stage.take_waiting()
                 && let Err(e) = hand_over(&recorder, &tracked, *message, call, waiting).await
             {
                 tracing::warn!(task = %task, "a forwarded answer was not handed over: {}", e.message);
@@ -202,7 +202,7 @@ async fn cancelled(recorder: &Recorder, id: &str) {
     {
         let event = status(&tracked, TaskState::Canceled, None);
         recorder.record_as(&tracked, event, Write::Skip).await;
-        tracked.stop();
+        tracked.stage.stop();
         recorder.live.finished(&tracked);
     }
 }

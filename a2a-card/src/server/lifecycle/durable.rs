@@ -40,7 +40,7 @@ pub(super) fn open(
 /// What a run of a task again needs (see [`Lifecycle::prepare`]).
 struct Prepared {
     skill: usize,
-    call: crate::skill::SkillCall,
+    call: crate::arguments::SkillCall,
     journal: Journal<Answer>,
     /// The W3C trace context of its first run.
     trace: Vec<(String, String)>,

@@ -224,7 +224,7 @@ pub(crate) struct Tracked {
     /// What the task counts in the agent's limits of running tasks, until it ends.
     permits: Mutex<Option<Permits>>,
     /// Where the task stands with its handler (see [`Stage`](super::stage::Stage)).
-    pub(super) stage: Mutex<super::stage::Stage>,
+    pub(super) stage: super::stage::Stage,
 }
 
 /// A task observed by the telemetry: its span (closed at its final state), its skill, and
@@ -286,7 +286,7 @@ impl Tracked {
             observed: Mutex::new(None),
             noted: AtomicBool::new(false),
             permits: Mutex::new(None),
-            stage: Mutex::default(),
+            stage: Default::default(),
         }
     }
 

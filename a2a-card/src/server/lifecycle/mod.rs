@@ -18,11 +18,15 @@
 //!    order, at the reader's own pace.
 //!
 //! One file per concern: [`checks`] (what a request must hold), [`recorder`] (where events
-//! go), [`log`] (the tasks followed here and their logs), [`run`] (the skills' runs),
-//! [`cluster`] (what the processes that share a store tell each other), [`handler`] (each
-//! operation of a call answered); this file holds the turns: a task created, an answer handed
-//! over, a stream or a subscription begun.
+//! go), [`log`] (the tasks followed here and their logs), [`stage`] (where a task stands with
+//! its handler: not run here, running, waiting for an answer; every way between them),
+//! [`run`] (the skills' runs: a handler's events made task events), [`answers`] (an answer
+//! handed to the handler that asked, forwarded, or kept for a takeover), [`durable`] (durable
+//! skills' journals and takeovers), [`cluster`] (what the processes that share a store tell
+//! each other), [`handler`] (each operation of a call answered); this file holds the turns: a
+//! task created, a stream or a subscription begun.
 
+mod answers;
 mod checks;
 mod cluster;
 mod durable;
@@ -41,9 +45,7 @@ use futures::StreamExt;
 use futures::stream;
 
 use crate::agent::Agent;
-use crate::context::Answer;
 use crate::dispatch::{Decision, Dispatcher, SKILL_EXTENSION_URI};
-use crate::skill::CallInput;
 
 use super::auth::Guard;
 use super::call::{Context, Extensions, Failure, NumberedStream};
@@ -52,14 +54,14 @@ use super::limits::Limiter;
 use super::message::{has_files, message_json, split_files};
 use super::push::{Delivery, Webhooks};
 use super::store::{Logged, Place, Store};
+use answers::answer_of;
 use checks::{check_message, finished, log_gone};
-use cluster::{Cluster, follow_log, hear, mirror, post_recovered};
+use cluster::{Cluster, follow_log, hear, post_recovered};
 pub(crate) use handler::Calls;
 pub use log::FinishedLogs;
 use log::{Live, Tracked, Until};
 use recorder::Recorder;
 use run::status;
-use stage::{NotWaiting, Waiting};
 
 /// What the handler is built from (see [`Server`](super::Server)).
 pub(crate) struct Parts {
@@ -228,8 +230,9 @@ impl<A: Agent> Lifecycle<A> {
     /// from the store instead.
     fn current(&self, id: &str) -> Option<Arc<Tracked>> {
         let tracked = self.recorder.live.get(id)?;
-        let current =
-            self.recorder.log.is_none() || tracked.runs_here() || tracked.state().is_terminal();
+        let current = self.recorder.log.is_none()
+            || tracked.stage.runs_here()
+            || tracked.state().is_terminal();
         current.then_some(tracked)
     }
 
@@ -417,100 +420,6 @@ impl<A: Agent> Lifecycle<A> {
         Ok(Turn { tracked, task, seq })
     }
 
-    /// The caller's answer to the question of task `id`, handed to the handler that asked.
-    async fn resume(
-        &self,
-        req: SendMessageRequest,
-        id: &str,
-        config: Option<TaskPushNotificationConfig>,
-    ) -> Result<Turn, A2AError> {
-        // Structured input on an existing task is refused whatever its state (the
-        // extension's rule 5), before anything else is said of the task.
-        let call = match self.decide(&req.message, Some(id))? {
-            Decision::FollowUp(call) => call,
-            Decision::Reject(e) => return Err(dispatch_error(&e)),
-            Decision::Run { .. } => {
-                return Err(A2AError::internal("an answer was taken for a new message"));
-            }
-        };
-        let tracked = match self.current(id) {
-            Some(tracked) => tracked,
-            None => {
-                // A copy followed here may be behind the store: the task is read again.
-                if let Some(stale) = self.recorder.live.get(id) {
-                    self.recorder.live.forget(&stale);
-                }
-                self.track_stored(id).await?
-            }
-        };
-        if tracked.state().is_terminal() {
-            return Err(finished(id));
-        }
-        if let Some(requested) = req.message.context_id.as_deref()
-            && requested != tracked.context
-        {
-            return Err(A2AError::invalid_params(format!(
-                "contextId `{requested}` does not match task `{id}`, which belongs to context `{}`",
-                tracked.context
-            )));
-        }
-        let message = req.message;
-        self.keep_webhook(id, config, false).await?;
-        let waiting = match tracked.take_waiting() {
-            Ok(waiting) => waiting,
-            Err(NotWaiting::Working) => {
-                return Err(A2AError::invalid_request(format!(
-                    "task `{id}` is working and has not asked for input; wait for it to ask (input-required) before answering"
-                )));
-            }
-            // Another replica may run the handler that asked: the answer goes there.
-            Err(NotWaiting::Gone) => {
-                // Another replica may run the handler that asked: the answer goes there (and,
-                // for a durable task whose process stopped, to the one that takes it over).
-                if let Some(turn) = self.forward_answer(&tracked, &message).await? {
-                    return Ok(turn);
-                }
-                // A durable task whose process stopped while it waited: this process takes it
-                // over once that one's lease runs out, and hands its handler the answer then.
-                if self.durable(id).await {
-                    if !log::asks(&tracked.state()) {
-                        return Err(A2AError::invalid_request(format!(
-                            "task `{id}` is working and has not asked for input; wait for it to ask (input-required) before answering"
-                        )));
-                    }
-                    let (_, asked) = tracked.snapshot();
-                    let answer = answer_of(call);
-                    if let Some((tracked, message, answer, waiting)) =
-                        self.recorder
-                            .mailbox
-                            .keep(&self.recorder, id, message, answer)
-                    {
-                        // Taken over meanwhile, and asking again.
-                        let (task, seq) =
-                            deliver(&self.recorder, &tracked, message, answer, waiting).await?;
-                        return Ok(Turn { tracked, task, seq });
-                    }
-                    // Answered once the handler has it (or, should no process take the task
-                    // over, the task as it is after a while).
-                    let _ = tokio::time::timeout(TAKEOVER, tracked.wait_beyond(asked)).await;
-                    let (task, seq) = tracked.snapshot();
-                    return Ok(Turn { tracked, task, seq });
-                }
-                tracked.edit(|task| join(task, &message));
-                let (task, seq) = tracked.snapshot();
-                let why = format!(
-                    "task `{id}` was waiting for input, but the handler that asked is no longer running (the agent restarted since); start a new task"
-                );
-                let event = status(&tracked, TaskState::Failed, Some(why));
-                self.recorder.record(&tracked, event).await;
-                self.recorder.live.finished(&tracked);
-                return Ok(Turn { tracked, task, seq });
-            }
-        };
-        let (task, seq) = hand_over(&self.recorder, &tracked, message, call, waiting).await?;
-        Ok(Turn { tracked, task, seq })
-    }
-
     /// Follows task `id`, which this process does not run, from the store: as its log has
     /// it where the store keeps one (so that its events keep the numbers the replica that
     /// runs it gave them).
@@ -538,58 +447,6 @@ impl<A: Agent> Lifecycle<A> {
             tracked.record_at(seq, event);
         }
         Ok(tracked)
-    }
-
-    /// Sends the caller's answer to the replica whose handler asked (Postgres), and follows
-    /// the task here through the store's log, as a mirror: this replica's readers see its
-    /// events, with their numbers, as they are logged there. The turn begins with the first
-    /// of them (the handler taking the answer). `None` when the answer cannot go to another
-    /// process (alone on the store, or a store that carries no answers or keeps no log).
-    async fn forward_answer(
-        &self,
-        tracked: &Arc<Tracked>,
-        message: &Message,
-    ) -> Result<Option<Turn>, A2AError> {
-        let (Some(log), Some(wake)) = (&self.recorder.log, self.cluster.wake()) else {
-            return Ok(None);
-        };
-        // Followed from before the answer goes, so that no event of the task is missed.
-        let (_, after) = tracked.snapshot();
-        if !self.cluster.forward(&tracked.id, message).await? {
-            return Ok(None);
-        }
-        // The question and the answer join the conversation here as on the replica that
-        // asked (the log carries events, not the caller's messages).
-        tracked.edit(|task| join(task, message));
-        mirror(
-            Arc::clone(&self.recorder),
-            Arc::clone(tracked),
-            follow_log(
-                Arc::clone(log),
-                Some(wake),
-                tracked.id.clone(),
-                after,
-                Vec::new(),
-            ),
-        );
-        // Bounded: should the replica that took the answer not move the task on (it stopped,
-        // or this follower hears nothing of it), the caller gets the task as it is.
-        let _ = tokio::time::timeout(TAKEOVER, tracked.wait_beyond(after)).await;
-        let (task, seq) = tracked.snapshot();
-        Ok(Some(Turn {
-            tracked: Arc::clone(tracked),
-            task,
-            seq,
-        }))
-    }
-
-    /// Whether task `id` is a durable skill's, with a journal this process can run it again
-    /// from.
-    async fn durable(&self, id: &str) -> bool {
-        let Some(log) = self.recorder.journals() else {
-            return false;
-        };
-        log.read_journal(id).await.is_ok_and(|j| !j.is_empty())
     }
 
     /// The dispatcher's decision on `message`, for a new task or (`existing`) an answer.
@@ -707,7 +564,7 @@ impl Halt {
     /// Whether a handler whose task only this process can finish is at work (a skill that is
     /// not durable here, not waiting for an answer).
     pub(crate) fn busy(&self) -> bool {
-        self.recorder.live.all().iter().any(|t| t.busy())
+        self.recorder.live.all().iter().any(|t| t.stage.busy())
     }
 
     /// Stops every handler that runs here: a durable skill's is dropped, its task left as
@@ -715,10 +572,10 @@ impl Halt {
     /// that the agent shut down ([`SHUT_DOWN`](super::SHUT_DOWN)).
     pub(crate) async fn stop(&self) {
         for tracked in self.recorder.live.all() {
-            let Some(durable) = tracked.handler() else {
+            let Some(durable) = tracked.stage.handler() else {
                 continue;
             };
-            tracked.stop();
+            tracked.stage.stop();
             if durable || tracked.state().is_terminal() {
                 continue;
             }
@@ -728,83 +585,6 @@ impl Halt {
             self.recorder.live.finished(&tracked);
         }
     }
-}
-
-/// How long a caller whose answer waits for a durable task to be taken over waits for it at
-/// most (the lease of the process that stopped, by default 10 s, and the replay).
-const TAKEOVER: Duration = Duration::from_secs(120);
-
-/// The question the task asked (its status message, while it waits), then `answer`, join the
-/// task's conversation.
-fn join(task: &mut Task, answer: &Message) {
-    let history = task.history.get_or_insert_with(Vec::new);
-    if log::asks(&task.status.state)
-        && let Some(question) = task.status.message.take()
-    {
-        history.push(question);
-    }
-    history.push(answer.clone());
-}
-
-/// Hands the caller's answer (`message`, as the dispatcher read it into `call`) to the
-/// handler `waiting` for it: the answer joins the history, the task goes `working`. The task
-/// then, and that state's number.
-async fn hand_over(
-    recorder: &Arc<Recorder>,
-    tracked: &Arc<Tracked>,
-    message: Message,
-    call: crate::skill::SkillCall,
-    waiting: Waiting,
-) -> Result<(Task, u64), A2AError> {
-    deliver(recorder, tracked, message, answer_of(call), waiting).await
-}
-
-/// Hands `answer` (the caller's `message`) to the handler `waiting` for it: see
-/// [`hand_over`]. A durable handler's answer is journaled first; when the store does not
-/// keep it, the handler waits on and the caller is told (nothing is acknowledged that a
-/// restart could lose).
-async fn deliver(
-    recorder: &Arc<Recorder>,
-    tracked: &Arc<Tracked>,
-    message: Message,
-    answer: Answer,
-    waiting: Waiting,
-) -> Result<(Task, u64), A2AError> {
-    if let Some((journal, n)) = &waiting.journal {
-        let entry = crate::journal::Entry::Answer {
-            message: Box::new(message.clone()),
-        };
-        if let Err(why) = journal.write_at(*n, entry).await {
-            if tracked.wait_again(waiting) {
-                run::withdraw_unanswered(recorder, tracked, None);
-            }
-            return Err(A2AError::internal(format!(
-                "the answer to task `{}` could not be kept (the task store did not write it: {why}); the task still waits for it: send it again",
-                tracked.id
-            )));
-        }
-    }
-    tracked.edit(|task| join(task, &message));
-    recorder
-        .record(tracked, status(tracked, TaskState::Working, None))
-        .await;
-    let snapshot = tracked.snapshot();
-    // A handler dropped meanwhile (cancelled) leaves nothing to resume.
-    let _ = waiting.answer.send(answer);
-    Ok(snapshot)
-}
-
-/// The answer a handler gets from the follow-up `call` dispatch made of the caller's message.
-fn answer_of(call: crate::skill::SkillCall) -> Answer {
-    let (text, data) = match call.input {
-        CallInput::Text(text) => (text, None),
-        CallInput::Data(data) => (String::new(), Some(data)),
-        _ => (String::new(), None),
-    };
-    let mut answer = Answer::new(text, data);
-    answer.files = call.files;
-    answer.message = call.context.message;
-    answer
 }
 
 /// The dispatcher's decision on `message`, for a new task or (`existing`) an answer.

@@ -153,7 +153,7 @@ impl Recorder {
         tracked.break_off(A2AError::internal(format!(
             "task `{id}` could not be stored as it went on (the task store refused the write: another process took the task over or cancelled it, or the store is unreachable); nothing of it was kept that the store does not have: GetTask answers the task as stored"
         )));
-        tracked.stop();
+        tracked.stage.stop();
         self.live.forget(tracked);
         if let Some(log) = self.log.clone() {
             tokio::spawn(async move {

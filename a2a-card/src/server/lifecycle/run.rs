@@ -17,10 +17,11 @@ use futures::{FutureExt, StreamExt};
 use serde_json::Value;
 
 use crate::agent::Agent;
+use crate::arguments::SkillCall;
 use crate::context::{Answer, Event};
 use crate::file::{File, FileContent};
 use crate::schema::SchemaMode;
-use crate::skill::{Reply, SkillCall, SkillError};
+use crate::skill::{Reply, SkillError};
 
 use super::Recorder;
 use super::log::{Tracked, lock};
@@ -189,7 +190,7 @@ impl Mailbox {
     ) -> Option<(Arc<Tracked>, Message, Answer, Waiting)> {
         let mut kept = lock(&self.0);
         if let Some(tracked) = recorder.live.get(task)
-            && let Ok(waiting) = tracked.take_waiting()
+            && let Ok(waiting) = tracked.stage.take_waiting()
         {
             return Some((tracked, message, answer, waiting));
         }
@@ -253,7 +254,9 @@ pub(crate) fn start<A: Agent>(
     };
     let (link, events) = call.context.link(skill_id, EVENT_BUFFER, journal.clone());
     let (abort, aborted) = oneshot::channel::<()>();
-    tracked.start(Handler::new(abort, link.clone(), journal));
+    tracked
+        .stage
+        .start(Handler::new(abort, link.clone(), journal));
     let task = tracked.id.clone();
     let parent = tracked.span().unwrap_or_else(tracing::Span::current);
     let span = super::super::telemetry::skill_span(&parent, skill_id);
@@ -361,7 +364,7 @@ async fn drive(
                 answer,
                 entry,
             } => {
-                if !tracked.ask(Waiter::new(answer, entry)) {
+                if !tracked.stage.ask(Waiter::new(answer, entry)) {
                     break;
                 }
                 // The question the task was waiting on when its process stopped: it waits on,
@@ -377,9 +380,10 @@ async fn drive(
                 if pending {
                     // An answer that came while no process ran the handler.
                     if let Some((message, answer)) = recorder.mailbox.take(&tracked.id, asked_at)
-                        && let Ok(waiting) = tracked.take_waiting()
+                        && let Ok(waiting) = tracked.stage.take_waiting()
                         && let Err(e) =
-                            super::deliver(&recorder, &tracked, message, answer, waiting).await
+                            super::answers::deliver(&recorder, &tracked, message, answer, waiting)
+                                .await
                     {
                         tracing::warn!(task = %tracked.id, "a kept answer was not handed over: {}", e.message);
                     }
@@ -402,7 +406,7 @@ async fn drive(
                 outcome,
                 artifact_id,
             } => {
-                tracked.ended();
+                tracked.stage.ended();
                 let mut diverged_at_end = None;
                 for id in std::mem::take(&mut open) {
                     match replay.meets(|| Sent::Close { id: id.clone() }) {
@@ -471,7 +475,7 @@ fn chunk(id: &str, part: &Part, append: bool, last: bool) -> Sent {
 /// fails saying why, and the handler is dropped.
 async fn diverged(recorder: &Recorder, tracked: &Arc<Tracked>, why: String) {
     tracing::warn!(task = %tracked.id, "{why}");
-    tracked.stop();
+    tracked.stage.stop();
     let event = status(tracked, TaskState::Failed, Some(why));
     recorder.record(tracked, event).await;
 }
@@ -516,7 +520,7 @@ pub(crate) fn withdraw_unanswered(
         let Some(tracked) = weak.upgrade() else {
             return;
         };
-        if !tracked.withdraw() {
+        if !tracked.stage.withdraw() {
             return;
         }
         let why = format!(
@@ -527,7 +531,7 @@ pub(crate) fn withdraw_unanswered(
         recorder.record(&tracked, event).await;
         recorder.live.finished(&tracked);
     });
-    tracked.arm(timer.abort_handle());
+    tracked.stage.arm(timer.abort_handle());
 }
 
 /// A duration as a message says it: `24 h`, `90 s`, `250 ms`.

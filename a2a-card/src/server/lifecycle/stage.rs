@@ -1,6 +1,6 @@
 //! Where a task followed here stands with its handler: the one place that says whether its
 //! handler runs in this process, waits there for the caller's answer, or does not run here,
-//! and every way from one to another ([`Tracked`]'s methods below).
+//! and every way from one to another ([`Stage`]'s methods, each one step below).
 //!
 //! ```text
 //!              start                      ask
@@ -18,22 +18,25 @@
 //!   (`input-required`, `auth-required`), with the timer that withdraws the question if no
 //!   answer comes in time.
 //!
-//! Whether the task ended is its state ([`Tracked::state`]); what it did is its log.
+//! Whether the task ended is its state; what it did is its log (both in `log`, beside this).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use futures::channel::oneshot;
 
 use crate::context::{Answer, LinkHandle};
 
-use super::log::{Tracked, lock};
-
 /// A durable handler's journal.
 pub(crate) type Journal = crate::journal::Journal<Answer>;
 
-/// Where a task followed here stands with its handler (see the [module docs](self)).
+/// Where a task followed here stands with its handler (see the [module docs](self)), and the
+/// way from one stage to another.
 #[derive(Default)]
-pub(crate) enum Stage {
+pub(crate) struct Stage(Mutex<Standing>);
+
+/// The stages.
+#[derive(Default)]
+enum Standing {
     /// No handler of the task runs here.
     #[default]
     Followed,
@@ -114,15 +117,15 @@ pub(crate) enum NotWaiting {
     Working,
 }
 
-impl Tracked {
-    fn stage(&self) -> std::sync::MutexGuard<'_, Stage> {
-        lock(&self.stage)
+impl Stage {
+    fn stage(&self) -> MutexGuard<'_, Standing> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The handler of the task runs here from now on (`Followed` → `Running`).
     pub(crate) fn start(&self, handler: Handler) {
-        if let Stage::Running(old) | Stage::Waiting(old, _) =
-            std::mem::replace(&mut *self.stage(), Stage::Running(handler))
+        if let Standing::Running(old) | Standing::Waiting(old, _) =
+            std::mem::replace(&mut *self.stage(), Standing::Running(handler))
         {
             old.stop();
         }
@@ -130,38 +133,38 @@ impl Tracked {
 
     /// Whether a handler of the task runs here (at work or waiting).
     pub(crate) fn runs_here(&self) -> bool {
-        !matches!(*self.stage(), Stage::Followed)
+        !matches!(*self.stage(), Standing::Followed)
     }
 
     /// Whether a handler runs here and, if so, whether it keeps a journal (a durable skill's,
     /// which another process can take over).
     pub(crate) fn handler(&self) -> Option<bool> {
         match &*self.stage() {
-            Stage::Followed => None,
-            Stage::Running(h) | Stage::Waiting(h, _) => Some(h.journal.is_some()),
+            Standing::Followed => None,
+            Standing::Running(h) | Standing::Waiting(h, _) => Some(h.journal.is_some()),
         }
     }
 
     /// Whether a handler whose task no other process can take over (one that keeps no
     /// journal) is at work here: not waiting for an answer.
     pub(crate) fn busy(&self) -> bool {
-        matches!(&*self.stage(), Stage::Running(h) if h.journal.is_none())
+        matches!(&*self.stage(), Standing::Running(h) if h.journal.is_none())
     }
 
     /// The handler asks (`Running` → `Waiting`); `false` when it runs here no more.
     pub(crate) fn ask(&self, waiter: Waiter) -> bool {
         let mut stage = self.stage();
         match std::mem::take(&mut *stage) {
-            Stage::Running(handler) => {
-                *stage = Stage::Waiting(handler, waiter);
+            Standing::Running(handler) => {
+                *stage = Standing::Waiting(handler, waiter);
                 true
             }
-            Stage::Waiting(handler, mut old) => {
+            Standing::Waiting(handler, mut old) => {
                 old.disarm();
-                *stage = Stage::Waiting(handler, waiter);
+                *stage = Standing::Waiting(handler, waiter);
                 true
             }
-            Stage::Followed => false,
+            Standing::Followed => false,
         }
     }
 
@@ -169,7 +172,7 @@ impl Tracked {
     /// once when it waits no more.
     pub(crate) fn arm(&self, expiry: tokio::task::AbortHandle) {
         match &mut *self.stage() {
-            Stage::Waiting(_, waiter) => {
+            Standing::Waiting(_, waiter) => {
                 waiter.disarm();
                 waiter.expiry = Some(expiry);
             }
@@ -182,20 +185,20 @@ impl Tracked {
     pub(crate) fn take_waiting(&self) -> Result<Waiting, NotWaiting> {
         let mut stage = self.stage();
         match std::mem::take(&mut *stage) {
-            Stage::Waiting(handler, mut waiter) => {
+            Standing::Waiting(handler, mut waiter) => {
                 waiter.disarm();
                 let journal = handler.journal.clone().zip(waiter.entry);
-                *stage = Stage::Running(handler);
+                *stage = Standing::Running(handler);
                 Ok(Waiting {
                     answer: waiter.answer,
                     journal,
                 })
             }
-            Stage::Running(handler) => {
-                *stage = Stage::Running(handler);
+            Standing::Running(handler) => {
+                *stage = Standing::Running(handler);
                 Err(NotWaiting::Working)
             }
-            Stage::Followed => Err(NotWaiting::Gone),
+            Standing::Followed => Err(NotWaiting::Gone),
         }
     }
 
@@ -212,7 +215,7 @@ impl Tracked {
     pub(crate) fn withdraw(&self) -> bool {
         let mut stage = self.stage();
         match std::mem::take(&mut *stage) {
-            Stage::Waiting(handler, _) => {
+            Standing::Waiting(handler, _) => {
                 handler.stop();
                 true
             }
@@ -226,9 +229,9 @@ impl Tracked {
     /// Stops the handler of the task, if it runs here (→ `Followed`).
     pub(crate) fn stop(&self) {
         match std::mem::take(&mut *self.stage()) {
-            Stage::Followed => {}
-            Stage::Running(handler) => handler.stop(),
-            Stage::Waiting(handler, mut waiter) => {
+            Standing::Followed => {}
+            Standing::Running(handler) => handler.stop(),
+            Standing::Waiting(handler, mut waiter) => {
                 waiter.disarm();
                 handler.stop();
             }
@@ -237,7 +240,7 @@ impl Tracked {
 
     /// The handler returned (→ `Followed`): nothing of it is left to stop.
     pub(crate) fn ended(&self) {
-        if let Stage::Waiting(_, mut waiter) = std::mem::take(&mut *self.stage()) {
+        if let Standing::Waiting(_, mut waiter) = std::mem::take(&mut *self.stage()) {
             waiter.disarm();
         }
     }

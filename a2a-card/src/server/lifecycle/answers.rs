@@ -1,0 +1,253 @@
+//! Answers to a task's questions: the caller's message handed to the handler that asked, here
+//! ([`hand_over`]); forwarded to the replica that runs it; or, for a durable task whose process
+//! stopped, kept for the process that takes it over.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use a2a::*;
+
+use super::log::{self, Tracked};
+use super::recorder::Recorder;
+use super::run::status;
+use super::stage::{NotWaiting, Waiting};
+use super::{
+    Lifecycle, Turn,
+    checks::finished,
+    cluster::{follow_log, mirror},
+};
+use crate::agent::Agent;
+use crate::arguments::{CallInput, SkillCall};
+use crate::context::Answer;
+use crate::dispatch::Decision;
+use crate::server::errors::dispatch_error;
+
+impl<A: Agent> Lifecycle<A> {
+    /// The caller's answer to the question of task `id`, handed to the handler that asked.
+    pub(super) async fn resume(
+        &self,
+        req: SendMessageRequest,
+        id: &str,
+        config: Option<TaskPushNotificationConfig>,
+    ) -> Result<Turn, A2AError> {
+        // Structured input on an existing task is refused whatever its state (the
+        // extension's rule 5), before anything else is said of the task.
+        let call = match self.decide(&req.message, Some(id))? {
+            Decision::FollowUp(call) => call,
+            Decision::Reject(e) => return Err(dispatch_error(&e)),
+            Decision::Run { .. } => {
+                return Err(A2AError::internal("an answer was taken for a new message"));
+            }
+        };
+        let tracked = match self.current(id) {
+            Some(tracked) => tracked,
+            None => {
+                // A copy followed here may be behind the store: the task is read again.
+                if let Some(stale) = self.recorder.live.get(id) {
+                    self.recorder.live.forget(&stale);
+                }
+                self.track_stored(id).await?
+            }
+        };
+        if tracked.state().is_terminal() {
+            return Err(finished(id));
+        }
+        if let Some(requested) = req.message.context_id.as_deref()
+            && requested != tracked.context
+        {
+            return Err(A2AError::invalid_params(format!(
+                "contextId `{requested}` does not match task `{id}`, which belongs to context `{}`",
+                tracked.context
+            )));
+        }
+        let message = req.message;
+        self.keep_webhook(id, config, false).await?;
+        let waiting = match tracked.stage.take_waiting() {
+            Ok(waiting) => waiting,
+            Err(NotWaiting::Working) => return Err(not_asked(id)),
+            Err(NotWaiting::Gone) => return self.answer_elsewhere(tracked, message, call).await,
+        };
+        let (task, seq) = hand_over(&self.recorder, &tracked, message, call, waiting).await?;
+        Ok(Turn { tracked, task, seq })
+    }
+
+    /// The caller's answer to the question of task `tracked`, whose handler does not run here:
+    /// forwarded to the replica that runs it; for a durable task whose process stopped while it
+    /// waited, kept for the process that takes it over (this one, once that one's lease runs
+    /// out), the caller answered once the handler has it, or with the task as it is after
+    /// [`TAKEOVER`]; any other task fails, its handler gone with its process.
+    async fn answer_elsewhere(
+        &self,
+        tracked: Arc<Tracked>,
+        message: Message,
+        call: SkillCall,
+    ) -> Result<Turn, A2AError> {
+        let id = tracked.id.clone();
+        if let Some(turn) = self.forward_answer(&tracked, &message).await? {
+            return Ok(turn);
+        }
+        if !self.durable(&id).await {
+            tracked.edit(|task| join(task, &message));
+            let (task, seq) = tracked.snapshot();
+            let why = format!(
+                "task `{id}` was waiting for input, but the handler that asked is no longer running (the agent restarted since); start a new task"
+            );
+            let event = status(&tracked, TaskState::Failed, Some(why));
+            self.recorder.record(&tracked, event).await;
+            self.recorder.live.finished(&tracked);
+            return Ok(Turn { tracked, task, seq });
+        }
+        if !log::asks(&tracked.state()) {
+            return Err(not_asked(&id));
+        }
+        let (_, asked) = tracked.snapshot();
+        let kept = self
+            .recorder
+            .mailbox
+            .keep(&self.recorder, &id, message, answer_of(call));
+        if let Some((tracked, message, answer, waiting)) = kept {
+            // Taken over meanwhile, and asking again.
+            let (task, seq) = deliver(&self.recorder, &tracked, message, answer, waiting).await?;
+            return Ok(Turn { tracked, task, seq });
+        }
+        let _ = tokio::time::timeout(TAKEOVER, tracked.wait_beyond(asked)).await;
+        let (task, seq) = tracked.snapshot();
+        Ok(Turn { tracked, task, seq })
+    }
+
+    /// Sends the caller's answer to the replica whose handler asked (Postgres), and follows
+    /// the task here through the store's log, as a mirror: this replica's readers see its
+    /// events, with their numbers, as they are logged there. The turn begins with the first
+    /// of them (the handler taking the answer). `None` when the answer cannot go to another
+    /// process (alone on the store, or a store that carries no answers or keeps no log).
+    async fn forward_answer(
+        &self,
+        tracked: &Arc<Tracked>,
+        message: &Message,
+    ) -> Result<Option<Turn>, A2AError> {
+        let (Some(log), Some(wake)) = (&self.recorder.log, self.cluster.wake()) else {
+            return Ok(None);
+        };
+        // Followed from before the answer goes, so that no event of the task is missed.
+        let (_, after) = tracked.snapshot();
+        if !self.cluster.forward(&tracked.id, message).await? {
+            return Ok(None);
+        }
+        // The question and the answer join the conversation here as on the replica that
+        // asked (the log carries events, not the caller's messages).
+        tracked.edit(|task| join(task, message));
+        mirror(
+            Arc::clone(&self.recorder),
+            Arc::clone(tracked),
+            follow_log(
+                Arc::clone(log),
+                Some(wake),
+                tracked.id.clone(),
+                after,
+                Vec::new(),
+            ),
+        );
+        // Bounded: should the replica that took the answer not move the task on (it stopped,
+        // or this follower hears nothing of it), the caller gets the task as it is.
+        let _ = tokio::time::timeout(TAKEOVER, tracked.wait_beyond(after)).await;
+        let (task, seq) = tracked.snapshot();
+        Ok(Some(Turn {
+            tracked: Arc::clone(tracked),
+            task,
+            seq,
+        }))
+    }
+
+    /// Whether task `id` is a durable skill's, with a journal this process can run it again
+    /// from.
+    async fn durable(&self, id: &str) -> bool {
+        let Some(log) = self.recorder.journals() else {
+            return false;
+        };
+        log.read_journal(id).await.is_ok_and(|j| !j.is_empty())
+    }
+}
+
+/// The refusal of an answer to task `id`, which has not asked.
+fn not_asked(id: &str) -> A2AError {
+    A2AError::invalid_request(format!(
+        "task `{id}` is working and has not asked for input; wait for it to ask (input-required) before answering"
+    ))
+}
+
+/// How long a caller whose answer waits for a durable task to be taken over waits for it at
+/// most (the lease of the process that stopped, by default 10 s, and the replay).
+const TAKEOVER: Duration = Duration::from_secs(120);
+
+/// The question the task asked (its status message, while it waits), then `answer`, join the
+/// task's conversation.
+fn join(task: &mut Task, answer: &Message) {
+    let history = task.history.get_or_insert_with(Vec::new);
+    if log::asks(&task.status.state)
+        && let Some(question) = task.status.message.take()
+    {
+        history.push(question);
+    }
+    history.push(answer.clone());
+}
+
+/// Hands the caller's answer (`message`, as the dispatcher read it into `call`) to the
+/// handler `waiting` for it: the answer joins the history, the task goes `working`. The task
+/// then, and that state's number.
+pub(super) async fn hand_over(
+    recorder: &Arc<Recorder>,
+    tracked: &Arc<Tracked>,
+    message: Message,
+    call: crate::arguments::SkillCall,
+    waiting: Waiting,
+) -> Result<(Task, u64), A2AError> {
+    deliver(recorder, tracked, message, answer_of(call), waiting).await
+}
+
+/// Hands `answer` (the caller's `message`) to the handler `waiting` for it: see
+/// [`hand_over`]. A durable handler's answer is journaled first; when the store does not
+/// keep it, the handler waits on and the caller is told (nothing is acknowledged that a
+/// restart could lose).
+pub(super) async fn deliver(
+    recorder: &Arc<Recorder>,
+    tracked: &Arc<Tracked>,
+    message: Message,
+    answer: Answer,
+    waiting: Waiting,
+) -> Result<(Task, u64), A2AError> {
+    if let Some((journal, n)) = &waiting.journal {
+        let entry = crate::journal::Entry::Answer {
+            message: Box::new(message.clone()),
+        };
+        if let Err(why) = journal.write_at(*n, entry).await {
+            if tracked.stage.wait_again(waiting) {
+                super::run::withdraw_unanswered(recorder, tracked, None);
+            }
+            return Err(A2AError::internal(format!(
+                "the answer to task `{}` could not be kept (the task store did not write it: {why}); the task still waits for it: send it again",
+                tracked.id
+            )));
+        }
+    }
+    tracked.edit(|task| join(task, &message));
+    recorder
+        .record(tracked, status(tracked, TaskState::Working, None))
+        .await;
+    let snapshot = tracked.snapshot();
+    // A handler dropped meanwhile (cancelled) leaves nothing to resume.
+    let _ = waiting.answer.send(answer);
+    Ok(snapshot)
+}
+
+/// The answer a handler gets from the follow-up `call` dispatch made of the caller's message.
+pub(super) fn answer_of(call: crate::arguments::SkillCall) -> Answer {
+    let (text, data) = match call.input {
+        CallInput::Text(text) => (text, None),
+        CallInput::Data(data) => (String::new(), Some(data)),
+        _ => (String::new(), None),
+    };
+    let mut answer = Answer::new(text, data);
+    answer.files = call.files;
+    answer.message = call.context.message;
+    answer
+}
