@@ -103,35 +103,30 @@
 //! ```
 
 pub mod auth;
+mod bindings;
 mod call;
-mod catalog;
-mod documents;
-mod drain;
 mod errors;
 mod failure;
-#[cfg(feature = "grpc")]
-mod grpc;
-mod host;
-mod http;
+mod hosting;
 mod idempotency;
-mod interfaces;
 mod lifecycle;
 mod limits;
-mod listening;
-#[cfg(feature = "mcp")]
-pub mod mcp;
 mod message;
-mod options;
 mod push;
 pub mod store;
 mod telemetry;
-#[cfg(feature = "ui")]
-mod ui;
-mod wiring;
 
+#[cfg(feature = "grpc")]
+use bindings::grpc;
+use bindings::http;
+#[cfg(feature = "mcp")]
+pub use bindings::mcp;
+#[cfg(feature = "ui")]
+use bindings::ui;
 pub use drain::SHUT_DOWN;
 pub use failure::ServerError;
 pub use host::Host;
+use hosting::{catalog, documents, drain, host, interfaces, listening, options, wiring};
 pub use interfaces::{AGENT_CARD_PATH, AI_CATALOG_PATH, CAPABILITIES_PATH};
 pub use lifecycle::FinishedLogs;
 pub use limits::{Limits, Rate};

@@ -7,18 +7,17 @@ use std::time::Duration;
 
 use a2a::*;
 
+use super::handover::{answer_of, deliver, hand_over, join};
 use super::log::{self, Tracked};
-use super::recorder::Recorder;
-use super::run::status;
-use super::stage::{NotWaiting, Waiting};
+use super::stage::NotWaiting;
+use super::updates::status;
 use super::{
     Lifecycle, Turn,
     checks::finished,
     cluster::{follow_log, mirror},
 };
 use crate::agent::Agent;
-use crate::arguments::{CallInput, SkillCall};
-use crate::context::Answer;
+use crate::arguments::SkillCall;
 use crate::dispatch::Decision;
 use crate::server::errors::dispatch_error;
 
@@ -104,7 +103,7 @@ impl<A: Agent> Lifecycle<A> {
         let kept = self
             .recorder
             .mailbox
-            .keep(&self.recorder, &id, message, answer_of(call));
+            .keep(&self.recorder.live, &id, message, answer_of(call));
         if let Some((tracked, message, answer, waiting)) = kept {
             // Taken over meanwhile, and asking again.
             let (task, seq) = deliver(&self.recorder, &tracked, message, answer, waiting).await?;
@@ -178,76 +177,3 @@ fn not_asked(id: &str) -> A2AError {
 /// How long a caller whose answer waits for a durable task to be taken over waits for it at
 /// most (the lease of the process that stopped, by default 10 s, and the replay).
 const TAKEOVER: Duration = Duration::from_secs(120);
-
-/// The question the task asked (its status message, while it waits), then `answer`, join the
-/// task's conversation.
-fn join(task: &mut Task, answer: &Message) {
-    let history = task.history.get_or_insert_with(Vec::new);
-    if log::asks(&task.status.state)
-        && let Some(question) = task.status.message.take()
-    {
-        history.push(question);
-    }
-    history.push(answer.clone());
-}
-
-/// Hands the caller's answer (`message`, as the dispatcher read it into `call`) to the
-/// handler `waiting` for it: the answer joins the history, the task goes `working`. The task
-/// then, and that state's number.
-pub(super) async fn hand_over(
-    recorder: &Arc<Recorder>,
-    tracked: &Arc<Tracked>,
-    message: Message,
-    call: crate::arguments::SkillCall,
-    waiting: Waiting,
-) -> Result<(Task, u64), A2AError> {
-    deliver(recorder, tracked, message, answer_of(call), waiting).await
-}
-
-/// Hands `answer` (the caller's `message`) to the handler `waiting` for it: see
-/// [`hand_over`]. A durable handler's answer is journaled first; when the store does not
-/// keep it, the handler waits on and the caller is told (nothing is acknowledged that a
-/// restart could lose).
-pub(super) async fn deliver(
-    recorder: &Arc<Recorder>,
-    tracked: &Arc<Tracked>,
-    message: Message,
-    answer: Answer,
-    waiting: Waiting,
-) -> Result<(Task, u64), A2AError> {
-    if let Some((journal, n)) = &waiting.journal {
-        let entry = crate::journal::Entry::Answer {
-            message: Box::new(message.clone()),
-        };
-        if let Err(why) = journal.write_at(*n, entry).await {
-            if tracked.stage.wait_again(waiting) {
-                super::run::withdraw_unanswered(recorder, tracked, None);
-            }
-            return Err(A2AError::internal(format!(
-                "the answer to task `{}` could not be kept (the task store did not write it: {why}); the task still waits for it: send it again",
-                tracked.id
-            )));
-        }
-    }
-    tracked.edit(|task| join(task, &message));
-    recorder
-        .record(tracked, status(tracked, TaskState::Working, None))
-        .await;
-    let snapshot = tracked.snapshot();
-    // A handler dropped meanwhile (cancelled) leaves nothing to resume.
-    let _ = waiting.answer.send(answer);
-    Ok(snapshot)
-}
-
-/// The answer a handler gets from the follow-up `call` dispatch made of the caller's message.
-pub(super) fn answer_of(call: crate::arguments::SkillCall) -> Answer {
-    let (text, data) = match call.input {
-        CallInput::Text(text) => (text, None),
-        CallInput::Data(data) => (String::new(), Some(data)),
-        _ => (String::new(), None),
-    };
-    let mut answer = Answer::new(text, data);
-    answer.files = call.files;
-    answer.message = call.context.message;
-    answer
-}

@@ -13,11 +13,11 @@ use futures::StreamExt;
 use futures::stream::{self, BoxStream};
 use tokio::sync::broadcast;
 
-use super::answers::{deliver, hand_over};
 use super::decide;
+use super::handover::{deliver, hand_over};
 use super::log::Tracked;
 use super::recorder::{Recorder, Write};
-use super::run::status;
+use super::updates::status;
 use crate::dispatch::Decision;
 use crate::server::push::{Delivery, ends};
 use crate::server::store::{Change, Event, EventLog, Store, status_update};
@@ -156,7 +156,9 @@ pub(super) fn hear(
                 // or be replaying it, and ask again).
                 let answer = super::answer_of(call);
                 if let Some((tracked, message, answer, waiting)) =
-                    recorder.mailbox.keep(&recorder, &task, *message, answer)
+                    recorder
+                        .mailbox
+                        .keep(&recorder.live, &task, *message, answer)
                     && let Err(e) = deliver(&recorder, &tracked, message, answer, waiting).await
                 {
                     tracing::warn!(task = %task, "a forwarded answer was not handed over: {}", e.message);

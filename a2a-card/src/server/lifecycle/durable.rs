@@ -8,6 +8,7 @@ use a2a::{A2AError, Role, Task, TaskState};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::run::{self, Sent};
+use super::updates::status;
 use super::{Lifecycle, decide, dispatch_input};
 use crate::agent::Agent;
 use crate::context::Answer;
@@ -97,7 +98,7 @@ impl<A: Agent> Lifecycle<A> {
         );
         match self.track_stored(&id).await {
             Ok(tracked) => {
-                let event = run::status(&tracked, TaskState::Failed, Some(why));
+                let event = status(&tracked, TaskState::Failed, Some(why));
                 self.recorder.record(&tracked, event).await;
                 self.recorder.live.finished(&tracked);
             }
@@ -165,7 +166,7 @@ impl<A: Agent> Lifecycle<A> {
                 );
             }
             Err(why) => {
-                let event = run::status(&tracked, TaskState::Failed, Some(why));
+                let event = status(&tracked, TaskState::Failed, Some(why));
                 self.recorder.record(&tracked, event).await;
                 self.recorder.live.finished(&tracked);
             }

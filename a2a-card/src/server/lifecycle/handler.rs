@@ -10,7 +10,7 @@ use futures::stream::BoxStream;
 
 use super::checks::{check_history_length, cut_history};
 use super::log::Until;
-use super::run::{status, status_of};
+use super::updates::{status, status_of};
 use super::{Lifecycle, NumberedStream, Scope, new_task_id};
 use crate::agent::Agent;
 use crate::dispatch::{SKILL_EXTENSION_URI, named_skill};

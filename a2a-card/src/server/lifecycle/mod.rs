@@ -20,21 +20,25 @@
 //! One file per concern: [`checks`] (what a request must hold), [`recorder`] (where events
 //! go), [`log`] (the tasks followed here and their logs), [`stage`] (where a task stands with
 //! its handler: not run here, running, waiting for an answer; every way between them),
-//! [`run`] (the skills' runs: a handler's events made task events), [`answers`] (an answer
-//! handed to the handler that asked, forwarded, or kept for a takeover), [`durable`] (durable
-//! skills' journals and takeovers), [`cluster`] (what the processes that share a store tell
-//! each other), [`handler`] (each operation of a call answered); this file holds the turns: a
-//! task created, a stream or a subscription begun.
+//! [`run`] (the skills' runs: a handler's events made task events), [`updates`] (the events
+//! made), [`handover`] (an answer handed to the handler that asked, and a question withdrawn),
+//! [`answers`] (an answer to a task's question, here, forwarded, or kept in the [`mailbox`]
+//! for a takeover), [`durable`] (durable skills' journals and takeovers), [`cluster`] (what
+//! the processes that share a store tell each other), [`handler`] (each operation of a call
+//! answered); this file holds the turns: a task created, a stream or a subscription begun.
 
 mod answers;
 mod checks;
 mod cluster;
 mod durable;
 mod handler;
+mod handover;
 mod log;
+mod mailbox;
 mod recorder;
 mod run;
 mod stage;
+mod updates;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -54,14 +58,14 @@ use super::limits::Limiter;
 use super::message::{has_files, message_json, split_files};
 use super::push::{Delivery, Webhooks};
 use super::store::{Logged, Place, Store};
-use answers::answer_of;
 use checks::{check_message, finished, log_gone};
 use cluster::{Cluster, follow_log, hear, post_recovered};
 pub(crate) use handler::Calls;
+use handover::answer_of;
 pub use log::FinishedLogs;
 use log::{Live, Tracked, Until};
 use recorder::Recorder;
-use run::status;
+use updates::status;
 
 /// What the handler is built from (see [`Server`](super::Server)).
 pub(crate) struct Parts {

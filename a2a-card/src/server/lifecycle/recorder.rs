@@ -7,7 +7,7 @@ use a2a::*;
 use a2a_server::TaskStore;
 
 use super::log::{Live, Tracked};
-use super::run::Mailbox;
+use super::mailbox::Mailbox;
 use crate::server::push::Delivery;
 use crate::server::store::{Event, EventLog};
 

@@ -1,16 +1,12 @@
 //! Skill runs: each handler in its own task, what it does turned into task events, its
 //! questions answered, cancelled and timed out.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 use tracing::Instrument as _;
 
-use a2a::{
-    Artifact, Message, Part, PartContent, Role, StreamResponse, TaskArtifactUpdateEvent, TaskState,
-    TaskStatus, TaskStatusUpdateEvent,
-};
+use a2a::{Part, StreamResponse, TaskArtifactUpdateEvent, TaskState};
 use futures::channel::{mpsc, oneshot};
 use futures::future::{self, Either};
 use futures::{FutureExt, StreamExt};
@@ -18,14 +14,14 @@ use serde_json::Value;
 
 use crate::agent::Agent;
 use crate::arguments::SkillCall;
-use crate::context::{Answer, Event};
-use crate::file::{File, FileContent};
-use crate::schema::SchemaMode;
-use crate::skill::{Reply, SkillError};
+use crate::context::Event;
+use crate::skill::SkillError;
 
 use super::Recorder;
-use super::log::{Tracked, lock};
-use super::stage::{Handler, Journal, Waiter, Waiting};
+use super::handover::withdraw_unanswered;
+use super::log::Tracked;
+use super::stage::{Handler, Journal, Waiter};
+use super::updates::{artifact, reply_part, status};
 use crate::server::errors::input_error;
 
 /// How many events a handler may run ahead of the task before it waits.
@@ -161,78 +157,6 @@ fn describe(item: &Sent) -> String {
 
 fn clip(text: &str) -> String {
     text.chars().take(60).collect()
-}
-
-/// Answers that came for durable tasks whose handler no process ran at the time (its process
-/// stopped, and the task is not taken over yet): each is handed to the handler that runs the
-/// task again, once its replay reaches the question it answers. Kept an hour at most.
-#[derive(Default)]
-pub(crate) struct Mailbox(Mutex<HashMap<String, Kept>>);
-
-/// An answer kept: the caller's message, the handler's answer, when it came.
-type Kept = (Message, Answer, chrono::DateTime<chrono::Utc>);
-
-/// How many answers a mailbox keeps at most, and for how long.
-const MAILBOX: (usize, Duration) = (10_000, Duration::from_secs(3600));
-
-impl Mailbox {
-    /// Keeps `answer` (the caller's `message`) for task `task`, unless a handler of the task
-    /// here already waits for an answer: then that handler, to hand it to. One lock for both,
-    /// with [`Mailbox::take`] (which a handler calls once it waits): an answer is either kept
-    /// and found, or handed over, never missed in between. The oldest kept answer makes room
-    /// for a new one.
-    pub(crate) fn keep(
-        &self,
-        recorder: &Recorder,
-        task: &str,
-        message: Message,
-        answer: Answer,
-    ) -> Option<(Arc<Tracked>, Message, Answer, Waiting)> {
-        let mut kept = lock(&self.0);
-        if let Some(tracked) = recorder.live.get(task)
-            && let Ok(waiting) = tracked.stage.take_waiting()
-        {
-            return Some((tracked, message, answer, waiting));
-        }
-        let now = chrono::Utc::now();
-        let max_age = chrono::Duration::from_std(MAILBOX.1).unwrap_or(chrono::Duration::MAX);
-        kept.retain(|_, (_, _, at)| now - *at < max_age);
-        if kept.len() >= MAILBOX.0
-            && let Some(oldest) = kept.iter().min_by_key(|(_, k)| k.2).map(|(t, _)| t.clone())
-        {
-            kept.remove(&oldest);
-        }
-        kept.insert(task.to_owned(), (message, answer, now));
-        None
-    }
-
-    /// The answer kept for task `task` that came after its question was asked (`asked_at`),
-    /// if any; an older one answered an earlier question, and is dropped.
-    fn take(
-        &self,
-        task: &str,
-        asked_at: Option<chrono::DateTime<chrono::Utc>>,
-    ) -> Option<(Message, Answer)> {
-        let (message, answer, at) = lock(&self.0).remove(task)?;
-        asked_at
-            .is_none_or(|asked| at >= asked)
-            .then_some((message, answer))
-    }
-
-    /// Drops the answer kept for `task` if the task already holds it (another process
-    /// handed it over before it stopped).
-    pub(crate) fn forget_answered(&self, task: &a2a::Task) {
-        let mut kept = lock(&self.0);
-        let answered = kept.get(&task.id).is_some_and(|(message, _, _)| {
-            task.history
-                .iter()
-                .flatten()
-                .any(|m| m.message_id == message.message_id)
-        });
-        if answered {
-            kept.remove(&task.id);
-        }
-    }
 }
 
 /// Starts the handler of skill `skill` of `agent` for the task `tracked` follows: its events
@@ -382,7 +306,7 @@ async fn drive(
                     if let Some((message, answer)) = recorder.mailbox.take(&tracked.id, asked_at)
                         && let Ok(waiting) = tracked.stage.take_waiting()
                         && let Err(e) =
-                            super::answers::deliver(&recorder, &tracked, message, answer, waiting)
+                            super::handover::deliver(&recorder, &tracked, message, answer, waiting)
                                 .await
                     {
                         tracing::warn!(task = %tracked.id, "a kept answer was not handed over: {}", e.message);
@@ -494,152 +418,4 @@ async fn close(recorder: &Recorder, tracked: &Arc<Tracked>, id: &str) {
         metadata: None,
     });
     recorder.record(tracked, event).await;
-}
-
-/// Fails the task if the question just asked is still unanswered after the input timeout:
-/// the handler is dropped at its `.await` (as on cancel), and the task fails, saying why. An
-/// answer, or a cancel, disarms it.
-pub(crate) fn withdraw_unanswered(
-    recorder: &Arc<Recorder>,
-    tracked: &Arc<Tracked>,
-    asked_at: Option<chrono::DateTime<chrono::Utc>>,
-) {
-    let Some(timeout) = recorder.input_timeout else {
-        return;
-    };
-    // A question asked before its process stopped has what is left of its time.
-    let after = match asked_at {
-        Some(at) => timeout.saturating_sub((chrono::Utc::now() - at).to_std().unwrap_or_default()),
-        None => timeout,
-    };
-    // Weak: a task that ends otherwise is not kept alive by its timer.
-    let weak = Arc::downgrade(tracked);
-    let recorder = Arc::clone(recorder);
-    let timer = tokio::spawn(async move {
-        tokio::time::sleep(after).await;
-        let Some(tracked) = weak.upgrade() else {
-            return;
-        };
-        if !tracked.stage.withdraw() {
-            return;
-        }
-        let why = format!(
-            "no answer came within {} (the agent's input timeout), so the question was withdrawn; start a new task",
-            span(timeout)
-        );
-        let event = status(&tracked, TaskState::Failed, Some(why));
-        recorder.record(&tracked, event).await;
-        recorder.live.finished(&tracked);
-    });
-    tracked.stage.arm(timer.abort_handle());
-}
-
-/// A duration as a message says it: `24 h`, `90 s`, `250 ms`.
-fn span(d: Duration) -> String {
-    let secs = d.as_secs();
-    match secs {
-        0 => format!("{} ms", d.as_millis()),
-        s if s % 3600 == 0 => format!("{} h", s / 3600),
-        s if s % 60 == 0 => format!("{} min", s / 60),
-        s => format!("{s} s"),
-    }
-}
-
-/// A status update of task `tracked`, stamped now.
-pub(crate) fn status(tracked: &Tracked, state: TaskState, text: Option<String>) -> StreamResponse {
-    status_of(&tracked.id, &tracked.context, state, text)
-}
-
-/// A status update of task `task` in context `context`, stamped now, its text as an agent's
-/// message.
-pub(crate) fn status_of(
-    task: &str,
-    context: &str,
-    state: TaskState,
-    text: Option<String>,
-) -> StreamResponse {
-    let message = text.map(|text| {
-        let mut message = Message::new(Role::Agent, vec![Part::text(text)]);
-        message.task_id = Some(task.to_owned());
-        message.context_id = Some(context.to_owned());
-        message
-    });
-    StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-        task_id: task.to_owned(),
-        context_id: context.to_owned(),
-        status: TaskStatus {
-            state,
-            message,
-            timestamp: Some(chrono::Utc::now()),
-        },
-        metadata: None,
-    })
-}
-
-fn artifact(
-    tracked: &Tracked,
-    id: String,
-    name: String,
-    parts: Vec<Part>,
-    append: bool,
-    last: bool,
-) -> StreamResponse {
-    StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
-        task_id: tracked.id.clone(),
-        context_id: tracked.context.clone(),
-        artifact: Artifact {
-            artifact_id: id,
-            name: Some(name),
-            description: None,
-            parts,
-            metadata: None,
-            extensions: None,
-        },
-        append: append.then_some(true),
-        last_chunk: Some(last),
-        metadata: None,
-    })
-}
-
-/// The part that carries a skill's answer (`None` for [`Reply::Streamed`]: already sent).
-pub(crate) fn reply_part(reply: Reply) -> Option<Part> {
-    let part = match reply {
-        Reply::Text(text) => Part::text(text),
-        Reply::Data { schema, value } => {
-            let mode = SchemaMode::new(schema)
-                .map(|m| m.to_string())
-                .unwrap_or_else(|| "application/json".to_owned());
-            Part {
-                content: PartContent::Data(value),
-                filename: None,
-                metadata: Some(HashMap::from([(
-                    "mimeType".to_owned(),
-                    Value::String(mode.clone()),
-                )])),
-                media_type: Some(mode),
-            }
-        }
-        Reply::File(file) => file_part(file),
-        Reply::Streamed => return None,
-    };
-    Some(part)
-}
-
-/// A file as a file part.
-fn file_part(file: File) -> Part {
-    let File {
-        name,
-        media_type,
-        content,
-        ..
-    } = file;
-    Part {
-        content: match content {
-            FileContent::Bytes(bytes) => PartContent::Raw(bytes),
-            FileContent::Url(url) => PartContent::Url(url),
-        },
-        filename: name,
-        media_type,
-        metadata: None,
-    }
 }

@@ -1,4 +1,4 @@
-//! The form page (`GET /ui`, on with [`Server::ui`](super::Server::ui)): the card's skills as
+//! The form page (`GET /ui`, on with [`Server::ui`](crate::server::Server::ui)): the card's skills as
 //! forms generated from their input schemas, submitted as structured messages, answers shown
 //! as cards with the output schema's titles.
 //!

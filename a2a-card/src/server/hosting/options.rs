@@ -7,15 +7,15 @@ use std::time::Duration;
 
 use tokio::net::{TcpListener, ToSocketAddrs};
 
-use super::lifecycle::FinishedLogs;
-use super::limits::Limits;
-use super::listening::Listening;
-#[cfg(feature = "mcp")]
-use super::mcp;
-use super::push::Webhooks;
-use super::{ServerError, auth, store};
 use crate::agent::Agent;
 use crate::card::AgentCard;
+use crate::server::lifecycle::FinishedLogs;
+use crate::server::limits::Limits;
+use crate::server::listening::Listening;
+#[cfg(feature = "mcp")]
+use crate::server::mcp;
+use crate::server::push::Webhooks;
+use crate::server::{ServerError, auth, store};
 
 /// The default largest request body of the protocol routes: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
@@ -61,32 +61,32 @@ pub const DEFAULT_DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 /// # Ok::<(), a2a_card::server::ServerError>(())
 /// ```
 pub struct Server<A: Agent> {
-    pub(super) agent: A,
-    pub(super) public_url: Option<String>,
-    pub(super) body_limit: usize,
-    pub(super) card_max_age: Duration,
-    pub(super) v0_3: bool,
+    pub(in crate::server) agent: A,
+    pub(in crate::server) public_url: Option<String>,
+    pub(in crate::server) body_limit: usize,
+    pub(in crate::server) card_max_age: Duration,
+    pub(in crate::server) v0_3: bool,
     #[cfg(feature = "grpc")]
-    pub(super) grpc: bool,
+    pub(in crate::server) grpc: bool,
     #[cfg(feature = "mcp")]
-    pub(super) mcp: bool,
+    pub(in crate::server) mcp: bool,
     #[cfg(feature = "otel")]
-    pub(super) metrics_route: Option<String>,
-    pub(super) interface_order: Vec<String>,
-    pub(super) tenant: Option<String>,
-    pub(super) max_inline_file: usize,
-    pub(super) input_timeout: Option<Duration>,
-    pub(super) drain_timeout: Duration,
-    pub(super) webhooks: Webhooks,
+    pub(in crate::server) metrics_route: Option<String>,
+    pub(in crate::server) interface_order: Vec<String>,
+    pub(in crate::server) tenant: Option<String>,
+    pub(in crate::server) max_inline_file: usize,
+    pub(in crate::server) input_timeout: Option<Duration>,
+    pub(in crate::server) drain_timeout: Duration,
+    pub(in crate::server) webhooks: Webhooks,
     /// Where tasks are kept, where the server names a store (memory otherwise).
-    pub(super) tasks: Option<store::Tasks>,
-    pub(super) finished_logs: FinishedLogs,
+    pub(in crate::server) tasks: Option<store::Tasks>,
+    pub(in crate::server) finished_logs: FinishedLogs,
     #[cfg(feature = "sign")]
-    pub(super) signer: Option<(crate::sign::SigningKey, crate::sign::SignOptions)>,
-    pub(super) authentication: Option<auth::Authentication>,
-    pub(super) limits: Limits,
+    pub(in crate::server) signer: Option<(crate::sign::SigningKey, crate::sign::SignOptions)>,
+    pub(in crate::server) authentication: Option<auth::Authentication>,
+    pub(in crate::server) limits: Limits,
     #[cfg(feature = "ui")]
-    pub(super) ui: bool,
+    pub(in crate::server) ui: bool,
 }
 
 impl<A: Agent> fmt::Debug for Server<A> {
@@ -242,7 +242,7 @@ impl<A: Agent> Server<A> {
     /// ([`DEFAULT_DRAIN_TIMEOUT`]: 30 s). Keep it under the orchestrator's grace period
     /// (Kubernetes: `terminationGracePeriodSeconds`, 30 s by default), which then kills the
     /// process. A task of a skill that is not durable still running at the deadline fails
-    /// with the status message [`SHUT_DOWN`](super::SHUT_DOWN); a durable skill's task is
+    /// with the status message [`SHUT_DOWN`](crate::server::SHUT_DOWN); a durable skill's task is
     /// taken over by another process.
     ///
     /// ```

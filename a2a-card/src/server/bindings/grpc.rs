@@ -1,6 +1,6 @@
 //! The gRPC binding (feature `grpc`): the canonical `lf.a2a.v1.A2AService` of the official
 //! binding (its protobuf service, `a2a-pb`, and its conversions), implemented by decoding each
-//! request into a [call](super::call), on the same listener as the HTTP bindings (requests to
+//! request into a [call](crate::server::call), on the same listener as the HTTP bindings (requests to
 //! `/lf.a2a.v1.A2AService/*` over HTTP/2).
 //!
 //! The card's security applies as on the other bindings, from the request's metadata
@@ -21,10 +21,10 @@ use futures::{Stream, StreamExt};
 use tonic::metadata::{Ascii, MetadataValue};
 use tonic::{Request, Response, Status};
 
-use super::auth::Admission;
-use super::call::{Answer, Binding, Context, EXTENSIONS_HEADER, Failure, Op, unexpected};
-use super::lifecycle::Calls;
-use super::store::Event;
+use crate::server::auth::Admission;
+use crate::server::call::{Answer, Binding, Context, EXTENSIONS_HEADER, Failure, Op, unexpected};
+use crate::server::lifecycle::Calls;
+use crate::server::store::Event;
 
 /// The gRPC service's path prefix.
 pub(crate) const SERVICE_PATH: &str = "/lf.a2a.v1.A2AService";
@@ -62,12 +62,12 @@ async fn telemetry(
     .into_iter()
     .find(|m| path.strip_suffix(m).is_some_and(|p| p.ends_with('/')))
     .unwrap_or("unknown");
-    super::telemetry::method(Binding::Grpc.names(), method, "1.0");
+    crate::server::telemetry::method(Binding::Grpc.names(), method, "1.0");
     let mut response = next.run(request).await;
-    super::telemetry::called(&mut response, method);
+    crate::server::telemetry::called(&mut response, method);
     let status = response.headers().get("grpc-status");
     if status.is_some_and(|s| s.as_bytes() != b"0") {
-        super::telemetry::failed(&mut response);
+        crate::server::telemetry::failed(&mut response);
     }
     response
 }

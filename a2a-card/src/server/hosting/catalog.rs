@@ -7,8 +7,8 @@
 
 use serde_json::{Value, json};
 
-use super::interfaces::{AGENT_CARD_PATH, Endpoint};
 use crate::card::AgentCard;
+use crate::server::interfaces::{AGENT_CARD_PATH, Endpoint};
 
 /// The version of the AI Catalog draft the document follows.
 const SPEC_VERSION: &str = "1.0";

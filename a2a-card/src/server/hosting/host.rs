@@ -10,16 +10,16 @@ use std::time::Duration;
 
 use tokio::net::{TcpListener, ToSocketAddrs};
 
-use super::catalog::{Listed, catalog};
-use super::failure::ServerError;
-use super::interfaces::{AGENT_CARD_PATH, CAPABILITIES_PATH, Endpoint};
-use super::lifecycle::Halt;
-use super::listening::Listening;
-use super::options::{DEFAULT_CARD_MAX_AGE, DEFAULT_DRAIN_TIMEOUT, Server};
-use super::store;
-use super::wiring::{Routes, Shared, layered};
 use crate::agent::Agent;
 use crate::card::AgentCard;
+use crate::server::catalog::{Listed, catalog};
+use crate::server::failure::ServerError;
+use crate::server::interfaces::{AGENT_CARD_PATH, CAPABILITIES_PATH, Endpoint};
+use crate::server::lifecycle::Halt;
+use crate::server::listening::Listening;
+use crate::server::options::{DEFAULT_CARD_MAX_AGE, DEFAULT_DRAIN_TIMEOUT, Server};
+use crate::server::store;
+use crate::server::wiring::{Routes, Shared, layered};
 
 /// Several declared agents on one listener, each at a path of its own.
 ///
@@ -32,7 +32,7 @@ use crate::card::AgentCard;
 ///
 /// At the root, `/.well-known/agent-card.json` (and `/capabilities`) is the default agent's
 /// (the first mounted, or [`default_agent`](Self::default_agent)), and the AI Catalog,
-/// [`AI_CATALOG_PATH`](super::AI_CATALOG_PATH) (`/.well-known/ai-catalog.json`), lists
+/// [`AI_CATALOG_PATH`](crate::server::AI_CATALOG_PATH) (`/.well-known/ai-catalog.json`), lists
 /// every agent, the default first, each by its card's URL (an agent whose card names a
 /// tenant has it in its identifier and `metadata.tenant`):
 ///
@@ -251,7 +251,7 @@ impl Host {
 
     /// How long the drain of [`Listening::serve`] lets the requests and tasks under way
     /// finish before it stops them, for every agent of the host
-    /// ([`DEFAULT_DRAIN_TIMEOUT`](super::DEFAULT_DRAIN_TIMEOUT): 30 s; a mounted server's own
+    /// ([`DEFAULT_DRAIN_TIMEOUT`](crate::server::DEFAULT_DRAIN_TIMEOUT): 30 s; a mounted server's own
     /// [`Server::drain_timeout`] is not used here). See [`Server::drain_timeout`].
     ///
     /// ```
@@ -403,7 +403,12 @@ impl Host {
         }
         let mut placed: Vec<Placed> = Vec::with_capacity(self.agents.len());
         for (path, server) in &self.agents {
-            if [super::drain::LIVE_PATH, super::drain::READY_PATH].contains(&path.as_str()) {
+            if [
+                crate::server::drain::LIVE_PATH,
+                crate::server::drain::READY_PATH,
+            ]
+            .contains(&path.as_str())
+            {
                 return bad(format!(
                     "`{path}` is the listener's health route; mount the agent elsewhere"
                 ));
@@ -510,7 +515,7 @@ impl Host {
         if let Some(root) = root {
             app = app.merge(root);
         }
-        app = app.merge(super::documents::catalog_router(
+        app = app.merge(crate::server::documents::catalog_router(
             &catalog,
             DEFAULT_CARD_MAX_AGE,
         ));
@@ -587,7 +592,7 @@ fn namespace_of(path: &str) -> Result<String, String> {
     }
     let segments: Vec<&str> = rest.split('/').collect();
     for segment in &segments {
-        if super::call::check_tenant(segment).is_err() {
+        if crate::server::call::check_tenant(segment).is_err() {
             return why(
                 "each segment is 1 to 64 letters, digits, `.`, `_`, `~` or `-` (no empty segment, no trailing `/`)",
             );
@@ -598,7 +603,7 @@ fn namespace_of(path: &str) -> Result<String, String> {
         "/.well-known",
         CAPABILITIES_PATH,
         #[cfg(feature = "grpc")]
-        super::grpc::SERVICE_PATH,
+        crate::server::grpc::SERVICE_PATH,
     ];
     if taken.iter().any(|p| reserved(p)) || path == AGENT_CARD_PATH {
         return why(

@@ -10,12 +10,12 @@ use axum::serve::ListenerExt;
 use futures::future::{self, Either};
 use tokio::net::TcpListener;
 
-use super::ServerError;
-use super::drain::{self, Drain};
-use super::interfaces::Endpoint;
-use super::lifecycle::Halt;
-use super::store::Store;
 use crate::card::AgentCard;
+use crate::server::ServerError;
+use crate::server::drain::{self, Drain};
+use crate::server::interfaces::Endpoint;
+use crate::server::lifecycle::Halt;
+use crate::server::store::Store;
 
 /// A bound server, about to serve: where it listens, and the card it serves.
 ///
@@ -37,17 +37,17 @@ use crate::card::AgentCard;
 /// # }
 /// ```
 pub struct Listening {
-    pub(super) listener: TcpListener,
-    pub(super) local_addr: SocketAddr,
-    pub(super) app: axum::Router,
-    pub(super) card: AgentCard,
-    pub(super) endpoint: Endpoint,
-    /// Every agent's card, where a [`Host`](super::Host) serves several (else the one).
-    pub(super) cards: Vec<AgentCard>,
+    pub(in crate::server) listener: TcpListener,
+    pub(in crate::server) local_addr: SocketAddr,
+    pub(in crate::server) app: axum::Router,
+    pub(in crate::server) card: AgentCard,
+    pub(in crate::server) endpoint: Endpoint,
+    /// Every agent's card, where a [`Host`](crate::server::Host) serves several (else the one).
+    pub(in crate::server) cards: Vec<AgentCard>,
     /// What the drain stops of each agent.
-    pub(super) halts: Vec<Halt>,
+    pub(in crate::server) halts: Vec<Halt>,
     /// How long the drain lets the requests and tasks under way finish.
-    pub(super) drain_timeout: Duration,
+    pub(in crate::server) drain_timeout: Duration,
 }
 
 impl fmt::Debug for Listening {
@@ -75,13 +75,13 @@ impl Listening {
         &self.endpoint.path
     }
 
-    /// The card as served (a [`Host`](super::Host)'s default agent's).
+    /// The card as served (a [`Host`](crate::server::Host)'s default agent's).
     pub fn card(&self) -> &AgentCard {
         &self.card
     }
 
     /// Every card served on the listener: the one agent's, or those of the agents a
-    /// [`Host`](super::Host) serves, in the order they were mounted.
+    /// [`Host`](crate::server::Host) serves, in the order they were mounted.
     ///
     /// ```no_run
     /// # use a2a_card::{agent, skill};
@@ -143,7 +143,7 @@ impl Listening {
     /// (unauthenticated, untraced): `GET /healthz` (liveness: `200` while the process serves)
     /// and `GET /readyz` (readiness: `200`; `503` from the drain's beginning, and while the
     /// task store was not reached at its last check, see
-    /// [`Store::reachable`](super::store::Store::reachable)).
+    /// [`Store::reachable`](crate::server::store::Store::reachable)).
     ///
     /// The drain, once `shutdown` completes:
     ///
@@ -155,14 +155,14 @@ impl Listening {
     ///    `Last-Event-ID`, the number of the last event it read.
     /// 3. The requests under way are answered, and the tasks only this process can finish
     ///    (of skills that are not durable, at work) run on, until both are done or the drain
-    ///    timeout passes ([`Server::drain_timeout`](super::Server::drain_timeout),
-    ///    [`DEFAULT_DRAIN_TIMEOUT`](super::DEFAULT_DRAIN_TIMEOUT): 30 s).
+    ///    timeout passes ([`Server::drain_timeout`](crate::server::Server::drain_timeout),
+    ///    [`DEFAULT_DRAIN_TIMEOUT`](crate::server::DEFAULT_DRAIN_TIMEOUT): 30 s).
     /// 4. Then every handler still running is stopped. A durable skill's task
     ///    (`#[skill(durable)]`, on SQLite or Postgres) is not failed: it stays as its journal
     ///    has it, and the store gives it up at once, so that another replica (Postgres) or the
     ///    next process on the file (SQLite) takes it over without waiting for this one's
     ///    lease. Any other task still running, or waiting for an answer, fails with the
-    ///    status message [`SHUT_DOWN`](super::SHUT_DOWN).
+    ///    status message [`SHUT_DOWN`](crate::server::SHUT_DOWN).
     /// 5. The listener closes; the connections still open are given a moment to finish
     ///    writing, then left to the process's end.
     ///

@@ -6,7 +6,7 @@ use axum::http::Uri;
 
 use crate::card::{AgentCard, AgentInterface, ProtocolVersion};
 
-use super::failure::ServerError;
+use crate::server::failure::ServerError;
 
 /// The well-known path of the public Agent Card.
 pub const AGENT_CARD_PATH: &str = "/.well-known/agent-card.json";
@@ -14,8 +14,8 @@ pub const AGENT_CARD_PATH: &str = "/.well-known/agent-card.json";
 pub const CAPABILITIES_PATH: &str = "/capabilities";
 /// The path of the AI Catalog of the agents a listener serves (the catalog the A2A working
 /// group prefers for discovery): one entry per agent, each pointing at the agent's card. A
-/// [`Host`](super::Host) lists every agent it mounts, its default agent first; a
-/// [`Server`](super::Server) alone lists its one agent.
+/// [`Host`](crate::server::Host) lists every agent it mounts, its default agent first; a
+/// [`Server`](crate::server::Server) alone lists its one agent.
 ///
 /// ```
 /// let catalog = format!("https://agents.example.com{}", a2a_card::server::AI_CATALOG_PATH);
@@ -39,7 +39,7 @@ pub(crate) struct Endpoint {
     /// The tenant the 1.0 interfaces name, if any.
     pub(crate) tenant: Option<String>,
     /// The path the agent's own routes are under on a listener it shares with other agents
-    /// ([`Host`](super::Host): `/planner`), empty where it is alone: MCP is at
+    /// ([`Host`](crate::server::Host): `/planner`), empty where it is alone: MCP is at
     /// `{mount}/mcp`.
     pub(crate) mount: String,
 }
@@ -151,7 +151,7 @@ impl Endpoint {
 
 impl Endpoint {
     /// This endpoint's interfaces moved to `{origin}{mount}`, for an agent a
-    /// [`Host`](super::Host) mounts at `mount` (`/planner`): MCP goes under the mount too.
+    /// [`Host`](crate::server::Host) mounts at `mount` (`/planner`): MCP goes under the mount too.
     pub(crate) fn placed(&self, origin: &str, mount: &str) -> Result<Endpoint, ServerError> {
         let at = Endpoint::parse(&format!("{}{mount}", origin.trim_end_matches('/')))?;
         Ok(Endpoint {

@@ -11,9 +11,9 @@ use axum::response::Response;
 use axum::routing::get;
 use serde_json::Value;
 
-use super::call::A2A_VERSION_HEADER;
-use super::interfaces::{AGENT_CARD_PATH, AI_CATALOG_PATH, CAPABILITIES_PATH};
 use crate::card::AgentCard;
+use crate::server::call::A2A_VERSION_HEADER;
+use crate::server::interfaces::{AGENT_CARD_PATH, AI_CATALOG_PATH, CAPABILITIES_PATH};
 use crate::wire::Profile;
 
 const JSON: HeaderValue = HeaderValue::from_static("application/json");
@@ -237,15 +237,15 @@ async fn preflight(method: Method) -> Response {
 /// The extended card of agent `A` as the official type serves it (`GetExtendedAgentCard`), with
 /// the interfaces of `endpoint`; `None` when the card offers none.
 pub(crate) fn extended_card<A: crate::Agent>(
-    endpoint: &super::interfaces::Endpoint,
+    endpoint: &crate::server::interfaces::Endpoint,
     v0_3: bool,
-) -> Result<Option<a2a::AgentCard>, super::ServerError> {
-    let card = A::card().map_err(|e| super::ServerError::Card(e.clone()))?;
+) -> Result<Option<a2a::AgentCard>, crate::server::ServerError> {
+    let card = A::card().map_err(|e| crate::server::ServerError::Card(e.clone()))?;
     if card.capabilities.extended_agent_card != Some(true) {
         return Ok(None);
     }
-    let extended =
-        crate::agent::build_extended_card(&A::DECL, A::SKILLS).map_err(super::ServerError::Card)?;
+    let extended = crate::agent::build_extended_card(&A::DECL, A::SKILLS)
+        .map_err(crate::server::ServerError::Card)?;
     let extended = endpoint.card(&extended, v0_3);
     let options = crate::wire::RenderOptions::new(crate::wire::Profile::V1)
         .schemas(crate::wire::SchemaPlacement::ExtensionParams);
@@ -266,7 +266,7 @@ pub(crate) fn extended_card<A: crate::Agent>(
     }
     serde_json::from_value(json)
         .map(Some)
-        .map_err(|e| super::ServerError::Url {
+        .map_err(|e| crate::server::ServerError::Url {
             url: endpoint.url.clone(),
             reason: format!("the extended card cannot be served: {e}"),
         })

@@ -1,7 +1,7 @@
 //! The agent as an MCP server (feature `mcp`): the same declaration served to MCP hosts, each
 //! skill one tool with its real schemas, on the official Rust MCP SDK (`rmcp`).
 //!
-//! [`Server::mcp`](super::Server::mcp) mounts it at `/mcp` on the agent's listener (MCP's
+//! [`Server::mcp`](crate::server::Server::mcp) mounts it at `/mcp` on the agent's listener (MCP's
 //! streamable HTTP transport), and [`serve_stdio`] serves it over standard input and output for
 //! desktop hosts. Both sit on the agent's own request handler: a tool call is a structured
 //! A2A message, dispatched, validated, run and stored as any other (a task in the same store,
@@ -21,7 +21,7 @@
 //! | an MCP task (the tasks extension, `io.modelcontextprotocol/tasks`, for a caller that declares it): `tasks/get`, `tasks/update`, `tasks/cancel` | a call of a skill that streams or takes a context returns at once with the A2A task's id; the task's state, its question as an input request, its result; the answer resumes it; cancel cancels it |
 //!
 //! Security is the card's: on `/mcp` the caller's credentials are checked by the same
-//! [`Authentication`](super::auth::Authentication) (`401` with `WWW-Authenticate`, before any
+//! [`Authentication`](crate::server::auth::Authentication) (`401` with `WWW-Authenticate`, before any
 //! MCP message is read), a tool whose skill needs scopes the caller lacks is refused with
 //! `403` and `WWW-Authenticate: Bearer error="insufficient_scope"` (MCP's authorization
 //! spec), and skills marked `extended` are listed only to authenticated callers. For an
@@ -76,12 +76,12 @@ use serde_json::{Value, json};
 use crate::agent::Agent;
 use crate::card::AgentCard;
 
-use super::ServerError;
-use super::auth::Admission;
-use super::call::{Answer, Binding, Context, Op};
-use super::interfaces::Endpoint;
-use super::lifecycle::Calls;
-use super::lifecycle::Lifecycle;
+use crate::server::ServerError;
+use crate::server::auth::Admission;
+use crate::server::call::{Answer, Binding, Context, Op};
+use crate::server::interfaces::Endpoint;
+use crate::server::lifecycle::Calls;
+use crate::server::lifecycle::Lifecycle;
 
 mod call;
 mod gate;
@@ -101,7 +101,7 @@ use tools::*;
 /// let url = format!("http://127.0.0.1:9000{}", a2a_card::server::mcp::PATH);
 /// assert_eq!(url, "http://127.0.0.1:9000/mcp");
 /// ```
-pub const PATH: &str = super::interfaces::MCP_PATH;
+pub const PATH: &str = crate::server::interfaces::MCP_PATH;
 
 /// The URI of the card's extension entry that names the agent's MCP endpoint
 /// (`params.url`, `params.transport`).
@@ -115,12 +115,12 @@ pub const PATH: &str = super::interfaces::MCP_PATH;
 ///     .and_then(|e| e.params.as_ref()?.get("url")?.as_str().map(str::to_owned))
 /// # }
 /// ```
-pub const EXTENSION_URI: &str = super::interfaces::MCP_EXTENSION_URI;
+pub const EXTENSION_URI: &str = crate::server::interfaces::MCP_EXTENSION_URI;
 
 /// Serves `agent` as an MCP server over standard input and output, until the host closes
 /// them: the transport desktop hosts use when they start the agent themselves. Tasks are kept
-/// in memory; for other options, build a [`Server`](super::Server) and call
-/// [`Server::serve_mcp_stdio`](super::Server::serve_mcp_stdio).
+/// in memory; for other options, build a [`Server`](crate::server::Server) and call
+/// [`Server::serve_mcp_stdio`](crate::server::Server::serve_mcp_stdio).
 ///
 /// Nothing but MCP messages may be written to standard output meanwhile (log to standard
 /// error).
@@ -141,7 +141,7 @@ pub const EXTENSION_URI: &str = super::interfaces::MCP_EXTENSION_URI;
 /// }
 /// ```
 pub async fn serve_stdio<A: Agent>(agent: A) -> Result<(), ServerError> {
-    super::Server::new(agent).serve_mcp_stdio().await
+    crate::server::Server::new(agent).serve_mcp_stdio().await
 }
 
 /// The MCP face of one agent: its tools, and the request handler they run on.
@@ -426,7 +426,7 @@ impl<A: Agent> ServerHandler for Bridge<A> {
 /// the card declares OAuth.
 pub(crate) fn router<A: Agent>(
     handler: Arc<Lifecycle<A>>,
-    guard: Option<Arc<super::auth::Guard>>,
+    guard: Option<Arc<crate::server::auth::Guard>>,
     card: &AgentCard,
     endpoint: &Endpoint,
     body_limit: usize,

@@ -8,17 +8,17 @@ use std::sync::Arc;
 use a2a_server::{InMemoryPushConfigStore, PushConfigStore};
 use axum::routing::post;
 
-use super::documents::{self, Documents};
-use super::interfaces::Endpoint;
-use super::*;
 use crate::agent::Agent;
 use crate::builder::BuildError;
 use crate::card::AgentCard;
 use crate::dispatch::Dispatcher;
+use crate::server::documents::{self, Documents};
+use crate::server::interfaces::Endpoint;
+use crate::server::*;
 
 impl<A: Agent> Server<A> {
     /// The served card and where its interfaces are mounted.
-    pub(super) fn served(
+    pub(in crate::server) fn served(
         &self,
         bound: Option<SocketAddr>,
     ) -> Result<(AgentCard, Endpoint), ServerError> {
@@ -28,7 +28,10 @@ impl<A: Agent> Server<A> {
 
     /// Where the agent's interfaces are: its public URL, else its declared one (with the
     /// address bound for a loopback host), with this server's options.
-    pub(super) fn endpoint(&self, bound: Option<SocketAddr>) -> Result<Endpoint, ServerError> {
+    pub(in crate::server) fn endpoint(
+        &self,
+        bound: Option<SocketAddr>,
+    ) -> Result<Endpoint, ServerError> {
         let card = A::card().map_err(|e| ServerError::Card(e.clone()))?;
         let url = match (&self.public_url, card.interfaces.first()) {
             (Some(url), _) => url.clone(),
@@ -46,7 +49,7 @@ impl<A: Agent> Server<A> {
         let mut endpoint = Endpoint::parse(&url)?;
         endpoint.order = self.interface_order.clone();
         if let Some(tenant) = &self.tenant {
-            super::call::check_tenant(tenant).map_err(ServerError::Tenant)?;
+            crate::server::call::check_tenant(tenant).map_err(ServerError::Tenant)?;
             endpoint.tenant = Some(tenant.clone());
         }
         #[cfg(feature = "grpc")]
@@ -61,7 +64,7 @@ impl<A: Agent> Server<A> {
     }
 
     /// The card as served at `endpoint`: its interfaces, signed where asked, linted.
-    pub(super) fn card_at(&self, endpoint: &Endpoint) -> Result<AgentCard, ServerError> {
+    pub(in crate::server) fn card_at(&self, endpoint: &Endpoint) -> Result<AgentCard, ServerError> {
         let card = A::card().map_err(|e| ServerError::Card(e.clone()))?;
         let card = endpoint.card(card, self.v0_3);
         #[cfg(feature = "sign")]
@@ -83,7 +86,7 @@ impl<A: Agent> Server<A> {
     /// The lifecycle for `card` served at `endpoint`, and the guard of its security; its
     /// tasks in `shared` where a host keeps several agents' tasks in one store, else in the
     /// store this server names.
-    pub(super) async fn handler_for(
+    pub(in crate::server) async fn handler_for(
         self,
         card: &AgentCard,
         endpoint: &Endpoint,
@@ -176,7 +179,7 @@ impl<A: Agent> Server<A> {
     }
 
     /// The routes of the agent, apart, for [`Routes::alone`] or a host to put together.
-    pub(super) async fn routes_for(
+    pub(in crate::server) async fn routes_for(
         self,
         card: AgentCard,
         endpoint: &Endpoint,
@@ -281,13 +284,13 @@ impl<A: Agent> Server<A> {
     }
 
     /// The router of the agent alone, and what its drain stops.
-    pub(super) async fn router_for(
+    pub(in crate::server) async fn router_for(
         self,
         card: AgentCard,
         endpoint: &Endpoint,
     ) -> Result<(axum::Router, lifecycle::Halt), ServerError> {
         // The agent alone on its listener: a catalog of one entry.
-        let catalog = super::catalog::catalog(&[super::catalog::Listed {
+        let catalog = crate::server::catalog::catalog(&[crate::server::catalog::Listed {
             card: &card,
             endpoint,
             namespace: None,
@@ -304,31 +307,31 @@ impl<A: Agent> Server<A> {
 
 /// Where an agent's tasks are kept when a host keeps several agents' tasks in one store: the
 /// store, as the host's [`Tasks`](store::Tasks) opened it, and the agent's namespace in it.
-pub(super) struct Shared {
-    pub(super) store: Arc<dyn store::Store>,
-    pub(super) tasks: store::Tasks,
-    pub(super) namespace: String,
+pub(in crate::server) struct Shared {
+    pub(in crate::server) store: Arc<dyn store::Store>,
+    pub(in crate::server) tasks: store::Tasks,
+    pub(in crate::server) namespace: String,
     /// The agent's durable tasks the store takes over from a process that stopped.
-    pub(super) resumed: Option<tokio::sync::mpsc::UnboundedReceiver<a2a::Task>>,
+    pub(in crate::server) resumed: Option<tokio::sync::mpsc::UnboundedReceiver<a2a::Task>>,
 }
 
 /// An agent's routes, apart: the paths of `documents`, `pages` and `protocol` are from the
 /// agent's own root; `mcp` and `grpc` are at their paths on the listener.
-pub(super) struct Routes {
+pub(in crate::server) struct Routes {
     /// The card and the capabilities.
-    pub(super) documents: axum::Router,
+    pub(in crate::server) documents: axum::Router,
     /// The form page and the metrics, where they are on.
-    pub(super) pages: axum::Router,
+    pub(in crate::server) pages: axum::Router,
     /// JSON-RPC at `/` and HTTP+JSON under it, behind the card's security.
     protocol: axum::Router,
     /// JSON-RPC at the URL as written, where it ends in `/`.
     direct: Option<axum::routing::MethodRouter>,
-    pub(super) mcp: Option<axum::Router>,
-    pub(super) grpc: Option<axum::Router>,
+    pub(in crate::server) mcp: Option<axum::Router>,
+    pub(in crate::server) grpc: Option<axum::Router>,
     /// The largest request body of the protocol routes.
-    pub(super) body_limit: usize,
+    pub(in crate::server) body_limit: usize,
     /// What the listener's drain stops of the agent.
-    pub(super) halt: lifecycle::Halt,
+    pub(in crate::server) halt: lifecycle::Halt,
 }
 
 impl Routes {
@@ -336,7 +339,7 @@ impl Routes {
     /// the protocol routes at the URL's path, with the card and capabilities there too
     /// (`/a2a/.well-known/agent-card.json`, for clients that look for it beside the URL);
     /// MCP at `/mcp` and gRPC at the service's paths.
-    pub(super) fn alone(self, endpoint: &Endpoint) -> axum::Router {
+    pub(in crate::server) fn alone(self, endpoint: &Endpoint) -> axum::Router {
         let base = endpoint.path.trim_end_matches('/');
         let root = self.documents.clone().merge(self.pages);
         let mut app = if base.is_empty() {
@@ -355,7 +358,7 @@ impl Routes {
 
     /// The agent's own routes under its mount path (`/planner`): the protocol, its card and
     /// capabilities, its page and metrics; MCP at its path; gRPC.
-    pub(super) fn mounted(self, app: axum::Router, mount: &str) -> axum::Router {
+    pub(in crate::server) fn mounted(self, app: axum::Router, mount: &str) -> axum::Router {
         let own = self.protocol.merge(self.documents).merge(self.pages);
         let app = app.nest(mount, own);
         self.mcp
@@ -367,7 +370,7 @@ impl Routes {
 
 /// `app` in the layers of every request, outermost last: its span (and, with `otel`, its
 /// caller's trace) and metrics; outside them, the one rule for a body an answer left unread.
-pub(super) fn layered(app: axum::Router, body_limit: usize) -> axum::Router {
+pub(in crate::server) fn layered(app: axum::Router, body_limit: usize) -> axum::Router {
     app.layer(axum::middleware::from_fn(telemetry::layer))
         .layer(axum::middleware::from_fn_with_state(
             body_limit,

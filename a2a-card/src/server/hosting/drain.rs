@@ -1,6 +1,6 @@
 //! Stopping without losing work: the drain a served listener goes through when it is told to
 //! stop (SIGTERM, Ctrl-C, or the future given to
-//! [`serve_with_shutdown`](super::Listening::serve_with_shutdown)), and the health routes
+//! [`serve_with_shutdown`](crate::server::Listening::serve_with_shutdown)), and the health routes
 //! an orchestrator probes.
 //!
 //! Once the drain begins, [`READY_PATH`] answers `503`; a request that arrives is refused
@@ -9,7 +9,7 @@
 //! `Last-Event-ID`; every other answer says `Connection: close`. The requests under way
 //! finish, and the tasks only this process can finish (those of skills that are not durable,
 //! at work) run on, until both are done or the drain deadline passes; then the process gives
-//! up what it still runs (see [`Listening::serve`](super::Listening::serve)).
+//! up what it still runs (see [`Listening::serve`](crate::server::Listening::serve)).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -23,11 +23,11 @@ use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use tokio::sync::watch;
 
-use super::store::Store;
+use crate::server::store::Store;
 
 /// The status message of a task that was still running (or waiting for an answer) when the
 /// drain of its agent's listener ended: the task fails with it. A durable skill's task does
-/// not: another process takes it over (see [`Listening::serve`](super::Listening::serve)).
+/// not: another process takes it over (see [`Listening::serve`](crate::server::Listening::serve)).
 pub const SHUT_DOWN: &str = "the agent shut down before this task finished (its drain timeout passed, or the task waited for an answer); send the request again as a new task";
 
 /// The liveness route: `200` while the process serves.
