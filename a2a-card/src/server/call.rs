@@ -76,16 +76,18 @@ pub(crate) struct Context {
 }
 
 impl Context {
-    /// The context of a request over `binding` with `headers`: the caller the authentication
-    /// layer let in (`admission`, none where the card asks for no security), or its refusal;
-    /// the extensions asked for, and `Last-Event-ID`.
+    /// The context of a request over `binding` with `headers` and `layers` (the request's
+    /// extensions, as the server's layers left them): the caller the authentication layer let in
+    /// (none where the card asks for no security), or its refusal; the connection's peer; the
+    /// extensions asked for, `Last-Event-ID` and `Idempotency-Key`. Every binding's context is
+    /// made here.
     pub(crate) fn of(
         binding: Binding,
         headers: &HeaderMap,
-        admission: Option<&Admission>,
-        peer: Option<Peer>,
+        layers: &axum::http::Extensions,
     ) -> Result<Context, Refusal> {
-        let principal = match admission {
+        let peer = Peer::of(layers.get());
+        let principal = match layers.get::<Admission>() {
             Some(Admission::Refused(refusal)) => return Err((**refusal).clone()),
             Some(Admission::Caller(principal)) => principal.clone(),
             None => None,

@@ -9,7 +9,6 @@
 //! larger than the body limit is refused before it is decoded (`OUT_OF_RANGE`, as tonic says
 //! it, naming the limit).
 
-use crate::server::limits::Peer;
 use std::pin::Pin;
 use std::sync::Arc;
 
@@ -21,7 +20,6 @@ use futures::{Stream, StreamExt};
 use tonic::metadata::{Ascii, MetadataValue};
 use tonic::{Request, Response, Status};
 
-use crate::server::auth::Admission;
 use crate::server::call::{Answer, Binding, Context, EXTENSIONS_HEADER, Failure, Op, unexpected};
 use crate::server::lifecycle::Calls;
 use crate::server::store::Event;
@@ -81,10 +79,12 @@ impl Grpc {
     /// Answers `op`, called with `request`'s metadata and the authentication layer's word;
     /// with the answer, the extensions it used (for its `a2a-extensions` metadata).
     async fn call<T>(&self, request: &Request<T>, op: Op) -> Result<(Answer, Used), Status> {
-        let admission = request.extensions().get::<Admission>();
-        let peer = Peer::of(request.extensions().get());
-        let ctx = Context::of(Binding::Grpc, request.metadata().as_ref(), admission, peer)
-            .map_err(|refusal| refusal.grpc())?;
+        let ctx = Context::of(
+            Binding::Grpc,
+            request.metadata().as_ref(),
+            request.extensions(),
+        )
+        .map_err(|refusal| refusal.grpc())?;
         let answer = self
             .0
             .call(&ctx, op)

@@ -4,7 +4,6 @@
 //! SSE whose event ids are the events' numbers in their task's log, so that a subscriber that
 //! reconnects with `Last-Event-ID` gets exactly the events after it.
 
-use crate::server::limits::Peer;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -177,12 +176,7 @@ pub(crate) async fn endpoint(State(rpc): State<Arc<JsonRpc>>, request: Request) 
         return method_not_found(id, &method);
     }
     // Before anything is done with the request: the card's requirement.
-    let ctx = match Context::of(
-        Binding::JsonRpc,
-        &parts.headers,
-        parts.extensions.get(),
-        Peer::of(parts.extensions.get()),
-    ) {
+    let ctx = match Context::of(Binding::JsonRpc, &parts.headers, &parts.extensions) {
         Ok(ctx) => ctx,
         Err(refusal) => return refusal.jsonrpc(id),
     };

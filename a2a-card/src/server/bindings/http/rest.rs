@@ -4,7 +4,6 @@
 //! the task's event log (`Last-Event-ID` resumes a subscription). Every error, of every route,
 //! is a `google.rpc.Status` (section 11.6).
 
-use crate::server::limits::Peer;
 use std::sync::Arc;
 
 use a2a::{A2AError, TaskState};
@@ -201,12 +200,7 @@ pub(crate) async fn endpoint(State(rest): State<Arc<Rest>>, request: Request) ->
     let method = route.method();
     telemetry::method(Binding::HttpJson.names(), method, "1.0");
     // Before anything is done with the request: the card's requirement.
-    let mut ctx = match Context::of(
-        Binding::HttpJson,
-        &parts.headers,
-        parts.extensions.get(),
-        Peer::of(parts.extensions.get()),
-    ) {
+    let mut ctx = match Context::of(Binding::HttpJson, &parts.headers, &parts.extensions) {
         Ok(ctx) => ctx,
         Err(refusal) => return refusal.rest(),
     };

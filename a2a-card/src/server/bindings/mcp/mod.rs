@@ -57,7 +57,6 @@
 //! # Ok(()) }
 //! ```
 
-use crate::server::limits::Peer;
 use std::sync::Arc;
 
 use a2a::TaskState;
@@ -77,7 +76,6 @@ use crate::agent::Agent;
 use crate::card::AgentCard;
 
 use crate::server::ServerError;
-use crate::server::auth::Admission;
 use crate::server::call::{Answer, Binding, Context, Op};
 use crate::server::interfaces::Endpoint;
 use crate::server::lifecycle::Calls;
@@ -237,9 +235,7 @@ fn ctx_of(context: &RequestContext<RoleServer>) -> Context {
         };
     };
     // The gate refused a request whose credentials were refused: what reaches here was let in.
-    let admission = parts.extensions.get::<Admission>();
-    let peer = Peer::of(parts.extensions.get());
-    let mut ctx = Context::of(Binding::Mcp, &parts.headers, admission, peer).unwrap_or(Context {
+    let mut ctx = Context::of(Binding::Mcp, &parts.headers, &parts.extensions).unwrap_or(Context {
         binding: Binding::Mcp,
         ..Context::in_process()
     });
