@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::builder::{AgentCardBuilder, BuildError};
 use crate::card::*;
 use crate::lint::{Finding, Rule};
-use crate::schema::SchemaMode;
+use crate::schema::{PLAIN_JSON, SchemaMode};
 use crate::skill::{Io, SkillCall, SkillError, SkillFuture};
 
 /// An agent declared with [`#[agent]`](macro@crate::agent): its card, and the glue the
@@ -173,7 +173,7 @@ fn modes(io: Io, extra: &[&str]) -> Vec<String> {
         out.extend(SchemaMode::new(schema.name).map(|m| m.to_string()));
     }
     if io.json {
-        out.push(crate::dispatch::PLAIN_JSON.to_owned());
+        out.push(PLAIN_JSON.to_owned());
     }
     for m in extra {
         if !out.iter().any(|o| o == m) {

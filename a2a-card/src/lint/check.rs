@@ -12,12 +12,13 @@ use a2a_card_rules::text::is_blank;
 use a2a_card_rules::urls::{UrlKind, check_endpoint_url, classify};
 use serde_json::Value;
 
-use super::{Finding, Rule, Severity, is_kebab_case, is_semver, short};
+use super::{Finding, Rule, Severity, is_kebab_case, is_semver};
 use crate::MediaType;
 use crate::card::*;
 use crate::schema::{
     IO_SCHEMAS_EXTENSION_URI, JSON_SCHEMA_DRAFT_2020_12, SchemaMode, check_schema_name,
 };
+use crate::wire::quote::short;
 use crate::wire::{Sources, pointer_push};
 
 /// Every rule of the model on `card`, pointing where `paths` says each value sits in the
