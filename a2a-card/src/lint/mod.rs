@@ -31,6 +31,7 @@
 mod check;
 mod document;
 mod rules;
+mod security;
 
 use std::fmt;
 
