@@ -24,7 +24,8 @@ const TEXT_PLAIN: &str = "text/plain";
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum SignatureStatus {
-    /// Not asked for ([`Connect::verify_signature`]); the card carries this many signatures.
+    /// Not asked for ([`Connect::verify_signature`](super::Connect::verify_signature)); the card
+    /// carries this many signatures.
     NotChecked {
         /// How many signatures the card carries.
         signatures: usize,
@@ -158,7 +159,7 @@ impl RemoteAgent {
         &self.inner.card_url
     }
 
-    /// The linter's findings on the card (see [`lint`]).
+    /// The linter's findings on the card (see [`lint`](crate::lint)).
     pub fn findings(&self) -> &[Finding] {
         &self.inner.findings
     }
