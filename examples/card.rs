@@ -14,31 +14,25 @@
 use a2a_card::{
     AgentCard, AgentSkill, OAuthFlow, SecurityRequirement, SecurityScheme, wire::Profile,
 };
+use clap::Parser;
 
 const TEXT: &str = "text/plain";
 const FILE: &str = "application/octet-stream";
 
+/// Prints the "CodeAssist Pro" card, built with the builder, as JSON.
+#[derive(Parser)]
+struct Args {
+    /// The profile to print it in: v1, v0.3 or compat.
+    #[arg(long, default_value = "v1")]
+    profile: Profile,
+}
+
 fn main() {
-    let profile = match parse_args() {
-        Ok(p) => p,
-        Err(message) => {
-            eprintln!("{message}\nusage: card [--profile v1|v0.3|compat]");
-            std::process::exit(2);
-        }
-    };
+    let profile = Args::parse().profile;
     let card = code_assist_pro();
     let json =
         serde_json::to_string_pretty(&card.to_json(profile)).expect("a Value always serialises");
     println!("{json}");
-}
-
-fn parse_args() -> Result<Profile, String> {
-    let mut args = std::env::args().skip(1);
-    match (args.next().as_deref(), args.next(), args.next()) {
-        (None, _, _) => Ok(Profile::V1),
-        (Some("--profile"), Some(p), None) => p.parse(),
-        (Some(other), _, _) => Err(format!("unexpected argument `{other}`")),
-    }
 }
 
 /// The card, built with the builder (the tests check it against the official schemas).

@@ -7,7 +7,7 @@ use crate::arguments::SkillCall;
 use crate::builder::{AgentCardBuilder, BuildError};
 use crate::card::*;
 use crate::lint::{Finding, Rule};
-use crate::schema::SchemaMode;
+use crate::schema::{PLAIN_JSON, SchemaMode};
 use crate::skill::{Io, SkillError, SkillFuture};
 
 /// An agent declared with [`#[agent]`](macro@crate::agent): its card, and the glue the
@@ -174,7 +174,7 @@ fn modes(io: Io, extra: &[&str]) -> Vec<String> {
         out.extend(SchemaMode::new(schema.name).map(|m| m.to_string()));
     }
     if io.json {
-        out.push(crate::dispatch::PLAIN_JSON.to_owned());
+        out.push(PLAIN_JSON.to_owned());
     }
     for m in extra {
         if !out.iter().any(|o| o == m) {

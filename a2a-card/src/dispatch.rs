@@ -67,10 +67,7 @@ use crate::context::SkillContext;
 use crate::file::{self, File};
 use crate::schema::SchemaMode;
 
-/// The media type of plain JSON input, without a schema: what a skill that takes a
-/// `serde_json::Value` lists, and what a data part may carry (or no media type at all) to reach
-/// a skill that takes plain JSON (rule 6).
-pub const PLAIN_JSON: &str = "application/json";
+pub use crate::schema::PLAIN_JSON;
 
 /// The URI of the extension by which a caller names the skill a new task runs, rather than
 /// leaving the choice to the rules above (the A2A 1.1 candidate "client-directed skill

@@ -15,6 +15,11 @@ pub use a2a_card_rules::urls::IO_SCHEMAS_EXTENSION_URI;
 /// The JSON Schema dialect of named schemas.
 pub(crate) const JSON_SCHEMA_DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
+/// The media type of plain JSON input, without a schema: what a skill that takes a
+/// `serde_json::Value` lists, and what a data part may carry (or no media type at all) to reach
+/// a skill that takes plain JSON (rule 6 of [`dispatch`](crate::dispatch)).
+pub const PLAIN_JSON: &str = "application/json";
+
 /// A mode that names a declared schema: `application/json;schema=NAME`.
 ///
 /// [`parse`](Self::parse) is lenient (case, spaces, a quoted name); [`Display`](fmt::Display)

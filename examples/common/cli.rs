@@ -1,106 +1,38 @@
-//! The command line both example agents share: `--port`, `--print-card`, `--mcp-stdio`,
-//! serving until SIGTERM or Ctrl-C (then drained: see `Listening::serve`).
+//! The command line the example agents share, on clap: `--port`, `--tasks`, `--mcp-stdio`,
+//! `--print-card`, serving until SIGTERM or Ctrl-C (then drained: see `Listening::serve`).
 
 use std::future::Future;
 use std::io::Write;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use a2a_card::server::store::Tasks;
 use a2a_card::server::{Listening, Server};
 use a2a_card::{Agent, wire::Profile};
+use clap::{CommandFactory, FromArgMatches, Parser};
 
-/// What the command line asks for.
-enum Command {
-    Serve { port: u16, tasks: Tasks },
-    McpStdio { tasks: Tasks },
-    PrintCard(Profile),
-    Help,
-}
-
-fn usage(name: &str, default_port: u16) -> String {
-    format!(
-        "usage: {name} [--port N] [--tasks URL] [--mcp-stdio] [--print-card [v1|v0.3|compat]]
-  --port N        serve on 127.0.0.1:N (default: $PORT, else {default_port}; 0 picks a free port)
-  --tasks URL     where tasks are kept: sqlite://FILE, postgres://... (shared by replicas) or
-                  memory (default: $A2A_TASKS, else sqlite://{name}.tasks.db, so a restarted
-                  agent still knows its tasks); $A2A_TASKS_LEASE_MS sets the replica lease
-  --mcp-stdio     serve the agent as an MCP server on stdin/stdout (for a desktop host that
-                  starts it) instead of on a port
-  --print-card P  print the card in profile P (default v1) and exit"
-    )
-}
-
-fn parse(args: &[String], name: &str, default_port: u16) -> Result<Command, String> {
-    let mut port = None;
-    let mut tasks = None;
-    let mut stdio = false;
-    let mut i = 0;
-    while i < args.len() {
-        match args[i].as_str() {
-            "--port" | "-p" => {
-                let value = args.get(i + 1).ok_or("--port needs a number")?;
-                port = Some(parse_port(value)?);
-                i += 1;
-            }
-            arg if arg.starts_with("--port=") => port = Some(parse_port(&arg[7..])?),
-            "--tasks" => {
-                let value = args
-                    .get(i + 1)
-                    .ok_or("--tasks needs a URL (sqlite://FILE or memory)")?;
-                tasks = Some(Tasks::from_url(value)?);
-                i += 1;
-            }
-            arg if arg.starts_with("--tasks=") => tasks = Some(Tasks::from_url(&arg[8..])?),
-            "--print-card" => {
-                let profile = match args.get(i + 1) {
-                    Some(p) if !p.starts_with('-') => p.parse()?,
-                    _ => Profile::V1,
-                };
-                return Ok(Command::PrintCard(profile));
-            }
-            "--mcp-stdio" => stdio = true,
-            "--help" | "-h" => return Ok(Command::Help),
-            other => return Err(format!("unknown argument `{other}`")),
-        }
-        i += 1;
-    }
-    let port = match port {
-        Some(port) => port,
-        None => match std::env::var("PORT") {
-            Ok(value) if !value.trim().is_empty() => {
-                parse_port(value.trim()).map_err(|e| format!("PORT: {e}"))?
-            }
-            _ => default_port,
-        },
-    };
-    let tasks = match tasks {
-        Some(tasks) => tasks,
-        None => match std::env::var("A2A_TASKS") {
-            Ok(url) if !url.trim().is_empty() => {
-                Tasks::from_url(&url).map_err(|e| format!("A2A_TASKS: {e}"))?
-            }
-            _ => Tasks::sqlite(format!("{name}.tasks.db")),
-        },
-    };
-    let tasks = match std::env::var("A2A_TASKS_LEASE_MS") {
-        Ok(ms) => {
-            let ms: u64 = ms.trim().parse().map_err(|_| {
-                format!("A2A_TASKS_LEASE_MS: `{ms}` is not a number of milliseconds")
-            })?;
-            tasks.lease(std::time::Duration::from_millis(ms))
-        }
-        Err(_) => tasks,
-    };
-    if stdio {
-        return Ok(Command::McpStdio { tasks });
-    }
-    Ok(Command::Serve { port, tasks })
-}
-
-fn parse_port(value: &str) -> Result<u16, String> {
-    value
-        .parse()
-        .map_err(|_| format!("`{value}` is not a port number (0 to 65535)"))
+/// Serves the example agent on 127.0.0.1 (JSON-RPC, HTTP+JSON, gRPC and MCP on one port), or
+/// over MCP on stdin/stdout, or prints its card. Spans and metrics go where the `OTEL_*`
+/// variables say (nowhere when none is set).
+#[derive(Parser)]
+struct Args {
+    /// The port to serve on, on 127.0.0.1 (0 picks a free port).
+    #[arg(short, long, env = "PORT")]
+    port: Option<u16>,
+    /// Where tasks are kept: sqlite://FILE, postgres://... (shared by replicas) or memory.
+    #[arg(long, env = "A2A_TASKS", value_name = "URL", value_parser = Tasks::from_url)]
+    tasks: Option<Tasks>,
+    /// How long a replica that stopped renewing still owns its running tasks, in milliseconds
+    /// (SQL stores).
+    #[arg(long, env = "A2A_TASKS_LEASE_MS", value_name = "MS")]
+    tasks_lease_ms: Option<u64>,
+    /// Serve the agent as an MCP server on stdin/stdout (for a desktop host that starts it)
+    /// instead of on a port.
+    #[arg(long)]
+    mcp_stdio: bool,
+    /// Print the card in profile v1 (the default), v0.3 or compat, and exit.
+    #[arg(long, value_name = "PROFILE", num_args = 0..=1, default_missing_value = "v1")]
+    print_card: Option<Profile>,
 }
 
 /// Runs the example: parses the arguments, then prints the card of `A`, or serves `example`
@@ -112,7 +44,14 @@ pub fn run<A: Agent>(
     example: fn(Tasks) -> Server<A>,
     banner: fn(&Listening) -> String,
 ) -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let command = Args::command().after_help(format!(
+        "Without --port or PORT it serves on port {default_port}; without --tasks or A2A_TASKS \
+         it keeps tasks in sqlite://{name}.tasks.db, so that a restarted agent still knows them."
+    ));
+    let args = Args::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit());
+    if let Some(profile) = args.print_card {
+        return print_card::<A>(profile);
+    }
     // Spans and metrics go where the OTEL_* variables say (nowhere when none is set).
     let _telemetry = match a2a_card::otel::init() {
         Ok(telemetry) => telemetry,
@@ -121,19 +60,18 @@ pub fn run<A: Agent>(
             return ExitCode::from(2);
         }
     };
-    match parse(&args, name, default_port) {
-        Ok(Command::Help) => {
-            println!("{}", usage(name, default_port));
-            ExitCode::SUCCESS
-        }
-        Ok(Command::PrintCard(profile)) => print_card::<A>(profile),
-        Ok(Command::Serve { port, tasks }) => serve(name, example(tasks), port, banner),
-        Ok(Command::McpStdio { tasks }) => block_on(name, example(tasks).serve_mcp_stdio()),
-        Err(e) => {
-            eprintln!("{e}\n{}", usage(name, default_port));
-            ExitCode::from(2)
-        }
+    let tasks = args
+        .tasks
+        .unwrap_or_else(|| Tasks::sqlite(format!("{name}.tasks.db")));
+    let tasks = match args.tasks_lease_ms {
+        Some(ms) => tasks.lease(Duration::from_millis(ms)),
+        None => tasks,
+    };
+    if args.mcp_stdio {
+        return block_on(name, example(tasks).serve_mcp_stdio());
     }
+    let port = args.port.unwrap_or(default_port);
+    serve(name, example(tasks), port, banner)
 }
 
 fn print_card<A: Agent>(profile: Profile) -> ExitCode {

@@ -2,7 +2,7 @@
 //! by the example and the end-to-end test.
 
 use a2a_card::server::store::Tasks;
-use a2a_card::server::{Listening, Server, ServerError};
+use a2a_card::server::{Listening, Server};
 
 use super::agent::FightClub;
 
@@ -18,16 +18,6 @@ pub fn example(tasks: Tasks) -> Server<FightClub> {
         .mcp(true)
         .metrics_route("/metrics")
         .tasks(tasks)
-}
-
-/// Binds the agent on 127.0.0.1 at `port` (0: any free port), keeping tasks in `tasks`, ready
-/// to serve.
-#[allow(
-    dead_code,
-    reason = "the tests serve the example this way; its command line binds itself"
-)]
-pub async fn bind(port: u16, tasks: Tasks) -> Result<Listening, ServerError> {
-    example(tasks).bind(("127.0.0.1", port)).await
 }
 
 /// The base URL of a bound server: `http://127.0.0.1:PORT`.

@@ -22,6 +22,7 @@ use a2a_card::sign::{self, SigningKey};
 use agent::GuardedJudge;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use clap::Parser;
 use jsonwebtoken::{self, DecodingKey, EncodingKey, Header};
 
 const ISSUER: &str = "https://auth.example.com";
@@ -57,20 +58,20 @@ fn demo_token(signing: &EncodingKey) -> Result<String, jsonwebtoken::errors::Err
     jsonwebtoken::encode(&header, &claims, signing)
 }
 
-fn port() -> Result<u16, String> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.as_slice() {
-        [] => Ok(8082),
-        [flag, n] if flag == "--port" => n.parse().map_err(|_| format!("not a port: {n}")),
-        _ => Err("usage: guarded_judge [--port N]".into()),
-    }
+/// Serves the Guarded Judge agent on 127.0.0.1, its calls behind a bearer JWT, and prints a demo
+/// token (made at start, valid one hour) with a `curl` line that uses it.
+#[derive(Parser)]
+struct Args {
+    /// The port to serve on, on 127.0.0.1 (0 picks a free port).
+    #[arg(short, long, default_value_t = 8082)]
+    port: u16,
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let port = Args::parse().port;
     // Spans and metrics go where the OTEL_* variables say (nowhere when none is set).
     let _telemetry = a2a_card::otel::init()?;
-    let port = port()?;
     let (signing, verify) = keys()?;
     let verifier = || {
         JwtVerifier::new(JwtKeys::new([verify.clone()]), [Algorithm::EdDSA])

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use a2a_card::server::store::Tasks;
-use a2a_card::server::{Listening, Server, ServerError, Webhooks};
+use a2a_card::server::{Listening, Server, Webhooks};
 
 use super::agent::TripPlanner;
 
@@ -29,16 +29,6 @@ pub fn example(tasks: Tasks) -> Server<TripPlanner> {
         .ui(true)
         .metrics_route("/metrics")
         .tasks(tasks)
-}
-
-/// Binds the agent on 127.0.0.1 at `port` (0: any free port), keeping tasks in `tasks`, ready
-/// to serve.
-#[allow(
-    dead_code,
-    reason = "the tests serve the example this way; its command line binds itself"
-)]
-pub async fn bind(port: u16, tasks: Tasks) -> Result<Listening, ServerError> {
-    example(tasks).bind(("127.0.0.1", port)).await
 }
 
 /// What the example prints at start: where the agent is, and `curl` lines to try.

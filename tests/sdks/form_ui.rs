@@ -26,7 +26,8 @@ struct Running {
     _stop: oneshot::Sender<()>,
 }
 
-async fn start(listening: a2a_card::server::Listening) -> Running {
+async fn start<A: a2a_card::Agent>(server: a2a_card::server::Server<A>) -> Running {
+    let listening = server.bind("127.0.0.1:0").await.expect("bind");
     let base = format!("http://{}", listening.local_addr());
     let (stop, stopped) = oneshot::channel::<()>();
     tokio::spawn(listening.serve_with_shutdown(async {
@@ -36,11 +37,11 @@ async fn start(listening: a2a_card::server::Listening) -> Running {
 }
 
 async fn fight_club() -> Running {
-    start(fight_server::bind(0, Tasks::memory()).await.expect("bind")).await
+    start(fight_server::example(Tasks::memory())).await
 }
 
 async fn trip_planner() -> Running {
-    start(trip_server::bind(0, Tasks::memory()).await.expect("bind")).await
+    start(trip_server::example(Tasks::memory())).await
 }
 
 #[tokio::test]
@@ -103,12 +104,7 @@ async fn the_page_and_its_assets_are_served_with_their_types() {
 
 #[tokio::test]
 async fn the_page_is_off_unless_asked_for() {
-    use a2a_card::server::Server;
-    let listening = Server::new(fight_agent::FightClub)
-        .bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let server = start(listening).await;
+    let server = start(a2a_card::server::Server::new(fight_agent::FightClub)).await;
     let status = reqwest::get(format!("{}/ui", server.base))
         .await
         .expect("answered")

@@ -1291,7 +1291,8 @@ async fn the_example_serves_where_it_says_and_prints_how_to_try_it() {
             .url
             .ends_with(&format!(":{}", server::DEFAULT_PORT))
     );
-    let listening = server::bind(0, a2a_card::server::store::Tasks::memory())
+    let listening = server::example(a2a_card::server::store::Tasks::memory())
+        .bind(("127.0.0.1", 0))
         .await
         .expect("bind");
     let banner = server::banner(&listening);

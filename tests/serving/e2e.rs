@@ -19,7 +19,8 @@ struct Running {
 }
 
 async fn start() -> Running {
-    let listening = server::bind(0, a2a_card::server::store::Tasks::memory())
+    let listening = server::example(a2a_card::server::store::Tasks::memory())
+        .bind(("127.0.0.1", 0))
         .await
         .expect("bind a free loopback port");
     let base = server::base_url(&listening);
@@ -397,7 +398,8 @@ async fn the_card_route_negotiates_caches_and_allows_any_origin() {
 async fn the_example_banner_says_where_and_its_curl_request_works() {
     // The README promises port 8080 when neither --port nor PORT says otherwise.
     assert_eq!(server::DEFAULT_PORT, 8080);
-    let listening = server::bind(0, a2a_card::server::store::Tasks::memory())
+    let listening = server::example(a2a_card::server::store::Tasks::memory())
+        .bind(("127.0.0.1", 0))
         .await
         .expect("bind a free loopback port");
     let base = server::base_url(&listening);

@@ -73,7 +73,7 @@ use a2a_card::wire::{
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::Value;
 
-#[path = "a2a-card/remote.rs"]
+#[path = "a2a-card/remote/mod.rs"]
 mod remote;
 
 /// Check an A2A Agent Card against every rule of the protocol, or convert it between protocol

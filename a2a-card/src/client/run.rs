@@ -476,7 +476,7 @@ async fn open_stream(agent: &RemoteAgent, message: a2a::Message) -> Result<Event
         tenant: None,
     };
     let client = agent.client()?;
-    super::traced(
+    super::official::traced(
         "SendStreamingMessage",
         client.send_streaming_message(&request),
     )
@@ -491,7 +491,7 @@ async fn cancel(agent: &RemoteAgent, task_id: &str) -> Result<TaskOutcome, Clien
         tenant: None,
     };
     let client = agent.client()?;
-    let task = super::traced("CancelTask", client.cancel_task(&request))
+    let task = super::official::traced("CancelTask", client.cancel_task(&request))
         .await
         .map_err(ClientError::from_a2a)?;
     Ok(TaskOutcome::from_task(task))
@@ -544,7 +544,7 @@ impl TaskHandle {
             tenant: None,
         };
         let client = self.agent.client()?;
-        let task = super::traced("GetTask", client.get_task(&request))
+        let task = super::official::traced("GetTask", client.get_task(&request))
             .await
             .map_err(ClientError::from_a2a)?;
         self.last = TaskOutcome::from_task(task);

@@ -5,7 +5,8 @@
 
 use serde_json::{Map, Value};
 
-use super::{Finding, Rule, short};
+use super::{Finding, Rule};
+use crate::wire::quote::short;
 use crate::wire::{Profile, SCHEME_NAMES, pointer_push, snake_case};
 
 /// Root fields of A2A 0.3 (and earlier) that A2A 1.0 does not have, in both spellings.

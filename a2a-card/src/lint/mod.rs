@@ -31,32 +31,17 @@
 mod check;
 mod document;
 mod rules;
+mod security;
 
-use std::borrow::Cow;
 use std::fmt;
 
 use serde_json::Value;
 
+pub use crate::wire::quote::MAX_QUOTED;
 pub use rules::{Rule, Severity};
 
 use crate::card::AgentCard;
 use crate::wire::{self, Document, Profile, Sources};
-
-/// The most characters of a value a message quotes; longer values are cut, with their length.
-pub const MAX_QUOTED: usize = 80;
-
-/// `value` as a message quotes it: whole when short, else its first [`MAX_QUOTED`] characters,
-/// an ellipsis and its length.
-pub(crate) fn short(value: &str) -> Cow<'_, str> {
-    match value.char_indices().nth(MAX_QUOTED) {
-        None => Cow::Borrowed(value),
-        Some((cut, _)) => Cow::Owned(format!(
-            "{}… ({} characters)",
-            &value[..cut],
-            value.chars().count()
-        )),
-    }
-}
 
 /// How to lint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -28,6 +28,7 @@
 
 mod convert;
 mod placement;
+pub(crate) mod quote;
 mod read;
 mod sources;
 mod write;
@@ -708,10 +709,10 @@ mod tests {
     #[test]
     fn quoted_values_are_capped() {
         let long = "é".repeat(5000);
-        let quoted = crate::lint::short(&long);
+        let quoted = quote::short(&long);
         assert!(quoted.chars().count() < 120, "{quoted}");
         assert!(quoted.contains("5000 characters"), "{quoted}");
-        assert_eq!(crate::lint::short("short"), "short");
+        assert_eq!(quote::short("short"), "short");
         let card = serde_json::json!({"name": "Agent", "description": long});
         for f in crate::lint::lint_json(&card) {
             assert!(f.message.len() < 1000, "{f}");

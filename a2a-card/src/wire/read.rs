@@ -11,8 +11,8 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use crate::card::*;
-use crate::lint::short;
 
+use super::quote::short;
 use super::sources::{InterfaceSource, SchemeSource, SkillSource, Sources};
 use super::{ParseIssue, Profile, SCHEME_NAMES, pointer_push};
 
