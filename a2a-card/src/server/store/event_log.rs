@@ -203,15 +203,6 @@ impl Event {
         }
     }
 
-    /// A journal entry's row in an event log that keeps journals below its events (numbers
-    /// under 0, which no reader of events reads): `json` is what is written; the event is
-    /// never read.
-    #[cfg(any(feature = "sqlite", feature = "postgres"))]
-    pub(crate) fn journal_row(json: String) -> Event {
-        let placeholder = a2a::StreamResponse::Message(a2a::Message::new(a2a::Role::Agent, vec![]));
-        Event::with_json(placeholder, json)
-    }
-
     /// The event.
     pub fn event(&self) -> &a2a::StreamResponse {
         &self.event

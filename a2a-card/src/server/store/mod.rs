@@ -322,12 +322,7 @@ impl Tasks {
                 retention,
                 lease,
             } => {
-                let dialect = if url.starts_with("sqlite:") {
-                    sql::Dialect::Sqlite
-                } else {
-                    sql::Dialect::Postgres
-                };
-                let store = SqlTasks::open(url, dialect, *retention, *lease, serving).await?;
+                let store = SqlTasks::open(url, *retention, *lease, serving).await?;
                 store.recover().await?;
                 Ok(Arc::new(store))
             }
