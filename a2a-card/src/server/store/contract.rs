@@ -62,7 +62,7 @@ pub enum Change {
 /// A [`TaskStore`] alone is a `Store` (`Arc<dyn TaskStore>`).
 ///
 /// Whose tasks a `ListTasks` lists: a task's id says whose it is (`[AGENT:][TENANT:][OWNER.]ID`:
-/// the agent where a [`Host`](super::Host) keeps several agents' tasks, the tenant that made
+/// the agent where a [`Host`](crate::server::Host) keeps several agents' tasks, the tenant that made
 /// it, and, where the server authenticates its callers, a mark of the caller that owns it; a
 /// task of the default tenant of an agent alone, without authentication, has no `:`). The
 /// request a store's [`TaskStore::list`] receives names in its `tenant` the prefix of the
@@ -163,7 +163,7 @@ pub trait Store: Send + Sync + 'static {
 
     /// Counts one more request of `key` in the window of `window_ms` milliseconds that began
     /// at `start_ms` (Unix time), for every process on the store (the agent's requests per
-    /// window, see [`Limits`](super::Limits)): the requests of `key` counted in that window so
+    /// window, see [`Limits`](crate::server::Limits)): the requests of `key` counted in that window so
     /// far, this one included. `Ok(None)` (the default): the store does not count, and each
     /// process counts its own. Postgres counts for its replicas.
     ///
@@ -213,7 +213,7 @@ pub trait Store: Send + Sync + 'static {
     /// durable skills, whose handlers it dropped) are given up at once, so that another
     /// process on the store takes them over now rather than once this one's lease runs out.
     /// A server calls it last, at the end of its drain
-    /// ([`Listening::serve`](super::Listening::serve)), and writes nothing more. By default,
+    /// ([`Listening::serve`](crate::server::Listening::serve)), and writes nothing more. By default,
     /// nothing.
     ///
     /// ```

@@ -9,10 +9,10 @@ use a2a::Task;
 /// The tasks' events as a store keeps them, numbered as the server numbers them (a task is
 /// its own event 0; each later event of the task, in order, is 1, 2, ...): with it, a stream
 /// resumes (`Last-Event-ID`) from the store after a restart and on any process that shares
-/// it. The SQL stores keep one; a [`Store`] of your own may.
+/// it. The SQL stores keep one; a [`Store`](super::Store) of your own may.
 ///
 /// The server calls [`append`](Self::append) for every event, in order, and
-/// [`update_at`](Self::update_at) instead of [`TaskStore::update`] for each change of what
+/// [`update_at`](Self::update_at) instead of [`TaskStore::update`](a2a_server::TaskStore::update) for each change of what
 /// the task holds (a status, a whole artifact); a reader calls [`read`](Self::read).
 ///
 /// An event log in memory beside a task store (a sketch of what a database-backed one does
@@ -63,7 +63,7 @@ pub trait EventLog: Send + Sync {
     /// [`update_at`](Self::update_at) returns.
     fn append(&self, task_id: &str, seq: u64, event: &Arc<Event>);
 
-    /// Writes `task` as it is after its event `seq` (as [`TaskStore::update`] does, and
+    /// Writes `task` as it is after its event `seq` (as [`TaskStore::update`](a2a_server::TaskStore::update) does, and
     /// remembering `seq` for [`read`](Self::read)).
     async fn update_at(&self, task: Task, seq: u64) -> Result<(), a2a::A2AError>;
 
@@ -78,7 +78,7 @@ pub trait EventLog: Send + Sync {
 
     /// Whether the log keeps the journals of durable skills (`#[skill(durable)]`), with which
     /// their tasks resume after their process stops ([`journal`](Self::journal),
-    /// [`read_journal`](Self::read_journal), and [`Store::resumed`]). By default no: a durable
+    /// [`read_journal`](Self::read_journal), and [`Store::resumed`](super::Store::resumed)). By default no: a durable
     /// skill then runs as any other.
     ///
     /// A log that keeps journals beside its events (in memory here, for the sketch: a

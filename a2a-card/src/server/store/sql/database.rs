@@ -458,7 +458,7 @@ where
             .map(|(n, body)| match u64::try_from(n) {
                 Ok(n) => Ok((n, body)),
                 Err(_) => Err(A2AError::internal(format!(
-                    "task {id}'s journal holds an entry numbered {n}, below 0"
+                    "task {id}'s journal holds an entry numbered {n}: journals are numbered from 0"
                 ))),
             })
             .collect()

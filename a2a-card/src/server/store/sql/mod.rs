@@ -423,7 +423,7 @@ fn spawn_lease(store: Weak<Shared>) {
                 if s.released.load(std::sync::atomic::Ordering::SeqCst) {
                     return;
                 }
-                match tokio::time::timeout(lease / 6, s.renew()).await {
+                match tokio::time::timeout(lease / 6, s.db.renew()).await {
                     Ok(renewed) => renewed,
                     Err(_) => Err(A2AError::internal("the database did not answer in time")),
                 }
@@ -460,10 +460,6 @@ fn spawn_lease(store: Weak<Shared>) {
 }
 
 impl Shared {
-    async fn renew(&self) -> Result<(), A2AError> {
-        self.db.renew().await
-    }
-
     /// Reads whether another replica's lease is live, into [`others`](Self::others) (a
     /// replica that listens, on Postgres; the others keep announcing).
     async fn count_others(&self) -> Result<(), A2AError> {
@@ -502,9 +498,13 @@ impl Shared {
                 continue;
             }
             // A durable skill's task (it has a journal): a server's store takes it over, to
-            // run again from its journal; another store leaves it for a server.
+            // run again from its journal; another store leaves it for a server. Another
+            // replica may take it first; the claim moves its version on: should the replica
+            // that ran it only have lost the database for a while, its next write of the task
+            // is refused, not taken over this one's.
             if orphan.journaled {
-                if self.queue_creates && self.claim(&task.id, orphan.owner.as_deref()).await? {
+                let owner = orphan.owner.as_deref();
+                if self.queue_creates && self.db.claim(&task.id, owner).await? {
                     n += 1;
                     let _ = self.resumed.send(task);
                 }
@@ -546,14 +546,6 @@ impl Shared {
         self.db.give_up(id).await?;
         self.local.forget(id);
         Ok(())
-    }
-
-    /// Makes this replica the owner of running task `id`, which `was` owned (the replica that
-    /// stopped): whether it did (another replica may have taken it first). The task's version
-    /// moves on: should the replica that owned it only have lost the database for a while,
-    /// its next write of the task is refused, not taken over this one's.
-    async fn claim(&self, id: &str, was: Option<&str>) -> Result<bool, A2AError> {
-        self.db.claim(id, was).await
     }
 
     /// Removes the terminal tasks retention lets go (run with the lease, not on every write).
