@@ -830,6 +830,37 @@ async fn a_journal_kept_in_the_event_log_moves_to_a_table_of_its_own() {
 }
 
 #[tokio::test]
+async fn retention_removes_a_finished_tasks_journal_with_it() {
+    use a2a_card::server::store::{DEFAULT_LEASE, EventLog, SqlTasks};
+    let path = db_path("journal-sweep");
+    let retention = Retention::default().max_age(Duration::from_millis(1));
+    let store = SqlTasks::sqlite(&path, retention).await.expect("opened");
+    store
+        .create(task("gone", "c", TaskState::Working))
+        .await
+        .expect("created");
+    store.journal("gone", 0, r#"{"begin":0}"#);
+    store.journal_written("gone", 0).await.expect("written");
+    store
+        .update(task("gone", "c", TaskState::Completed))
+        .await
+        .expect("finished");
+    // Retention is applied with each lease renewal, every third of the lease.
+    let started = std::time::Instant::now();
+    while store.get("gone").await.expect("read").is_some() {
+        assert!(
+            started.elapsed() < DEFAULT_LEASE,
+            "the task was never removed"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        store.read_journal("gone").await.expect("read").is_empty(),
+        "its journal went with it"
+    );
+}
+
+#[tokio::test]
 async fn a_restarted_server_still_answers_for_its_tasks() {
     use a2a_card::server::Server;
     let path = db_path("server");
