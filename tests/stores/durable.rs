@@ -245,13 +245,12 @@ async fn journaled(url: &str, id: &str, n: i64) {
         .await
         .expect("the store's file");
     for _ in 0..1000 {
-        let count: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM a2a_card_events WHERE task_id = ? AND seq < 0",
-        )
-        .bind(id)
-        .fetch_one(&mut db)
-        .await
-        .expect("the journal");
+        let count: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM a2a_card_journal WHERE task_id = ?")
+                .bind(id)
+                .fetch_one(&mut db)
+                .await
+                .expect("the journal");
         if count >= n {
             return;
         }

@@ -697,11 +697,11 @@ async fn a_database_that_is_not_ours_or_is_newer_is_refused_and_left_untouched()
     sqlx_probe::run(
         &path,
         "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
-         VALUES (7, 'a later step', TRUE, x'00', 0);",
+         VALUES (8, 'a later step', TRUE, x'00', 0);",
     )
     .await;
     match Tasks::sqlite(&path).open().await {
-        Err(StoreError::Newer { found: 7, known: 6 }) => {}
+        Err(StoreError::Newer { found: 8, known: 7 }) => {}
         other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
     }
 
@@ -743,9 +743,9 @@ async fn a_database_of_the_first_schema_is_migrated_with_its_tasks() {
     let store = Tasks::sqlite(&path).open().await.expect("migrated");
     let old = store.get("old").await.expect("read").expect("kept");
     assert_eq!(old.status.state, TaskState::Completed);
-    assert_eq!(sqlx_probe::version(&path).await, 6);
+    assert_eq!(sqlx_probe::version(&path).await, 7);
     // sqlx's migrator keeps the steps, those the earlier runner applied recorded as its own.
-    assert_eq!(sqlx_probe::applied(&path).await, vec![1, 2, 3, 4, 5, 6]);
+    assert_eq!(sqlx_probe::applied(&path).await, vec![1, 2, 3, 4, 5, 6, 7]);
     let indexes = sqlx_probe::indexes(&path).await;
     assert!(
         indexes.contains(&"a2a_card_tasks_running".to_owned())
@@ -764,6 +764,99 @@ async fn a_database_of_the_first_schema_is_migrated_with_its_tasks() {
     assert_eq!(
         store.list(&every_task()).await.expect("a list").total_size,
         2
+    );
+}
+
+#[tokio::test]
+async fn a_journal_kept_in_the_event_log_moves_to_a_table_of_its_own() {
+    use a2a_card::server::store::{EventLog, SqlTasks};
+    // A file as schema 6 left it: a durable skill's task, its journal as rows below its events
+    // (entry `n` is row `-1 - n`), beside its event 1.
+    let path = db_path("v6-journal");
+    let body = serde_json::to_string(&task("durable", "c", TaskState::Working)).expect("json");
+    sqlx_probe::run(
+        &path,
+        &format!(
+            "CREATE TABLE a2a_card_schema (name TEXT NOT NULL, version BIGINT NOT NULL);
+            INSERT INTO a2a_card_schema VALUES ('a2a-card tasks', 6);
+            CREATE TABLE a2a_card_tasks (id TEXT PRIMARY KEY, context_id TEXT NOT NULL,
+                state TEXT NOT NULL, status_at TEXT, version BIGINT NOT NULL, ended_at BIGINT,
+                owner TEXT, body TEXT NOT NULL, seq BIGINT);
+            CREATE INDEX a2a_card_tasks_context ON a2a_card_tasks (context_id, id);
+            CREATE INDEX a2a_card_tasks_running ON a2a_card_tasks (owner) WHERE ended_at IS NULL;
+            CREATE INDEX a2a_card_tasks_ended ON a2a_card_tasks (ended_at) WHERE ended_at IS NOT NULL;
+            CREATE TABLE a2a_card_push_configs (task_id TEXT NOT NULL, id TEXT NOT NULL,
+                body TEXT NOT NULL, PRIMARY KEY (task_id, id));
+            CREATE TABLE a2a_card_replicas (id TEXT PRIMARY KEY, seen_at BIGINT NOT NULL);
+            CREATE TABLE a2a_card_events (task_id TEXT NOT NULL, seq BIGINT NOT NULL,
+                body TEXT NOT NULL, PRIMARY KEY (task_id, seq));
+            CREATE TABLE a2a_card_hits (key TEXT NOT NULL, window_start BIGINT NOT NULL,
+                ends_at BIGINT NOT NULL, hits BIGINT NOT NULL, PRIMARY KEY (key, window_start));
+            CREATE TABLE a2a_card_answers (id TEXT PRIMARY KEY, task_id TEXT NOT NULL,
+                body TEXT NOT NULL, sent_at BIGINT NOT NULL);
+            CREATE TABLE a2a_card_keys (key TEXT PRIMARY KEY, task_id TEXT NOT NULL,
+                digest TEXT NOT NULL, made_at BIGINT NOT NULL);
+            INSERT INTO a2a_card_tasks VALUES ('durable', 'c', 'TASK_STATE_WORKING', NULL, 2, NULL, NULL, '{}', 0);
+            INSERT INTO a2a_card_events VALUES ('durable', -1, '{{\"begin\":0}}');
+            INSERT INTO a2a_card_events VALUES ('durable', -2, '{{\"step\":1}}');
+            INSERT INTO a2a_card_events VALUES ('durable', 1, '{{\"statusUpdate\":{{\"taskId\":\"durable\",\"contextId\":\"c\",\"status\":{{\"state\":\"TASK_STATE_WORKING\"}}}}}}');",
+            body.replace('\'', "''")
+        ),
+    )
+    .await;
+    let store = SqlTasks::sqlite(&path, Retention::default())
+        .await
+        .expect("migrated");
+    assert_eq!(sqlx_probe::version(&path).await, 7);
+    assert_eq!(
+        store.read_journal("durable").await.expect("the journal"),
+        vec![
+            (0, r#"{"begin":0}"#.to_owned()),
+            (1, r#"{"step":1}"#.to_owned())
+        ],
+        "the entries, in order, as they were"
+    );
+    assert_eq!(
+        sqlx_probe::events(&path, "durable").await,
+        vec![1],
+        "only the events stay in the log"
+    );
+    let logged = store
+        .read("durable", Some(0))
+        .await
+        .expect("read")
+        .expect("kept");
+    assert_eq!(logged.events.len(), 1, "{:?}", logged.events);
+}
+
+#[tokio::test]
+async fn retention_removes_a_finished_tasks_journal_with_it() {
+    use a2a_card::server::store::{DEFAULT_LEASE, EventLog, SqlTasks};
+    let path = db_path("journal-sweep");
+    let retention = Retention::default().max_age(Duration::from_millis(1));
+    let store = SqlTasks::sqlite(&path, retention).await.expect("opened");
+    store
+        .create(task("gone", "c", TaskState::Working))
+        .await
+        .expect("created");
+    store.journal("gone", 0, r#"{"begin":0}"#);
+    store.journal_written("gone", 0).await.expect("written");
+    store
+        .update(task("gone", "c", TaskState::Completed))
+        .await
+        .expect("finished");
+    // Retention is applied with each lease renewal, every third of the lease.
+    let started = std::time::Instant::now();
+    while store.get("gone").await.expect("read").is_some() {
+        assert!(
+            started.elapsed() < DEFAULT_LEASE,
+            "the task was never removed"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        store.read_journal("gone").await.expect("read").is_empty(),
+        "its journal went with it"
     );
 }
 
@@ -932,6 +1025,20 @@ mod sqlx_probe {
         .expect("the applied steps");
         db.close().await.expect("closed");
         steps
+    }
+
+    /// The numbers of task `id`'s rows in the event log, in order.
+    pub async fn events(path: &Path, id: &str) -> Vec<i64> {
+        use sqlx::Connection;
+        let mut db = connect(path).await;
+        let rows =
+            sqlx::query_scalar("SELECT seq FROM a2a_card_events WHERE task_id = ? ORDER BY seq")
+                .bind(id)
+                .fetch_all(&mut db)
+                .await
+                .expect("the events");
+        db.close().await.expect("closed");
+        rows
     }
 
     pub async fn indexes(path: &Path) -> Vec<String> {

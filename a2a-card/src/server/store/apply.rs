@@ -1,5 +1,6 @@
 //! How an event changes a task: the one rule the server applies to the task it follows in
-//! memory, and a store to a stored task and the tail of its event log.
+//! memory, and a store to a stored task and the tail of its event log; the status update that
+//! tells of a task's status, and a task failed because its process stopped.
 
 use a2a::{StreamResponse, Task, TaskState, TaskStatus};
 
@@ -57,4 +58,41 @@ pub(crate) fn apply(task: &mut Task, event: &StreamResponse) -> bool {
 /// Whether a task in `state` waits for the caller (its status message is a question).
 pub(crate) fn asks(state: &TaskState) -> bool {
     matches!(state, TaskState::InputRequired | TaskState::AuthRequired)
+}
+
+/// Whether a state is one a handler was busy in (and so cannot be anymore after a restart).
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn was_running(state: &TaskState) -> bool {
+    matches!(
+        state,
+        TaskState::Submitted
+            | TaskState::Working
+            | TaskState::InputRequired
+            | TaskState::AuthRequired
+    )
+}
+
+/// The status update that tells of `task`'s status as it is.
+pub(crate) fn status_update(task: &Task) -> a2a::StreamResponse {
+    a2a::StreamResponse::StatusUpdate(a2a::TaskStatusUpdateEvent {
+        task_id: task.id.clone(),
+        context_id: task.context_id.clone(),
+        status: task.status.clone(),
+        metadata: None,
+    })
+}
+
+/// `task` marked failed because its process stopped.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn interrupted(mut task: Task) -> Task {
+    let mut message =
+        a2a::Message::new(a2a::Role::Agent, vec![a2a::Part::text(super::INTERRUPTED)]);
+    message.task_id = Some(task.id.clone());
+    message.context_id = Some(task.context_id.clone());
+    task.status = a2a::TaskStatus {
+        state: TaskState::Failed,
+        message: Some(message),
+        timestamp: Some(chrono::Utc::now()),
+    };
+    task
 }

@@ -22,6 +22,7 @@ pub(crate) const CHANGES: &str = "a2a_card_tasks";
 pub(crate) const ANSWERS: &str = "a2a_card_answers";
 
 /// The Postgres channel on which every write of events announces the id of their task.
+#[cfg(feature = "postgres")]
 pub(crate) const EVENTS: &str = "a2a_card_events";
 
 /// The Postgres channel on which a replica says it opened (its id), so that the others
@@ -71,7 +72,7 @@ pub(crate) async fn listen(
     url: &str,
     replica: &str,
     others: Arc<Others>,
-    db: sqlx::AnyPool,
+    db: sqlx::PgPool,
 ) -> Option<broadcast::Sender<Change>> {
     let mut listener = match PgListener::connect(url).await {
         Ok(l) => l,
@@ -191,7 +192,7 @@ fn answer(payload: &str) -> Option<Forwarded> {
 
 /// The answer the store keeps as row `id`.
 #[cfg(feature = "postgres")]
-async fn kept_answer(db: &sqlx::AnyPool, id: &str) -> Result<Box<a2a::Message>, String> {
+async fn kept_answer(db: &sqlx::PgPool, id: &str) -> Result<Box<a2a::Message>, String> {
     let body: String = sqlx::query_scalar("SELECT body FROM a2a_card_answers WHERE id = $1")
         .bind(id)
         .fetch_one(db)

@@ -3,10 +3,10 @@
 
 use std::borrow::Cow;
 
-use sqlx::migrate::{Migration, MigrationType, Migrator};
-use sqlx::{AnyPool, Row};
+use sqlx::migrate::{Migrate, Migration, MigrationType, Migrator};
+use sqlx::{Decode, Encode, Executor, IntoArguments, Pool, Type};
 
-use super::{Dialect, sql_for};
+use super::backend::Backend;
 use crate::server::store::StoreError;
 
 /// The name the schema table gives this crate's databases.
@@ -104,6 +104,20 @@ const MIGRATIONS: &[(&str, &str)] = &[
     );
     CREATE INDEX a2a_card_keys_made ON a2a_card_keys (made_at);",
     ),
+    // 6 -> 7: the journals of durable skills' tasks in a table of their own (entry `n` of a
+    // task's journal was row `-1 - n` of its event log).
+    (
+        "journals",
+        "CREATE TABLE a2a_card_journal (
+        task_id TEXT NOT NULL,
+        n BIGINT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (task_id, n)
+    );
+    INSERT INTO a2a_card_journal (task_id, n, body)
+        SELECT task_id, -1 - seq, body FROM a2a_card_events WHERE seq < 0;
+    DELETE FROM a2a_card_events WHERE seq < 0;",
+    ),
 ];
 
 /// The schema's steps as sqlx migrations: step `i` of [`MIGRATIONS`] is version `i + 1`.
@@ -138,26 +152,23 @@ fn migrations() -> Vec<Migration> {
 /// Creates or migrates the schema, refusing foreign and newer databases: first checks that
 /// the database is this crate's (or empty), then runs sqlx's migrator over [`MIGRATIONS`]
 /// (its `_sqlx_migrations` table says which steps a database has had).
-pub(super) async fn migrate(pool: &AnyPool, dialect: Dialect) -> Result<(), StoreError> {
+pub(super) async fn migrate<B: Backend>(pool: &Pool<B>) -> Result<(), StoreError>
+where
+    // What sqlx's generic code asks of a database, as `database.rs` says, and its migrator.
+    B::Connection: Migrate,
+    for<'c> &'c mut B::Connection: Executor<'c, Database = B>,
+    for<'q> B::Arguments<'q>: IntoArguments<'q, B>,
+    for<'q> String: Encode<'q, B> + Decode<'q, B> + Type<B>,
+    for<'q> &'q str: Encode<'q, B> + Type<B>,
+    for<'q> i64: Encode<'q, B> + Decode<'q, B> + Type<B>,
+    for<'q> Vec<u8>: Encode<'q, B> + Type<B>,
+    usize: sqlx::ColumnIndex<B::Row>,
+{
     let unavailable = |e: sqlx::Error| StoreError::Unavailable(e.to_string());
     let known = MIGRATIONS.len() as i64;
     let mut tx = pool.begin().await.map_err(unavailable)?;
-    if dialect == Dialect::Postgres {
-        // Replicas starting together check one at a time.
-        sqlx::query("SELECT pg_advisory_xact_lock(727274101)")
-            .execute(&mut *tx)
-            .await
-            .map_err(unavailable)?;
-    }
-    let list = match dialect {
-        Dialect::Sqlite => {
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
-        }
-        Dialect::Postgres => {
-            "SELECT table_name::TEXT FROM information_schema.tables WHERE table_schema = current_schema()"
-        }
-    };
-    let tables: Vec<String> = sqlx::query_scalar(list)
+    B::lock_schema(&mut tx).await.map_err(unavailable)?;
+    let tables: Vec<String> = sqlx::query_scalar(B::TABLES)
         .fetch_all(&mut *tx)
         .await
         .map_err(|e| StoreError::Foreign(format!("it cannot be read as a database: {e}")))?;
@@ -165,12 +176,13 @@ pub(super) async fn migrate(pool: &AnyPool, dialect: Dialect) -> Result<(), Stor
     // The schema table names the database as this crate's (and, before sqlx's migrator kept
     // the steps, which steps it had).
     let before = if tables.iter().any(|t| t == "a2a_card_schema") {
-        let row = sqlx::query("SELECT name, version FROM a2a_card_schema")
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(unavailable)?;
+        let row: Option<(String, i64)> =
+            sqlx::query_as("SELECT name, version FROM a2a_card_schema")
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(unavailable)?;
         match row {
-            Some(row) if row.get::<String, _>(0) == SCHEMA_NAME => row.get::<i64, _>(1),
+            Some((name, version)) if name == SCHEMA_NAME => version,
             _ => {
                 return Err(StoreError::Foreign(
                     "its schema table names another schema".into(),
@@ -182,14 +194,11 @@ pub(super) async fn migrate(pool: &AnyPool, dialect: Dialect) -> Result<(), Stor
             .execute(&mut *tx)
             .await
             .map_err(unavailable)?;
-        sqlx::query(&sql_for(
-            dialect,
-            "INSERT INTO a2a_card_schema (name, version) VALUES (?, 0)",
-        ))
-        .bind(SCHEMA_NAME)
-        .execute(&mut *tx)
-        .await
-        .map_err(unavailable)?;
+        sqlx::query("INSERT INTO a2a_card_schema (name, version) VALUES ($1, 0)")
+            .bind(SCHEMA_NAME)
+            .execute(&mut *tx)
+            .await
+            .map_err(unavailable)?;
         0
     } else {
         return Err(StoreError::Foreign(format!(
@@ -206,23 +215,20 @@ pub(super) async fn migrate(pool: &AnyPool, dialect: Dialect) -> Result<(), Stor
     if !recorded && before > 0 {
         // A database the earlier runner migrated: its steps are recorded for sqlx's migrator,
         // as sqlx records them.
-        use sqlx::migrate::Migrate as _;
         tx.ensure_migrations_table()
             .await
             .map_err(|e| StoreError::Unavailable(e.to_string()))?;
-        let record = sql_for(
-            dialect,
-            "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
-             VALUES (?, ?, TRUE, ?, 0)",
-        );
         for step in migrations().into_iter().take(before as usize) {
-            sqlx::query(&record)
-                .bind(step.version)
-                .bind(step.description.into_owned())
-                .bind(step.checksum.into_owned())
-                .execute(&mut *tx)
-                .await
-                .map_err(unavailable)?;
+            sqlx::query(
+                "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
+                 VALUES ($1, $2, TRUE, $3, 0)",
+            )
+            .bind(step.version)
+            .bind(step.description.into_owned())
+            .bind(step.checksum.into_owned())
+            .execute(&mut *tx)
+            .await
+            .map_err(unavailable)?;
         }
     }
     tx.commit().await.map_err(unavailable)?;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use a2a::A2AError;
 use async_trait::async_trait;
 
-use super::{Shared, db_error};
+use super::Shared;
 
 /// Push-notification configs in the database of a [`SqlTasks`](super::SqlTasks), removed with
 /// their task.
@@ -30,17 +30,7 @@ impl a2a_server::PushConfigStore for SqlPushConfigs {
         let id = config.id.get_or_insert_with(a2a::new_task_id).clone();
         let body = serde_json::to_string(&config)
             .map_err(|e| A2AError::internal(format!("a push config could not be stored: {e}")))?;
-        let sql = s.sql(
-            "INSERT INTO a2a_card_push_configs (task_id, id, body) VALUES (?, ?, ?)
-             ON CONFLICT (task_id, id) DO UPDATE SET body = excluded.body",
-        );
-        sqlx::query(&sql)
-            .bind(&config.task_id)
-            .bind(&id)
-            .bind(body)
-            .execute(&s.pool)
-            .await
-            .map_err(db_error)?;
+        s.db.save_config(&config.task_id, &id, body).await?;
         Ok(config)
     }
 
@@ -49,15 +39,7 @@ impl a2a_server::PushConfigStore for SqlPushConfigs {
         task_id: &str,
         config_id: &str,
     ) -> Result<a2a::TaskPushNotificationConfig, A2AError> {
-        let s = &self.inner;
-        let body: Option<String> = sqlx::query_scalar(
-            &s.sql("SELECT body FROM a2a_card_push_configs WHERE task_id = ? AND id = ?"),
-        )
-        .bind(task_id)
-        .bind(config_id)
-        .fetch_optional(&s.reads)
-        .await
-        .map_err(db_error)?;
+        let body = self.inner.db.config(task_id, config_id).await?;
         let body = body.ok_or_else(|| {
             A2AError::invalid_params(format!(
                 "task {task_id} has no push notification config {config_id}"
@@ -68,14 +50,7 @@ impl a2a_server::PushConfigStore for SqlPushConfigs {
     }
 
     async fn list(&self, task_id: &str) -> Result<Vec<a2a::TaskPushNotificationConfig>, A2AError> {
-        let s = &self.inner;
-        let bodies: Vec<String> = sqlx::query_scalar(
-            &s.sql("SELECT body FROM a2a_card_push_configs WHERE task_id = ? ORDER BY id"),
-        )
-        .bind(task_id)
-        .fetch_all(&s.reads)
-        .await
-        .map_err(db_error)?;
+        let bodies = self.inner.db.configs(task_id).await?;
         bodies
             .iter()
             .map(|b| {
@@ -87,23 +62,10 @@ impl a2a_server::PushConfigStore for SqlPushConfigs {
     }
 
     async fn delete(&self, task_id: &str, config_id: &str) -> Result<(), A2AError> {
-        let s = &self.inner;
-        sqlx::query(&s.sql("DELETE FROM a2a_card_push_configs WHERE task_id = ? AND id = ?"))
-            .bind(task_id)
-            .bind(config_id)
-            .execute(&s.pool)
-            .await
-            .map_err(db_error)?;
-        Ok(())
+        self.inner.db.delete_configs(task_id, Some(config_id)).await
     }
 
     async fn delete_all(&self, task_id: &str) -> Result<(), A2AError> {
-        let s = &self.inner;
-        sqlx::query(&s.sql("DELETE FROM a2a_card_push_configs WHERE task_id = ?"))
-            .bind(task_id)
-            .execute(&s.pool)
-            .await
-            .map_err(db_error)?;
-        Ok(())
+        self.inner.db.delete_configs(task_id, None).await
     }
 }

@@ -1,5 +1,5 @@
 //! A round: the writes of a task folded into one row write, and what one round asks of the
-//! database (rows and events).
+//! database (rows, and what it logs: events and journal entries).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -30,6 +30,12 @@ pub(super) enum Op {
         seq: i64,
         body: Arc<Event>,
     },
+    /// Entry `n` of task `task_id`'s journal (JSON).
+    Journal {
+        task_id: String,
+        n: i64,
+        entry: String,
+    },
 }
 
 impl Op {
@@ -37,7 +43,7 @@ impl Op {
     pub(super) fn task(&self) -> &str {
         match self {
             Op::Create { task, .. } | Op::Update { task, .. } => &task.id,
-            Op::Event { task_id, .. } => task_id,
+            Op::Event { task_id, .. } | Op::Journal { task_id, .. } => task_id,
         }
     }
 
@@ -45,7 +51,7 @@ impl Op {
     pub(super) fn awaited(&self) -> bool {
         match self {
             Op::Create { done, .. } | Op::Update { done, .. } => done.is_some(),
-            Op::Event { .. } => false,
+            Op::Event { .. } | Op::Journal { .. } => false,
         }
     }
 }
@@ -71,8 +77,22 @@ pub(super) struct Row {
 #[derive(Default)]
 pub(super) struct Round {
     pub(super) rows: Vec<Row>,
-    /// Events logged: task id, number, event.
+    pub(super) log: Log,
+}
+
+/// What a round logs beside its rows (an entry logged already stays as it was).
+#[derive(Default)]
+pub(super) struct Log {
+    /// Events: task id, number, event.
     pub(super) events: Vec<(String, i64, Arc<Event>)>,
+    /// Journal entries of durable skills' tasks: task id, number, entry.
+    pub(super) journal: Vec<(String, i64, String)>,
+}
+
+impl Log {
+    pub(super) fn is_empty(&self) -> bool {
+        self.events.is_empty() && self.journal.is_empty()
+    }
 }
 
 impl Round {
@@ -82,7 +102,11 @@ impl Round {
         for op in ops {
             let (task, new, expected, seq, done) = match op {
                 Op::Event { task_id, seq, body } => {
-                    round.events.push((task_id, seq, body));
+                    round.log.events.push((task_id, seq, body));
+                    continue;
+                }
+                Op::Journal { task_id, n, entry } => {
+                    round.log.journal.push((task_id, n, entry));
                     continue;
                 }
                 Op::Create { task, done } => (task, true, None, None, done),

@@ -1,6 +1,7 @@
-//! The SQL of a round, and where it is written: one call per round on SQLite (each statement's
-//! end seen), `WITH` statements on Postgres (each row's outcome read back), on the writer's
-//! own connection.
+//! The SQL of a round, and where it is written: on the writer's own connection, each
+//! database's way ([`Backend::round`]: one call per round on SQLite, `WITH` statements on
+//! Postgres), with the steps both share here (the inserts, the compare-and-swap, each row's
+//! outcome), and the statements both read alike.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -9,108 +10,92 @@ use tracing::Instrument as _;
 
 use a2a::{A2AError, Task, TaskState};
 use sqlx::pool::PoolConnection;
-use sqlx::{AnyPool, Row as _};
+use sqlx::query::Query;
+use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Row as _, Type};
 
-use super::super::notify::{CHANGES, EVENTS, Others};
-use super::round::Row;
-use super::{Dialect, db_error, now_millis, sql_for, state_name};
+use super::backend::{Backend, Pools};
+use super::round::{Log, Row};
+use super::{db_error, now_millis, state_name};
 use crate::server::store::Event;
 use crate::server::store::memory::terminal_error;
 
-/// What the writer writes to.
-pub(super) struct Db {
-    pub(super) pool: AnyPool,
-    pub(super) dialect: Dialect,
-    pub(super) replica: String,
-    /// Whether the last round found the database unreachable: the next waits less for a
-    /// connection, so that the writes queued meanwhile learn it quickly (and the first that
-    /// reaches it clears this).
-    pub(super) down: std::sync::atomic::AtomicBool,
-    /// Whether a round announces what it wrote (Postgres `NOTIFY`): only while another
-    /// replica may listen.
-    pub(super) others: Arc<Others>,
-}
-
-/// A connection the writer keeps between rounds, and since when it is unused.
-pub(super) type Held = Option<(PoolConnection<sqlx::Any>, Instant)>;
-
 /// How long the writer's kept connection may stay unused before the next round tries it first
 /// (the pool tries each connection it hands out).
-pub(super) const IDLE_PING: Duration = Duration::from_secs(1);
+const IDLE_PING: Duration = Duration::from_secs(1);
 
 /// How long a round waits for a connection while the database was found unreachable.
-pub(super) const RETRY_ACQUIRE: Duration = Duration::from_millis(250);
+const RETRY_ACQUIRE: Duration = Duration::from_millis(250);
 
-impl Db {
-    pub(super) fn sql<'a>(&self, sql: &'a str) -> std::borrow::Cow<'a, str> {
-        sql_for(self.dialect, sql)
-    }
+/// A row's outcome: the version written, or why not.
+pub(super) type Outcome = (Row, Result<i64, A2AError>);
 
+impl<B: Backend> Pools<B>
+where
+    // What sqlx's generic code asks of a database, as `database.rs` says.
+    for<'c> &'c mut B::Connection: Executor<'c, Database = B>,
+    for<'q> B::Arguments<'q>: IntoArguments<'q, B>,
+    for<'q> String: Encode<'q, B> + Decode<'q, B> + Type<B>,
+    for<'q> &'q str: Encode<'q, B> + Type<B>,
+    for<'q> i64: Encode<'q, B> + Decode<'q, B> + Type<B>,
+    for<'q> Option<String>: Encode<'q, B>,
+    for<'q> Option<i64>: Encode<'q, B>,
+    usize: ColumnIndex<B::Row>,
+{
     /// Writes a round on one connection, each statement atomic by itself (on SQLite, wrapping
     /// the round in a transaction measured slower: two more statements a round); each row with
-    /// its outcome.
-    pub(super) async fn round(
-        &self,
-        rows: Vec<Row>,
-        events: &[(String, i64, Arc<Event>)],
-        held: &mut Held,
-    ) -> Vec<(Row, Result<i64, A2AError>)> {
-        if rows.is_empty() && events.is_empty() {
+    /// its outcome, in the round's span.
+    pub(super) async fn round_in_span(&self, rows: Vec<Row>, log: Log) -> Vec<Outcome> {
+        if rows.is_empty() && log.is_empty() {
             return Vec::new();
         }
-        let system = match self.dialect {
-            Dialect::Sqlite => "sqlite",
-            Dialect::Postgres => "postgresql",
-        };
         let (new, changed) = rows.iter().fold((0, 0), |(n, c), r| match r.new {
             true => (n + 1, c),
             false => (n, c + 1),
         });
-        let merged = self.dialect == Dialect::Postgres && !rows.is_empty();
-        let statements = usize::from(!merged && !events.is_empty())
+        // Postgres logs with the round's first row statement; SQLite in one of its own.
+        let merged = B::SHARED && !rows.is_empty();
+        let statements = usize::from(!merged && !log.events.is_empty())
+            + usize::from(!merged && !log.journal.is_empty())
             + usize::from(new > 0)
             + usize::from(changed > 0);
-        let span =
-            crate::server::telemetry::store_span(system, statements, rows.len(), events.len());
+        let logged = log.events.len() + log.journal.len();
+        let span = crate::server::telemetry::store_span(B::SYSTEM, statements, rows.len(), logged);
         let started = Instant::now();
-        let size = rows.len() + events.len();
-        let outcomes = self.round_on(rows, events, held).instrument(span).await;
-        crate::server::telemetry::store_round(system, size, started.elapsed());
+        let size = rows.len() + logged;
+        let outcomes = self.round_on(rows, &log).instrument(span).await;
+        crate::server::telemetry::store_round(B::SYSTEM, size, started.elapsed());
         outcomes
     }
 
-    /// [`round`](Self::round), in its span, on a connection the writer keeps from round to
-    /// round while they succeed: the pool tries a connection each time it hands one out and
-    /// each time it is given back (a round trip to the database each, and on SQLite a
-    /// hand-over to its thread), which cost as much as the round's own statement.
-    pub(super) async fn round_on(
-        &self,
-        rows: Vec<Row>,
-        events: &[(String, i64, Arc<Event>)],
-        held: &mut Held,
-    ) -> Vec<(Row, Result<i64, A2AError>)> {
+    /// A round on a connection the writer keeps from round to round while they succeed: the
+    /// pool tries a connection each time it hands one out and each time it is given back (a
+    /// round trip to the database each, and on SQLite a hand-over to its thread), which cost
+    /// as much as the round's own statement.
+    async fn round_on(&self, rows: Vec<Row>, log: &Log) -> Vec<Outcome> {
         use std::sync::atomic::Ordering::Relaxed;
-        let mut conn = match self.connection(held.take()).await {
+        let held = self.kept.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let mut conn = match self.connection(held).await {
             Ok(conn) => conn,
             Err(e) => {
                 self.down.store(unreachable(&e), Relaxed);
                 return all_refused(rows, &db_error(e));
             }
         };
-        let outcomes = self.round_with(&mut conn, rows, events).await;
+        let outcomes = B::round(self, &mut conn, rows, log).await;
         // After any refusal or fault the connection goes back to the pool, which tries it.
         if !self.down.load(Relaxed) && outcomes.iter().all(|(_, outcome)| outcome.is_ok()) {
-            *held = Some((conn, Instant::now()));
+            let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+            kept.push((conn, Instant::now()));
         }
         outcomes
     }
 
-    /// The writer's connection: the one kept from the last round (tried first when it has
+    /// The writer's connection: the one kept from an earlier round (tried first when it has
     /// been idle a while), else one from the pool.
-    pub(super) async fn connection(
+    async fn connection(
         &self,
-        held: Held,
-    ) -> Result<PoolConnection<sqlx::Any>, sqlx::Error> {
+        held: Option<(PoolConnection<B>, Instant)>,
+    ) -> Result<PoolConnection<B>, sqlx::Error> {
         use std::sync::atomic::Ordering::Relaxed;
         if let Some((mut conn, since)) = held
             && (since.elapsed() < IDLE_PING || sqlx::Connection::ping(&mut *conn).await.is_ok())
@@ -126,184 +111,39 @@ impl Db {
         }
     }
 
-    /// [`round_on`](Self::round_on), on `conn`.
-    pub(super) async fn round_with(
-        &self,
-        conn: &mut sqlx::AnyConnection,
-        rows: Vec<Row>,
-        events: &[(String, i64, Arc<Event>)],
-    ) -> Vec<(Row, Result<i64, A2AError>)> {
-        use std::sync::atomic::Ordering::Relaxed;
-        if self.dialect == Dialect::Sqlite {
-            return self.round_sqlite(conn, rows, events).await;
-        }
-        // On Postgres, the events go into the round's first row statement (one statement
-        // fewer, and the events and the rows commit together); else in one of their own,
-        // first: a task read at event `n` finds every event after `n` logged.
-        let merged = !rows.is_empty();
-        if !merged && let Err(e) = self.log(conn, events).await {
-            // The database cannot be reached: the rows would wait as long again to learn it.
-            if unreachable(&e) {
-                self.down.store(true, Relaxed);
-                return all_refused(rows, &db_error(e));
-            }
-        }
-        self.down.store(false, Relaxed);
-        let (new, changed): (Vec<Row>, Vec<Row>) = rows.into_iter().partition(|r| r.new);
-        let none: &[(String, i64, Arc<Event>)] = &[];
-        let (with_new, with_changed) = match (merged, new.is_empty()) {
-            (false, _) => (none, none),
-            (true, false) => (events, none),
-            (true, true) => (none, events),
-        };
-        let mut outcomes = self.insert_all(conn, new, with_new).await;
-        outcomes.extend(self.update_all(conn, changed, with_changed).await);
-        outcomes
-    }
-
-    /// A SQLite round in one call to the database: the events' `INSERT`, the updates'
-    /// compare-and-swap and the new rows' `INSERT`, in this order, each statement atomic by
-    /// itself (the database's worker thread runs them one after the other: one hand-over and
-    /// one wake-up a round instead of one per statement, which bound SQLite's throughput).
-    /// Should a statement fail, those after it did not run: they run one by one as on their
-    /// own, and each row learns its own outcome.
-    pub(super) async fn round_sqlite(
-        &self,
-        conn: &mut sqlx::AnyConnection,
-        rows: Vec<Row>,
-        events: &[(String, i64, Arc<Event>)],
-    ) -> Vec<(Row, Result<i64, A2AError>)> {
-        use futures::StreamExt as _;
-        use std::sync::atomic::Ordering::Relaxed;
-        let (new, changed): (Vec<Row>, Vec<Row>) = rows.into_iter().partition(|r| r.new);
-        let mut statements = Vec::with_capacity(3);
-        let mut sql = String::new();
-        for (kind, n, text) in [
-            (
-                Statement::Log,
-                events.len(),
-                log_events as fn(usize) -> String,
-            ),
-            (Statement::Update, changed.len(), |n| update_rows(n, 0)),
-            (Statement::Insert, new.len(), |n| insert_rows(n, 0)),
-        ] {
-            if n > 0 {
-                sql.push_str(&text(n));
-                sql.push_str(";\n");
-                statements.push(kind);
-            }
-        }
-        let query = self.bind(
-            self.bind(bind_events(sqlx::query(&sql), events), &changed),
-            &new,
-        );
-        // Each statement ends with its result (`Left`); the updates' written rows come before.
-        let (mut ran, mut written, mut failure) = (0, Vec::new(), None);
-        {
-            // `fetch_many` is deprecated because only SQLite runs several statements in one
-            // call (sqlx 0.9 still does); it is the one way to see where each one ends.
-            #[allow(deprecated)]
-            let mut results = query.fetch_many(&mut *conn);
-            while let Some(result) = results.next().await {
-                match result {
-                    Ok(sqlx::Either::Left(_)) => ran += 1,
-                    Ok(sqlx::Either::Right(row)) => written.push(row),
-                    Err(e) => {
-                        failure = Some(e);
-                        break;
-                    }
-                }
-            }
-        }
-        let mut outcomes = Vec::with_capacity(new.len() + changed.len());
-        let (mut new, mut changed) = (Some(new), Some(changed));
-        // Reached (only an unreachable database, found by the first statement, says otherwise).
-        self.down.store(false, Relaxed);
-        for (i, statement) in statements.into_iter().enumerate() {
-            let failed = if i == ran { failure.take() } else { None };
-            match (statement, failed) {
-                (Statement::Log, None) if i < ran => {}
-                (Statement::Log, failed) => {
-                    let failed = failed.unwrap_or(sqlx::Error::WorkerCrashed);
-                    tracing::warn!(error = %failed, events = events.len(), "task events were not logged");
-                    if unreachable(&failed) {
-                        self.down.store(true, Relaxed);
-                        let rows = new.take().into_iter().chain(changed.take()).flatten();
-                        return all_refused(rows, &db_error(failed));
-                    }
-                }
-                (Statement::Update, None) if i < ran => {
-                    let rows = changed.take().unwrap_or_default();
-                    outcomes.extend(self.updated(conn, rows, &written).await);
-                }
-                (Statement::Update, Some(failed)) => {
-                    let rows = changed.take().unwrap_or_default();
-                    outcomes.extend(all_refused(rows, &db_error(failed)));
-                }
-                (Statement::Insert, None) if i < ran => {
-                    outcomes.extend(inserted(new.take().unwrap_or_default(), Ok(())));
-                }
-                (Statement::Insert, Some(failed)) => {
-                    let rows = new.take().unwrap_or_default();
-                    outcomes.extend(self.insert_each(conn, rows, Err(failed)).await);
-                }
-                // Not run (a statement before it failed): on its own.
-                (Statement::Update, None) => {
-                    let rows = changed.take().unwrap_or_default();
-                    outcomes.extend(self.update_all(conn, rows, &[]).await);
-                }
-                (Statement::Insert, None) => {
-                    let rows = new.take().unwrap_or_default();
-                    outcomes.extend(self.insert_all(conn, rows, &[]).await);
-                }
-            }
-        }
-        outcomes
-    }
-
-    /// Logs `events` in one statement (an event logged already stays as it was), announced on
-    /// Postgres by the statement itself. A refusal is said in the log: the events' tasks go
-    /// on, and their readers find the stored task.
-    pub(super) async fn log(
-        &self,
-        conn: &mut sqlx::AnyConnection,
-        events: &[(String, i64, Arc<Event>)],
-    ) -> Result<(), sqlx::Error> {
-        if events.is_empty() {
+    /// Logs `log` in one statement (an entry logged already stays as it was), announced on
+    /// Postgres by the statement itself. A refusal is said in the log: the tasks go on, and
+    /// their readers find the stored task.
+    pub(super) async fn log(&self, conn: &mut B::Connection, log: &Log) -> Result<(), sqlx::Error> {
+        if log.is_empty() {
             return Ok(());
         }
-        let insert = log_events(events.len());
-        let statement = match self.dialect {
-            Dialect::Postgres if self.others.announce() => format!(
-                "WITH logged AS ({insert} RETURNING task_id) SELECT pg_notify('{EVENTS}', t.task_id) FROM (SELECT DISTINCT task_id FROM logged) AS t"
-            ),
-            _ => insert,
-        };
-        let statement = self.sql(&statement);
-        let logged = bind_events(sqlx::query(&statement), events)
+        let statement = B::log_sql(log, self.others.announce());
+        let logged = bind_log(sqlx::query(&statement), log)
             .execute(&mut *conn)
             .await;
         if let Err(e) = &logged {
-            tracing::warn!(error = %e, events = events.len(), "task events were not logged");
+            tracing::warn!(error = %e, events = log.events.len(), entries = log.journal.len(), "task events were not logged");
         }
         logged.map(drop)
     }
 
-    /// Inserts new rows in one statement; should it fail (e.g. one id exists already), one by
-    /// one, so that each task learns its own outcome.
+    /// Inserts new rows in one statement (with `log`, where the database writes it with
+    /// them); should it fail (e.g. one id exists already), one by one, so that each task
+    /// learns its own outcome.
     pub(super) async fn insert_all(
         &self,
-        conn: &mut sqlx::AnyConnection,
+        conn: &mut B::Connection,
         rows: Vec<Row>,
-        events: &[(String, i64, Arc<Event>)],
-    ) -> Vec<(Row, Result<i64, A2AError>)> {
+        log: &Log,
+    ) -> Vec<Outcome> {
         if rows.is_empty() {
             return Vec::new();
         }
-        let outcome = self.insert(conn, &rows, events).await;
+        let outcome = self.insert(conn, &rows, log).await;
         if outcome.is_err() {
-            // The events went with the refused statement: on their own.
-            let _ = self.log(conn, events).await;
+            // The log went with the refused statement: on its own.
+            let _ = self.log(conn, log).await;
         }
         self.insert_each(conn, rows, outcome).await
     }
@@ -313,14 +153,16 @@ impl Db {
     /// each task learns its own outcome.
     pub(super) async fn insert_each(
         &self,
-        conn: &mut sqlx::AnyConnection,
+        conn: &mut B::Connection,
         rows: Vec<Row>,
         outcome: Result<(), sqlx::Error>,
-    ) -> Vec<(Row, Result<i64, A2AError>)> {
+    ) -> Vec<Outcome> {
         if outcome.is_err() && rows.len() > 1 {
             let mut outcomes = Vec::with_capacity(rows.len());
             for row in rows {
-                let outcome = self.insert(conn, std::slice::from_ref(&row), &[]).await;
+                let outcome = self
+                    .insert(conn, std::slice::from_ref(&row), &Log::default())
+                    .await;
                 outcomes.extend(inserted(vec![row], outcome));
             }
             outcomes
@@ -329,44 +171,56 @@ impl Db {
         }
     }
 
-    /// Applies every update in one compare-and-swap statement; those it did not apply were
-    /// refused, and their writers are told why.
+    /// Applies every update in one compare-and-swap statement (with `log`, as
+    /// [`insert_all`](Self::insert_all)); those it did not apply were refused, and their
+    /// writers are told why.
     pub(super) async fn update_all(
         &self,
-        conn: &mut sqlx::AnyConnection,
+        conn: &mut B::Connection,
         rows: Vec<Row>,
-        events: &[(String, i64, Arc<Event>)],
-    ) -> Vec<(Row, Result<i64, A2AError>)> {
+        log: &Log,
+    ) -> Vec<Outcome> {
         if rows.is_empty() {
             return Vec::new();
         }
-        match self.cas(conn, &rows, events).await {
+        let statement = B::update_sql(rows.len(), log, self.others.announce());
+        let written = bind_log(self.bind(sqlx::query(&statement), &rows), log)
+            .fetch_all(&mut *conn)
+            .await;
+        match written.and_then(|written| Self::versions(&written)) {
             Ok(written) => self.updated(conn, rows, &written).await,
             Err(e) => {
-                // The events went with the failed statement: on their own.
-                let _ = self.log(conn, events).await;
+                // The log went with the failed statement: on its own.
+                let _ = self.log(conn, log).await;
                 all_refused(rows, &db_error(e))
             }
         }
     }
 
-    /// The outcomes of the compare-and-swap of `rows` that wrote `written` (id, new version):
-    /// a row it did not write was refused, and its writers are told why.
+    /// The rows a compare-and-swap wrote, `written` (id, new version), by id. The logged
+    /// tasks' own rows, which announce them, carry no version.
+    pub(super) fn versions(written: &[B::Row]) -> Result<HashMap<String, i64>, sqlx::Error> {
+        let mut versions = HashMap::with_capacity(written.len());
+        for row in written {
+            let (id, version): (String, Option<i64>) = (row.try_get(0)?, row.try_get(1)?);
+            if let Some(version) = version {
+                versions.insert(id, version);
+            }
+        }
+        Ok(versions)
+    }
+
+    /// The outcomes of the compare-and-swap of `rows` that wrote `written` (id to new
+    /// version): a row it did not write was refused, and its writers are told why.
     pub(super) async fn updated(
         &self,
-        conn: &mut sqlx::AnyConnection,
+        conn: &mut B::Connection,
         rows: Vec<Row>,
-        written: &[sqlx::any::AnyRow],
-    ) -> Vec<(Row, Result<i64, A2AError>)> {
-        let versions: HashMap<String, i64> = written
-            .iter()
-            .map(|r| (r.get::<String, _>(0), r.get::<i64, _>(1)))
-            // The events' own rows (their tasks, to announce) carry no version.
-            .filter(|(_, version)| *version >= 0)
-            .collect();
+        written: &HashMap<String, i64>,
+    ) -> Vec<Outcome> {
         let mut outcomes = Vec::with_capacity(rows.len());
         for row in rows {
-            let outcome = match versions.get(&row.task.id) {
+            let outcome = match written.get(&row.task.id) {
                 Some(&version) => Ok(version),
                 None => Err(self.refusal(conn, &row.task).await),
             };
@@ -376,58 +230,25 @@ impl Db {
     }
 
     /// Inserts `rows` in one statement (atomic by itself: no transaction needed).
-    pub(super) async fn insert(
+    async fn insert(
         &self,
-        conn: &mut sqlx::AnyConnection,
+        conn: &mut B::Connection,
         rows: &[Row],
-        events: &[(String, i64, Arc<Event>)],
+        log: &Log,
     ) -> Result<(), sqlx::Error> {
-        let statement = match self.dialect {
-            Dialect::Postgres if self.others.announce() => format!(
-                "WITH {}{}, created AS ({INSERT} RETURNING id) SELECT created.id FROM created, pg_notify('{CHANGES}', created.id){}",
-                values(rows.len()),
-                logged_cte(events.len()),
-                announce_logged(events.len(), "")
-            ),
-            _ => insert_rows(rows.len(), events.len()),
-        };
-        let statement = self.sql(&statement);
-        bind_events(self.bind(sqlx::query(&statement), rows), events)
+        let statement = B::insert_sql(rows.len(), log, self.others.announce());
+        bind_log(self.bind(sqlx::query(&statement), rows), log)
             .execute(&mut *conn)
             .await?;
         Ok(())
     }
 
-    /// The compare-and-swap of every update in the round, in one statement: a task is written
-    /// only if it still has the version its writer last saw and is not finished (or finishes
-    /// the same way again). The rows written, with their new versions.
-    pub(super) async fn cas(
-        &self,
-        conn: &mut sqlx::AnyConnection,
-        rows: &[Row],
-        events: &[(String, i64, Arc<Event>)],
-    ) -> Result<Vec<sqlx::any::AnyRow>, sqlx::Error> {
-        let statement = match self.dialect {
-            Dialect::Postgres if self.others.announce() => format!(
-                "WITH {}{}, changed AS ({UPDATE}) SELECT changed.id, changed.version FROM changed, pg_notify('{CHANGES}', changed.id){}",
-                values(rows.len()),
-                logged_cte(events.len()),
-                announce_logged(events.len(), ", CAST(-1 AS BIGINT)")
-            ),
-            _ => update_rows(rows.len(), events.len()),
-        };
-        let statement = self.sql(&statement);
-        bind_events(self.bind(sqlx::query(&statement), rows), events)
-            .fetch_all(&mut *conn)
-            .await
-    }
-
     /// `query` with the values of `rows`, in the order of [`values`].
     pub(super) fn bind<'q>(
         &'q self,
-        mut query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
+        mut query: Query<'q, B, B::Arguments<'q>>,
         rows: &'q [Row],
-    ) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    ) -> Query<'q, B, B::Arguments<'q>> {
         for row in rows {
             let task = &row.task;
             let terminal = task.status.state.is_terminal();
@@ -439,7 +260,7 @@ impl Db {
                 .bind(state_name(&task.status.state))
                 .bind(task.status.timestamp.map(|t| t.to_rfc3339()))
                 .bind(terminal.then(now_millis))
-                .bind((!terminal).then_some(self.replica.as_str()))
+                .bind((!terminal).then(|| self.replica.clone()))
                 .bind(row.body.as_str())
                 .bind(row.seq);
         }
@@ -447,16 +268,16 @@ impl Db {
     }
 
     /// Why an update of `task` changed no row.
-    pub(super) async fn refusal(&self, conn: &mut sqlx::AnyConnection, task: &Task) -> A2AError {
-        let row = sqlx::query(&self.sql("SELECT state, ended_at FROM a2a_card_tasks WHERE id = ?"))
-            .bind(&task.id)
-            .fetch_optional(&mut *conn)
-            .await;
+    async fn refusal(&self, conn: &mut B::Connection, task: &Task) -> A2AError {
+        let row: Result<Option<(String, Option<i64>)>, _> =
+            sqlx::query_as("SELECT state, ended_at FROM a2a_card_tasks WHERE id = $1")
+                .bind(&task.id)
+                .fetch_optional(&mut *conn)
+                .await;
         match row {
             Err(e) => db_error(e),
             Ok(None) => A2AError::task_not_found(&task.id),
-            Ok(Some(row)) => {
-                let (state, ended): (String, Option<i64>) = (row.get(0), row.get(1));
+            Ok(Some((state, ended))) => {
                 if ended.is_some() && state != state_name(&task.status.state) {
                     let was: TaskState = serde_json::from_value(serde_json::Value::String(state))
                         .unwrap_or(TaskState::Failed);
@@ -470,14 +291,67 @@ impl Db {
             }
         }
     }
+
+    /// The events of task `id` after event `seq` that its log holds (`on`: the pool or
+    /// transaction to read with), in order.
+    pub(super) async fn tail_on<'e, E>(
+        &self,
+        on: E,
+        id: &str,
+        seq: i64,
+    ) -> Result<Vec<(u64, Arc<Event>)>, A2AError>
+    where
+        E: Executor<'e, Database = B>,
+    {
+        let rows: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT seq, body FROM a2a_card_events WHERE task_id = $1 AND seq > $2 ORDER BY seq",
+        )
+        .bind(id)
+        .bind(seq)
+        .fetch_all(on)
+        .await
+        .map_err(db_error)?;
+        let mut events = Vec::with_capacity(rows.len());
+        for (n, body) in rows {
+            let event = serde_json::from_str(&body).map_err(|e| {
+                A2AError::internal(format!("event {n} of task {id} cannot be read: {e}"))
+            })?;
+            let n = u64::try_from(n).map_err(|_| {
+                A2AError::internal(format!("task {id}'s log holds an event numbered {n}"))
+            })?;
+            // Its JSON, as logged, serves whoever writes it on.
+            events.push((n, Arc::new(Event::with_json(event, body))));
+        }
+        Ok(events)
+    }
 }
 
-/// The statements of a SQLite round, in their order.
-#[derive(Clone, Copy)]
-pub(super) enum Statement {
-    Log,
-    Update,
-    Insert,
+/// Numbers a statement's parameters as they are written, `$1`, `$2`, .. (read alike by both
+/// databases), in the order they are bound.
+#[derive(Default)]
+pub(super) struct Params(usize);
+
+impl Params {
+    /// `n` rows of `columns` parameters each: `($1, $2), ($3, $4)`.
+    fn rows(&mut self, n: usize, columns: usize) -> String {
+        let mut out = String::with_capacity(n * columns * 5);
+        for row in 0..n {
+            if row > 0 {
+                out.push_str(", ");
+            }
+            out.push('(');
+            for column in 0..columns {
+                if column > 0 {
+                    out.push_str(", ");
+                }
+                self.0 += 1;
+                out.push('$');
+                out.push_str(&self.0.to_string());
+            }
+            out.push(')');
+        }
+        out
+    }
 }
 
 /// The `INSERT` of new rows from the table `v` ([`values`]).
@@ -497,53 +371,48 @@ pub(super) const UPDATE: &str =
         AND (v.expected IS NULL OR a2a_card_tasks.version = v.expected)
     RETURNING a2a_card_tasks.id, a2a_card_tasks.version";
 
-/// The [`INSERT`] of `n` rows, announcing nothing, with `events` logged by the same statement
-/// ([`logged_cte`]: Postgres only; SQLite is given none, its round logs them in a statement of
-/// their own). The events' `INSERT` runs though nothing reads its result: a `WITH` item that
-/// writes always runs to its end.
-pub(super) fn insert_rows(n: usize, events: usize) -> String {
-    format!("WITH {}{} {INSERT}", values(n), logged_cte(events))
-}
-
-/// The [`UPDATE`] of `n` rows, as [`insert_rows`] is written.
-pub(super) fn update_rows(n: usize, events: usize) -> String {
-    format!("WITH {}{} {UPDATE}", values(n), logged_cte(events))
-}
-
-/// On Postgres, `n` events logged by the statement a round's rows are written by: a `WITH`
-/// item `logged` (empty when there are none), bound after the rows by [`bind_events`].
-pub(super) fn logged_cte(n: usize) -> String {
-    if n == 0 {
-        return String::new();
-    }
-    format!(", logged AS ({} RETURNING task_id)", log_events(n))
-}
-
-/// The `INSERT` of `n` events into their tasks' logs (an event logged already stays as it
-/// was), bound by [`bind_events`].
-pub(super) fn log_events(n: usize) -> String {
-    let rows = vec!["(?, ?, ?)"; n].join(", ");
-    format!("INSERT INTO a2a_card_events (task_id, seq, body) VALUES {rows} ON CONFLICT DO NOTHING")
-}
-
-/// The tail of the statement's result that announces each task whose log grew (its id, then
-/// `more` columns), when [`logged_cte`] logged any.
-pub(super) fn announce_logged(n: usize, more: &str) -> String {
-    if n == 0 {
-        return String::new();
-    }
+/// The rows of a round as a table `v` for a `WITH` clause: `n` rows of parameters, bound by
+/// [`Pools::bind`].
+pub(super) fn values(n: usize, params: &mut Params) -> String {
     format!(
-        " UNION ALL SELECT t.task_id{more} FROM (SELECT DISTINCT task_id FROM logged) AS t, pg_notify('{EVENTS}', t.task_id)"
+        "v (id, expected, steps, context_id, state, status_at, ended_at, owner, body, seq) AS (VALUES {})",
+        params.rows(n, 10)
     )
 }
 
-/// `query` with `events` bound after what it has.
-pub(super) fn bind_events<'q>(
-    mut query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
-    events: &'q [(String, i64, Arc<Event>)],
-) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
-    for (task_id, seq, body) in events {
+/// The `INSERT` of `n` events into their tasks' logs (an event logged already stays as it
+/// was), bound by [`bind_log`].
+pub(super) fn log_events(n: usize, params: &mut Params) -> String {
+    format!(
+        "INSERT INTO a2a_card_events (task_id, seq, body) VALUES {} ON CONFLICT DO NOTHING",
+        params.rows(n, 3)
+    )
+}
+
+/// The `INSERT` of `n` journal entries (an entry written already stays as it was), bound
+/// after the events by [`bind_log`].
+pub(super) fn journal_entries(n: usize, params: &mut Params) -> String {
+    format!(
+        "INSERT INTO a2a_card_journal (task_id, n, body) VALUES {} ON CONFLICT DO NOTHING",
+        params.rows(n, 3)
+    )
+}
+
+/// `query` with `log` bound after what it has: its events, then its journal entries.
+pub(super) fn bind_log<'q, B: Backend>(
+    mut query: Query<'q, B, B::Arguments<'q>>,
+    log: &'q Log,
+) -> Query<'q, B, B::Arguments<'q>>
+where
+    for<'a> &'a str: Encode<'a, B> + Type<B>,
+    for<'a> String: Encode<'a, B> + Type<B>,
+    for<'a> i64: Encode<'a, B> + Type<B>,
+{
+    for (task_id, seq, body) in &log.events {
         query = query.bind(task_id).bind(*seq).bind(body.json());
+    }
+    for (task_id, n, entry) in &log.journal {
+        query = query.bind(task_id).bind(*n).bind(entry);
     }
     query
 }
@@ -556,30 +425,15 @@ pub(super) fn unreachable(e: &sqlx::Error) -> bool {
     )
 }
 
-/// The rows of a round as a table `v` for a `WITH` clause: `n` rows of placeholders, bound by
-/// [`Db::bind`].
-pub(super) fn values(n: usize) -> String {
-    let rows = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"; n].join(", ");
-    format!(
-        "v (id, expected, steps, context_id, state, status_at, ended_at, owner, body, seq) AS (VALUES {rows})"
-    )
-}
-
 /// Every row of `rows` refused, for `why`.
-pub(super) fn all_refused(
-    rows: impl IntoIterator<Item = Row>,
-    why: &A2AError,
-) -> Vec<(Row, Result<i64, A2AError>)> {
+pub(super) fn all_refused(rows: impl IntoIterator<Item = Row>, why: &A2AError) -> Vec<Outcome> {
     rows.into_iter()
         .map(|row| (row, Err(why.clone())))
         .collect()
 }
 
 /// The outcome of inserting `rows`, for each.
-pub(super) fn inserted(
-    rows: Vec<Row>,
-    outcome: Result<(), sqlx::Error>,
-) -> Vec<(Row, Result<i64, A2AError>)> {
+pub(super) fn inserted(rows: Vec<Row>, outcome: Result<(), sqlx::Error>) -> Vec<Outcome> {
     rows.into_iter()
         .map(|row| {
             let outcome = match &outcome {

@@ -17,12 +17,13 @@
 //!   caller, a task this store did not create) is *awaited*: the call returns once it is
 //!   written, with the writes queued before it.
 //!
-//! Each round costs at most three statements whatever its size, each atomic by itself: the
-//! round's events into their tasks' logs (on SQLite a multi-row `INSERT` of their own, first,
-//! so that a task read at its event `n` finds every later event logged; on Postgres inside the
-//! round's first row statement, a data-modifying `WITH`, so that they commit together), one
-//! multi-row `INSERT` for the new tasks, one `UPDATE .. FROM (VALUES ..)` compare-and-swap for
-//! the others, each announced on Postgres by the statement itself.
+//! Each round costs at most four statements whatever its size, each atomic by itself: the
+//! round's events into their tasks' logs and its journal entries into their tasks' journals
+//! (on SQLite a multi-row `INSERT` each, first, so that a task read at its event `n` finds
+//! every later event logged; on Postgres inside the round's first row statement, data-modifying
+//! `WITH` items, so that they commit together), one multi-row `INSERT` for the new tasks, one
+//! `UPDATE .. FROM (VALUES ..)` compare-and-swap for the others, each announced on Postgres by
+//! the statement itself.
 //!
 //! On Postgres up to three rounds are in the database at once, each on a connection of its
 //! own: a write someone waits for starts a round while others commit, rather than waiting for
@@ -30,7 +31,8 @@
 //! task's later writes wait for the next round ([`Queue`]). SQLite writes one round at a time.
 //!
 //! This file holds the scheduling (what is queued, when a round starts, who learns what);
-//! [`round`](super::round) what a round is, and [`statements`](super::statements) its SQL.
+//! [`round`](super::round) what a round is, and [`statements`](super::statements) its SQL
+//! (each database's own in its [`Backend`](super::backend::Backend)).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -39,10 +41,8 @@ use std::time::{Duration, Instant};
 use a2a::{A2AError, Task, TaskState};
 use tokio::sync::{mpsc, oneshot};
 
-use super::Dialect;
-
+use super::database::Database;
 use super::round::*;
-use super::statements::*;
 
 /// The most writes one round takes.
 const MAX_BATCH: usize = 256;
@@ -180,8 +180,8 @@ fn stopped() -> A2AError {
 }
 
 impl Writer {
-    /// Starts the writer of `db`.
-    pub(super) fn spawn(db: Db, local: Arc<Local>) -> Writer {
+    /// Starts the writer to `db`.
+    pub(super) fn spawn(db: Arc<dyn Database>, local: Arc<Local>) -> Writer {
         let (ops, rx) = mpsc::unbounded_channel();
         tokio::spawn(run(db, Arc::clone(&local), rx));
         Writer { ops, local }
@@ -244,31 +244,40 @@ impl Writer {
         .await
     }
 
-    /// Queues event `seq` of task `task_id` for the next round (an event that cannot be made
-    /// JSON is left out, and said in the log).
+    /// Queues event `seq` of task `task_id` for the next round.
     pub(super) fn append(&self, task_id: &str, seq: u64, event: &Arc<super::super::Event>) {
-        self.log(task_id, i64::try_from(seq).unwrap_or(i64::MAX), event);
+        let seq = i64::try_from(seq).unwrap_or(i64::MAX);
+        self.log(Op::Event {
+            task_id: task_id.to_owned(),
+            seq,
+            body: Arc::clone(event),
+        });
     }
 
-    /// Queues row `seq` of task `task_id`'s log (an event, or below 0 a journal entry) for
-    /// the next round.
-    pub(super) fn log(&self, task_id: &str, seq: i64, event: &Arc<super::super::Event>) {
-        // A task whose write was refused is not the store's any more: its events neither.
+    /// Queues entry `n` of task `task_id`'s journal for the next round.
+    pub(super) fn journal(&self, task_id: &str, n: u64, entry: &str) {
+        let n = i64::try_from(n).unwrap_or(i64::MAX);
+        self.log(Op::Journal {
+            task_id: task_id.to_owned(),
+            n,
+            entry: entry.to_owned(),
+        });
+    }
+
+    /// Queues `op`, an event or a journal entry, for the next round.
+    fn log(&self, op: Op) {
+        // A task whose write was refused is not the store's any more: what it logs neither.
         if self
             .local
             .lock()
-            .get(task_id)
+            .get(op.task())
             .is_some_and(|e| e.refused.is_some())
         {
             return;
         }
-        let op = Op::Event {
-            task_id: task_id.to_owned(),
-            seq,
-            body: Arc::clone(event),
-        };
+        let task = op.task().to_owned();
         if self.send(op).is_err() {
-            tracing::warn!(task = %task_id, seq, "an event was not logged: the store is shutting down");
+            tracing::warn!(task = %task, "an event or journal entry was not logged: the store is shutting down");
         }
     }
 
@@ -376,30 +385,18 @@ impl Writer {
     }
 }
 
-/// How many rounds the writer has in the database at once. SQLite writes one at a time (a
-/// second round would wait for the first's lock); Postgres commits rounds on several
-/// connections at once, so that a write arriving while a round is in the database starts the
-/// next at once instead of waiting for it.
-fn rounds_in_flight(dialect: Dialect) -> usize {
-    match dialect {
-        Dialect::Sqlite => 1,
-        Dialect::Postgres => 3,
-    }
-}
-
 /// The writer: takes what is queued into rounds, each task's writes in the order they came
 /// (a task in a round still in the database waits for it), and answers flushes once what came
 /// before them is written.
-async fn run(db: Db, local: Arc<Local>, mut rx: mpsc::UnboundedReceiver<Sent>) {
+async fn run(db: Arc<dyn Database>, local: Arc<Local>, mut rx: mpsc::UnboundedReceiver<Sent>) {
     use futures::StreamExt as _;
-    let limit = rounds_in_flight(db.dialect);
+    // How many rounds may be in the database at once (see `Backend::ROUNDS`).
+    let limit = db.rounds();
     let mut queue = Queue {
         linger: LINGER,
         ..Queue::default()
     };
     let mut received = Vec::new();
-    // The connections kept between rounds (one per round in the database at most).
-    let mut kept: Vec<Held> = Vec::new();
     let mut rounds = futures::stream::FuturesUnordered::new();
     let mut open = true;
     // Wakes the writer, with no round in the database, when a write waiting becomes due.
@@ -412,12 +409,11 @@ async fn run(db: Db, local: Arc<Local>, mut rx: mpsc::UnboundedReceiver<Sent>) {
         let now = Instant::now();
         while rounds.is_empty() || (rounds.len() < limit && queue.awaited()) {
             let Some(round) = queue.take(now) else { break };
-            let held = kept.pop().flatten();
             let local = &local;
             let db = &db;
             rounds.push(async move {
-                let held = write(db, round.ops, local, held).await;
-                (round.tasks, round.first, held)
+                write(db.as_ref(), round.ops, local).await;
+                (round.tasks, round.first)
             });
         }
         let ripens = queue.ripens().filter(|_| rounds.is_empty());
@@ -429,10 +425,7 @@ async fn run(db: Db, local: Arc<Local>, mut rx: mpsc::UnboundedReceiver<Sent>) {
         }
         tokio::select! {
             () = timer.as_mut(), if armed.is_some() => armed = None,
-            Some((tasks, first, back)) = rounds.next(), if !rounds.is_empty() => {
-                if back.is_some() {
-                    kept.push(back);
-                }
+            Some((tasks, first)) = rounds.next(), if !rounds.is_empty() => {
                 queue.written(tasks, first);
             }
             n = rx.recv_many(&mut received, MAX_BATCH), if open => {
@@ -603,15 +596,14 @@ fn refuse(row: Row, why: &A2AError, local: &Local) {
     }
 }
 /// Writes `ops`, answers their writers and updates `local`.
-async fn write(db: &Db, ops: Vec<Op>, local: &Local, mut held: Held) -> Held {
-    let Round { rows, events } = Round::of(ops);
-    for (row, outcome) in db.round(rows, &events, &mut held).await {
+async fn write(db: &dyn Database, ops: Vec<Op>, local: &Local) {
+    let Round { rows, log } = Round::of(ops);
+    for (row, outcome) in db.round(rows, log).await {
         match outcome {
             Ok(version) => accept(row, version, local),
             Err(why) => refuse(row, &why, local),
         }
     }
-    held
 }
 
 #[cfg(test)]

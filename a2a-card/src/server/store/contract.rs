@@ -1,0 +1,276 @@
+//! What a task store does for the server: the [`Store`] trait (the tasks, and what else a store
+//! keeps and does for several processes), what [`Store::claim_key`] answers ([`KeyClaim`]), and
+//! the [`Change`]s a shared store's feed carries.
+
+use std::sync::Arc;
+
+use a2a::Task;
+use a2a_server::TaskStore;
+
+use super::EventLog;
+
+/// A change that a process made to a shared store, as the store's change feed tells every
+/// process on it ([`Store::changes`]).
+///
+/// ```
+/// use a2a_card::server::store::Change;
+/// use tokio::sync::broadcast;
+///
+/// // A store of your own shared by several processes announces what each writes.
+/// let (feed, mut heard) = broadcast::channel(64);
+/// feed.send(Change::Task("t-1".into())).unwrap();
+/// assert_eq!(heard.try_recv().unwrap(), Change::Task("t-1".into()));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Change {
+    /// Task `id` was written (its status or what it holds changed).
+    Task(String),
+    /// Task `id`'s event log grew.
+    Events(String),
+    /// An answer to the question of task `task`, for the process whose handler asked
+    /// ([`Store::forward`]).
+    Answer {
+        /// The task that asked.
+        task: String,
+        /// The caller's answer.
+        message: Box<a2a::Message>,
+    },
+    /// Changes may have been missed (the feed's connection was lost for a while): whoever
+    /// follows tasks reads them again from the store.
+    Missed,
+    /// This process could not renew its lease for half of it: the tasks it runs are no
+    /// longer its own (another process may take them over once the lease runs out), and it
+    /// stops them now, before that, acknowledging nothing more of them.
+    LeaseLost,
+}
+
+/// A task store, as the server uses it: the tasks (the official [`TaskStore`] trait), and what
+/// else it keeps and does. The memory, SQLite and Postgres stores are `Store`s; a store of your
+/// own implements as much of it as it keeps. What it leaves out, the server does without or
+/// keeps in memory:
+///
+/// | method | without it |
+/// |---|---|
+/// | [`push_configs`](Self::push_configs) | push configs in memory |
+/// | [`events`](Self::events) | a stream resumes with `Last-Event-ID` only while the process that runs the task holds its events |
+/// | [`changes`](Self::changes) | each server on the store sees the others' tasks when it reads them, but a cancel does not reach a handler another process runs, nor does a subscriber there follow the task |
+/// | [`forward`](Self::forward) | an answer sent to a process whose handler did not ask fails the task, saying why |
+/// | [`settle`](Self::settle) | (nothing: a store that writes a task before `create` returns has nothing to settle) |
+/// | [`recovered`](Self::recovered) | (nothing posted to webhooks for tasks the store failed at start) |
+///
+/// A [`TaskStore`] alone is a `Store` (`Arc<dyn TaskStore>`).
+///
+/// Whose tasks a `ListTasks` lists: a task's id says whose it is (`[AGENT:][TENANT:][OWNER.]ID`:
+/// the agent where a [`Host`](crate::server::Host) keeps several agents' tasks, the tenant that made
+/// it, and, where the server authenticates its callers, a mark of the caller that owns it; a
+/// task of the default tenant of an agent alone, without authentication, has no `:`). The
+/// request a store's [`TaskStore::list`] receives names in its `tenant` the prefix of the
+/// ids the caller reaches (`acme:`, `planner:acme:`, `acme:3f1c…e2.`): its tasks are those
+/// whose id begins with that prefix and has no `:` after it (with `tenant` `None`, those whose
+/// id has no `:`). The server drops any other from what a store lists, and checks every id a
+/// call names against the caller's prefix before it reads the store.
+///
+/// ```
+/// use std::sync::Arc;
+/// use a2a_server::{InMemoryPushConfigStore, InMemoryTaskStore, PushConfigStore, TaskStore};
+/// use a2a_card::server::store::{Store, Tasks};
+///
+/// /// Tasks and push configs of your own.
+/// struct Mine {
+///     tasks: Arc<InMemoryTaskStore>,
+///     configs: Arc<InMemoryPushConfigStore>,
+/// }
+///
+/// #[async_trait::async_trait]
+/// impl Store for Mine {
+///     fn tasks(&self) -> Arc<dyn TaskStore> {
+///         self.tasks.clone()
+///     }
+///     fn push_configs(&self) -> Option<Arc<dyn PushConfigStore>> {
+///         Some(self.configs.clone())
+///     }
+/// }
+///
+/// let tasks = Tasks::custom(Mine {
+///     tasks: Arc::new(InMemoryTaskStore::new()),
+///     configs: Arc::new(InMemoryPushConfigStore::new()),
+/// });
+/// # drop(tasks);
+/// ```
+#[async_trait::async_trait]
+pub trait Store: Send + Sync + 'static {
+    /// The tasks.
+    fn tasks(&self) -> Arc<dyn TaskStore>;
+
+    /// The tasks' push-notification configs, where the store keeps them (by default the
+    /// server keeps them in memory).
+    fn push_configs(&self) -> Option<Arc<dyn a2a_server::PushConfigStore>> {
+        None
+    }
+
+    /// The tasks' event logs, where the store keeps them (see [`EventLog`]).
+    fn events(&self) -> Option<Arc<dyn EventLog>> {
+        None
+    }
+
+    /// The feed of [`Change`]s any process on the store makes, as they are made, where several
+    /// processes share the store: each server follows the others' tasks through it (a cancel
+    /// reaches the handler, a subscriber follows the task's log, an answer reaches the handler
+    /// that asked). `None`: the store is this process's alone.
+    fn changes(&self) -> Option<tokio::sync::broadcast::Sender<Change>> {
+        None
+    }
+
+    /// Sends the caller's answer `message` to the question of task `task_id` to every process
+    /// on the store, as a [`Change::Answer`] on their feeds, for the one whose handler asked;
+    /// `Ok(false)` when the store carries no answers (the default).
+    async fn forward(&self, task_id: &str, message: &a2a::Message) -> Result<bool, a2a::A2AError> {
+        let _ = (task_id, message);
+        Ok(false)
+    }
+
+    /// Returns once task `task_id` is written, where the store may hold a new task back for a
+    /// moment (the SQL stores' group commit): the server settles a task before it tells a
+    /// caller of it, so that a crash cannot lose a task a caller knows of. Why not, when the
+    /// database refused it (the caller must not hear of the task then).
+    async fn settle(&self, task_id: &str) -> Result<(), a2a::A2AError> {
+        let _ = task_id;
+        Ok(())
+    }
+
+    /// The tasks the store fails because the process that ran them stopped (recovery), as it
+    /// fails them, once: the server posts each failure to the task's webhooks.
+    fn recovered(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Task>> {
+        None
+    }
+
+    /// The tasks of durable skills (those with a journal, see [`EventLog::keeps_journals`])
+    /// that the store took over from a process that stopped (recovery), as it takes them,
+    /// once: this process runs each again from its journal, instead of failing it.
+    ///
+    /// ```
+    /// use a2a_card::server::store::{Store, Tasks};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// // The memory store keeps nothing past its process: no task to take over.
+    /// let tasks: std::sync::Arc<dyn a2a_server::TaskStore> = Tasks::memory().open().await.unwrap();
+    /// assert!(tasks.resumed().is_none());
+    /// # })
+    /// ```
+    fn resumed(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Task>> {
+        None
+    }
+
+    /// Counts one more request of `key` in the window of `window_ms` milliseconds that began
+    /// at `start_ms` (Unix time), for every process on the store (the agent's requests per
+    /// window, see [`Limits`](crate::server::Limits)): the requests of `key` counted in that window so
+    /// far, this one included. `Ok(None)` (the default): the store does not count, and each
+    /// process counts its own. Postgres counts for its replicas.
+    ///
+    /// ```
+    /// use a2a_card::server::store::{Store, Tasks};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// // Memory: each process counts its own.
+    /// let tasks: std::sync::Arc<dyn a2a_server::TaskStore> = Tasks::memory().open().await.unwrap();
+    /// assert_eq!(tasks.hit("caller/alice", 0, 60_000).await.unwrap(), None);
+    /// # })
+    /// ```
+    async fn hit(
+        &self,
+        key: &str,
+        start_ms: i64,
+        window_ms: i64,
+    ) -> Result<Option<u64>, a2a::A2AError> {
+        let _ = (key, start_ms, window_ms);
+        Ok(None)
+    }
+
+    /// Keeps idempotency key `key` (already scoped to its caller: a digest) for the task
+    /// `task_id` a send with message digest `digest` is about to make, unless the key is
+    /// kept already: then the task and digest it was kept with
+    /// ([`crate::idempotency`]). Atomic across every process that shares the store. By
+    /// default [`KeyClaim::NotKept`]: the server keeps the key in its process.
+    ///
+    /// ```
+    /// use a2a_card::server::store::{KeyClaim, Store, Tasks};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// // The memory store leaves keys to the server's process.
+    /// let tasks: std::sync::Arc<dyn a2a_server::TaskStore> = Tasks::memory().open().await.unwrap();
+    /// assert_eq!(tasks.claim_key("k", "t-1", "d").await.unwrap(), KeyClaim::NotKept);
+    /// # })
+    /// ```
+    async fn claim_key(
+        &self,
+        key: &str,
+        task_id: &str,
+        digest: &str,
+    ) -> Result<KeyClaim, a2a::A2AError> {
+        let _ = (key, task_id, digest);
+        Ok(KeyClaim::NotKept)
+    }
+
+    /// This process stops: what it wrote is written, and the tasks it still holds (those of
+    /// durable skills, whose handlers it dropped) are given up at once, so that another
+    /// process on the store takes them over now rather than once this one's lease runs out.
+    /// A server calls it last, at the end of its drain
+    /// ([`Listening::serve`](crate::server::Listening::serve)), and writes nothing more. By default,
+    /// nothing.
+    ///
+    /// ```
+    /// use a2a_card::server::store::{Store, Tasks};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// // The memory store holds nothing another process could take over.
+    /// let tasks: std::sync::Arc<dyn a2a_server::TaskStore> = Tasks::memory().open().await.unwrap();
+    /// tasks.release().await.unwrap();
+    /// # })
+    /// ```
+    async fn release(&self) -> Result<(), a2a::A2AError> {
+        Ok(())
+    }
+
+    /// Whether the store answered when it was last asked, as far as the store knows without
+    /// asking now (the SQL stores: their last lease renewal, every third of the lease). A
+    /// served listener's `/readyz` answers `503` while it did not. By default, `true`.
+    ///
+    /// ```
+    /// use a2a_card::server::store::{Store, Tasks};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let tasks: std::sync::Arc<dyn a2a_server::TaskStore> = Tasks::memory().open().await.unwrap();
+    /// assert!(tasks.reachable());
+    /// # })
+    /// ```
+    fn reachable(&self) -> bool {
+        true
+    }
+}
+
+impl Store for Arc<dyn TaskStore> {
+    fn tasks(&self) -> Arc<dyn TaskStore> {
+        Arc::clone(self)
+    }
+}
+
+/// What [`Store::claim_key`] found.
+///
+/// ```
+/// use a2a_card::server::store::KeyClaim;
+///
+/// // What a store answers for a key a send already used (the server then compares digests).
+/// let claim = KeyClaim::Taken { task_id: "t-1".into(), digest: "9f2c".into() };
+/// assert!(matches!(claim, KeyClaim::Taken { ref task_id, .. } if task_id == "t-1"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KeyClaim {
+    /// The key is new: it is kept for the task now.
+    New,
+    /// The key was kept already, for this task and message digest.
+    Taken {
+        /// The task the key was kept for.
+        task_id: String,
+        /// The digest of the message that made it.
+        digest: String,
+    },
+    /// The store keeps no keys.
+    NotKept,
+}

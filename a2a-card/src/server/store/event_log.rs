@@ -1,0 +1,259 @@
+//! The tasks' event logs as a store keeps them ([`EventLog`]), the events they hold
+//! ([`Event`]), and what a read of one finds ([`Logged`]); and the journals of durable skills,
+//! which a log that keeps them keeps beside the events.
+
+use std::sync::Arc;
+
+use a2a::Task;
+
+/// The tasks' events as a store keeps them, numbered as the server numbers them (a task is
+/// its own event 0; each later event of the task, in order, is 1, 2, ...): with it, a stream
+/// resumes (`Last-Event-ID`) from the store after a restart and on any process that shares
+/// it. The SQL stores keep one; a [`Store`](super::Store) of your own may.
+///
+/// The server calls [`append`](Self::append) for every event, in order, and
+/// [`update_at`](Self::update_at) instead of [`TaskStore::update`](a2a_server::TaskStore::update) for each change of what
+/// the task holds (a status, a whole artifact); a reader calls [`read`](Self::read).
+///
+/// An event log in memory beside a task store (a sketch of what a database-backed one does
+/// with a table of events and a column for the task's event number):
+///
+/// ```
+/// use std::collections::HashMap;
+/// use std::sync::{Arc, Mutex};
+/// use a2a::{A2AError, Task};
+/// use a2a_server::{InMemoryTaskStore, TaskStore};
+/// use a2a_card::server::store::{Event, EventLog, Logged};
+///
+/// #[derive(Default)]
+/// struct Log {
+///     tasks: Arc<InMemoryTaskStore>,
+///     /// Each task's events by number, and the number its stored task is at.
+///     events: Mutex<HashMap<String, (u64, Vec<(u64, Arc<Event>)>)>>,
+/// }
+///
+/// #[async_trait::async_trait]
+/// impl EventLog for Log {
+///     fn append(&self, task_id: &str, seq: u64, event: &Arc<Event>) {
+///         let mut events = self.events.lock().unwrap();
+///         events.entry(task_id.to_owned()).or_default().1.push((seq, Arc::clone(event)));
+///     }
+///
+///     async fn update_at(&self, task: Task, seq: u64) -> Result<(), A2AError> {
+///         self.events.lock().unwrap().entry(task.id.clone()).or_default().0 = seq;
+///         self.tasks.update(task).await.map(drop)
+///     }
+///
+///     async fn read(&self, task_id: &str, after: Option<u64>) -> Result<Option<Logged>, A2AError> {
+///         let Some(task) = self.tasks.get(task_id).await? else { return Ok(None) };
+///         let events = self.events.lock().unwrap();
+///         let (at, logged) = events.get(task_id).cloned().unwrap_or_default();
+///         let after = after.unwrap_or(at);
+///         let events = logged.into_iter().filter(|(n, _)| *n > after).collect();
+///         Ok(Some(Logged::new(task, at, events)))
+///     }
+/// }
+/// # drop(Log::default());
+/// ```
+#[async_trait::async_trait]
+pub trait EventLog: Send + Sync {
+    /// Keeps event `seq` of task `task_id` (its JSON, [`Event::json`], is what a log row
+    /// holds). Called on the server's event path: it must not block (queue the write); the
+    /// events of a task must be readable, in order, once the task's next
+    /// [`update_at`](Self::update_at) returns.
+    fn append(&self, task_id: &str, seq: u64, event: &Arc<Event>);
+
+    /// Writes `task` as it is after its event `seq` (as [`TaskStore::update`](a2a_server::TaskStore::update) does, and
+    /// remembering `seq` for [`read`](Self::read)).
+    async fn update_at(&self, task: Task, seq: u64) -> Result<(), a2a::A2AError>;
+
+    /// Task `task_id` as stored, the number of the last event the stored task reflects, and
+    /// the events kept after `after` (by default, after that number), in order. `None` for a
+    /// task the store does not have.
+    async fn read(
+        &self,
+        task_id: &str,
+        after: Option<u64>,
+    ) -> Result<Option<Logged>, a2a::A2AError>;
+
+    /// Whether the log keeps the journals of durable skills (`#[skill(durable)]`), with which
+    /// their tasks resume after their process stops ([`journal`](Self::journal),
+    /// [`read_journal`](Self::read_journal), and [`Store::resumed`](super::Store::resumed)). By default no: a durable
+    /// skill then runs as any other.
+    ///
+    /// A log that keeps journals beside its events (in memory here, for the sketch: a
+    /// database keeps them as rows of the task, written with its events):
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use std::sync::{Arc, Mutex};
+    /// use a2a::{A2AError, Task};
+    /// use a2a_card::server::store::{Event, EventLog, Logged};
+    ///
+    /// #[derive(Default)]
+    /// struct Journals {
+    ///     /// Each task's journal entries, by number.
+    ///     entries: Mutex<HashMap<String, Vec<(u64, String)>>>,
+    /// }
+    ///
+    /// #[async_trait::async_trait]
+    /// impl EventLog for Journals {
+    ///     # fn append(&self, _: &str, _: u64, _: &Arc<Event>) {}
+    ///     # async fn update_at(&self, _: Task, _: u64) -> Result<(), A2AError> { Ok(()) }
+    ///     # async fn read(&self, _: &str, _: Option<u64>) -> Result<Option<Logged>, A2AError> { Ok(None) }
+    ///     fn keeps_journals(&self) -> bool {
+    ///         true
+    ///     }
+    ///
+    ///     fn journal(&self, task_id: &str, n: u64, entry: &str) {
+    ///         let mut entries = self.entries.lock().unwrap();
+    ///         entries.entry(task_id.to_owned()).or_default().push((n, entry.to_owned()));
+    ///     }
+    ///
+    ///     async fn journal_written(&self, _task_id: &str, _n: u64) -> Result<(), A2AError> {
+    ///         Ok(()) // kept as soon as `journal` returns
+    ///     }
+    ///
+    ///     async fn read_journal(&self, task_id: &str) -> Result<Vec<(u64, String)>, A2AError> {
+    ///         let mut entries = self.entries.lock().unwrap().get(task_id).cloned().unwrap_or_default();
+    ///         entries.sort_by_key(|(n, _)| *n);
+    ///         Ok(entries)
+    ///     }
+    /// }
+    /// # drop(Journals::default());
+    /// ```
+    fn keeps_journals(&self) -> bool {
+        false
+    }
+
+    /// Keeps entry `n` of task `task_id`'s journal (JSON the server reads back: entry 0 is
+    /// what the task runs, each later one what its handler did), in order with the task's
+    /// events, and written soon (the SQL stores: within the writer's linger of 2 ms, not held
+    /// back until the task's next write; a step whose result is not written yet runs again
+    /// after a crash). As [`append`](Self::append), it must not block.
+    fn journal(&self, task_id: &str, n: u64, entry: &str) {
+        let _ = (task_id, n, entry);
+    }
+
+    /// Returns once the journal entries of task `task_id` queued so far are written (an
+    /// answer is kept before its handler has it); an error when entry `n` was not (the
+    /// store refused it, or cannot be reached): the answer is then not handed over, and its
+    /// caller is told so.
+    async fn journal_written(&self, task_id: &str, n: u64) -> Result<(), a2a::A2AError> {
+        let _ = (task_id, n);
+        Ok(())
+    }
+
+    /// Task `task_id`'s journal: each entry written, with its number, in order of number.
+    async fn read_journal(&self, task_id: &str) -> Result<Vec<(u64, String)>, a2a::A2AError> {
+        let _ = task_id;
+        Ok(Vec::new())
+    }
+
+    /// Gives up this process's claim on running task `task_id`, whose run here stopped (the
+    /// store refused a write of it), so that the store's recovery takes it over without
+    /// waiting for this process's lease to run out: a durable skill's task runs again from its
+    /// journal (on this process or another), any other fails saying why. A claim another
+    /// process took since is left as it is. By default nothing (a store of one process
+    /// recovers its tasks at its next start).
+    async fn give_up(&self, task_id: &str) -> Result<(), a2a::A2AError> {
+        let _ = task_id;
+        Ok(())
+    }
+}
+
+/// A task's event as the server records it: the event, and its JSON (the A2A 1.0
+/// `StreamResponse`), made once, when first needed, and shared by whatever writes it: the
+/// frames of every stream that carries it, the store's log row, the webhooks' bodies.
+///
+/// ```
+/// use a2a::{StreamResponse, TaskState, TaskStatus, TaskStatusUpdateEvent};
+/// use a2a_card::server::store::Event;
+///
+/// let update = TaskStatusUpdateEvent {
+///     task_id: "t".into(),
+///     context_id: "c".into(),
+///     status: TaskStatus { state: TaskState::Working, message: None, timestamp: None },
+///     metadata: None,
+/// };
+/// let event = Event::new(StreamResponse::StatusUpdate(update));
+/// assert!(event.json().starts_with(r#"{"statusUpdate":"#));
+/// ```
+#[derive(Debug)]
+pub struct Event {
+    event: a2a::StreamResponse,
+    json: std::sync::OnceLock<String>,
+}
+
+impl Event {
+    /// `event`, its JSON to be made when first asked for.
+    pub fn new(event: a2a::StreamResponse) -> Event {
+        Event {
+            event,
+            json: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// `event` with its JSON as already written (read back from a log): `json` must be
+    /// `event` serialised.
+    pub fn with_json(event: a2a::StreamResponse, json: String) -> Event {
+        Event {
+            event,
+            json: json.into(),
+        }
+    }
+
+    /// The event.
+    pub fn event(&self) -> &a2a::StreamResponse {
+        &self.event
+    }
+
+    /// The event's JSON, made once.
+    pub fn json(&self) -> &str {
+        self.json.get_or_init(|| {
+            // The `a2a` types always serialise.
+            serde_json::to_string(&self.event).unwrap_or_default()
+        })
+    }
+}
+
+impl From<a2a::StreamResponse> for Event {
+    fn from(event: a2a::StreamResponse) -> Event {
+        Event::new(event)
+    }
+}
+
+/// What [`EventLog::read`] finds.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Logged {
+    /// The task as stored.
+    pub task: Task,
+    /// The number of the last event `task` reflects.
+    pub seq: u64,
+    /// The events asked for, with their numbers, in order.
+    pub events: Vec<(u64, Arc<Event>)>,
+}
+
+impl Logged {
+    /// The task as stored at its event `seq`, and the `events` after the point asked for.
+    ///
+    /// ```
+    /// use a2a::{Task, TaskState, TaskStatus};
+    /// use a2a_card::server::store::Logged;
+    ///
+    /// let task = Task {
+    ///     id: "t".into(),
+    ///     context_id: "c".into(),
+    ///     status: TaskStatus { state: TaskState::Working, message: None, timestamp: None },
+    ///     artifacts: None,
+    ///     history: None,
+    ///     metadata: None,
+    /// };
+    /// let logged = Logged::new(task, 2, Vec::new()); // stored at event 2, nothing after it
+    /// assert_eq!(logged.seq, 2);
+    /// ```
+    pub fn new(task: Task, seq: u64, events: Vec<(u64, Arc<Event>)>) -> Logged {
+        Logged { task, seq, events }
+    }
+}

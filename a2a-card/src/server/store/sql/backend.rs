@@ -1,0 +1,156 @@
+//! The databases a SQL store runs on, each with sqlx's own types (`Sqlite`, `Postgres`): what
+//! each does its own way ([`Backend`], implemented in `sqlite.rs` and `postgres.rs`), and
+//! where a store's statements run ([`Pools`], whose statements are written once for both, in
+//! `database.rs` and `statements.rs`).
+//!
+//! The statements both databases read alike are written once, their parameters numbered
+//! (`$1`, `$2`, ..): Postgres's syntax, which SQLite reads too (sqlx binds `$N` to the N-th
+//! argument on both). What one database says otherwise (a transaction that writes, a locked
+//! read, notifications, the round's statements) is its [`Backend`]'s.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use a2a::A2AError;
+use sqlx::pool::PoolConnection;
+use sqlx::{Pool, Transaction};
+use tokio::sync::broadcast;
+
+use super::round::{Log, Row};
+use crate::server::store::notify::Others;
+use crate::server::store::{Change, StoreError};
+
+/// A database a SQL store runs on: what it does its own way. Implemented for sqlx's
+/// [`Sqlite`](sqlx::Sqlite) and [`Postgres`](sqlx::Postgres).
+pub(super) trait Backend: sqlx::Database {
+    /// The database's name in telemetry (OpenTelemetry's `db.system`).
+    const SYSTEM: &'static str;
+
+    /// Whether several processes share the database at once (Postgres): they count requests
+    /// together and hear each other's writes. SQLite: one process at a time.
+    const SHARED: bool;
+
+    /// How many rounds the writer may have in the database at once: SQLite writes one at a
+    /// time (a second would wait for the first's lock); Postgres commits rounds on several
+    /// connections at once, so that a write arriving while a round is in the database starts
+    /// the next at once instead of waiting for it.
+    const ROUNDS: usize;
+
+    /// Task `$1`'s row (`body, version, ended_at, seq`), read in a transaction that then
+    /// writes it, locked where the database locks rows.
+    const LOCKED_TASK: &'static str;
+
+    /// The names of the database's tables (its schema's, on Postgres).
+    const TABLES: &'static str;
+
+    /// How many rows a statement wrote.
+    fn rows_affected(done: &Self::QueryResult) -> u64;
+
+    /// Connects to the database at `url` (shown as `shown` in errors) and brings its schema up
+    /// to date: the pool writes go to, and the pool reads go to.
+    fn open(
+        url: &str,
+        shown: &str,
+    ) -> impl Future<Output = Result<(Pool<Self>, Pool<Self>), StoreError>> + Send;
+
+    /// A transaction that writes after it reads.
+    fn begin_writing(
+        pool: &Pool<Self>,
+    ) -> impl Future<Output = Result<Transaction<'static, Self>, sqlx::Error>> + Send;
+
+    /// Holds the schema, for the rest of the transaction on `conn`, against the other
+    /// processes that open the database at the same time (by default nothing: one process at
+    /// a time opens it).
+    fn lock_schema(
+        conn: &mut Self::Connection,
+    ) -> impl Future<Output = Result<(), sqlx::Error>> + Send {
+        let _ = conn;
+        async { Ok(()) }
+    }
+
+    /// Tells the processes that listen on `channel` the `payload` (by default nothing: no
+    /// other process listens).
+    fn notify(
+        conn: &mut Self::Connection,
+        channel: &'static str,
+        payload: &str,
+    ) -> impl Future<Output = Result<(), sqlx::Error>> + Send {
+        let _ = (conn, channel, payload);
+        async { Ok(()) }
+    }
+
+    /// Listens to what the processes on the database at `url` tell each other, for as long
+    /// as the process runs: the [`Change`]s, on the returned feed (`None`, by default: no
+    /// other process writes to the database).
+    fn listen(
+        url: &str,
+        replica: &str,
+        others: Arc<Others>,
+        reads: Pool<Self>,
+    ) -> impl Future<Output = Option<broadcast::Sender<Change>>> + Send {
+        let _ = (url, replica, others, reads);
+        async { None }
+    }
+
+    /// Writes a round on `conn`: `rows` and `log`, each row with its outcome.
+    fn round(
+        pools: &Pools<Self>,
+        conn: &mut Self::Connection,
+        rows: Vec<Row>,
+        log: &Log,
+    ) -> impl Future<Output = Vec<(Row, Result<i64, A2AError>)>> + Send;
+
+    /// The `INSERT` of `rows` new rows, with `log` logged by the same statement (where the
+    /// database can), announced when `announce`.
+    fn insert_sql(rows: usize, log: &Log, announce: bool) -> String;
+
+    /// The compare-and-swap of `rows` rows, as [`insert_sql`](Self::insert_sql) is written:
+    /// its result the rows written (id, new version).
+    fn update_sql(rows: usize, log: &Log, announce: bool) -> String;
+
+    /// The `INSERT` of `log` on its own, announced when `announce`.
+    fn log_sql(log: &Log, announce: bool) -> String;
+}
+
+/// Where the statements of a store on backend `B` run.
+pub(super) struct Pools<B: Backend> {
+    /// Where writes go.
+    pub(super) pool: Pool<B>,
+    /// Where reads go (SQLite: other connections than the writer's).
+    pub(super) reads: Pool<B>,
+    /// This replica's id.
+    pub(super) replica: String,
+    /// Whether a round announces what it wrote (Postgres `NOTIFY`): only while another
+    /// replica may listen.
+    pub(super) others: Arc<Others>,
+    /// Whether the last round found the database unreachable: the next waits less for a
+    /// connection, so that the writes queued meanwhile learn it quickly (and the first that
+    /// reaches it clears this).
+    pub(super) down: AtomicBool,
+    /// The connections the writer keeps between rounds (one per round in the database at
+    /// most), each with since when it is unused.
+    pub(super) kept: std::sync::Mutex<Vec<(PoolConnection<B>, Instant)>>,
+}
+
+impl<B: Backend> Pools<B> {
+    /// Connects replica `replica` to the database at `url` (shown as `shown` in errors), its
+    /// schema brought up to date.
+    pub(super) async fn open(
+        url: &str,
+        shown: &str,
+        replica: String,
+        others: Arc<Others>,
+    ) -> Result<Pools<B>, StoreError> {
+        let (pool, reads) = B::open(url, shown).await?;
+        Ok(Pools {
+            pool,
+            reads,
+            replica,
+            others,
+            down: AtomicBool::new(false),
+            kept: Default::default(),
+        })
+    }
+}

@@ -1,0 +1,230 @@
+//! Tasks in a SQLite file: one process at a time, one file in WAL mode, its rounds written in
+//! one call each.
+
+use std::time::Duration;
+
+use sqlx::sqlite::SqlitePoolOptions;
+use sqlx::{Sqlite, SqliteConnection, SqlitePool, Transaction};
+
+use super::backend::{Backend, Pools};
+use super::db_error;
+use super::round::{Log, Row};
+use super::statements::{
+    INSERT, Outcome, Params, UPDATE, all_refused, bind_log, inserted, journal_entries, log_events,
+    unreachable, values,
+};
+use crate::server::store::StoreError;
+
+impl Backend for Sqlite {
+    const SYSTEM: &'static str = "sqlite";
+    const SHARED: bool = false;
+    const ROUNDS: usize = 1;
+    // SQLite locks the whole file on write (see `begin_writing`), not rows.
+    const LOCKED_TASK: &'static str =
+        "SELECT body, version, ended_at, seq FROM a2a_card_tasks WHERE id = $1";
+    const TABLES: &'static str =
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'";
+
+    /// Two connections write, the writer's (kept from round to round) and one for the rest
+    /// (the lease, recovery, push configs), which wait for each other (the file has one
+    /// writer at a time; `busy_timeout`); others read beside them (WAL readers do not wait
+    /// for a writer).
+    fn rows_affected(done: &sqlx::sqlite::SqliteQueryResult) -> u64 {
+        done.rows_affected()
+    }
+
+    async fn open(url: &str, shown: &str) -> Result<(SqlitePool, SqlitePool), StoreError> {
+        let unavailable = |e: sqlx::Error| StoreError::Unavailable(format!("{shown}: {e}"));
+        let pool = connect(url, 2).await.map_err(unavailable)?;
+        super::migrations::migrate(&pool).await?;
+        // Only once the file is known to be ours: a foreign file stays as it was.
+        sqlx::query("PRAGMA journal_mode = WAL")
+            .execute(&pool)
+            .await
+            .map_err(|e| StoreError::Unavailable(e.to_string()))?;
+        let reads = connect(url, 4).await.map_err(unavailable)?;
+        Ok((pool, reads))
+    }
+
+    /// Takes the file's write lock at its start (`BEGIN IMMEDIATE`, waiting as `busy_timeout`
+    /// says): a deferred transaction, upgraded to a writer after the writer's connection
+    /// committed, would fail at once (its snapshot is stale).
+    async fn begin_writing(pool: &SqlitePool) -> Result<Transaction<'static, Sqlite>, sqlx::Error> {
+        pool.begin_with("BEGIN IMMEDIATE").await
+    }
+
+    /// A round in one call to the database: the events' `INSERT`, the journal entries'
+    /// `INSERT`, the updates' compare-and-swap and the new rows' `INSERT`, in this order, each
+    /// statement atomic by itself (the database's worker thread runs them one after the
+    /// other: one hand-over and one wake-up a round instead of one per statement, which bound
+    /// SQLite's throughput). Should a statement fail, those after it did not run: they run one
+    /// by one as on their own, and each row learns its own outcome.
+    async fn round(
+        pools: &Pools<Sqlite>,
+        conn: &mut SqliteConnection,
+        rows: Vec<Row>,
+        log: &Log,
+    ) -> Vec<Outcome> {
+        use futures::StreamExt as _;
+        use std::sync::atomic::Ordering::Relaxed;
+        let (new, changed): (Vec<Row>, Vec<Row>) = rows.into_iter().partition(|r| r.new);
+        let mut params = Params::default();
+        let mut statements = Vec::with_capacity(4);
+        let mut sql = String::new();
+        for (kind, n, text) in [
+            (
+                Statement::Log,
+                log.events.len(),
+                log_events as fn(usize, &mut Params) -> String,
+            ),
+            (Statement::Journal, log.journal.len(), journal_entries),
+            (Statement::Update, changed.len(), update_rows),
+            (Statement::Insert, new.len(), insert_rows),
+        ] {
+            if n > 0 {
+                sql.push_str(&text(n, &mut params));
+                sql.push_str(";\n");
+                statements.push(kind);
+            }
+        }
+        let query = pools.bind(pools.bind(bind_log(sqlx::query(&sql), log), &changed), &new);
+        // Each statement ends with its result (`Left`); the updates' written rows come before.
+        let (mut ran, mut written, mut failure) = (0, Vec::new(), None);
+        {
+            // `fetch_many` is deprecated because only SQLite runs several statements in one
+            // call (sqlx 0.9 still does); it is the one way to see where each one ends.
+            #[allow(deprecated)]
+            let mut results = query.fetch_many(&mut *conn);
+            while let Some(result) = results.next().await {
+                match result {
+                    Ok(sqlx::Either::Left(_)) => ran += 1,
+                    Ok(sqlx::Either::Right(row)) => written.push(row),
+                    Err(e) => {
+                        failure = Some(e);
+                        break;
+                    }
+                }
+            }
+        }
+        let mut outcomes = Vec::with_capacity(new.len() + changed.len());
+        let (mut new, mut changed) = (Some(new), Some(changed));
+        // Reached (only an unreachable database, found by the first statement, says otherwise).
+        pools.down.store(false, Relaxed);
+        let none = Log::default();
+        for (i, statement) in statements.into_iter().enumerate() {
+            let failed = if i == ran { failure.take() } else { None };
+            match (statement, failed) {
+                (Statement::Log | Statement::Journal, None) if i < ran => {}
+                (Statement::Log | Statement::Journal, failed) => {
+                    let failed = failed.unwrap_or(sqlx::Error::WorkerCrashed);
+                    tracing::warn!(error = %failed, events = log.events.len(), entries = log.journal.len(), "task events were not logged");
+                    if unreachable(&failed) {
+                        pools.down.store(true, Relaxed);
+                        let rows = new.take().into_iter().chain(changed.take()).flatten();
+                        return all_refused(rows, &db_error(failed));
+                    }
+                }
+                (Statement::Update, None) if i < ran => {
+                    let rows = changed.take().unwrap_or_default();
+                    match Pools::<Sqlite>::versions(&written) {
+                        Ok(written) => outcomes.extend(pools.updated(conn, rows, &written).await),
+                        Err(e) => outcomes.extend(all_refused(rows, &db_error(e))),
+                    }
+                }
+                (Statement::Update, Some(failed)) => {
+                    let rows = changed.take().unwrap_or_default();
+                    outcomes.extend(all_refused(rows, &db_error(failed)));
+                }
+                (Statement::Insert, None) if i < ran => {
+                    outcomes.extend(inserted(new.take().unwrap_or_default(), Ok(())));
+                }
+                (Statement::Insert, Some(failed)) => {
+                    let rows = new.take().unwrap_or_default();
+                    outcomes.extend(pools.insert_each(conn, rows, Err(failed)).await);
+                }
+                // Not run (a statement before it failed): on its own.
+                (Statement::Update, None) => {
+                    let rows = changed.take().unwrap_or_default();
+                    outcomes.extend(pools.update_all(conn, rows, &none).await);
+                }
+                (Statement::Insert, None) => {
+                    let rows = new.take().unwrap_or_default();
+                    outcomes.extend(pools.insert_all(conn, rows, &none).await);
+                }
+            }
+        }
+        outcomes
+    }
+
+    /// SQLite writes a round's log in a statement of its own ([`round`](Self::round)): `log`
+    /// is empty, and nothing is announced (no other process listens).
+    fn insert_sql(rows: usize, log: &Log, _announce: bool) -> String {
+        debug_assert!(log.is_empty(), "SQLite logs in a statement of its own");
+        insert_rows(rows, &mut Params::default())
+    }
+
+    /// As [`insert_sql`](Self::insert_sql).
+    fn update_sql(rows: usize, log: &Log, _announce: bool) -> String {
+        debug_assert!(log.is_empty(), "SQLite logs in a statement of its own");
+        update_rows(rows, &mut Params::default())
+    }
+
+    /// The events' `INSERT`, then the journal entries' (one call runs both).
+    fn log_sql(log: &Log, _announce: bool) -> String {
+        let mut params = Params::default();
+        let mut sql = Vec::with_capacity(2);
+        if !log.events.is_empty() {
+            sql.push(log_events(log.events.len(), &mut params));
+        }
+        if !log.journal.is_empty() {
+            sql.push(journal_entries(log.journal.len(), &mut params));
+        }
+        sql.join(";\n")
+    }
+}
+
+/// The statements of a SQLite round, in their order.
+#[derive(Clone, Copy)]
+enum Statement {
+    Log,
+    Journal,
+    Update,
+    Insert,
+}
+
+/// The [`INSERT`] of `n` new rows.
+fn insert_rows(n: usize, params: &mut Params) -> String {
+    format!("WITH {} {INSERT}", values(n, params))
+}
+
+/// The [`UPDATE`] of `n` rows.
+fn update_rows(n: usize, params: &mut Params) -> String {
+    format!("WITH {} {UPDATE}", values(n, params))
+}
+
+/// A pool of up to `connections` connections to the file at `url`.
+async fn connect(url: &str, connections: u32) -> Result<SqlitePool, sqlx::Error> {
+    SqlitePoolOptions::new()
+        .max_connections(connections)
+        .acquire_timeout(Duration::from_secs(5))
+        .after_connect(|conn, _| {
+            Box::pin(async move {
+                sqlx::query("PRAGMA busy_timeout = 5000")
+                    .execute(&mut *conn)
+                    .await?;
+                // With WAL: a commit survives the process being killed; only a power loss
+                // may take the last ones.
+                sqlx::query("PRAGMA synchronous = NORMAL")
+                    .execute(&mut *conn)
+                    .await?;
+                Ok(())
+            })
+        })
+        .connect(url)
+        .await
+}
+
+/// The sqlx URL of a SQLite file, created when missing.
+pub(crate) fn sqlite_url(path: &std::path::Path) -> String {
+    format!("sqlite://{}?mode=rwc", path.display())
+}
