@@ -797,8 +797,8 @@ async fn a_journal_kept_in_the_event_log_moves_to_a_table_of_its_own() {
             CREATE TABLE a2a_card_keys (key TEXT PRIMARY KEY, task_id TEXT NOT NULL,
                 digest TEXT NOT NULL, made_at BIGINT NOT NULL);
             INSERT INTO a2a_card_tasks VALUES ('durable', 'c', 'TASK_STATE_WORKING', NULL, 2, NULL, NULL, '{}', 0);
-            INSERT INTO a2a_card_events VALUES ('durable', -1, '{{\"begin\":0}}');
-            INSERT INTO a2a_card_events VALUES ('durable', -2, '{{\"step\":1}}');
+            INSERT INTO a2a_card_events VALUES ('durable', -1, '{{\"begin\":{{\"skill\":\"plan\"}}}}');
+            INSERT INTO a2a_card_events VALUES ('durable', -2, '{{\"step\":\"charge\",\"value\":1}}');
             INSERT INTO a2a_card_events VALUES ('durable', 1, '{{\"statusUpdate\":{{\"taskId\":\"durable\",\"contextId\":\"c\",\"status\":{{\"state\":\"TASK_STATE_WORKING\"}}}}}}');",
             body.replace('\'', "''")
         ),
@@ -808,11 +808,24 @@ async fn a_journal_kept_in_the_event_log_moves_to_a_table_of_its_own() {
         .await
         .expect("migrated");
     assert_eq!(sqlx_probe::version(&path).await, 7);
+    let mut begin = a2a_card::journal::Begin::default();
+    begin.skill = "plan".into();
     assert_eq!(
         store.read_journal("durable").await.expect("the journal"),
         vec![
-            (0, r#"{"begin":0}"#.to_owned()),
-            (1, r#"{"step":1}"#.to_owned())
+            (
+                0,
+                a2a_card::journal::Entry::Begin {
+                    begin: Box::new(begin)
+                }
+            ),
+            (
+                1,
+                a2a_card::journal::Entry::Step {
+                    name: "charge".into(),
+                    value: serde_json::json!(1)
+                }
+            )
         ],
         "the entries, in order, as they were"
     );
@@ -839,7 +852,7 @@ async fn retention_removes_a_finished_tasks_journal_with_it() {
         .create(task("gone", "c", TaskState::Working))
         .await
         .expect("created");
-    store.journal("gone", 0, r#"{"begin":0}"#);
+    store.journal("gone", 0, &a2a_card::journal::Entry::Sleep { until_ms: 0 });
     store.journal_written("gone", 0).await.expect("written");
     store
         .update(task("gone", "c", TaskState::Completed))

@@ -26,7 +26,7 @@ pub(super) fn open(
     Journal::new(
         recorded,
         Box::new(move |n, entry: Entry| {
-            log.journal(&id, n, &serde_json::to_string(&entry).unwrap_or_default());
+            log.journal(&id, n, &entry);
             let (log, id) = (Arc::clone(&log), id.clone());
             Box::pin(async move {
                 log.journal_written(&id, n).await.map_err(|e| {
@@ -116,12 +116,7 @@ impl<A: Agent> Lifecycle<A> {
         let id = task.id.clone();
         // An answer another process handed over before it stopped is not kept for the replay.
         self.recorder.mailbox.forget_answered(&task);
-        let rows = log
-            .read_journal(&id)
-            .await?
-            .into_iter()
-            .map(|(n, row)| serde_json::from_str(&row).map(|entry| (n, entry)))
-            .collect::<Result<Vec<(u64, Entry)>, _>>();
+        let rows = log.read_journal(&id).await?;
         // The whole log, once: the items the handler sent, and the task as it is now.
         let logged = log
             .read(&id, Some(0))
@@ -129,10 +124,7 @@ impl<A: Agent> Lifecycle<A> {
             .ok_or_else(|| A2AError::task_not_found(&id))?;
         let replay = Sent::from_log(logged.events.iter().map(|(_, e)| e.event()));
         let tracked = self.track_logged(logged)?;
-        let prepared = rows
-            .map_err(|e| format!("an entry of the task's journal is not one this release knows ({e}); send the request again as a new task"))
-            .and_then(|rows| self.prepare(&log, &tracked.snapshot().0, rows));
-        match prepared {
+        match self.prepare(&log, &tracked.snapshot().0, rows) {
             Ok(Prepared {
                 skill,
                 call,

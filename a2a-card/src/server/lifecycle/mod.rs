@@ -399,11 +399,7 @@ impl<A: Agent> Lifecycle<A> {
                     trace,
                 }),
             };
-            log.journal(
-                &tracked.id,
-                0,
-                &serde_json::to_string(&begin).unwrap_or_default(),
-            );
+            log.journal(&tracked.id, 0, &begin);
             Some(run::Durable {
                 journal: Arc::new(durable::open(Arc::clone(log), &tracked.id, Vec::new())),
                 replay: Default::default(),

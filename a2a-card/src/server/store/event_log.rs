@@ -88,12 +88,13 @@ pub trait EventLog: Send + Sync {
     /// use std::collections::HashMap;
     /// use std::sync::{Arc, Mutex};
     /// use a2a::{A2AError, Task};
+    /// use a2a_card::journal::Entry;
     /// use a2a_card::server::store::{Event, EventLog, Logged};
     ///
     /// #[derive(Default)]
     /// struct Journals {
     ///     /// Each task's journal entries, by number.
-    ///     entries: Mutex<HashMap<String, Vec<(u64, String)>>>,
+    ///     entries: Mutex<HashMap<String, Vec<(u64, Entry)>>>,
     /// }
     ///
     /// #[async_trait::async_trait]
@@ -105,16 +106,16 @@ pub trait EventLog: Send + Sync {
     ///         true
     ///     }
     ///
-    ///     fn journal(&self, task_id: &str, n: u64, entry: &str) {
+    ///     fn journal(&self, task_id: &str, n: u64, entry: &Entry) {
     ///         let mut entries = self.entries.lock().unwrap();
-    ///         entries.entry(task_id.to_owned()).or_default().push((n, entry.to_owned()));
+    ///         entries.entry(task_id.to_owned()).or_default().push((n, entry.clone()));
     ///     }
     ///
     ///     async fn journal_written(&self, _task_id: &str, _n: u64) -> Result<(), A2AError> {
     ///         Ok(()) // kept as soon as `journal` returns
     ///     }
     ///
-    ///     async fn read_journal(&self, task_id: &str) -> Result<Vec<(u64, String)>, A2AError> {
+    ///     async fn read_journal(&self, task_id: &str) -> Result<Vec<(u64, Entry)>, A2AError> {
     ///         let mut entries = self.entries.lock().unwrap().get(task_id).cloned().unwrap_or_default();
     ///         entries.sort_by_key(|(n, _)| *n);
     ///         Ok(entries)
@@ -126,12 +127,12 @@ pub trait EventLog: Send + Sync {
         false
     }
 
-    /// Keeps entry `n` of task `task_id`'s journal (JSON the server reads back: entry 0 is
-    /// what the task runs, each later one what its handler did), in order with the task's
-    /// events, and written soon (the SQL stores: within the writer's linger of 2 ms, not held
+    /// Keeps entry `n` of task `task_id`'s journal (entry 0 is what the task runs, each later
+    /// one what its handler did; a database keeps its JSON, `serde_json::to_string(entry)`),
+    /// in order with the task's events, and written soon (the SQL stores: within the writer's linger of 2 ms, not held
     /// back until the task's next write; a step whose result is not written yet runs again
     /// after a crash). As [`append`](Self::append), it must not block.
-    fn journal(&self, task_id: &str, n: u64, entry: &str) {
+    fn journal(&self, task_id: &str, n: u64, entry: &crate::journal::Entry) {
         let _ = (task_id, n, entry);
     }
 
@@ -144,8 +145,12 @@ pub trait EventLog: Send + Sync {
         Ok(())
     }
 
-    /// Task `task_id`'s journal: each entry written, with its number, in order of number.
-    async fn read_journal(&self, task_id: &str) -> Result<Vec<(u64, String)>, a2a::A2AError> {
+    /// Task `task_id`'s journal: each entry written, with its number, in order of number; an
+    /// error when one cannot be read.
+    async fn read_journal(
+        &self,
+        task_id: &str,
+    ) -> Result<Vec<(u64, crate::journal::Entry)>, a2a::A2AError> {
         let _ = task_id;
         Ok(Vec::new())
     }

@@ -9,6 +9,7 @@ use a2a_server::task_store::TaskVersion;
 use async_trait::async_trait;
 
 use super::{SqlTasks, decode};
+use crate::journal::Entry;
 use crate::server::store::{Cursor, Event, EventLog, Logged, shape, status_at};
 
 #[async_trait]
@@ -115,8 +116,14 @@ impl EventLog for SqlTasks {
         true
     }
 
-    fn journal(&self, task_id: &str, n: u64, entry: &str) {
-        self.inner.writer.journal(task_id, n, entry);
+    fn journal(&self, task_id: &str, n: u64, entry: &Entry) {
+        match serde_json::to_string(entry) {
+            Ok(json) => self.inner.writer.journal(task_id, n, &json),
+            // Not written: a step runs again, an answer's caller is told (journal_written).
+            Err(e) => {
+                tracing::warn!(task = %task_id, "entry {n} of the journal cannot be written as JSON: {e}")
+            }
+        }
     }
 
     async fn journal_written(&self, task_id: &str, n: u64) -> Result<(), A2AError> {
@@ -139,9 +146,19 @@ impl EventLog for SqlTasks {
         self.inner.give_up(task_id).await
     }
 
-    async fn read_journal(&self, task_id: &str) -> Result<Vec<(u64, String)>, A2AError> {
+    async fn read_journal(&self, task_id: &str) -> Result<Vec<(u64, Entry)>, A2AError> {
         let s = &self.inner;
         s.writer.flush().await;
-        s.db.journal(task_id).await
+        s.db.journal(task_id)
+            .await?
+            .into_iter()
+            .map(|(n, json)| {
+                serde_json::from_str(&json).map(|entry| (n, entry)).map_err(|e| {
+                    A2AError::internal(format!(
+                        "entry {n} of task {task_id}'s journal is not one this release knows ({e})"
+                    ))
+                })
+            })
+            .collect()
     }
 }
