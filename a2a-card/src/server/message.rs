@@ -1,8 +1,10 @@
-//! The incoming message as the JSON the dispatcher reads, and its files.
+//! The incoming message as the JSON the dispatcher reads, and its files; and the dispatcher's
+//! decision on it.
 
 use a2a::{A2AError, Message, PartContent};
 use serde_json::{Number, Value};
 
+use crate::dispatch::{Decision, Dispatcher};
 use crate::file::{File, FileContent};
 
 /// Whether the message has file parts (inline bytes or a URL).
@@ -111,6 +113,32 @@ fn whole(n: &Number) -> Option<Number> {
     } else {
         None
     }
+}
+
+/// The dispatcher's decision on `message`, for a new task or (`existing`) an answer.
+pub(crate) fn decide(
+    dispatcher: &Dispatcher,
+    max_inline_file: usize,
+    message: &Message,
+    existing: Option<&str>,
+) -> Result<Decision, A2AError> {
+    let (json, files) = dispatch_input(max_inline_file, message)?;
+    Ok(dispatcher.dispatch_with_files(json, files, existing))
+}
+
+/// What dispatch reads of `message`: its JSON, and its files taken out.
+pub(crate) fn dispatch_input(
+    max_inline_file: usize,
+    message: &Message,
+) -> Result<(serde_json::Value, Vec<crate::file::File>), A2AError> {
+    Ok(if has_files(message) {
+        // File parts are taken out of a copy only when there are any.
+        let mut message = message.clone();
+        let files = split_files(&mut message, max_inline_file)?;
+        (message_json(&message)?, files)
+    } else {
+        (message_json(message)?, Vec::new())
+    })
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ use crate::agent::Agent;
 use crate::arguments::SkillCall;
 use crate::dispatch::Decision;
 use crate::server::errors::dispatch_error;
+use crate::server::message::decide;
 
 impl<A: Agent> Lifecycle<A> {
     /// The caller's answer to the question of task `id`, handed to the handler that asked.
@@ -31,7 +32,12 @@ impl<A: Agent> Lifecycle<A> {
     ) -> Result<Turn, A2AError> {
         // Structured input on an existing task is refused whatever its state (the
         // extension's rule 5), before anything else is said of the task.
-        let call = match self.decide(&req.message, Some(id))? {
+        let call = match decide(
+            &self.dispatcher,
+            self.max_inline_file,
+            &req.message,
+            Some(id),
+        )? {
             Decision::FollowUp(call) => call,
             Decision::Reject(e) => return Err(dispatch_error(&e)),
             Decision::Run { .. } => {

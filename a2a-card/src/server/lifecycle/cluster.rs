@@ -13,12 +13,12 @@ use futures::StreamExt;
 use futures::stream::{self, BoxStream};
 use tokio::sync::broadcast;
 
-use super::decide;
 use super::handover::{deliver, hand_over};
 use super::log::Tracked;
 use super::recorder::{Recorder, Write};
 use super::updates::status;
 use crate::dispatch::Decision;
+use crate::server::message::decide;
 use crate::server::push::{Delivery, ends};
 use crate::server::store::{Change, Event, EventLog, Store, status_update};
 

@@ -7,13 +7,14 @@ use std::sync::Arc;
 use a2a::{A2AError, Role, Task, TaskState};
 use tokio::sync::mpsc::UnboundedReceiver;
 
+use super::Lifecycle;
 use super::run::{self, Sent};
 use super::updates::status;
-use super::{Lifecycle, decide, dispatch_input};
 use crate::agent::Agent;
 use crate::context::Answer;
 use crate::dispatch::Decision;
 use crate::journal::{Begin, Entry, Journal, Recorded};
+use crate::server::message::{decide, dispatch_input};
 use crate::server::store::EventLog;
 
 /// The journal of task `task_id` in `log`, its entries `recorded` (by number).

@@ -55,7 +55,7 @@ use super::auth::Guard;
 use super::call::{Context, Extensions, Failure, NumberedStream};
 use super::errors::dispatch_error;
 use super::limits::Limiter;
-use super::message::{has_files, message_json, split_files};
+use super::message::{decide, dispatch_input};
 use super::push::{Delivery, Webhooks};
 use super::store::{Logged, Place, Store};
 use checks::{check_message, finished, log_gone};
@@ -313,7 +313,7 @@ impl<A: Agent> Lifecycle<A> {
                 let (json, files) = dispatch_input(self.max_inline_file, &req.message)?;
                 self.dispatcher.dispatch_to(skill, json, files)
             }
-            None => self.decide(&req.message, None)?,
+            None => decide(&self.dispatcher, self.max_inline_file, &req.message, None)?,
         };
         let (skill, mut call) = match decision {
             Decision::Run { skill, call } => (skill, call),
@@ -449,11 +449,6 @@ impl<A: Agent> Lifecycle<A> {
         Ok(tracked)
     }
 
-    /// The dispatcher's decision on `message`, for a new task or (`existing`) an answer.
-    fn decide(&self, message: &Message, existing: Option<&str>) -> Result<Decision, A2AError> {
-        decide(&self.dispatcher, self.max_inline_file, message, existing)
-    }
-
     /// The stream of a turn or a subscription: the task, then its events after it, each with
     /// its number in the task's log.
     fn stream(&self, turn: Turn, until: Until) -> NumberedStream {
@@ -585,30 +580,4 @@ impl Halt {
             self.recorder.live.finished(&tracked);
         }
     }
-}
-
-/// The dispatcher's decision on `message`, for a new task or (`existing`) an answer.
-fn decide(
-    dispatcher: &Dispatcher,
-    max_inline_file: usize,
-    message: &Message,
-    existing: Option<&str>,
-) -> Result<Decision, A2AError> {
-    let (json, files) = dispatch_input(max_inline_file, message)?;
-    Ok(dispatcher.dispatch_with_files(json, files, existing))
-}
-
-/// What dispatch reads of `message`: its JSON, and its files taken out.
-fn dispatch_input(
-    max_inline_file: usize,
-    message: &Message,
-) -> Result<(serde_json::Value, Vec<crate::file::File>), A2AError> {
-    Ok(if has_files(message) {
-        // File parts are taken out of a copy only when there are any.
-        let mut message = message.clone();
-        let files = split_files(&mut message, max_inline_file)?;
-        (message_json(&message)?, files)
-    } else {
-        (message_json(message)?, Vec::new())
-    })
 }
