@@ -86,6 +86,22 @@ pub enum Entry {
 
 /// What a durable task runs, written as its journal's entry 0 when the task is made: what a
 /// run of it after its process stopped starts from.
+///
+/// ```
+/// use a2a_card::journal::{Begin, Entry};
+///
+/// // Written by an earlier release: what it did not write takes its default.
+/// let entry: Entry = serde_json::from_str(r#"{"begin": {"skill": "plan-trip", "version": "2"}}"#)?;
+/// let Entry::Begin { begin } = entry else { panic!("entry 0 is the beginning") };
+/// assert_eq!((begin.skill.as_str(), begin.version.as_deref()), ("plan-trip", Some("2")));
+/// assert_eq!(*begin, {
+///     let mut expected = Begin::default();
+///     expected.skill = "plan-trip".into();
+///     expected.version = Some("2".into());
+///     expected
+/// });
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Begin {

@@ -112,16 +112,14 @@ pub(super) fn hear(
                 Change::Task(id) => cancelled(&recorder, &id).await,
                 // Cancels may have been missed: each task running here is checked.
                 Change::Missed => {
-                    for id in recorder.live.ids() {
-                        cancelled(&recorder, &id).await;
+                    for tracked in recorder.live.all() {
+                        cancelled(&recorder, &tracked.id).await;
                     }
                 }
                 // This process's lease ran low: its tasks are no longer its own.
                 Change::LeaseLost => {
-                    for id in recorder.live.ids() {
-                        if let Some(tracked) = recorder.live.get(&id)
-                            && !tracked.state().is_terminal()
-                        {
+                    for tracked in recorder.live.all() {
+                        if !tracked.state().is_terminal() {
                             recorder.abandon(
                                 &tracked,
                                 A2AError::internal(

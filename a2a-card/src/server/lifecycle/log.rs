@@ -176,11 +176,6 @@ impl Live {
         }
     }
 
-    /// The ids of the tasks followed here.
-    pub(crate) fn ids(&self) -> Vec<String> {
-        self.lock().tasks.keys().cloned().collect()
-    }
-
     /// The tasks followed here.
     pub(crate) fn all(&self) -> Vec<Arc<Tracked>> {
         self.lock().tasks.values().cloned().collect()
