@@ -319,6 +319,9 @@ pub struct ReadmeSnippets;
 #[cfg(doctest)]
 mod book;
 
+#[cfg(test)]
+pub(crate) mod counted;
+
 /// What the macros' generated code names; not a public API.
 #[doc(hidden)]
 pub mod __private {

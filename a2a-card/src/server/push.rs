@@ -8,7 +8,7 @@ use std::time::Duration;
 use tracing::Instrument as _;
 
 use crate::outbound::ExtraRoots;
-use a2a::{A2AError, StreamResponse, TaskPushNotificationConfig};
+use a2a::{A2AError, TaskPushNotificationConfig};
 use a2a_server::PushConfigStore;
 
 use super::store::Event;
@@ -227,15 +227,6 @@ impl reqwest::dns::Resolve for GuardedResolver {
     }
 }
 
-/// Whether `event` ends its task.
-pub(crate) fn ends(event: &StreamResponse) -> bool {
-    match event {
-        StreamResponse::StatusUpdate(u) => u.status.state.is_terminal(),
-        StreamResponse::Task(t) => t.status.state.is_terminal(),
-        _ => false,
-    }
-}
-
 /// An update waiting for delivery, with the webhooks it goes to.
 /// An update to post: the task's webhooks, the update, and the trace context it was recorded
 /// in (W3C headers; none without the `otel` feature).
@@ -306,8 +297,8 @@ impl Delivery {
 
     /// Whether `event` of `task` may have somewhere to go: `false` when the task is known to
     /// have no webhook (the caller then need not make the update at all).
-    pub(crate) fn wants(&self, task: &str, event: &StreamResponse) -> bool {
-        if ends(event) {
+    pub(crate) fn wants(&self, task: &str, event: &Event) -> bool {
+        if event.ends() {
             return true;
         }
         let known = self.known.lock().unwrap_or_else(|p| p.into_inner());
@@ -356,7 +347,7 @@ impl Delivery {
     ) {
         while let Some((task, event, trace)) = inbox.recv().await {
             let configs = self.webhooks_of(&task).await;
-            let terminal = ends(event.event());
+            let terminal = event.ends();
             if terminal {
                 self.know(&task, None);
             }
@@ -502,6 +493,7 @@ impl Webhooks {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use a2a::StreamResponse;
 
     fn status(task: &str, state: a2a::TaskState) -> StreamResponse {
         StreamResponse::StatusUpdate(a2a::TaskStatusUpdateEvent {

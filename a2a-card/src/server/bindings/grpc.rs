@@ -143,7 +143,10 @@ fn events((answer, used): (Answer, Used)) -> Result<Response<Events>, Status> {
     };
     let events = events.map(
         |event: Result<(Option<u64>, Arc<Event>), A2AError>| match event {
-            Ok((_, event)) => Ok(pbconv::to_proto_stream_response(event.event())),
+            Ok((_, event)) => event
+                .event()
+                .map(|event| pbconv::to_proto_stream_response(&event))
+                .map_err(status),
             Err(e) => Err(status(e)),
         },
     );

@@ -19,7 +19,7 @@ use super::recorder::{Recorder, Write};
 use super::updates::status;
 use crate::dispatch::Decision;
 use crate::server::message::decide;
-use crate::server::push::{Delivery, ends};
+use crate::server::push::Delivery;
 use crate::server::store::{Change, Event, EventLog, Store, status_update};
 
 /// What the processes that share a store tell each other, as the lifecycle uses it.
@@ -278,7 +278,7 @@ pub(super) fn follow_log(
                     continue;
                 }
                 st.after = seq;
-                st.done = ends(event.event());
+                st.done = event.ends();
                 return Some((Ok((seq, event)), st));
             }
             let logged = match st.log.read(&st.id, Some(st.after)).await {
@@ -386,7 +386,7 @@ mod tests {
             .expect("found without a notification");
         let (seq, event) = next.expect("an event").expect("read");
         assert_eq!(seq, 1);
-        assert!(ends(event.event()), "the task's end: {event:?}");
+        assert!(event.ends(), "the task's end: {event:?}");
         assert!(
             started.elapsed() <= RECHECK + Duration::from_secs(1),
             "found after {:?}",

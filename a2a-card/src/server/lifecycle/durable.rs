@@ -123,7 +123,12 @@ impl<A: Agent> Lifecycle<A> {
             .read(&id, Some(0))
             .await?
             .ok_or_else(|| A2AError::task_not_found(&id))?;
-        let replay = Sent::from_log(logged.events.iter().map(|(_, e)| e.event()));
+        let events = logged
+            .events
+            .iter()
+            .map(|(_, e)| e.event())
+            .collect::<Result<Vec<_>, _>>()?;
+        let replay = Sent::from_log(events.iter().map(|e| &**e));
         let tracked = self.track_logged(logged)?;
         match self.prepare(&log, &tracked.snapshot().0, rows) {
             Ok(Prepared {

@@ -578,11 +578,9 @@ pub(crate) fn stream(
     answer: Answer,
 ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
     match answer {
-        Answer::Stream(events) => {
-            Ok(Box::pin(events.map(|event| {
-                event.map(|(_, event)| event.event().clone())
-            })))
-        }
+        Answer::Stream(events) => Ok(Box::pin(events.map(|event| {
+            event.and_then(|(_, event)| event.event().map(std::borrow::Cow::into_owned))
+        }))),
         _ => Err(unexpected()),
     }
 }

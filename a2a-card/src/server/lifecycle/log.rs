@@ -15,7 +15,7 @@ use futures::stream::{self, BoxStream};
 use tokio::sync::watch;
 
 use super::super::limits::Permits;
-use super::super::store::{Event, event_bytes, stamp, task_bytes};
+use super::super::store::{Event, stamp, task_bytes};
 pub(crate) use super::super::store::{apply, asks};
 
 /// How much of its finished tasks' event logs a server keeps in memory, for subscribers that
@@ -330,7 +330,13 @@ impl Tracked {
     /// [`FinishedLogs`] counts).
     fn weight(&self) -> usize {
         let state = self.lock();
-        let events: usize = state.log.iter().map(|e| event_bytes(e.event())).sum();
+        // Each event behind its `Arc` (two counters), in the log's room.
+        let events: usize = state.log.capacity() * size_of::<Arc<Event>>()
+            + state
+                .log
+                .iter()
+                .map(|e| 2 * size_of::<usize>() + e.bytes())
+                .sum::<usize>();
         size_of::<Tracked>() + self.id.len() + self.context.len() + task_bytes(&state.task) + events
     }
 
@@ -433,7 +439,19 @@ impl Tracked {
             if seq <= state.last() || state.task.status.state.is_terminal() {
                 return;
             }
-            apply(&mut state.task, event.event());
+            match event.event() {
+                Ok(read) => {
+                    apply(&mut state.task, &read);
+                }
+                // Not an event this process can follow: its readers learn why, and read the
+                // store's copy.
+                Err(e) => {
+                    state.broken.get_or_insert(e);
+                    drop(state);
+                    self.last.send_modify(|_| {});
+                    return;
+                }
+            }
             if state.last() + 1 != seq {
                 // A gap (events this process never saw): the log here starts again at `seq`.
                 state.log.clear();
@@ -549,7 +567,7 @@ impl Tracked {
                     {
                         Some(event) => {
                             let mut error = None;
-                            if let StreamResponse::StatusUpdate(u) = event.event()
+                            if let Some(StreamResponse::StatusUpdate(u)) = event.kept()
                                 && r.until.stops_at(&u.status.state)
                             {
                                 r.done = true;
@@ -689,12 +707,13 @@ mod tests {
         }
         assert_eq!(live.counts(), (2, 2));
         assert!(live.get("t3").is_some() && live.get("t4").is_some());
-        // Small ones (about 2.4 kB each) fit many more in the same bytes, once the large ones
+        // Small ones (under 4 kB each) fit many more in the same bytes, once the large ones
         // made room.
-        for i in 0..15 {
+        for i in 0..12 {
             finished_task(&live, &format!("s{i}"), "hi");
         }
-        assert_eq!(live.counts(), (15, 15), "the fifteen small logs");
+        assert!(live.get("s0").is_some_and(|s| s.weight() < 4_000));
+        assert_eq!(live.counts(), (12, 12), "the twelve small logs");
         assert!(live.get("t4").is_none(), "the large ones went first");
     }
 
@@ -707,6 +726,34 @@ mod tests {
             .map(|e| e.expect("an event").0)
             .collect();
         assert_eq!(events, [1, 2]);
+    }
+
+    #[test]
+    fn a_streamed_tasks_weight_is_close_to_what_it_holds() {
+        let live = Live::new(FinishedLogs::default());
+        let (tracked, real) = crate::counted::held(|| {
+            let tracked = live.track(task("t"));
+            for i in 0..10_000 {
+                let chunk = StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+                    task_id: "t".to_owned(),
+                    context_id: "c".to_owned(),
+                    artifact: Artifact {
+                        artifact_id: "a".to_owned(),
+                        name: None,
+                        description: None,
+                        parts: vec![Part::text(format!("token {i}"))],
+                        metadata: None,
+                        extensions: None,
+                    },
+                    append: Some(i > 0),
+                    last_chunk: None,
+                    metadata: None,
+                });
+                tracked.record(chunk, |_, _| {});
+            }
+            tracked
+        });
+        crate::counted::assert_close("a task of 10,000 chunks", tracked.weight(), real);
     }
 
     #[test]

@@ -88,9 +88,7 @@ impl Recorder {
     /// Where `event` of task `id` goes for its webhooks, unless the task is known to have
     /// none.
     fn pushes(&self, id: &str, event: &Event) -> Option<&Arc<Delivery>> {
-        self.push
-            .as_ref()
-            .filter(|push| push.wants(id, event.event()))
+        self.push.as_ref().filter(|push| push.wants(id, event))
     }
 
     /// Takes note that the webhooks of task `id` changed here (`Some`: they are these).

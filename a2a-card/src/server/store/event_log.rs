@@ -168,8 +168,13 @@ pub trait EventLog: Send + Sync {
 }
 
 /// A task's event as the server records it: the event, and its JSON (the A2A 1.0
-/// `StreamResponse`), made once, when first needed, and shared by whatever writes it: the
-/// frames of every stream that carries it, the store's log row, the webhooks' bodies.
+/// `StreamResponse`), made once and shared by whatever writes it: the frames of every stream
+/// that carries it, the store's log row, the webhooks' bodies.
+///
+/// An artifact chunk (an update that appends to an artifact) is the bulk of a long stream (a
+/// model's tokens): it is kept as its JSON alone, made when it is recorded, and read back into
+/// the event only where a binding needs the typed event (gRPC, the in-process handler). What a
+/// running stream holds per chunk is then its JSON, once.
 ///
 /// ```
 /// use a2a::{StreamResponse, TaskState, TaskStatus, TaskStatusUpdateEvent};
@@ -181,45 +186,134 @@ pub trait EventLog: Send + Sync {
 ///     status: TaskStatus { state: TaskState::Working, message: None, timestamp: None },
 ///     metadata: None,
 /// };
-/// let event = Event::new(StreamResponse::StatusUpdate(update));
+/// let event = Event::new(StreamResponse::StatusUpdate(update.clone()));
 /// assert!(event.json().starts_with(r#"{"statusUpdate":"#));
+/// assert_eq!(*event.event().unwrap(), StreamResponse::StatusUpdate(update));
 /// ```
 #[derive(Debug)]
 pub struct Event {
-    event: a2a::StreamResponse,
-    json: std::sync::OnceLock<String>,
+    kept: Kept,
+}
+
+/// How an [`Event`] is kept.
+#[derive(Debug)]
+enum Kept {
+    /// The event, its JSON made when first asked for (boxed: a chunk's [`Event`] is then
+    /// two words).
+    Whole(Box<Whole>),
+    /// An artifact chunk, as its JSON alone.
+    Chunk { json: Box<str> },
 }
 
 impl Event {
-    /// `event`, its JSON to be made when first asked for.
+    /// `event`; an artifact chunk is serialised at once and kept as its JSON alone, any other
+    /// event's JSON is made when first asked for.
     pub fn new(event: a2a::StreamResponse) -> Event {
-        Event {
-            event,
-            json: std::sync::OnceLock::new(),
-        }
+        let kept = match &event {
+            a2a::StreamResponse::ArtifactUpdate(u) if u.append == Some(true) => {
+                // The `a2a` types always serialise.
+                match serde_json::to_string(&event) {
+                    Ok(json) => Kept::Chunk { json: json.into() },
+                    Err(_) => whole(event),
+                }
+            }
+            _ => whole(event),
+        };
+        Event { kept }
     }
 
     /// `event` with its JSON as already written (read back from a log): `json` must be
     /// `event` serialised.
     pub fn with_json(event: a2a::StreamResponse, json: String) -> Event {
         Event {
-            event,
-            json: json.into(),
+            kept: Kept::Whole(Box::new(Whole {
+                event,
+                json: json.into(),
+            })),
         }
     }
 
-    /// The event.
-    pub fn event(&self) -> &a2a::StreamResponse {
-        &self.event
+    /// The event: borrowed, or read back from its JSON (an artifact chunk). The JSON this
+    /// crate makes always reads back; an error says what did not.
+    pub fn event(&self) -> Result<std::borrow::Cow<'_, a2a::StreamResponse>, a2a::A2AError> {
+        match &self.kept {
+            Kept::Whole(whole) => Ok(std::borrow::Cow::Borrowed(&whole.event)),
+            Kept::Chunk { json } => serde_json::from_str(json)
+                .map(std::borrow::Cow::Owned)
+                .map_err(|e| {
+                    a2a::A2AError::internal(format!("an event's JSON does not read back: {e}"))
+                }),
+        }
     }
 
     /// The event's JSON, made once.
     pub fn json(&self) -> &str {
-        self.json.get_or_init(|| {
-            // The `a2a` types always serialise.
-            serde_json::to_string(&self.event).unwrap_or_default()
-        })
+        match &self.kept {
+            Kept::Whole(whole) => whole.json.get_or_init(|| {
+                // The `a2a` types always serialise.
+                serde_json::to_string(&whole.event).unwrap_or_default()
+            }),
+            Kept::Chunk { json } => json,
+        }
     }
+
+    /// Whether the event is an artifact chunk (an update appending to an artifact): it
+    /// changes no task state and ends nothing.
+    pub fn is_chunk(&self) -> bool {
+        match &self.kept {
+            Kept::Whole(whole) => matches!(
+                &whole.event,
+                a2a::StreamResponse::ArtifactUpdate(u) if u.append == Some(true)
+            ),
+            Kept::Chunk { .. } => true,
+        }
+    }
+
+    /// The event when it is kept whole: every event but an artifact chunk made here (what
+    /// checks of a status or a task read, without reading a chunk back).
+    pub(crate) fn kept(&self) -> Option<&a2a::StreamResponse> {
+        match &self.kept {
+            Kept::Whole(whole) => Some(&whole.event),
+            Kept::Chunk { .. } => None,
+        }
+    }
+
+    /// Whether the event ends its task (a final status, or the task in a final state).
+    pub(crate) fn ends(&self) -> bool {
+        match self.kept() {
+            Some(a2a::StreamResponse::StatusUpdate(u)) => u.status.state.is_terminal(),
+            Some(a2a::StreamResponse::Task(t)) => t.status.state.is_terminal(),
+            _ => false,
+        }
+    }
+
+    /// About how many bytes the event holds in memory (what the bounds on finished tasks'
+    /// logs count): the event and its JSON once made.
+    pub(crate) fn bytes(&self) -> usize {
+        size_of::<Event>()
+            + match &self.kept {
+                Kept::Whole(whole) => {
+                    size_of::<Whole>()
+                        + super::event_bytes(&whole.event)
+                        + whole.json.get().map_or(0, String::capacity)
+                }
+                Kept::Chunk { json } => json.len(),
+            }
+    }
+}
+
+/// An event kept whole.
+#[derive(Debug)]
+struct Whole {
+    event: a2a::StreamResponse,
+    json: std::sync::OnceLock<String>,
+}
+
+fn whole(event: a2a::StreamResponse) -> Kept {
+    Kept::Whole(Box::new(Whole {
+        event,
+        json: std::sync::OnceLock::new(),
+    }))
 }
 
 impl From<a2a::StreamResponse> for Event {

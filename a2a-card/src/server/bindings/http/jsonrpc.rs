@@ -277,7 +277,14 @@ async fn v0_3_call(
     };
     let answered = match answer {
         Ok(Answer::Stream(events)) => sse(events, move |event| match event {
-            Ok(event) => success(&id, &method.result_to_v0_3(to_value(event.event()))),
+            // The event's JSON, made once, read as the value the 0.3 shape is made of.
+            Ok(event) => match serde_json::from_str(event.json()) {
+                Ok(event) => success(&id, &method.result_to_v0_3(event)),
+                Err(e) => error_json_v0_3(
+                    &id,
+                    A2AError::internal(format!("an event's JSON does not read back: {e}")),
+                ),
+            },
             Err(e) => error_json_v0_3(&id, e),
         }),
         Ok(answer) => {

@@ -88,7 +88,7 @@ impl<A: Agent> Call<'_, A> {
         let began = || McpError::internal_error("the task did not begin", None);
         match events.next().await {
             Some(Ok((_, event))) => {
-                let StreamResponse::Task(task) = event.event() else {
+                let Some(StreamResponse::Task(task)) = event.kept() else {
                     return Err(began());
                 };
                 let seed = mcp_task(task, TaskStatus::Working, None);
@@ -178,9 +178,14 @@ impl<A: Agent> Call<'_, A> {
                 Some(Err(error)) => {
                     return Ok(Stop::Ended(tool_error(error, self.task.as_deref())));
                 }
-                Some(Ok((_, event))) => event,
+                Some(Ok((_, event))) => match event.event() {
+                    Ok(event) => event.into_owned(),
+                    Err(error) => {
+                        return Ok(Stop::Ended(tool_error(error, self.task.as_deref())));
+                    }
+                },
             };
-            let status = match event.event() {
+            let status = match &event {
                 StreamResponse::Task(task) => {
                     self.task = Some(task.id.clone());
                     artifacts = task.artifacts.clone().unwrap_or_default();

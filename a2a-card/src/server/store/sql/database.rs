@@ -410,7 +410,7 @@ where
         }
         // The canceled task keeps what it logged since its row (an artifact's chunks so far).
         let tail = self.tail_on(&mut *tx, id, seq.unwrap_or(0)).await?;
-        let (mut task, _) = super::caught_up(decode(&body)?, seq, tail);
+        let (mut task, _) = super::caught_up(decode(&body)?, seq, tail)?;
         task.status.state = TaskState::Canceled;
         task.status.timestamp = Some(chrono::Utc::now());
         let changed = sqlx::query(

@@ -484,7 +484,7 @@ impl Shared {
     /// but for which the row is not written); and the number of the last of them.
     async fn as_now(&self, task: Task, seq: Option<i64>) -> Result<(Task, u64), A2AError> {
         let tail = self.db.tail(&task.id, seq.unwrap_or(0)).await?;
-        Ok(caught_up(task, seq, tail))
+        caught_up(task, seq, tail)
     }
 
     async fn recover(&self) -> Result<usize, A2AError> {
@@ -558,11 +558,15 @@ impl Shared {
 
 /// Task `task`, stored as it was at its event `seq` (`None`: 0), with `tail`, the events its
 /// log holds after `seq`, applied: the task as it is now, and the number of the last event.
-fn caught_up(mut task: Task, seq: Option<i64>, tail: Vec<(u64, Arc<super::Event>)>) -> (Task, u64) {
+fn caught_up(
+    mut task: Task,
+    seq: Option<i64>,
+    tail: Vec<(u64, Arc<super::Event>)>,
+) -> Result<(Task, u64), A2AError> {
     let mut last = u64::try_from(seq.unwrap_or(0)).unwrap_or(0);
     for (n, event) in tail {
-        super::apply(&mut task, event.event());
+        super::apply(&mut task, &*event.event()?);
         last = n;
     }
-    (task, last)
+    Ok((task, last))
 }

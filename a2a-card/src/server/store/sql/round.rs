@@ -10,14 +10,15 @@ use tokio::sync::oneshot;
 use super::encode;
 use crate::server::store::Event;
 
-/// How a write reaches the writer.
+/// How a write reaches the writer. A task is boxed: the queue holds an event (the bulk of a
+/// long stream) in a few words.
 pub(super) enum Op {
     Create {
-        task: Task,
+        task: Box<Task>,
         done: Option<oneshot::Sender<Result<i64, A2AError>>>,
     },
     Update {
-        task: Task,
+        task: Box<Task>,
         /// The version the stored task must have (`None`: whatever it has).
         expected: Option<i64>,
         /// The number of the last event of the task this write reflects.
@@ -109,13 +110,13 @@ impl Round {
                     round.log.journal.push((task_id, n, entry));
                     continue;
                 }
-                Op::Create { task, done } => (task, true, None, None, done),
+                Op::Create { task, done } => (*task, true, None, None, done),
                 Op::Update {
                     task,
                     expected,
                     seq,
                     done,
-                } => (task, false, expected, seq, done),
+                } => (*task, false, expected, seq, done),
             };
             match index.get(&task.id) {
                 Some(&i) if !new => {

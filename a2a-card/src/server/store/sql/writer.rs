@@ -54,6 +54,10 @@ const LINGER: Duration = Duration::from_millis(2);
 /// How many finished tasks [`Local`] keeps.
 const FINISHED: usize = 1024;
 
+/// How many bytes of finished tasks [`Local`] keeps (their estimated size): a long task (an
+/// artifact streamed in many chunks) is read back from the database rather than kept.
+const FINISHED_BYTES: usize = 8 << 20;
+
 /// What this replica knows of the tasks it writes.
 #[derive(Default)]
 pub(super) struct Local {
@@ -65,8 +69,32 @@ pub(super) struct Local {
 
 #[derive(Default)]
 struct Finished {
-    order: std::collections::VecDeque<String>,
+    /// The tasks kept, oldest first, with the bytes each is counted for.
+    order: std::collections::VecDeque<(String, usize)>,
     tasks: HashMap<String, Task>,
+    /// The bytes of the tasks kept, in all.
+    bytes: usize,
+}
+
+impl Finished {
+    /// Keeps `task`, letting the oldest go while more than [`FINISHED`] tasks or
+    /// [`FINISHED_BYTES`] are kept; a task larger than that is not kept.
+    fn keep(&mut self, task: &Task) {
+        let bytes = super::super::task_bytes(task);
+        if bytes > FINISHED_BYTES || self.tasks.contains_key(&task.id) {
+            return;
+        }
+        self.tasks.insert(task.id.clone(), task.clone());
+        self.order.push_back((task.id.clone(), bytes));
+        self.bytes += bytes;
+        while self.order.len() > FINISHED || self.bytes > FINISHED_BYTES {
+            let Some((old, bytes)) = self.order.pop_front() else {
+                break;
+            };
+            self.bytes -= bytes;
+            self.tasks.remove(&old);
+        }
+    }
 }
 
 struct Entry {
@@ -116,14 +144,7 @@ impl Local {
         if task.status.state.is_terminal() {
             self.lock().remove(id);
             let mut finished = self.finished.lock().unwrap_or_else(|p| p.into_inner());
-            if finished.tasks.insert(id.clone(), task.clone()).is_none() {
-                finished.order.push_back(id.clone());
-            }
-            while finished.order.len() > FINISHED {
-                if let Some(old) = finished.order.pop_front() {
-                    finished.tasks.remove(&old);
-                }
-            }
+            finished.keep(task);
             return;
         }
         let mut tasks = self.lock();
@@ -161,9 +182,6 @@ impl Local {
 
 /// What reaches the writer: a write, or a flush (answered once every write sent before it is
 /// written).
-// Writes are nearly all of what is sent: boxing them would allocate once per write to save
-// space on flushes.
-#[allow(clippy::large_enum_variant)]
 enum Sent {
     Write(Op),
     Flush(oneshot::Sender<()>),
@@ -209,12 +227,15 @@ impl Writer {
             );
         }
         if queue {
-            return self.send(Op::Create { task, done: None });
+            return self.send(Op::Create {
+                task: Box::new(task),
+                done: None,
+            });
         }
         let id = task.id.clone();
         let created = self
             .wait(|done| Op::Create {
-                task,
+                task: Box::new(task),
                 done: Some(done),
             })
             .await
@@ -236,7 +257,7 @@ impl Writer {
         seq: u64,
     ) -> Result<i64, A2AError> {
         self.wait(|done| Op::Update {
-            task,
+            task: Box::new(task),
             expected,
             seq: Some(i64::try_from(seq).unwrap_or(i64::MAX)),
             done: Some(done),
@@ -330,7 +351,7 @@ impl Writer {
                         let version = entry.version;
                         drop(tasks);
                         self.send(Op::Update {
-                            task,
+                            task: Box::new(task),
                             expected: Some(expected),
                             seq,
                             done: None,
@@ -342,7 +363,7 @@ impl Writer {
             }
         };
         self.wait(|done| Op::Update {
-            task,
+            task: Box::new(task),
             expected,
             seq,
             done: Some(done),
@@ -530,6 +551,13 @@ impl Queue {
             self.awaited -= usize::from(op.awaited());
             round.ops.push(op);
         }
+        // A burst (a long stream outpacing the database) grew the queue: its room goes back
+        // once it is drained.
+        let room = self.waiting.capacity();
+        if room > 4 * MAX_BATCH && self.waiting.len() < room / 4 {
+            self.waiting
+                .shrink_to((2 * self.waiting.len()).max(MAX_BATCH));
+        }
         if round.ops.is_empty() {
             return None;
         }
@@ -628,7 +656,7 @@ mod tests {
     fn update(id: &str, awaited: bool) -> (Sent, Option<oneshot::Receiver<Result<i64, A2AError>>>) {
         let (done, answer) = oneshot::channel();
         let sent = Sent::Write(Op::Update {
-            task: task(id),
+            task: Box::new(task(id)),
             expected: None,
             seq: None,
             done: awaited.then_some(done),
