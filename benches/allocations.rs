@@ -1,7 +1,10 @@
 //! Heap allocations per blocking `SendMessage` of the fight example, counted by a counting
 //! global allocator: the router called in the process (no socket, no client), on a
 //! current-thread runtime, so that everything counted is the server's (the request's own
-//! building included, the same for every version). JSON-RPC and HTTP+JSON, after a warm-up:
+//! building included, the same for every version). JSON-RPC and HTTP+JSON, after a warm-up.
+//! Then the heap a stream holds: a skill streaming numbered chunks over JSON-RPC (1 x 100,000
+//! and 100 x 2,000 chunks, on the memory store and SQLite), the live bytes counted while it
+//! runs, at the peak and after, per chunk and against the chunk's own JSON:
 //!
 //! ```text
 //! cargo bench --bench allocations
