@@ -1,6 +1,7 @@
 //! Stopping a served agent without losing work: SIGTERM to a real server process (this test
 //! binary started again, serving a worker on a SQLite file) while requests, streams and
-//! questions are under way; the health routes an orchestrator probes.
+//! questions are under way (streams on every binding: JSON-RPC, HTTP+JSON, gRPC); the health
+//! routes an orchestrator probes.
 
 use crate::support;
 
@@ -67,6 +68,7 @@ async fn shutdown_process() {
         .and_then(|ms| ms.parse().ok())
         .map_or(Duration::from_secs(30), Duration::from_millis);
     let listening = Server::new(Worker)
+        .grpc(true)
         .tasks(Tasks::from_url(&url).expect("a store URL"))
         .drain_timeout(drain)
         .bind("127.0.0.1:0")
@@ -207,18 +209,46 @@ async fn open_streams_end_at_sigterm_and_do_not_hold_the_process() {
         assert!(first.to_string().contains("TASK_STATE_INPUT_REQUIRED"));
         streams.push(frames);
     }
+    let mut grpc =
+        a2a_pb::proto::a2a_service_client::A2aServiceClient::connect(process.base.clone())
+            .await
+            .expect("gRPC on the same listener");
+    let mut updates = grpc
+        .subscribe_to_task(a2a_pb::proto::SubscribeToTaskRequest {
+            id: id.clone(),
+            ..Default::default()
+        })
+        .await
+        .expect("subscribed over gRPC")
+        .into_inner();
+    let first = updates.message().await.expect("the task, first");
+    assert!(first.is_some(), "the task, first");
+    // A request under way keeps the drain going (its answer is awaited): the streams end at
+    // its start, not when the process stops.
+    let napping = nap(&process.base, 1_500);
+    tokio::time::sleep(Duration::from_millis(200)).await;
     let sent = Instant::now();
     process.terminate();
+    // The gRPC stream ends with UNAVAILABLE, the status a client retries elsewhere.
+    let ended = tokio::time::timeout(Duration::from_secs(1), updates.message())
+        .await
+        .expect("the gRPC stream ended as the drain began");
+    let status = ended.expect_err("ended by the drain, with a status");
+    assert_eq!(status.code(), tonic::Code::Unavailable, "{status:?}");
+    assert!(status.message().contains("shutting down"), "{status:?}");
     for mut frames in streams {
-        // Ended by the server, cleanly (a cut connection would fail the read).
-        let rest = tokio::time::timeout(Duration::from_secs(5), frames.next())
+        // Ended by the server, cleanly (a cut connection would fail the read), as the drain
+        // began: before the task failed at its end.
+        let rest = tokio::time::timeout(Duration::from_secs(1), frames.next())
             .await
             .expect("the stream ended at SIGTERM");
-        // The failure may come first, if the drain ended before the stream.
-        if let Some((_, event)) = rest {
-            assert!(event.to_string().contains("TASK_STATE_FAILED"), "{event}");
-        }
+        assert!(rest.is_none(), "nothing more: {rest:?}");
     }
+    let napped = napping.await.expect("the nap's answer");
+    assert_eq!(
+        napped["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{napped}"
+    );
     let (status, _) = process
         .exited_within(Duration::from_secs(5))
         .await

@@ -6,7 +6,8 @@
 //! Once the drain begins, [`READY_PATH`] answers `503`; a request that arrives is refused
 //! (`503`, `Connection: close`, `Retry-After: 1`) so that its caller sends it again elsewhere;
 //! each open event stream (SSE) ends, so that its caller resumes elsewhere with
-//! `Last-Event-ID`; every other answer says `Connection: close`. The requests under way
+//! `Last-Event-ID`, and each gRPC stream ends with `UNAVAILABLE` ([`GRPC_DRAINED`]); every
+//! other answer says `Connection: close`. The requests under way
 //! finish, and the tasks only this process can finish (those of skills that are not durable,
 //! at work) run on, until both are done or the drain deadline passes; then the process gives
 //! up what it still runs (see [`Listening::serve`](crate::server::Listening::serve)).
@@ -84,6 +85,38 @@ impl Drain {
     }
 }
 
+/// What a gRPC call still streaming is told when the drain ends it (with `UNAVAILABLE`, the
+/// status a client retries elsewhere).
+pub(crate) const GRPC_DRAINED: &str = "the server is shutting down: subscribe to the task again, on another replica or once this one is back";
+
+/// A gRPC answer's body that ends when `cut` resolves: between two messages (each data frame
+/// holds whole ones), with the trailers of an `UNAVAILABLE` status ([`GRPC_DRAINED`]) instead of
+/// its own. An answer that ends first ends as it would.
+fn grpc_cut(body: Body, cut: impl std::future::Future<Output = ()> + Send + 'static) -> Body {
+    use http_body_util::BodyStream;
+    let frames = BodyStream::new(body);
+    let state = (Some(frames), Box::pin(cut));
+    let stream = futures::stream::unfold(state, |(frames, mut cut)| async move {
+        let mut frames = frames?;
+        match futures::future::select(frames.next(), cut.as_mut()).await {
+            futures::future::Either::Left((Some(frame), _)) => {
+                let last = frame.as_ref().is_ok_and(http_body::Frame::is_trailers);
+                Some((frame, (if last { None } else { Some(frames) }, cut)))
+            }
+            futures::future::Either::Left((None, _)) => None,
+            futures::future::Either::Right(((), _)) => {
+                let mut trailers = axum::http::HeaderMap::with_capacity(2);
+                // UNAVAILABLE.
+                trailers.insert("grpc-status", HeaderValue::from_static("14"));
+                // Printable ASCII but `%`: carried as it is (the gRPC spec's percent-encoding).
+                trailers.insert("grpc-message", HeaderValue::from_static(GRPC_DRAINED));
+                Some((Ok(http_body::Frame::trailers(trailers)), (None, cut)))
+            }
+        }
+    });
+    Body::new(http_body_util::StreamBody::new(stream))
+}
+
 /// A request under way, counted while it lives.
 struct InFlight<'a>(&'a Drain);
 
@@ -111,17 +144,20 @@ pub(crate) async fn layer(State(drain): State<Arc<Drain>>, req: Request, next: N
         let _counted = InFlight::enter(&drain);
         next.run(req).await
     };
-    let stream = res
+    let content_type = res
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("text/event-stream"));
-    if stream {
+        .unwrap_or_default();
+    if content_type.starts_with("text/event-stream") {
         // Ended between two events once the drain begins: the caller resumes elsewhere from
         // the last id it read.
         let (parts, body) = res.into_parts();
         let body = body.into_data_stream().take_until(drain.begun());
         res = Response::from_parts(parts, Body::from_stream(body));
+    } else if content_type.starts_with("application/grpc") {
+        let (parts, body) = res.into_parts();
+        res = Response::from_parts(parts, grpc_cut(body, drain.begun()));
     }
     if http1 && drain.draining() {
         res.headers_mut()

@@ -152,7 +152,8 @@ impl Listening {
     ///    replica (or to this agent once restarted); every answer says `Connection: close`.
     /// 2. Each open event stream (`SendStreamingMessage`, `SubscribeToTask`, on JSON-RPC and
     ///    HTTP+JSON; MCP's) ends between two events: the caller resubscribes elsewhere with
-    ///    `Last-Event-ID`, the number of the last event it read.
+    ///    `Last-Event-ID`, the number of the last event it read. A gRPC stream ends between
+    ///    two messages with `UNAVAILABLE`, the status gRPC clients retry.
     /// 3. The requests under way are answered, and the tasks only this process can finish
     ///    (of skills that are not durable, at work) run on, until both are done or the drain
     ///    timeout passes ([`Server::drain_timeout`](crate::server::Server::drain_timeout),
