@@ -137,6 +137,9 @@ impl Drop for InFlight<'_> {
 /// the [module docs](self).
 pub(crate) async fn layer(State(drain): State<Arc<Drain>>, req: Request, next: Next) -> Response {
     let http1 = req.version() <= Version::HTTP_11;
+    // A gRPC method that streams its answer (the others answer in one message).
+    let path = req.uri().path();
+    let grpc_stream = path.ends_with("/SendStreamingMessage") || path.ends_with("/SubscribeToTask");
     if drain.draining() {
         return refused(http1);
     }
@@ -155,7 +158,11 @@ pub(crate) async fn layer(State(drain): State<Arc<Drain>>, req: Request, next: N
         let (parts, body) = res.into_parts();
         let body = body.into_data_stream().take_until(drain.begun());
         res = Response::from_parts(parts, Body::from_stream(body));
-    } else if content_type.starts_with("application/grpc") {
+    } else if grpc_stream
+        && content_type.starts_with("application/grpc")
+        && !http_body::Body::is_end_stream(res.body())
+    {
+        // (A refusal is trailers-only: headers that end the stream, left as they are.)
         let (parts, body) = res.into_parts();
         res = Response::from_parts(parts, grpc_cut(body, drain.begun()));
     }
