@@ -5,6 +5,11 @@
 # connections, one thread) and the same request (bench-peers/send.lua). Rounds alternate between
 # the two servers so that the machine's drift hits both; the ratio of the summed rates is printed,
 # and each server's resident memory after the whole load (read from /proc), with their ratio.
+# Then the card route (GET /.well-known/agent-card.json, wrk) in the same rounds, and streams:
+# the counting agent (examples/count) against the same agent on the peer (benches/peers/count),
+# SendStreamingMessage read by curl (16 streams of 10,000 chunks at once, and one of 100,000):
+# chunks per second, every chunk counted, and the time to the first chunk (a one-chunk stream,
+# median of 20).
 #
 #   scripts/bench-peers.sh [PEERS_DIR] [SECONDS_PER_ROUND] [ROUNDS]
 #
@@ -31,8 +36,10 @@ fi
 echo "building the peer (release)..." >&2
 CARGO_TARGET_DIR="$work/peer-target" cargo build --release --locked --quiet \
   --manifest-path "$peers/a2a-protocol-server/Cargo.toml"
-echo "building fight_club (release)..." >&2
-cargo build --release --quiet --example fight_club
+CARGO_TARGET_DIR="$work/peer-target" cargo build --release --quiet \
+  --manifest-path benches/peers/count/Cargo.toml
+echo "building fight_club and count (release)..." >&2
+cargo build --release --quiet --example fight_club --example count
 
 ours_bin="$PWD/target/release/examples/fight_club"
 peer_bin="$work/peer-target/release/peer_tomtom"
@@ -71,6 +78,19 @@ round() {
   awk '/Requests\/sec/ {print $2}' <<<"$out"
 }
 
+# Requests per second of the card route on port $1 (fails on any answer that is not a 200).
+card_round() {
+  local out
+  out=$(wrk -t1 -c16 -d"${seconds}s" -H 'A2A-Version: 1.0' \
+    "http://127.0.0.1:$1/.well-known/agent-card.json")
+  if grep -q "Non-2xx" <<<"$out"; then
+    echo "card answers that were not 200 on port $1:" >&2
+    echo "$out" >&2
+    exit 1
+  fi
+  awk '/Requests\/sec/ {print $2}' <<<"$out"
+}
+
 for store in memory sqlite; do
   rm -f "$work"/ours.db* "$work"/peer.db*
   ours_tasks=memory peer_tasks=memory
@@ -94,9 +114,87 @@ for store in memory sqlite; do
   done
   ratio=$(awk -v a="$ours_sum" -v b="$peer_sum" 'BEGIN {printf "%.2f", a / b}')
   echo "blocking SendMessage, $store: fight_club${ours_list} req/s, a2a-protocol-server${peer_list} req/s: ${ratio}x"
+  ours_sum=0 peer_sum=0 ours_list="" peer_list=""
+  for r in $(seq "$rounds"); do
+    o=$(card_round 18182); p=$(card_round 18183)
+    ours_sum=$(awk -v a="$ours_sum" -v b="$o" 'BEGIN {print a + b}')
+    peer_sum=$(awk -v a="$peer_sum" -v b="$p" 'BEGIN {print a + b}')
+    ours_list="$ours_list ${o%.*}" peer_list="$peer_list ${p%.*}"
+  done
+  ratio=$(awk -v a="$ours_sum" -v b="$peer_sum" 'BEGIN {printf "%.2f", a / b}')
+  echo "card route, $store run: fight_club${ours_list} req/s, a2a-protocol-server${peer_list} req/s: ${ratio}x"
   ours_rss=$(rss_mib "$ours_pid") peer_rss=$(rss_mib "$peer_pid")
   rss_ratio=$(awk -v a="$ours_rss" -v b="$peer_rss" 'BEGIN {printf "%.2f", a / b}')
   echo "resident memory after the load, $store: fight_club $ours_rss MiB, a2a-protocol-server $peer_rss MiB: ${rss_ratio}x"
   cleanup; pids=()
   sleep 0.5
 done
+
+# Streams: the counting agent on both frameworks, in memory.
+stream_body() {
+  printf '{"jsonrpc":"2.0","id":1,"method":"SendStreamingMessage","params":{"message":{"messageId":"m-%s-%s","role":"ROLE_USER","parts":[{"text":"%s"}]}}}' \
+    "$RANDOM" "$RANDOM" "$1"
+}
+
+# The chunks one stream of $2 chunks from port $1 delivered (one SSE line each; a line that
+# carries the whole artifact again is not counted), and 1 if the task completed, else 0 (the
+# error that ended the stream goes to $work/stream-error).
+stream_once() {
+  local out done=1
+  out=$(curl -sN "http://127.0.0.1:$1/" -H 'Content-Type: application/json' \
+    -H 'A2A-Version: 1.0' -d "$(stream_body "$2")")
+  if ! tail -c 400 <<<"$out" | grep -q TASK_STATE_COMPLETED; then
+    done=0
+    grep -o '"message":"[^"]*"' <<<"$out" | tail -1 >"$work/stream-error" || true
+  fi
+  echo "$(grep -c '"parts":\[{"text":"chunk [0-9]*"}\]' <<<"$out" || true) $done"
+}
+
+# Chunks per second of $2 streams of $3 chunks at once from port $1, the chunks delivered,
+# and how many streams ended before their task completed.
+stream_round() {
+  local start end delivered=0 early=0 n done
+  start=$(date +%s.%N)
+  for i in $(seq "$2"); do
+    stream_once "$1" "$3" >"$work/stream-$i" &
+  done
+  wait
+  end=$(date +%s.%N)
+  for i in $(seq "$2"); do
+    read -r n done <"$work/stream-$i"
+    delivered=$((delivered + n)) early=$((early + 1 - done))
+  done
+  awk -v n="$delivered" -v s="$start" -v e="$end" -v x="$early" \
+    'BEGIN {printf "%.0f %d %d", n / (e - s), n, x}'
+}
+
+# The median time to the whole of a one-chunk stream from port $1, in milliseconds.
+first_chunk() {
+  for _ in $(seq 20); do
+    curl -sN -o /dev/null -w '%{time_total}\n' "http://127.0.0.1:$1/" \
+      -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' -d "$(stream_body 1)"
+  done | sort -n | awk '{t[NR] = $1} END {printf "%.2f", t[int((NR + 1) / 2)] * 1000}'
+}
+
+start 18184 "$PWD/target/release/examples/count" --port 18184 --tasks memory
+start 18185 "$work/peer-target/release/count_peer" --port 18185
+for load in "16 10000" "1 100000"; do
+  set -- $load
+  ours_sum=0 peer_sum=0 ours_list="" peer_list="" ours_got="" peer_got="" early=""
+  rm -f "$work/stream-error"
+  for r in $(seq "$rounds"); do
+    echo "  streams ($1 x $2): round $r of $rounds..." >&2
+    read -r o og oe <<<"$(stream_round 18184 "$1" "$2")"
+    read -r p pg pe <<<"$(stream_round 18185 "$1" "$2")"
+    ours_sum=$((ours_sum + o)) peer_sum=$((peer_sum + p))
+    ours_list="$ours_list $o" peer_list="$peer_list $p"
+    ours_got="$ours_got $og" peer_got="$peer_got $pg"
+    early="$early $oe/$pe"
+  done
+  ratio=$(awk -v a="$ours_sum" -v b="$peer_sum" 'BEGIN {printf "%.2f", a / b}')
+  echo "streams, $1 x $2 chunks: count${ours_list} chunks/s (delivered${ours_got} of $(($1 * $2)) a round), peer${peer_list} chunks/s (delivered${peer_got}): ${ratio}x; streams ended early (count/peer):${early}"
+  if [ -s "$work/stream-error" ]; then
+    echo "  a stream ended early with $(cat "$work/stream-error")"
+  fi
+done
+echo "time to a one-chunk stream's end (median of 20): count $(first_chunk 18184) ms, peer $(first_chunk 18185) ms"

@@ -30,6 +30,10 @@ mod trip_planner {
     pub mod server;
 }
 
+/// The `count` example's agent.
+#[path = "../../examples/count/agent.rs"]
+mod count;
+
 mod agent_work;
 mod auth;
 mod callers;
