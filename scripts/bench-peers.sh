@@ -36,7 +36,7 @@ fi
 echo "building the peer (release)..." >&2
 CARGO_TARGET_DIR="$work/peer-target" cargo build --release --locked --quiet \
   --manifest-path "$peers/a2a-protocol-server/Cargo.toml"
-CARGO_TARGET_DIR="$work/peer-target" cargo build --release --quiet \
+CARGO_TARGET_DIR="$work/peer-target" cargo build --release --locked --quiet \
   --manifest-path benches/peers/count/Cargo.toml
 echo "building fight_club and count (release)..." >&2
 cargo build --release --quiet --example fight_club --example count
