@@ -38,7 +38,8 @@ impl Counter {
         let context_id = ContextId::new(ctx.context_id.clone());
         let artifact_id = ArtifactId::new(format!("{}-count", ctx.task_id));
         for i in 0..n {
-            let artifact = Artifact::new(artifact_id.clone(), vec![Part::text(format!("chunk {i}"))]);
+            let artifact =
+                Artifact::new(artifact_id.clone(), vec![Part::text(format!("chunk {i}"))]);
             queue
                 .write(StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
                     task_id: ctx.task_id.clone(),
@@ -83,7 +84,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let base = format!("http://127.0.0.1:{port}");
     let card: AgentCard = card(&base)?;
-    let handler = Arc::new(RequestHandlerBuilder::new(Counter).with_agent_card(card).build()?);
+    let handler = Arc::new(
+        RequestHandlerBuilder::new(Counter)
+            .with_agent_card(card)
+            .build()?,
+    );
     let server = Server::bind(("127.0.0.1", port))
         .await?
         .with_config(ServeConfig::default());
