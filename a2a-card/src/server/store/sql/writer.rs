@@ -77,11 +77,18 @@ struct Finished {
 }
 
 impl Finished {
-    /// Keeps `task`, letting the oldest go while more than [`FINISHED`] tasks or
-    /// [`FINISHED_BYTES`] are kept; a task larger than that is not kept.
+    /// Keeps `task` as it is now (a copy kept before goes), letting the oldest go while more
+    /// than [`FINISHED`] tasks or [`FINISHED_BYTES`] are kept; a task larger than that is not
+    /// kept.
     fn keep(&mut self, task: &Task) {
+        if self.tasks.remove(&task.id).is_some()
+            && let Some(i) = self.order.iter().position(|(id, _)| *id == task.id)
+            && let Some((_, bytes)) = self.order.remove(i)
+        {
+            self.bytes -= bytes;
+        }
         let bytes = super::super::task_bytes(task);
-        if bytes > FINISHED_BYTES || self.tasks.contains_key(&task.id) {
+        if bytes > FINISHED_BYTES {
             return;
         }
         self.tasks.insert(task.id.clone(), task.clone());
