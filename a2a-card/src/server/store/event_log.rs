@@ -257,18 +257,6 @@ impl Event {
         }
     }
 
-    /// Whether the event is an artifact chunk (an update appending to an artifact): it
-    /// changes no task state and ends nothing.
-    pub fn is_chunk(&self) -> bool {
-        match &self.kept {
-            Kept::Whole(whole) => matches!(
-                &whole.event,
-                a2a::StreamResponse::ArtifactUpdate(u) if u.append == Some(true)
-            ),
-            Kept::Chunk { .. } => true,
-        }
-    }
-
     /// The event when it is kept whole: every event but an artifact chunk made here (what
     /// checks of a status or a task read, without reading a chunk back).
     pub(crate) fn kept(&self) -> Option<&a2a::StreamResponse> {
