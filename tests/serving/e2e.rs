@@ -440,32 +440,21 @@ mod streaming {
     async fn the_count_example_streams_a_chunk_per_number_then_the_whole_artifact() {
         let running =
             support::client::serve(a2a_card::server::Server::new(crate::count::Counter)).await;
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
-            "params": {"message": {"messageId": "m", "role": "ROLE_USER",
-                                   "parts": [{"text": "3"}]}}});
-        let text = reqwest::Client::new()
-            .post(format!("{}/", running.base))
-            .header("content-type", "application/json")
-            .header("a2a-version", "1.0")
-            .body(body.to_string())
-            .send()
+        let client = client(&card(&running.base).await, "JSONRPC").await;
+        let mut events = client
+            .send_streaming_message(&request(vec![Part::text("3")], None))
             .await
-            .expect("a stream")
-            .text()
-            .await
-            .expect("the events");
-        let updates: Vec<Value> = text
-            .lines()
-            .filter_map(|l| l.strip_prefix("data: "))
-            .map(|d| serde_json::from_str::<Value>(d).expect("JSON-RPC"))
-            .filter_map(|e| e["result"].get("artifactUpdate").cloned())
-            .collect();
+            .expect("a stream");
+        let (mut updates, mut last) = (Vec::new(), None);
+        while let Some(event) = events.next().await {
+            match event.expect("an event") {
+                a2a::StreamResponse::ArtifactUpdate(u) => updates.push(u),
+                other => last = Some(other),
+            }
+        }
         let texts: Vec<Vec<&str>> = updates
             .iter()
-            .map(|u| {
-                let parts = u["artifact"]["parts"].as_array().expect("parts");
-                parts.iter().filter_map(|p| p["text"].as_str()).collect()
-            })
+            .map(|u| u.artifact.parts.iter().filter_map(Part::as_text).collect())
             .collect();
         assert_eq!(
             texts,
@@ -474,11 +463,13 @@ mod streaming {
                 vec!["chunk 1"],
                 vec!["chunk 2"],
                 vec!["chunk 0", "chunk 1", "chunk 2"]
-            ],
-            "{text}"
+            ]
         );
-        assert_eq!(updates[3]["lastChunk"], true);
-        assert!(text.contains("TASK_STATE_COMPLETED"), "{text}");
+        assert_eq!(updates[3].last_chunk, Some(true));
+        assert!(
+            matches!(&last, Some(a2a::StreamResponse::StatusUpdate(u)) if u.status.state == TaskState::Completed),
+            "{last:?}"
+        );
     }
 
     struct Shouter;

@@ -636,10 +636,9 @@ mod tests {
         }
     }
 
-    /// A tracked task that streamed `text` in one chunk and completed.
-    fn finished_task(live: &Live, id: &str, text: &str) -> Arc<Tracked> {
-        let tracked = live.track(task(id));
-        let chunk = StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+    /// A chunk of `text` for artifact `a` of task `id`, appended to it or starting it.
+    fn chunk(id: &str, text: &str, append: bool) -> StreamResponse {
+        StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
             task_id: id.to_owned(),
             context_id: "c".to_owned(),
             artifact: Artifact {
@@ -650,11 +649,16 @@ mod tests {
                 metadata: None,
                 extensions: None,
             },
-            append: None,
+            append: append.then_some(true),
             last_chunk: None,
             metadata: None,
-        });
-        tracked.record(chunk, |_, _| {});
+        })
+    }
+
+    /// A tracked task that streamed `text` in one chunk and completed.
+    fn finished_task(live: &Live, id: &str, text: &str) -> Arc<Tracked> {
+        let tracked = live.track(task(id));
+        tracked.record(chunk(id, text, false), |_, _| {});
         let done = StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
             task_id: id.to_owned(),
             context_id: "c".to_owned(),
@@ -734,22 +738,7 @@ mod tests {
         let (tracked, real) = crate::counted::held(|| {
             let tracked = live.track(task("t"));
             for i in 0..10_000 {
-                let chunk = StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
-                    task_id: "t".to_owned(),
-                    context_id: "c".to_owned(),
-                    artifact: Artifact {
-                        artifact_id: "a".to_owned(),
-                        name: None,
-                        description: None,
-                        parts: vec![Part::text(format!("token {i}"))],
-                        metadata: None,
-                        extensions: None,
-                    },
-                    append: Some(i > 0),
-                    last_chunk: None,
-                    metadata: None,
-                });
-                tracked.record(chunk, |_, _| {});
+                tracked.record(chunk("t", &format!("token {i}"), i > 0), |_, _| {});
             }
             tracked
         });
