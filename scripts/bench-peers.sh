@@ -91,6 +91,22 @@ card_round() {
   awk '/Requests\/sec/ {print $2}' <<<"$out"
 }
 
+# Rounds of `$1 PORT` (a function printing requests per second) on our server and the peer's,
+# alternating; prints both rates of each round and the ratio of their sums, labelled $2.
+alternate() {
+  local o p ours_sum=0 peer_sum=0 ours_list="" peer_list="" ratio
+  for r in $(seq "$rounds"); do
+    echo "  $2: round $r of $rounds..." >&2
+    o=$("$1" 18182)
+    p=$("$1" 18183)
+    ours_sum=$(awk -v a="$ours_sum" -v b="$o" 'BEGIN {print a + b}')
+    peer_sum=$(awk -v a="$peer_sum" -v b="$p" 'BEGIN {print a + b}')
+    ours_list="$ours_list ${o%.*}" peer_list="$peer_list ${p%.*}"
+  done
+  ratio=$(awk -v a="$ours_sum" -v b="$peer_sum" 'BEGIN {printf "%.2f", a / b}')
+  echo "$2: fight_club${ours_list} req/s, a2a-protocol-server${peer_list} req/s: ${ratio}x"
+}
+
 for store in memory sqlite; do
   rm -f "$work"/ours.db* "$work"/peer.db*
   ours_tasks=memory peer_tasks=memory
@@ -104,25 +120,8 @@ for store in memory sqlite; do
   # A short warm-up of each.
   wrk -t1 -c16 -d2s -s "$peers/send.lua" http://127.0.0.1:18182/ >/dev/null
   wrk -t1 -c16 -d2s -s "$peers/send.lua" http://127.0.0.1:18183/ >/dev/null
-  ours_sum=0 peer_sum=0 ours_list="" peer_list=""
-  for r in $(seq "$rounds"); do
-    echo "  $store: round $r of $rounds..." >&2
-    o=$(round 18182); p=$(round 18183)
-    ours_sum=$(awk -v a="$ours_sum" -v b="$o" 'BEGIN {print a + b}')
-    peer_sum=$(awk -v a="$peer_sum" -v b="$p" 'BEGIN {print a + b}')
-    ours_list="$ours_list ${o%.*}" peer_list="$peer_list ${p%.*}"
-  done
-  ratio=$(awk -v a="$ours_sum" -v b="$peer_sum" 'BEGIN {printf "%.2f", a / b}')
-  echo "blocking SendMessage, $store: fight_club${ours_list} req/s, a2a-protocol-server${peer_list} req/s: ${ratio}x"
-  ours_sum=0 peer_sum=0 ours_list="" peer_list=""
-  for r in $(seq "$rounds"); do
-    o=$(card_round 18182); p=$(card_round 18183)
-    ours_sum=$(awk -v a="$ours_sum" -v b="$o" 'BEGIN {print a + b}')
-    peer_sum=$(awk -v a="$peer_sum" -v b="$p" 'BEGIN {print a + b}')
-    ours_list="$ours_list ${o%.*}" peer_list="$peer_list ${p%.*}"
-  done
-  ratio=$(awk -v a="$ours_sum" -v b="$peer_sum" 'BEGIN {printf "%.2f", a / b}')
-  echo "card route, $store run: fight_club${ours_list} req/s, a2a-protocol-server${peer_list} req/s: ${ratio}x"
+  alternate round "blocking SendMessage, $store"
+  alternate card_round "card route, $store run"
   ours_rss=$(rss_mib "$ours_pid") peer_rss=$(rss_mib "$peer_pid")
   rss_ratio=$(awk -v a="$ours_rss" -v b="$peer_rss" 'BEGIN {printf "%.2f", a / b}')
   echo "resident memory after the load, $store: fight_club $ours_rss MiB, a2a-protocol-server $peer_rss MiB: ${rss_ratio}x"
