@@ -8,10 +8,12 @@
 //!    in-process (`Server::request_handler`), on each store: chunks per second, median of 3
 //!    rounds, and the ratio to memory (chunks are logged, not written one by one: a store
 //!    writes the task when its status changes or an artifact is complete).
-//! 3. **steps**: blocking `SendMessage` of a durable skill whose handler runs two journaled
-//!    steps (`ctx.step`), beside the same skill without them, on SQLite, under the load of
-//!    (1). Target: >= 0.8x (a step's result is one more row in the group commit, written before
-//!    the handler goes on).
+//! 3. **steps** (`-- --steps`): a durable skill that runs k journaled steps (`ctx.step`; k = 0,
+//!    1, 3, 10) beside the same skill not durable, on SQLite and on Postgres: the p50 and p99 of
+//!    a blocking `SendMessage`'s latency alone (one connection) and under load (8 connections,
+//!    each sending once answered), tasks/s and steps/s under load, and the ratio to the skill
+//!    not durable. A step's result is one more row in the writer's group commit, stored before
+//!    the handler goes on.
 //! 4. **soak** (`-- --soak [SECONDS]`, 180 by default): each store in a process of its own
 //!    (this bench started again), first under the blocking load at full rate, then under a
 //!    load of 10,000-chunk streams, for SECONDS each; the process's resident memory sampled
@@ -23,7 +25,7 @@
 //! cargo bench --bench stores                 # throughput
 //! cargo bench --bench stores -- --soak       # memory over three minutes, per store and load
 //! cargo bench --bench stores -- --only sqlite # one store beside the in-memory baseline
-//! cargo bench --bench stores -- --steps      # journaled steps beside none, on SQLite
+//! cargo bench --bench stores -- --steps      # durable steps' latency, on SQLite and Postgres
 //! ```
 //!
 //! Under `cargo test --benches` each store answers a few requests, and nothing is timed.
@@ -55,6 +57,9 @@ use tokio::runtime::Runtime;
 const CONNECTIONS: usize = 8;
 const ROUND: u64 = 3_000;
 const ROUNDS: usize = 7;
+/// Requests under load a round of the steps bench (a quarter of that alone), and its rounds.
+const STEP_ROUND: u64 = 2_000;
+const STEP_ROUNDS: usize = 5;
 
 /// The fight example's server on each store, on a one-worker runtime: (name, address).
 fn servers(with_postgres: bool) -> (Runtime, Vec<(&'static str, SocketAddr)>) {
@@ -110,42 +115,56 @@ fn throughput(only: Option<&str>) {
     println!("  targets: sqlite and postgres >= 0.5x");
 }
 
-/// A skill with two journaled steps, and the same without them.
+/// The steps a durable task of the steps bench runs, beside none.
+const STEP_COUNTS: [usize; 4] = [0, 1, 3, 10];
+
+/// The number of steps a message's text asks for.
+fn steps_of(text: &str) -> Result<usize, a2a_card::SkillError> {
+    text.trim()
+        .parse()
+        .map_err(|_| a2a_card::SkillError::Input(format!("`{text}` is not a number of steps")))
+}
+
+/// A durable skill that runs as many journaled steps as its text says.
 struct Stepper;
 
-/// Counts letters.
+/// Runs journaled steps.
 #[a2a_card::agent(url = "http://127.0.0.1:1")]
 impl Stepper {
-    /// Counts the letters of the text, in two journaled steps.
+    /// Runs `k` journaled steps (`k` given as the message's text) and answers their sum.
     #[skill(durable)]
     async fn stepped(
         &self,
         text: String,
         ctx: a2a_card::SkillContext,
     ) -> Result<String, a2a_card::SkillError> {
-        let letters: usize = ctx.step("count", async { text.chars().count() }).await?;
-        let upper: String = ctx.step("shout", async { text.to_uppercase() }).await?;
-        Ok(format!("{upper}: {letters}"))
+        let k = steps_of(&text)?;
+        let mut sum = 0;
+        for i in 0..k {
+            sum += ctx.step(&format!("step {i}"), async move { i }).await?;
+        }
+        Ok(format!("{k} steps: {sum}"))
     }
 }
 
-/// The same skill, without steps.
+/// The same skill, not durable: its steps are plain code.
 struct Plain;
 
-/// Counts letters.
+/// Runs steps.
 #[a2a_card::agent(url = "http://127.0.0.1:1")]
 impl Plain {
-    /// Counts the letters of the text.
+    /// Runs `k` steps (`k` given as the message's text) and answers their sum.
     #[skill]
-    async fn plain(&self, text: String) -> String {
-        format!("{}: {}", text.to_uppercase(), text.chars().count())
+    async fn plain(&self, text: String) -> Result<String, a2a_card::SkillError> {
+        let k = steps_of(&text)?;
+        Ok(format!("{k} steps: {}", (0..k).sum::<usize>()))
     }
 }
 
 /// A text `SendMessage`, as a whole HTTP/1.1 JSON-RPC request to `/`.
-fn text_request() -> Vec<u8> {
+fn text_request(text: &str) -> Vec<u8> {
     let body = serde_json::to_vec(&serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
-        "messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "lion and tiger"}]}}}))
+        "messageId": "m1", "role": "ROLE_USER", "parts": [{"text": text}]}}}))
     .expect("JSON");
     let mut request = format!(
         "POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\na2a-version: 1.0\r\ncontent-length: {}\r\n\r\n",
@@ -156,36 +175,120 @@ fn text_request() -> Vec<u8> {
     request
 }
 
-/// Blocking sends of the skill with two steps beside the one without, each on a SQLite file
-/// of its own; `round` requests a round.
-fn steps(round: u64, rounds: usize) {
+/// One case of the steps bench: a client of one server sending one request, and what its
+/// rounds measured.
+struct StepCase {
+    name: String,
+    steps: usize,
+    alone: Client,
+    loaded: Client,
+    alone_took: Vec<Duration>,
+    loaded_took: Vec<Duration>,
+    loaded_rates: Vec<f64>,
+}
+
+/// The latency of a durable task with 0, 1, 3 and 10 journaled steps beside the same skill not
+/// durable, on SQLite and on Postgres (when it can run here): blocking `SendMessage` sent alone
+/// (one connection, each request once the one before is answered) and under load
+/// ([`CONNECTIONS`] connections doing the same), `round` requests a round, the cases
+/// interleaved.
+fn steps(round: u64, rounds: usize, with_postgres: bool) {
     let runtime = load::server_runtime();
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-stores");
     std::fs::create_dir_all(&dir).expect("a directory");
     let file = |name: &str| dir.join(format!("{name}-{}.db", std::process::id()));
-    let addrs = runtime.block_on(async {
-        let plain = Server::new(Plain).tasks(Tasks::sqlite(file("plain")));
-        let stepped = Server::new(Stepper).tasks(Tasks::sqlite(file("stepped")));
-        [
-            serve(plain.router().await.expect("the plain agent")).await,
-            serve(stepped.router().await.expect("the stepped agent")).await,
-        ]
+    let stores = runtime.block_on(async {
+        let mut stores = vec![(
+            "SQLite",
+            Tasks::sqlite(file("plain")),
+            Tasks::sqlite(file("stepped")),
+        )];
+        if with_postgres {
+            match (
+                postgres::database("bench_plain").await,
+                postgres::database("bench_stepped").await,
+            ) {
+                (Ok(plain), Ok(stepped)) => {
+                    stores.push(("Postgres", Tasks::postgres(plain), Tasks::postgres(stepped)))
+                }
+                (Err(why), _) | (_, Err(why)) => eprintln!("no Postgres measurement: {why}"),
+            }
+        }
+        let mut served = Vec::new();
+        for (name, plain, stepped) in stores {
+            let plain = Server::new(Plain).tasks(plain).router().await;
+            let stepped = Server::new(Stepper).tasks(stepped).router().await;
+            let plain = serve(plain.expect("the plain agent")).await;
+            let stepped = serve(stepped.expect("the stepped agent")).await;
+            served.push((name, plain, stepped));
+        }
+        served
     });
-    let request = text_request();
-    let mut clients: Vec<Client> = addrs
-        .iter()
-        .map(|a| Client::new(*a, CONNECTIONS, &request))
-        .collect();
-    let rates = rates(&mut clients, round, rounds);
-    println!(
-        "blocking SendMessage on SQLite, {CONNECTIONS} connections, median of {rounds} rounds of {round}:"
-    );
-    println!("  no steps       {:>8.0} req/s", rates[0]);
-    println!(
-        "  two steps      {:>8.0} req/s  ({:.2}x; target >= 0.8x)",
-        rates[1],
-        rates[1] / rates[0]
-    );
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    for (store, plain, stepped) in stores {
+        let case = |name: String, addr: SocketAddr, steps: usize| {
+            let request = text_request(&steps.to_string());
+            StepCase {
+                name,
+                steps,
+                alone: Client::new(addr, 1, &request),
+                loaded: Client::new(addr, CONNECTIONS, &request),
+                alone_took: Vec::new(),
+                loaded_took: Vec::new(),
+                loaded_rates: Vec::new(),
+            }
+        };
+        let mut cases = vec![case("not durable".into(), plain, 0)];
+        cases.extend(STEP_COUNTS.iter().map(|&k| {
+            let name = match k {
+                1 => "durable, 1 step".to_string(),
+                k => format!("durable, {k} steps"),
+            };
+            case(name, stepped, k)
+        }));
+        for case in &mut cases {
+            case.alone.latencies(round / 8);
+            case.loaded.latencies(round / 4);
+        }
+        for r in 0..rounds {
+            let mut order: Vec<usize> = (0..cases.len()).collect();
+            if r % 2 == 1 {
+                order.reverse();
+            }
+            for i in order {
+                let case = &mut cases[i];
+                case.alone_took.extend(case.alone.latencies(round / 4).0);
+                let (took, elapsed) = case.loaded.latencies(round);
+                case.loaded_took.extend(took);
+                case.loaded_rates.push(round as f64 / elapsed.as_secs_f64());
+            }
+        }
+        println!(
+            "durable steps on {store}: blocking SendMessage alone (1 connection) and under load ({CONNECTIONS} connections), each request once the one before is answered; {rounds} interleaved rounds of {} and {round}:",
+            round / 4
+        );
+        println!(
+            "  {:<20} {:>9} {:>9}  {:>9} {:>9} {:>9} {:>9} {:>8}",
+            "skill", "alone p50", "p99", "load p50", "p99", "tasks/s", "steps/s", "tasks/s"
+        );
+        let base = load::median(cases[0].loaded_rates.clone());
+        for case in &mut cases {
+            case.alone_took.sort();
+            case.loaded_took.sort();
+            let rate = load::median(case.loaded_rates.clone());
+            println!(
+                "  {:<20} {:>6.2} ms {:>6.2} ms  {:>6.2} ms {:>6.2} ms {:>9.0} {:>9.0} {:>7.2}x",
+                case.name,
+                ms(load::quantile(&case.alone_took, 0.5)),
+                ms(load::quantile(&case.alone_took, 0.99)),
+                ms(load::quantile(&case.loaded_took, 0.5)),
+                ms(load::quantile(&case.loaded_took, 0.99)),
+                rate,
+                rate * case.steps as f64,
+                rate / base,
+            );
+        }
+    }
 }
 
 /// Chunks per streamed task.
@@ -430,11 +533,11 @@ fn main() {
             Client::new(a, 2, &fight_request("")).run(4);
         }
         streams(20, 1);
-        steps(8, 1);
+        steps(8, 1, std::env::var_os("A2A_REQUIRE_POSTGRES").is_some());
         return;
     }
     if args.iter().any(|a| a == "--steps") {
-        steps(ROUND, ROUNDS);
+        steps(STEP_ROUND, STEP_ROUNDS, true);
         return;
     }
     let only = args

@@ -59,6 +59,29 @@ impl Connection {
             n -= k as u64;
         }
     }
+
+    /// Sends `n` requests one at a time (each after the answer to the one before); how long
+    /// each took, from its first byte written to its answer's last byte read.
+    async fn one_by_one(&mut self, n: u64, took: &mut Vec<Duration>) {
+        for _ in 0..n {
+            let start = Instant::now();
+            self.stream
+                .write_all(&self.batch[..self.request_len])
+                .await
+                .expect("write");
+            loop {
+                if let Some(len) = parse(&self.buffer) {
+                    self.buffer.drain(..len);
+                    break;
+                }
+                let mut chunk = [0u8; 1 << 16];
+                let read = self.stream.read(&mut chunk).await.expect("read");
+                assert!(read > 0, "the server closed the connection");
+                self.buffer.extend_from_slice(&chunk[..read]);
+            }
+            took.push(start.elapsed());
+        }
+    }
 }
 
 /// The length of the first whole `200` answer in `buffer`.
@@ -136,6 +159,35 @@ impl Client {
         });
         start.elapsed()
     }
+
+    /// Sends `n` requests spread over the connections, each connection sending its next one
+    /// once the one before is answered (no pipelining): each request's latency, and the time
+    /// they all took.
+    #[allow(dead_code)] // the benches that measure latency use it
+    pub fn latencies(&mut self, n: u64) -> (Vec<Duration>, Duration) {
+        let per = n / self.connections.len() as u64;
+        let extra = n % self.connections.len() as u64;
+        let mut took = vec![Vec::new(); self.connections.len()];
+        let start = Instant::now();
+        self.runtime.block_on(async {
+            let work = self
+                .connections
+                .iter_mut()
+                .zip(took.iter_mut())
+                .enumerate()
+                .map(|(i, (c, took))| c.one_by_one(per + u64::from((i as u64) < extra), took));
+            futures::future::join_all(work).await;
+        });
+        let elapsed = start.elapsed();
+        (took.concat(), elapsed)
+    }
+}
+
+/// The `q` quantile (0 to 1) of some durations, by the nearest rank.
+#[allow(dead_code)] // the benches that measure latency use it
+pub fn quantile(sorted: &[Duration], q: f64) -> Duration {
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
 }
 
 /// The median of some measurements.

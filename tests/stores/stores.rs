@@ -360,6 +360,34 @@ async fn retention_removes_the_oldest_terminal_tasks_and_never_running_ones() {
             "{name}: running tasks stay"
         );
     }
+    // More than a sweep removes in one transaction, most ending in the same millisecond as
+    // others: exactly the newest stay, whatever the batches.
+    for (name, store) in stores("retention-batches", Retention::forever().max_terminal(10)).await {
+        for i in 0..250 {
+            let id = format!("t{i:03}");
+            store
+                .create(task(&id, "c", TaskState::Working))
+                .await
+                .expect("created");
+            store
+                .update(task(&id, "c", TaskState::Completed))
+                .await
+                .expect("done");
+        }
+        let mut left = 0;
+        for _ in 0..100 {
+            left = store.list(&every_task()).await.expect("a list").total_size;
+            if left == 10 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(left, 10, "{name}: the newest ten stay");
+        assert!(
+            store.get("t249").await.expect("read").is_some(),
+            "{name}: the last one to end stays"
+        );
+    }
     for (name, store) in stores(
         "retention-age",
         Retention::forever().max_age(Duration::from_millis(400)),
@@ -1087,4 +1115,35 @@ mod sqlx_probe {
             .expect("the statements run");
         db.close().await.expect("closed");
     }
+}
+
+#[tokio::test]
+async fn a_sqlite_files_log_is_moved_into_it_beside_the_writes() {
+    // SQLite's own checkpoint is off (it ran in the commit of whichever round passed 1,000
+    // pages, and that round's callers waited for the disk); the store checkpoints instead.
+    // Should it not, the log would hold every page written: here about 64 MB.
+    let path = db_path("checkpoints");
+    let store = Tasks::sqlite(&path)
+        .lease(LEASE)
+        .open()
+        .await
+        .expect("sqlite");
+    let page = "x".repeat(4_000);
+    for batch in 0..25 {
+        for i in 0..100 {
+            let mut t = task(&format!("t{batch}-{i}"), "c", TaskState::Completed);
+            t.history = Some(vec![Message::new(Role::User, vec![Part::text(&page)])]);
+            store.create(t).await.expect("created");
+        }
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+    let wal = std::fs::metadata(format!("{}-wal", path.display()))
+        .map(|m| m.len())
+        .unwrap_or(0);
+    assert!(
+        wal < 4 << 20,
+        "the log holds {wal} bytes after 2,500 tasks of 4 kB: it is not checkpointed"
+    );
+    assert!(store.get("t0-0").await.expect("read").is_some());
+    assert!(store.get("t24-99").await.expect("read").is_some());
 }

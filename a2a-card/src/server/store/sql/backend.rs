@@ -10,7 +10,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::Instant;
 
 use a2a::A2AError;
@@ -94,6 +94,19 @@ pub(super) trait Backend: sqlx::Database {
         async { None }
     }
 
+    /// Whether the database's log of writes is moved into the database by this store, off
+    /// the writer's path ([`checkpoint`](Self::checkpoint)): SQLite's WAL, whose automatic
+    /// checkpoint would otherwise run (and wait for the disk) in the commit of whichever round
+    /// passed its size. By default the database does it itself.
+    const CHECKPOINTS: bool = false;
+
+    /// Moves into the database what was appended to its log of writes since the last time,
+    /// without holding up the writer (see [`CHECKPOINTS`](Self::CHECKPOINTS)).
+    fn checkpoint(pools: &Pools<Self>) -> impl Future<Output = Result<(), sqlx::Error>> + Send {
+        let _ = pools;
+        async { Ok(()) }
+    }
+
     /// Writes a round on `conn`: `rows` and `log`, each row with its outcome.
     fn round(
         pools: &Pools<Self>,
@@ -132,6 +145,11 @@ pub(super) struct Pools<B: Backend> {
     /// The connections the writer keeps between rounds (one per round in the database at
     /// most), each with since when it is unused.
     pub(super) kept: std::sync::Mutex<Vec<(PoolConnection<B>, Instant)>>,
+    /// How many times this replica wrote (the writer's rounds, the lease's renewals), and
+    /// how many it had when the last [checkpoint](Backend::checkpoint) began: a checkpoint
+    /// with nothing new to move is not run.
+    pub(super) writes: AtomicU64,
+    pub(super) checkpointed: AtomicU64,
 }
 
 impl<B: Backend> Pools<B> {
@@ -151,6 +169,8 @@ impl<B: Backend> Pools<B> {
             others,
             down: AtomicBool::new(false),
             kept: Default::default(),
+            writes: AtomicU64::new(0),
+            checkpointed: AtomicU64::new(0),
         })
     }
 }

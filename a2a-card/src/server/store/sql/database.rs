@@ -16,6 +16,10 @@ use super::{db_error, decode, encode, millis, now_millis, state_name};
 use crate::server::store::notify::{ANSWERS, CHANGES, GONE, REPLICAS};
 use crate::server::store::{Change, Cursor, Event, KeyClaim, Retention};
 
+/// The terminal tasks a sweep removes in one transaction: the writer, which waits for the
+/// file's write lock on SQLite, waits for one batch at most.
+const SWEEP_BATCH: usize = 100;
+
 /// A task's row, as stored.
 pub(super) struct Stored {
     /// The task's JSON.
@@ -114,6 +118,11 @@ pub(super) trait Database: Send + Sync {
 
     /// Writes a round: `rows` and `log`, each row with its outcome.
     async fn round(&self, rows: Vec<Row>, log: Log) -> Vec<(Row, Result<i64, A2AError>)>;
+
+    /// Whether this store runs the database's checkpoints ([`Backend::CHECKPOINTS`]).
+    fn checkpoints(&self) -> bool;
+    /// Moves what was written since the last time into the database ([`Backend::checkpoint`]).
+    async fn checkpoint(&self) -> Result<(), A2AError>;
 }
 
 #[async_trait]
@@ -139,6 +148,9 @@ where
     }
 
     async fn renew(&self) -> Result<(), A2AError> {
+        // The lease's own writes (the renewal, and the sweep after it) are checkpointed too.
+        self.writes
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         sqlx::query(
             "INSERT INTO a2a_card_replicas (id, seen_at) VALUES ($1, $2)
              ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at",
@@ -258,26 +270,10 @@ where
     }
 
     async fn sweep(&self, retention: Retention) -> Result<(), A2AError> {
-        let mut tx = B::begin_writing(&self.pool).await.map_err(db_error)?;
-        let mut doomed = String::new();
-        if let Some(age) = retention.age_limit() {
-            doomed.push_str(&format!(
-                "SELECT id FROM a2a_card_tasks WHERE ended_at IS NOT NULL AND ended_at < {}",
-                now_millis() - millis(age)
-            ));
-        }
-        if let Some(max) = retention.count_limit() {
-            if !doomed.is_empty() {
-                doomed.push_str(" UNION ");
-            }
-            doomed.push_str(&format!(
-                "SELECT id FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY ended_at DESC, id DESC) AS place
-                 FROM a2a_card_tasks WHERE ended_at IS NOT NULL) AS old WHERE place > {max}"
-            ));
-        }
         // Request counters whose window has ended, answers forwarded an hour ago, and
         // idempotency keys past their retention.
         let now = now_millis();
+        let mut tx = B::begin_writing(&self.pool).await.map_err(db_error)?;
         for (expired, before) in [
             ("a2a_card_hits WHERE ends_at", now),
             ("a2a_card_answers WHERE sent_at", now - 3_600_000),
@@ -291,20 +287,74 @@ where
                 .await
                 .map_err(db_error)?;
         }
-        if !doomed.is_empty() {
+        tx.commit().await.map_err(db_error)?;
+
+        // The terminal tasks past the retention: older than its age, or after the newest
+        // `count_limit` by end, then id (the first of those is read once, beside the writes).
+        let mut doomed = Vec::new();
+        if let Some(age) = retention.age_limit() {
+            doomed.push(format!("ended_at < {}", now - millis(age)));
+        }
+        let mut first_gone_id = None;
+        if let Some(max) = retention.count_limit() {
+            let first_gone: Option<(i64, String)> = sqlx::query_as(&format!(
+                "SELECT ended_at, id FROM a2a_card_tasks WHERE ended_at IS NOT NULL
+                 ORDER BY ended_at DESC, id DESC LIMIT 1 OFFSET {max}"
+            ))
+            .fetch_optional(&self.reads)
+            .await
+            .map_err(db_error)?;
+            if let Some((ended, id)) = first_gone {
+                doomed.push(format!(
+                    "ended_at < {ended} OR (ended_at = {ended} AND id <= $1)"
+                ));
+                first_gone_id = Some(id);
+            }
+        }
+        if doomed.is_empty() {
+            return Ok(());
+        }
+        let select = format!(
+            "SELECT id FROM a2a_card_tasks WHERE ended_at IS NOT NULL AND ({})
+             ORDER BY ended_at LIMIT {SWEEP_BATCH}",
+            doomed.join(" OR ")
+        );
+        // In batches, each a short transaction of its own: the writer (on SQLite, the one
+        // writer of the file at a time) waits for one batch at most, not for the whole sweep.
+        loop {
+            let mut tx = B::begin_writing(&self.pool).await.map_err(db_error)?;
+            let mut query = sqlx::query_scalar::<B, String>(&select);
+            if let Some(id) = &first_gone_id {
+                query = query.bind(id.as_str());
+            }
+            let ids = query.fetch_all(&mut *tx).await.map_err(db_error)?;
+            if ids.is_empty() {
+                return Ok(());
+            }
+            let list = (1..=ids.len())
+                .map(|i| format!("${i}"))
+                .collect::<Vec<_>>()
+                .join(", ");
             for table in [
                 "a2a_card_push_configs WHERE task_id",
                 "a2a_card_events WHERE task_id",
                 "a2a_card_journal WHERE task_id",
                 "a2a_card_tasks WHERE id",
             ] {
-                sqlx::query(&format!("DELETE FROM {table} IN ({doomed})"))
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(db_error)?;
+                let delete = format!("DELETE FROM {table} IN ({list})");
+                let mut query = sqlx::query(&delete);
+                for id in &ids {
+                    query = query.bind(id.as_str());
+                }
+                query.execute(&mut *tx).await.map_err(db_error)?;
             }
+            tx.commit().await.map_err(db_error)?;
+            if ids.len() < SWEEP_BATCH {
+                return Ok(());
+            }
+            // The writer's turn between two batches.
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
         }
-        tx.commit().await.map_err(db_error)
     }
 
     async fn tail(&self, id: &str, after: i64) -> Result<Vec<(u64, Arc<Event>)>, A2AError> {
@@ -595,6 +645,16 @@ where
     }
 
     async fn round(&self, rows: Vec<Row>, log: Log) -> Vec<(Row, Result<i64, A2AError>)> {
+        self.writes
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.round_in_span(rows, log).await
+    }
+
+    fn checkpoints(&self) -> bool {
+        B::CHECKPOINTS
+    }
+
+    async fn checkpoint(&self) -> Result<(), A2AError> {
+        B::checkpoint(self).await.map_err(db_error)
     }
 }

@@ -215,6 +215,9 @@ impl SqlTasks {
         // on: before this one serves, so before any of its readers waits for one.
         store.inner.db.opened().await.map_err(unavailable)?;
         spawn_lease(Arc::downgrade(&store.inner));
+        if store.inner.db.checkpoints() {
+            spawn_checkpoints(Arc::downgrade(&store.inner));
+        }
         // A server's store follows the other replicas (Postgres: `LISTEN`).
         if queue_creates {
             store.listen().await;
@@ -390,6 +393,24 @@ pub(crate) fn redact(url: &str) -> String {
         }
         _ => url.to_owned(),
     }
+}
+
+/// How often a store that runs its database's checkpoints ([`Database::checkpoints`]) moves
+/// what it wrote into the database: on SQLite, a hundred milliseconds of writes at full rate is
+/// a few hundred pages of log.
+const CHECKPOINT_PERIOD: Duration = Duration::from_millis(100);
+
+/// Runs the database's checkpoints, while the store lives.
+fn spawn_checkpoints(store: Weak<Shared>) {
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(CHECKPOINT_PERIOD).await;
+            let Some(s) = store.upgrade() else { return };
+            if let Err(e) = s.db.checkpoint().await {
+                tracing::debug!(error = %e.message, "the database's log could not be checkpointed");
+            }
+        }
+    });
 }
 
 /// Renews the lease and recovers dead replicas' tasks, while the store lives.

@@ -53,6 +53,26 @@ impl Backend for Sqlite {
         pool.begin_with("BEGIN IMMEDIATE").await
     }
 
+    const CHECKPOINTS: bool = true;
+
+    /// A passive checkpoint on a reader's connection: it copies the pages the log holds into
+    /// the file and waits for the disk (twice, with `synchronous = NORMAL`), while the
+    /// writer's connection goes on appending to the log (a checkpoint takes no write lock).
+    /// Left to SQLite, the commit that passed 1,000 pages did it, and the requests waiting on
+    /// that round waited for the disk: every hundredth blocking request took 20 ms where the
+    /// others took 0.4 ms.
+    async fn checkpoint(pools: &Pools<Sqlite>) -> Result<(), sqlx::Error> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let writes = pools.writes.load(Relaxed);
+        if pools.checkpointed.swap(writes, Relaxed) == writes {
+            return Ok(());
+        }
+        sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+            .execute(&pools.reads)
+            .await
+            .map(drop)
+    }
+
     /// A round in one call to the database: the events' `INSERT`, the journal entries'
     /// `INSERT`, the updates' compare-and-swap and the new rows' `INSERT`, in this order, each
     /// statement atomic by itself (the database's worker thread runs them one after the
@@ -215,6 +235,11 @@ async fn connect(url: &str, connections: u32) -> Result<SqlitePool, sqlx::Error>
                 // With WAL: a commit survives the process being killed; only a power loss
                 // may take the last ones.
                 sqlx::query("PRAGMA synchronous = NORMAL")
+                    .execute(&mut *conn)
+                    .await?;
+                // No commit moves the log into the file (and waits for the disk): the store's
+                // checkpoints do, beside the writes (`Backend::checkpoint`).
+                sqlx::query("PRAGMA wal_autocheckpoint = 0")
                     .execute(&mut *conn)
                     .await?;
                 Ok(())
