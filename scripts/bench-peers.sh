@@ -9,9 +9,15 @@
 # the counting agent (examples/count) against the same agent on the peer (benches/peers/count),
 # SendStreamingMessage read by curl (16 streams of 10,000 chunks at once, and one of 100,000):
 # chunks per second, every chunk counted, and the time to the first chunk (a one-chunk stream,
-# median of 20).
+# median of 20). Then MCP: `tools/call` of the fight tool (benches/peers/mcp.lua, wrk) on
+# fight_club's /mcp, on the same tool served by bare rmcp (benches/peers/mcp-rmcp) and by the
+# official MCP Python SDK (benches/peers/mcp-python, pinned in its requirements.txt, in a venv
+# under target/bench-peers), each way: self-contained (2026-07-28, no session) and in a session
+# (2025-06-18, one session opened before the load).
 #
 #   scripts/bench-peers.sh [PEERS_DIR] [SECONDS_PER_ROUND] [ROUNDS]
+#   BENCH_ROUTES=mcp scripts/bench-peers.sh    # some routes only (blocking,streams,mcp; the
+#                                              # blocking rounds time the card route too)
 #
 # Builds both in release (the peer outside the checkout's target, under target/bench-peers);
 # installs wrk with apt when it is missing and this runs as root.
@@ -20,6 +26,9 @@ cd "$(dirname "$0")/.."
 peers="${1:-../shared/bench-peers}"
 seconds="${2:-10}"
 rounds="${3:-2}"
+routes=",${BENCH_ROUTES:-blocking,streams,mcp},"
+# Whether route $1 is measured in this run.
+measured() { [[ "$routes" == *",$1,"* ]]; }
 work="$PWD/target/bench-peers"
 mkdir -p "$work"
 
@@ -38,6 +47,13 @@ CARGO_TARGET_DIR="$work/peer-target" cargo build --release --locked --quiet \
   --manifest-path "$peers/a2a-protocol-server/Cargo.toml"
 CARGO_TARGET_DIR="$work/peer-target" cargo build --release --locked --quiet \
   --manifest-path benches/peers/count/Cargo.toml
+CARGO_TARGET_DIR="$work/peer-target" cargo build --release --locked --quiet \
+  --manifest-path benches/peers/mcp-rmcp/Cargo.toml
+if [ ! -x "$work/mcp-venv/bin/python" ]; then
+  echo "installing the MCP Python SDK (venv under $work)..." >&2
+  python3 -m venv "$work/mcp-venv"
+  "$work/mcp-venv/bin/python" -m pip install --quiet -r benches/peers/mcp-python/requirements.txt
+fi
 echo "building fight_club and count (release)..." >&2
 cargo build --release --quiet --example fight_club --example count
 
@@ -108,6 +124,7 @@ alternate() {
 }
 
 for store in memory sqlite; do
+  measured blocking || break
   rm -f "$work"/ours.db* "$work"/peer.db*
   ours_tasks=memory peer_tasks=memory
   if [ "$store" = sqlite ]; then
@@ -175,25 +192,97 @@ first_chunk() {
   done | sort -n | awk '{t[NR] = $1} END {printf "%.2f", t[int((NR + 1) / 2)] * 1000}'
 }
 
-start 18184 "$PWD/target/release/examples/count" --port 18184 --tasks memory
-start 18185 "$work/peer-target/release/count_peer" --port 18185
-for load in "16 10000" "1 100000"; do
-  set -- $load
-  ours_sum=0 peer_sum=0 ours_list="" peer_list="" ours_got="" peer_got="" early=""
-  rm -f "$work/stream-error"
-  for r in $(seq "$rounds"); do
-    echo "  streams ($1 x $2): round $r of $rounds..." >&2
-    read -r o og oe <<<"$(stream_round 18184 "$1" "$2")"
-    read -r p pg pe <<<"$(stream_round 18185 "$1" "$2")"
-    ours_sum=$((ours_sum + o)) peer_sum=$((peer_sum + p))
-    ours_list="$ours_list $o" peer_list="$peer_list $p"
-    ours_got="$ours_got $og" peer_got="$peer_got $pg"
-    early="$early $oe/$pe"
+if measured streams; then
+  start 18184 "$PWD/target/release/examples/count" --port 18184 --tasks memory
+  start 18185 "$work/peer-target/release/count_peer" --port 18185
+  for load in "16 10000" "1 100000"; do
+    set -- $load
+    ours_sum=0 peer_sum=0 ours_list="" peer_list="" ours_got="" peer_got="" early=""
+    rm -f "$work/stream-error"
+    for r in $(seq "$rounds"); do
+      echo "  streams ($1 x $2): round $r of $rounds..." >&2
+      read -r o og oe <<<"$(stream_round 18184 "$1" "$2")"
+      read -r p pg pe <<<"$(stream_round 18185 "$1" "$2")"
+      ours_sum=$((ours_sum + o)) peer_sum=$((peer_sum + p))
+      ours_list="$ours_list $o" peer_list="$peer_list $p"
+      ours_got="$ours_got $og" peer_got="$peer_got $pg"
+      early="$early $oe/$pe"
+    done
+    ratio=$(awk -v a="$ours_sum" -v b="$peer_sum" 'BEGIN {printf "%.2f", a / b}')
+    echo "streams, $1 x $2 chunks: count${ours_list} chunks/s (delivered${ours_got} of $(($1 * $2)) a round), peer${peer_list} chunks/s (delivered${peer_got}): ${ratio}x; streams ended early (count/peer):${early}"
+    if [ -s "$work/stream-error" ]; then
+      echo "  a stream ended early with $(cat "$work/stream-error")"
+    fi
   done
-  ratio=$(awk -v a="$ours_sum" -v b="$peer_sum" 'BEGIN {printf "%.2f", a / b}')
-  echo "streams, $1 x $2 chunks: count${ours_list} chunks/s (delivered${ours_got} of $(($1 * $2)) a round), peer${peer_list} chunks/s (delivered${peer_got}): ${ratio}x; streams ended early (count/peer):${early}"
-  if [ -s "$work/stream-error" ]; then
-    echo "  a stream ended early with $(cat "$work/stream-error")"
+  echo "time to a one-chunk stream's end (median of 20): count $(first_chunk 18184) ms, peer $(first_chunk 18185) ms"
+fi
+
+# MCP: the fight tool on fight_club, on bare rmcp and on the Python SDK (stateless, and a server
+# of its own with sessions).
+measured mcp || exit 0
+cleanup; pids=()
+start 18186 "$ours_bin" --port 18186 --tasks memory
+start_mcp() {
+  local port=$1; shift
+  "$@" >"$work/server-$port.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 100); do
+    # Listening (a GET of /mcp may open an event stream that does not end).
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "the MCP server on port $port did not start: $(cat "$work/server-$port.log")" >&2
+  exit 1
+}
+start_mcp 18187 "$work/peer-target/release/mcp_rmcp_peer" --port 18187
+start_mcp 18188 "$work/mcp-venv/bin/python" benches/peers/mcp-python/server.py --port 18188 --stateless
+start_mcp 18189 "$work/mcp-venv/bin/python" benches/peers/mcp-python/server.py --port 18189
+
+# A session (2025-06-18) opened on port $1: its id.
+mcp_session() {
+  local id
+  id=$(curl -s -D - -o /dev/null "http://127.0.0.1:$1/mcp" -H 'Content-Type: application/json' \
+    -H 'Accept: application/json, text/event-stream' \
+    -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}' |
+    awk 'tolower($1) == "mcp-session-id:" {print $2}' | tr -d '\r')
+  curl -s -o /dev/null "http://127.0.0.1:$1/mcp" -H 'Content-Type: application/json' \
+    -H 'Accept: application/json, text/event-stream' -H "Mcp-Session-Id: $id" \
+    -H 'MCP-Protocol-Version: 2025-06-18' \
+    -d '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+  echo "$id"
+}
+
+# Calls per second of one wrk round of `tools/call` on port $1, in session $2 (empty: none);
+# fails on any answer that is not the verdict.
+mcp_round() {
+  local out
+  out=$(MCP_SESSION="$2" wrk -t1 -c16 -d"${seconds}s" -s benches/peers/mcp.lua "http://127.0.0.1:$1/mcp")
+  if ! grep -q "not-answered: 0" <<<"$out"; then
+    echo "answers that were not the verdict on port $1:" >&2
+    echo "$out" >&2
+    exit 1
   fi
+  awk '/Requests\/sec/ {print $2}' <<<"$out"
+}
+
+for way in stateless session; do
+  ours_port=18186 rmcp_port=18187 py_port=18188
+  ours_s="" rmcp_s="" py_s=""
+  if [ "$way" = session ]; then
+    py_port=18189
+    ours_s=$(mcp_session 18186) rmcp_s=$(mcp_session 18187) py_s=$(mcp_session 18189)
+  fi
+  mcp_round "$ours_port" "$ours_s" >/dev/null
+  ours_sum=0 rmcp_sum=0 py_sum=0 ours_list="" rmcp_list="" py_list=""
+  for r in $(seq "$rounds"); do
+    echo "  MCP tools/call ($way): round $r of $rounds..." >&2
+    o=$(mcp_round "$ours_port" "$ours_s")
+    m=$(mcp_round "$rmcp_port" "$rmcp_s")
+    y=$(mcp_round "$py_port" "$py_s")
+    ours_sum=$(awk -v a="$ours_sum" -v b="$o" 'BEGIN {print a + b}')
+    rmcp_sum=$(awk -v a="$rmcp_sum" -v b="$m" 'BEGIN {print a + b}')
+    py_sum=$(awk -v a="$py_sum" -v b="$y" 'BEGIN {print a + b}')
+    ours_list="$ours_list ${o%.*}" rmcp_list="$rmcp_list ${m%.*}" py_list="$py_list ${y%.*}"
+  done
+  echo "MCP tools/call, $way: fight_club${ours_list} calls/s, bare rmcp${rmcp_list}, Python SDK${py_list}: $(awk -v a="$ours_sum" -v b="$rmcp_sum" 'BEGIN {printf "%.2f", a / b}')x rmcp, $(awk -v a="$ours_sum" -v b="$py_sum" 'BEGIN {printf "%.2f", a / b}')x Python"
 done
-echo "time to a one-chunk stream's end (median of 20): count $(first_chunk 18184) ms, peer $(first_chunk 18185) ms"
