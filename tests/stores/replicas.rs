@@ -28,6 +28,32 @@ const LEASE_MS: &str = "600";
 
 /// Set in a replica process that serves the [`Ticker`] instead of the trip planner.
 const TICKER: &str = "A2A_REPLICA_TICKER";
+/// Set in a replica process that serves the trip planner's next version ([`NextPlanner`]).
+const NEXT: &str = "A2A_REPLICA_NEXT";
+/// Set in a replica process: its lease in milliseconds, instead of [`LEASE_MS`].
+const LEASE: &str = "A2A_REPLICA_LEASE_MS";
+
+/// The trip planner's next version: another card version (2.0.0), the same durable skill, its
+/// code reached through another function (what a release that changed the agent around a
+/// durable skill looks like to the tasks it began).
+struct NextPlanner(crate::trip_planner::agent::TripPlanner);
+
+/// Plans trips day by day (version 2).
+#[a2a_card::agent(url = "http://127.0.0.1:1", version = "2.0.0")]
+impl NextPlanner {
+    /// # Plan Trip
+    /// Plans a trip day by day and streams the itinerary as each day is planned.
+    #[a2a_card::skill(durable, input_modes("text/calendar"))]
+    async fn plan_trip(
+        &self,
+        trip: crate::trip_planner::agent::TripRequest,
+        calendar: Option<a2a_card::File>,
+        ctx: a2a_card::SkillContext,
+    ) -> impl futures::Stream<Item = Result<crate::trip_planner::agent::ItineraryDay, String>> + Send
+    {
+        self.0.plan_trip(trip, calendar, ctx).await
+    }
+}
 
 /// Ticks into a file for as long as its handler runs: what a process does, seen from outside.
 struct Ticker;
@@ -59,7 +85,8 @@ async fn replica_process() {
     let Ok(url) = std::env::var(TASKS) else {
         return;
     };
-    let lease = Duration::from_millis(LEASE_MS.parse().unwrap_or(600));
+    let lease = std::env::var(LEASE).unwrap_or_else(|_| LEASE_MS.to_owned());
+    let lease = Duration::from_millis(lease.parse().unwrap_or(600));
     let tasks = match Tasks::from_url(&url) {
         Ok(t) => t.lease(lease),
         Err(e) => {
@@ -67,7 +94,15 @@ async fn replica_process() {
             std::process::exit(2);
         }
     };
-    let listening = if std::env::var_os(TICKER).is_some() {
+    let listening = if std::env::var_os(NEXT).is_some() {
+        let pace = Duration::from_millis(150);
+        a2a_card::server::Server::new(NextPlanner(crate::trip_planner::agent::TripPlanner {
+            pace,
+        }))
+        .tasks(tasks)
+        .bind("127.0.0.1:0")
+        .await
+    } else if std::env::var_os(TICKER).is_some() {
         a2a_card::server::Server::new(Ticker)
             .tasks(tasks)
             .bind("127.0.0.1:0")
@@ -1304,4 +1339,209 @@ async fn tenants_are_kept_apart_across_replicas() {
         .expect("the stream ends with the task")
         .expect("the events");
     assert!(text.contains("TASK_STATE_COMPLETED"), "{text}");
+}
+
+/// Starts a plan of `days` with its date on `base`, blocking, as a client that may retry does:
+/// with an idempotency key, sent again to `fallback` (where a load balancer would send it)
+/// when `base` says it is shutting down. Its answer, in the background.
+fn blocking_plan(base: &str, fallback: &str, days: u8) -> tokio::task::JoinHandle<Value> {
+    let (base, fallback) = (base.to_owned(), fallback.to_owned());
+    tokio::spawn(async move {
+        let message = json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
+            "parts": [{"data": {"destination": "Porto", "days": days, "start_date": "2026-12-01"},
+                       "mediaType": "application/json;schema=tripRequest"}]}});
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": message});
+        let key = a2a::new_message_id();
+        let mut last = Value::Null;
+        for url in [&base, &fallback] {
+            let answer = reqwest::Client::new()
+                .post(url)
+                .header("content-type", "application/json")
+                .header("A2A-Version", "1.0")
+                .header("Idempotency-Key", &key)
+                .body(body.to_string())
+                .send()
+                .await
+                .expect("an answer");
+            let status = answer.status();
+            let text = answer.text().await.expect("a body");
+            last = serde_json::from_str(&text)
+                .unwrap_or_else(|_| json!({"status": status.as_u16(), "body": text}));
+            if status != reqwest::StatusCode::SERVICE_UNAVAILABLE {
+                break;
+            }
+        }
+        last
+    })
+}
+
+/// A replica of the trip planner on `url` with a lease of 10 s; `next`: its next version.
+fn deployed(url: &str, next: bool) -> Replica {
+    let mut env = vec![(TASKS, url.to_owned()), (LEASE, "10000".to_owned())];
+    if next {
+        env.push((NEXT, "1".to_owned()));
+    }
+    Replica::spawn(concat!(module_path!(), "::replica_process"), &env)
+}
+
+#[tokio::test]
+async fn a_rolling_deploy_to_a_new_version_loses_nothing() {
+    let Some(url) = postgres("rolling").await else {
+        return;
+    };
+    // Version 1 on two replicas, each running plans mid-stream, plans waiting for their date,
+    // and blocking plans under way.
+    let mut old = [deployed(&url, false), deployed(&url, false)];
+    let mut streaming = Vec::new();
+    let mut waiting = Vec::new();
+    let mut blocking = Vec::new();
+    for replica in &old {
+        let on = client(&card(&replica.base).await, "JSONRPC").await;
+        for _ in 0..10u8 {
+            let mut req = request(vec![trip(2, None)], None);
+            req.configuration = Some(SendMessageConfiguration {
+                accepted_output_modes: None,
+                task_push_notification_config: None,
+                history_length: None,
+                return_immediately: Some(true),
+            });
+            waiting.push(task(on.send_message(&req).await.expect("a task")));
+        }
+    }
+    // Each replica in turn: SIGTERM while blocking plans run on it, replaced by version 2.
+    let mut new = Vec::new();
+    let mut handovers = Vec::new();
+    for n in 0..old.len() {
+        // Where a retry goes: the other replica of version 1, then the first of version 2.
+        let fallback = match n {
+            0 => old[1].base.clone(),
+            _ => new
+                .first()
+                .map_or_else(String::new, |r: &Replica| r.base.clone()),
+        };
+        let replica = &mut old[n];
+        // Plans mid-stream on it (10 to 14 days, 150 ms a day).
+        let on = client(&card(&replica.base).await, "JSONRPC").await;
+        for i in 0..10u8 {
+            streaming.push((start_plan(&on, 10 + i % 5).await, u64::from(10 + i % 5)));
+        }
+        parts_at_least(&on, &streaming[n * 10 + 9].0.id, 1).await;
+        for days in 1..=5u8 {
+            blocking.push(blocking_plan(&replica.base, &fallback, days));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let replacement = deployed(&url, true);
+        let moving = &streaming[n * 10 + 9];
+        let owner_before = owner(&url, &moving.0.id).await;
+        assert!(owner_before.is_some(), "a running plan has an owner");
+        let stopped = std::time::Instant::now();
+        replica.terminate();
+        // Its running plans are handed over, not left to the lease (10 s): another replica
+        // owns one once the stopping replica's blocking requests are answered (up to 0.75 s of
+        // planning here), well within 3 s of the SIGTERM, and it moves on.
+        let mut taken = None;
+        while stopped.elapsed() < Duration::from_secs(5) {
+            let now = owner(&url, &moving.0.id).await;
+            if now.is_some() && now != owner_before {
+                taken = Some(stopped.elapsed());
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let taken = taken.expect("another replica took the plan over");
+        assert!(
+            taken < Duration::from_secs(3),
+            "{taken:?}: the lease ran out instead"
+        );
+        let (status, _) = replica
+            .exited_within(Duration::from_secs(30))
+            .await
+            .expect("the replica exits within its drain");
+        let took = stopped.elapsed();
+        assert!(status.success(), "replica {n} exited with {status}");
+        let on = client(&card(&replacement.base).await, "JSONRPC").await;
+        let before = parts(&on.get_task(&get(&moving.0.id)).await.expect("the task"));
+        let exited = std::time::Instant::now();
+        let mut moved = None;
+        while exited.elapsed() < Duration::from_secs(5) {
+            let now = on.get_task(&get(&moving.0.id)).await.expect("the task");
+            if parts(&now) > before || now.status.state.is_terminal() {
+                moved = Some(exited.elapsed());
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let moved = moved.expect("a plan of the stopped replica moved on");
+        eprintln!(
+            "replica {n}: its plan taken over {taken:?} after SIGTERM, on its next day {moved:?} after the exit, which was {took:?} after SIGTERM"
+        );
+        handovers.push(taken);
+        new.push(replacement);
+    }
+    // Every blocking plan answered, none cut.
+    for (i, answer) in blocking.into_iter().enumerate() {
+        let answer = answer.await.expect("the request ran");
+        assert_eq!(
+            answer["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+            "blocking plan {i}: {answer}"
+        );
+    }
+    // The waiting plans answered on version 2, and every plan completed once, each day once.
+    let on = client(&card(&new[0].base).await, "JSONRPC").await;
+    for t in &waiting {
+        let answer = json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
+                            "parts": [{"text": "2026-12-01"}], "taskId": t.id},
+                            "configuration": {"returnImmediately": true}});
+        let answered = rpc(&new[1].base, "SendMessage", answer).await;
+        assert!(answered["result"]["task"].is_object(), "{answered}");
+    }
+    for (plan, days) in &streaming {
+        let done = ended(&on, &plan.id).await;
+        assert_eq!(
+            done.status.state,
+            TaskState::Completed,
+            "{}",
+            status_text(&done)
+        );
+        assert_eq!(
+            days_of(&done),
+            (1..=*days).collect::<Vec<_>>(),
+            "{}",
+            plan.id
+        );
+    }
+    for t in &waiting {
+        let done = ended(&on, &t.id).await;
+        assert_eq!(
+            done.status.state,
+            TaskState::Completed,
+            "{}",
+            status_text(&done)
+        );
+        assert_eq!(days_of(&done), vec![1, 2], "{}", t.id);
+    }
+    let running = on
+        .list_tasks(&every_task())
+        .await
+        .expect("a list")
+        .tasks
+        .into_iter()
+        .filter(|t| !t.status.state.is_terminal())
+        .count();
+    assert_eq!(running, 0, "no task left running");
+    eprintln!("handovers after each SIGTERM: {handovers:?}");
+}
+
+/// The replica that owns task `id` in the Postgres database at `url`, if any.
+async fn owner(url: &str, id: &str) -> Option<String> {
+    use sqlx::Connection as _;
+    let mut db = sqlx::PgConnection::connect(url)
+        .await
+        .expect("the database");
+    sqlx::query_scalar("SELECT owner FROM a2a_card_tasks WHERE id = $1")
+        .bind(id)
+        .fetch_optional(&mut db)
+        .await
+        .expect("the task's row")
+        .flatten()
 }
