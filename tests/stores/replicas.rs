@@ -1436,9 +1436,9 @@ async fn a_rolling_deploy_to_a_new_version_loses_nothing() {
         assert!(owner_before.is_some(), "a running plan has an owner");
         let stopped = std::time::Instant::now();
         replica.terminate();
-        // Its running plans are handed over, not left to the lease (10 s): another replica
-        // owns one once the stopping replica's blocking requests are answered (up to 0.75 s of
-        // planning here), well within 3 s of the SIGTERM, and it moves on.
+        // Its running plans that no call there waits for are handed over at once, not left to
+        // the lease (10 s) nor to the drain (its blocking plans, up to 0.75 s): another
+        // replica owns one within a second of the SIGTERM, and it moves on.
         let mut taken = None;
         while stopped.elapsed() < Duration::from_secs(5) {
             let now = owner(&url, &moving.0.id).await;

@@ -1121,7 +1121,8 @@ mod sqlx_probe {
 async fn a_sqlite_files_log_is_moved_into_it_beside_the_writes() {
     // SQLite's own checkpoint is off (it ran in the commit of whichever round passed 1,000
     // pages, and that round's callers waited for the disk); the store checkpoints instead.
-    // Should it not, the log would hold every page written: here about 64 MB.
+    // Should it not, the log would hold every page written: here about 64 MB. With it, the log
+    // is written over from its start once checkpointed: it holds a few batches at most.
     let path = db_path("checkpoints");
     let store = Tasks::sqlite(&path)
         .lease(LEASE)
@@ -1141,7 +1142,7 @@ async fn a_sqlite_files_log_is_moved_into_it_beside_the_writes() {
         .map(|m| m.len())
         .unwrap_or(0);
     assert!(
-        wal < 4 << 20,
+        wal < 16 << 20,
         "the log holds {wal} bytes after 2,500 tasks of 4 kB: it is not checkpointed"
     );
     assert!(store.get("t0-0").await.expect("read").is_some());

@@ -154,7 +154,10 @@ impl Listening {
     ///    HTTP+JSON; MCP's) ends between two events: the caller resubscribes elsewhere with
     ///    `Last-Event-ID`, the number of the last event it read. A gRPC stream ends between
     ///    two messages with `UNAVAILABLE`, the status gRPC clients retry.
-    /// 3. The requests under way are answered, and the tasks only this process can finish
+    /// 3. Each durable skill's task that no caller here reads (waiting for an answer, or
+    ///    running for a caller that did not wait) is handed over at once: its handler is
+    ///    dropped, its writes stored and its claim given up, for another replica to take it
+    ///    over now. The requests under way are answered, and the tasks only this process can finish
     ///    (of skills that are not durable, at work) run on, until both are done or the drain
     ///    timeout passes ([`Server::drain_timeout`](crate::server::Server::drain_timeout),
     ///    [`DEFAULT_DRAIN_TIMEOUT`](crate::server::DEFAULT_DRAIN_TIMEOUT): 30 s).
@@ -229,6 +232,9 @@ impl Listening {
         drain.begin();
         for halt in &self.halts {
             halt.begin();
+        }
+        for halt in &self.halts {
+            halt.hand_over().await;
         }
         tracing::info!(
             timeout = ?self.drain_timeout,

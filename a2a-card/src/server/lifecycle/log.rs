@@ -487,6 +487,11 @@ impl Tracked {
         }
     }
 
+    /// Whether a caller here reads the task: a blocking call waiting for it, or a stream.
+    pub(crate) fn read_here(&self) -> bool {
+        self.last.receiver_count() > 0
+    }
+
     /// Waits until the task reaches a state `until` stops at, after event `after`.
     pub(crate) async fn wait(&self, after: u64, until: Until) {
         let mut last = self.last.subscribe();

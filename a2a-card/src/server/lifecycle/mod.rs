@@ -556,6 +556,36 @@ impl Halt {
             .store(true, std::sync::atomic::Ordering::SeqCst);
     }
 
+    /// Hands over at once every durable task that no caller here reads (a task waiting for an
+    /// answer, or running for a caller that did not wait): its handler is dropped, its writes
+    /// stored, and the store's claim on it given up, so that another process takes it over
+    /// now rather than when this one's drain ends. A task a blocking call or a stream here
+    /// reads goes on here, for the drain (the call is answered; a stream is ended by the drain
+    /// and resumed elsewhere), and is handed over at its end ([`stop`](Self::stop)).
+    pub(crate) async fn hand_over(&self) {
+        let Some(log) = self.recorder.log.clone() else {
+            return;
+        };
+        for tracked in self.recorder.live.all() {
+            if tracked.stage.handler() != Some(true)
+                || tracked.state().is_terminal()
+                || tracked.read_here()
+            {
+                continue;
+            }
+            tracked.stage.stop();
+            self.recorder.live.forget(&tracked);
+            let handed = match self.store.settle(&tracked.id).await {
+                Ok(()) => log.give_up(&tracked.id).await,
+                Err(e) => Err(e),
+            };
+            if let Err(e) = handed {
+                // Its claim goes with this process's lease, at the drain's end.
+                tracing::warn!(task = %tracked.id, error = %e.message, "a durable task could not be handed over at the drain's start");
+            }
+        }
+    }
+
     /// Whether a handler whose task only this process can finish is at work (a skill that is
     /// not durable here, not waiting for an answer).
     pub(crate) fn busy(&self) -> bool {

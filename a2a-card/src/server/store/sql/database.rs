@@ -237,15 +237,23 @@ where
     }
 
     async fn give_up(&self, id: &str) -> Result<(), A2AError> {
-        sqlx::query(
+        let mut conn = self.pool.acquire().await.map_err(db_error)?;
+        let done = sqlx::query(
             "UPDATE a2a_card_tasks SET owner = NULL, version = version + 1
              WHERE id = $1 AND ended_at IS NULL AND owner = $2",
         )
         .bind(id)
         .bind(&self.replica)
-        .execute(&self.pool)
+        .execute(&mut *conn)
         .await
         .map_err(db_error)?;
+        // The replicas that listen take it over at once (as when a replica goes), not at their
+        // next lease renewal.
+        if B::rows_affected(&done) == 1 {
+            B::notify(&mut conn, GONE, &self.replica)
+                .await
+                .map_err(db_error)?;
+        }
         Ok(())
     }
 
