@@ -121,7 +121,8 @@ pub(super) trait Database: Send + Sync {
 
     /// Whether this store runs the database's checkpoints ([`Backend::CHECKPOINTS`]).
     fn checkpoints(&self) -> bool;
-    /// Moves what was written since the last time into the database ([`Backend::checkpoint`]).
+    /// Moves what was written since the last time into the database ([`Backend::checkpoint`]);
+    /// nothing when nothing was.
     async fn checkpoint(&self) -> Result<(), A2AError>;
 }
 
@@ -663,6 +664,11 @@ where
     }
 
     async fn checkpoint(&self) -> Result<(), A2AError> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let writes = self.writes.load(Relaxed);
+        if self.checkpointed.swap(writes, Relaxed) == writes {
+            return Ok(());
+        }
         B::checkpoint(self).await.map_err(db_error)
     }
 }

@@ -62,11 +62,6 @@ impl Backend for Sqlite {
     /// that round waited for the disk: every hundredth blocking request took 20 ms where the
     /// others took 0.4 ms.
     async fn checkpoint(pools: &Pools<Sqlite>) -> Result<(), sqlx::Error> {
-        use std::sync::atomic::Ordering::Relaxed;
-        let writes = pools.writes.load(Relaxed);
-        if pools.checkpointed.swap(writes, Relaxed) == writes {
-            return Ok(());
-        }
         sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
             .execute(&pools.reads)
             .await
