@@ -1341,11 +1341,15 @@ async fn tenants_are_kept_apart_across_replicas() {
     assert!(text.contains("TASK_STATE_COMPLETED"), "{text}");
 }
 
+/// Where a client's retry goes: the address a load balancer would send it to now (empty
+/// while no process serves, as when the one process on a SQLite file restarts).
+type Fallback = std::sync::Arc<std::sync::Mutex<String>>;
+
 /// Starts a plan of `days` with its date on `base`, blocking, as a client that may retry does:
-/// with an idempotency key, sent again to `fallback` (where a load balancer would send it)
-/// when `base` says it is shutting down. Its answer, in the background.
-fn blocking_plan(base: &str, fallback: &str, days: u8) -> tokio::task::JoinHandle<Value> {
-    let (base, fallback) = (base.to_owned(), fallback.to_owned());
+/// with an idempotency key, sent again to `fallback` (every 100 ms, for 30 s at most) while the
+/// answer is that the agent is shutting down or nothing listens. Its answer, in the background.
+fn blocking_plan(base: &str, fallback: &Fallback, days: u8) -> tokio::task::JoinHandle<Value> {
+    let (mut url, fallback) = (base.to_owned(), fallback.clone());
     tokio::spawn(async move {
         let message = json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
             "parts": [{"data": {"destination": "Porto", "days": days, "start_date": "2026-12-01"},
@@ -1353,22 +1357,28 @@ fn blocking_plan(base: &str, fallback: &str, days: u8) -> tokio::task::JoinHandl
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": message});
         let key = a2a::new_message_id();
         let mut last = Value::Null;
-        for url in [&base, &fallback] {
-            let answer = reqwest::Client::new()
-                .post(url)
+        for _ in 0..300 {
+            let sent = reqwest::Client::new()
+                .post(&url)
                 .header("content-type", "application/json")
                 .header("A2A-Version", "1.0")
                 .header("Idempotency-Key", &key)
                 .body(body.to_string())
                 .send()
-                .await
-                .expect("an answer");
-            let status = answer.status();
-            let text = answer.text().await.expect("a body");
-            last = serde_json::from_str(&text)
-                .unwrap_or_else(|_| json!({"status": status.as_u16(), "body": text}));
-            if status != reqwest::StatusCode::SERVICE_UNAVAILABLE {
-                break;
+                .await;
+            if let Ok(answer) = sent {
+                let status = answer.status();
+                let text = answer.text().await.unwrap_or_default();
+                last = serde_json::from_str(&text)
+                    .unwrap_or_else(|_| json!({"status": status.as_u16(), "body": text}));
+                if status != reqwest::StatusCode::SERVICE_UNAVAILABLE {
+                    break;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let now = fallback.lock().expect("the fallback").clone();
+            if !now.is_empty() {
+                url = now;
             }
         }
         last
@@ -1413,12 +1423,12 @@ async fn a_rolling_deploy_to_a_new_version_loses_nothing() {
     let mut handovers = Vec::new();
     for n in 0..old.len() {
         // Where a retry goes: the other replica of version 1, then the first of version 2.
-        let fallback = match n {
+        let fallback: Fallback = std::sync::Arc::new(std::sync::Mutex::new(match n {
             0 => old[1].base.clone(),
             _ => new
                 .first()
                 .map_or_else(String::new, |r: &Replica| r.base.clone()),
-        };
+        }));
         let replica = &mut old[n];
         // Plans mid-stream on it (10 to 14 days, 150 ms a day).
         let on = client(&card(&replica.base).await, "JSONRPC").await;
@@ -1544,4 +1554,85 @@ async fn owner(url: &str, id: &str) -> Option<String> {
         .await
         .expect("the task's row")
         .flatten()
+}
+
+#[tokio::test]
+async fn a_restart_on_sqlite_to_a_new_version_loses_nothing() {
+    // One process on the file at a time: the next version starts once the first has exited.
+    let file = fresh_file("restart-deploy");
+    let url = format!("sqlite://{}", file.display());
+    let mut first = deployed(&url, false);
+    let on = client(&card(&first.base).await, "JSONRPC").await;
+    let mut streaming = Vec::new();
+    let mut waiting = Vec::new();
+    for i in 0..5u8 {
+        streaming.push((start_plan(&on, 10 + i % 5).await, u64::from(10 + i % 5)));
+        let mut req = request(vec![trip(2, None)], None);
+        req.configuration = Some(SendMessageConfiguration {
+            accepted_output_modes: None,
+            task_push_notification_config: None,
+            history_length: None,
+            return_immediately: Some(true),
+        });
+        waiting.push(task(on.send_message(&req).await.expect("a task")));
+    }
+    parts_at_least(&on, &streaming[4].0.id, 1).await;
+    let fallback: Fallback = Default::default();
+    let blocking: Vec<_> = (1..=3u8)
+        .map(|days| blocking_plan(&first.base, &fallback, days))
+        .collect();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let stopped = std::time::Instant::now();
+    first.terminate();
+    first
+        .exited_within(Duration::from_secs(30))
+        .await
+        .expect("the process exits within its drain");
+    let exited = stopped.elapsed();
+    let next = deployed(&url, true);
+    *fallback.lock().expect("the fallback") = next.base.clone();
+    let on = client(&card(&next.base).await, "JSONRPC").await;
+    let serving = stopped.elapsed();
+    eprintln!(
+        "SQLite restart: exited {exited:?} after SIGTERM, the next version served {serving:?} after it"
+    );
+    for (i, answer) in blocking.into_iter().enumerate() {
+        let answer = answer.await.expect("the request ran");
+        assert_eq!(
+            answer["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+            "blocking plan {i}: {answer}"
+        );
+    }
+    for t in &waiting {
+        let answer = json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
+                            "parts": [{"text": "2026-12-01"}], "taskId": t.id},
+                            "configuration": {"returnImmediately": true}});
+        let answered = rpc(&next.base, "SendMessage", answer).await;
+        assert!(answered["result"]["task"].is_object(), "{answered}");
+    }
+    for (plan, days) in &streaming {
+        let done = ended(&on, &plan.id).await;
+        assert_eq!(
+            done.status.state,
+            TaskState::Completed,
+            "{}",
+            status_text(&done)
+        );
+        assert_eq!(
+            days_of(&done),
+            (1..=*days).collect::<Vec<_>>(),
+            "{}",
+            plan.id
+        );
+    }
+    for t in &waiting {
+        let done = ended(&on, &t.id).await;
+        assert_eq!(
+            done.status.state,
+            TaskState::Completed,
+            "{}",
+            status_text(&done)
+        );
+        assert_eq!(days_of(&done), vec![1, 2], "{}", t.id);
+    }
 }
