@@ -449,19 +449,7 @@ async fn a_killed_replicas_durable_plan_is_taken_over_and_completed_by_another()
     a.kill();
     // B takes it over once A's lease ran out, and plans on from A's last day: every day
     // once, in order.
-    let done = ended(&on_b, &running.id).await;
-    assert_eq!(
-        done.status.state,
-        TaskState::Completed,
-        "{}",
-        status_text(&done)
-    );
-    assert_eq!(
-        days_of(&done),
-        (1..=14).collect::<Vec<_>>(),
-        "{:?}",
-        done.artifacts
-    );
+    let done = completed_with_days(&on_b, &running.id, 14).await;
     assert!(parts(&done) >= parts(&before));
 }
 
@@ -481,14 +469,7 @@ async fn a_hundred_durable_tasks_of_a_killed_replica_all_complete_on_another() {
     let mut planning = Vec::new();
     for i in 0..50u8 {
         planning.push(start_plan(&on_a, 10 + i % 5).await);
-        let mut req = request(vec![trip(2, None)], None);
-        req.configuration = Some(SendMessageConfiguration {
-            accepted_output_modes: None,
-            task_push_notification_config: None,
-            history_length: None,
-            return_immediately: Some(true),
-        });
-        waiting.push(task(on_a.send_message(&req).await.expect("a task")));
+        waiting.push(start_waiting(&on_a).await);
     }
     for t in &waiting {
         for _ in 0..100 {
@@ -1408,14 +1389,7 @@ async fn a_rolling_deploy_to_a_new_version_loses_nothing() {
     for replica in &old {
         let on = client(&card(&replica.base).await, "JSONRPC").await;
         for _ in 0..10u8 {
-            let mut req = request(vec![trip(2, None)], None);
-            req.configuration = Some(SendMessageConfiguration {
-                accepted_output_modes: None,
-                task_push_notification_config: None,
-                history_length: None,
-                return_immediately: Some(true),
-            });
-            waiting.push(task(on.send_message(&req).await.expect("a task")));
+            waiting.push(start_waiting(&on).await);
         }
     }
     // Each replica in turn: SIGTERM while blocking plans run on it, replaced by version 2.
@@ -1489,47 +1463,10 @@ async fn a_rolling_deploy_to_a_new_version_loses_nothing() {
         new.push(replacement);
     }
     // Every blocking plan answered, none cut.
-    for (i, answer) in blocking.into_iter().enumerate() {
-        let answer = answer.await.expect("the request ran");
-        assert_eq!(
-            answer["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
-            "blocking plan {i}: {answer}"
-        );
-    }
+    answered(blocking).await;
     // The waiting plans answered on version 2, and every plan completed once, each day once.
     let on = client(&card(&new[0].base).await, "JSONRPC").await;
-    for t in &waiting {
-        let answer = json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
-                            "parts": [{"text": "2026-12-01"}], "taskId": t.id},
-                            "configuration": {"returnImmediately": true}});
-        let answered = rpc(&new[1].base, "SendMessage", answer).await;
-        assert!(answered["result"]["task"].is_object(), "{answered}");
-    }
-    for (plan, days) in &streaming {
-        let done = ended(&on, &plan.id).await;
-        assert_eq!(
-            done.status.state,
-            TaskState::Completed,
-            "{}",
-            status_text(&done)
-        );
-        assert_eq!(
-            days_of(&done),
-            (1..=*days).collect::<Vec<_>>(),
-            "{}",
-            plan.id
-        );
-    }
-    for t in &waiting {
-        let done = ended(&on, &t.id).await;
-        assert_eq!(
-            done.status.state,
-            TaskState::Completed,
-            "{}",
-            status_text(&done)
-        );
-        assert_eq!(days_of(&done), vec![1, 2], "{}", t.id);
-    }
+    completed_once(&on, &new[1].base, &streaming, &waiting).await;
     let running = on
         .list_tasks(&every_task())
         .await
@@ -1567,14 +1504,7 @@ async fn a_restart_on_sqlite_to_a_new_version_loses_nothing() {
     let mut waiting = Vec::new();
     for i in 0..5u8 {
         streaming.push((start_plan(&on, 10 + i % 5).await, u64::from(10 + i % 5)));
-        let mut req = request(vec![trip(2, None)], None);
-        req.configuration = Some(SendMessageConfiguration {
-            accepted_output_modes: None,
-            task_push_notification_config: None,
-            history_length: None,
-            return_immediately: Some(true),
-        });
-        waiting.push(task(on.send_message(&req).await.expect("a task")));
+        waiting.push(start_waiting(&on).await);
     }
     parts_at_least(&on, &streaming[4].0.id, 1).await;
     let fallback: Fallback = Default::default();
@@ -1596,6 +1526,24 @@ async fn a_restart_on_sqlite_to_a_new_version_loses_nothing() {
     eprintln!(
         "SQLite restart: exited {exited:?} after SIGTERM, the next version served {serving:?} after it"
     );
+    answered(blocking).await;
+    completed_once(&on, &next.base, &streaming, &waiting).await;
+}
+
+/// Starts a two-day plan without its date, which waits for it; its task.
+async fn start_waiting(on: &AgentClient) -> Task {
+    let mut req = request(vec![trip(2, None)], None);
+    req.configuration = Some(SendMessageConfiguration {
+        accepted_output_modes: None,
+        task_push_notification_config: None,
+        history_length: None,
+        return_immediately: Some(true),
+    });
+    task(on.send_message(&req).await.expect("a task"))
+}
+
+/// Checks that every blocking plan was answered with its completed task.
+async fn answered(blocking: Vec<tokio::task::JoinHandle<Value>>) {
     for (i, answer) in blocking.into_iter().enumerate() {
         let answer = answer.await.expect("the request ran");
         assert_eq!(
@@ -1603,36 +1551,42 @@ async fn a_restart_on_sqlite_to_a_new_version_loses_nothing() {
             "blocking plan {i}: {answer}"
         );
     }
-    for t in &waiting {
+}
+
+/// Gives each of the `waiting` plans its date on `base`, then checks through `on` that every
+/// plan completed with each of its days once, in order: `streaming` with its number of days,
+/// `waiting` with two.
+async fn completed_once(on: &AgentClient, base: &str, streaming: &[(Task, u64)], waiting: &[Task]) {
+    for t in waiting {
         let answer = json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
                             "parts": [{"text": "2026-12-01"}], "taskId": t.id},
                             "configuration": {"returnImmediately": true}});
-        let answered = rpc(&next.base, "SendMessage", answer).await;
+        let answered = rpc(base, "SendMessage", answer).await;
         assert!(answered["result"]["task"].is_object(), "{answered}");
     }
-    for (plan, days) in &streaming {
-        let done = ended(&on, &plan.id).await;
-        assert_eq!(
-            done.status.state,
-            TaskState::Completed,
-            "{}",
-            status_text(&done)
-        );
-        assert_eq!(
-            days_of(&done),
-            (1..=*days).collect::<Vec<_>>(),
-            "{}",
-            plan.id
-        );
+    for (plan, days) in streaming {
+        completed_with_days(on, &plan.id, *days).await;
     }
-    for t in &waiting {
-        let done = ended(&on, &t.id).await;
-        assert_eq!(
-            done.status.state,
-            TaskState::Completed,
-            "{}",
-            status_text(&done)
-        );
-        assert_eq!(days_of(&done), vec![1, 2], "{}", t.id);
+    for t in waiting {
+        completed_with_days(on, &t.id, 2).await;
     }
+}
+
+/// Plan `id` once it ended, read through `on`: checked completed with days 1 to `days`, each
+/// once and in order.
+async fn completed_with_days(on: &AgentClient, id: &str, days: u64) -> Task {
+    let done = ended(on, id).await;
+    assert_eq!(
+        done.status.state,
+        TaskState::Completed,
+        "{id}: {}",
+        status_text(&done)
+    );
+    assert_eq!(
+        days_of(&done),
+        (1..=days).collect::<Vec<_>>(),
+        "{id}: {:?}",
+        done.artifacts
+    );
+    done
 }
