@@ -11,6 +11,7 @@ mod support;
 #[path = "../../examples/fight_club"]
 mod fight_club {
     pub mod agent;
+    pub mod server;
 }
 
 /// The `trip_planner` example's files, as its `main.rs` declares them.

@@ -318,3 +318,111 @@ async fn readiness_turns_503_during_the_drain_and_new_requests_are_refused() {
         .expect("the worker exited");
     assert!(status.success(), "{status:?}");
 }
+
+/// Set in a process serving the README's example (fight_club, as `cargo run --example
+/// fight_club` serves it): where its tasks are.
+const EXAMPLE_TASKS: &str = "A2A_SHUTDOWN_EXAMPLE_TASKS";
+
+/// Not a test of its own: the body of the example processes the test below starts.
+#[tokio::test]
+async fn example_process() {
+    let Ok(url) = std::env::var(EXAMPLE_TASKS) else {
+        return;
+    };
+    let listening = crate::fight_club::server::example(Tasks::from_url(&url).expect("a store URL"))
+        .bind("127.0.0.1:0")
+        .await
+        .expect("the example serves");
+    println!("LISTENING http://{}", listening.local_addr());
+    listening.serve().await.expect("served");
+}
+
+#[tokio::test]
+async fn the_readme_example_under_load_answers_every_request_under_way_at_sigterm() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("shutdown");
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let db = dir.join(format!("example-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&db);
+    let url = format!("sqlite://{}", db.display());
+    let example = || {
+        Replica::spawn(
+            concat!(module_path!(), "::example_process"),
+            &[(EXAMPLE_TASKS, url.clone())],
+        )
+    };
+    let mut process = example();
+    // 16 callers sending blocking fights back to back, until the process is gone.
+    let callers: Vec<_> = (0..16)
+        .map(|_| {
+            let base = process.base.clone();
+            tokio::spawn(async move {
+                let http = reqwest::Client::new();
+                let (mut completed, mut refused) = (Vec::new(), 0);
+                loop {
+                    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+                        "params": message("fightComparison", json!({"a": "Lion", "b": "Tiger"}))});
+                    let sent = http
+                        .post(&base)
+                        .header("content-type", "application/json")
+                        .header("A2A-Version", "1.0")
+                        .body(body.to_string())
+                        .send()
+                        .await;
+                    let answer = match sent {
+                        Ok(answer) => answer,
+                        // The listener closed: this request never reached the process.
+                        Err(e) if e.is_connect() => break,
+                        Err(e) => panic!("a request under way was cut: {e}"),
+                    };
+                    let status = answer.status();
+                    let text = answer.text().await.expect("a whole answer");
+                    if status == reqwest::StatusCode::SERVICE_UNAVAILABLE {
+                        // Arrived during the drain: refused, to be sent elsewhere.
+                        refused += 1;
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                        continue;
+                    }
+                    let answer: Value = serde_json::from_str(&text).expect("JSON");
+                    let task = &answer["result"]["task"];
+                    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{answer}");
+                    completed.push(task["id"].as_str().expect("an id").to_owned());
+                }
+                (completed, refused)
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let sent = Instant::now();
+    process.terminate();
+    let (status, _) = process
+        .exited_within(Duration::from_secs(30))
+        .await
+        .expect("the example exits within its drain");
+    assert!(status.success(), "the example exited cleanly: {status:?}");
+    let took = sent.elapsed();
+    let (mut completed, mut refused) = (Vec::new(), 0);
+    for caller in callers {
+        let (done, no) = caller.await.expect("every answer was whole");
+        completed.extend(done);
+        refused += no;
+    }
+    println!(
+        "the example under load: {} requests answered, {refused} refused during the drain, exited {took:?} after SIGTERM",
+        completed.len()
+    );
+    assert!(completed.len() > 16, "the load ran: {}", completed.len());
+    // The next process on the same file answers for every task the first one told of.
+    let next = example();
+    for id in &completed {
+        let task = stored(&url, id).await;
+        assert_eq!(
+            task["status"]["state"], "TASK_STATE_COMPLETED",
+            "{id}: {task}"
+        );
+    }
+    let answer = rpc(&next.base, "GetTask", json!({"id": completed[0]})).await;
+    assert_eq!(
+        answer["result"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{answer}"
+    );
+}
