@@ -351,16 +351,21 @@ async fn the_readme_example_under_load_answers_every_request_under_way_at_sigter
         )
     };
     let mut process = example();
+    // When SIGTERM was sent: a request begun after it may meet a connection the stopping
+    // process closed (it never took that request); one begun before must be answered whole.
+    let signalled: std::sync::Arc<std::sync::OnceLock<Instant>> = Default::default();
     // 16 callers sending blocking fights back to back, until the process is gone.
     let callers: Vec<_> = (0..16)
         .map(|_| {
             let base = process.base.clone();
+            let signalled = signalled.clone();
             tokio::spawn(async move {
                 let http = reqwest::Client::new();
                 let (mut completed, mut refused) = (Vec::new(), 0);
                 loop {
                     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
                         "params": message("fightComparison", json!({"a": "Lion", "b": "Tiger"}))});
+                    let began = Instant::now();
                     let sent = http
                         .post(&base)
                         .header("content-type", "application/json")
@@ -372,7 +377,8 @@ async fn the_readme_example_under_load_answers_every_request_under_way_at_sigter
                         Ok(answer) => answer,
                         // The listener closed: this request never reached the process.
                         Err(e) if e.is_connect() => break,
-                        Err(e) => panic!("a request under way was cut: {e}"),
+                        Err(_) if signalled.get().is_some_and(|at| began >= *at) => break,
+                        Err(e) => panic!("a request under way at SIGTERM was cut: {e}"),
                     };
                     let status = answer.status();
                     let text = answer.text().await.expect("a whole answer");
@@ -393,6 +399,7 @@ async fn the_readme_example_under_load_answers_every_request_under_way_at_sigter
         .collect();
     tokio::time::sleep(Duration::from_millis(800)).await;
     let sent = Instant::now();
+    let _ = signalled.set(sent);
     process.terminate();
     let (status, _) = process
         .exited_within(Duration::from_secs(30))

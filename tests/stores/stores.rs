@@ -1121,8 +1121,9 @@ mod sqlx_probe {
 async fn a_sqlite_files_log_is_moved_into_it_beside_the_writes() {
     // SQLite's own checkpoint is off (it ran in the commit of whichever round passed 1,000
     // pages, and that round's callers waited for the disk); the store checkpoints instead.
-    // Should it not, the log would hold every page written: here about 64 MB. With it, the log
-    // is written over from its start once checkpointed: it holds a few batches at most.
+    // Once a checkpoint has moved the whole log into the file, the next writes go over the log
+    // from its start: two bursts of the same size, a quiet second apart, leave a log about one
+    // burst long. Unchecked, it would hold both (about 27 MB each here).
     let path = db_path("checkpoints");
     let store = Tasks::sqlite(&path)
         .lease(LEASE)
@@ -1130,21 +1131,27 @@ async fn a_sqlite_files_log_is_moved_into_it_beside_the_writes() {
         .await
         .expect("sqlite");
     let page = "x".repeat(4_000);
-    for batch in 0..25 {
-        for i in 0..100 {
-            let mut t = task(&format!("t{batch}-{i}"), "c", TaskState::Completed);
+    let wal = || {
+        std::fs::metadata(format!("{}-wal", path.display()))
+            .map(|m| m.len())
+            .unwrap_or(0)
+    };
+    let mut sizes = Vec::new();
+    for burst in 0..2 {
+        for i in 0..1_000 {
+            let mut t = task(&format!("t{burst}-{i}"), "c", TaskState::Completed);
             t.history = Some(vec![Message::new(Role::User, vec![Part::text(&page)])]);
             store.create(t).await.expect("created");
         }
-        tokio::time::sleep(Duration::from_millis(150)).await;
+        tokio::time::sleep(Duration::from_millis(1_000)).await;
+        sizes.push(wal());
     }
-    let wal = std::fs::metadata(format!("{}-wal", path.display()))
-        .map(|m| m.len())
-        .unwrap_or(0);
     assert!(
-        wal < 16 << 20,
-        "the log holds {wal} bytes after 2,500 tasks of 4 kB: it is not checkpointed"
+        sizes[1] < sizes[0] + sizes[0] / 2,
+        "the log grew from {} to {} bytes with the second burst: it is not checkpointed",
+        sizes[0],
+        sizes[1]
     );
     assert!(store.get("t0-0").await.expect("read").is_some());
-    assert!(store.get("t24-99").await.expect("read").is_some());
+    assert!(store.get("t1-999").await.expect("read").is_some());
 }
