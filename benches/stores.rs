@@ -163,16 +163,10 @@ impl Plain {
 
 /// A text `SendMessage`, as a whole HTTP/1.1 JSON-RPC request to `/`.
 fn text_request(text: &str) -> Vec<u8> {
-    let body = serde_json::to_vec(&serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
-        "messageId": "m1", "role": "ROLE_USER", "parts": [{"text": text}]}}}))
-    .expect("JSON");
-    let mut request = format!(
-        "POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\na2a-version: 1.0\r\ncontent-length: {}\r\n\r\n",
-        body.len()
+    load::send_message(
+        serde_json::json!({"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": text}]}),
+        "",
     )
-    .into_bytes();
-    request.extend_from_slice(&body);
-    request
 }
 
 /// One case of the steps bench: a client of one server sending one request, and what its

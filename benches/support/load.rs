@@ -41,22 +41,24 @@ impl Connection {
                 .write_all(&self.batch[..k * self.request_len])
                 .await
                 .expect("write");
-            let mut answered = 0;
-            while answered < k {
-                match parse(&self.buffer) {
-                    Some(len) => {
-                        self.buffer.drain(..len);
-                        answered += 1;
-                    }
-                    None => {
-                        let mut chunk = [0u8; 1 << 16];
-                        let read = self.stream.read(&mut chunk).await.expect("read");
-                        assert!(read > 0, "the server closed the connection");
-                        self.buffer.extend_from_slice(&chunk[..read]);
-                    }
-                }
+            for _ in 0..k {
+                self.answer().await;
             }
             n -= k as u64;
+        }
+    }
+
+    /// Reads the next whole `200` answer (from what was read before, else from the stream).
+    async fn answer(&mut self) {
+        loop {
+            if let Some(len) = parse(&self.buffer) {
+                self.buffer.drain(..len);
+                return;
+            }
+            let mut chunk = [0u8; 1 << 16];
+            let read = self.stream.read(&mut chunk).await.expect("read");
+            assert!(read > 0, "the server closed the connection");
+            self.buffer.extend_from_slice(&chunk[..read]);
         }
     }
 
@@ -69,16 +71,7 @@ impl Connection {
                 .write_all(&self.batch[..self.request_len])
                 .await
                 .expect("write");
-            loop {
-                if let Some(len) = parse(&self.buffer) {
-                    self.buffer.drain(..len);
-                    break;
-                }
-                let mut chunk = [0u8; 1 << 16];
-                let read = self.stream.read(&mut chunk).await.expect("read");
-                assert!(read > 0, "the server closed the connection");
-                self.buffer.extend_from_slice(&chunk[..read]);
-            }
+            self.answer().await;
             took.push(start.elapsed());
         }
     }
@@ -144,17 +137,24 @@ impl Client {
         }
     }
 
+    /// How many of `n` requests connection `i` sends: `n` spread evenly over them.
+    fn share(&self, n: u64, i: usize) -> u64 {
+        let connections = self.connections.len() as u64;
+        n / connections + u64::from((i as u64) < n % connections)
+    }
+
     /// Sends `n` requests spread over the connections; the time they took.
     pub fn run(&mut self, n: u64) -> Duration {
-        let per = n / self.connections.len() as u64;
-        let extra = n % self.connections.len() as u64;
+        let shares: Vec<u64> = (0..self.connections.len())
+            .map(|i| self.share(n, i))
+            .collect();
         let start = Instant::now();
         self.runtime.block_on(async {
             let work = self
                 .connections
                 .iter_mut()
-                .enumerate()
-                .map(|(i, c)| c.requests(per + u64::from((i as u64) < extra)));
+                .zip(shares)
+                .map(|(c, share)| c.requests(share));
             futures::future::join_all(work).await;
         });
         start.elapsed()
@@ -165,17 +165,18 @@ impl Client {
     /// they all took.
     #[allow(dead_code)] // the benches that measure latency use it
     pub fn latencies(&mut self, n: u64) -> (Vec<Duration>, Duration) {
-        let per = n / self.connections.len() as u64;
-        let extra = n % self.connections.len() as u64;
+        let shares: Vec<u64> = (0..self.connections.len())
+            .map(|i| self.share(n, i))
+            .collect();
         let mut took = vec![Vec::new(); self.connections.len()];
         let start = Instant::now();
         self.runtime.block_on(async {
             let work = self
                 .connections
                 .iter_mut()
+                .zip(shares)
                 .zip(took.iter_mut())
-                .enumerate()
-                .map(|(i, (c, took))| c.one_by_one(per + u64::from((i as u64) < extra), took));
+                .map(|((c, share), took)| c.one_by_one(share, took));
             futures::future::join_all(work).await;
         });
         let elapsed = start.elapsed();
@@ -199,9 +200,17 @@ pub fn median(mut xs: Vec<f64>) -> f64 {
 /// `SendMessage` of the fight example (a structured fight between a lion and a tiger), as a
 /// whole HTTP/1.1 JSON-RPC request to `/`, with `headers` (each `name: value\r\n`) added.
 pub fn fight_request(headers: &str) -> Vec<u8> {
-    let body = serde_json::to_vec(&serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
-        "messageId": "m1", "role": "ROLE_USER",
-        "parts": [{"data": {"a": "Lion", "b": "Tiger"}, "mediaType": "application/json;schema=fightComparison"}]}}}))
+    send_message(
+        serde_json::json!({"messageId": "m1", "role": "ROLE_USER",
+            "parts": [{"data": {"a": "Lion", "b": "Tiger"}, "mediaType": "application/json;schema=fightComparison"}]}),
+        headers,
+    )
+}
+
+/// `SendMessage` of `message` (A2A 1.0), as a whole HTTP/1.1 JSON-RPC request to `/`, with
+/// `headers` (each `name: value\r\n`) added.
+pub fn send_message(message: serde_json::Value, headers: &str) -> Vec<u8> {
+    let body = serde_json::to_vec(&serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}))
     .expect("JSON");
     let mut request = format!(
         "POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\na2a-version: 1.0\r\n{headers}content-length: {}\r\n\r\n",

@@ -575,11 +575,11 @@ impl Halt {
             }
             tracked.stage.stop();
             self.recorder.live.forget(&tracked);
-            let handed = match self.store.settle(&tracked.id).await {
-                Ok(()) => log.give_up(&tracked.id).await,
-                Err(e) => Err(e),
+            let handed = async {
+                self.store.settle(&tracked.id).await?;
+                log.give_up(&tracked.id).await
             };
-            if let Err(e) = handed {
+            if let Err(e) = handed.await {
                 // Its claim goes with this process's lease, at the drain's end.
                 tracing::warn!(task = %tracked.id, error = %e.message, "a durable task could not be handed over at the drain's start");
             }
