@@ -107,20 +107,36 @@ card_round() {
   awk '/Requests\/sec/ {print $2}' <<<"$out"
 }
 
-# Rounds of `$1 PORT` (a function printing requests per second) on our server and the peer's,
-# alternating; prints both rates of each round and the ratio of their sums, labelled $2.
+# Rounds of `$1 PORT ARG` (a function printing requests per second) on each server of "$3"...
+# (each NAME=PORT or NAME=PORT=ARG, NAME without spaces), one after the other in each round so
+# that the machine's drift hits them all; prints each one's rates and the ratio of the first's
+# sum to each other's, labelled $2.
 alternate() {
-  local o p ours_sum=0 peer_sum=0 ours_list="" peer_list="" ratio
-  for r in $(seq "$rounds"); do
-    echo "  $2: round $r of $rounds..." >&2
-    o=$("$1" 18182)
-    p=$("$1" 18183)
-    ours_sum=$(awk -v a="$ours_sum" -v b="$o" 'BEGIN {print a + b}')
-    peer_sum=$(awk -v a="$peer_sum" -v b="$p" 'BEGIN {print a + b}')
-    ours_list="$ours_list ${o%.*}" peer_list="$peer_list ${p%.*}"
+  local fn=$1 label=$2; shift 2
+  local -a names=() ports=() args=() sums=() lists=()
+  local server name port arg i r rate line
+  for server in "$@"; do
+    IFS='=' read -r name port arg <<<"$server"
+    names+=("$name") ports+=("$port") args+=("$arg") sums+=(0) lists+=("")
   done
-  ratio=$(awk -v a="$ours_sum" -v b="$peer_sum" 'BEGIN {printf "%.2f", a / b}')
-  echo "$2: fight_club${ours_list} req/s, a2a-protocol-server${peer_list} req/s: ${ratio}x"
+  for r in $(seq "$rounds"); do
+    echo "  $label: round $r of $rounds..." >&2
+    for i in "${!names[@]}"; do
+      rate=$("$fn" "${ports[$i]}" "${args[$i]}")
+      sums[i]=$(awk -v a="${sums[$i]}" -v b="$rate" 'BEGIN {print a + b}')
+      lists[i]="${lists[$i]} ${rate%.*}"
+    done
+  done
+  line="$label:"
+  for i in "${!names[@]}"; do
+    line="$line ${names[$i]}${lists[$i]} req/s;"
+  done
+  for i in "${!names[@]}"; do
+    [ "$i" = 0 ] && continue
+    [ "$i" -gt 1 ] && line="$line,"
+    line="$line $(awk -v a="${sums[0]}" -v b="${sums[$i]}" 'BEGIN {printf "%.2f", a / b}')x ${names[$i]}"
+  done
+  echo "$line"
 }
 
 for store in memory sqlite; do
@@ -137,8 +153,8 @@ for store in memory sqlite; do
   # A short warm-up of each.
   wrk -t1 -c16 -d2s -s "$peers/send.lua" http://127.0.0.1:18182/ >/dev/null
   wrk -t1 -c16 -d2s -s "$peers/send.lua" http://127.0.0.1:18183/ >/dev/null
-  alternate round "blocking SendMessage, $store"
-  alternate card_round "card route, $store run"
+  alternate round "blocking SendMessage, $store" fight_club=18182 a2a-protocol-server=18183
+  alternate card_round "card route, $store run" fight_club=18182 a2a-protocol-server=18183
   ours_rss=$(rss_mib "$ours_pid") peer_rss=$(rss_mib "$peer_pid")
   rss_ratio=$(awk -v a="$ours_rss" -v b="$peer_rss" 'BEGIN {printf "%.2f", a / b}')
   echo "resident memory after the load, $store: fight_club $ours_rss MiB, a2a-protocol-server $peer_rss MiB: ${rss_ratio}x"
@@ -273,16 +289,6 @@ for way in stateless session; do
     ours_s=$(mcp_session 18186) rmcp_s=$(mcp_session 18187) py_s=$(mcp_session 18189)
   fi
   mcp_round "$ours_port" "$ours_s" >/dev/null
-  ours_sum=0 rmcp_sum=0 py_sum=0 ours_list="" rmcp_list="" py_list=""
-  for r in $(seq "$rounds"); do
-    echo "  MCP tools/call ($way): round $r of $rounds..." >&2
-    o=$(mcp_round "$ours_port" "$ours_s")
-    m=$(mcp_round "$rmcp_port" "$rmcp_s")
-    y=$(mcp_round "$py_port" "$py_s")
-    ours_sum=$(awk -v a="$ours_sum" -v b="$o" 'BEGIN {print a + b}')
-    rmcp_sum=$(awk -v a="$rmcp_sum" -v b="$m" 'BEGIN {print a + b}')
-    py_sum=$(awk -v a="$py_sum" -v b="$y" 'BEGIN {print a + b}')
-    ours_list="$ours_list ${o%.*}" rmcp_list="$rmcp_list ${m%.*}" py_list="$py_list ${y%.*}"
-  done
-  echo "MCP tools/call, $way: fight_club${ours_list} calls/s, bare rmcp${rmcp_list}, Python SDK${py_list}: $(awk -v a="$ours_sum" -v b="$rmcp_sum" 'BEGIN {printf "%.2f", a / b}')x rmcp, $(awk -v a="$ours_sum" -v b="$py_sum" 'BEGIN {printf "%.2f", a / b}')x Python"
+  alternate mcp_round "MCP tools/call, $way" "fight_club=$ours_port=$ours_s" \
+    "bare-rmcp=$rmcp_port=$rmcp_s" "python-sdk=$py_port=$py_s"
 done
