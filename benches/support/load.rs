@@ -137,17 +137,17 @@ impl Client {
         }
     }
 
-    /// How many of `n` requests connection `i` sends: `n` spread evenly over them.
-    fn share(&self, n: u64, i: usize) -> u64 {
+    /// How many of `n` requests each connection sends: `n` spread evenly over them.
+    fn shares(&self, n: u64) -> Vec<u64> {
         let connections = self.connections.len() as u64;
-        n / connections + u64::from((i as u64) < n % connections)
+        (0..connections)
+            .map(|i| n / connections + u64::from(i < n % connections))
+            .collect()
     }
 
     /// Sends `n` requests spread over the connections; the time they took.
     pub fn run(&mut self, n: u64) -> Duration {
-        let shares: Vec<u64> = (0..self.connections.len())
-            .map(|i| self.share(n, i))
-            .collect();
+        let shares = self.shares(n);
         let start = Instant::now();
         self.runtime.block_on(async {
             let work = self
@@ -165,9 +165,7 @@ impl Client {
     /// they all took.
     #[allow(dead_code)] // the benches that measure latency use it
     pub fn latencies(&mut self, n: u64) -> (Vec<Duration>, Duration) {
-        let shares: Vec<u64> = (0..self.connections.len())
-            .map(|i| self.share(n, i))
-            .collect();
+        let shares = self.shares(n);
         let mut took = vec![Vec::new(); self.connections.len()];
         let start = Instant::now();
         self.runtime.block_on(async {
