@@ -500,7 +500,8 @@ impl SkillContext {
     /// Whether the code after marker `name` is the task's own: `true` for a task that met the
     /// marker first as new work (it began, or got past what its journal holds, on code that
     /// has the marker), `false` for one that, run again from its journal after its process
-    /// stopped, replays what code without the marker did there. The first answer is
+    /// stopped, replays what code without the marker did there (its journal holds a step,
+    /// sleep or answer further on, or its log an item it has not sent again). The first answer is
     /// journaled with the task, and every later run of it gets the same one. Outside a
     /// durable skill (or on a store that keeps no journal), `true`.
     ///
@@ -570,12 +571,16 @@ impl SkillContext {
         Ok(())
     }
 
-    /// Sends an event; `false` when the task no longer listens.
+    /// Sends an event (an item the task's log keeps, which a durable handler's journal
+    /// counts); `false` when the task no longer listens.
     async fn send(&self, event: Event) -> bool {
-        match &self.link {
-            Some(link) => link.events.clone().send(event).await.is_ok(),
-            None => false,
+        let Some(link) = &self.link else {
+            return false;
+        };
+        if let Some(journal) = &link.journal {
+            journal.sent();
         }
+        link.events.clone().send(event).await.is_ok()
     }
 
     /// Sends a streaming handler's items, each turned into a reply by `reply`, as chunks of

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -185,6 +185,11 @@ pub(crate) struct Journal<A> {
     marks: Mutex<HashMap<String, bool>>,
     /// The number the next marker is written at (from [`MARKS`] up).
     next_mark: AtomicU64,
+    /// How many items (progress, chunks, questions) the handler sent before its process
+    /// stopped, which its replay sends again ([`Journal::replaying`]).
+    items: usize,
+    /// How many items the handler sent in this run ([`Journal::sent`]).
+    sent: AtomicUsize,
     sink: Sink,
 }
 
@@ -232,12 +237,29 @@ impl<A> Journal<A> {
             next: AtomicU64::new(1),
             marks: Mutex::new(marks),
             next_mark: AtomicU64::new(last_mark.map_or(MARKS, |n| n.max(MARKS) + 1)),
+            items: 0,
+            sent: AtomicUsize::new(0),
             sink,
         }
     }
 
+    /// This journal, for a run of the handler that sends again the `items` it sent before its
+    /// process stopped (the task's log holds them, apart from the journal): a marker met
+    /// before the replay sent them all is met in the middle of what the old code did.
+    pub(crate) fn replaying(mut self, items: usize) -> Journal<A> {
+        self.items = items;
+        self
+    }
+
+    /// Counts one item the handler sent (progress, a chunk, an artifact closed, a question),
+    /// as it sends it: the point its replay is at.
+    pub(crate) fn sent(&self) {
+        self.sent.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// What marker `name` says: what it said when this task first met it; else, met now for
-    /// the first time, `false` while the handler replays what the journal holds (the code
+    /// the first time, `false` while the handler replays what it did before (the journal
+    /// holds an entry further on, or the task's log an item it has not sent again: the code
     /// that ran the task before did not have the marker there), `true` once it does new work.
     /// Written in the store's next round, beside the task's other writes.
     pub(crate) fn patched(&self, name: &str) -> bool {
@@ -246,12 +268,13 @@ impl<A> Journal<A> {
             return *value;
         }
         let next = self.next.load(Ordering::Relaxed);
-        let replaying = self
-            .recorded
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .keys()
-            .any(|n| *n >= next);
+        let replaying = self.sent.load(Ordering::Relaxed) < self.items
+            || self
+                .recorded
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .keys()
+                .any(|n| *n >= next);
         let value = !replaying;
         marks.insert(name.to_owned(), value);
         let n = self.next_mark.fetch_add(1, Ordering::Relaxed);
@@ -523,6 +546,24 @@ mod tests {
                 (MARKS + 1, patched("ship", true))
             ]
         );
+    }
+
+    #[test]
+    fn a_marker_met_before_the_replay_sent_its_items_again_is_in_the_replay() {
+        // A streaming task begun before the marker: its journal ends at its step, but its log
+        // holds two items it sent after it. Met before they are sent again: false.
+        let (old, _) = journal_of(vec![(1, step("hold", json!(null)))]);
+        let old = old.replaying(2);
+        assert!(matches!(old.step("hold"), Ok(Slot::Recorded(_))));
+        old.sent();
+        assert!(!old.patched("confirm"), "one item of two sent again");
+        // Met once both are sent again: the old code did nothing more there, new work.
+        let (old, _) = journal_of(vec![(1, step("hold", json!(null)))]);
+        let old = old.replaying(2);
+        assert!(matches!(old.step("hold"), Ok(Slot::Recorded(_))));
+        old.sent();
+        old.sent();
+        assert!(old.patched("confirm"));
     }
 
     #[test]

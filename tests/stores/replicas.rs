@@ -33,16 +33,47 @@ const NEXT: &str = "A2A_REPLICA_NEXT";
 /// Set in a replica process: its lease in milliseconds, instead of [`LEASE_MS`].
 const LEASE: &str = "A2A_REPLICA_LEASE_MS";
 
-/// The trip planner's next version: another card version (2.0.0), the same durable skill, its
-/// code reached through another function (what a release that changed the agent around a
-/// durable skill looks like to the tasks it began).
-struct NextPlanner(crate::trip_planner::agent::TripPlanner);
+/// Set in a replica process that serves a version of the trip planner with steps ([`Planner`],
+/// [`NextPlanner`]): the ledger file each step body writes a line to (`STEP TASK_ID`).
+const LEDGER: &str = "A2A_REPLICA_LEDGER";
 
-/// Plans trips day by day (version 2).
-#[a2a_card::agent(url = "http://127.0.0.1:1", version = "2.0.0")]
-impl NextPlanner {
+/// Writes `step TASK_ID` to the ledger file, as a step body's side effect that the test counts
+/// (each line one append, so processes writing at once do not mix their lines).
+fn ledger(step: &str, ctx: &a2a_card::SkillContext) {
+    use std::io::Write;
+    if let Some(path) = std::env::var_os(LEDGER) {
+        let line = format!("{step} {}\n", ctx.task_id.as_deref().unwrap_or("-"));
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(line.as_bytes()));
+        written.expect("the ledger is written");
+    }
+}
+
+/// The lines of the ledger at `path`: how many times each step ran for each task.
+fn ledger_counts(path: &std::path::Path) -> std::collections::HashMap<(String, String), usize> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut counts = std::collections::HashMap::new();
+    for line in text.lines() {
+        let (step, task) = line.split_once(' ').expect("a ledger line: STEP TASK_ID");
+        *counts
+            .entry((step.to_owned(), task.to_owned()))
+            .or_default() += 1;
+    }
+    counts
+}
+
+/// The trip planner as the deploy tests run its version 1.0.0: before planning, a step (`hold`,
+/// a hotel held for the trip) whose body writes to the ledger.
+struct Planner(crate::trip_planner::agent::TripPlanner);
+
+/// Plans trips day by day (version 1).
+#[a2a_card::agent(url = "http://127.0.0.1:1", version = "1.0.0")]
+impl Planner {
     /// # Plan Trip
-    /// Plans a trip day by day and streams the itinerary as each day is planned.
+    /// Holds a hotel, then plans a trip day by day and streams the itinerary.
     #[a2a_card::skill(durable, input_modes("text/calendar"))]
     async fn plan_trip(
         &self,
@@ -51,7 +82,40 @@ impl NextPlanner {
         ctx: a2a_card::SkillContext,
     ) -> impl futures::Stream<Item = Result<crate::trip_planner::agent::ItineraryDay, String>> + Send
     {
-        self.0.plan_trip(trip, calendar, ctx).await
+        match ctx.step("hold", async { ledger("hold", &ctx) }).await {
+            Ok(()) => self.0.plan_trip(trip, calendar, ctx).await.left_stream(),
+            Err(e) => futures::stream::once(async move { Err(e.to_string()) }).right_stream(),
+        }
+    }
+}
+
+/// The trip planner's next version: another card version (2.0.0), the same durable skill, its
+/// code reached through another function, and one step added on purpose behind a marker
+/// (`confirm`, after the hold): a task begun on version 2 runs it, a task of version 1 whose
+/// replay goes past that point does not.
+struct NextPlanner(crate::trip_planner::agent::TripPlanner);
+
+/// Plans trips day by day (version 2).
+#[a2a_card::agent(url = "http://127.0.0.1:1", version = "2.0.0")]
+impl NextPlanner {
+    /// # Plan Trip
+    /// Holds a hotel and confirms it, then plans a trip day by day and streams the itinerary.
+    #[a2a_card::skill(durable, input_modes("text/calendar"))]
+    async fn plan_trip(
+        &self,
+        trip: crate::trip_planner::agent::TripRequest,
+        calendar: Option<a2a_card::File>,
+        ctx: a2a_card::SkillContext,
+    ) -> impl futures::Stream<Item = Result<crate::trip_planner::agent::ItineraryDay, String>> + Send
+    {
+        let mut held = ctx.step("hold", async { ledger("hold", &ctx) }).await;
+        if held.is_ok() && ctx.patched("confirm") {
+            held = ctx.step("confirm", async { ledger("confirm", &ctx) }).await;
+        }
+        match held {
+            Ok(()) => self.0.plan_trip(trip, calendar, ctx).await.left_stream(),
+            Err(e) => futures::stream::once(async move { Err(e.to_string()) }).right_stream(),
+        }
     }
 }
 
@@ -102,6 +166,12 @@ async fn replica_process() {
         .tasks(tasks)
         .bind("127.0.0.1:0")
         .await
+    } else if std::env::var_os(LEDGER).is_some() {
+        let pace = Duration::from_millis(150);
+        a2a_card::server::Server::new(Planner(crate::trip_planner::agent::TripPlanner { pace }))
+            .tasks(tasks)
+            .bind("127.0.0.1:0")
+            .await
     } else if std::env::var_os(TICKER).is_some() {
         a2a_card::server::Server::new(Ticker)
             .tasks(tasks)
@@ -1366,9 +1436,14 @@ fn blocking_plan(base: &str, fallback: &Fallback, days: u8) -> tokio::task::Join
     })
 }
 
-/// A replica of the trip planner on `url` with a lease of 10 s; `next`: its next version.
-fn deployed(url: &str, next: bool) -> Replica {
-    let mut env = vec![(TASKS, url.to_owned()), (LEASE, "10000".to_owned())];
+/// A replica of the trip planner with steps on `url`, with a lease of 10 s, its step bodies
+/// writing to `ledger`: version 1 ([`Planner`]), or with `next` version 2 ([`NextPlanner`]).
+fn deployed(url: &str, ledger: &std::path::Path, next: bool) -> Replica {
+    let mut env = vec![
+        (TASKS, url.to_owned()),
+        (LEASE, "10000".to_owned()),
+        (LEDGER, ledger.display().to_string()),
+    ];
     if next {
         env.push((NEXT, "1".to_owned()));
     }
@@ -1382,7 +1457,12 @@ async fn a_rolling_deploy_to_a_new_version_loses_nothing() {
     };
     // Version 1 on two replicas, each running plans mid-stream, plans waiting for their date,
     // and blocking plans under way.
-    let mut old = [deployed(&url, false), deployed(&url, false)];
+    let ledger = fresh_file("rolling").with_extension("ledger");
+    let _ = std::fs::remove_file(&ledger);
+    let mut old = [
+        deployed(&url, &ledger, false),
+        deployed(&url, &ledger, false),
+    ];
     let mut streaming = Vec::new();
     let mut waiting = Vec::new();
     let mut blocking = Vec::new();
@@ -1413,8 +1493,8 @@ async fn a_rolling_deploy_to_a_new_version_loses_nothing() {
         for days in 1..=5u8 {
             blocking.push(blocking_plan(&replica.base, &fallback, days));
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        let replacement = deployed(&url, true);
+        made(&on, waiting.len() + streaming.len() + blocking.len()).await;
+        let replacement = deployed(&url, &ledger, true);
         let moving = &streaming[n * 10 + 9];
         let owner_before = owner(&url, &moving.0.id).await;
         assert!(owner_before.is_some(), "a running plan has an owner");
@@ -1463,10 +1543,22 @@ async fn a_rolling_deploy_to_a_new_version_loses_nothing() {
         new.push(replacement);
     }
     // Every blocking plan answered, none cut.
-    answered(blocking).await;
-    // The waiting plans answered on version 2, and every plan completed once, each day once.
+    let answered = answered(blocking).await;
+    // Plans begun on version 2 take its new step.
     let on = client(&card(&new[0].base).await, "JSONRPC").await;
+    let begun_new = vec![(start_plan(&on, 2).await, 2), (start_plan(&on, 3).await, 3)];
+    // The waiting plans answered on version 2, and every plan completed once, each day once.
+    let replayed: Vec<String> = (0..old.len())
+        .map(|n| streaming[n * 10 + 9].0.id.clone())
+        .collect();
+    streaming.extend(begun_new.iter().cloned());
     completed_once(&on, &new[1].base, &streaming, &waiting).await;
+    let every: Vec<String> = (streaming.iter().map(|(t, _)| t.id.clone()))
+        .chain(waiting.iter().map(|t| t.id.clone()))
+        .chain(answered)
+        .collect();
+    let begun_new: Vec<String> = begun_new.into_iter().map(|(t, _)| t.id).collect();
+    steps_once(&ledger, &every, &begun_new, &replayed);
     let running = on
         .list_tasks(&every_task())
         .await
@@ -1498,7 +1590,9 @@ async fn a_restart_on_sqlite_to_a_new_version_loses_nothing() {
     // One process on the file at a time: the next version starts once the first has exited.
     let file = fresh_file("restart-deploy");
     let url = format!("sqlite://{}", file.display());
-    let mut first = deployed(&url, false);
+    let ledger = file.with_extension("ledger");
+    let _ = std::fs::remove_file(&ledger);
+    let mut first = deployed(&url, &ledger, false);
     let on = client(&card(&first.base).await, "JSONRPC").await;
     let mut streaming = Vec::new();
     let mut waiting = Vec::new();
@@ -1511,7 +1605,7 @@ async fn a_restart_on_sqlite_to_a_new_version_loses_nothing() {
     let blocking: Vec<_> = (1..=3u8)
         .map(|days| blocking_plan(&first.base, &fallback, days))
         .collect();
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    made(&on, waiting.len() + streaming.len() + blocking.len()).await;
     let stopped = std::time::Instant::now();
     first.terminate();
     first
@@ -1519,15 +1613,101 @@ async fn a_restart_on_sqlite_to_a_new_version_loses_nothing() {
         .await
         .expect("the process exits within its drain");
     let exited = stopped.elapsed();
-    let next = deployed(&url, true);
+    let next = deployed(&url, &ledger, true);
     *fallback.lock().expect("the fallback") = next.base.clone();
     let on = client(&card(&next.base).await, "JSONRPC").await;
     let serving = stopped.elapsed();
     eprintln!(
         "SQLite restart: exited {exited:?} after SIGTERM, the next version served {serving:?} after it"
     );
-    answered(blocking).await;
+    let answered = answered(blocking).await;
+    let replayed = vec![streaming[4].0.id.clone()];
+    let begun_new = (start_plan(&on, 2).await, 2);
+    streaming.push(begun_new.clone());
     completed_once(&on, &next.base, &streaming, &waiting).await;
+    let every: Vec<String> = (streaming.iter().map(|(t, _)| t.id.clone()))
+        .chain(waiting.iter().map(|t| t.id.clone()))
+        .chain(answered)
+        .collect();
+    steps_once(&ledger, &every, &[begun_new.0.id], &replayed);
+}
+
+/// Checks the ledger at `path` after a deploy: the step of version 1 (`hold`) ran once for
+/// every plan of `every`, and nothing else; the step version 2 added behind its marker
+/// (`confirm`) ran at most once for any, once for each plan `begun_new` on version 2, and not
+/// for a plan of version 1 `replayed` past the marker's place (it had streamed a day before it
+/// was taken over).
+fn steps_once(path: &std::path::Path, every: &[String], begun_new: &[String], replayed: &[String]) {
+    let counts = ledger_counts(path);
+    let ran = |step: &str, id: &str| {
+        counts
+            .get(&(step.to_owned(), id.to_owned()))
+            .copied()
+            .unwrap_or(0)
+    };
+    for id in every {
+        assert_eq!(
+            ran("hold", id),
+            1,
+            "{id}: the hold ran {} times",
+            ran("hold", id)
+        );
+        assert!(
+            ran("confirm", id) <= 1,
+            "{id}: confirmed {} times",
+            ran("confirm", id)
+        );
+    }
+    for id in begun_new {
+        assert_eq!(
+            ran("confirm", id),
+            1,
+            "{id}, begun on version 2: confirmed {} times",
+            ran("confirm", id)
+        );
+    }
+    for id in replayed {
+        assert_eq!(
+            ran("confirm", id),
+            0,
+            "{id}, replayed from version 1: confirmed"
+        );
+    }
+    let strangers: Vec<_> = counts
+        .keys()
+        .filter(|(_, id)| !every.contains(id))
+        .collect();
+    assert!(
+        strangers.is_empty(),
+        "steps of no plan of the test: {strangers:?}"
+    );
+    eprintln!(
+        "steps: {} holds, {} confirmations, for {} plans",
+        counts
+            .iter()
+            .filter(|((s, _), _)| s == "hold")
+            .map(|(_, n)| n)
+            .sum::<usize>(),
+        counts
+            .iter()
+            .filter(|((s, _), _)| s == "confirm")
+            .map(|(_, n)| n)
+            .sum::<usize>(),
+        every.len()
+    );
+}
+
+/// Waits (10 s at most) until the agent `on` reaches keeps `n` tasks: the calls sent to it
+/// are under way.
+async fn made(on: &AgentClient, n: usize) {
+    for _ in 0..1000 {
+        let listed = on.list_tasks(&every_task()).await.expect("a list");
+        if usize::try_from(listed.total_size).is_ok_and(|made| made >= n) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the agent did not make {n} tasks within 10 s");
 }
 
 /// Starts a two-day plan without its date, which waits for it; its task.
@@ -1542,15 +1722,21 @@ async fn start_waiting(on: &AgentClient) -> Task {
     task(on.send_message(&req).await.expect("a task"))
 }
 
-/// Checks that every blocking plan was answered with its completed task.
-async fn answered(blocking: Vec<tokio::task::JoinHandle<Value>>) {
+/// Checks that every blocking plan was answered with its completed task; their ids.
+async fn answered(blocking: Vec<tokio::task::JoinHandle<Value>>) -> Vec<String> {
+    let mut ids = Vec::new();
     for (i, answer) in blocking.into_iter().enumerate() {
         let answer = answer.await.expect("the request ran");
         assert_eq!(
             answer["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
             "blocking plan {i}: {answer}"
         );
+        let id = answer["result"]["task"]["id"]
+            .as_str()
+            .expect("the task's id");
+        ids.push(id.to_owned());
     }
+    ids
 }
 
 /// Gives each of the `waiting` plans its date on `base`, then checks through `on` that every

@@ -158,7 +158,7 @@ impl<A: Agent> Lifecycle<A> {
                     skill,
                     call,
                     Some(run::Durable {
-                        journal: Arc::new(journal),
+                        journal: Arc::new(journal.replaying(replay.len())),
                         replay,
                     }),
                 );
