@@ -22,6 +22,7 @@ mod trip_planner {
     pub mod server;
 }
 
+mod deploy;
 mod durable;
 mod replicas;
 mod shutdown;

@@ -22,102 +22,14 @@ use support::replica::Replica;
 use support::sse::Frames;
 
 /// Set in a replica process: where its tasks are.
-const TASKS: &str = "A2A_REPLICA_TASKS";
+pub(crate) const TASKS: &str = "A2A_REPLICA_TASKS";
 /// The replicas' lease, short so that a dead one is noticed quickly.
 const LEASE_MS: &str = "600";
 
 /// Set in a replica process that serves the [`Ticker`] instead of the trip planner.
 const TICKER: &str = "A2A_REPLICA_TICKER";
-/// Set in a replica process that serves the trip planner's next version ([`NextPlanner`]).
-const NEXT: &str = "A2A_REPLICA_NEXT";
 /// Set in a replica process: its lease in milliseconds, instead of [`LEASE_MS`].
-const LEASE: &str = "A2A_REPLICA_LEASE_MS";
-
-/// Set in a replica process that serves a version of the trip planner with steps ([`Planner`],
-/// [`NextPlanner`]): the ledger file each step body writes a line to (`STEP TASK_ID`).
-const LEDGER: &str = "A2A_REPLICA_LEDGER";
-
-/// Writes `step TASK_ID` to the ledger file, as a step body's side effect that the test counts
-/// (each line one append, so processes writing at once do not mix their lines).
-fn ledger(step: &str, ctx: &a2a_card::SkillContext) {
-    use std::io::Write;
-    if let Some(path) = std::env::var_os(LEDGER) {
-        let line = format!("{step} {}\n", ctx.task_id.as_deref().unwrap_or("-"));
-        let written = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .and_then(|mut f| f.write_all(line.as_bytes()));
-        written.expect("the ledger is written");
-    }
-}
-
-/// The lines of the ledger at `path`: how many times each step ran for each task.
-fn ledger_counts(path: &std::path::Path) -> std::collections::HashMap<(String, String), usize> {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let mut counts = std::collections::HashMap::new();
-    for line in text.lines() {
-        let (step, task) = line.split_once(' ').expect("a ledger line: STEP TASK_ID");
-        *counts
-            .entry((step.to_owned(), task.to_owned()))
-            .or_default() += 1;
-    }
-    counts
-}
-
-/// The trip planner as the deploy tests run its version 1.0.0: before planning, a step (`hold`,
-/// a hotel held for the trip) whose body writes to the ledger.
-struct Planner(crate::trip_planner::agent::TripPlanner);
-
-/// Plans trips day by day (version 1).
-#[a2a_card::agent(url = "http://127.0.0.1:1", version = "1.0.0")]
-impl Planner {
-    /// # Plan Trip
-    /// Holds a hotel, then plans a trip day by day and streams the itinerary.
-    #[a2a_card::skill(durable, input_modes("text/calendar"))]
-    async fn plan_trip(
-        &self,
-        trip: crate::trip_planner::agent::TripRequest,
-        calendar: Option<a2a_card::File>,
-        ctx: a2a_card::SkillContext,
-    ) -> impl futures::Stream<Item = Result<crate::trip_planner::agent::ItineraryDay, String>> + Send
-    {
-        match ctx.step("hold", async { ledger("hold", &ctx) }).await {
-            Ok(()) => self.0.plan_trip(trip, calendar, ctx).await.left_stream(),
-            Err(e) => futures::stream::once(async move { Err(e.to_string()) }).right_stream(),
-        }
-    }
-}
-
-/// The trip planner's next version: another card version (2.0.0), the same durable skill, its
-/// code reached through another function, and one step added on purpose behind a marker
-/// (`confirm`, after the hold): a task begun on version 2 runs it, a task of version 1 whose
-/// replay goes past that point does not.
-struct NextPlanner(crate::trip_planner::agent::TripPlanner);
-
-/// Plans trips day by day (version 2).
-#[a2a_card::agent(url = "http://127.0.0.1:1", version = "2.0.0")]
-impl NextPlanner {
-    /// # Plan Trip
-    /// Holds a hotel and confirms it, then plans a trip day by day and streams the itinerary.
-    #[a2a_card::skill(durable, input_modes("text/calendar"))]
-    async fn plan_trip(
-        &self,
-        trip: crate::trip_planner::agent::TripRequest,
-        calendar: Option<a2a_card::File>,
-        ctx: a2a_card::SkillContext,
-    ) -> impl futures::Stream<Item = Result<crate::trip_planner::agent::ItineraryDay, String>> + Send
-    {
-        let mut held = ctx.step("hold", async { ledger("hold", &ctx) }).await;
-        if held.is_ok() && ctx.patched("confirm") {
-            held = ctx.step("confirm", async { ledger("confirm", &ctx) }).await;
-        }
-        match held {
-            Ok(()) => self.0.plan_trip(trip, calendar, ctx).await.left_stream(),
-            Err(e) => futures::stream::once(async move { Err(e.to_string()) }).right_stream(),
-        }
-    }
-}
+pub(crate) const LEASE: &str = "A2A_REPLICA_LEASE_MS";
 
 /// Ticks into a file for as long as its handler runs: what a process does, seen from outside.
 struct Ticker;
@@ -142,6 +54,9 @@ impl Ticker {
     }
 }
 
+/// The test a replica process runs: [`replica_process`].
+pub(crate) const PROCESS: &str = concat!(module_path!(), "::replica_process");
+
 /// Not a test of its own: the body of the replica processes the tests below start (it serves
 /// only when they set `A2A_REPLICA_TASKS`, and returns at once otherwise).
 #[tokio::test]
@@ -158,20 +73,8 @@ async fn replica_process() {
             std::process::exit(2);
         }
     };
-    let listening = if std::env::var_os(NEXT).is_some() {
-        let pace = Duration::from_millis(150);
-        a2a_card::server::Server::new(NextPlanner(crate::trip_planner::agent::TripPlanner {
-            pace,
-        }))
-        .tasks(tasks)
-        .bind("127.0.0.1:0")
-        .await
-    } else if std::env::var_os(LEDGER).is_some() {
-        let pace = Duration::from_millis(150);
-        a2a_card::server::Server::new(Planner(crate::trip_planner::agent::TripPlanner { pace }))
-            .tasks(tasks)
-            .bind("127.0.0.1:0")
-            .await
+    let listening = if let Some(version) = crate::deploy::Version::served() {
+        version.bind(tasks).await
     } else if std::env::var_os(TICKER).is_some() {
         a2a_card::server::Server::new(Ticker)
             .tasks(tasks)
@@ -201,7 +104,7 @@ fn replica(tasks: &str, ticker: bool) -> Replica {
     if ticker {
         env.push((TICKER, "1".to_owned()));
     }
-    Replica::spawn(concat!(module_path!(), "::replica_process"), &env)
+    Replica::spawn(PROCESS, &env)
 }
 
 struct Replicas;
@@ -216,7 +119,7 @@ impl Replicas {
     }
 }
 
-async fn postgres(name: &str) -> Option<String> {
+pub(crate) async fn postgres(name: &str) -> Option<String> {
     match support::postgres::database(name).await {
         Ok(url) => Some(url),
         Err(why) => {
@@ -231,7 +134,7 @@ async fn postgres(name: &str) -> Option<String> {
 
 /// A fresh SQLite file for a test, under the test's temporary folder (`name`, this process's
 /// id): its path.
-fn fresh_file(name: &str) -> std::path::PathBuf {
+pub(crate) fn fresh_file(name: &str) -> std::path::PathBuf {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("replicas");
     std::fs::create_dir_all(&dir).expect("a directory");
     let path = dir.join(format!("{name}-{}.db", std::process::id()));
@@ -240,7 +143,7 @@ fn fresh_file(name: &str) -> std::path::PathBuf {
 }
 
 /// A client of an agent, over the binding it was made for.
-type AgentClient = a2a_client::A2AClient<Box<dyn a2a_client::Transport>>;
+pub(crate) type AgentClient = a2a_client::A2AClient<Box<dyn a2a_client::Transport>>;
 
 /// Two replicas of the trip planner on the Postgres database `name`, and a client of each (of
 /// A over JSON-RPC, of B over `b_binding`), with the database's URL; `None` where Postgres
@@ -264,12 +167,12 @@ fn trip(days: u8, start: Option<&str>) -> Part {
     data_part("tripRequest", data)
 }
 
-fn parts(task: &Task) -> usize {
+pub(crate) fn parts(task: &Task) -> usize {
     task.artifacts.iter().flatten().map(|a| a.parts.len()).sum()
 }
 
 /// Sends a plan that runs on in the background; its task.
-async fn start_plan(
+pub(crate) async fn start_plan(
     client: &a2a_client::A2AClient<Box<dyn a2a_client::Transport>>,
     days: u8,
 ) -> Task {
@@ -1111,7 +1014,7 @@ fn artifacts(task: &Task) -> Vec<(String, Vec<String>)> {
 }
 
 /// Waits until task `id` on `on` has at least `n` parts in its artifacts; the task then.
-async fn parts_at_least(
+pub(crate) async fn parts_at_least(
     on: &a2a_client::A2AClient<Box<dyn a2a_client::Transport>>,
     id: &str,
     n: usize,
@@ -1392,326 +1295,8 @@ async fn tenants_are_kept_apart_across_replicas() {
     assert!(text.contains("TASK_STATE_COMPLETED"), "{text}");
 }
 
-/// Where a client's retry goes: the address a load balancer would send it to now (empty
-/// while no process serves, as when the one process on a SQLite file restarts).
-type Fallback = std::sync::Arc<std::sync::Mutex<String>>;
-
-/// Starts a plan of `days` with its date on `base`, blocking, as a client that may retry does:
-/// with an idempotency key, sent again to `fallback` (every 100 ms, for 30 s at most) while the
-/// answer is that the agent is shutting down or nothing listens. Its answer, in the background.
-fn blocking_plan(base: &str, fallback: &Fallback, days: u8) -> tokio::task::JoinHandle<Value> {
-    let (mut url, fallback) = (base.to_owned(), fallback.clone());
-    tokio::spawn(async move {
-        let message = json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
-            "parts": [{"data": {"destination": "Porto", "days": days, "start_date": "2026-12-01"},
-                       "mediaType": "application/json;schema=tripRequest"}]}});
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": message});
-        let key = a2a::new_message_id();
-        let mut last = Value::Null;
-        for _ in 0..300 {
-            let sent = reqwest::Client::new()
-                .post(&url)
-                .header("content-type", "application/json")
-                .header("A2A-Version", "1.0")
-                .header("Idempotency-Key", &key)
-                .body(body.to_string())
-                .send()
-                .await;
-            if let Ok(answer) = sent {
-                let status = answer.status();
-                let text = answer.text().await.unwrap_or_default();
-                last = serde_json::from_str(&text)
-                    .unwrap_or_else(|_| json!({"status": status.as_u16(), "body": text}));
-                if status != reqwest::StatusCode::SERVICE_UNAVAILABLE {
-                    break;
-                }
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            let now = fallback.lock().expect("the fallback").clone();
-            if !now.is_empty() {
-                url = now;
-            }
-        }
-        last
-    })
-}
-
-/// A replica of the trip planner with steps on `url`, with a lease of 10 s, its step bodies
-/// writing to `ledger`: version 1 ([`Planner`]), or with `next` version 2 ([`NextPlanner`]).
-fn deployed(url: &str, ledger: &std::path::Path, next: bool) -> Replica {
-    let mut env = vec![
-        (TASKS, url.to_owned()),
-        (LEASE, "10000".to_owned()),
-        (LEDGER, ledger.display().to_string()),
-    ];
-    if next {
-        env.push((NEXT, "1".to_owned()));
-    }
-    Replica::spawn(concat!(module_path!(), "::replica_process"), &env)
-}
-
-#[tokio::test]
-async fn a_rolling_deploy_to_a_new_version_loses_nothing() {
-    let Some(url) = postgres("rolling").await else {
-        return;
-    };
-    // Version 1 on two replicas, each running plans mid-stream, plans waiting for their date,
-    // and blocking plans under way.
-    let ledger = fresh_file("rolling").with_extension("ledger");
-    let _ = std::fs::remove_file(&ledger);
-    let mut old = [
-        deployed(&url, &ledger, false),
-        deployed(&url, &ledger, false),
-    ];
-    let mut streaming = Vec::new();
-    let mut waiting = Vec::new();
-    let mut blocking = Vec::new();
-    for replica in &old {
-        let on = client(&card(&replica.base).await, "JSONRPC").await;
-        for _ in 0..10u8 {
-            waiting.push(start_waiting(&on).await);
-        }
-    }
-    // Each replica in turn: SIGTERM while blocking plans run on it, replaced by version 2.
-    let mut new = Vec::new();
-    let mut handovers = Vec::new();
-    for n in 0..old.len() {
-        // Where a retry goes: the other replica of version 1, then the first of version 2.
-        let fallback: Fallback = std::sync::Arc::new(std::sync::Mutex::new(match n {
-            0 => old[1].base.clone(),
-            _ => new
-                .first()
-                .map_or_else(String::new, |r: &Replica| r.base.clone()),
-        }));
-        let replica = &mut old[n];
-        // Plans mid-stream on it (10 to 14 days, 150 ms a day).
-        let on = client(&card(&replica.base).await, "JSONRPC").await;
-        for i in 0..10u8 {
-            streaming.push((start_plan(&on, 10 + i % 5).await, u64::from(10 + i % 5)));
-        }
-        parts_at_least(&on, &streaming[n * 10 + 9].0.id, 1).await;
-        for days in 1..=5u8 {
-            blocking.push(blocking_plan(&replica.base, &fallback, days));
-        }
-        made(&on, waiting.len() + streaming.len() + blocking.len()).await;
-        let replacement = deployed(&url, &ledger, true);
-        let moving = &streaming[n * 10 + 9];
-        let owner_before = owner(&url, &moving.0.id).await;
-        assert!(owner_before.is_some(), "a running plan has an owner");
-        let stopped = std::time::Instant::now();
-        replica.terminate();
-        // Its running plans that no call there waits for are handed over at once, not left to
-        // the lease (10 s) nor to the drain (its blocking plans, up to 0.75 s): another
-        // replica owns one within a second of the SIGTERM, and it moves on.
-        let mut taken = None;
-        while stopped.elapsed() < Duration::from_secs(5) {
-            let now = owner(&url, &moving.0.id).await;
-            if now.is_some() && now != owner_before {
-                taken = Some(stopped.elapsed());
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        let taken = taken.expect("another replica took the plan over");
-        assert!(
-            taken < Duration::from_secs(1),
-            "{taken:?}: not handed over at once"
-        );
-        let (status, _) = replica
-            .exited_within(Duration::from_secs(30))
-            .await
-            .expect("the replica exits within its drain");
-        let took = stopped.elapsed();
-        assert!(status.success(), "replica {n} exited with {status}");
-        let on = client(&card(&replacement.base).await, "JSONRPC").await;
-        let before = parts(&on.get_task(&get(&moving.0.id)).await.expect("the task"));
-        let exited = std::time::Instant::now();
-        let mut moved = None;
-        while exited.elapsed() < Duration::from_secs(5) {
-            let now = on.get_task(&get(&moving.0.id)).await.expect("the task");
-            if parts(&now) > before || now.status.state.is_terminal() {
-                moved = Some(exited.elapsed());
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        let moved = moved.expect("a plan of the stopped replica moved on");
-        eprintln!(
-            "replica {n}: its plan taken over {taken:?} after SIGTERM, on its next day {moved:?} after the exit, which was {took:?} after SIGTERM"
-        );
-        handovers.push(taken);
-        new.push(replacement);
-    }
-    // Every blocking plan answered, none cut.
-    let answered = answered(blocking).await;
-    // Plans begun on version 2 take its new step.
-    let on = client(&card(&new[0].base).await, "JSONRPC").await;
-    let begun_new = vec![(start_plan(&on, 2).await, 2), (start_plan(&on, 3).await, 3)];
-    // The waiting plans answered on version 2, and every plan completed once, each day once.
-    let replayed: Vec<String> = (0..old.len())
-        .map(|n| streaming[n * 10 + 9].0.id.clone())
-        .collect();
-    streaming.extend(begun_new.iter().cloned());
-    completed_once(&on, &new[1].base, &streaming, &waiting).await;
-    let every: Vec<String> = (streaming.iter().map(|(t, _)| t.id.clone()))
-        .chain(waiting.iter().map(|t| t.id.clone()))
-        .chain(answered)
-        .collect();
-    let begun_new: Vec<String> = begun_new.into_iter().map(|(t, _)| t.id).collect();
-    steps_once(&ledger, &every, &begun_new, &replayed);
-    let running = on
-        .list_tasks(&every_task())
-        .await
-        .expect("a list")
-        .tasks
-        .into_iter()
-        .filter(|t| !t.status.state.is_terminal())
-        .count();
-    assert_eq!(running, 0, "no task left running");
-    eprintln!("handovers after each SIGTERM: {handovers:?}");
-}
-
-/// The replica that owns task `id` in the Postgres database at `url`, if any.
-async fn owner(url: &str, id: &str) -> Option<String> {
-    use sqlx::Connection as _;
-    let mut db = sqlx::PgConnection::connect(url)
-        .await
-        .expect("the database");
-    sqlx::query_scalar("SELECT owner FROM a2a_card_tasks WHERE id = $1")
-        .bind(id)
-        .fetch_optional(&mut db)
-        .await
-        .expect("the task's row")
-        .flatten()
-}
-
-#[tokio::test]
-async fn a_restart_on_sqlite_to_a_new_version_loses_nothing() {
-    // One process on the file at a time: the next version starts once the first has exited.
-    let file = fresh_file("restart-deploy");
-    let url = format!("sqlite://{}", file.display());
-    let ledger = file.with_extension("ledger");
-    let _ = std::fs::remove_file(&ledger);
-    let mut first = deployed(&url, &ledger, false);
-    let on = client(&card(&first.base).await, "JSONRPC").await;
-    let mut streaming = Vec::new();
-    let mut waiting = Vec::new();
-    for i in 0..5u8 {
-        streaming.push((start_plan(&on, 10 + i % 5).await, u64::from(10 + i % 5)));
-        waiting.push(start_waiting(&on).await);
-    }
-    parts_at_least(&on, &streaming[4].0.id, 1).await;
-    let fallback: Fallback = Default::default();
-    let blocking: Vec<_> = (1..=3u8)
-        .map(|days| blocking_plan(&first.base, &fallback, days))
-        .collect();
-    made(&on, waiting.len() + streaming.len() + blocking.len()).await;
-    let stopped = std::time::Instant::now();
-    first.terminate();
-    first
-        .exited_within(Duration::from_secs(30))
-        .await
-        .expect("the process exits within its drain");
-    let exited = stopped.elapsed();
-    let next = deployed(&url, &ledger, true);
-    *fallback.lock().expect("the fallback") = next.base.clone();
-    let on = client(&card(&next.base).await, "JSONRPC").await;
-    let serving = stopped.elapsed();
-    eprintln!(
-        "SQLite restart: exited {exited:?} after SIGTERM, the next version served {serving:?} after it"
-    );
-    let answered = answered(blocking).await;
-    let replayed = vec![streaming[4].0.id.clone()];
-    let begun_new = (start_plan(&on, 2).await, 2);
-    streaming.push(begun_new.clone());
-    completed_once(&on, &next.base, &streaming, &waiting).await;
-    let every: Vec<String> = (streaming.iter().map(|(t, _)| t.id.clone()))
-        .chain(waiting.iter().map(|t| t.id.clone()))
-        .chain(answered)
-        .collect();
-    steps_once(&ledger, &every, &[begun_new.0.id], &replayed);
-}
-
-/// Checks the ledger at `path` after a deploy: the step of version 1 (`hold`) ran once for
-/// every plan of `every`, and nothing else; the step version 2 added behind its marker
-/// (`confirm`) ran at most once for any, once for each plan `begun_new` on version 2, and not
-/// for a plan of version 1 `replayed` past the marker's place (it had streamed a day before it
-/// was taken over).
-fn steps_once(path: &std::path::Path, every: &[String], begun_new: &[String], replayed: &[String]) {
-    let counts = ledger_counts(path);
-    let ran = |step: &str, id: &str| {
-        counts
-            .get(&(step.to_owned(), id.to_owned()))
-            .copied()
-            .unwrap_or(0)
-    };
-    for id in every {
-        assert_eq!(
-            ran("hold", id),
-            1,
-            "{id}: the hold ran {} times",
-            ran("hold", id)
-        );
-        assert!(
-            ran("confirm", id) <= 1,
-            "{id}: confirmed {} times",
-            ran("confirm", id)
-        );
-    }
-    for id in begun_new {
-        assert_eq!(
-            ran("confirm", id),
-            1,
-            "{id}, begun on version 2: confirmed {} times",
-            ran("confirm", id)
-        );
-    }
-    for id in replayed {
-        assert_eq!(
-            ran("confirm", id),
-            0,
-            "{id}, replayed from version 1: confirmed"
-        );
-    }
-    let strangers: Vec<_> = counts
-        .keys()
-        .filter(|(_, id)| !every.contains(id))
-        .collect();
-    assert!(
-        strangers.is_empty(),
-        "steps of no plan of the test: {strangers:?}"
-    );
-    eprintln!(
-        "steps: {} holds, {} confirmations, for {} plans",
-        counts
-            .iter()
-            .filter(|((s, _), _)| s == "hold")
-            .map(|(_, n)| n)
-            .sum::<usize>(),
-        counts
-            .iter()
-            .filter(|((s, _), _)| s == "confirm")
-            .map(|(_, n)| n)
-            .sum::<usize>(),
-        every.len()
-    );
-}
-
-/// Waits (10 s at most) until the agent `on` reaches keeps `n` tasks: the calls sent to it
-/// are under way.
-async fn made(on: &AgentClient, n: usize) {
-    for _ in 0..1000 {
-        let listed = on.list_tasks(&every_task()).await.expect("a list");
-        if usize::try_from(listed.total_size).is_ok_and(|made| made >= n) {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("the agent did not make {n} tasks within 10 s");
-}
-
 /// Starts a two-day plan without its date, which waits for it; its task.
-async fn start_waiting(on: &AgentClient) -> Task {
+pub(crate) async fn start_waiting(on: &AgentClient) -> Task {
     let mut req = request(vec![trip(2, None)], None);
     req.configuration = Some(SendMessageConfiguration {
         accepted_output_modes: None,
@@ -1722,45 +1307,9 @@ async fn start_waiting(on: &AgentClient) -> Task {
     task(on.send_message(&req).await.expect("a task"))
 }
 
-/// Checks that every blocking plan was answered with its completed task; their ids.
-async fn answered(blocking: Vec<tokio::task::JoinHandle<Value>>) -> Vec<String> {
-    let mut ids = Vec::new();
-    for (i, answer) in blocking.into_iter().enumerate() {
-        let answer = answer.await.expect("the request ran");
-        assert_eq!(
-            answer["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
-            "blocking plan {i}: {answer}"
-        );
-        let id = answer["result"]["task"]["id"]
-            .as_str()
-            .expect("the task's id");
-        ids.push(id.to_owned());
-    }
-    ids
-}
-
-/// Gives each of the `waiting` plans its date on `base`, then checks through `on` that every
-/// plan completed with each of its days once, in order: `streaming` with its number of days,
-/// `waiting` with two.
-async fn completed_once(on: &AgentClient, base: &str, streaming: &[(Task, u64)], waiting: &[Task]) {
-    for t in waiting {
-        let answer = json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
-                            "parts": [{"text": "2026-12-01"}], "taskId": t.id},
-                            "configuration": {"returnImmediately": true}});
-        let answered = rpc(base, "SendMessage", answer).await;
-        assert!(answered["result"]["task"].is_object(), "{answered}");
-    }
-    for (plan, days) in streaming {
-        completed_with_days(on, &plan.id, *days).await;
-    }
-    for t in waiting {
-        completed_with_days(on, &t.id, 2).await;
-    }
-}
-
 /// Plan `id` once it ended, read through `on`: checked completed with days 1 to `days`, each
 /// once and in order.
-async fn completed_with_days(on: &AgentClient, id: &str, days: u64) -> Task {
+pub(crate) async fn completed_with_days(on: &AgentClient, id: &str, days: u64) -> Task {
     let done = ended(on, id).await;
     assert_eq!(
         done.status.state,
