@@ -536,6 +536,40 @@ impl SkillContext {
         }
     }
 
+    /// The fencing token of this run of a durable skill (`#[skill(durable)]`, on a store that
+    /// keeps journals): larger than that of every earlier run of the task, smaller than that
+    /// of any later one. A task runs again after its process stopped or lost the database for
+    /// half its lease; should the earlier run still be going (a process paused, or cut off
+    /// from the database), its writes to the store are refused, but what it sends elsewhere is
+    /// not: send the token with each side effect, and have the other system refuse a token
+    /// below the largest it has seen for the task. A step's idempotency key (the task's id and
+    /// the step's name) tells the same step's runs apart from other work; the token, which of
+    /// them is the task's. `None` outside a durable run (no run of the task follows it).
+    ///
+    /// ```
+    /// # use a2a_card::{SkillContext, SkillError, agent, skill};
+    /// # struct Shop;
+    /// # /// Sells.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Shop {
+    /// /// Ships an order, once.
+    /// #[skill(durable)]
+    /// async fn ship(&self, item: String, ctx: SkillContext) -> Result<String, SkillError> {
+    ///     let key = format!("{}-ship", ctx.task_id.clone().unwrap_or_default());
+    ///     let token = ctx.fencing_token().unwrap_or_default();
+    ///     // The warehouse keeps the largest token per key and refuses a smaller one.
+    ///     let label: String = ctx
+    ///         .step("ship", async { format!("label for {item} ({key}, token {token})") })
+    ///         .await?;
+    ///     Ok(label)
+    /// }
+    /// # }
+    /// ```
+    pub fn fencing_token(&self) -> Option<u64> {
+        let journal = self.link.as_ref()?.journal.as_ref()?;
+        Some(journal.token())
+    }
+
     /// Waits `duration`, durably in a durable skill: the deadline is journaled, and a run of
     /// the handler after its process stopped waits only what is left of it (feature
     /// `server`). Elsewhere, a plain sleep.

@@ -190,6 +190,8 @@ pub(crate) struct Journal<A> {
     items: usize,
     /// How many items the handler sent in this run ([`Journal::sent`]).
     sent: AtomicUsize,
+    /// The fencing token of this run ([`Journal::fenced`]).
+    token: u64,
     sink: Sink,
 }
 
@@ -239,6 +241,7 @@ impl<A> Journal<A> {
             next_mark: AtomicU64::new(last_mark.map_or(MARKS, |n| n.max(MARKS) + 1)),
             items: 0,
             sent: AtomicUsize::new(0),
+            token: 1,
             sink,
         }
     }
@@ -249,6 +252,18 @@ impl<A> Journal<A> {
     pub(crate) fn replaying(mut self, items: usize) -> Journal<A> {
         self.items = items;
         self
+    }
+
+    /// This journal, for the run of fencing token `token` (a run after a takeover: the
+    /// claim's; the task's first run has 1, which every claim's is above).
+    pub(crate) fn fenced(mut self, token: u64) -> Journal<A> {
+        self.token = token;
+        self
+    }
+
+    /// The fencing token of this run.
+    pub(crate) fn token(&self) -> u64 {
+        self.token
     }
 
     /// Counts one item the handler sent (progress, a chunk, an artifact closed, a question),

@@ -58,6 +58,9 @@ fn note(file: &str, line: &str) {
 
 async fn settle(s: Settlement, ctx: SkillContext) -> Result<String, SkillError> {
     let file = s.file.clone();
+    // Not a step: each run notes its fencing token as it begins.
+    let token = ctx.fencing_token().unwrap_or_default();
+    note(&file, &format!("run {token}"));
     let name = std::env::var(STEP).unwrap_or_else(|_| "charge".to_owned());
     let charged: u32 = ctx
         .step(&name, async {
@@ -69,6 +72,8 @@ async fn settle(s: Settlement, ctx: SkillContext) -> Result<String, SkillError> 
         note(&file, "slow-start");
         tokio::time::sleep(Duration::from_millis(s.slow_ms)).await;
         note(&file, "slow-end");
+        // What another system would get from the step: its side effect, with the run's token.
+        note(&file, &format!("effect {token}"));
     })
     .await?;
     // Not a step: runs again on a replay.
@@ -237,20 +242,34 @@ async fn start_with(base: &str, notes: &str, slow_ms: u64, sleep_ms: u64, after_
         .to_owned()
 }
 
-/// Waits (10 s at most) until task `id`'s journal in the SQLite file of `url` holds `n`
-/// entries (the first is what the task runs).
+/// Waits (10 s at most) until task `id`'s journal in the store at `url` (a SQLite file or
+/// Postgres) holds `n` entries (the first is what the task runs).
 async fn journaled(url: &str, id: &str, n: i64) {
     use sqlx::Connection as _;
-    let mut db = sqlx::SqliteConnection::connect(url)
-        .await
-        .expect("the store's file");
-    for _ in 0..1000 {
-        let count: i64 =
-            sqlx::query_scalar("SELECT COUNT(*) FROM a2a_card_journal WHERE task_id = ?")
-                .bind(id)
-                .fetch_one(&mut db)
+    const COUNT: &str = "SELECT COUNT(*) FROM a2a_card_journal WHERE task_id = $1";
+    enum Db {
+        Postgres(sqlx::PgConnection),
+        Sqlite(sqlx::SqliteConnection),
+    }
+    let mut db = if url.starts_with("postgres") {
+        Db::Postgres(
+            sqlx::PgConnection::connect(url)
                 .await
-                .expect("the journal");
+                .expect("the database"),
+        )
+    } else {
+        Db::Sqlite(
+            sqlx::SqliteConnection::connect(url)
+                .await
+                .expect("the file"),
+        )
+    };
+    for _ in 0..1000 {
+        let count: i64 = match &mut db {
+            Db::Postgres(db) => sqlx::query_scalar(COUNT).bind(id).fetch_one(db).await,
+            Db::Sqlite(db) => sqlx::query_scalar(COUNT).bind(id).fetch_one(db).await,
+        }
+        .expect("the journal");
         if count >= n {
             return;
         }
@@ -895,4 +914,84 @@ async fn a_new_version_of_the_agent_runs_on_the_tasks_an_older_one_began() {
         done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
         "{done}"
     );
+}
+
+/// The numbers the notes hold after `prefix` (`run N`, `effect N`), in order.
+fn tokens(notes: &str, prefix: &str) -> Vec<u64> {
+    lines(notes)
+        .iter()
+        .filter_map(|l| l.strip_prefix(prefix)?.parse().ok())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_run_of_a_durable_task_has_a_larger_fencing_token() {
+    let (url, notes) = fresh("fenced");
+    // Its first run, killed (kill -9) while it asks; the next process takes it over once the
+    // lease ran out, and is stopped (SIGTERM): the one after takes it over at once.
+    let (id, _) = asked_then_killed(&url, &notes, &[]).await;
+    let mut next = ledger(&url, &[]);
+    noted(&notes, "woke", 2).await;
+    in_state(&next.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    next.terminate();
+    next.exited_within(Duration::from_secs(10))
+        .await
+        .expect("the process exits");
+    let last = ledger(&url, &[]);
+    noted(&notes, "woke", 3).await;
+    let done = confirm(&last.base, &id).await;
+    assert_eq!(
+        done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{done}"
+    );
+    let runs = tokens(&notes, "run ");
+    assert_eq!(runs.len(), 3, "{:?}", lines(&notes));
+    assert_eq!(runs[0], 1, "the first run's token");
+    assert!(
+        runs.windows(2).all(|w| w[0] < w[1]),
+        "each run's token above the one before: {runs:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_paused_past_its_lease_is_fenced_off_by_the_one_that_took_over() {
+    let Some(url) = support::postgres::database_or_skip("durable_paused").await else {
+        return;
+    };
+    let (_, notes) = fresh("paused");
+    let a = ledger(&url, &[]);
+    let b = ledger(&url, &[]);
+    // A runs a slow step (3 s); it is paused (SIGSTOP) in the middle of it, past its lease.
+    let id = start(&a.base, &notes, 3_000, 0).await;
+    noted(&notes, "slow-start", 1).await;
+    // The charge's result written (the store's next round, milliseconds after it).
+    journaled(&url, &id, 2).await;
+    a.pause();
+    // B takes the task over once A's lease ran out, and runs the step again, with its own
+    // token; A wakes (SIGCONT) while it runs.
+    noted(&notes, "slow-start", 2).await;
+    a.resume();
+    // A learns, as it wakes, that its lease ran out, and stops its run there, before its
+    // step's end (2 s later). B's step ends, and the task asks on B.
+    in_state(&b.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    let runs = tokens(&notes, "run ");
+    let effects = tokens(&notes, "effect ");
+    assert_eq!(runs.len(), 2, "{:?}", lines(&notes));
+    assert!(
+        runs[0] < runs[1],
+        "the takeover's token is larger: {runs:?}"
+    );
+    // One side effect, made with B's token: A's run made none after it woke.
+    assert_eq!(effects, vec![runs[1]], "{:?}", lines(&notes));
+    // Both replicas read the store's task (A's own copy dropped), and the answer sent to
+    // either completes it, once.
+    in_state(&a.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    let done = confirm(&a.base, &id).await;
+    assert_eq!(
+        done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{done}"
+    );
+    in_state(&b.base, &id, "TASK_STATE_COMPLETED").await;
+    assert_eq!(count(&notes, "charge"), 1, "{:?}", lines(&notes));
+    assert_eq!(count(&notes, "receipt-start"), 1, "{:?}", lines(&notes));
 }

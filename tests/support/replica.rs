@@ -63,11 +63,26 @@ impl Replica {
 
     /// Sends it SIGTERM, as an orchestrator does to stop it.
     pub fn terminate(&self) {
+        self.signal("-TERM");
+    }
+
+    /// Pauses it (SIGSTOP), as a stalled machine or a long garbage collection would: it does
+    /// nothing, and holds its connections, until [`resume`](Self::resume).
+    pub fn pause(&self) {
+        self.signal("-STOP");
+    }
+
+    /// Resumes it after [`pause`](Self::pause) (SIGCONT).
+    pub fn resume(&self) {
+        self.signal("-CONT");
+    }
+
+    fn signal(&self, signal: &str) {
         let sent = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
+            .args([signal, &self.child.id().to_string()])
             .status()
             .expect("kill");
-        assert!(sent.success(), "SIGTERM was not sent");
+        assert!(sent.success(), "{signal} was not sent");
     }
 
     /// Waits `within` at most for it to exit: how it exited and when (after the call), or

@@ -537,7 +537,7 @@ struct Hosted {
     halts: Vec<Halt>,
 }
 
-type Resumed = tokio::sync::mpsc::UnboundedReceiver<a2a::Task>;
+type Resumed = tokio::sync::mpsc::UnboundedReceiver<crate::server::store::Claimed>;
 
 /// Each agent's share of the durable tasks `all` brings (by the namespace a task's id names),
 /// by namespace.
@@ -553,12 +553,13 @@ fn route_resumed(all: Option<Resumed>, placed: &[Placed]) -> HashMap<String, Res
         from.insert(p.namespace.clone(), rx);
     }
     tokio::spawn(async move {
-        while let Some(task) = all.recv().await {
-            let namespace = crate::server::store::namespace_of(&task.id).unwrap_or_default();
+        while let Some(claimed) = all.recv().await {
+            let id = &claimed.task.id;
+            let namespace = crate::server::store::namespace_of(id).unwrap_or_default();
             // A task of an agent not mounted here any more goes to another, which fails it
             // saying so.
             if let Some(agent) = to.get(namespace).or_else(|| to.values().next()) {
-                let _ = agent.send(task);
+                let _ = agent.send(claimed);
             }
         }
     });

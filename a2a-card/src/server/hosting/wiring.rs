@@ -312,7 +312,7 @@ pub(in crate::server) struct Shared {
     pub(in crate::server) tasks: store::Tasks,
     pub(in crate::server) namespace: String,
     /// The agent's durable tasks the store takes over from a process that stopped.
-    pub(in crate::server) resumed: Option<tokio::sync::mpsc::UnboundedReceiver<a2a::Task>>,
+    pub(in crate::server) resumed: Option<tokio::sync::mpsc::UnboundedReceiver<store::Claimed>>,
 }
 
 /// An agent's routes, apart: the paths of `documents`, `pages` and `protocol` are from the

@@ -15,7 +15,7 @@ use crate::context::Answer;
 use crate::dispatch::Decision;
 use crate::journal::{Begin, Entry, Journal, Recorded};
 use crate::server::message::{decide, dispatch_input};
-use crate::server::store::EventLog;
+use crate::server::store::{Claimed, EventLog};
 
 /// The journal of task `task_id` in `log`, its entries `recorded` (by number).
 pub(super) fn open(
@@ -61,20 +61,25 @@ impl<A: Agent> Lifecycle<A> {
 
     /// Runs again each task `resumed` brings (a durable skill's, which the store took over
     /// from a process that stopped), for as long as the store lives.
-    pub(crate) fn take_up(self: &Arc<Self>, mut resumed: UnboundedReceiver<Task>) {
+    pub(crate) fn take_up(self: &Arc<Self>, mut resumed: UnboundedReceiver<Claimed>) {
         let lifecycle = Arc::clone(self);
         tokio::spawn(async move {
-            while let Some(task) = resumed.recv().await {
+            while let Some(claimed) = resumed.recv().await {
                 let lifecycle = Arc::clone(&lifecycle);
                 // Each on its own: a database that does not answer holds back no other.
-                tokio::spawn(async move { lifecycle.take_up_one(task).await });
+                tokio::spawn(async move { lifecycle.take_up_one(claimed).await });
             }
         });
     }
 
     /// Runs task `task` again; tried again a few times when the store fails, then failed (it
     /// is this process's now: no other would take it up).
-    async fn take_up_one(&self, task: Task) {
+    async fn take_up_one(&self, claimed: Claimed) {
+        let Claimed {
+            task,
+            fencing_token,
+            ..
+        } = claimed;
         let id = task.id.clone();
         if self
             .recorder
@@ -87,7 +92,7 @@ impl<A: Agent> Lifecycle<A> {
         }
         let mut why = String::new();
         for wait in [1, 2, 4, 8] {
-            match self.resume_durable(task.clone()).await {
+            match self.resume_durable(task.clone(), fencing_token).await {
                 Ok(()) => return,
                 Err(e) => why = e.message,
             }
@@ -109,8 +114,9 @@ impl<A: Agent> Lifecycle<A> {
         }
     }
 
-    /// Runs task `task` again from its journal, or fails it saying why it cannot be.
-    async fn resume_durable(&self, task: Task) -> Result<(), A2AError> {
+    /// Runs task `task` again from its journal, as the run of fencing token `token`, or fails
+    /// it saying why it cannot be.
+    async fn resume_durable(&self, task: Task, token: u64) -> Result<(), A2AError> {
         let Some(log) = self.recorder.log.clone() else {
             return Ok(());
         };
@@ -158,7 +164,7 @@ impl<A: Agent> Lifecycle<A> {
                     skill,
                     call,
                     Some(run::Durable {
-                        journal: Arc::new(journal.replaying(replay.len())),
+                        journal: Arc::new(journal.replaying(replay.len()).fenced(token)),
                         replay,
                     }),
                 );

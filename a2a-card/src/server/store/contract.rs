@@ -45,6 +45,46 @@ pub enum Change {
     LeaseLost,
 }
 
+/// A durable task a store took over from a process that stopped ([`Store::resumed`]), and
+/// the fencing token of the run it gets here.
+///
+/// ```
+/// use a2a::{Task, TaskState, TaskStatus};
+/// use a2a_card::server::store::Claimed;
+///
+/// let task = Task {
+///     id: "t".into(),
+///     context_id: "c".into(),
+///     status: TaskStatus { state: TaskState::InputRequired, message: None, timestamp: None },
+///     artifacts: None,
+///     history: None,
+///     metadata: None,
+/// };
+/// let claimed = Claimed::new(task, 7);
+/// assert_eq!((claimed.task.id.as_str(), claimed.fencing_token), ("t", 7));
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Claimed {
+    /// The task, as stored when it was claimed.
+    pub task: Task,
+    /// The fencing token of its run here: larger than that of every run the task had
+    /// before, and smaller than that of any run after (the SQL stores: the version the
+    /// task's row has once claimed, which every later claim moves on). A handler reads it
+    /// with [`SkillContext::fencing_token`](crate::SkillContext::fencing_token).
+    pub fencing_token: u64,
+}
+
+impl Claimed {
+    /// Task `task`, claimed with fencing token `fencing_token`.
+    pub fn new(task: Task, fencing_token: u64) -> Self {
+        Claimed {
+            task,
+            fencing_token,
+        }
+    }
+}
+
 /// A task store, as the server uses it: the tasks (the official [`TaskStore`] trait), and what
 /// else it keeps and does. The memory, SQLite and Postgres stores are `Store`s; a store of your
 /// own implements as much of it as it keeps. What it leaves out, the server does without or
@@ -147,7 +187,8 @@ pub trait Store: Send + Sync + 'static {
 
     /// The tasks of durable skills (those with a journal, see [`EventLog::keeps_journals`])
     /// that the store took over from a process that stopped (recovery), as it takes them,
-    /// once: this process runs each again from its journal, instead of failing it.
+    /// once, each with the fencing token of its run here ([`Claimed`]): this process runs
+    /// each again from its journal, instead of failing it.
     ///
     /// ```
     /// use a2a_card::server::store::{Store, Tasks};
@@ -157,7 +198,7 @@ pub trait Store: Send + Sync + 'static {
     /// assert!(tasks.resumed().is_none());
     /// # })
     /// ```
-    fn resumed(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Task>> {
+    fn resumed(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Claimed>> {
         None
     }
 

@@ -56,7 +56,7 @@ use a2a_server::TaskStore;
 pub(crate) use apply::{apply, asks, stamp, status_update};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use apply::{interrupted, was_running};
-pub use contract::{Change, KeyClaim, Store};
+pub use contract::{Change, Claimed, KeyClaim, Store};
 pub use event_log::{Event, EventLog, Logged};
 pub(crate) use ids::{ANONYMOUS, Place, hex, mark, namespace_of, prefix, reaches};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]

@@ -45,6 +45,10 @@ pub(super) trait Backend: sqlx::Database {
     /// The names of the database's tables (its schema's, on Postgres).
     const TABLES: &'static str;
 
+    /// The database's clock, in milliseconds since the Unix epoch, as an SQL expression: the
+    /// one clock of the leases, which every replica reads alike whatever its own says.
+    const NOW_MS: &'static str;
+
     /// How many rows a statement wrote.
     fn rows_affected(done: &Self::QueryResult) -> u64;
 

@@ -49,25 +49,28 @@ pub(super) trait Database: Send + Sync {
     /// How many rounds the writer may have in the database at once ([`Backend::ROUNDS`]).
     fn rounds(&self) -> usize;
 
-    /// Renews this replica's lease.
+    /// Renews this replica's lease, at the database's time (every time of the leases is the
+    /// database's: the replicas' clocks need not agree).
     async fn renew(&self) -> Result<(), A2AError>;
-    /// Whether another replica's lease was renewed at `since` or later.
-    async fn others_live(&self, since: i64) -> Result<bool, A2AError>;
+    /// Whether another replica's lease was renewed within the last `within` milliseconds.
+    async fn others_live(&self, within: i64) -> Result<bool, A2AError>;
     /// Tells the replicas that listen that this one opened.
     async fn opened(&self) -> Result<(), A2AError>;
     /// Listens to what the replicas on the database at `url` tell each other.
     async fn listen(&self, url: &str) -> Option<broadcast::Sender<Change>>;
     /// Takes this replica out of the table of replicas, and tells the others it went.
     async fn leave(&self) -> Result<(), A2AError>;
-    /// Forgets the replicas last seen before `before`.
-    async fn forget_replicas(&self, before: i64) -> Result<(), A2AError>;
+    /// Forgets the replicas last seen more than `older` milliseconds ago.
+    async fn forget_replicas(&self, older: i64) -> Result<(), A2AError>;
 
-    /// The running tasks whose replica was last seen before `cutoff`, or that have none.
-    async fn orphans(&self, cutoff: i64) -> Result<Vec<Orphan>, A2AError>;
+    /// The running tasks whose replica was last seen more than `lease` milliseconds ago, or
+    /// that have none.
+    async fn orphans(&self, lease: i64) -> Result<Vec<Orphan>, A2AError>;
     /// Gives up this replica's claim on running task `id` (its version moves on).
     async fn give_up(&self, id: &str) -> Result<(), A2AError>;
-    /// Makes this replica the owner of running task `id`, which `was` owned: whether it did.
-    async fn claim(&self, id: &str, was: Option<&str>) -> Result<bool, A2AError>;
+    /// Makes this replica the owner of running task `id`, which `was` owned: the task's
+    /// version once claimed, if it did.
+    async fn claim(&self, id: &str, was: Option<&str>) -> Result<Option<i64>, A2AError>;
     /// Removes the terminal tasks `retention` lets go (with all they keep), and the request
     /// counters, forwarded answers and idempotency keys past their time.
     async fn sweep(&self, retention: Retention) -> Result<(), A2AError>;
@@ -152,24 +155,25 @@ where
         // The lease's own writes (the renewal, and the sweep after it) are checkpointed too.
         self.writes
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        sqlx::query(
-            "INSERT INTO a2a_card_replicas (id, seen_at) VALUES ($1, $2)
+        sqlx::query(&format!(
+            "INSERT INTO a2a_card_replicas (id, seen_at) VALUES ($1, {})
              ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at",
-        )
+            B::NOW_MS
+        ))
         .bind(&self.replica)
-        .bind(now_millis())
         .execute(&self.pool)
         .await
         .map_err(db_error)?;
         Ok(())
     }
 
-    async fn others_live(&self, since: i64) -> Result<bool, A2AError> {
-        let live: Option<i64> = sqlx::query_scalar(
-            "SELECT seen_at FROM a2a_card_replicas WHERE id <> $1 AND seen_at >= $2 LIMIT 1",
-        )
+    async fn others_live(&self, within: i64) -> Result<bool, A2AError> {
+        let live: Option<i64> = sqlx::query_scalar(&format!(
+            "SELECT seen_at FROM a2a_card_replicas WHERE id <> $1 AND seen_at >= {} - $2 LIMIT 1",
+            B::NOW_MS
+        ))
         .bind(&self.replica)
-        .bind(since)
+        .bind(within)
         .fetch_optional(&self.pool)
         .await
         .map_err(db_error)?;
@@ -205,27 +209,32 @@ where
             .map_err(db_error)
     }
 
-    async fn forget_replicas(&self, before: i64) -> Result<(), A2AError> {
-        sqlx::query("DELETE FROM a2a_card_replicas WHERE seen_at < $1")
-            .bind(before)
-            .execute(&self.pool)
-            .await
-            .map_err(db_error)?;
+    async fn forget_replicas(&self, older: i64) -> Result<(), A2AError> {
+        sqlx::query(&format!(
+            "DELETE FROM a2a_card_replicas WHERE seen_at < {} - $1",
+            B::NOW_MS
+        ))
+        .bind(older)
+        .execute(&self.pool)
+        .await
+        .map_err(db_error)?;
         Ok(())
     }
 
-    async fn orphans(&self, cutoff: i64) -> Result<Vec<Orphan>, A2AError> {
+    async fn orphans(&self, lease: i64) -> Result<Vec<Orphan>, A2AError> {
         // Entry 0 of a task's journal is what it runs: a task that has it runs again.
-        let rows: Vec<(String, Option<i64>, Option<String>, Option<i64>)> = sqlx::query_as(
-            "SELECT body, seq, owner,
+        let rows: Vec<(String, Option<i64>, Option<String>, Option<i64>)> =
+            sqlx::query_as(&format!(
+                "SELECT body, seq, owner,
                 (SELECT j.n FROM a2a_card_journal j WHERE j.task_id = a2a_card_tasks.id AND j.n = 0)
              FROM a2a_card_tasks WHERE ended_at IS NULL AND (owner IS NULL OR owner NOT IN
-                (SELECT id FROM a2a_card_replicas WHERE seen_at >= $1))",
-        )
-        .bind(cutoff)
-        .fetch_all(&self.pool)
-        .await
-        .map_err(db_error)?;
+                (SELECT id FROM a2a_card_replicas WHERE seen_at >= {} - $1))",
+                B::NOW_MS
+            ))
+            .bind(lease)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db_error)?;
         Ok(rows
             .into_iter()
             .map(|(body, seq, owner, begun)| Orphan {
@@ -258,24 +267,23 @@ where
         Ok(())
     }
 
-    async fn claim(&self, id: &str, was: Option<&str>) -> Result<bool, A2AError> {
+    async fn claim(&self, id: &str, was: Option<&str>) -> Result<Option<i64>, A2AError> {
         let query = match was {
-            Some(was) => sqlx::query(
+            Some(was) => sqlx::query_scalar(
                 "UPDATE a2a_card_tasks SET owner = $1, version = version + 1
-                 WHERE id = $2 AND ended_at IS NULL AND owner = $3",
+                 WHERE id = $2 AND ended_at IS NULL AND owner = $3 RETURNING version",
             )
             .bind(&self.replica)
             .bind(id)
             .bind(was.to_owned()),
-            None => sqlx::query(
+            None => sqlx::query_scalar(
                 "UPDATE a2a_card_tasks SET owner = $1, version = version + 1
-                 WHERE id = $2 AND ended_at IS NULL AND owner IS NULL",
+                 WHERE id = $2 AND ended_at IS NULL AND owner IS NULL RETURNING version",
             )
             .bind(&self.replica)
             .bind(id),
         };
-        let done = query.execute(&self.pool).await.map_err(db_error)?;
-        Ok(B::rows_affected(&done) == 1)
+        query.fetch_optional(&self.pool).await.map_err(db_error)
     }
 
     async fn sweep(&self, retention: Retention) -> Result<(), A2AError> {

@@ -86,8 +86,8 @@ struct Shared {
     recovered_rx: std::sync::Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<Task>>>,
     /// Where the durable skills' tasks recovery takes over are told, for the server to run
     /// again (see [`Store::resumed`](super::Store::resumed)).
-    resumed: tokio::sync::mpsc::UnboundedSender<Task>,
-    resumed_rx: std::sync::Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<Task>>>,
+    resumed: tokio::sync::mpsc::UnboundedSender<super::Claimed>,
+    resumed_rx: std::sync::Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<super::Claimed>>>,
     /// Where writes go (group commit; see [`writer`]).
     writer: writer::Writer,
     /// The connection URL (for Postgres notifications).
@@ -353,7 +353,7 @@ impl super::Store for SqlTasks {
 
     /// The durable skills' tasks this store's recovery takes over from now on (and has taken
     /// since it opened), once. Only a server's store takes them.
-    fn resumed(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Task>> {
+    fn resumed(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<super::Claimed>> {
         self.inner
             .resumed_rx
             .lock()
@@ -419,7 +419,9 @@ fn spawn_checkpoints(store: Weak<Shared>) {
 /// a sixth of it. Once half the lease has gone by since the last renewal, this process steps
 /// back: it says [`Change::LeaseLost`](super::Change::LeaseLost) to whoever runs tasks here,
 /// who stops them (by then at most three quarters of the lease has gone by: another process
-/// takes them over only once all of it has).
+/// takes them over only once all of it has). A process woken a whole lease after its last
+/// renewal (it was stalled) steps back at once, before it renews: its writes since the
+/// takeover are refused anyway (a claim moves the task's version on), and its handlers stop.
 fn spawn_lease(store: Weak<Shared>) {
     tokio::spawn(async move {
         let mut renewed_at = tokio::time::Instant::now();
@@ -439,6 +441,18 @@ fn spawn_lease(store: Weak<Shared>) {
             )
             .await;
             let Some(s) = store.upgrade() else { return };
+            // Woken a lease after the last renewal (the process was stalled: paused, swapped
+            // out, starved): another process may have taken its tasks over meanwhile. They
+            // stop here before anything else of theirs is acknowledged.
+            if !lost && renewed_at.elapsed() >= lease {
+                lost = true;
+                tracing::error!(
+                    "this process was stalled past its task store lease: the tasks running here are given up, as another process may have taken them over"
+                );
+                if let Some(feed) = s.feed.get() {
+                    let _ = feed.send(super::Change::LeaseLost);
+                }
+            }
             let renewed = {
                 let _renewing = s.renewing.lock().await;
                 if s.released.load(std::sync::atomic::Ordering::SeqCst) {
@@ -489,10 +503,7 @@ impl Shared {
             return Ok(());
         }
         let heard = self.others.heard.load(SeqCst);
-        let others = self
-            .db
-            .others_live(now_millis() - millis(self.lease))
-            .await?;
+        let others = self.db.others_live(millis(self.lease)).await?;
         // A newcomer heard while the table was read may not be in what was read.
         if others || self.others.heard.load(SeqCst) == heard {
             self.others.announce.store(others, SeqCst);
@@ -509,9 +520,9 @@ impl Shared {
     }
 
     async fn recover(&self) -> Result<usize, A2AError> {
-        let cutoff = now_millis() - millis(self.lease);
+        let lease = millis(self.lease);
         let mut n = 0;
-        for orphan in self.db.orphans(cutoff).await? {
+        for orphan in self.db.orphans(lease).await? {
             let Ok(task) = decode(&orphan.body) else {
                 continue;
             };
@@ -525,9 +536,17 @@ impl Shared {
             // is refused, not taken over this one's.
             if orphan.journaled {
                 let owner = orphan.owner.as_deref();
-                if self.queue_creates && self.db.claim(&task.id, owner).await? {
+                if !self.queue_creates {
+                    continue;
+                }
+                if let Some(version) = self.db.claim(&task.id, owner).await? {
+                    // The claimed version is this replica's to write from: a replica that
+                    // claims the task after it moves the version on, and this one's writes
+                    // are refused from then on.
+                    self.local.committed(&task, version);
                     n += 1;
-                    let _ = self.resumed.send(task);
+                    let token = u64::try_from(version).unwrap_or_default();
+                    let _ = self.resumed.send(super::Claimed::new(task, token));
                 }
                 continue;
             }
@@ -554,9 +573,7 @@ impl Shared {
                 }
             }
         }
-        self.db
-            .forget_replicas(cutoff - millis(self.lease) * 10)
-            .await?;
+        self.db.forget_replicas(lease.saturating_mul(11)).await?;
         Ok(n)
     }
 

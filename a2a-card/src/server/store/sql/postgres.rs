@@ -26,6 +26,7 @@ impl Backend for Postgres {
     const LOCKED_TASK: &'static str =
         "SELECT body, version, ended_at, seq FROM a2a_card_tasks WHERE id = $1 FOR UPDATE";
     const TABLES: &'static str = "SELECT table_name::TEXT FROM information_schema.tables WHERE table_schema = current_schema()";
+    const NOW_MS: &'static str = "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT";
 
     /// One pool for reads and writes.
     fn rows_affected(done: &sqlx::postgres::PgQueryResult) -> u64 {

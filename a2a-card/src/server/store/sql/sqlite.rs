@@ -24,6 +24,7 @@ impl Backend for Sqlite {
         "SELECT body, version, ended_at, seq FROM a2a_card_tasks WHERE id = $1";
     const TABLES: &'static str =
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'";
+    const NOW_MS: &'static str = "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)";
 
     /// Two connections write, the writer's (kept from round to round) and one for the rest
     /// (the lease, recovery, push configs), which wait for each other (the file has one
