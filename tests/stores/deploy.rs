@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::replicas::{
-    AgentClient, LEASE, TASKS, completed_with_days, fresh_file, parts_at_least, postgres,
+    AgentClient, LEASE, TASKS, completed_with_days, fresh_file, owner, parts_at_least, postgres,
     start_plan, start_waiting,
 };
 use crate::support::client::{card, client, every_task, get, rpc};
@@ -522,20 +522,6 @@ async fn a_rolling_deploy_to_a_new_version_loses_nothing() {
     eprintln!(
         "{durable} durable plans and 100 blocking calls of a skill that is not durable; handovers after each SIGTERM: {handovers:?}"
     );
-}
-
-/// The replica that owns task `id` in the Postgres database at `url`, if any.
-async fn owner(url: &str, id: &str) -> Option<String> {
-    use sqlx::Connection as _;
-    let mut db = sqlx::PgConnection::connect(url)
-        .await
-        .expect("the database");
-    sqlx::query_scalar("SELECT owner FROM a2a_card_tasks WHERE id = $1")
-        .bind(id)
-        .fetch_optional(&mut db)
-        .await
-        .expect("the task's row")
-        .flatten()
 }
 
 #[tokio::test]

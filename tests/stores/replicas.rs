@@ -1325,3 +1325,98 @@ pub(crate) async fn completed_with_days(on: &AgentClient, id: &str, days: u64) -
     );
     done
 }
+
+/// The replica that owns task `id` in the Postgres database at `url`, if any.
+pub(crate) async fn owner(url: &str, id: &str) -> Option<String> {
+    use sqlx::Connection as _;
+    let mut db = sqlx::PgConnection::connect(url)
+        .await
+        .expect("the database");
+    sqlx::query_scalar("SELECT owner FROM a2a_card_tasks WHERE id = $1")
+        .bind(id)
+        .fetch_optional(&mut db)
+        .await
+        .expect("the task's row")
+        .flatten()
+}
+
+#[tokio::test]
+async fn replicas_whose_clocks_are_an_hour_apart_take_over_only_a_dead_ones_tasks() {
+    let Some(url) = postgres("clocks").await else {
+        return;
+    };
+    let (Some(ahead), Some(behind)) = (
+        support::replica::clock_offset_or_skip("+1h"),
+        support::replica::clock_offset_or_skip("-1h"),
+    ) else {
+        return;
+    };
+    let with = |clock: Vec<(&'static str, String)>| {
+        let mut env = vec![(TASKS, url.clone())];
+        env.extend(clock);
+        Replica::spawn(PROCESS, &env)
+    };
+    // A on the right time, B an hour ahead, C an hour behind.
+    let mut a = Replicas::start(&url);
+    let mut b = with(ahead);
+    let c = with(behind);
+    // Their clocks, as their answers' `Date` headers tell.
+    let mut clocks = Vec::new();
+    for replica in [&a, &b, &c] {
+        let answer = reqwest::get(format!("{}/.well-known/agent-card.json", replica.base))
+            .await
+            .expect("the card");
+        let date = answer.headers()["date"]
+            .to_str()
+            .expect("a date")
+            .to_owned();
+        let date = chrono::DateTime::parse_from_rfc2822(&date).expect("an HTTP date");
+        let off = date.timestamp() - chrono::Utc::now().timestamp();
+        clocks.push((off as f64 / 60.0).round() as i64);
+    }
+    assert_eq!(clocks, [0, 60, -60], "the replicas' clocks, in minutes off");
+    let on_a = client(&card(&a.base).await, "JSONRPC").await;
+    let waiting = start_waiting(&on_a).await;
+    let owner_a = owner(&url, &waiting.id).await;
+    assert!(owner_a.is_some(), "a waiting plan has an owner");
+    // For five leases, A's plan stays A's: by B's clock A's lease ran out an hour ago, but the
+    // leases are the database's time.
+    let lease = Duration::from_millis(LEASE_MS.parse().expect("a lease"));
+    tokio::time::sleep(lease * 5).await;
+    assert_eq!(
+        owner(&url, &waiting.id).await,
+        owner_a,
+        "taken over from a live replica"
+    );
+    // A and B die (kill -9): C, whose clock is an hour behind, takes the plan over once A's
+    // lease ran out by the database's clock, not an hour later.
+    a.kill();
+    b.kill();
+    let killed = std::time::Instant::now();
+    let mut taken = None;
+    while killed.elapsed() < Duration::from_secs(10) {
+        let now = owner(&url, &waiting.id).await;
+        if now.is_some() && now != owner_a {
+            taken = Some(killed.elapsed());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let taken = taken.expect("the replica an hour behind takes the dead one's plan over");
+    assert!(taken < lease * 4, "{taken:?}");
+    // And it plans on there.
+    let on_c = client(&card(&c.base).await, "JSONRPC").await;
+    let answer = request(vec![Part::text("2026-12-01")], Some(waiting.id.clone()));
+    let done = task(
+        on_c.send_message(&answer)
+            .await
+            .expect("the answer is taken"),
+    );
+    assert_eq!(
+        done.status.state,
+        TaskState::Completed,
+        "{}",
+        status_text(&done)
+    );
+    eprintln!("taken over {taken:?} after the kill, by the replica an hour behind");
+}

@@ -110,3 +110,27 @@ impl Drop for Replica {
         self.kill();
     }
 }
+
+/// The environment that sets a process's wall clock `offset` off (libfaketime's `FAKETIME`
+/// form: `+1h`, `-30m`), its monotonic clock left alone: what a replica on a machine whose
+/// clock is wrong sees. `None` (the test skips, saying why) where Debian's `libfaketime` is not
+/// installed; with `A2A_REQUIRE_FAKETIME` set it panics instead.
+pub fn clock_offset_or_skip(offset: &str) -> Option<Vec<(&'static str, String)>> {
+    let library = ["x86_64-linux-gnu", "aarch64-linux-gnu"]
+        .iter()
+        .map(|arch| format!("/usr/lib/{arch}/faketime/libfaketime.so.1"))
+        .find(|path| std::path::Path::new(path).exists());
+    let Some(library) = library else {
+        let why = "libfaketime is not installed (Debian: apt-get install libfaketime)";
+        if std::env::var_os("A2A_REQUIRE_FAKETIME").is_some() {
+            panic!("a clock offset is required (A2A_REQUIRE_FAKETIME) but: {why}");
+        }
+        eprintln!("SKIPPED the clock offset: {why}");
+        return None;
+    };
+    Some(vec![
+        ("LD_PRELOAD", library),
+        ("FAKETIME", offset.to_owned()),
+        ("FAKETIME_DONT_FAKE_MONOTONIC", "1".to_owned()),
+    ])
+}
