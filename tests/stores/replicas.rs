@@ -1420,3 +1420,137 @@ async fn replicas_whose_clocks_are_an_hour_apart_take_over_only_a_dead_ones_task
     );
     eprintln!("taken over {taken:?} after the kill, by the replica an hour behind");
 }
+
+// Two workers: the proxy forwards while the test waits for a replica to start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_cut_off_from_the_database_acknowledges_nothing_and_agrees_once_healed() {
+    use support::proxy::{Proxy, postgres_address};
+    let Some(url) = postgres("cut").await else {
+        return;
+    };
+    // A reaches the database through a proxy the test cuts; B directly.
+    let proxy = Proxy::start(postgres_address(&url)).await;
+    let a = Replicas::start(&proxy.postgres_url(&url));
+    let b = Replicas::start(&url);
+    let on_a = client(&card(&a.base).await, "JSONRPC").await;
+    let on_b = client(&card(&b.base).await, "JSONRPC").await;
+    let mut waiting = Vec::new();
+    for _ in 0..4 {
+        waiting.push(start_waiting(&on_a).await.id);
+    }
+    let owner_a = owner(&url, &waiting[0]).await;
+    let answer = |id: &str| request(vec![Part::text("2026-12-01")], Some(id.to_owned()));
+
+    // The cut: every connection of A's closed, and each new one, for five leases.
+    proxy.cut();
+    let cut = std::time::Instant::now();
+    // An answer sent to A meanwhile is not acknowledged: a clear error, within the pool's
+    // wait for a connection.
+    let sent = std::time::Instant::now();
+    let refused = tokio::time::timeout(
+        Duration::from_secs(15),
+        on_a.send_message(&answer(&waiting[0])),
+    )
+    .await
+    .expect("an answer while cut off, in time");
+    let refused_after = sent.elapsed();
+    match refused {
+        Ok(acknowledged) => panic!(
+            "acknowledged while cut off from the database: {:?}",
+            task(acknowledged).status
+        ),
+        Err(e) => eprintln!("while cut off, after {refused_after:?}: {e}"),
+    }
+    assert!(refused_after < Duration::from_secs(8), "{refused_after:?}");
+    // B takes A's plans over once A's lease ran out, and completes one it is answered.
+    let mut taken = None;
+    while cut.elapsed() < Duration::from_secs(10) {
+        let now = owner(&url, &waiting[1]).await;
+        if now.is_some() && now != owner_a {
+            taken = Some(cut.elapsed());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let taken = taken.expect("B took A's plans over");
+    let done = task(
+        on_b.send_message(&answer(&waiting[1]))
+            .await
+            .expect("taken on B"),
+    );
+    assert_eq!(
+        done.status.state,
+        TaskState::Completed,
+        "{}",
+        status_text(&done)
+    );
+
+    // Healed after 3 s: A reads the store again, within a bounded delay.
+    let lease = Duration::from_millis(LEASE_MS.parse().expect("a lease"));
+    tokio::time::sleep((lease * 5).saturating_sub(cut.elapsed())).await;
+    proxy.heal();
+    let healed = std::time::Instant::now();
+    let mut agreed = None;
+    while healed.elapsed() < Duration::from_secs(10) {
+        if let Ok(t) = on_a.get_task(&get(&waiting[1])).await
+            && t.status.state == TaskState::Completed
+        {
+            agreed = Some(healed.elapsed());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let agreed = agreed.expect("A reads the plan completed on B");
+    // A subscriber on A to a plan B runs now ends with its completion, answered on B.
+    let mut frames = Frames::open(&a.base, "JSONRPC", &waiting[3], None).await;
+    let (_, first) = frames.next().await.expect("the task, first");
+    assert!(first.to_string().contains(&waiting[3]), "{first}");
+    let done = task(
+        on_b.send_message(&answer(&waiting[3]))
+            .await
+            .expect("taken on B"),
+    );
+    assert_eq!(
+        done.status.state,
+        TaskState::Completed,
+        "{}",
+        status_text(&done)
+    );
+    let last = tokio::time::timeout(Duration::from_secs(10), async {
+        let mut last = None;
+        while let Some((_, frame)) = frames.next().await {
+            last = Some(frame);
+        }
+        last
+    })
+    .await
+    .expect("the stream on A ends with the task");
+    let last = last.map(|f| f.to_string()).unwrap_or_default();
+    assert!(last.contains("TASK_STATE_COMPLETED"), "{last}");
+    // Answers sent to A complete the plans B runs (the one refused during the cut, again).
+    for id in [&waiting[2], &waiting[0]] {
+        let mut completed = None;
+        for _ in 0..50 {
+            if let Ok(done) = on_a.send_message(&answer(id)).await {
+                completed = Some(task(done));
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        let completed = completed.expect("an answer sent to A is taken once healed");
+        assert_eq!(
+            completed.status.state,
+            TaskState::Completed,
+            "{}",
+            status_text(&completed)
+        );
+    }
+    // Both replicas agree on every plan: completed, each day once.
+    for id in &waiting {
+        completed_with_days(&on_a, id, 2).await;
+        completed_with_days(&on_b, id, 2).await;
+    }
+    eprintln!(
+        "cut off: an answer refused after {refused_after:?}, the plans taken over {taken:?} after the cut; healed: A read the store {agreed:?} after"
+    );
+}

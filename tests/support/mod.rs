@@ -313,6 +313,9 @@ pub mod postgres;
 /// Server processes a test can kill.
 pub mod replica;
 
+/// A TCP proxy a test cuts, between a server process and its database.
+pub mod proxy;
+
 /// An OTLP/HTTP receiver.
 pub mod otlp;
 

@@ -69,7 +69,12 @@ impl<A: Agent> Lifecycle<A> {
         self.keep_webhook(id, config, false).await?;
         let waiting = match tracked.stage.take_waiting() {
             Ok(waiting) => waiting,
-            Err(NotWaiting::Working) => return Err(not_asked(id)),
+            // A durable task run again here, its handler replaying its way back to the
+            // question: the answer waits for it.
+            Err(NotWaiting::Journaled) if log::asks(&tracked.state()) => {
+                return self.keep_for_the_handler(tracked, message, call).await;
+            }
+            Err(NotWaiting::Working | NotWaiting::Journaled) => return Err(not_asked(id)),
             Err(NotWaiting::Gone) => return self.answer_elsewhere(tracked, message, call).await,
         };
         let (task, seq) = hand_over(&self.recorder, &tracked, message, call, waiting).await?;
@@ -105,17 +110,38 @@ impl<A: Agent> Lifecycle<A> {
         if !log::asks(&tracked.state()) {
             return Err(not_asked(&id));
         }
+        self.keep_for_the_handler(tracked, message, call).await
+    }
+
+    /// The caller's answer to the question of durable task `tracked`, kept for its handler,
+    /// which will ask (again) once its replay reaches the question: here, where it replays now
+    /// or takes the task over later. The caller is answered once the task moves on (up to
+    /// [`TAKEOVER`], then with the task as it is, the answer still kept); an answer the task
+    /// moved on without (another answered first) is taken back and refused.
+    async fn keep_for_the_handler(
+        &self,
+        tracked: Arc<Tracked>,
+        message: Message,
+        call: SkillCall,
+    ) -> Result<Turn, A2AError> {
+        let id = tracked.id.clone();
+        let message_id = message.message_id.clone();
         let (_, asked) = tracked.snapshot();
         let kept = self
             .recorder
             .mailbox
             .keep(&self.recorder.live, &id, message, answer_of(call));
         if let Some((tracked, message, answer, waiting)) = kept {
-            // Taken over meanwhile, and asking again.
+            // Asking (again) meanwhile.
             let (task, seq) = deliver(&self.recorder, &tracked, message, answer, waiting).await?;
             return Ok(Turn { tracked, task, seq });
         }
-        let _ = tokio::time::timeout(TAKEOVER, tracked.wait_beyond(asked)).await;
+        let moved = tokio::time::timeout(TAKEOVER, tracked.wait_beyond(asked))
+            .await
+            .is_ok();
+        if moved && self.recorder.mailbox.take_back(&id, &message_id) {
+            return Err(not_asked(&id));
+        }
         let (task, seq) = tracked.snapshot();
         Ok(Turn { tracked, task, seq })
     }

@@ -67,6 +67,17 @@ impl Mailbox {
             .then_some((message, answer))
     }
 
+    /// Takes back the answer kept for `task` if it is still `message` (no handler took it):
+    /// whether it was.
+    pub(crate) fn take_back(&self, task: &str, message: &str) -> bool {
+        let mut kept = lock(&self.0);
+        let ours = kept.get(task).is_some_and(|(m, _, _)| m.message_id == message);
+        if ours {
+            kept.remove(task);
+        }
+        ours
+    }
+
     /// Drops the answer kept for `task` if the task already holds it (another process
     /// handed it over before it stopped).
     pub(crate) fn forget_answered(&self, task: &a2a::Task) {

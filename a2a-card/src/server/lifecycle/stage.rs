@@ -115,6 +115,9 @@ pub(crate) enum NotWaiting {
     Gone,
     /// The handler runs, and has not asked.
     Working,
+    /// The handler runs and keeps a journal, and has not asked: run again after its process
+    /// stopped, it may be replaying its way back to the question its task asks.
+    Journaled,
 }
 
 impl Stage {
@@ -195,8 +198,12 @@ impl Stage {
                 })
             }
             Standing::Running(handler) => {
+                let why = match handler.journal {
+                    Some(_) => NotWaiting::Journaled,
+                    None => NotWaiting::Working,
+                };
                 *stage = Standing::Running(handler);
-                Err(NotWaiting::Working)
+                Err(why)
             }
             Standing::Followed => Err(NotWaiting::Gone),
         }
