@@ -487,10 +487,12 @@ async fn a_hundred_durable_tasks_of_a_killed_replica_all_complete_on_another() {
         );
         assert_eq!(days_of(&done), vec![1, 2], "{}", t.id);
     }
-    // The longest plan left (14 days at 150 ms, from its first) fits in the lease and 5 s.
+    // The longest plan left (14 days at 150 ms, from its first) takes 2 s after the lease:
+    // none waited for anything else (a second lease, a store deadline). Generous, for a
+    // loaded machine running the other tests beside it.
     let took = killed.elapsed();
     eprintln!("all 100 completed {took:?} after the kill");
-    assert!(took < Duration::from_millis(600 + 5_000), "{took:?}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
 }
 
 #[tokio::test]
@@ -1424,8 +1426,19 @@ async fn replicas_whose_clocks_are_an_hour_apart_take_over_only_a_dead_ones_task
 // Two workers: the proxy forwards while the test waits for a replica to start.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_replica_cut_off_from_the_database_acknowledges_nothing_and_agrees_once_healed() {
+    cut_off(false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_partitioned_from_the_database_acknowledges_nothing_and_agrees_once_healed() {
+    cut_off(true).await;
+}
+
+/// Replica A cut off from the database for five leases while B is not: its connections
+/// closed (each new one too), or with `partition` left open with nothing passing either way.
+async fn cut_off(partition: bool) {
     use support::proxy::{Proxy, postgres_address};
-    let Some(url) = postgres("cut").await else {
+    let Some(url) = postgres(if partition { "partition" } else { "cut" }).await else {
         return;
     };
     // A reaches the database through a proxy the test cuts; B directly.
@@ -1441,11 +1454,15 @@ async fn a_replica_cut_off_from_the_database_acknowledges_nothing_and_agrees_onc
     let owner_a = owner(&url, &waiting[0]).await;
     let answer = |id: &str| request(vec![Part::text("2026-12-01")], Some(id.to_owned()));
 
-    // The cut: every connection of A's closed, and each new one, for five leases.
-    proxy.cut();
+    // The cut: every connection of A's closed, and each new one, for five leases (or,
+    // partitioned, nothing passing).
+    if partition {
+        proxy.partition();
+    } else {
+        proxy.cut();
+    }
     let cut = std::time::Instant::now();
-    // An answer sent to A meanwhile is not acknowledged: a clear error, within the pool's
-    // wait for a connection.
+    // An answer sent to A meanwhile is not acknowledged: a clear error, in bounded time.
     let sent = std::time::Instant::now();
     let refused = tokio::time::timeout(
         Duration::from_secs(15),

@@ -1,6 +1,7 @@
 //! A TCP proxy in the test process, between a server process and its database: the test cuts
-//! one replica's connections (each one open is closed, and a new one is closed as it comes)
-//! while the others keep theirs, then heals it.
+//! one replica's connections (each one open is closed, and a new one is closed as it comes),
+//! or partitions it (nothing passes either way, the connections left open, as when the
+//! network drops every packet), while the others keep theirs, then heals it.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,9 +17,10 @@ pub struct Proxy {
     accept: AbortHandle,
 }
 
-#[derive(Default)]
 struct State {
     cut: AtomicBool,
+    /// Partitioned: nothing passes until healed (`true`), told to each connection.
+    partitioned: tokio::sync::watch::Sender<bool>,
     /// The connections forwarding now.
     open: Mutex<Vec<AbortHandle>>,
 }
@@ -28,7 +30,11 @@ impl Proxy {
     pub async fn start(upstream: SocketAddr) -> Proxy {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port");
         let port = listener.local_addr().expect("its address").port();
-        let state = Arc::new(State::default());
+        let state = Arc::new(State {
+            cut: AtomicBool::new(false),
+            partitioned: tokio::sync::watch::channel(false).0,
+            open: Mutex::default(),
+        });
         let shared = Arc::clone(&state);
         let accept = tokio::spawn(async move {
             while let Ok((client, _)) = listener.accept().await {
@@ -36,12 +42,16 @@ impl Proxy {
                     drop(client);
                     continue;
                 }
+                let partitioned = shared.partitioned.subscribe();
                 let forward = tokio::spawn(async move {
                     let Ok(server) = TcpStream::connect(upstream).await else {
                         return;
                     };
-                    let (mut client, mut server) = (client, server);
-                    let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                    let (from_client, to_client) = client.into_split();
+                    let (from_server, to_server) = server.into_split();
+                    let up = pass(from_client, to_server, partitioned.clone());
+                    let down = pass(from_server, to_client, partitioned);
+                    let _ = tokio::join!(up, down);
                 });
                 let mut open = shared.open.lock().expect("the connections");
                 open.retain(|c| !c.is_finished());
@@ -73,9 +83,17 @@ impl Proxy {
         }
     }
 
-    /// Forwards new connections again.
+    /// Lets nothing through either way, the connections left open (a client's query waits
+    /// for an answer that does not come, a new connection for its handshake), until
+    /// [`heal`](Self::heal): what was sent meanwhile then goes on.
+    pub fn partition(&self) {
+        self.state.partitioned.send_replace(true);
+    }
+
+    /// Forwards again, after [`cut`](Self::cut) or [`partition`](Self::partition).
     pub fn heal(&self) {
         self.state.cut.store(false, Ordering::SeqCst);
+        self.state.partitioned.send_replace(false);
     }
 }
 
@@ -83,6 +101,29 @@ impl Drop for Proxy {
     fn drop(&mut self) {
         self.accept.abort();
         self.cut();
+    }
+}
+
+/// Copies `from` to `to`, holding what it reads while `partitioned` says so.
+async fn pass(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    mut partitioned: tokio::sync::watch::Receiver<bool>,
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut buffer = vec![0u8; 16 * 1024];
+    loop {
+        if partitioned.wait_for(|p| !*p).await.is_err() {
+            return;
+        }
+        let n = match from.read(&mut buffer).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        if partitioned.wait_for(|p| !*p).await.is_err() || to.write_all(&buffer[..n]).await.is_err()
+        {
+            return;
+        }
     }
 }
 

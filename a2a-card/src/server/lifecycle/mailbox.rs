@@ -71,7 +71,9 @@ impl Mailbox {
     /// whether it was.
     pub(crate) fn take_back(&self, task: &str, message: &str) -> bool {
         let mut kept = lock(&self.0);
-        let ours = kept.get(task).is_some_and(|(m, _, _)| m.message_id == message);
+        let ours = kept
+            .get(task)
+            .is_some_and(|(m, _, _)| m.message_id == message);
         if ours {
             kept.remove(task);
         }

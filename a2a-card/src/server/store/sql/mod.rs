@@ -7,6 +7,7 @@
 
 mod backend;
 mod database;
+mod deadline;
 mod migrations;
 #[cfg(feature = "postgres")]
 mod postgres;
@@ -273,18 +274,18 @@ async fn connect(
     let shown = redact(url);
     if url.starts_with("sqlite:") {
         #[cfg(feature = "sqlite")]
-        return Ok(Arc::new(
+        return Ok(Arc::new(deadline::Deadline(
             backend::Pools::<sqlx::Sqlite>::open(url, &shown, replica, others).await?,
-        ));
+        )));
         #[cfg(not(feature = "sqlite"))]
         return Err(StoreError::Unavailable(format!(
             "{shown}: this build has no SQLite store (enable the `sqlite` feature of a2a-card)"
         )));
     }
     #[cfg(feature = "postgres")]
-    return Ok(Arc::new(
+    return Ok(Arc::new(deadline::Deadline(
         backend::Pools::<sqlx::Postgres>::open(url, &shown, replica, others).await?,
-    ));
+    )));
     #[cfg(not(feature = "postgres"))]
     Err(StoreError::Unavailable(format!(
         "{shown}: this build has no Postgres store (enable the `postgres` feature of a2a-card)"
@@ -379,7 +380,7 @@ impl super::Store for SqlTasks {
         inner
             .released
             .store(true, std::sync::atomic::Ordering::SeqCst);
-        inner.writer.flush().await;
+        let _ = inner.writer.flush().await;
         inner.db.leave().await
     }
 }

@@ -48,7 +48,7 @@ impl TaskStore for SqlTasks {
     async fn list(&self, req: &ListTasksRequest) -> Result<ListTasksResponse, A2AError> {
         let s = &self.inner;
         // What this replica queued is listed too.
-        s.writer.flush().await;
+        s.writer.flush().await?;
         let size = a2a_server::pagination::resolve_page_size(req.page_size);
         let (total, rows) = s.db.list(req, size).await?;
         let more = rows.len() > size;
@@ -76,7 +76,7 @@ impl TaskStore for SqlTasks {
     async fn begin_cancel(&self, task_id: &str) -> Result<Task, A2AError> {
         let s = &self.inner;
         // The task as this replica last wrote it, not as it was before its queued writes.
-        s.writer.flush().await;
+        s.writer.flush().await?;
         let (task, version) = s.db.cancel(task_id).await?;
         // Later writes of its executor are refused by the stored state (a finished task stays
         // finished), whatever version they expect.
@@ -98,7 +98,7 @@ impl EventLog for SqlTasks {
     async fn read(&self, task_id: &str, after: Option<u64>) -> Result<Option<Logged>, A2AError> {
         let s = &self.inner;
         // What this replica queued is read too.
-        s.writer.flush().await;
+        s.writer.flush().await?;
         let Some(row) = s.db.task(task_id).await? else {
             return Ok(None);
         };
@@ -128,7 +128,7 @@ impl EventLog for SqlTasks {
 
     async fn journal_written(&self, task_id: &str, n: u64) -> Result<(), A2AError> {
         let s = &self.inner;
-        s.writer.flush().await;
+        s.writer.flush().await?;
         // A round that holds only log rows answers nobody when the database refuses it: the
         // entry is read back (answers only wait for this; they are few).
         let written =
@@ -148,7 +148,7 @@ impl EventLog for SqlTasks {
 
     async fn read_journal(&self, task_id: &str) -> Result<Vec<(u64, Entry)>, A2AError> {
         let s = &self.inner;
-        s.writer.flush().await;
+        s.writer.flush().await?;
         s.db.journal(task_id)
             .await?
             .into_iter()

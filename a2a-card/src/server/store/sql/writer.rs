@@ -322,7 +322,12 @@ impl Writer {
     ) -> Result<i64, A2AError> {
         let (done, answer) = oneshot::channel();
         self.send(make(done))?;
-        answer.await.unwrap_or_else(|_| Err(stopped()))
+        // Within the store's deadline: a round the database does not answer (a partition)
+        // goes on in the background, and its writer is told that the store did not answer.
+        match tokio::time::timeout(super::deadline::DEADLINE, answer).await {
+            Ok(answer) => answer.unwrap_or_else(|_| Err(stopped())),
+            Err(_) => Err(super::deadline::unanswered()),
+        }
     }
 
     /// Writes `task` the way its state asks (see the [module docs](self)): queued when it is
@@ -378,12 +383,17 @@ impl Writer {
         .await
     }
 
-    /// Returns once every write queued before the call is written (or refused).
-    pub(super) async fn flush(&self) {
+    /// Returns once every write queued before the call is written (or refused); an error
+    /// once the store's deadline went by first.
+    pub(super) async fn flush(&self) -> Result<(), A2AError> {
         let (done, answer) = oneshot::channel();
         if self.ops.send(Sent::Flush(done)).is_ok() {
-            let _ = answer.await;
+            tokio::time::timeout(super::deadline::DEADLINE, answer)
+                .await
+                .map_err(|_| super::deadline::unanswered())?
+                .ok();
         }
+        Ok(())
     }
 
     /// Returns once task `id` exists in the database, if this store created it; why not, when
@@ -393,7 +403,8 @@ impl Writer {
         if !pending {
             return Ok(());
         }
-        self.flush().await;
+        // Past the deadline, the entry is still not written: the store is unavailable.
+        let _ = self.flush().await;
         let mut tasks = self.local.lock();
         let (why, refused) = match tasks.get(id) {
             Some(entry) if !entry.written => (
