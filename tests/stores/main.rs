@@ -24,6 +24,7 @@ mod trip_planner {
 
 mod deploy;
 mod durable;
+mod faults;
 mod replicas;
 mod shutdown;
 mod stores;

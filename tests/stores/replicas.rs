@@ -24,7 +24,7 @@ use support::sse::Frames;
 /// Set in a replica process: where its tasks are.
 pub(crate) const TASKS: &str = "A2A_REPLICA_TASKS";
 /// The replicas' lease, short so that a dead one is noticed quickly.
-const LEASE_MS: &str = "600";
+pub(crate) const LEASE_MS: &str = "600";
 
 /// Set in a replica process that serves the [`Ticker`] instead of the trip planner.
 const TICKER: &str = "A2A_REPLICA_TICKER";

@@ -581,7 +581,19 @@ impl Shared {
     /// Gives up this replica's claim on running task `id` (its run here stopped), so that the
     /// next recovery of any replica takes it over; a claim another replica took since is left
     /// as it is. The task's version moves on: a write this replica still had queued is refused.
+    ///
+    /// A creation of the task still on its way is waited for first: given up before its row is
+    /// written, the task would be written after, this replica's with no handler, and its
+    /// caller (who waits for the creation too) told it was kept when it was not. An error
+    /// while the database has not answered for it yet (the caller tries again).
     pub(super) async fn give_up(&self, id: &str) -> Result<(), A2AError> {
+        if let Err(why) = self.writer.settle(id).await {
+            if self.local.pending(id) {
+                return Err(why);
+            }
+            // Refused: never stored, nothing to give up.
+            return Ok(());
+        }
         self.db.give_up(id).await?;
         self.local.forget(id);
         Ok(())

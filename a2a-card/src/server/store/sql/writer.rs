@@ -134,6 +134,13 @@ impl Local {
         finished.tasks.get(id).cloned()
     }
 
+    /// Whether task `id`'s creation here is not written yet (nor refused).
+    pub(super) fn pending(&self, id: &str) -> bool {
+        self.lock()
+            .get(id)
+            .is_some_and(|e| !e.written && e.refused.is_none())
+    }
+
     /// Forgets task `id` (this replica gave up its claim on it).
     pub(super) fn forget(&self, id: &str) {
         self.lock().remove(id);

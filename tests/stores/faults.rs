@@ -1,0 +1,353 @@
+//! The fault suite: two replicas of the trip planner on a Postgres cluster of the test's own,
+//! each reaching it through a TCP proxy, under a steady load of durable plans begun and
+//! answered on both, while faults are injected one after another: a replica paused past its
+//! lease, one replica's connections cut, the other partitioned, the database restarted, a
+//! replica killed and replaced. Every acknowledgement is recorded; once the faults heal, an
+//! invariant checker reads every task back from both replicas.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::replicas::{LEASE_MS, PROCESS, TASKS};
+use crate::support::postgres::OwnCluster;
+use crate::support::proxy::{Proxy, postgres_address};
+use crate::support::replica::Replica;
+
+/// What the callers were told, by task.
+#[derive(Default)]
+struct Told {
+    /// Tasks whose creation was acknowledged (the task, waiting for its date).
+    made: Vec<String>,
+    /// Tasks acknowledged completed, with the days their answer carried.
+    completed: BTreeMap<String, Vec<u64>>,
+    /// Requests sent, and answered with an error (acknowledging nothing).
+    sent: usize,
+    refused: usize,
+    /// The refusals by what they said (its first words).
+    why: BTreeMap<String, usize>,
+}
+
+impl Told {
+    fn refused(&mut self, why: &str) {
+        self.refused += 1;
+        // What it said, a task's id (between backticks) left out.
+        let said = serde_json::from_str::<Value>(why)
+            .ok()
+            .and_then(|e| e["message"].as_str().map(str::to_owned))
+            .unwrap_or_else(|| why.to_owned());
+        let words: String = said
+            .split('`')
+            .enumerate()
+            .map(|(i, part)| if i % 2 == 1 { "`…`" } else { part })
+            .collect::<String>()
+            .chars()
+            .take(100)
+            .collect();
+        *self.why.entry(words).or_default() += 1;
+    }
+}
+
+/// One JSON-RPC call to `base`, within 20 s: its answer, or why none came.
+async fn call(
+    http: &reqwest::Client,
+    base: &str,
+    method: &str,
+    params: Value,
+) -> Result<Value, String> {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let answer = http
+        .post(base)
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .timeout(Duration::from_secs(20))
+        .body(body.to_string())
+        .send()
+        .await
+        .map_err(|e| e.to_string())?;
+    let value: Value = answer.json().await.map_err(|e| e.to_string())?;
+    match value.get("error") {
+        Some(error) => Err(error.to_string()),
+        None => Ok(value["result"].clone()),
+    }
+}
+
+/// A two-day plan without its date: the task.
+fn plan() -> Value {
+    json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
+        "parts": [{"data": {"destination": "Porto", "days": 2},
+                   "mediaType": "application/json;schema=tripRequest"}]},
+        "configuration": {"returnImmediately": true}})
+}
+
+/// The date, answering task `id`'s question; blocking.
+fn date(id: &str) -> Value {
+    json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
+        "parts": [{"text": "2026-12-01"}], "taskId": id}})
+}
+
+/// The days of an answered plan.
+fn days(task: &Value) -> Vec<u64> {
+    task["artifacts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|a| a["parts"].as_array().cloned().unwrap_or_default())
+        .filter_map(|p| p["data"]["day"].as_f64())
+        .map(|d| d as u64)
+        .collect()
+}
+
+/// A caller, for as long as `running`: begins a plan on the replica `bases` names first (then
+/// the other, in turn), answers it, and notes what it was told in `told`.
+async fn caller(
+    bases: Arc<Mutex<Vec<String>>>,
+    n: usize,
+    told: Arc<Mutex<Told>>,
+    running: Arc<std::sync::atomic::AtomicBool>,
+) {
+    let http = reqwest::Client::new();
+    let mut turn = n;
+    while running.load(std::sync::atomic::Ordering::SeqCst) {
+        turn += 1;
+        let base = {
+            let bases = bases.lock().expect("the bases");
+            bases[turn % bases.len()].clone()
+        };
+        let made = call(&http, &base, "SendMessage", plan()).await;
+        let id = {
+            let mut told = told.lock().expect("told");
+            told.sent += 1;
+            match made {
+                Ok(task) => {
+                    let id = task["task"]["id"].as_str().unwrap_or_default().to_owned();
+                    told.made.push(id.clone());
+                    Some(id)
+                }
+                Err(why) => {
+                    told.refused(&why);
+                    None
+                }
+            }
+        };
+        let Some(id) = id else {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            continue;
+        };
+        // Answered once it asks (the handler runs first), as a client watching it would.
+        for _ in 0..60 {
+            let read = call(&http, &base, "GetTask", json!({"id": id})).await;
+            if read.is_ok_and(|t| t["status"]["state"] == "TASK_STATE_INPUT_REQUIRED") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let answered = call(&http, &base, "SendMessage", date(&id)).await;
+        let mut told = told.lock().expect("told");
+        told.sent += 1;
+        match answered {
+            Ok(task) if task["task"]["status"]["state"] == "TASK_STATE_COMPLETED" => {
+                told.completed.insert(id, days(&task["task"]));
+            }
+            Ok(_) => {}
+            Err(why) => told.refused(&why),
+        }
+    }
+}
+
+/// A replica of the trip planner reaching the database at `url`.
+fn replica(url: &str) -> Replica {
+    Replica::spawn(PROCESS, &[(TASKS, url.to_owned())])
+}
+
+// Two workers: the proxies forward while the test waits for a replica to start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn under_load_every_fault_loses_no_acknowledged_answer_and_the_replicas_agree() {
+    let Some(cluster) = OwnCluster::start_or_skip("faults") else {
+        return;
+    };
+    let url = cluster.url();
+    let (to_a, to_b) = (
+        Proxy::start(postgres_address(&url)).await,
+        Proxy::start(postgres_address(&url)).await,
+    );
+    let mut a = replica(&to_a.postgres_url(&url));
+    let b = replica(&to_b.postgres_url(&url));
+    let bases = Arc::new(Mutex::new(vec![a.base.clone(), b.base.clone()]));
+    let told = Arc::new(Mutex::new(Told::default()));
+    let running = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let callers: Vec<_> = (0..6)
+        .map(|n| {
+            tokio::spawn(caller(
+                Arc::clone(&bases),
+                n,
+                Arc::clone(&told),
+                Arc::clone(&running),
+            ))
+        })
+        .collect();
+    let lease = Duration::from_millis(LEASE_MS.parse().expect("a lease"));
+    let calm = || tokio::time::sleep(Duration::from_secs(1));
+    let mut faults = Vec::new();
+    calm().await;
+
+    // A paused (SIGSTOP) past its lease, then resumed.
+    a.pause();
+    tokio::time::sleep(lease * 3).await;
+    a.resume();
+    faults.push("replica A paused for three leases");
+    calm().await;
+    // A's connections to the database cut for three leases.
+    to_a.cut();
+    tokio::time::sleep(lease * 3).await;
+    to_a.heal();
+    faults.push("replica A's database connections cut for three leases");
+    calm().await;
+    // B partitioned from the database (nothing passes, connections open) for three leases.
+    to_b.partition();
+    tokio::time::sleep(lease * 3).await;
+    to_b.heal();
+    faults.push("replica B partitioned from the database for three leases");
+    calm().await;
+    // The database stopped for two seconds, and started again.
+    cluster.down();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    cluster.up().expect("the database starts again");
+    faults.push("the database stopped for 2 s and started again");
+    calm().await;
+    // A killed (kill -9) and replaced.
+    a.kill();
+    let started = Instant::now();
+    a = replica(&to_a.postgres_url(&url));
+    bases.lock().expect("the bases")[0] = a.base.clone();
+    faults.push("replica A killed (kill -9) and replaced");
+    eprintln!("replica A replaced in {:?}", started.elapsed());
+    calm().await;
+    calm().await;
+
+    running.store(false, std::sync::atomic::Ordering::SeqCst);
+    for c in callers {
+        c.await.expect("a caller");
+    }
+    let told = Arc::try_unwrap(told)
+        .ok()
+        .expect("the callers are done")
+        .into_inner()
+        .expect("told");
+
+    // Every plan still waiting (its answer refused, or never sent) answered now, on either
+    // replica, until it completes.
+    let http = reqwest::Client::new();
+    let every = all_tasks(&http, &b.base).await;
+    for (id, state) in &every {
+        if state == "TASK_STATE_INPUT_REQUIRED" || state == "TASK_STATE_WORKING" {
+            answer_until_done(&http, [&a.base, &b.base], id).await;
+        }
+    }
+
+    // The invariants, read on both replicas.
+    let mut lost = Vec::new();
+    let on_a = all_tasks(&http, &a.base).await;
+    let on_b = all_tasks(&http, &b.base).await;
+    assert_eq!(
+        on_a, on_b,
+        "both replicas list the same tasks, in the same states"
+    );
+    for id in &told.made {
+        match on_b.get(id) {
+            None => lost.push(format!("{id}: acknowledged made, not stored")),
+            Some(state) if state != "TASK_STATE_COMPLETED" => {
+                lost.push(format!("{id}: acknowledged made, left {state}"))
+            }
+            Some(_) => {}
+        }
+    }
+    for (id, acknowledged) in &told.completed {
+        for base in [&a.base, &b.base] {
+            let task = call(&http, base, "GetTask", json!({"id": id})).await;
+            match task {
+                Ok(task)
+                    if task["status"]["state"] == "TASK_STATE_COMPLETED"
+                        && days(&task) == *acknowledged => {}
+                other => lost.push(format!(
+                    "{id}: acknowledged completed with {acknowledged:?}, {base} reads {other:?}"
+                )),
+            }
+        }
+    }
+    let left: Vec<_> = on_b
+        .iter()
+        .filter(|(_, s)| *s != "TASK_STATE_COMPLETED" && *s != "TASK_STATE_FAILED")
+        .collect();
+    eprintln!(
+        "faults injected: {}; requests: {}; refused: {}; tasks made: {} (acknowledged {}); answers acknowledged completed: {}; lost: {}",
+        faults.len(),
+        told.sent,
+        told.refused,
+        on_b.len(),
+        told.made.len(),
+        told.completed.len(),
+        lost.len()
+    );
+    for fault in &faults {
+        eprintln!("  - {fault}");
+    }
+    for (why, n) in &told.why {
+        eprintln!("  refused {n} times: {why}");
+    }
+    assert!(lost.is_empty(), "acknowledged and lost: {lost:#?}");
+    assert!(left.is_empty(), "tasks left running: {left:?}");
+    assert!(
+        told.completed.len() >= 20,
+        "the load ran: {} completed",
+        told.completed.len()
+    );
+}
+
+/// Every task the replica at `base` lists, with its state.
+async fn all_tasks(http: &reqwest::Client, base: &str) -> BTreeMap<String, String> {
+    let mut all = BTreeMap::new();
+    let mut token = String::new();
+    loop {
+        let page = call(
+            http,
+            base,
+            "ListTasks",
+            json!({"pageSize": 100, "pageToken": token}),
+        )
+        .await
+        .expect("a list");
+        for task in page["tasks"].as_array().into_iter().flatten() {
+            let id = task["id"].as_str().unwrap_or_default().to_owned();
+            let state = task["status"]["state"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            all.insert(id, state);
+        }
+        token = page["nextPageToken"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        if token.is_empty() {
+            return all;
+        }
+    }
+}
+
+/// Answers plan `id` on the replicas `bases` in turn until it completes (30 s at most).
+async fn answer_until_done(http: &reqwest::Client, bases: [&str; 2], id: &str) {
+    for turn in 0..60 {
+        let base = bases[turn % 2];
+        if let Ok(task) = call(http, base, "GetTask", json!({"id": id})).await
+            && task["status"]["state"] == "TASK_STATE_COMPLETED"
+        {
+            return;
+        }
+        let _ = call(http, base, "SendMessage", date(id)).await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    panic!("plan {id} never completed");
+}
