@@ -351,3 +351,89 @@ async fn answer_until_done(http: &reqwest::Client, bases: [&str; 2], id: &str) {
     }
     panic!("plan {id} never completed");
 }
+
+/// A plan of two days with its date, blocking: the answer's task, or the error.
+fn dated_plan() -> Value {
+    json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
+        "parts": [{"data": {"destination": "Porto", "days": 2, "start_date": "2026-12-01"},
+                   "mediaType": "application/json;schema=tripRequest"}]}})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_disk_is_refused_clearly_and_the_agent_serves_again_once_space_returns() {
+    let Some(disk) = crate::support::disk::SmallDisk::mount_or_skip("full-disk", "16m") else {
+        return;
+    };
+    let url = format!("sqlite://{}", disk.path().join("tasks.db").display());
+    let agent = replica(&url);
+    let http = reqwest::Client::new();
+    let mut kept = Vec::new();
+    for _ in 0..5 {
+        let done = call(&http, &agent.base, "SendMessage", dated_plan())
+            .await
+            .expect("a plan");
+        assert_eq!(
+            done["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+            "{done}"
+        );
+        kept.push(done["task"]["id"].as_str().expect("an id").to_owned());
+    }
+
+    // The disk full: a plan is refused, at once and clearly, and acknowledged nowhere.
+    disk.fill();
+    let mut refused = 0;
+    for _ in 0..5 {
+        let asked = Instant::now();
+        match call(&http, &agent.base, "SendMessage", dated_plan()).await {
+            Ok(task) => panic!("acknowledged on a full disk: {task}"),
+            Err(why) => {
+                assert!(why.contains("-32603"), "{why}");
+                assert!(
+                    asked.elapsed() < Duration::from_secs(6),
+                    "{:?}",
+                    asked.elapsed()
+                );
+                refused += 1;
+            }
+        }
+    }
+    // The agent keeps serving: its card, and the tasks kept before.
+    let card = http
+        .get(format!("{}/.well-known/agent-card.json", agent.base))
+        .send()
+        .await
+        .expect("the card");
+    assert_eq!(card.status(), 200);
+    for id in &kept {
+        let task = call(&http, &agent.base, "GetTask", json!({"id": id}))
+            .await
+            .expect("a task kept");
+        assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{task}");
+    }
+
+    // Space back: plans are made and completed again, within a few tries.
+    disk.free();
+    let mut again = None;
+    for _ in 0..50 {
+        if let Ok(done) = call(&http, &agent.base, "SendMessage", dated_plan()).await {
+            again = Some(done);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let again = again.expect("a plan once space returned");
+    assert_eq!(
+        again["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{again}"
+    );
+    for id in &kept {
+        let task = call(&http, &agent.base, "GetTask", json!({"id": id}))
+            .await
+            .expect("a task kept");
+        assert_eq!(days(&task), vec![1, 2], "{task}");
+    }
+    eprintln!(
+        "a full disk: {refused} plans refused with -32603, the agent serving on; space back, plans completed again"
+    );
+    drop(agent);
+}

@@ -316,6 +316,9 @@ pub mod replica;
 /// A TCP proxy a test cuts, between a server process and its database.
 pub mod proxy;
 
+/// A small filesystem a test fills up.
+pub mod disk;
+
 /// An OTLP/HTTP receiver.
 pub mod otlp;
 
