@@ -157,6 +157,70 @@ async fn caller(
     }
 }
 
+/// A plan of 14 days with its date, run on after its call (about 2 s at 150 ms a day).
+fn long_plan() -> Value {
+    json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
+        "parts": [{"data": {"destination": "Porto", "days": 14, "start_date": "2026-12-01"},
+                   "mediaType": "application/json;schema=tripRequest"}]},
+        "configuration": {"returnImmediately": true}})
+}
+
+/// Whether `frame` ends its task's stream: the task or a status in a terminal state.
+fn ends(frame: &Value) -> bool {
+    let result = &frame["result"];
+    let state = result["statusUpdate"]["status"]["state"]
+        .as_str()
+        .or_else(|| result["task"]["status"]["state"].as_str())
+        .unwrap_or_default();
+    matches!(
+        state,
+        "TASK_STATE_COMPLETED"
+            | "TASK_STATE_FAILED"
+            | "TASK_STATE_CANCELED"
+            | "TASK_STATE_REJECTED"
+    )
+}
+
+/// Follows task `id`'s events as a client that resumes does, through the faults: subscribes
+/// on the replicas `bases` name in turn, and after a stream that broke off (an error, a lost
+/// connection, a replica gone) subscribes again after the last event it read
+/// (`Last-Event-ID`), until the task's end (60 s at most). The events read, with their
+/// numbers, and how many times it subscribed.
+async fn follow(bases: Arc<Mutex<Vec<String>>>, id: String) -> (Vec<(u64, Value)>, usize) {
+    use crate::support::sse::Frames;
+    let mut read: Vec<(u64, Value)> = Vec::new();
+    let started = Instant::now();
+    let mut turn = 0;
+    while started.elapsed() < Duration::from_secs(60) {
+        turn += 1;
+        let base = {
+            let bases = bases.lock().expect("the bases");
+            bases[turn % bases.len()].clone()
+        };
+        let last = read.last().map(|(n, _)| *n);
+        let Ok(mut frames) = Frames::try_open(&base, "JSONRPC", &id, last).await else {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            continue;
+        };
+        while let Ok(Some((number, frame))) = frames.try_next().await {
+            // An error ends this stream (the client subscribes again); a frame has a number.
+            let Some(number) = number.filter(|_| frame.get("error").is_none()) else {
+                break;
+            };
+            let end = ends(&frame);
+            read.push((number, frame));
+            if end {
+                return (read, turn);
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!(
+        "task {id}'s stream did not reach its end within 60 s: {} events read",
+        read.len()
+    );
+}
+
 /// A replica of the trip planner reaching the database at `url`.
 fn replica(url: &str) -> Replica {
     Replica::spawn(PROCESS, &[(TASKS, url.to_owned())])
@@ -191,7 +255,19 @@ async fn under_load_every_fault_loses_no_acknowledged_answer_and_the_replicas_ag
     let lease = Duration::from_millis(LEASE_MS.parse().expect("a lease"));
     let calm = || tokio::time::sleep(Duration::from_secs(1));
     let mut faults = Vec::new();
+    // Before each fault, a long plan begins, and a client follows its stream through it.
+    let mut followed = Vec::new();
+    let http = reqwest::Client::new();
+    let mut stream = async |n: usize| {
+        let base = bases.lock().expect("the bases")[n % 2].clone();
+        let Ok(task) = call(&http, &base, "SendMessage", long_plan()).await else {
+            return;
+        };
+        let id = task["task"]["id"].as_str().unwrap_or_default().to_owned();
+        followed.push((id.clone(), tokio::spawn(follow(Arc::clone(&bases), id))));
+    };
     calm().await;
+    stream(0).await;
 
     // A paused (SIGSTOP) past its lease, then resumed.
     a.pause();
@@ -200,24 +276,28 @@ async fn under_load_every_fault_loses_no_acknowledged_answer_and_the_replicas_ag
     faults.push("replica A paused for three leases");
     calm().await;
     // A's connections to the database cut for three leases.
+    stream(1).await;
     to_a.cut();
     tokio::time::sleep(lease * 3).await;
     to_a.heal();
     faults.push("replica A's database connections cut for three leases");
     calm().await;
     // B partitioned from the database (nothing passes, connections open) for three leases.
+    stream(2).await;
     to_b.partition();
     tokio::time::sleep(lease * 3).await;
     to_b.heal();
     faults.push("replica B partitioned from the database for three leases");
     calm().await;
     // The database stopped for two seconds, and started again.
+    stream(3).await;
     cluster.down();
     tokio::time::sleep(Duration::from_secs(2)).await;
     cluster.up().expect("the database starts again");
     faults.push("the database stopped for 2 s and started again");
     calm().await;
     // A killed (kill -9) and replaced.
+    stream(4).await;
     a.kill();
     let started = Instant::now();
     a = replica(&to_a.postgres_url(&url));
@@ -237,9 +317,37 @@ async fn under_load_every_fault_loses_no_acknowledged_answer_and_the_replicas_ag
         .into_inner()
         .expect("told");
 
+    // Every followed stream read to its end, each event once, in order, without a gap.
+    let (mut streamed, mut subscriptions) = (0, 0);
+    for (id, follower) in followed {
+        let (read, subscribed) = follower.await.expect("a follower");
+        subscriptions += subscribed;
+        let numbers: Vec<u64> = read.iter().map(|(n, _)| *n).collect();
+        let first = numbers[0];
+        let expected: Vec<u64> = (first..first + numbers.len() as u64).collect();
+        assert_eq!(
+            numbers, expected,
+            "{id}: each event once, in order, without a gap"
+        );
+        let (_, last) = read.last().expect("an event");
+        assert!(
+            last["result"]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+                || last["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED",
+            "{id} ends completed: {last}"
+        );
+        let task = call(&http, &b.base, "GetTask", json!({"id": id}))
+            .await
+            .expect("the plan");
+        assert_eq!(
+            days(&task),
+            (1..=14).collect::<Vec<_>>(),
+            "{id}: each day once"
+        );
+        streamed += 1;
+    }
+
     // Every plan still waiting (its answer refused, or never sent) answered now, on either
     // replica, until it completes.
-    let http = reqwest::Client::new();
     let every = all_tasks(&http, &b.base).await;
     for (id, state) in &every {
         if state == "TASK_STATE_INPUT_REQUIRED" || state == "TASK_STATE_WORKING" {
@@ -282,7 +390,7 @@ async fn under_load_every_fault_loses_no_acknowledged_answer_and_the_replicas_ag
         .filter(|(_, s)| *s != "TASK_STATE_COMPLETED" && *s != "TASK_STATE_FAILED")
         .collect();
     eprintln!(
-        "faults injected: {}; requests: {}; refused: {}; tasks made: {} (acknowledged {}); answers acknowledged completed: {}; lost: {}",
+        "faults injected: {}; streams followed through them: {streamed} ({subscriptions} subscriptions), gapless; requests: {}; refused: {}; tasks made: {} (acknowledged {}); answers acknowledged completed: {}; lost: {}",
         faults.len(),
         told.sent,
         told.refused,

@@ -12,6 +12,18 @@ impl Frames {
     /// `SubscribeToTask` on `binding` (`JSONRPC` or `HTTP+JSON`) of the agent at `base`, after
     /// `last_event_id` when given (`Last-Event-ID`).
     pub async fn open(base: &str, binding: &str, id: &str, last_event_id: Option<u64>) -> Frames {
+        Frames::try_open(base, binding, id, last_event_id)
+            .await
+            .expect("a stream")
+    }
+
+    /// [`open`](Self::open), or why no stream came (a replica down, an error answered).
+    pub async fn try_open(
+        base: &str,
+        binding: &str,
+        id: &str,
+        last_event_id: Option<u64>,
+    ) -> Result<Frames, String> {
         let client = reqwest::Client::new();
         let mut request = if binding == "JSONRPC" {
             let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask",
@@ -27,15 +39,27 @@ impl Frames {
         if let Some(last) = last_event_id {
             request = request.header("Last-Event-ID", last.to_string());
         }
-        let response = request.send().await.expect("a stream");
-        assert_eq!(response.status(), 200);
-        Frames {
+        let response = request.send().await.map_err(|e| e.to_string())?;
+        if response.status() != 200 {
+            let status = response.status();
+            return Err(format!(
+                "{status}: {}",
+                response.text().await.unwrap_or_default()
+            ));
+        }
+        Ok(Frames {
             response,
             buffer: String::new(),
-        }
+        })
     }
 
+    /// The next frame: its number and data; `None` once the stream ended.
     pub async fn next(&mut self) -> Option<(Option<u64>, Value)> {
+        self.try_next().await.expect("the stream")
+    }
+
+    /// [`next`](Self::next), or why the stream broke off (its connection lost).
+    pub async fn try_next(&mut self) -> Result<Option<(Option<u64>, Value)>, String> {
         loop {
             if let Some(end) = self.buffer.find("\n\n") {
                 let frame: String = self.buffer.drain(..end + 2).collect();
@@ -51,9 +75,12 @@ impl Frames {
                 if data.is_empty() {
                     continue; // a keep-alive comment
                 }
-                return Some((id, serde_json::from_str(&data).expect("JSON")));
+                let data = serde_json::from_str(&data).map_err(|e| format!("{e}: {data}"))?;
+                return Ok(Some((id, data)));
             }
-            let chunk = self.response.chunk().await.expect("the stream")?;
+            let Some(chunk) = self.response.chunk().await.map_err(|e| e.to_string())? else {
+                return Ok(None);
+            };
             self.buffer.push_str(&String::from_utf8_lossy(&chunk));
         }
     }
