@@ -414,3 +414,151 @@ async fn an_mcp_tool_call_retried_with_its_key_runs_the_skill_once() {
     let other = call("mcp-2").await;
     assert!(other.to_string().contains("pecans #2"), "{other}");
 }
+
+/// Sends `body` to `url` as a client would (with `headers`): its JSON answer, or why none came.
+async fn post(url: &str, body: &Value, headers: &[(&str, &str)]) -> Result<Value, String> {
+    let mut request = reqwest::Client::new().post(url).json(body);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.map_err(|e| e.to_string())?;
+    response.json().await.map_err(|e| e.to_string())
+}
+
+/// The agent at `agent` behind a proxy that loses the answer to the first request of each
+/// binding: the request is sent with its key, its answer lost (the connection closed as it
+/// comes back), and sent again (through `retry`: the proxy, or another replica) with the same
+/// key. Each binding gets the task its first send made, whose skill ran once.
+async fn answers_lost_on_the_way_back(agent: &str, retry: &str, runs: &AtomicUsize) {
+    use crate::support::proxy::Proxy;
+    let address = agent
+        .trim_start_matches("http://")
+        .parse()
+        .expect("an address");
+    let proxy = Proxy::start(address).await;
+    let front = format!("http://127.0.0.1:{}", proxy.port());
+    let retry = if retry == agent {
+        front.as_str()
+    } else {
+        retry
+    };
+    let before = runs.load(Ordering::SeqCst);
+    // JSON-RPC 1.0, JSON-RPC 0.3 and HTTP+JSON: (path, body, version, the answer's task id).
+    let v1 = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+        "params": {"message": message("lost-1", "pears")}});
+    let v03 = json!({"jsonrpc": "2.0", "id": 1, "method": "message/send",
+        "params": {"message": {"kind": "message", "messageId": "lost-2", "role": "user",
+                               "parts": [{"kind": "text", "text": "plums"}]}}});
+    let rest = json!({"message": message("lost-3", "quinces")});
+    let bindings: [(&str, &str, &Value, &str, fn(&Value) -> Option<&str>); 3] = [
+        ("JSON-RPC 1.0", "/", &v1, "1.0", |a| {
+            a["result"]["task"]["id"].as_str()
+        }),
+        ("JSON-RPC 0.3", "/", &v03, "0.3", |a| {
+            a["result"]["id"].as_str()
+        }),
+        ("HTTP+JSON", "/message:send", &rest, "1.0", |a| {
+            a["task"]["id"].as_str()
+        }),
+    ];
+    for (n, (binding, path, body, version, id_of)) in bindings.into_iter().enumerate() {
+        let key = format!("lost-{n}");
+        let headers = [("A2A-Version", version), ("Idempotency-Key", key.as_str())];
+        proxy.lose_answers(1);
+        let lost = post(&format!("{front}{path}"), body, &headers).await;
+        assert!(
+            lost.is_err(),
+            "{binding}: the first answer is lost: {lost:?}"
+        );
+        let again = post(&format!("{retry}{path}"), body, &headers)
+            .await
+            .unwrap_or_else(|e| panic!("{binding}: the retry is answered: {e}"));
+        let id = id_of(&again).unwrap_or_else(|| panic!("{binding}: a task: {again}"));
+        let once = post(&format!("{retry}{path}"), body, &headers)
+            .await
+            .expect("answered");
+        assert_eq!(id_of(&once), Some(id), "{binding}: the same task again");
+        assert_eq!(
+            runs.load(Ordering::SeqCst),
+            before + n + 1,
+            "{binding}: the skill ran once for the send and its retries"
+        );
+    }
+    // gRPC: the answer lost, the connection with it; the retry on a new one.
+    proxy.lose_answers(1);
+    let request = || {
+        let mut request = tonic::Request::new(proto::SendMessageRequest {
+            message: Some(proto::Message {
+                message_id: "lost-4".into(),
+                role: proto::Role::User.into(),
+                parts: vec![proto::Part {
+                    content: Some(proto::part::Content::Text("figs".into())),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
+        request
+            .metadata_mut()
+            .insert("idempotency-key", "lost-grpc".parse().expect("metadata"));
+        request
+    };
+    let mut through = A2aServiceClient::connect(front.clone())
+        .await
+        .expect("connected");
+    assert!(
+        through.send_message(request()).await.is_err(),
+        "gRPC: the first answer is lost"
+    );
+    let mut again = A2aServiceClient::connect(retry.to_owned())
+        .await
+        .expect("connected");
+    let task = match again
+        .send_message(request())
+        .await
+        .expect("the retry")
+        .into_inner()
+        .payload
+    {
+        Some(proto::send_message_response::Payload::Task(task)) => task,
+        other => panic!("gRPC: a task: {other:?}"),
+    };
+    assert_eq!(
+        task.status.map(|s| s.state),
+        Some(proto::TaskState::Completed.into())
+    );
+    assert_eq!(
+        runs.load(Ordering::SeqCst),
+        before + 4,
+        "gRPC: the skill ran once"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_send_whose_answer_was_lost_retried_runs_the_skill_once_on_sqlite() {
+    let path = std::env::temp_dir().join(format!("lost-answers-{}.db", std::process::id()));
+    let (running, runs) = counter(Tasks::sqlite(&path)).await;
+    answers_lost_on_the_way_back(&running.base, &running.base, &runs).await;
+    drop(running);
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_send_whose_answer_was_lost_retried_on_another_postgres_replica_runs_the_skill_once() {
+    let Some(url) = crate::support::postgres::database_or_skip("lost_answers").await else {
+        return;
+    };
+    let agent = Counter::default();
+    let runs = Arc::clone(&agent.runs);
+    let a = serve(
+        Server::new(agent.clone())
+            .grpc(true)
+            .tasks(Tasks::postgres(url.clone())),
+    )
+    .await;
+    let b = serve(Server::new(agent).grpc(true).tasks(Tasks::postgres(url))).await;
+    answers_lost_on_the_way_back(&a.base, &b.base, &runs).await;
+}

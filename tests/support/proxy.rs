@@ -1,7 +1,9 @@
 //! A TCP proxy in the test process, between a server process and its database: the test cuts
 //! one replica's connections (each one open is closed, and a new one is closed as it comes),
 //! or partitions it (nothing passes either way, the connections left open, as when the
-//! network drops every packet), while the others keep theirs, then heals it.
+//! network drops every packet), while the others keep theirs, then heals it; or, in front of
+//! an agent, loses the answers to a client's next requests (their connections closed as the
+//! answer comes back, after the agent did the work).
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,6 +25,8 @@ struct State {
     partitioned: tokio::sync::watch::Sender<bool>,
     /// The connections forwarding now.
     open: Mutex<Vec<AbortHandle>>,
+    /// How many answers to lose ([`Proxy::lose_answers`]).
+    lose: std::sync::atomic::AtomicUsize,
 }
 
 impl Proxy {
@@ -34,6 +38,7 @@ impl Proxy {
             cut: AtomicBool::new(false),
             partitioned: tokio::sync::watch::channel(false).0,
             open: Mutex::default(),
+            lose: Default::default(),
         });
         let shared = Arc::clone(&state);
         let accept = tokio::spawn(async move {
@@ -43,14 +48,15 @@ impl Proxy {
                     continue;
                 }
                 let partitioned = shared.partitioned.subscribe();
+                let lose = Arc::clone(&shared);
                 let forward = tokio::spawn(async move {
                     let Ok(server) = TcpStream::connect(upstream).await else {
                         return;
                     };
                     let (from_client, to_client) = client.into_split();
                     let (from_server, to_server) = server.into_split();
-                    let up = pass(from_client, to_server, partitioned.clone());
-                    let down = pass(from_server, to_client, partitioned);
+                    let up = pass(from_client, to_server, partitioned.clone(), None);
+                    let down = pass(from_server, to_client, partitioned, Some(lose));
                     let _ = tokio::join!(up, down);
                 });
                 let mut open = shared.open.lock().expect("the connections");
@@ -64,6 +70,11 @@ impl Proxy {
             state,
             accept,
         }
+    }
+
+    /// Its port, on 127.0.0.1.
+    pub fn port(&self) -> u16 {
+        self.port
     }
 
     /// The Postgres URL `url` (on 127.0.0.1) through this proxy: its port replaced by the
@@ -90,6 +101,13 @@ impl Proxy {
         self.state.partitioned.send_replace(true);
     }
 
+    /// Loses the next `n` answers: the first bytes the server sends back on a connection are
+    /// not passed on, and the connection is closed instead (the request reached the server,
+    /// which did its work; the client hears nothing of it).
+    pub fn lose_answers(&self, n: usize) {
+        self.state.lose.store(n, Ordering::SeqCst);
+    }
+
     /// Forwards again, after [`cut`](Self::cut) or [`partition`](Self::partition).
     pub fn heal(&self) {
         self.state.cut.store(false, Ordering::SeqCst);
@@ -104,11 +122,13 @@ impl Drop for Proxy {
     }
 }
 
-/// Copies `from` to `to`, holding what it reads while `partitioned` says so.
+/// Copies `from` to `to`, holding what it reads while `partitioned` says so; the way back
+/// (`answers`: the proxy's state) loses answers while the proxy has some to lose.
 async fn pass(
     mut from: tokio::net::tcp::OwnedReadHalf,
     mut to: tokio::net::tcp::OwnedWriteHalf,
     mut partitioned: tokio::sync::watch::Receiver<bool>,
+    answers: Option<Arc<State>>,
 ) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut buffer = vec![0u8; 16 * 1024];
@@ -120,6 +140,16 @@ async fn pass(
             Ok(0) | Err(_) => return,
             Ok(n) => n,
         };
+        let lost = answers.as_ref().is_some_and(|state| {
+            state
+                .lose
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                .is_ok()
+        });
+        if lost {
+            // Both ways closed: the client's connection ends without its answer.
+            return;
+        }
         if partitioned.wait_for(|p| !*p).await.is_err() || to.write_all(&buffer[..n]).await.is_err()
         {
             return;
