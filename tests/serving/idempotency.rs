@@ -425,6 +425,9 @@ async fn post(url: &str, body: &Value, headers: &[(&str, &str)]) -> Result<Value
     response.json().await.map_err(|e| e.to_string())
 }
 
+/// Where an answer of a binding says the task's id.
+type IdOf = fn(&Value) -> Option<&str>;
+
 /// The agent at `agent` behind a proxy that loses the answer to the first request of each
 /// binding: the request is sent with its key, its answer lost (the connection closed as it
 /// comes back), and sent again (through `retry`: the proxy, or another replica) with the same
@@ -450,7 +453,7 @@ async fn answers_lost_on_the_way_back(agent: &str, retry: &str, runs: &AtomicUsi
         "params": {"message": {"kind": "message", "messageId": "lost-2", "role": "user",
                                "parts": [{"kind": "text", "text": "plums"}]}}});
     let rest = json!({"message": message("lost-3", "quinces")});
-    let bindings: [(&str, &str, &Value, &str, fn(&Value) -> Option<&str>); 3] = [
+    let bindings: [(&str, &str, &Value, &str, IdOf); 3] = [
         ("JSON-RPC 1.0", "/", &v1, "1.0", |a| {
             a["result"]["task"]["id"].as_str()
         }),
