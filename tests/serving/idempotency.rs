@@ -85,6 +85,26 @@ async fn rpc(base: &str, method: &str, message: Value, headers: &[(&str, &str)])
     serde_json::from_str(json).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
 }
 
+/// A gRPC `SendMessage` of `text` (message `message_id`) with idempotency key `key`.
+fn grpc_send(message_id: &str, text: &str, key: &str) -> tonic::Request<proto::SendMessageRequest> {
+    let mut request = tonic::Request::new(proto::SendMessageRequest {
+        message: Some(proto::Message {
+            message_id: message_id.into(),
+            role: proto::Role::User.into(),
+            parts: vec![proto::Part {
+                content: Some(proto::part::Content::Text(text.into())),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }),
+        ..Default::default()
+    });
+    request
+        .metadata_mut()
+        .insert("idempotency-key", key.parse().expect("metadata"));
+    request
+}
+
 fn task_id(answer: &Value) -> String {
     let task = &answer["result"]["task"];
     task["id"]
@@ -230,24 +250,7 @@ async fn http_json_and_grpc_retries_get_the_first_task() {
     let mut grpc = A2aServiceClient::connect(base.clone())
         .await
         .expect("connected");
-    let request = || {
-        let mut request = tonic::Request::new(proto::SendMessageRequest {
-            message: Some(proto::Message {
-                message_id: "m-1".into(),
-                role: proto::Role::User.into(),
-                parts: vec![proto::Part {
-                    content: Some(proto::part::Content::Text("grapes".into())),
-                    ..Default::default()
-                }],
-                ..Default::default()
-            }),
-            ..Default::default()
-        });
-        request
-            .metadata_mut()
-            .insert("idempotency-key", "grpc-1".parse().expect("metadata"));
-        request
-    };
+    let request = || grpc_send("m-1", "grapes", "grpc-1");
     let id = |response: proto::SendMessageResponse| match response.payload {
         Some(proto::send_message_response::Payload::Task(task)) => task.id,
         other => panic!("a task: {other:?}"),
@@ -473,6 +476,12 @@ async fn answers_lost_on_the_way_back(agent: &str, retry: &str, runs: &AtomicUsi
             lost.is_err(),
             "{binding}: the first answer is lost: {lost:?}"
         );
+        // The skill ran for it (an answer is written once it did).
+        assert_eq!(
+            runs.load(Ordering::SeqCst),
+            before + n + 1,
+            "{binding}: ran"
+        );
         let again = post(&format!("{retry}{path}"), body, &headers)
             .await
             .unwrap_or_else(|e| panic!("{binding}: the retry is answered: {e}"));
@@ -487,33 +496,23 @@ async fn answers_lost_on_the_way_back(agent: &str, retry: &str, runs: &AtomicUsi
             "{binding}: the skill ran once for the send and its retries"
         );
     }
-    // gRPC: the answer lost, the connection with it; the retry on a new one.
-    proxy.lose_answers(1);
-    let request = || {
-        let mut request = tonic::Request::new(proto::SendMessageRequest {
-            message: Some(proto::Message {
-                message_id: "lost-4".into(),
-                role: proto::Role::User.into(),
-                parts: vec![proto::Part {
-                    content: Some(proto::part::Content::Text("figs".into())),
-                    ..Default::default()
-                }],
-                ..Default::default()
-            }),
-            ..Default::default()
-        });
-        request
-            .metadata_mut()
-            .insert("idempotency-key", "lost-grpc".parse().expect("metadata"));
-        request
-    };
+    // gRPC: the answer lost, the connection with it; the retry on a new one. The
+    // connection is set up first (HTTP/2's settings go both ways before any call).
+    let request = || grpc_send("lost-4", "figs", "lost-grpc");
     let mut through = A2aServiceClient::connect(front.clone())
         .await
         .expect("connected");
+    let unknown = proto::GetTaskRequest {
+        id: "no-such-task".into(),
+        ..Default::default()
+    };
+    assert!(through.get_task(unknown).await.is_err(), "no such task");
+    proxy.lose_answers(1);
     assert!(
         through.send_message(request()).await.is_err(),
         "gRPC: the first answer is lost"
     );
+    assert_eq!(runs.load(Ordering::SeqCst), before + 4, "gRPC: ran");
     let mut again = A2aServiceClient::connect(retry.to_owned())
         .await
         .expect("connected");

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 use crate::replicas::{
     AgentClient, LEASE, TASKS, completed_with_days, fresh_file, owner, parts_at_least, postgres,
-    start_plan, start_waiting,
+    start_plan, start_waiting, taken_over,
 };
 use crate::support::client::{card, client, every_task, get, rpc};
 use crate::support::replica::Replica;
@@ -468,16 +468,15 @@ async fn a_rolling_deploy_to_a_new_version_loses_nothing() {
         // Its running plans that no call there waits for are handed over at once, not left to
         // the lease (10 s) nor to the drain (its blocking calls): another replica owns one
         // within a second of the SIGTERM, and it moves on.
-        let mut taken = None;
-        while stopped.elapsed() < Duration::from_secs(5) {
-            let now = owner(&url, &moving.id).await;
-            if now.is_some() && now != owner_before {
-                taken = Some(stopped.elapsed());
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        let taken = taken.expect("another replica took the plan over");
+        let taken = taken_over(
+            &url,
+            &moving.id,
+            &owner_before,
+            stopped,
+            Duration::from_secs(5),
+        )
+        .await
+        .expect("another replica took the plan over");
         assert!(
             taken < Duration::from_secs(1),
             "{taken:?}: not handed over at once"

@@ -778,15 +778,9 @@ async fn a_replica_that_cannot_renew_its_lease_stops_its_tasks_before_the_lease_
     // over then), this one stops the task here, and its subscriber learns it.
     cluster.down();
     let lost = std::time::Instant::now();
-    let ended = tokio::time::timeout(lease, async {
-        let mut last = None;
-        while let Some((_, frame)) = frames.next().await {
-            last = Some(frame);
-        }
-        last
-    })
-    .await
-    .expect("the stream ends before the lease runs out");
+    let ended = tokio::time::timeout(lease, frames.last())
+        .await
+        .expect("the stream ends before the lease runs out");
     let said = ended.map(|f| f.to_string()).unwrap_or_default();
     assert!(
         said.contains("could not be stored"),
@@ -1328,6 +1322,25 @@ pub(crate) async fn completed_with_days(on: &AgentClient, id: &str, days: u64) -
     done
 }
 
+/// How long after `since` the Postgres database at `url` names an owner of task `id` other
+/// than `before` (looked at every 10 ms, until `within` after `since`); `None` if it did not.
+pub(crate) async fn taken_over(
+    url: &str,
+    id: &str,
+    before: &Option<String>,
+    since: std::time::Instant,
+    within: Duration,
+) -> Option<Duration> {
+    while since.elapsed() < within {
+        let now = owner(url, id).await;
+        if now.is_some() && now != *before {
+            return Some(since.elapsed());
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    None
+}
+
 /// The replica that owns task `id` in the Postgres database at `url`, if any.
 pub(crate) async fn owner(url: &str, id: &str) -> Option<String> {
     use sqlx::Connection as _;
@@ -1395,16 +1408,9 @@ async fn replicas_whose_clocks_are_an_hour_apart_take_over_only_a_dead_ones_task
     a.kill();
     b.kill();
     let killed = std::time::Instant::now();
-    let mut taken = None;
-    while killed.elapsed() < Duration::from_secs(10) {
-        let now = owner(&url, &waiting.id).await;
-        if now.is_some() && now != owner_a {
-            taken = Some(killed.elapsed());
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    let taken = taken.expect("the replica an hour behind takes the dead one's plan over");
+    let taken = taken_over(&url, &waiting.id, &owner_a, killed, Duration::from_secs(10))
+        .await
+        .expect("the replica an hour behind takes the dead one's plan over");
     assert!(taken < lease * 4, "{taken:?}");
     // And it plans on there.
     let on_c = client(&card(&c.base).await, "JSONRPC").await;
@@ -1480,16 +1486,9 @@ async fn cut_off(partition: bool) {
     }
     assert!(refused_after < Duration::from_secs(8), "{refused_after:?}");
     // B takes A's plans over once A's lease ran out, and completes one it is answered.
-    let mut taken = None;
-    while cut.elapsed() < Duration::from_secs(10) {
-        let now = owner(&url, &waiting[1]).await;
-        if now.is_some() && now != owner_a {
-            taken = Some(cut.elapsed());
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    let taken = taken.expect("B took A's plans over");
+    let taken = taken_over(&url, &waiting[1], &owner_a, cut, Duration::from_secs(10))
+        .await
+        .expect("B took A's plans over");
     let done = task(
         on_b.send_message(&answer(&waiting[1]))
             .await
@@ -1533,15 +1532,9 @@ async fn cut_off(partition: bool) {
         "{}",
         status_text(&done)
     );
-    let last = tokio::time::timeout(Duration::from_secs(10), async {
-        let mut last = None;
-        while let Some((_, frame)) = frames.next().await {
-            last = Some(frame);
-        }
-        last
-    })
-    .await
-    .expect("the stream on A ends with the task");
+    let last = tokio::time::timeout(Duration::from_secs(10), frames.last())
+        .await
+        .expect("the stream on A ends with the task");
     let last = last.map(|f| f.to_string()).unwrap_or_default();
     assert!(last.contains("TASK_STATE_COMPLETED"), "{last}");
     // Answers sent to A complete the plans B runs (the one refused during the cut, again).

@@ -58,6 +58,15 @@ impl Frames {
         self.try_next().await.expect("the stream")
     }
 
+    /// The last frame's data, once the stream ended.
+    pub async fn last(mut self) -> Option<Value> {
+        let mut last = None;
+        while let Some((_, frame)) = self.next().await {
+            last = Some(frame);
+        }
+        last
+    }
+
     /// [`next`](Self::next), or why the stream broke off (its connection lost).
     pub async fn try_next(&mut self) -> Result<Option<(Option<u64>, Value)>, String> {
         loop {
