@@ -107,6 +107,8 @@ struct Shared {
     renewing: tokio::sync::Mutex<()>,
     /// Whether the last lease renewal failed (the database did not answer).
     unreachable: std::sync::atomic::AtomicBool,
+    /// Whether a retention sweep runs (beside the lease, which it must not hold up).
+    sweeping: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for SqlTasks {
@@ -208,6 +210,7 @@ impl SqlTasks {
                 released: Default::default(),
                 renewing: Default::default(),
                 unreachable: Default::default(),
+                sweeping: Default::default(),
             }),
         };
         let unavailable = |e: A2AError| StoreError::Unavailable(e.message);
@@ -488,8 +491,16 @@ fn spawn_lease(store: Weak<Shared>) {
             if let Err(e) = s.recover().await {
                 tracing::warn!(error = %e.message, "tasks of stopped replicas could not be recovered");
             }
-            if let Err(e) = s.sweep().await {
-                tracing::warn!(error = %e.message, "finished tasks could not be removed");
+            // On its own: a long sweep (a large backlog of finished tasks) must not hold up
+            // the next renewal, which the other replicas wait for. One at a time.
+            if !s.sweeping.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                let s = Arc::clone(&s);
+                tokio::spawn(async move {
+                    if let Err(e) = s.sweep().await {
+                        tracing::warn!(error = %e.message, "finished tasks could not be removed");
+                    }
+                    s.sweeping.store(false, std::sync::atomic::Ordering::SeqCst);
+                });
             }
         }
     });
