@@ -481,8 +481,11 @@ impl<A: Agent> Lifecycle<A> {
         });
         if let Some(tracked) = held {
             let (task, seq) = tracked.snapshot();
-            if let Some(after) = after.filter(|n| *n <= seq) {
-                if after == seq && task.status.state.is_terminal() {
+            // After `seq` too: the subscriber saw events this log does not hold yet (sent by
+            // a process that stopped before they were stored, which the run taken over here
+            // makes again, with the same numbers); it reads on after them once they are.
+            if let Some(after) = after {
+                if after >= seq && task.status.state.is_terminal() {
                     return Err(finished(id));
                 }
                 let events = tracked
