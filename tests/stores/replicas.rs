@@ -1322,6 +1322,19 @@ pub(crate) async fn completed_with_days(on: &AgentClient, id: &str, days: u64) -
     done
 }
 
+/// Sends waiting plan `id` its date through `on`, blocking: the task, checked completed.
+async fn dated(on: &AgentClient, id: &str) -> Task {
+    let answer = request(vec![Part::text("2026-12-01")], Some(id.to_owned()));
+    let done = task(on.send_message(&answer).await.expect("the answer is taken"));
+    assert_eq!(
+        done.status.state,
+        TaskState::Completed,
+        "{id}: {}",
+        status_text(&done)
+    );
+    done
+}
+
 /// How long after `since` the Postgres database at `url` names an owner of task `id` other
 /// than `before` (looked at every 10 ms, until `within` after `since`); `None` if it did not.
 pub(crate) async fn taken_over(
@@ -1414,18 +1427,7 @@ async fn replicas_whose_clocks_are_an_hour_apart_take_over_only_a_dead_ones_task
     assert!(taken < lease * 4, "{taken:?}");
     // And it plans on there.
     let on_c = client(&card(&c.base).await, "JSONRPC").await;
-    let answer = request(vec![Part::text("2026-12-01")], Some(waiting.id.clone()));
-    let done = task(
-        on_c.send_message(&answer)
-            .await
-            .expect("the answer is taken"),
-    );
-    assert_eq!(
-        done.status.state,
-        TaskState::Completed,
-        "{}",
-        status_text(&done)
-    );
+    dated(&on_c, &waiting.id).await;
     eprintln!("taken over {taken:?} after the kill, by the replica an hour behind");
 }
 
@@ -1489,17 +1491,7 @@ async fn cut_off(partition: bool) {
     let taken = taken_over(&url, &waiting[1], &owner_a, cut, Duration::from_secs(10))
         .await
         .expect("B took A's plans over");
-    let done = task(
-        on_b.send_message(&answer(&waiting[1]))
-            .await
-            .expect("taken on B"),
-    );
-    assert_eq!(
-        done.status.state,
-        TaskState::Completed,
-        "{}",
-        status_text(&done)
-    );
+    dated(&on_b, &waiting[1]).await;
 
     // Healed after 3 s: A reads the store again, within a bounded delay.
     let lease = Duration::from_millis(LEASE_MS.parse().expect("a lease"));
@@ -1521,17 +1513,7 @@ async fn cut_off(partition: bool) {
     let mut frames = Frames::open(&a.base, "JSONRPC", &waiting[3], None).await;
     let (_, first) = frames.next().await.expect("the task, first");
     assert!(first.to_string().contains(&waiting[3]), "{first}");
-    let done = task(
-        on_b.send_message(&answer(&waiting[3]))
-            .await
-            .expect("taken on B"),
-    );
-    assert_eq!(
-        done.status.state,
-        TaskState::Completed,
-        "{}",
-        status_text(&done)
-    );
+    dated(&on_b, &waiting[3]).await;
     let last = tokio::time::timeout(Duration::from_secs(10), frames.last())
         .await
         .expect("the stream on A ends with the task");

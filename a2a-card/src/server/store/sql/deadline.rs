@@ -20,7 +20,7 @@ use crate::server::store::{Change, Event, KeyClaim, Retention};
 pub(crate) const DEADLINE: Duration = Duration::from_secs(5);
 
 /// The error of a statement the database did not answer within [`DEADLINE`].
-pub(super) fn unanswered() -> A2AError {
+fn unanswered() -> A2AError {
     tracing::error!("the task store did not answer within {DEADLINE:?}");
     A2AError::internal(format!(
         "the task store did not answer within {} s",
@@ -28,8 +28,10 @@ pub(super) fn unanswered() -> A2AError {
     ))
 }
 
-/// `statement`, or [`unanswered`] once [`DEADLINE`] went by.
-async fn within<T>(statement: impl Future<Output = Result<T, A2AError>>) -> Result<T, A2AError> {
+/// `statement` (or any wait on the database), or [`unanswered`] once [`DEADLINE`] went by.
+pub(super) async fn within<T>(
+    statement: impl Future<Output = Result<T, A2AError>>,
+) -> Result<T, A2AError> {
     tokio::time::timeout(DEADLINE, statement)
         .await
         .unwrap_or_else(|_| Err(unanswered()))

@@ -450,12 +450,9 @@ fn spawn_lease(store: Weak<Shared>) {
             // stop here before anything else of theirs is acknowledged.
             if !lost && renewed_at.elapsed() >= lease {
                 lost = true;
-                tracing::error!(
-                    "this process was stalled past its task store lease: the tasks running here are given up, as another process may have taken them over"
+                s.step_back(
+                    "this process was stalled past its task store lease: the tasks running here are given up, as another process may have taken them over",
                 );
-                if let Some(feed) = s.feed.get() {
-                    let _ = feed.send(super::Change::LeaseLost);
-                }
             }
             let renewed = {
                 let _renewing = s.renewing.lock().await;
@@ -474,12 +471,9 @@ fn spawn_lease(store: Weak<Shared>) {
                 tracing::warn!(error = %e.message, "the task store lease could not be renewed");
                 if !lost && renewed_at.elapsed() >= lease / 2 {
                     lost = true;
-                    tracing::error!(
-                        "the task store lease was not renewed for half of it: the tasks running here are given up before another process may take them over"
+                    s.step_back(
+                        "the task store lease was not renewed for half of it: the tasks running here are given up before another process may take them over",
                     );
-                    if let Some(feed) = s.feed.get() {
-                        let _ = feed.send(super::Change::LeaseLost);
-                    }
                 }
                 continue;
             }
@@ -507,6 +501,15 @@ fn spawn_lease(store: Weak<Shared>) {
 }
 
 impl Shared {
+    /// Steps back, saying why (`why`, logged): whoever runs tasks here stops them
+    /// ([`Change::LeaseLost`](super::Change::LeaseLost)).
+    fn step_back(&self, why: &str) {
+        tracing::error!("{why}");
+        if let Some(feed) = self.feed.get() {
+            let _ = feed.send(super::Change::LeaseLost);
+        }
+    }
+
     /// Reads whether another replica's lease is live, into [`others`](Self::others) (a
     /// replica that listens, on Postgres; the others keep announcing).
     async fn count_others(&self) -> Result<(), A2AError> {

@@ -331,10 +331,7 @@ impl Writer {
         self.send(make(done))?;
         // Within the store's deadline: a round the database does not answer (a partition)
         // goes on in the background, and its writer is told that the store did not answer.
-        match tokio::time::timeout(super::deadline::DEADLINE, answer).await {
-            Ok(answer) => answer.unwrap_or_else(|_| Err(stopped())),
-            Err(_) => Err(super::deadline::unanswered()),
-        }
+        super::deadline::within(async { answer.await.unwrap_or_else(|_| Err(stopped())) }).await
     }
 
     /// Writes `task` the way its state asks (see the [module docs](self)): queued when it is
@@ -394,13 +391,15 @@ impl Writer {
     /// once the store's deadline went by first.
     pub(super) async fn flush(&self) -> Result<(), A2AError> {
         let (done, answer) = oneshot::channel();
-        if self.ops.send(Sent::Flush(done)).is_ok() {
-            tokio::time::timeout(super::deadline::DEADLINE, answer)
-                .await
-                .map_err(|_| super::deadline::unanswered())?
-                .ok();
+        if self.ops.send(Sent::Flush(done)).is_err() {
+            return Ok(());
         }
-        Ok(())
+        // A writer that stopped (its answer dropped) has nothing left to write either.
+        super::deadline::within(async {
+            let _ = answer.await;
+            Ok(())
+        })
+        .await
     }
 
     /// Returns once task `id` exists in the database, if this store created it; why not, when
