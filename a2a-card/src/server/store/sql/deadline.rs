@@ -17,7 +17,7 @@ use crate::server::store::{Change, Event, KeyClaim, Retention};
 
 /// How long a statement may take, its wait for a connection included (the pools' own
 /// acquire timeout is the same).
-pub(crate) const DEADLINE: Duration = Duration::from_secs(5);
+pub(super) const DEADLINE: Duration = Duration::from_secs(5);
 
 /// The error of a statement the database did not answer within [`DEADLINE`].
 fn unanswered() -> A2AError {

@@ -4,7 +4,6 @@
 //! once.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use sqlx::postgres::PgPoolOptions;
 use sqlx::{PgConnection, PgPool, Postgres, Transaction};
@@ -36,7 +35,7 @@ impl Backend for Postgres {
     async fn open(url: &str, shown: &str) -> Result<(PgPool, PgPool), StoreError> {
         let pool = PgPoolOptions::new()
             .max_connections(8)
-            .acquire_timeout(Duration::from_secs(5))
+            .acquire_timeout(super::deadline::DEADLINE)
             .connect(url)
             .await
             .map_err(|e| StoreError::Unavailable(format!("{shown}: {e}")))?;

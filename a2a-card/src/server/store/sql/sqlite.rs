@@ -1,8 +1,6 @@
 //! Tasks in a SQLite file: one process at a time, one file in WAL mode, its rounds written in
 //! one call each.
 
-use std::time::Duration;
-
 use sqlx::sqlite::SqlitePoolOptions;
 use sqlx::{Sqlite, SqliteConnection, SqlitePool, Transaction};
 
@@ -222,7 +220,7 @@ fn update_rows(n: usize, params: &mut Params) -> String {
 async fn connect(url: &str, connections: u32) -> Result<SqlitePool, sqlx::Error> {
     SqlitePoolOptions::new()
         .max_connections(connections)
-        .acquire_timeout(Duration::from_secs(5))
+        .acquire_timeout(super::deadline::DEADLINE)
         .after_connect(|conn, _| {
             Box::pin(async move {
                 sqlx::query("PRAGMA busy_timeout = 5000")
