@@ -73,6 +73,8 @@ pub struct SkillContext {
     principal: Option<Arc<Principal>>,
     extensions: Vec<String>,
     tenant: Option<String>,
+    /// The task's deadline, where its caller gave it a budget ([`crate::budget`]).
+    deadline: Option<std::time::SystemTime>,
 }
 
 impl PartialEq for SkillContext {
@@ -104,6 +106,30 @@ pub(crate) struct Link {
     skill_id: &'static str,
     /// A durable skill's journal (where the store keeps one).
     journal: Option<Arc<crate::journal::Journal<Answer>>>,
+    /// The tasks other agents run for the handler's calls that have not answered yet
+    /// ([`SkillContext::call`]), each with what cancels it: cancelled when the task ends
+    /// before they answer ([`LinkHandle::cascade`]).
+    remote: Mutex<Vec<(u64, Canceller)>>,
+    /// The number the next of them is kept at.
+    next_remote: std::sync::atomic::AtomicU64,
+}
+
+/// What cancels a task another agent runs for a call of the handler.
+pub(crate) type Canceller = Box<dyn FnOnce() + Send>;
+
+/// A task another agent runs for a call of the handler, kept with the handler's task until
+/// the call has its answer (dropped: forgotten, not cancelled).
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
+pub(crate) struct RemoteTask {
+    link: Arc<Link>,
+    n: u64,
+}
+
+impl Drop for RemoteTask {
+    fn drop(&mut self) {
+        let mut remote = self.link.remote.lock().unwrap_or_else(|p| p.into_inner());
+        remote.retain(|(n, _)| *n != self.n);
+    }
 }
 
 /// What a running handler tells the task, in order (read by the server's executor).
@@ -152,6 +178,18 @@ impl LinkHandle {
         self.link.cancelled.store(true, Ordering::Release);
     }
 
+    /// Cancels the tasks other agents run for the handler's calls that have not answered: its
+    /// task ended (cancelled, failed, or its handler returned without waiting for them).
+    /// Not when the handler only stops here (its task goes on in another run, which follows
+    /// them).
+    pub(crate) fn cascade(&self) {
+        let remote =
+            std::mem::take(&mut *self.link.remote.lock().unwrap_or_else(|p| p.into_inner()));
+        for (_, cancel) in remote {
+            cancel();
+        }
+    }
+
     /// Sends the handler's outcome, the last event.
     pub(crate) async fn end(&self, outcome: Result<Reply, SkillError>) {
         let artifact_id = self.link.unique_id(self.link.skill_id);
@@ -197,6 +235,7 @@ impl SkillContext {
             principal: None,
             extensions: Vec::new(),
             tenant: None,
+            deadline: None,
         }
     }
 
@@ -306,6 +345,121 @@ impl SkillContext {
         &self.extensions
     }
 
+    #[cfg(feature = "server")]
+    pub(crate) fn set_deadline(&mut self, deadline_ms: Option<i64>) {
+        self.deadline = deadline_ms.map(|ms| {
+            std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms.max(0).unsigned_abs())
+        });
+    }
+
+    /// The task's deadline, where its caller gave it a budget (see [`crate::budget`]): the time
+    /// the message that made the task arrived, plus the budget. A durable task keeps it when it
+    /// runs again elsewhere. `None` when no budget was given.
+    pub fn deadline(&self) -> Option<std::time::SystemTime> {
+        self.deadline
+    }
+
+    /// What is left of the task's budget now (zero once its deadline passed); `None` when its
+    /// caller gave it none. A call of another agent made with [`call`](Self::call) sends it on.
+    ///
+    /// ```
+    /// # use a2a_card::{SkillContext, agent, skill};
+    /// # struct Search;
+    /// # /// Searches.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Search {
+    /// /// Searches the fast index only when time is short.
+    /// #[skill]
+    /// async fn search(&self, query: String, ctx: SkillContext) -> String {
+    ///     let short = ctx.budget().is_some_and(|left| left < std::time::Duration::from_secs(2));
+    ///     if short { format!("{query}: from the cache") } else { format!("{query}: from the index") }
+    /// }
+    /// # }
+    /// ```
+    pub fn budget(&self) -> Option<std::time::Duration> {
+        let deadline = self.deadline?;
+        Some(
+            deadline
+                .duration_since(std::time::SystemTime::now())
+                .unwrap_or_default(),
+        )
+    }
+
+    /// A durable handler's journal, if the context has one.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) fn journal(&self) -> Option<&Arc<crate::journal::Journal<Answer>>> {
+        self.link.as_ref()?.journal.as_ref()
+    }
+
+    /// Keeps `cancel` with the task until the returned guard is dropped: it is called if the
+    /// task ends first ([`LinkHandle::cascade`]). `None` outside a task.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) fn remote_task(&self, cancel: Canceller) -> Option<RemoteTask> {
+        let link = self.link.as_ref()?;
+        let n = link.next_remote.fetch_add(1, Ordering::Relaxed);
+        link.remote
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((n, cancel));
+        Some(RemoteTask {
+            link: Arc::clone(link),
+            n,
+        })
+    }
+
+    /// Calls skill `skill` of another agent with `payload` (feature `client`), and waits until
+    /// the task it makes there ends or asks: as [`RemoteAgent::call`], and also
+    ///
+    /// - **durable**: in a durable skill, the task made there is journaled before the call
+    ///   goes on, and its answer once it comes. A run of the handler after its process stopped
+    ///   gets the recorded answer back, or follows the recorded task to its answer, instead of
+    ///   sending again; a call whose process stopped before the task was recorded is sent
+    ///   again with the same `messageId`, which an agent that makes sends idempotent
+    ///   (`RemoteAgent::idempotent_sends`, every agent of this crate) answers with the task the
+    ///   first sending made;
+    /// - **cancelled with its task**: a task made there that has not answered when this task
+    ///   ends (cancelled, failed, or the handler returned without waiting) is cancelled;
+    /// - **within the budget**: what is left of this task's [`budget`](Self::budget) goes with
+    ///   the message, and the call stops waiting once it is spent
+    ///   ([`ClientError::OutOfTime`], the task made there cancelled);
+    /// - **patient**: an agent that cannot be reached for a while (restarting, a connection
+    ///   cut) is asked again, for up to [`REACH_FOR`](crate::client::REACH_FOR) without an
+    ///   answer.
+    ///
+    /// Outside a task (a handler called directly) it is a plain call.
+    ///
+    /// ```no_run
+    /// use a2a_card::client::{ClientError, Payload, RemoteAgent};
+    /// use a2a_card::{SkillContext, SkillError, agent, skill};
+    ///
+    /// struct Travel { hotels: RemoteAgent }
+    /// /// Books trips.
+    /// #[agent(url = "http://127.0.0.1:9000")]
+    /// impl Travel {
+    ///     /// Books a trip: a room from the hotel agent, once, whatever happens to this process.
+    ///     #[skill(durable)]
+    ///     async fn book(&self, city: String, ctx: SkillContext) -> Result<String, SkillError> {
+    ///         let room = ctx
+    ///             .call(&self.hotels, "hold-room", Payload::text(city.clone()))
+    ///             .await?
+    ///             .into_result()?;
+    ///         Ok(format!("{city}: {}", room.status_text().unwrap_or_default()))
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// [`RemoteAgent::call`]: crate::client::RemoteAgent::call
+    /// [`ClientError::OutOfTime`]: crate::client::ClientError::OutOfTime
+    #[cfg(feature = "client")]
+    pub async fn call(
+        &self,
+        agent: &crate::client::RemoteAgent,
+        skill: &str,
+        payload: crate::client::Payload,
+    ) -> Result<crate::client::TaskOutcome, crate::client::ClientError> {
+        crate::client::within::call(self, agent, skill, payload).await
+    }
+
     /// Links the context to a running task: its events go to the returned receiver, in order,
     /// with room for `buffer` before the handler waits.
     #[cfg(any(feature = "server", feature = "rig"))]
@@ -322,6 +476,8 @@ impl SkillContext {
             artifact_ids: Mutex::new(Vec::new()),
             skill_id,
             journal,
+            remote: Mutex::new(Vec::new()),
+            next_remote: Default::default(),
         });
         self.link = Some(Arc::clone(&link));
         (LinkHandle { link }, receiver)

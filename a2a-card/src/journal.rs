@@ -30,7 +30,7 @@ type Message = Value;
 ///
 /// Kept as JSON objects a store need not understand, one key naming the kind: `{"begin":
 /// {..}}`, `{"step": NAME, "value": ..}`, `{"sleep": UNTIL_MS}`, `{"answer": MESSAGE}`,
-/// `{"patched": NAME, "value": BOOL}`.
+/// `{"patched": NAME, "value": BOOL}`, `{"call": {..}}`, `{"returned": RESPONSE}`.
 ///
 /// ```
 /// use a2a_card::journal::Entry;
@@ -82,6 +82,64 @@ pub enum Entry {
         #[serde(rename = "sleep")]
         until_ms: i64,
     },
+    /// A call of another agent's skill (`ctx.call(..)`) made this task there: written before
+    /// the call goes on, so that a run after a takeover follows that task instead of sending
+    /// again.
+    Call {
+        /// The call.
+        call: Box<RemoteCall>,
+    },
+    /// The call journaled at the number before this one was answered with this (the other
+    /// agent's `SendMessageResponse`, as JSON: its task once it ended or asked, or its
+    /// message).
+    Returned {
+        /// The answer.
+        returned: Value,
+    },
+}
+
+/// A task another agent runs for a durable handler's call ([`Entry::Call`]).
+///
+/// ```
+/// use a2a_card::journal::Entry;
+///
+/// let entry: Entry = serde_json::from_str(
+///     r#"{"call": {"agent": "https://hotels.example/.well-known/agent-card.json",
+///                  "skill": "hold-room", "task": "t-7", "context": "c-7"}}"#,
+/// )?;
+/// let Entry::Call { call } = entry else { panic!("a call") };
+/// assert_eq!((call.skill.as_str(), call.task.as_str()), ("hold-room", "t-7"));
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RemoteCall {
+    /// The card URL of the agent called.
+    pub agent: String,
+    /// The skill called.
+    pub skill: String,
+    /// The task the call made there.
+    pub task: String,
+    /// That task's context.
+    pub context: String,
+}
+
+impl RemoteCall {
+    /// The call of `skill` at the agent whose card is at `agent`, which made task `task` (in
+    /// context `context`).
+    pub fn new(
+        agent: impl Into<String>,
+        skill: impl Into<String>,
+        task: impl Into<String>,
+        context: impl Into<String>,
+    ) -> RemoteCall {
+        RemoteCall {
+            agent: agent.into(),
+            skill: skill.into(),
+            task: task.into(),
+            context: context.into(),
+        }
+    }
 }
 
 /// What a durable task runs, written as its journal's entry 0 when the task is made: what a
@@ -122,6 +180,10 @@ pub struct Begin {
     /// The W3C trace context of its first run (header name, value).
     #[serde(default)]
     pub trace: Vec<(String, String)>,
+    /// The task's deadline (milliseconds since the Unix epoch), where its first message gave
+    /// it a budget ([`budget`](crate::budget)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_ms: Option<i64>,
 }
 
 impl Entry {
@@ -133,6 +195,8 @@ impl Entry {
             Entry::Sleep { .. } => "a sleep".to_owned(),
             Entry::Answer { .. } => "an answer to a question".to_owned(),
             Entry::Patched { name, .. } => format!("marker `{name}`"),
+            Entry::Call { call } => format!("a call of skill `{}`", call.skill),
+            Entry::Returned { .. } => "the answer of a call".to_owned(),
         }
     }
 }
@@ -205,6 +269,17 @@ impl<A> std::fmt::Debug for Journal<A> {
             .field("next", &self.next.load(Ordering::Relaxed))
             .finish_non_exhaustive()
     }
+}
+
+/// A call of another agent as its journal has it.
+#[cfg(feature = "client")]
+pub(crate) enum CallSlot {
+    /// Answered: the answer recorded.
+    Returned(Value),
+    /// Made, not answered: the task it made there, and the number its answer is written at.
+    Made(RemoteCall, u64),
+    /// Not made: make it, record the task at the first number, its answer at the second.
+    Free(u64, u64),
 }
 
 /// A step as its journal has it: its recorded result, or the number its result is written at.
@@ -314,6 +389,15 @@ impl<A> Journal<A> {
         (n, entry)
     }
 
+    /// The next two numbers (a call's: the task it made, its answer), and the entries recorded
+    /// at them.
+    #[cfg(feature = "client")]
+    fn take_two(&self) -> (u64, Option<Recorded<A>>, Option<Recorded<A>>) {
+        let n = self.next.fetch_add(2, Ordering::Relaxed);
+        let mut recorded = self.recorded.lock().unwrap_or_else(|p| p.into_inner());
+        (n, recorded.remove(&n), recorded.remove(&(n + 1)))
+    }
+
     /// Writes `entry` at number `n`, and returns once it is written (an answer: kept before
     /// the handler has it, so that it is never asked again); why not, when the store did not
     /// keep it.
@@ -371,6 +455,33 @@ impl<A> Journal<A> {
                 Ok(until_ms)
             }
         }
+    }
+
+    /// A call of skill `skill` of another agent: its recorded answer, the task it made there
+    /// (follow it, then [`returned`](Self::returned)), or the numbers to record it at (make it,
+    /// then [`write_at`](Self::write_at) the first an [`Entry::Call`] before going on).
+    #[cfg(feature = "client")]
+    pub(crate) fn call(&self, skill: &str) -> Result<CallSlot, Diverged> {
+        let did = || format!("a call of skill `{skill}`");
+        match self.take_two() {
+            (n, None, _) => Ok(CallSlot::Free(n, n + 1)),
+            (n, Some(Recorded::Entry(Entry::Call { call })), answer) if call.skill == skill => {
+                match answer {
+                    Some(Recorded::Entry(Entry::Returned { returned })) => {
+                        Ok(CallSlot::Returned(returned))
+                    }
+                    None => Ok(CallSlot::Made(*call, n + 1)),
+                    Some(other) => Err(Self::diverged(n + 1, &other, &did())),
+                }
+            }
+            (n, Some(other), _) => Err(Self::diverged(n, &other, &did())),
+        }
+    }
+
+    /// Records the answer of the call whose answer is written at `n`.
+    #[cfg(feature = "client")]
+    pub(crate) fn returned(&self, n: u64, returned: Value) {
+        self.queue_at(n, Entry::Returned { returned });
     }
 
     /// The recorded answer of the next question, or the number its answer is written at (ask
@@ -579,6 +690,50 @@ mod tests {
         old.sent();
         old.sent();
         assert!(old.patched("confirm"));
+    }
+
+    #[test]
+    #[cfg(feature = "client")]
+    fn a_call_takes_two_numbers_the_task_it_made_and_its_answer() {
+        let made = || RemoteCall::new("http://hotels/card", "hold", "t-1", "c-1");
+        // New: numbers 1 and 2; a step after it takes 3.
+        let (journal, _) = journal_of(Vec::new());
+        assert!(matches!(journal.call("hold"), Ok(CallSlot::Free(1, 2))));
+        assert!(matches!(journal.step("pay"), Ok(Slot::Free(3))));
+        // The task recorded, not its answer: followed, its answer written at the second.
+        let call = Entry::Call {
+            call: Box::new(made()),
+        };
+        let (journal, written) = journal_of(vec![(1, call.clone())]);
+        let Ok(CallSlot::Made(task, 2)) = journal.call("hold") else {
+            panic!("made")
+        };
+        assert_eq!(task, made());
+        journal.returned(2, json!({"task": {"id": "t-1"}}));
+        let returned = Entry::Returned {
+            returned: json!({"task": {"id": "t-1"}}),
+        };
+        assert_eq!(*written.lock().unwrap(), vec![(2, returned.clone())]);
+        // Both recorded: the answer, nothing sent.
+        let (journal, _) = journal_of(vec![(1, call.clone()), (2, returned)]);
+        assert!(matches!(journal.call("hold"), Ok(CallSlot::Returned(_))));
+        // Another skill called where the journal has this one: the replay diverged.
+        let (journal, _) = journal_of(vec![(1, call)]);
+        let Err(Diverged(why)) = journal.call("cancel") else {
+            panic!("diverged")
+        };
+        assert!(
+            why.contains("a call of skill `hold`") && why.contains("a call of skill `cancel`"),
+            "{why}"
+        );
+        // The entries read back as they were written.
+        let json = json!({"call": {"agent": "http://hotels/card", "skill": "hold", "task": "t-1", "context": "c-1"}});
+        assert_eq!(
+            serde_json::from_value::<Entry>(json).unwrap(),
+            Entry::Call {
+                call: Box::new(made())
+            }
+        );
     }
 
     #[test]

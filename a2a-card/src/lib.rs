@@ -53,6 +53,7 @@
 pub mod ag_ui;
 mod agent;
 mod arguments;
+pub mod budget;
 mod builder;
 mod card;
 mod checks;

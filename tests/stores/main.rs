@@ -22,6 +22,7 @@ mod trip_planner {
     pub mod server;
 }
 
+mod calls;
 mod deploy;
 mod durable;
 mod faults;

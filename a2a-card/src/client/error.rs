@@ -109,6 +109,17 @@ pub enum ClientError {
     /// [`Connect::root_certificates_pem`](super::Connect::root_certificates_pem) are not a
     /// PEM bundle of certificates.
     Certificates(String),
+    /// The budget of the task that made the call ([`SkillContext::budget`](crate::SkillContext::budget))
+    /// was spent before the agent called answered: the call stopped waiting (and cancelled
+    /// the task it made there, if any).
+    OutOfTime {
+        /// The task the call made at the agent called, if it made one.
+        task_id: Option<String>,
+    },
+    /// A durable skill's call did not replay as its journal says (another skill called where
+    /// the journal records this one, or a recorded outcome that no longer reads): the durable
+    /// handler's code changed without a marker or a new version.
+    Journal(String),
 }
 
 impl ClientError {
@@ -126,6 +137,8 @@ impl ClientError {
             ClientError::TaskFailed { .. }
                 | ClientError::InputRequired { .. }
                 | ClientError::InvalidOutput { .. }
+                | ClientError::OutOfTime { .. }
+                | ClientError::Journal(_)
         )
     }
 
@@ -246,9 +259,23 @@ impl fmt::Display for ClientError {
             ClientError::InvalidOutput { expected, message } => {
                 write!(f, "the answer is not a valid {expected}: {message}")
             }
-            ClientError::Transport(m) => f.write_str(m),
+            ClientError::Transport(m) | ClientError::Journal(m) => f.write_str(m),
+            ClientError::OutOfTime { task_id } => {
+                f.write_str("the calling task's budget was spent before the agent answered")?;
+                match task_id {
+                    Some(id) => write!(f, ": its task {id} was cancelled"),
+                    None => Ok(()),
+                }
+            }
         }
     }
 }
 
 impl std::error::Error for ClientError {}
+
+/// A handler that calls another agent may use `?` on the call: its task fails saying why.
+impl From<ClientError> for crate::SkillError {
+    fn from(e: ClientError) -> Self {
+        crate::SkillError::Failed(e.to_string())
+    }
+}

@@ -61,6 +61,7 @@ mod remote;
 mod run;
 mod typed;
 mod v0_3;
+pub(crate) mod within;
 
 use serde_json::Value;
 
@@ -72,6 +73,7 @@ pub use typed::{
     Call, ClientReturn, FromContent, IntoPayload, Pending, Streaming, TypedEvent, TypedRun,
     connect_checked,
 };
+pub use within::REACH_FOR;
 
 /// What to send to a skill: structured data (checked against the skill's input schema) or
 /// text.

@@ -166,7 +166,7 @@ fn status_text(status: &a2a::TaskStatus) -> Option<String> {
     (!text.is_empty()).then(|| text.join("\n"))
 }
 
-fn is_interrupted(state: &a2a::TaskState) -> bool {
+pub(crate) fn is_interrupted(state: &a2a::TaskState) -> bool {
     matches!(
         state,
         a2a::TaskState::InputRequired | a2a::TaskState::AuthRequired
@@ -484,7 +484,7 @@ async fn open_stream(agent: &RemoteAgent, message: a2a::Message) -> Result<Event
     .map_err(ClientError::from_a2a)
 }
 
-async fn cancel(agent: &RemoteAgent, task_id: &str) -> Result<TaskOutcome, ClientError> {
+pub(crate) async fn cancel(agent: &RemoteAgent, task_id: &str) -> Result<TaskOutcome, ClientError> {
     let request = a2a::CancelTaskRequest {
         id: task_id.to_owned(),
         metadata: None,
@@ -526,9 +526,27 @@ impl TaskHandle {
         })
     }
 
+    /// Task `id` of `agent`, as it is now.
+    pub(crate) async fn get(agent: RemoteAgent, id: &str) -> Result<TaskHandle, ClientError> {
+        let request = a2a::GetTaskRequest {
+            id: id.to_owned(),
+            history_length: None,
+            tenant: None,
+        };
+        let task = super::official::traced("GetTask", agent.client()?.get_task(&request))
+            .await
+            .map_err(ClientError::from_a2a)?;
+        TaskHandle::from_outcome(agent, TaskOutcome::from_task(task))
+    }
+
     /// The task's id.
     pub fn task_id(&self) -> &str {
         &self.task_id
+    }
+
+    /// The task's context.
+    pub fn context_id(&self) -> &str {
+        &self.context_id
     }
 
     /// The task as last seen.

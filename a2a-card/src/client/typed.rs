@@ -308,6 +308,49 @@ where
         decode(&self.agent, outcome)
     }
 
+    /// Sends the input from the running skill of `ctx` and waits: as [`send`](Self::send),
+    /// made with [`SkillContext::call`](crate::SkillContext::call), so that in a durable skill
+    /// the call is journaled (a run after a takeover follows the task it made instead of
+    /// sending again), its task is cancelled if the calling task ends first, and it goes with
+    /// what is left of the calling task's budget.
+    ///
+    /// ```no_run
+    /// use a2a_card::{Schema, SkillContext, SkillError, agent, skill};
+    /// use schemars::JsonSchema;
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Serialize, Deserialize, JsonSchema, Schema)]
+    /// pub struct Question { pub text: String }
+    /// #[derive(Serialize, Deserialize, JsonSchema, Schema)]
+    /// pub struct Verdict { pub yes: bool }
+    ///
+    /// pub struct Oracle;
+    /// /// Answers yes-or-no questions.
+    /// #[agent(url = "http://127.0.0.1:9000")]
+    /// impl Oracle {
+    ///     /// Answers one question.
+    ///     #[skill]
+    ///     fn ask(&self, q: Question) -> Verdict { Verdict { yes: q.text.len() % 2 == 0 } }
+    /// }
+    ///
+    /// pub struct Advisor { oracle: OracleClient }
+    /// /// Advises, after asking the oracle.
+    /// #[agent(url = "http://127.0.0.1:9001")]
+    /// impl Advisor {
+    ///     /// Advises on a plan.
+    ///     #[skill(durable)]
+    ///     async fn advise(&self, plan: String, ctx: SkillContext) -> Result<String, SkillError> {
+    ///         let verdict = self.oracle.ask(Question { text: plan.clone() }).within(&ctx).await?;
+    ///         Ok(if verdict.yes { format!("go ahead with {plan}") } else { "wait".into() })
+    ///     }
+    /// }
+    /// ```
+    pub async fn within(self, ctx: &crate::SkillContext) -> Result<R::Value, ClientError> {
+        let payload = self.input.into_payload()?;
+        let outcome = ctx.call(&self.agent, self.skill, payload).await?;
+        decode(&self.agent, outcome)
+    }
+
     /// Sends the input and follows the task: outputs, progress and questions as they come.
     pub async fn stream(self) -> Result<TypedRun<R::Value>, ClientError> {
         let payload = self.input.into_payload()?;

@@ -77,10 +77,18 @@ impl Key {
     /// came in the header, so that a retry may give the message a new one).
     pub(crate) fn digest(&self, message: &Message) -> String {
         let mut value = serde_json::to_value(message).unwrap_or_default();
-        if self.from_header
-            && let Some(fields) = value.as_object_mut()
-        {
-            fields.remove("messageId");
+        if let Some(fields) = value.as_object_mut() {
+            if self.from_header {
+                fields.remove("messageId");
+            }
+            // What is left of the caller's budget is not what the send asks: a retry sends
+            // less of it.
+            if let Some(serde_json::Value::Object(metadata)) = fields.get_mut("metadata") {
+                metadata.remove(crate::budget::BUDGET_EXTENSION_URI);
+                if metadata.is_empty() {
+                    fields.remove("metadata");
+                }
+            }
         }
         // One form whatever the order of the message's maps: members sorted by name.
         value.sort_all_objects();

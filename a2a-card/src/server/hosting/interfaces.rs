@@ -120,7 +120,7 @@ impl Endpoint {
         };
         served.interfaces.sort_by_key(rank);
         // The extensions every agent of this crate offers: a caller may name the skill a new
-        // task runs, and make its sends idempotent by their messageId.
+        // task runs, make its sends idempotent by their messageId, and give a task a budget.
         for (uri, description) in [
             (
                 crate::dispatch::SKILL_EXTENSION_URI,
@@ -129,6 +129,10 @@ impl Endpoint {
             (
                 crate::idempotency::IDEMPOTENCY_EXTENSION_URI,
                 "Idempotent sends: activated, a new task's messageId is its idempotency key (as the Idempotency-Key header is): sent again by the same caller, it reaches the task it made",
+            ),
+            (
+                crate::budget::BUDGET_EXTENSION_URI,
+                "Budgets: the message that makes a task may give it {\"ms\": N} under this URI, the milliseconds its caller waits at most; the skill reads it as its deadline and sends what is left on to the agents it calls",
             ),
         ] {
             let extensions = &mut served.capabilities.extensions;

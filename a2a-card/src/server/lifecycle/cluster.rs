@@ -202,7 +202,7 @@ async fn cancelled(recorder: &Recorder, id: &str) {
     {
         let event = status(&tracked, TaskState::Canceled, None);
         recorder.record_as(&tracked, event, Write::Skip).await;
-        tracked.stage.stop();
+        tracked.stage.end_run();
         recorder.live.finished(&tracked);
     }
 }

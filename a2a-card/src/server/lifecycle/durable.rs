@@ -217,6 +217,7 @@ impl<A: Agent> Lifecycle<A> {
             extensions,
             tenant,
             trace,
+            deadline_ms,
         } = begin
             .ok_or("the task's journal has no beginning; send the request again as a new task")?;
         let skill = A::SKILLS
@@ -256,6 +257,7 @@ impl<A: Agent> Lifecycle<A> {
         call.context.set_principal(principal.map(Arc::new));
         call.context.set_extensions(extensions);
         call.context.set_tenant(tenant);
+        call.context.set_deadline(deadline_ms);
         Ok(Prepared {
             skill,
             call,

@@ -379,7 +379,7 @@ impl<A: Agent> Lifecycle<A> {
         if let Some(tracked) = self.current(&id) {
             let event = status(&tracked, TaskState::Canceled, None);
             if self.recorder.record(&tracked, event).await {
-                tracked.stage.stop();
+                tracked.stage.end_run();
                 self.recorder.live.finished(&tracked);
             }
             return settled(tracked.snapshot().0);

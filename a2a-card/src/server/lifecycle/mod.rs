@@ -308,6 +308,18 @@ impl<A: Agent> Lifecycle<A> {
         scope: &Scope,
         id: Option<String>,
     ) -> Result<Turn, Failure> {
+        // The caller's budget, as this process's deadline for the task.
+        let deadline_ms = crate::budget::budget_of(req.message.metadata.as_ref())
+            .map_err(|why| {
+                A2AError::invalid_params(format!(
+                    "message.metadata.{} {why}",
+                    crate::budget::BUDGET_EXTENSION_URI
+                ))
+            })?
+            .map(|budget| {
+                let ms = i64::try_from(budget.as_millis()).unwrap_or(i64::MAX);
+                chrono::Utc::now().timestamp_millis().saturating_add(ms)
+            });
         let decision = match named.or(scope.skill) {
             Some(skill) => {
                 let (json, files) = dispatch_input(self.max_inline_file, &req.message)?;
@@ -352,6 +364,7 @@ impl<A: Agent> Lifecycle<A> {
         call.context.set_principal(ctx.principal.clone());
         call.context.set_extensions(scope.extensions.clone());
         call.context.set_tenant(scope.tenant.clone());
+        call.context.set_deadline(deadline_ms);
         let message = req.message;
         let task = Task {
             // A task's id says whose it is (see `store::Place`).
@@ -397,6 +410,7 @@ impl<A: Agent> Lifecycle<A> {
                     extensions: call.context.extensions().to_vec(),
                     tenant: call.context.tenant().map(str::to_owned),
                     trace,
+                    deadline_ms,
                 }),
             };
             log.journal(&tracked.id, 0, &begin);
@@ -603,10 +617,11 @@ impl Halt {
             let Some(durable) = tracked.stage.handler() else {
                 continue;
             };
-            tracked.stage.stop();
             if durable || tracked.state().is_terminal() {
+                tracked.stage.stop();
                 continue;
             }
+            tracked.stage.end_run();
             let why = super::SHUT_DOWN.to_owned();
             let event = status(&tracked, TaskState::Failed, Some(why));
             self.recorder.record(&tracked, event).await;

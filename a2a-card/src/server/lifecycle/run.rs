@@ -213,6 +213,8 @@ pub(crate) fn start<A: Agent>(
                 Err(SkillError::Failed(PANIC_MESSAGE.to_owned()))
             }
         };
+        // Calls of other agents the handler did not wait for end with its task.
+        link.cascade();
         link.end(outcome).await;
     });
     let replay = Replay {
@@ -399,7 +401,7 @@ fn chunk(id: &str, part: &Part, append: bool, last: bool) -> Sent {
 /// fails saying why, and the handler is dropped.
 async fn diverged(recorder: &Recorder, tracked: &Arc<Tracked>, why: String) {
     tracing::warn!(task = %tracked.id, "{why}");
-    tracked.stage.stop();
+    tracked.stage.end_run();
     let event = status(tracked, TaskState::Failed, Some(why));
     recorder.record(tracked, event).await;
 }

@@ -74,6 +74,13 @@ impl Handler {
         self.link.cancel();
         let _ = self.abort.send(());
     }
+
+    /// Stops the handler of a task that ends here: as [`stop`](Self::stop), and the tasks
+    /// other agents run for its calls are cancelled.
+    fn end(self) {
+        self.link.cascade();
+        self.stop();
+    }
 }
 
 /// A question the handler waits on: where its answer goes, the number a durable handler's
@@ -223,7 +230,7 @@ impl Stage {
         let mut stage = self.stage();
         match std::mem::take(&mut *stage) {
             Standing::Waiting(handler, _) => {
-                handler.stop();
+                handler.end();
                 true
             }
             other => {
@@ -233,14 +240,29 @@ impl Stage {
         }
     }
 
-    /// Stops the handler of the task, if it runs here (→ `Followed`).
+    /// Stops the handler of the task, if it runs here (→ `Followed`): the task goes on in
+    /// another run (a durable task handed over), or ends without it.
     pub(crate) fn stop(&self) {
+        if let Some(handler) = self.take_handler() {
+            handler.stop();
+        }
+    }
+
+    /// Stops the handler of the task, if it runs here (→ `Followed`), because the task ends
+    /// (cancelled, failed): the tasks other agents run for its calls are cancelled too.
+    pub(crate) fn end_run(&self) {
+        if let Some(handler) = self.take_handler() {
+            handler.end();
+        }
+    }
+
+    fn take_handler(&self) -> Option<Handler> {
         match std::mem::take(&mut *self.stage()) {
-            Standing::Followed => {}
-            Standing::Running(handler) => handler.stop(),
+            Standing::Followed => None,
+            Standing::Running(handler) => Some(handler),
             Standing::Waiting(handler, mut waiter) => {
                 waiter.disarm();
-                handler.stop();
+                Some(handler)
             }
         }
     }

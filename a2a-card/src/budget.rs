@@ -1,0 +1,114 @@
+//! Budgets: how long a caller gives a new task, carried down the agents the task calls.
+//!
+//! A message that makes a task may carry a budget in its metadata, under
+//! [`BUDGET_EXTENSION_URI`]: `{"ms": N}`, the milliseconds the caller waits at most. The serving
+//! agent turns it into the task's deadline as the message arrives (its own clock, so that no
+//! two clocks are compared) and the handler reads it ([`SkillContext::deadline`],
+//! [`SkillContext::budget`]); a durable task keeps it in its journal, so a run after a takeover
+//! has the same deadline. A call the handler makes with [`SkillContext::call`] sends what is
+//! left of it on, and stops waiting for the agent it calls once it is spent.
+//!
+//! A budget is information, not a timer: the serving agent does not end a task whose deadline
+//! passed; the handler decides what to do with the time it has (answer with what it has, skip
+//! a slow step). Every served card declares the extension.
+//!
+//! ```
+//! use std::time::Duration;
+//! use a2a_card::budget::{BUDGET_EXTENSION_URI, budget_of};
+//!
+//! let metadata = serde_json::json!({ BUDGET_EXTENSION_URI: { "ms": 1500 } });
+//! let metadata = serde_json::from_value(metadata)?;
+//! assert_eq!(budget_of(Some(&metadata)), Ok(Some(Duration::from_millis(1500))));
+//! assert_eq!(budget_of(None), Ok(None));
+//! # Ok::<(), serde_json::Error>(())
+//! ```
+//!
+//! [`SkillContext::deadline`]: crate::SkillContext::deadline
+//! [`SkillContext::budget`]: crate::SkillContext::budget
+//! [`SkillContext::call`]: crate::SkillContext::call
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// The extension under which a message's metadata carries the budget of the task it makes:
+/// `{"ms": N}`.
+pub const BUDGET_EXTENSION_URI: &str = "https://github.com/a2a-card/a2a-card/extensions/budget/v1";
+
+/// The budget `metadata` (a message's) gives, if any; what is wrong with the entry otherwise
+/// (said of the entry, to be put after its name).
+pub fn budget_of(metadata: Option<&HashMap<String, Value>>) -> Result<Option<Duration>, String> {
+    let Some(entry) = metadata.and_then(|m| m.get(BUDGET_EXTENSION_URI)) else {
+        return Ok(None);
+    };
+    // A whole number, however the binding carried it (ProtoJSON's `Struct` has doubles only).
+    let ms = entry.get("ms").and_then(|ms| {
+        ms.as_u64().or_else(|| {
+            ms.as_f64()
+                .filter(|f| *f >= 0.0 && f.fract() == 0.0 && *f < 1e15)
+                .map(|f| f as u64)
+        })
+    });
+    match ms {
+        Some(ms) => Ok(Some(Duration::from_millis(ms))),
+        None => Err(format!(
+            "is {entry}; it is an object whose `ms` is the budget in milliseconds (an integer, 0 or more)"
+        )),
+    }
+}
+
+/// Gives the task `message` makes a budget of `budget` (under [`BUDGET_EXTENSION_URI`] in its
+/// metadata), read by the handler as [`SkillContext::budget`](crate::SkillContext::budget).
+///
+/// ```
+/// # #[cfg(feature = "client")] {
+/// use std::time::Duration;
+/// use a2a_card::budget::{budget_of, with_budget};
+///
+/// let mut message = a2a::Message::new(a2a::Role::User, vec![a2a::Part::text("Lisbon")]);
+/// with_budget(&mut message, Duration::from_secs(30));
+/// assert_eq!(budget_of(message.metadata.as_ref()), Ok(Some(Duration::from_secs(30))));
+/// # }
+/// ```
+#[cfg(any(feature = "client", feature = "server"))]
+pub fn with_budget(message: &mut a2a::Message, budget: Duration) {
+    let ms = u64::try_from(budget.as_millis()).unwrap_or(u64::MAX);
+    message.metadata.get_or_insert_with(HashMap::new).insert(
+        BUDGET_EXTENSION_URI.to_owned(),
+        serde_json::json!({ "ms": ms }),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_without_whole_milliseconds_says_what_it_should_be() {
+        for bad in [
+            serde_json::json!({"ms": -1}),
+            serde_json::json!({"ms": 1.5}),
+            serde_json::json!({"ms": "5s"}),
+            serde_json::json!(5),
+        ] {
+            let metadata = HashMap::from([(BUDGET_EXTENSION_URI.to_owned(), bad.clone())]);
+            let why = budget_of(Some(&metadata)).unwrap_err();
+            assert!(
+                why.contains(&bad.to_string()) && why.contains("`ms`"),
+                "{why}"
+            );
+        }
+        // As ProtoJSON carries it: a double.
+        let double = HashMap::from([(
+            BUDGET_EXTENSION_URI.to_owned(),
+            serde_json::json!({"ms": 1500.0}),
+        )]);
+        assert_eq!(
+            budget_of(Some(&double)),
+            Ok(Some(Duration::from_millis(1500)))
+        );
+        let other = HashMap::from([("other".to_owned(), serde_json::json!(1))]);
+        assert_eq!(budget_of(Some(&other)), Ok(None));
+    }
+}
