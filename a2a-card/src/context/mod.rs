@@ -1,17 +1,29 @@
 //! What a running skill can do besides returning its answer (the user guide is on
-//! `SkillContext`), and the link through which it tells the running task (the server's side).
+//! `SkillContext`): the context itself here; the link through which it tells the running task
+//! (the server's side) in `link`; artifacts sent chunk by chunk in `artifact`; the answers to
+//! its questions in `answer`.
+
+mod answer;
+mod artifact;
+mod link;
+
+pub use answer::{Answer, Interrupted};
+pub use artifact::Artifact;
+#[cfg(any(feature = "server", feature = "rig"))]
+pub(crate) use link::LinkHandle;
+pub(crate) use link::{Canceller, Event};
+use link::{Link, RemoteTask};
 
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use futures::SinkExt;
-use futures::channel::{mpsc, oneshot};
+use futures::channel::oneshot;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::file::File;
 use crate::principal::Principal;
 use crate::skill::{Reply, SkillError, SkillReturn};
 
@@ -93,134 +105,6 @@ impl fmt::Debug for SkillContext {
             .field("message", &self.message)
             .field("in_task", &self.link.is_some())
             .finish()
-    }
-}
-
-/// The running task's side of a context: where events go.
-pub(crate) struct Link {
-    events: mpsc::Sender<Event>,
-    cancelled: AtomicBool,
-    /// The artifact ids given out, so that each is unique within the task.
-    artifact_ids: Mutex<Vec<String>>,
-    /// The id of the skill, the name of the artifact a streaming return fills.
-    skill_id: &'static str,
-    /// A durable skill's journal (where the store keeps one).
-    journal: Option<Arc<crate::journal::Journal<Answer>>>,
-    /// The tasks other agents run for the handler's calls that have not answered yet
-    /// ([`SkillContext::call`]), each with what cancels it: cancelled when the task ends
-    /// before they answer ([`LinkHandle::cascade`]).
-    remote: Mutex<Vec<(u64, Canceller)>>,
-    /// The number the next of them is kept at.
-    next_remote: std::sync::atomic::AtomicU64,
-}
-
-/// What cancels a task another agent runs for a call of the handler.
-pub(crate) type Canceller = Box<dyn FnOnce() + Send>;
-
-/// A task another agent runs for a call of the handler, kept with the handler's task until
-/// the call has its answer (dropped: forgotten, not cancelled).
-#[cfg_attr(not(feature = "client"), allow(dead_code))]
-pub(crate) struct RemoteTask {
-    link: Arc<Link>,
-    n: u64,
-}
-
-impl Drop for RemoteTask {
-    fn drop(&mut self) {
-        let mut remote = self.link.remote.lock().unwrap_or_else(|p| p.into_inner());
-        remote.retain(|(n, _)| *n != self.n);
-    }
-}
-
-/// What a running handler tells the task, in order (read by the server's executor).
-#[cfg_attr(not(feature = "server"), allow(dead_code))]
-pub(crate) enum Event {
-    /// A `working` status with this text.
-    Progress(String),
-    /// A chunk of artifact `id`.
-    Chunk {
-        id: String,
-        name: String,
-        reply: Reply,
-        append: bool,
-        last: bool,
-    },
-    /// Artifact `id` is complete (its last chunk was sent without `last`).
-    Close { id: String },
-    /// Ask the caller; the answer comes back on `answer` (a durable handler's is journaled
-    /// at number `entry` first).
-    Ask {
-        auth: bool,
-        question: String,
-        answer: oneshot::Sender<Answer>,
-        entry: Option<u64>,
-    },
-    /// A question a durable handler asked again on a replay, whose answer its journal holds.
-    Asked { auth: bool, question: String },
-    /// The handler returned: its answer goes into artifact `artifact_id`.
-    End {
-        outcome: Result<Reply, SkillError>,
-        artifact_id: String,
-    },
-}
-
-/// The task end of a [`Link`]: what the executor keeps.
-#[derive(Clone)]
-#[cfg_attr(not(feature = "server"), allow(dead_code))]
-pub(crate) struct LinkHandle {
-    link: Arc<Link>,
-}
-
-#[cfg_attr(not(feature = "server"), allow(dead_code))]
-impl LinkHandle {
-    /// Marks the task cancelled (what [`SkillContext::is_cancelled`] reads).
-    pub(crate) fn cancel(&self) {
-        self.link.cancelled.store(true, Ordering::Release);
-    }
-
-    /// Cancels the tasks other agents run for the handler's calls that have not answered: its
-    /// task ended (cancelled, failed, or its handler returned without waiting for them).
-    /// Not when the handler only stops here (its task goes on in another run, which follows
-    /// them).
-    pub(crate) fn cascade(&self) {
-        let remote =
-            std::mem::take(&mut *self.link.remote.lock().unwrap_or_else(|p| p.into_inner()));
-        for (_, cancel) in remote {
-            cancel();
-        }
-    }
-
-    /// Sends the handler's outcome, the last event.
-    pub(crate) async fn end(&self, outcome: Result<Reply, SkillError>) {
-        let artifact_id = self.link.unique_id(self.link.skill_id);
-        // Nobody listens any more only when the task was dropped: nothing to tell.
-        let _ = self
-            .link
-            .events
-            .clone()
-            .send(Event::End {
-                outcome,
-                artifact_id,
-            })
-            .await;
-    }
-}
-
-impl Link {
-    /// `name`, or `name-2`, `name-3`.. when taken: an artifact id unique within the task.
-    fn unique_id(&self, name: &str) -> String {
-        let mut ids = self
-            .artifact_ids
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let mut id = name.to_owned();
-        let mut n = 1;
-        while ids.contains(&id) {
-            n += 1;
-            id = format!("{name}-{n}");
-        }
-        ids.push(id.clone());
-        id
     }
 }
 
@@ -468,19 +352,10 @@ impl SkillContext {
         skill_id: &'static str,
         buffer: usize,
         journal: Option<Arc<crate::journal::Journal<Answer>>>,
-    ) -> (LinkHandle, mpsc::Receiver<Event>) {
-        let (events, receiver) = mpsc::channel(buffer);
-        let link = Arc::new(Link {
-            events,
-            cancelled: AtomicBool::new(false),
-            artifact_ids: Mutex::new(Vec::new()),
-            skill_id,
-            journal,
-            remote: Mutex::new(Vec::new()),
-            next_remote: Default::default(),
-        });
-        self.link = Some(Arc::clone(&link));
-        (LinkHandle { link }, receiver)
+    ) -> (LinkHandle, futures::channel::mpsc::Receiver<Event>) {
+        let (link, handle, receiver) = Link::new(skill_id, buffer, journal);
+        self.link = Some(link);
+        (handle, receiver)
     }
 
     /// Whether the call runs in a task (on a server), rather than being called directly.
@@ -503,7 +378,7 @@ impl SkillContext {
     }
 
     /// Opens an artifact named `name`, to send chunk by chunk (each chunk one part: `T` as a
-    /// data part of its schema, text as a text part, a [`File`] as a file part). The artifact's
+    /// data part of its schema, text as a text part, a [`File`](crate::File) as a file part). The artifact's
     /// id is its name (made unique within the task when a name is used twice).
     ///
     /// ```
@@ -793,175 +668,5 @@ impl SkillContext {
         }
         artifact.close().await;
         Ok(Reply::Streamed)
-    }
-}
-
-/// An artifact a handler sends chunk by chunk (see [`SkillContext::artifact`]).
-///
-/// The first chunk creates the artifact (`append: false`), the next ones add to it
-/// (`append: true`). [`send_last`](Self::send_last) marks the last chunk (`lastChunk: true`).
-/// An artifact still open when the handler returns, or closed with [`close`](Self::close), is
-/// closed by one more update carrying the whole artifact (`append: false`, `lastChunk: true`):
-/// the protocol wants at least one part in every update, and the end of a stream is known only
-/// after its last item was sent. That update also completes the artifact for a client that
-/// missed a chunk.
-#[must_use = "an artifact sends nothing until `send` is called"]
-pub struct Artifact<T> {
-    ctx: SkillContext,
-    id: String,
-    name: String,
-    sent: bool,
-    done: bool,
-    _item: PhantomData<fn(T)>,
-}
-
-impl<T> fmt::Debug for Artifact<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Artifact")
-            .field("id", &self.id)
-            .field("name", &self.name)
-            .field("sent", &self.sent)
-            .field("done", &self.done)
-            .finish()
-    }
-}
-
-impl<T: SkillReturn> Artifact<T> {
-    /// The artifact's id (unique within the task).
-    pub fn id(&self) -> &str {
-        &self.id
-    }
-
-    /// Sends `item` as the next chunk. An item that is an `Err` fails the skill with its
-    /// message.
-    pub async fn send(&mut self, item: T) -> Result<(), SkillError> {
-        self.chunk(item, false).await
-    }
-
-    /// Sends `item` as the last chunk: the artifact is complete.
-    pub async fn send_last(&mut self, item: T) -> Result<(), SkillError> {
-        self.chunk(item, true).await
-    }
-
-    /// Closes the artifact, when its last chunk was sent with [`send`](Self::send). Nothing
-    /// happens when it was already closed or nothing was sent.
-    pub async fn close(mut self) {
-        self.finish().await;
-    }
-
-    async fn finish(&mut self) {
-        if self.sent && !self.done {
-            self.done = true;
-            self.ctx
-                .send(Event::Close {
-                    id: self.id.clone(),
-                })
-                .await;
-        }
-    }
-
-    async fn chunk(&mut self, item: T, last: bool) -> Result<(), SkillError> {
-        self.send_reply(item.into_reply()?, last).await
-    }
-}
-
-impl<T> Artifact<T> {
-    async fn send_reply(&mut self, reply: Reply, last: bool) -> Result<(), SkillError> {
-        if self.done {
-            return Err(SkillError::Failed(format!(
-                "artifact `{}` was already complete",
-                self.id
-            )));
-        }
-        let append = std::mem::replace(&mut self.sent, true);
-        self.done = last;
-        self.ctx
-            .send(Event::Chunk {
-                id: self.id.clone(),
-                name: self.name.clone(),
-                reply,
-                append,
-                last,
-            })
-            .await;
-        Ok(())
-    }
-}
-
-/// The caller's answer to [`SkillContext::ask`]: the message it sent on the task.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct Answer {
-    /// The message's text (its text parts, joined by newlines).
-    pub text: String,
-    /// The data of its first data part, if any.
-    pub data: Option<Value>,
-    /// Its files.
-    pub files: Vec<File>,
-    /// The whole message, as JSON (file parts taken out into `files`).
-    pub message: Value,
-}
-
-impl Answer {
-    /// The answer's text.
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-
-    /// The answer's data as `T`.
-    ///
-    /// ```
-    /// let answer = a2a_card::Answer::new("", Some(serde_json::json!({"day": 3})));
-    /// #[derive(serde::Deserialize)]
-    /// struct Day { day: u8 }
-    /// assert_eq!(answer.data::<Day>().unwrap().day, 3);
-    /// ```
-    pub fn data<T: DeserializeOwned>(&self) -> Result<T, SkillError> {
-        let data = self
-            .data
-            .clone()
-            .ok_or_else(|| SkillError::Input("the answer carries no data part".to_owned()))?;
-        serde_json::from_value(data)
-            .map_err(|e| SkillError::Input(format!("the answer's data does not fit: {e}")))
-    }
-
-    /// An answer of this text and data (for tests of handlers).
-    pub fn new(text: impl Into<String>, data: Option<Value>) -> Answer {
-        Answer {
-            text: text.into(),
-            data,
-            files: Vec::new(),
-            message: Value::Null,
-        }
-    }
-}
-
-/// Why [`SkillContext::ask`] has no answer: there is no caller to ask.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Interrupted(String);
-
-impl fmt::Display for Interrupted {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Interrupted {}
-
-impl From<Interrupted> for String {
-    fn from(e: Interrupted) -> String {
-        e.0
-    }
-}
-
-impl From<SkillError> for String {
-    fn from(e: SkillError) -> String {
-        e.to_string()
-    }
-}
-
-impl From<Interrupted> for SkillError {
-    fn from(e: Interrupted) -> SkillError {
-        SkillError::Failed(e.0)
     }
 }
