@@ -61,7 +61,7 @@ mod remote;
 mod run;
 mod typed;
 mod v0_3;
-pub(crate) mod within;
+mod within;
 
 use serde_json::Value;
 

@@ -291,59 +291,6 @@ impl SkillContext {
         })
     }
 
-    /// Calls skill `skill` of another agent with `payload` (feature `client`), and waits until
-    /// the task it makes there ends or asks: as [`RemoteAgent::call`], and also
-    ///
-    /// - **durable**: in a durable skill, the task made there is journaled before the call
-    ///   goes on, and its answer once it comes. A run of the handler after its process stopped
-    ///   gets the recorded answer back, or follows the recorded task to its answer, instead of
-    ///   sending again; a call whose process stopped before the task was recorded is sent
-    ///   again with the same `messageId`, which an agent that makes sends idempotent
-    ///   (`RemoteAgent::idempotent_sends`, every agent of this crate) answers with the task the
-    ///   first sending made;
-    /// - **cancelled with its task**: a task made there that has not answered when this task
-    ///   ends (cancelled, failed, or the handler returned without waiting) is cancelled;
-    /// - **within the budget**: what is left of this task's [`budget`](Self::budget) goes with
-    ///   the message, and the call stops waiting once it is spent
-    ///   ([`ClientError::OutOfTime`], the task made there cancelled);
-    /// - **patient**: an agent that cannot be reached for a while (restarting, a connection
-    ///   cut) is asked again, for up to [`REACH_FOR`](crate::client::REACH_FOR) without an
-    ///   answer.
-    ///
-    /// Outside a task (a handler called directly) it is a plain call.
-    ///
-    /// ```no_run
-    /// use a2a_card::client::{ClientError, Payload, RemoteAgent};
-    /// use a2a_card::{SkillContext, SkillError, agent, skill};
-    ///
-    /// struct Travel { hotels: RemoteAgent }
-    /// /// Books trips.
-    /// #[agent(url = "http://127.0.0.1:9000")]
-    /// impl Travel {
-    ///     /// Books a trip: a room from the hotel agent, once, whatever happens to this process.
-    ///     #[skill(durable)]
-    ///     async fn book(&self, city: String, ctx: SkillContext) -> Result<String, SkillError> {
-    ///         let room = ctx
-    ///             .call(&self.hotels, "hold-room", Payload::text(city.clone()))
-    ///             .await?
-    ///             .into_result()?;
-    ///         Ok(format!("{city}: {}", room.status_text().unwrap_or_default()))
-    ///     }
-    /// }
-    /// ```
-    ///
-    /// [`RemoteAgent::call`]: crate::client::RemoteAgent::call
-    /// [`ClientError::OutOfTime`]: crate::client::ClientError::OutOfTime
-    #[cfg(feature = "client")]
-    pub async fn call(
-        &self,
-        agent: &crate::client::RemoteAgent,
-        skill: &str,
-        payload: crate::client::Payload,
-    ) -> Result<crate::client::TaskOutcome, crate::client::ClientError> {
-        crate::client::within::call(self, agent, skill, payload).await
-    }
-
     /// Links the context to a running task: its events go to the returned receiver, in order,
     /// with room for `buffer` before the handler waits.
     #[cfg(any(feature = "server", feature = "rig"))]
