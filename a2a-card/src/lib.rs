@@ -56,9 +56,9 @@ mod arguments;
 pub mod budget;
 mod builder;
 mod card;
-mod checks;
 #[cfg(feature = "client")]
 pub mod client;
+mod const_checks;
 mod context;
 pub mod dispatch;
 mod file;
@@ -331,7 +331,7 @@ pub mod __private {
         build_extended_card, unknown_skill,
     };
     pub use crate::arguments::{CallInput, SkillArg, SkillCall, drain};
-    pub use crate::checks::*;
+    pub use crate::const_checks::*;
     pub use crate::skill::{Io, SchemaRef, SkillFuture, SkillReturn};
     pub use schemars;
     pub use serde_json;

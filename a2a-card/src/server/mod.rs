@@ -106,13 +106,13 @@ pub mod auth;
 mod bindings;
 mod call;
 mod errors;
-mod failure;
 mod hosting;
 mod idempotency;
 mod lifecycle;
 mod limits;
 mod message;
 mod push;
+mod server_error;
 pub mod store;
 mod telemetry;
 
@@ -124,15 +124,15 @@ pub use bindings::mcp;
 #[cfg(feature = "ui")]
 use bindings::ui;
 pub use drain::SHUT_DOWN;
-pub use failure::ServerError;
 pub use host::Host;
-use hosting::{catalog, documents, drain, host, interfaces, listening, options, wiring};
+pub use hosting::server::{
+    DEFAULT_BODY_LIMIT, DEFAULT_CARD_MAX_AGE, DEFAULT_DRAIN_TIMEOUT, DEFAULT_INPUT_TIMEOUT,
+    DEFAULT_MAX_INLINE_FILE, Server, router,
+};
+use hosting::{catalog, documents, drain, host, interfaces, listening, wiring};
 pub use interfaces::{AGENT_CARD_PATH, AI_CATALOG_PATH, CAPABILITIES_PATH};
 pub use lifecycle::FinishedLogs;
 pub use limits::{Limits, Rate};
 pub use listening::Listening;
-pub use options::{
-    DEFAULT_BODY_LIMIT, DEFAULT_CARD_MAX_AGE, DEFAULT_DRAIN_TIMEOUT, DEFAULT_INPUT_TIMEOUT,
-    DEFAULT_MAX_INLINE_FILE, Server, router,
-};
 pub use push::Webhooks;
+pub use server_error::ServerError;

@@ -70,8 +70,8 @@
 //! ```
 
 mod jwt;
+mod layer;
 mod ownership;
-mod refusal;
 mod verifiers;
 
 use std::collections::HashMap;
@@ -91,8 +91,8 @@ pub use jwt::{
     JwtVerifier, KeyError, VERIFIED_TOKEN_TTL,
 };
 
+pub(crate) use layer::{Admission, Refusal, layer};
 pub use ownership::Ownership;
-pub(crate) use refusal::{Admission, Refusal, layer};
 use verifiers::Verifier;
 pub use verifiers::{
     ApiKeyVerifier, Authentication, BasicVerifier, Rejected, StaticApiKeys, TokenVerifier,

@@ -10,14 +10,14 @@ use std::time::Duration;
 
 use tokio::net::{TcpListener, ToSocketAddrs};
 
+use super::server::{DEFAULT_CARD_MAX_AGE, DEFAULT_DRAIN_TIMEOUT, Server};
 use crate::agent::Agent;
 use crate::card::AgentCard;
 use crate::server::catalog::{Listed, catalog};
-use crate::server::failure::ServerError;
 use crate::server::interfaces::{AGENT_CARD_PATH, CAPABILITIES_PATH, Endpoint};
 use crate::server::lifecycle::Halt;
 use crate::server::listening::Listening;
-use crate::server::options::{DEFAULT_CARD_MAX_AGE, DEFAULT_DRAIN_TIMEOUT, Server};
+use crate::server::server_error::ServerError;
 use crate::server::store;
 use crate::server::wiring::{Routes, Shared, layered};
 

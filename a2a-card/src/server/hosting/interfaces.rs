@@ -6,7 +6,7 @@ use axum::http::Uri;
 
 use crate::card::{AgentCard, AgentInterface, ProtocolVersion};
 
-use crate::server::failure::ServerError;
+use crate::server::server_error::ServerError;
 
 /// The well-known path of the public Agent Card.
 pub const AGENT_CARD_PATH: &str = "/.well-known/agent-card.json";

@@ -1,4 +1,4 @@
-//! Hosting an agent: the builder ([`Server`](options::Server) and its options), what it wires
+//! Hosting an agent: the builder ([`Server`](server::Server) and its options), what it wires
 //! (the routes of every binding, the layers), the listener and its drain, the documents it
 //! publishes (the card, the capabilities, the catalog) and the interfaces they name, and a
 //! [`Host`](host::Host) of several agents on one listener.
@@ -9,5 +9,5 @@ pub(crate) mod drain;
 pub(crate) mod host;
 pub(crate) mod interfaces;
 pub(crate) mod listening;
-pub(crate) mod options;
+pub(crate) mod server;
 pub(crate) mod wiring;

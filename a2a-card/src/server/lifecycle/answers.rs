@@ -13,8 +13,8 @@ use super::stage::NotWaiting;
 use super::updates::status;
 use super::{
     Lifecycle, Turn,
-    checks::finished,
     cluster::{follow_log, mirror},
+    request_checks::finished,
 };
 use crate::agent::Agent;
 use crate::arguments::SkillCall;

@@ -8,8 +8,8 @@ use async_trait::async_trait;
 use futures::StreamExt;
 use futures::stream::BoxStream;
 
-use super::checks::{check_history_length, cut_history};
 use super::log::Until;
+use super::request_checks::{check_history_length, cut_history};
 use super::updates::{status, status_of};
 use super::{Lifecycle, NumberedStream, Scope, new_task_id};
 use crate::agent::Agent;

@@ -17,7 +17,7 @@
 //!    send's, or a subscriber's) begins with the task as it is, then every event after it, in
 //!    order, at the reader's own pace.
 //!
-//! One file per concern: [`checks`] (what a request must hold), [`recorder`] (where events
+//! One file per concern: [`request_checks`] (what a request must hold), [`recorder`] (where events
 //! go), [`log`] (the tasks followed here and their logs), [`stage`] (where a task stands with
 //! its handler: not run here, running, waiting for an answer; every way between them),
 //! [`run`] (the skills' runs: a handler's events made task events), [`updates`] (the events
@@ -28,7 +28,6 @@
 //! answered); this file holds the turns: a task created, a stream or a subscription begun.
 
 mod answers;
-mod checks;
 mod cluster;
 mod durable;
 mod handler;
@@ -36,6 +35,7 @@ mod handover;
 mod log;
 mod mailbox;
 mod recorder;
+mod request_checks;
 mod run;
 mod stage;
 mod updates;
@@ -58,13 +58,13 @@ use super::limits::Limiter;
 use super::message::{decide, dispatch_input};
 use super::push::{Delivery, Webhooks};
 use super::store::{Logged, Place, Store};
-use checks::{check_message, finished, log_gone};
 use cluster::{Cluster, follow_log, hear, post_recovered};
 pub(crate) use handler::Calls;
 use handover::answer_of;
 pub use log::FinishedLogs;
 use log::{Live, Tracked, Until};
 use recorder::Recorder;
+use request_checks::{check_message, finished, log_gone};
 use updates::status;
 
 /// What the handler is built from (see [`Server`](super::Server)).
