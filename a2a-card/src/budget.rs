@@ -36,22 +36,26 @@ use serde_json::Value;
 /// `{"ms": N}`.
 pub const BUDGET_EXTENSION_URI: &str = "https://github.com/a2a-card/a2a-card/extensions/budget/v1";
 
-/// The budget `metadata` (a message's) gives, if any; what is wrong with the entry otherwise
+/// The longest budget a message gives: longer ones are read as this (a year).
+pub const MAX_BUDGET: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// The budget `metadata` (a message's) gives, if any (at most [`MAX_BUDGET`]); what is wrong with the entry otherwise
 /// (said of the entry, to be put after its name).
 pub fn budget_of(metadata: Option<&HashMap<String, Value>>) -> Result<Option<Duration>, String> {
     let Some(entry) = metadata.and_then(|m| m.get(BUDGET_EXTENSION_URI)) else {
         return Ok(None);
     };
     // A whole number, however the binding carried it (ProtoJSON's `Struct` has doubles only).
+    let max = u64::try_from(MAX_BUDGET.as_millis()).unwrap_or(u64::MAX);
     let ms = entry.get("ms").and_then(|ms| {
         ms.as_u64().or_else(|| {
             ms.as_f64()
-                .filter(|f| *f >= 0.0 && f.fract() == 0.0 && *f < 1e15)
-                .map(|f| f as u64)
+                .filter(|f| *f >= 0.0 && f.fract() == 0.0)
+                .map(|f| if f >= max as f64 { max } else { f as u64 })
         })
     });
     match ms {
-        Some(ms) => Ok(Some(Duration::from_millis(ms))),
+        Some(ms) => Ok(Some(Duration::from_millis(ms.min(max)))),
         None => Err(format!(
             "is {entry}; it is an object whose `ms` is the budget in milliseconds (an integer, 0 or more)"
         )),
@@ -73,7 +77,7 @@ pub fn budget_of(metadata: Option<&HashMap<String, Value>>) -> Result<Option<Dur
 /// ```
 #[cfg(any(feature = "client", feature = "server"))]
 pub fn with_budget(message: &mut a2a::Message, budget: Duration) {
-    let ms = u64::try_from(budget.as_millis()).unwrap_or(u64::MAX);
+    let ms = u64::try_from(budget.min(MAX_BUDGET).as_millis()).unwrap_or(u64::MAX);
     message.metadata.get_or_insert_with(HashMap::new).insert(
         BUDGET_EXTENSION_URI.to_owned(),
         serde_json::json!({ "ms": ms }),
@@ -108,6 +112,14 @@ mod tests {
             budget_of(Some(&double)),
             Ok(Some(Duration::from_millis(1500)))
         );
+        // Longer than a year: a year, however it came.
+        for long in [
+            serde_json::json!({"ms": u64::MAX}),
+            serde_json::json!({"ms": 1e300}),
+        ] {
+            let metadata = HashMap::from([(BUDGET_EXTENSION_URI.to_owned(), long)]);
+            assert_eq!(budget_of(Some(&metadata)), Ok(Some(MAX_BUDGET)));
+        }
         let other = HashMap::from([("other".to_owned(), serde_json::json!(1))]);
         assert_eq!(budget_of(Some(&other)), Ok(None));
     }

@@ -89,9 +89,9 @@ pub enum Entry {
         /// The call.
         call: Box<RemoteCall>,
     },
-    /// The call journaled at the number before this one was answered with this (the other
-    /// agent's `SendMessageResponse`, as JSON: its task once it ended or asked, or its
-    /// message).
+    /// The call journaled at the number before this one ended with this: the other agent's
+    /// `SendMessageResponse`, as JSON (its task once it ended or asked, or its message), or
+    /// `{"error": {..}}`, why the call has no answer (a replay gets the same error).
     Returned {
         /// The answer.
         returned: Value,
@@ -464,6 +464,10 @@ impl<A> Journal<A> {
     pub(crate) fn call(&self, skill: &str) -> Result<CallSlot, Diverged> {
         let did = || format!("a call of skill `{skill}`");
         match self.take_two() {
+            // Answered at once (no task to follow), or its task's entry not kept.
+            (_, None, Some(Recorded::Entry(Entry::Returned { returned }))) => {
+                Ok(CallSlot::Returned(returned))
+            }
             (n, None, _) => Ok(CallSlot::Free(n, n + 1)),
             (n, Some(Recorded::Entry(Entry::Call { call })), answer) if call.skill == skill => {
                 match answer {
@@ -714,6 +718,9 @@ mod tests {
             returned: json!({"task": {"id": "t-1"}}),
         };
         assert_eq!(*written.lock().unwrap(), vec![(2, returned.clone())]);
+        // Answered at once (no task to follow), or the task's entry not kept: the answer.
+        let (journal, _) = journal_of(vec![(2, returned.clone())]);
+        assert!(matches!(journal.call("hold"), Ok(CallSlot::Returned(_))));
         // Both recorded: the answer, nothing sent.
         let (journal, _) = journal_of(vec![(1, call.clone()), (2, returned)]);
         assert!(matches!(journal.call("hold"), Ok(CallSlot::Returned(_))));

@@ -270,10 +270,19 @@ impl Trip {
         }
     }
 
+    fn hotel_db(&self) -> PathBuf {
+        db_path(&format!("{}-hotel", self.name))
+    }
+
     /// Waits until the travel agent's journal holds an entry of kind `kind` (`step`, `call`).
     async fn until_journaled(&self, kind: &str) {
+        self.until_in(&self.travel_db(), kind).await;
+    }
+
+    /// Waits until the journal in the SQLite file `db` holds an entry of kind `kind`.
+    async fn until_in(&self, db: &Path, kind: &str) {
         let since = Instant::now();
-        while journaled(&self.travel_db(), kind).await == 0 {
+        while journaled(db, kind).await == 0 {
             assert!(
                 since.elapsed() < Duration::from_secs(20),
                 "no {kind} was journaled"
@@ -461,8 +470,10 @@ async fn a_durable_call_whose_caller_is_killed_while_it_follows_the_task_follows
 async fn a_durable_call_whose_callee_is_killed_while_it_works_completes_once() {
     let mut trip = Trip::start("callee-killed", true, false);
     let booking = trip.book("Braga", None).await;
-    trip.until_ledger("hold").await;
     trip.until_journaled("call").await;
+    // The hotel's hold done and journaled (a kill before would run it again, as a step whose
+    // process stopped before its result was written does).
+    trip.until_in(&trip.hotel_db(), "step").await;
     // The hotel dies mid-call and comes back on its file: its task runs again from its
     // journal (the hold not again), and the travel agent, asking again, hears the end.
     trip.restart_hotel();
@@ -523,7 +534,9 @@ async fn a_budget_given_to_a_task_reaches_the_agent_it_calls() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_spent_budget_stops_the_call_and_cancels_the_task_it_made() {
     let trip = Trip::start("spent", true, false);
-    let booking = trip.book("Tavira", Some(Duration::from_millis(1500))).await;
+    let booking = trip.book("Tavira", Some(Duration::from_secs(3))).await;
+    // The hotel's task is made; it waits for its gate past the budget.
+    trip.until_ledger("hold").await;
     let done = Trip::ended(&trip.travel_base(), &booking.id).await;
     assert_eq!(done.status.state, TaskState::Failed);
     let why = status_text(&done);

@@ -91,62 +91,112 @@ async fn call(
 ) -> Result<TaskOutcome, ClientError> {
     // An agent whose card offers no interface this client speaks: said at once.
     agent.client()?;
-    let journal = ctx.journal();
-    let slot = match journal {
-        Some(journal) => Some(journal.call(skill).map_err(|d| ClientError::Journal(d.0))?),
-        None => None,
+    let Some(journal) = ctx.journal() else {
+        return made(ctx, agent, skill, payload, None).await;
     };
-    let deadline = ctx.deadline();
-    let (sent, answer_at) = match slot {
-        Some(CallSlot::Returned(answer)) => return recorded(skill, answer),
-        Some(CallSlot::Made(call, at)) => (Sent::Task(reach(agent, &call.task).await?), Some(at)),
-        Some(CallSlot::Free(n, at)) => {
-            // The same key on every run of the task: a sending that reached the agent before
-            // the task it made was recorded is answered with that task.
-            let key = format!("{}-call-{n}", ctx.task_id.as_deref().unwrap_or_default());
-            let sent = send(agent, skill, payload, Some(key), deadline).await?;
-            if let (Sent::Task(handle), Some(journal)) = (&sent, journal) {
-                let call = RemoteCall::new(
-                    agent.card_url(),
-                    skill,
-                    handle.task_id(),
-                    handle.context_id(),
-                );
-                // Not kept (the store failing): a run after this one sends again with the
-                // same key, and is answered with the same task.
-                let _ = journal
-                    .write_at(
-                        n,
-                        Entry::Call {
-                            call: Box::new(call),
-                        },
-                    )
-                    .await;
-            }
-            (sent, Some(at))
-        }
-        None => (send(agent, skill, payload, None, deadline).await?, None),
+    let (n, at) = match journal.call(skill).map_err(|d| ClientError::Journal(d.0))? {
+        CallSlot::Returned(recorded) => return replayed(skill, recorded),
+        CallSlot::Made(call, at) => (Err(call), at),
+        CallSlot::Free(n, at) => (Ok(n), at),
     };
-    let outcome = match sent {
-        Sent::Answered(outcome) => outcome,
-        Sent::Task(mut handle) => {
-            let _kept = ctx.remote_task(canceller(agent, handle.task_id()));
-            let followed = match left(deadline) {
-                Some(left) => tokio::time::timeout(left, follow(&mut handle))
-                    .await
-                    .unwrap_or_else(|_| Err(out_of_time(agent, handle.task_id()))),
-                None => follow(&mut handle).await,
-            };
-            followed?
-        }
+    let ended = match n {
+        Ok(n) => made(ctx, agent, skill, payload, Some((journal, n))).await,
+        Err(call) => followed(ctx, agent, &call.task).await,
     };
-    if let (Some(journal), Some(at)) = (journal, answer_at) {
-        // Written in the store's next round: a run after a stop before it follows the task
-        // again, which answers the same.
-        let answer = serde_json::to_value(outcome.response()).unwrap_or_default();
-        journal.returned(at, answer);
+    // Written in the store's next round (a run after a stop before it follows the task
+    // again, which answers the same), the answer or why there is none: a replay gets the same.
+    journal.returned(at, record(&ended));
+    ended
+}
+
+/// Makes the call, and follows the task it made (recorded at number `n` of `journal` before
+/// it is followed, in a durable skill).
+async fn made(
+    ctx: &SkillContext,
+    agent: &RemoteAgent,
+    skill: &str,
+    payload: Payload,
+    journal: Option<(&std::sync::Arc<crate::journal::Journal<crate::Answer>>, u64)>,
+) -> Result<TaskOutcome, ClientError> {
+    // The same key on every run of the task: a sending that reached the agent before the task
+    // it made was recorded is answered with that task.
+    let key = journal.map(|(_, n)| key_of(ctx.task_id.as_deref().unwrap_or_default(), n));
+    let mut handle = match send(agent, skill, payload, key, ctx.deadline()).await? {
+        Sent::Answered(outcome) => return Ok(outcome),
+        Sent::Task(handle) => handle,
+    };
+    let kept = ctx.remote_task(canceller(agent, handle.task_id()));
+    if let Some((journal, n)) = journal {
+        let call = RemoteCall::new(
+            agent.card_url(),
+            skill,
+            handle.task_id(),
+            handle.context_id(),
+        );
+        // Not kept (the store failing): a run after this one sends again with the same key,
+        // and is answered with the same task.
+        let _ = journal
+            .write_at(
+                n,
+                Entry::Call {
+                    call: Box::new(call),
+                },
+            )
+            .await;
     }
-    Ok(outcome)
+    within(ctx, agent, &mut handle, kept).await
+}
+
+/// Follows task `id` of `agent`, which a call made before its process stopped.
+async fn followed(
+    ctx: &SkillContext,
+    agent: &RemoteAgent,
+    id: &str,
+) -> Result<TaskOutcome, ClientError> {
+    let kept = ctx.remote_task(canceller(agent, id));
+    let mut handle = reach(agent, id).await?;
+    within(ctx, agent, &mut handle, kept).await
+}
+
+/// Follows the task of `handle` to its answer within the budget of `ctx`; spent, the task is
+/// cancelled.
+async fn within(
+    ctx: &SkillContext,
+    agent: &RemoteAgent,
+    handle: &mut TaskHandle,
+    kept: Option<crate::context::RemoteTask>,
+) -> Result<TaskOutcome, ClientError> {
+    let followed = match left(ctx.deadline()) {
+        Some(left) => match tokio::time::timeout(left, follow(handle)).await {
+            Ok(followed) => followed,
+            Err(_) => {
+                canceller(agent, handle.task_id())();
+                Err(ClientError::OutOfTime {
+                    task_id: Some(handle.task_id().to_owned()),
+                })
+            }
+        },
+        None => follow(handle).await,
+    };
+    // Answered, or cancelled above, or the agent not reached (nothing more to do there):
+    // nothing is left for the task's end to cancel.
+    if let Some(kept) = kept {
+        kept.answered();
+    }
+    followed
+}
+
+/// The idempotency key of the call at number `n` of task `task`'s journal: the task's id and
+/// the number, or, for an id too long for a key, its digest.
+fn key_of(task: &str, n: u64) -> String {
+    let key = format!("{task}-call-{n}");
+    if key.len() <= crate::idempotency::MAX_KEY_LEN {
+        return key;
+    }
+    use sha2::Digest as _;
+    let digest = sha2::Sha256::digest(task.as_bytes());
+    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    format!("{hex}-call-{n}")
 }
 
 /// What a sending gave: the answer (a message, or a task that ended at once), or a task to
@@ -156,9 +206,54 @@ enum Sent {
     Task(TaskHandle),
 }
 
-/// The answer the journal recorded for a call of `skill`.
-fn recorded(skill: &str, answer: serde_json::Value) -> Result<TaskOutcome, ClientError> {
-    serde_json::from_value::<a2a::SendMessageResponse>(answer)
+/// What the journal keeps of a call's end: the other agent's answer, or `{"error": ..}`.
+fn record(ended: &Result<TaskOutcome, ClientError>) -> serde_json::Value {
+    match ended {
+        Ok(outcome) => serde_json::to_value(outcome.response()).unwrap_or_default(),
+        Err(e) => {
+            let mut error = serde_json::json!({ "message": e.to_string() });
+            match e {
+                ClientError::OutOfTime { task_id } => {
+                    error["outOfTime"] = serde_json::json!(task_id)
+                }
+                ClientError::Rejected {
+                    code,
+                    message,
+                    reason,
+                    ..
+                } => {
+                    error["code"] = serde_json::json!(code);
+                    error["message"] = serde_json::json!(message);
+                    error["reason"] = serde_json::json!(reason);
+                }
+                _ => {}
+            }
+            serde_json::json!({ "error": error })
+        }
+    }
+}
+
+/// What the journal recorded of the end of a call of `skill`, as the call gave it.
+fn replayed(skill: &str, recorded: serde_json::Value) -> Result<TaskOutcome, ClientError> {
+    if let Some(error) = recorded.get("error") {
+        let text = |key: &str| error.get(key).and_then(|v| v.as_str()).map(str::to_owned);
+        let message = text("message").unwrap_or_default();
+        return Err(if let Some(task) = error.get("outOfTime") {
+            ClientError::OutOfTime {
+                task_id: task.as_str().map(str::to_owned),
+            }
+        } else if let Some(code) = error.get("code").and_then(|c| c.as_i64()) {
+            ClientError::Rejected {
+                code: i32::try_from(code).unwrap_or(a2a::error_code::INTERNAL_ERROR),
+                message,
+                reason: text("reason"),
+                violations: Vec::new(),
+            }
+        } else {
+            ClientError::Transport(message)
+        });
+    }
+    serde_json::from_value::<a2a::SendMessageResponse>(recorded)
         .map(TaskOutcome::from_response)
         .map_err(|e| {
             ClientError::Journal(format!(
@@ -168,7 +263,8 @@ fn recorded(skill: &str, answer: serde_json::Value) -> Result<TaskOutcome, Clien
 }
 
 /// Sends `payload` to `skill` of `agent` without waiting (`messageId` `key`, where given),
-/// with what is left until `deadline`, asking again while the agent cannot be reached.
+/// with what is left until `deadline`, asking again while the agent cannot be reached (where
+/// it makes sends idempotent).
 async fn send(
     agent: &RemoteAgent,
     skill: &str,
@@ -190,7 +286,10 @@ async fn send(
         }
         match agent.send_message(message.clone(), true).await {
             Ok(outcome) => break outcome,
-            Err(e) => patience.wait(e).await?,
+            // Sent again only where that cannot make a second task (the same key reaches the
+            // first): a send whose answer was lost may have made one.
+            Err(e) if agent.idempotent_sends() => patience.wait(e).await?,
+            Err(e) => return Err(e),
         }
     };
     Ok(match outcome.task() {
@@ -222,10 +321,11 @@ async fn follow(handle: &mut TaskHandle) -> Result<TaskOutcome, ClientError> {
         if settled(handle.last()) {
             return Ok(handle.last().clone());
         }
-        let mut heard = false;
+        // Events beyond the first (the task as it is): the stream followed the task.
+        let mut events = 0;
         if let Ok(mut run) = handle.subscribe().await {
             while let Some(Ok(event)) = run.next().await {
-                heard = true;
+                events += 1;
                 if matches!(event, Event::Question { .. } | Event::Finished { .. }) {
                     break;
                 }
@@ -237,7 +337,7 @@ async fn follow(handle: &mut TaskHandle) -> Result<TaskOutcome, ClientError> {
         }
         patience = Patience::default();
         // A stream that ended at once, its task still running: asked again, briefly apart.
-        if heard {
+        if events > 1 {
             quiet = Duration::from_millis(20);
         } else if !settled(handle.last()) {
             tokio::time::sleep(quiet).await;
@@ -261,14 +361,6 @@ fn left(deadline: Option<SystemTime>) -> Option<Duration> {
             .duration_since(SystemTime::now())
             .unwrap_or_default(),
     )
-}
-
-/// The budget was spent while task `id` of `agent` ran: it is cancelled, and the call says so.
-fn out_of_time(agent: &RemoteAgent, id: &str) -> ClientError {
-    canceller(agent, id)();
-    ClientError::OutOfTime {
-        task_id: Some(id.to_owned()),
-    }
 }
 
 /// What cancels task `id` of `agent`, in the background (asked again while the agent cannot be
@@ -324,5 +416,76 @@ impl Patience {
         tokio::time::sleep(self.wait).await;
         self.wait = (self.wait * 2).min(Duration::from_secs(2));
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_without_an_answer_is_replayed_with_the_same_error() {
+        let cases = [
+            ClientError::OutOfTime {
+                task_id: Some("t-1".into()),
+            },
+            ClientError::OutOfTime { task_id: None },
+            ClientError::Rejected {
+                code: -32602,
+                message: "no such skill".into(),
+                reason: Some("INVALID_PARAMS".into()),
+                violations: Vec::new(),
+            },
+            ClientError::Transport("the agent was not reached for 60 s".into()),
+        ];
+        for error in cases {
+            let recorded = record(&Err(error.clone()));
+            let again = replayed("hold", recorded).unwrap_err();
+            assert_eq!(again.to_string(), error.to_string());
+            assert_eq!(
+                std::mem::discriminant(&again),
+                std::mem::discriminant(&error)
+            );
+        }
+    }
+
+    #[test]
+    fn an_answer_is_replayed_as_it_came() {
+        let task = a2a::Task {
+            id: "t-1".into(),
+            context_id: "c-1".into(),
+            status: a2a::TaskStatus {
+                state: a2a::TaskState::Completed,
+                message: None,
+                timestamp: None,
+            },
+            artifacts: None,
+            history: None,
+            metadata: None,
+        };
+        let outcome = TaskOutcome::from_task(task);
+        let again = replayed("hold", record(&Ok(outcome.clone()))).unwrap();
+        assert_eq!(again, outcome);
+        let message = a2a::Message::new(a2a::Role::Agent, vec![a2a::Part::text("held")]);
+        let outcome = TaskOutcome::from_response(a2a::SendMessageResponse::Message(message));
+        assert_eq!(
+            replayed("hold", record(&Ok(outcome.clone()))).unwrap(),
+            outcome
+        );
+        let Err(ClientError::Journal(why)) = replayed("hold", serde_json::json!({"nap": 1})) else {
+            panic!("not an answer")
+        };
+        assert!(why.contains("skill `hold`"), "{why}");
+    }
+
+    #[test]
+    fn a_key_is_the_task_and_the_call_or_a_digest_of_a_long_task_id() {
+        assert_eq!(key_of("t-1", 2), "t-1-call-2");
+        let long = "ns/".repeat(100) + "t-1";
+        let key = key_of(&long, 2);
+        assert!(key.len() <= crate::idempotency::MAX_KEY_LEN, "{key}");
+        assert!(key.ends_with("-call-2"));
+        assert_ne!(key, key_of(&format!("{long}x"), 2));
+        assert_eq!(key, key_of(&long, 2));
     }
 }

@@ -32,15 +32,19 @@ pub(crate) struct Link {
 pub(crate) type Canceller = Box<dyn FnOnce() + Send>;
 
 /// A task another agent runs for a call of the handler, kept with the handler's task until
-/// the call has its answer (dropped: forgotten, not cancelled).
+/// the call has its answer ([`answered`](Self::answered)). Dropped before (the handler
+/// dropped the call), it stays kept: cancelled when the task ends, unless the task goes on
+/// in another run.
 #[cfg_attr(not(feature = "client"), allow(dead_code))]
 pub(crate) struct RemoteTask {
     pub(super) link: Arc<Link>,
     pub(super) n: u64,
 }
 
-impl Drop for RemoteTask {
-    fn drop(&mut self) {
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
+impl RemoteTask {
+    /// The call has its answer: nothing of it is left to cancel.
+    pub(crate) fn answered(self) {
         let mut remote = self.link.remote.lock().unwrap_or_else(|p| p.into_inner());
         remote.retain(|(n, _)| *n != self.n);
     }
@@ -102,6 +106,12 @@ impl LinkHandle {
         for (_, cancel) in remote {
             cancel();
         }
+    }
+
+    /// Whether the handler was stopped (cancelled, or its task handed over): the stage that
+    /// stopped it cancelled what was to be cancelled.
+    pub(crate) fn stopped(&self) -> bool {
+        self.link.cancelled.load(Ordering::Acquire)
     }
 
     /// Sends the handler's outcome, the last event.

@@ -9,10 +9,10 @@ mod link;
 
 pub use answer::{Answer, Interrupted};
 pub use artifact::Artifact;
+use link::Link;
 #[cfg(any(feature = "server", feature = "rig"))]
 pub(crate) use link::LinkHandle;
-pub(crate) use link::{Canceller, Event};
-use link::{Link, RemoteTask};
+pub(crate) use link::{Canceller, Event, RemoteTask};
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -231,8 +231,9 @@ impl SkillContext {
 
     #[cfg(feature = "server")]
     pub(crate) fn set_deadline(&mut self, deadline_ms: Option<i64>) {
-        self.deadline = deadline_ms.map(|ms| {
-            std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms.max(0).unsigned_abs())
+        self.deadline = deadline_ms.and_then(|ms| {
+            std::time::UNIX_EPOCH
+                .checked_add(std::time::Duration::from_millis(ms.max(0).unsigned_abs()))
         });
     }
 

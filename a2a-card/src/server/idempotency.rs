@@ -83,11 +83,13 @@ impl Key {
             }
             // What is left of the caller's budget is not what the send asks: a retry sends
             // less of it.
-            if let Some(serde_json::Value::Object(metadata)) = fields.get_mut("metadata") {
-                metadata.remove(crate::budget::BUDGET_EXTENSION_URI);
-                if metadata.is_empty() {
-                    fields.remove("metadata");
-                }
+            if let Some(serde_json::Value::Object(metadata)) = fields.get_mut("metadata")
+                && metadata
+                    .remove(crate::budget::BUDGET_EXTENSION_URI)
+                    .is_some()
+                && metadata.is_empty()
+            {
+                fields.remove("metadata");
             }
         }
         // One form whatever the order of the message's maps: members sorted by name.

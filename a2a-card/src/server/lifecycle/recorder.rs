@@ -151,7 +151,13 @@ impl Recorder {
         tracked.break_off(A2AError::internal(format!(
             "task `{id}` could not be stored as it went on (the task store refused the write: another process took the task over or cancelled it, or the store is unreachable); nothing of it was kept that the store does not have: GetTask answers the task as stored"
         )));
-        tracked.stage.stop();
+        // A durable task runs again from its journal (its calls followed there); any other
+        // fails, and the tasks its calls made end with it.
+        if tracked.stage.handler() == Some(false) {
+            tracked.stage.end_run();
+        } else {
+            tracked.stage.stop();
+        }
         self.live.forget(tracked);
         if let Some(log) = self.log.clone() {
             tokio::spawn(async move {

@@ -213,8 +213,11 @@ pub(crate) fn start<A: Agent>(
                 Err(SkillError::Failed(PANIC_MESSAGE.to_owned()))
             }
         };
-        // Calls of other agents the handler did not wait for end with its task.
-        link.cascade();
+        // Calls of other agents the handler did not wait for end with its task (unless it
+        // returned because it was stopped: a task handed over goes on elsewhere).
+        if !link.stopped() {
+            link.cascade();
+        }
         link.end(outcome).await;
     });
     let replay = Replay {

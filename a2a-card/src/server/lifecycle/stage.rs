@@ -243,26 +243,31 @@ impl Stage {
     /// Stops the handler of the task, if it runs here (→ `Followed`): the task goes on in
     /// another run (a durable task handed over), or ends without it.
     pub(crate) fn stop(&self) {
-        if let Some(handler) = self.take_handler() {
+        if let Some((handler, waiter)) = self.take_handler() {
             handler.stop();
+            drop(waiter);
         }
     }
 
     /// Stops the handler of the task, if it runs here (→ `Followed`), because the task ends
     /// (cancelled, failed): the tasks other agents run for its calls are cancelled too.
     pub(crate) fn end_run(&self) {
-        if let Some(handler) = self.take_handler() {
+        if let Some((handler, waiter)) = self.take_handler() {
             handler.end();
+            drop(waiter);
         }
     }
 
-    fn take_handler(&self) -> Option<Handler> {
+    /// The handler, and the question it waits on (its timer disarmed), to be dropped once
+    /// the handler reads as stopped: a handler whose question fails first must not take
+    /// itself for one that returned.
+    fn take_handler(&self) -> Option<(Handler, Option<Waiter>)> {
         match std::mem::take(&mut *self.stage()) {
             Standing::Followed => None,
-            Standing::Running(handler) => Some(handler),
+            Standing::Running(handler) => Some((handler, None)),
             Standing::Waiting(handler, mut waiter) => {
                 waiter.disarm();
-                Some(handler)
+                Some((handler, Some(waiter)))
             }
         }
     }
