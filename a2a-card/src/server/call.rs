@@ -266,26 +266,36 @@ impl Extensions {
             .filter(|(i, uri)| self.declared.contains(uri) && !asked[..*i].contains(uri))
             .map(|(_, uri)| uri.as_str())
     }
+}
 
-    /// The header value naming the extensions `ctx` asked for that the card declares (for the
-    /// answer), if any.
-    pub(crate) fn echo(&self, ctx: &Context) -> Option<axum::http::HeaderValue> {
-        let used: Vec<&str> = self.used(&ctx.extensions).collect();
-        if used.is_empty() {
+/// What a call answered, and the extensions it used, which the bindings name in the answer.
+pub(crate) struct Answered {
+    pub(crate) answer: Answer,
+    pub(crate) used: Used,
+}
+
+/// The extensions a call used: those it asked for that the card declares, each once, in the
+/// order asked.
+#[derive(Debug, Default)]
+pub(crate) struct Used(pub(crate) Vec<String>);
+
+impl Used {
+    /// The header value naming them, if any.
+    pub(crate) fn header(&self) -> Option<axum::http::HeaderValue> {
+        if self.0.is_empty() {
             return None;
         }
-        axum::http::HeaderValue::from_str(&used.join(", ")).ok()
+        axum::http::HeaderValue::from_str(&self.0.join(", ")).ok()
     }
 
-    /// `response`, the answer to a call made in `ctx`, naming in the HTTP header `name` the
-    /// extensions it used (0.3 callers read `X-A2A-Extensions`).
+    /// `response`, naming them in the HTTP header `name` (0.3 callers read
+    /// `X-A2A-Extensions`).
     pub(crate) fn name_in(
         &self,
         mut response: axum::response::Response,
-        ctx: &Context,
         name: &'static str,
     ) -> axum::response::Response {
-        if let Some(used) = self.echo(ctx) {
+        if let Some(used) = self.header() {
             response.headers_mut().insert(name, used);
         }
         response

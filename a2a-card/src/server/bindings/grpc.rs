@@ -85,7 +85,7 @@ impl Grpc {
             request.extensions(),
         )
         .map_err(|refusal| refusal.grpc())?;
-        let answer = self
+        let answered = self
             .0
             .call(&ctx, op)
             .await
@@ -93,12 +93,11 @@ impl Grpc {
                 Failure::Error(e) => a2a_error_to_status(&e),
                 Failure::Refused(refusal) => refusal.grpc(),
             })?;
-        let used = self
-            .0
-            .extensions()
-            .echo(&ctx)
+        let used = answered
+            .used
+            .header()
             .and_then(|v| MetadataValue::try_from(v.as_bytes()).ok());
-        Ok((answer, used))
+        Ok((answered.answer, used))
     }
 }
 

@@ -15,7 +15,7 @@ use super::{Lifecycle, NumberedStream, Scope, new_task_id};
 use crate::agent::Agent;
 use crate::dispatch::{SKILL_EXTENSION_URI, named_skill};
 use crate::server::call::{
-    Answer, Binding, Context, Extensions, Failure, Op, field_error, tenant_of, unexpected,
+    Answer, Answered, Binding, Context, Failure, Op, Used, field_error, tenant_of, unexpected,
 };
 use crate::server::idempotency::Key;
 use crate::server::store::{KeyClaim, Place, prefix, reaches};
@@ -31,16 +31,13 @@ enum Keyed {
 /// What the bindings call: one operation, in its context.
 #[async_trait]
 pub(crate) trait Calls: Send + Sync + 'static {
-    /// Answers `op`, called in `ctx`.
-    async fn call(&self, ctx: &Context, op: Op) -> Result<Answer, Failure>;
-
-    /// The extensions the served card declares (the bindings name those a call used).
-    fn extensions(&self) -> &Extensions;
+    /// Answers `op`, called in `ctx`, naming the extensions the call used.
+    async fn call(&self, ctx: &Context, op: Op) -> Result<Answered, Failure>;
 }
 
 #[async_trait]
 impl<A: Agent> Calls for Lifecycle<A> {
-    async fn call(&self, ctx: &Context, op: Op) -> Result<Answer, Failure> {
+    async fn call(&self, ctx: &Context, op: Op) -> Result<Answered, Failure> {
         // The extended card answers only authenticated callers, whatever the card requires of
         // other calls; every other call meets the card's requirement.
         if let (Op::ExtendedCard, Some(guard)) = (&op, &self.guard)
@@ -86,13 +83,14 @@ impl<A: Agent> Calls for Lifecycle<A> {
             Op::Send(req) | Op::Stream(req) => named::<A>(&req.message)?,
             _ => None,
         };
+        let used = Used(extensions.clone());
         let scope = Scope {
             place,
             tenant: tenant.map(str::to_owned),
             extensions,
             skill,
         };
-        Ok(match op {
+        let answer = match op {
             Op::Send(req) => Answer::Sent(SendMessageResponse::Task(
                 self.send(ctx, req, &scope).await?,
             )),
@@ -142,11 +140,8 @@ impl<A: Agent> Calls for Lifecycle<A> {
                     .clone()
                     .ok_or_else(A2AError::extended_card_not_configured)?,
             )),
-        })
-    }
-
-    fn extensions(&self) -> &Extensions {
-        &self.extensions
+        };
+        Ok(Answered { answer, used })
     }
 }
 
@@ -556,6 +551,7 @@ async fn in_process<A: Agent>(lifecycle: &Lifecycle<A>, op: Op) -> Result<Answer
     lifecycle
         .call(&Context::in_process(), op)
         .await
+        .map(|answered| answered.answer)
         .map_err(Failure::into_error)
 }
 

@@ -18,7 +18,7 @@ use serde_json::value::RawValue;
 use super::body::{self, BodyError};
 use crate::server::call::NumberedStream;
 use crate::server::call::{
-    Answer, Binding, Context, EXTENSIONS_HEADER, Failure, Op, requested_version,
+    Answer, Answered, Binding, Context, EXTENSIONS_HEADER, Failure, Op, Used, requested_version,
 };
 use crate::server::errors::json_response;
 use crate::server::lifecycle::Calls;
@@ -231,8 +231,8 @@ async fn call(
         Ok(op) => op,
         Err(e) => return error_response(&id, e),
     };
-    let answer = match calls.call(ctx, op).await {
-        Ok(answer) => answer,
+    let Answered { answer, used } = match calls.call(ctx, op).await {
+        Ok(answered) => answered,
         Err(failure) => return failure_response(&id, failure),
     };
     let response = match answer {
@@ -256,7 +256,7 @@ async fn call(
         }
         answer => json_response(StatusCode::OK, &Success::new(&id, &answer)),
     };
-    calls.extensions().name_in(response, ctx, EXTENSIONS_HEADER)
+    used.name_in(response, EXTENSIONS_HEADER)
 }
 
 /// A 0.3 request: its params in 1.0 shape, the same call, its answer (each event of a stream)
@@ -274,6 +274,10 @@ async fn v0_3_call(
     let answer = match Op::decode(method.v1(), method.params_to_v1(params)) {
         Ok(op) => calls.call(ctx, op).await,
         Err(e) => Err(Failure::Error(e)),
+    };
+    let (answer, used) = match answer {
+        Ok(Answered { answer, used }) => (Ok(answer), used),
+        Err(failure) => (Err(failure), Used::default()),
     };
     let answered = match answer {
         Ok(Answer::Stream(events)) => sse(events, move |event| match event {
@@ -310,9 +314,7 @@ async fn v0_3_call(
             return response;
         }
     };
-    calls
-        .extensions()
-        .name_in(answered, ctx, "x-a2a-extensions")
+    used.name_in(answered, "x-a2a-extensions")
 }
 
 /// A value of the `a2a` types as JSON (they always serialise).

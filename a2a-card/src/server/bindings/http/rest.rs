@@ -16,8 +16,8 @@ use serde_json::{Value, json};
 use super::body::{self, BodyError};
 use super::jsonrpc::{is_json, sse};
 use crate::server::call::{
-    Answer, Binding, Context, EXTENSIONS_HEADER, Failure, Op, field_error, normalize, read,
-    read_text,
+    Answer, Answered, Binding, Context, EXTENSIONS_HEADER, Failure, Op, field_error, normalize,
+    read, read_text,
 };
 use crate::server::errors::rest_status;
 use crate::server::lifecycle::Calls;
@@ -234,15 +234,13 @@ pub(crate) async fn endpoint(State(rest): State<Arc<Rest>>, request: Request) ->
     };
     let mut response = match op {
         Ok(op) => match rest.calls.call(&ctx, op).await {
-            Ok(answer) => {
+            Ok(Answered { answer, used }) => {
                 let response = match answer {
                     Answer::Stream(events) => sse(events, write_event),
                     Answer::Deleted => Response::new(Body::empty()),
                     answer => json(&answer),
                 };
-                rest.calls
-                    .extensions()
-                    .name_in(response, &ctx, EXTENSIONS_HEADER)
+                used.name_in(response, EXTENSIONS_HEADER)
             }
             Err(Failure::Error(e)) => error(e),
             Err(Failure::Refused(refusal)) => refusal.rest(),

@@ -58,6 +58,7 @@ impl<A: Agent> Call<'_, A> {
             .handler
             .call(&self.ctx, Op::Turn { request, skill })
             .await
+            .map(|answered| answered.answer)
         {
             Ok(Answer::Stream(events)) => Ok(events),
             Ok(_) => Err(crate::server::call::unexpected()),
@@ -267,7 +268,11 @@ impl<A: Agent> Call<'_, A> {
             history_length: Some(0),
             tenant: None,
         };
-        let task = self.handler.call(&self.ctx, Op::Get(request)).await;
+        let task = self
+            .handler
+            .call(&self.ctx, Op::Get(request))
+            .await
+            .map(|answered| answered.answer);
         matches!(task, Ok(Answer::Task(t)) if matches!(
             t.status.state,
             TaskState::InputRequired | TaskState::AuthRequired

@@ -192,7 +192,13 @@ impl<A: Agent> Bridge<A> {
             history_length: None,
             tenant: None,
         };
-        match self.inner.handler.call(ctx, Op::Get(request)).await {
+        match self
+            .inner
+            .handler
+            .call(ctx, Op::Get(request))
+            .await
+            .map(|answered| answered.answer)
+        {
             Ok(Answer::Task(task)) => Ok(*task),
             Ok(_) => Err(McpError::internal_error("GetTask answered no task", None)),
             Err(failure) => Err(McpError::invalid_params(failure.into_error().message, None)),
