@@ -16,6 +16,7 @@ use a2a_card::server::Server;
 use a2a_card::server::store::Tasks;
 use a2a_card::{SkillContext, SkillError};
 
+use crate::deploy::write_ledger;
 use crate::replicas::fresh_file;
 use crate::support::client::{card, client, get, status_text};
 use crate::support::proxy::Proxy;
@@ -51,7 +52,7 @@ impl Hotel {
     #[a2a_card::skill(durable)]
     async fn hold(&self, city: String, ctx: SkillContext) -> Result<String, SkillError> {
         ctx.step("hold", async {
-            ledger(self.ledger.as_deref(), "hold", &ctx)
+            write_ledger(self.ledger.as_deref(), "hold", &ctx)
         })
         .await?;
         gate(self.gate.as_deref()).await;
@@ -77,7 +78,7 @@ impl Travel {
     #[a2a_card::skill(durable)]
     async fn book(&self, city: String, ctx: SkillContext) -> Result<String, SkillError> {
         ctx.step("begin", async {
-            ledger(self.ledger.as_deref(), "begin", &ctx)
+            write_ledger(self.ledger.as_deref(), "begin", &ctx)
         })
         .await?;
         gate(self.gate.as_deref()).await;
@@ -94,23 +95,11 @@ impl Travel {
             })
             .unwrap_or_default();
         let used = format!("use {room}");
-        ctx.step("use", async { ledger(self.ledger.as_deref(), &used, &ctx) })
-            .await?;
+        ctx.step("use", async {
+            write_ledger(self.ledger.as_deref(), &used, &ctx)
+        })
+        .await?;
         Ok(format!("booked: {room}"))
-    }
-}
-
-/// Appends `what TASK_ID` to the ledger file, if there is one.
-fn ledger(path: Option<&Path>, what: &str, ctx: &SkillContext) {
-    use std::io::Write;
-    if let Some(path) = path {
-        let line = format!("{what} {}\n", ctx.task_id.as_deref().unwrap_or("-"));
-        let written = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .and_then(|mut f| f.write_all(line.as_bytes()));
-        written.expect("the ledger is written");
     }
 }
 

@@ -88,11 +88,21 @@ async fn pack(list: PackingList) -> String {
     format!("packed {}", list.items)
 }
 
-/// Writes `step TASK_ID` to the ledger file, as a step body's side effect that the test counts
-/// (each line one append, so processes writing at once do not mix their lines).
+/// Writes `step TASK_ID` to the ledger file [`LEDGER`] names, as a step body's side effect that
+/// the test counts.
 fn ledger(step: &str, ctx: &SkillContext) {
+    write_ledger(
+        std::env::var_os(LEDGER).as_deref().map(Path::new),
+        step,
+        ctx,
+    );
+}
+
+/// Appends `step TASK_ID` to the ledger file `path`, if there is one (each line one append, so
+/// processes writing at once do not mix their lines).
+pub(crate) fn write_ledger(path: Option<&Path>, step: &str, ctx: &SkillContext) {
     use std::io::Write;
-    if let Some(path) = std::env::var_os(LEDGER) {
+    if let Some(path) = path {
         let line = format!("{step} {}\n", ctx.task_id.as_deref().unwrap_or("-"));
         let written = std::fs::OpenOptions::new()
             .create(true)
