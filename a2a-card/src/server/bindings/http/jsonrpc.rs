@@ -375,28 +375,102 @@ fn failure_response(id: &JsonRpcId, failure: Failure) -> Response {
 }
 
 /// A stream's events as SSE, each with its number in the task's log as its `id` (where it
-/// has one), and a comment every 15 s while idle; `write` writes each event's `data`.
+/// has one), and a comment every 15 s while idle; `write` writes each event's `data`. The
+/// events ready at once (a handler that streams faster than its reader reads) go out in one
+/// body frame: one write for many events.
 pub(crate) fn sse<F>(events: NumberedStream, write: F) -> Response
 where
     F: Fn(Result<Arc<Event>, A2AError>) -> String + Send + 'static,
 {
-    use axum::response::IntoResponse;
-    use axum::response::sse::{Event, KeepAlive, Sse};
     use futures::StreamExt;
-    let frames = events.map(move |event| {
-        let (seq, event) = match event {
-            Ok((seq, event)) => (seq, Ok(event)),
-            Err(e) => (None, Err(e)),
-        };
-        let frame = Event::default().data(write(event));
-        Ok::<_, std::convert::Infallible>(match seq {
-            Some(seq) => frame.id(seq.to_string()),
-            None => frame,
-        })
+    let frames = events.ready_chunks(EVENTS_PER_FRAME).map(move |ready| {
+        let mut frame = String::new();
+        for event in ready {
+            let (seq, event) = match event {
+                Ok((seq, event)) => (seq, Ok(event)),
+                Err(e) => (None, Err(e)),
+            };
+            sse_event(&mut frame, seq, &write(event));
+        }
+        Ok::<_, std::convert::Infallible>(axum::body::Bytes::from(frame))
     });
-    Sse::new(frames)
-        .keep_alive(KeepAlive::new().interval(std::time::Duration::from_secs(15)))
-        .into_response()
+    let mut response = Response::new(Body::from_stream(KeptAlive::new(frames)));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+/// The most events of one SSE body frame.
+const EVENTS_PER_FRAME: usize = 64;
+
+/// Appends to `frame` one SSE event: its `id` (where it has one), then `data`, a line each.
+fn sse_event(frame: &mut String, seq: Option<u64>, data: &str) {
+    use std::fmt::Write as _;
+    if let Some(seq) = seq {
+        let _ = writeln!(frame, "id: {seq}");
+    }
+    for line in data.split('\n') {
+        frame.push_str("data: ");
+        frame.push_str(line.strip_suffix('\r').unwrap_or(line));
+        frame.push('\n');
+    }
+    frame.push('\n');
+}
+
+/// An SSE body that sends a comment every [`KEEP_ALIVE`] without an event, so that proxies
+/// and clients do not take a quiet stream for a dead one.
+struct KeptAlive<S> {
+    frames: S,
+    idle: std::pin::Pin<Box<tokio::time::Sleep>>,
+}
+
+/// How long an SSE stream stays quiet before a comment.
+const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(15);
+
+impl<S> KeptAlive<S> {
+    fn new(frames: S) -> Self {
+        KeptAlive {
+            frames,
+            idle: Box::pin(tokio::time::sleep(KEEP_ALIVE)),
+        }
+    }
+}
+
+impl<S> futures::Stream for KeptAlive<S>
+where
+    S: futures::Stream<Item = Result<axum::body::Bytes, std::convert::Infallible>> + Unpin,
+{
+    type Item = Result<axum::body::Bytes, std::convert::Infallible>;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        use std::task::Poll;
+        let this = &mut *self;
+        match std::pin::Pin::new(&mut this.frames).poll_next(cx) {
+            Poll::Ready(frame) => {
+                this.idle
+                    .as_mut()
+                    .reset(tokio::time::Instant::now() + KEEP_ALIVE);
+                Poll::Ready(frame)
+            }
+            Poll::Pending => match this.idle.as_mut().poll(cx) {
+                Poll::Ready(()) => {
+                    this.idle
+                        .as_mut()
+                        .reset(tokio::time::Instant::now() + KEEP_ALIVE);
+                    Poll::Ready(Some(Ok(axum::body::Bytes::from_static(b":\n\n"))))
+                }
+                Poll::Pending => Poll::Pending,
+            },
+        }
+    }
 }
 
 /// An SSE answer of one event, `data`.
@@ -415,6 +489,37 @@ fn one_event(data: String) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_sse_event_is_its_id_then_a_data_line_for_each_line() {
+        let mut frame = String::new();
+        sse_event(&mut frame, Some(3), r#"{"a":1}"#);
+        sse_event(&mut frame, None, "one\r\ntwo");
+        assert_eq!(frame, "id: 3\ndata: {\"a\":1}\n\ndata: one\ndata: two\n\n");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_quiet_stream_gets_a_comment_every_fifteen_seconds() {
+        use futures::StreamExt;
+        let (send, frames) = futures::channel::mpsc::unbounded::<
+            Result<axum::body::Bytes, std::convert::Infallible>,
+        >();
+        let mut body = KeptAlive::new(frames);
+        let started = tokio::time::Instant::now();
+        let Some(Ok(comment)) = body.next().await else {
+            panic!("a comment")
+        };
+        assert_eq!(&comment[..], b":\n\n");
+        assert_eq!(started.elapsed(), KEEP_ALIVE);
+        send.unbounded_send(Ok(axum::body::Bytes::from_static(b"data: x\n\n")))
+            .unwrap();
+        let Some(Ok(event)) = body.next().await else {
+            panic!("the event")
+        };
+        assert_eq!(&event[..], b"data: x\n\n");
+        drop(send);
+        assert!(body.next().await.is_none(), "ends with its events");
+    }
 
     #[test]
     fn content_types() {
