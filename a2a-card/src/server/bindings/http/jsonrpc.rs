@@ -394,7 +394,12 @@ where
         }
         Ok::<_, std::convert::Infallible>(axum::body::Bytes::from(frame))
     });
-    let mut response = Response::new(Body::from_stream(KeptAlive::new(frames)));
+    event_stream(Body::from_stream(KeptAlive::new(frames)))
+}
+
+/// An SSE answer of `body` (its events, written).
+fn event_stream(body: Body) -> Response {
+    let mut response = Response::new(body);
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/event-stream"),
@@ -475,15 +480,7 @@ where
 
 /// An SSE answer of one event, `data`.
 fn one_event(data: String) -> Response {
-    let mut response = Response::new(Body::from(format!("data: {data}\n\n")));
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
-    );
-    response
-        .headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    response
+    event_stream(Body::from(format!("data: {data}\n\n")))
 }
 
 #[cfg(test)]
