@@ -489,6 +489,44 @@ async fn a_call_made_again_with_its_message_id_reaches_the_same_task() {
     assert_ne!(call("retry-me-2").await, first);
 }
 
+/// An agent that says the budget its task was given.
+struct Clock;
+
+/// Tells the time left.
+#[declare_agent(url = "http://127.0.0.1:9")]
+impl Clock {
+    /// Says how many whole seconds of its budget are left, or `none`.
+    #[skill]
+    fn left(&self, _question: String, ctx: a2a_card::SkillContext) -> String {
+        ctx.budget()
+            .map_or("none".to_owned(), |b| format!("{} s", b.as_secs()))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_budget_goes_with_the_call_and_a_bad_one_is_refused() {
+    let base = serve(Server::new(Clock)).await;
+    let ask = |budget: Option<&'static str>| {
+        let base = base.clone();
+        async move {
+            let mut args = vec!["call", &base, "--skill", "left", "--text", "now?"];
+            if let Some(budget) = budget {
+                args.extend(["--budget", budget]);
+            }
+            run(&args).await
+        }
+    };
+    let out = ask(Some("90s")).await;
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let left = stdout(&out);
+    assert!(["89 s", "90 s"].contains(&left.trim()), "{left}");
+    let out = ask(None).await;
+    assert_eq!(stdout(&out).trim(), "none");
+    let out = ask(Some("2h")).await;
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("`h`"), "{}", stderr(&out));
+}
+
 /// An agent that takes an API key in `X-API-Key`.
 struct Vault;
 

@@ -50,6 +50,11 @@ pub struct CallArgs {
     /// idempotency extension), rather than running the skill again. Default: a new id.
     #[arg(long, value_name = "ID")]
     message_id: Option<String>,
+    /// The task's budget: how long this call waits at most, which the skill reads as its
+    /// deadline and sends on to the agents it calls (`500ms`, `30s`, `5m`; a bare number is
+    /// seconds). Given where the agent declares the budget extension.
+    #[arg(long, value_name = "DURATION", value_parser = parse_budget)]
+    budget: Option<std::time::Duration>,
     /// How to print the result: human (outputs pretty-printed) or json (the task, or one event
     /// per line with --stream).
     #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -182,6 +187,22 @@ async fn call(args: &CallArgs, connect: Connect, payload: Payload) -> ExitCode {
     };
     if let Some(id) = &args.message_id {
         message.message_id.clone_from(id);
+    }
+    if let Some(budget) = args.budget {
+        if !agent
+            .card()
+            .capabilities
+            .extensions
+            .iter()
+            .any(|e| e.uri == a2a_card::budget::BUDGET_EXTENSION_URI)
+        {
+            eprintln!(
+                "a2a-card: --budget: the agent does not declare the budget extension ({}), so it would not read one",
+                a2a_card::budget::BUDGET_EXTENSION_URI
+            );
+            return ExitCode::from(2);
+        }
+        a2a_card::budget::with_budget(&mut message, budget);
     }
     // Where the agent makes sends idempotent, the message's id is the call's key: shown, so
     // that a call whose answer was lost can be made again safely.
@@ -467,5 +488,43 @@ async fn stream<'a>(
             state,
             message: text,
         }),
+    }
+}
+
+/// A budget as `--budget` takes it: a whole number followed by `ms`, `s` or `m` (seconds when
+/// bare).
+fn parse_budget(text: &str) -> Result<std::time::Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => text.split_at(i),
+        None => (text, "s"),
+    };
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration: write 500ms, 30s or 5m"))?;
+    match unit {
+        "ms" => Ok(std::time::Duration::from_millis(n)),
+        "s" => Ok(std::time::Duration::from_secs(n)),
+        "m" => Ok(std::time::Duration::from_secs(n.saturating_mul(60))),
+        other => Err(format!(
+            "`{other}` is not a unit of --budget: write ms, s or m (500ms, 30s, 5m)"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::parse_budget;
+
+    #[test]
+    fn a_budget_is_a_number_and_a_unit() {
+        assert_eq!(parse_budget("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_budget("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_budget("30"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_budget("5m"), Ok(Duration::from_secs(300)));
+        assert!(parse_budget("5h").unwrap_err().contains("`h`"));
+        assert!(parse_budget("soon").unwrap_err().contains("write 500ms"));
     }
 }
