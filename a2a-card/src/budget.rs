@@ -37,6 +37,15 @@ use serde_json::Value;
 pub const BUDGET_EXTENSION_URI: &str = "https://github.com/a2a-card/a2a-card/extensions/budget/v1";
 
 /// The longest budget a message gives: longer ones are read as this (a year).
+///
+/// ```
+/// use a2a_card::budget::{BUDGET_EXTENSION_URI, MAX_BUDGET, budget_of};
+///
+/// let metadata = serde_json::json!({ BUDGET_EXTENSION_URI: { "ms": u64::MAX } });
+/// let metadata = serde_json::from_value(metadata)?;
+/// assert_eq!(budget_of(Some(&metadata)), Ok(Some(MAX_BUDGET)));
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 pub const MAX_BUDGET: Duration = Duration::from_secs(365 * 24 * 3600);
 
 /// The budget `metadata` (a message's) gives, if any (at most [`MAX_BUDGET`]); what is wrong with the entry otherwise

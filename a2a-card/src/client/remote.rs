@@ -323,6 +323,25 @@ impl RemoteAgent {
         )
     }
 
+    /// Whether the agent reads a new task's budget (its card declares
+    /// [`BUDGET_EXTENSION_URI`](crate::budget::BUDGET_EXTENSION_URI)): then a message given one
+    /// with [`with_budget`](crate::budget::with_budget) makes a task whose skill sees it.
+    ///
+    /// ```no_run
+    /// # async fn run(agent: a2a_card::client::RemoteAgent) -> Result<(), a2a_card::client::ClientError> {
+    /// use std::time::Duration;
+    /// use a2a_card::client::Payload;
+    /// let mut message = agent.message("plan-trip", Payload::text("Lisbon, 2 days"))?;
+    /// if agent.takes_budgets() {
+    ///     a2a_card::budget::with_budget(&mut message, Duration::from_secs(30));
+    /// }
+    /// agent.send_message(message, false).await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn takes_budgets(&self) -> bool {
+        declares(&self.inner.card, crate::budget::BUDGET_EXTENSION_URI)
+    }
+
     pub(crate) fn client(&self) -> Result<&Official, ClientError> {
         self.inner
             .client

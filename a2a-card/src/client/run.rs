@@ -166,7 +166,7 @@ fn status_text(status: &a2a::TaskStatus) -> Option<String> {
     (!text.is_empty()).then(|| text.join("\n"))
 }
 
-pub(crate) fn is_interrupted(state: &a2a::TaskState) -> bool {
+fn is_interrupted(state: &a2a::TaskState) -> bool {
     matches!(
         state,
         a2a::TaskState::InputRequired | a2a::TaskState::AuthRequired
@@ -245,6 +245,13 @@ impl TaskOutcome {
     /// The task's id.
     pub fn task_id(&self) -> Option<&str> {
         self.task().map(|t| t.id.as_str())
+    }
+
+    /// Whether there is nothing more to wait for: the task ended or asks its caller (or the
+    /// answer is a message).
+    pub(crate) fn settled(&self) -> bool {
+        self.state()
+            .is_none_or(|s| s.is_terminal() || is_interrupted(&s))
     }
 
     /// The text of the task's status message (progress, a question, why it failed).
@@ -591,11 +598,7 @@ impl TaskHandle {
 
     /// Waits until the task ends or asks the caller something, and gives it as it is then.
     pub async fn wait(mut self) -> Result<TaskOutcome, ClientError> {
-        let settled = |o: &TaskOutcome| {
-            o.state()
-                .is_none_or(|s| s.is_terminal() || is_interrupted(&s))
-        };
-        if !settled(&self.last) {
+        if !self.last.settled() {
             // Followed until it ends or asks: an agent may keep a subscription open through a
             // question (A2A closes it only at the end). A task that ended meanwhile cannot be
             // followed, which is fine: it is read below.
@@ -609,7 +612,7 @@ impl TaskHandle {
             // A server that closed the stream early: read until settled, briefly apart.
             let mut delay = std::time::Duration::from_millis(20);
             loop {
-                if settled(self.poll().await?) {
+                if self.poll().await?.settled() {
                     break;
                 }
                 tokio::time::sleep(delay).await;

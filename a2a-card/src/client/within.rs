@@ -16,7 +16,7 @@ use std::time::{Duration, SystemTime};
 
 use futures::StreamExt;
 
-use super::run::{Event, TaskHandle, TaskOutcome, cancel, is_interrupted};
+use super::run::{Event, TaskHandle, TaskOutcome, cancel};
 use super::{ClientError, Payload, RemoteAgent};
 use crate::SkillContext;
 use crate::journal::{CallSlot, Entry, RemoteCall};
@@ -24,6 +24,10 @@ use crate::journal::{CallSlot, Entry, RemoteCall};
 /// How long a call made with [`SkillContext::call`] keeps asking an agent that does not
 /// answer (connection refused or cut, or `-32603`: an agent restarting, a network that drops
 /// for a while), from the first failure in a row, before the call fails with the last error.
+///
+/// ```
+/// assert_eq!(a2a_card::client::REACH_FOR, std::time::Duration::from_secs(60));
+/// ```
 pub const REACH_FOR: Duration = Duration::from_secs(60);
 
 /// Calls made from a running skill (feature `client`).
@@ -293,7 +297,7 @@ async fn send(
         }
     };
     Ok(match outcome.task() {
-        Some(_) if !settled(&outcome) => {
+        Some(_) if !outcome.settled() => {
             Sent::Task(TaskHandle::from_outcome(agent.clone(), outcome)?)
         }
         _ => Sent::Answered(outcome),
@@ -318,7 +322,7 @@ async fn follow(handle: &mut TaskHandle) -> Result<TaskOutcome, ClientError> {
     let mut patience = Patience::default();
     let mut quiet = Duration::from_millis(20);
     loop {
-        if settled(handle.last()) {
+        if handle.last().settled() {
             return Ok(handle.last().clone());
         }
         // Events beyond the first (the task as it is): the stream followed the task.
@@ -339,18 +343,11 @@ async fn follow(handle: &mut TaskHandle) -> Result<TaskOutcome, ClientError> {
         // A stream that ended at once, its task still running: asked again, briefly apart.
         if events > 1 {
             quiet = Duration::from_millis(20);
-        } else if !settled(handle.last()) {
+        } else if !handle.last().settled() {
             tokio::time::sleep(quiet).await;
             quiet = (quiet * 2).min(Duration::from_secs(1));
         }
     }
-}
-
-/// Whether the task of `outcome` ended or asks its caller (or the answer is a message).
-fn settled(outcome: &TaskOutcome) -> bool {
-    outcome
-        .state()
-        .is_none_or(|s| s.is_terminal() || is_interrupted(&s))
 }
 
 /// What is left until `deadline`, if there is one (zero once it passed).

@@ -240,6 +240,23 @@ impl SkillContext {
     /// The task's deadline, where its caller gave it a budget (see [`crate::budget`]): the time
     /// the message that made the task arrived, plus the budget. A durable task keeps it when it
     /// runs again elsewhere. `None` when no budget was given.
+    ///
+    /// ```
+    /// # use a2a_card::{SkillContext, agent, skill};
+    /// # struct Clock;
+    /// # /// Tells the time.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Clock {
+    /// /// Says by when it must answer.
+    /// #[skill]
+    /// async fn by_when(&self, _ask: String, ctx: SkillContext) -> String {
+    ///     match ctx.deadline() {
+    ///         Some(at) => format!("by {at:?}"),
+    ///         None => "whenever".to_owned(),
+    ///     }
+    /// }
+    /// # }
+    /// ```
     pub fn deadline(&self) -> Option<std::time::SystemTime> {
         self.deadline
     }

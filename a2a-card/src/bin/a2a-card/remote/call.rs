@@ -189,13 +189,7 @@ async fn call(args: &CallArgs, connect: Connect, payload: Payload) -> ExitCode {
         message.message_id.clone_from(id);
     }
     if let Some(budget) = args.budget {
-        if !agent
-            .card()
-            .capabilities
-            .extensions
-            .iter()
-            .any(|e| e.uri == a2a_card::budget::BUDGET_EXTENSION_URI)
-        {
+        if !agent.takes_budgets() {
             eprintln!(
                 "a2a-card: --budget: the agent does not declare the budget extension ({}), so it would not read one",
                 a2a_card::budget::BUDGET_EXTENSION_URI

@@ -480,7 +480,9 @@ where
 
 /// An SSE answer of one event, `data`.
 fn one_event(data: String) -> Response {
-    event_stream(Body::from(format!("data: {data}\n\n")))
+    let mut frame = String::new();
+    sse_event(&mut frame, None, &data);
+    event_stream(Body::from(frame))
 }
 
 #[cfg(test)]
