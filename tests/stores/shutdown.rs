@@ -307,6 +307,12 @@ async fn readiness_turns_503_during_the_drain_and_new_requests_are_refused() {
     assert_eq!(late.status(), 503);
     assert_eq!(late.headers()["connection"], "close");
     assert!(late.headers().contains_key("retry-after"));
+    // The card too (answered ahead of the router while the listener is not draining).
+    let card = probe("/.well-known/agent-card.json")
+        .await
+        .expect("the card route, during the drain");
+    assert_eq!(card.status(), 503);
+    assert_eq!(card.headers()["connection"], "close");
     let answer = under_way.await.expect("the request under way");
     assert_eq!(
         answer["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",

@@ -20,10 +20,12 @@
 //! them, the way back in reverse; `wiring` puts them together):
 //!
 //! ```text
+//! front                   (a served listener) a plain GET of a published document (the card,
+//!                         /capabilities, the catalog): answered at once from its bytes
 //! drain                   (a served listener) refused once stopping began; streams ended then
 //! http::body::keep_alive  a body the answer left unread: read and dropped, or Connection: close
 //!   telemetry              the request's span and metrics
-//!     documents, ui        the card, /capabilities, /ui, /metrics (bytes made at start)
+//!     documents, ui        the card, /capabilities (any other method), /ui, /metrics
 //!     auth::layer          the card's security: what the credentials came to, in the extensions
 //!       http::{jsonrpc, rest} | grpc | mcp/   decode into a call (call: operation + context) ...
 //!         lifecycle        ... that Calls::call answers: checks, dispatch, the turn
@@ -129,7 +131,7 @@ pub use hosting::server::{
     DEFAULT_BODY_LIMIT, DEFAULT_CARD_MAX_AGE, DEFAULT_DRAIN_TIMEOUT, DEFAULT_INPUT_TIMEOUT,
     DEFAULT_MAX_INLINE_FILE, Server, router,
 };
-use hosting::{catalog, documents, drain, host, interfaces, listening, wiring};
+use hosting::{catalog, documents, drain, front, host, interfaces, listening, wiring};
 pub use interfaces::{AGENT_CARD_PATH, AI_CATALOG_PATH, CAPABILITIES_PATH};
 pub use lifecycle::FinishedLogs;
 pub use limits::{Limits, Rate};

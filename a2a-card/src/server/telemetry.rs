@@ -88,6 +88,25 @@ fn answered(span: &Span, status: u16, took: Duration, called: Called) {
     let _ = (took, ok, called);
 }
 
+/// A request the listener answered ahead of its router and layers (a published document,
+/// [`Published`](crate::server::documents::Published)): its span, ended with `status` at once.
+pub(crate) fn answered_ahead(request: &axum::extract::Request, status: u16) {
+    let span = tracing::info_span!(
+        "a2a.request",
+        otel.kind = "server",
+        otel.status_code = tracing::field::Empty,
+        http.request.method = request.method().as_str(),
+        url.path = request.uri().path(),
+        http.response.status_code = tracing::field::Empty,
+    );
+    if span.is_disabled() {
+        return;
+    }
+    #[cfg(feature = "otel")]
+    otel::set_parent(&span, request.headers());
+    answered(&span, status, Duration::ZERO, Called::default());
+}
+
 /// The span of task `id`, a child of the request that created it.
 pub(crate) fn task_span(id: &str, context: &str, agent: &str, skill: &str) -> Span {
     tracing::info_span!(

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
 use axum::routing::get;
@@ -135,15 +135,24 @@ impl Documents {
         }
     }
 
-    /// The routes: the card and the capabilities, with `OPTIONS` preflight.
-    pub(crate) fn router(self: Arc<Self>) -> axum::Router {
-        axum::Router::new()
-            .route(AGENT_CARD_PATH, get(card_route).options(preflight))
-            .route(
-                CAPABILITIES_PATH,
-                get(capabilities_route).options(preflight),
-            )
-            .with_state(self)
+    /// The card route's answer: the card in the profile `A2A-Version` asks for (`304` when
+    /// `If-None-Match` names it), or `400` for a version the card is not served in.
+    fn card_answer(&self, headers: &HeaderMap) -> Response {
+        let mut response = match profile_for(headers) {
+            Ok(profile) => self.card(profile).answer(headers, &self.cache_control),
+            Err(message) => {
+                let body =
+                    serde_json::json!({"error": message, "supportedVersions": ["1.0", "0.3"]});
+                let mut r = Response::new(Body::from(body.to_string()));
+                *r.status_mut() = StatusCode::BAD_REQUEST;
+                r.headers_mut().insert(header::CONTENT_TYPE, JSON);
+                r.headers_mut()
+                    .insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, ANY_ORIGIN);
+                r
+            }
+        };
+        response.headers_mut().insert(header::VARY, VARY_VERSION);
+        response
     }
 }
 
@@ -153,18 +162,88 @@ fn cache_control(max_age: Duration) -> HeaderValue {
         .unwrap_or_else(|_| HeaderValue::from_static("public, max-age=300"))
 }
 
-/// The route of the AI Catalog of the agents a listener serves (`document`), answered as the
-/// cards are.
-pub(crate) fn catalog_router(document: &Value, max_age: Duration) -> axum::Router {
-    let catalog = Arc::new((Document::new(document), cache_control(max_age)));
-    axum::Router::new().route(
-        AI_CATALOG_PATH,
-        get(move |request: Request| {
-            let catalog = Arc::clone(&catalog);
-            async move { catalog.0.answer(request.headers(), &catalog.1) }
-        })
-        .options(preflight),
-    )
+/// One published path and what answers it.
+#[derive(Debug, Clone)]
+enum Page {
+    /// An agent's card, in the profile the request asks for.
+    Card(Arc<Documents>),
+    /// An agent's capabilities.
+    Capabilities(Arc<Documents>),
+    /// A listener's AI Catalog, and its `Cache-Control`.
+    Catalog(Arc<(Document, HeaderValue)>),
+}
+
+impl Page {
+    fn answer(&self, headers: &HeaderMap) -> Response {
+        match self {
+            Page::Card(docs) => docs.card_answer(headers),
+            Page::Capabilities(docs) => docs.capabilities.answer(headers, &docs.cache_control),
+            Page::Catalog(catalog) => catalog.0.answer(headers, &catalog.1),
+        }
+    }
+}
+
+/// The documents a listener publishes (every agent's card and capabilities, the AI Catalog),
+/// by path: [`router`](Self::router) serves them among the other routes, and the listener
+/// answers a plain `GET` of one of them ahead of its router and layers
+/// ([`answer`](Self::answer)), since nothing in the answer depends on them.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Published {
+    pages: Vec<(String, Page)>,
+}
+
+impl Published {
+    /// An agent's card and capabilities under `prefix` (`""`, or a path such as `/a2a`).
+    pub(crate) fn agent(&mut self, prefix: &str, docs: &Arc<Documents>) {
+        let prefix = prefix.trim_end_matches('/');
+        self.pages.push((
+            format!("{prefix}{AGENT_CARD_PATH}"),
+            Page::Card(Arc::clone(docs)),
+        ));
+        self.pages.push((
+            format!("{prefix}{CAPABILITIES_PATH}"),
+            Page::Capabilities(Arc::clone(docs)),
+        ));
+    }
+
+    /// The AI Catalog of the agents a listener serves (`document`), answered as the cards are.
+    pub(crate) fn catalog(&mut self, document: &Value, max_age: Duration) {
+        let catalog = Arc::new((Document::new(document), cache_control(max_age)));
+        self.pages
+            .push((AI_CATALOG_PATH.to_owned(), Page::Catalog(catalog)));
+    }
+
+    /// The routes of the documents (`GET` and `HEAD`, and the CORS preflight).
+    pub(crate) fn router(&self) -> axum::Router {
+        self.pages
+            .iter()
+            .fold(axum::Router::new(), |router, (path, page)| {
+                let page = page.clone();
+                let get = get(move |request: Request| {
+                    let page = page.clone();
+                    // The request rather than a `HeaderMap`, which axum would clone.
+                    async move { page.answer(request.headers()) }
+                });
+                router.route(path, get.options(preflight))
+            })
+    }
+
+    /// The answer to `request` where it is a `GET` of a published document without a body;
+    /// `None` for any other request.
+    pub(crate) fn answer(&self, request: &Request) -> Option<Response> {
+        if request.method() != Method::GET
+            || request.headers().contains_key(header::TRANSFER_ENCODING)
+            || request
+                .headers()
+                .get(header::CONTENT_LENGTH)
+                .is_some_and(|length| length.as_bytes() != b"0")
+        {
+            return None;
+        }
+        let path = request.uri().path();
+        let (_, page) = self.pages.iter().find(|(at, _)| at == path)?;
+        Some(page.answer(request.headers()))
+    }
 }
 
 /// The profile an `A2A-Version` header asks for: none (or empty) is the compat document, a 1.x
@@ -191,30 +270,6 @@ pub(crate) fn profile_for(headers: &HeaderMap) -> Result<Profile, String> {
             text.chars().take(32).collect::<String>()
         )),
     }
-}
-
-// The handlers take the request rather than a `HeaderMap`, which axum would clone.
-async fn card_route(State(docs): State<Arc<Documents>>, request: Request) -> Response {
-    let headers = request.headers();
-    let mut response = match profile_for(headers) {
-        Ok(profile) => docs.card(profile).answer(headers, &docs.cache_control),
-        Err(message) => {
-            let body = serde_json::json!({"error": message, "supportedVersions": ["1.0", "0.3"]});
-            let mut r = Response::new(Body::from(body.to_string()));
-            *r.status_mut() = StatusCode::BAD_REQUEST;
-            r.headers_mut().insert(header::CONTENT_TYPE, JSON);
-            r.headers_mut()
-                .insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, ANY_ORIGIN);
-            r
-        }
-    };
-    response.headers_mut().insert(header::VARY, VARY_VERSION);
-    response
-}
-
-async fn capabilities_route(State(docs): State<Arc<Documents>>, request: Request) -> Response {
-    docs.capabilities
-        .answer(request.headers(), &docs.cache_control)
 }
 
 /// The CORS preflight of the discovery routes.
@@ -309,6 +364,138 @@ mod tests {
         assert!(matches_etag(b"*", b"\"abc\""));
         assert!(!matches_etag(b"\"abd\"", b"\"abc\""));
         assert!(!matches_etag(b"\xff", b"\"abc\""));
+    }
+
+    /// A `GET` of `path` with `headers`.
+    fn get(path: &str, headers: &[(&str, &str)]) -> Request {
+        let mut request = Request::get(path);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        request.body(Body::empty()).expect("a request")
+    }
+
+    async fn parts(response: Response) -> (StatusCode, HeaderMap, Bytes) {
+        let (parts, body) = response.into_parts();
+        let body = axum::body::to_bytes(body, usize::MAX)
+            .await
+            .expect("the body");
+        (parts.status, parts.headers, body)
+    }
+
+    fn published() -> Published {
+        let card: AgentCard = serde_json::from_value(serde_json::json!({
+            "name": "Echo", "description": "Echoes.", "version": "1.0.0",
+            "supportedInterfaces": [{"url": "http://127.0.0.1:9/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+            "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "echo", "name": "Echo", "description": "Echoes.", "tags": []}]
+        }))
+        .expect("a card");
+        let docs = Arc::new(Documents::new(
+            &card,
+            &serde_json::json!({"streaming": true}),
+            Duration::from_secs(60),
+        ));
+        let mut published = Published::default();
+        published.agent("", &docs);
+        published.agent("/a2a/", &docs);
+        published.catalog(&serde_json::json!({"entries": []}), Duration::from_secs(60));
+        published
+    }
+
+    #[tokio::test]
+    async fn a_published_document_is_answered_ahead_as_its_route_answers_it() {
+        use tower::ServiceExt as _;
+        let published = published();
+        let router = published.router();
+        let etag = {
+            let first = published
+                .answer(&get(AGENT_CARD_PATH, &[("a2a-version", "1.0")]))
+                .expect("the card is published");
+            first.headers()[header::ETAG]
+                .to_str()
+                .expect("ASCII")
+                .to_owned()
+        };
+        for (path, headers) in [
+            (AGENT_CARD_PATH, vec![]),
+            (AGENT_CARD_PATH, vec![("a2a-version", "1.0")]),
+            (AGENT_CARD_PATH, vec![("a2a-version", "0.3")]),
+            (AGENT_CARD_PATH, vec![("a2a-version", "7")]),
+            (
+                AGENT_CARD_PATH,
+                vec![("a2a-version", "1.0"), ("if-none-match", etag.as_str())],
+            ),
+            (
+                "/a2a/.well-known/agent-card.json",
+                vec![("a2a-version", "1.0")],
+            ),
+            (CAPABILITIES_PATH, vec![]),
+            ("/a2a/capabilities", vec![]),
+            (AI_CATALOG_PATH, vec![]),
+        ] {
+            let ahead = published
+                .answer(&get(path, &headers))
+                .unwrap_or_else(|| panic!("{path} {headers:?} is answered ahead"));
+            let routed = router
+                .clone()
+                .oneshot(get(path, &headers))
+                .await
+                .expect("the router answers");
+            let (ahead, mut routed) = (parts(ahead).await, parts(routed).await);
+            // Set by axum from the body's length; hyper sets it on the wire for both.
+            routed.1.remove(header::CONTENT_LENGTH);
+            assert_eq!(ahead, routed, "{path} {headers:?}");
+        }
+        let (status, headers, body) = parts(
+            published
+                .answer(&get(
+                    AGENT_CARD_PATH,
+                    &[("a2a-version", "1.0"), ("if-none-match", &etag)],
+                ))
+                .expect("answered"),
+        )
+        .await;
+        assert_eq!((status, body.len()), (StatusCode::NOT_MODIFIED, 0));
+        assert_eq!(headers[header::ETAG], etag.as_str());
+    }
+
+    #[test]
+    fn only_a_plain_get_of_a_published_path_is_answered_ahead() {
+        let published = published();
+        let with = |method: Method, headers: &[(&str, &str)]| {
+            let mut request = Request::builder().method(method).uri(AGENT_CARD_PATH);
+            for (name, value) in headers {
+                request = request.header(*name, *value);
+            }
+            request.body(Body::empty()).expect("a request")
+        };
+        assert!(published.answer(&with(Method::GET, &[])).is_some());
+        assert!(
+            published
+                .answer(&with(Method::GET, &[("content-length", "0")]))
+                .is_some()
+        );
+        for (method, headers) in [
+            (Method::HEAD, vec![]),
+            (Method::OPTIONS, vec![]),
+            (Method::POST, vec![]),
+            (Method::GET, vec![("content-length", "3")]),
+            (Method::GET, vec![("transfer-encoding", "chunked")]),
+        ] {
+            assert!(
+                published.answer(&with(method.clone(), &headers)).is_none(),
+                "{method} {headers:?}"
+            );
+        }
+        for path in [
+            "/",
+            "/.well-known/agent-card.json/",
+            "/a2a",
+            "/b/capabilities",
+        ] {
+            assert!(published.answer(&get(path, &[])).is_none(), "{path}");
+        }
     }
 
     #[test]

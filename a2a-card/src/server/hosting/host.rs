@@ -14,6 +14,7 @@ use super::server::{DEFAULT_CARD_MAX_AGE, DEFAULT_DRAIN_TIMEOUT, Server};
 use crate::agent::Agent;
 use crate::card::AgentCard;
 use crate::server::catalog::{Listed, catalog};
+use crate::server::documents::Published;
 use crate::server::interfaces::{AGENT_CARD_PATH, CAPABILITIES_PATH, Endpoint};
 use crate::server::lifecycle::Halt;
 use crate::server::listening::Listening;
@@ -378,6 +379,7 @@ impl Host {
         let drain_timeout = self.drain_timeout;
         let Hosted {
             app,
+            published,
             served,
             first,
             halts,
@@ -387,6 +389,7 @@ impl Host {
             listener,
             local_addr,
             app,
+            published,
             card,
             endpoint,
             cards: served.into_iter().map(|(card, _)| card).collect(),
@@ -490,7 +493,8 @@ impl Host {
         // names.
         let mut resumed = route_resumed(store.resumed(), &placed);
         let mut app = axum::Router::new();
-        let mut root = None;
+        let mut published = Published::default();
+        published.catalog(&catalog, DEFAULT_CARD_MAX_AGE);
         let mut body_limit = 0;
         let mut served = Vec::with_capacity(placed.len());
         let mut halts = Vec::with_capacity(placed.len());
@@ -507,20 +511,14 @@ impl Host {
             body_limit = body_limit.max(routes.body_limit);
             halts.push(routes.halt.clone());
             if i == first {
-                root = Some(routes.documents.clone());
+                published.agent("", &routes.documents);
             }
-            app = routes.mounted(app, &at.path);
+            app = routes.mounted(app, &at.path, &mut published);
             served.push((at.card, at.endpoint));
         }
-        if let Some(root) = root {
-            app = app.merge(root);
-        }
-        app = app.merge(crate::server::documents::catalog_router(
-            &catalog,
-            DEFAULT_CARD_MAX_AGE,
-        ));
         Ok(Hosted {
-            app: layered(app, body_limit),
+            app: layered(app.merge(published.router()), body_limit),
+            published,
             served,
             first,
             halts,
@@ -532,6 +530,8 @@ impl Host {
 /// is the default), and what the drain stops of each.
 struct Hosted {
     app: axum::Router,
+    /// The documents the listener publishes (also among `app`'s routes).
+    published: Published,
     served: Vec<(AgentCard, Endpoint)>,
     first: usize,
     halts: Vec<Halt>,

@@ -12,7 +12,9 @@ use tokio::net::TcpListener;
 
 use crate::card::AgentCard;
 use crate::server::ServerError;
+use crate::server::documents::Published;
 use crate::server::drain::{self, Drain};
+use crate::server::front::Fronts;
 use crate::server::interfaces::Endpoint;
 use crate::server::lifecycle::Halt;
 use crate::server::store::Store;
@@ -40,6 +42,8 @@ pub struct Listening {
     pub(in crate::server) listener: TcpListener,
     pub(in crate::server) local_addr: SocketAddr,
     pub(in crate::server) app: axum::Router,
+    /// The documents `app` serves, answered ahead of it.
+    pub(in crate::server) published: Published,
     pub(in crate::server) card: AgentCard,
     pub(in crate::server) endpoint: Endpoint,
     /// Every agent's card, where a [`Host`](crate::server::Host) serves several (else the one).
@@ -217,9 +221,8 @@ impl Listening {
             let _ = stream.set_nodelay(true);
         });
         let (close, closed) = tokio::sync::oneshot::channel::<()>();
-        // Each request knows its connection's peer (the limits count anonymous callers by it).
-        let app = app.into_make_service_with_connect_info::<SocketAddr>();
-        let served = axum::serve(listener, app).with_graceful_shutdown(async {
+        let fronts = Fronts::new(app, self.published, Arc::clone(&drain));
+        let served = axum::serve(listener, fronts).with_graceful_shutdown(async {
             let _ = closed.await;
         });
         let mut served = std::pin::pin!(served.into_future());

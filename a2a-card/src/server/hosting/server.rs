@@ -639,11 +639,12 @@ impl<A: Agent> Server<A> {
         let local_addr = listener.local_addr()?;
         let (card, endpoint) = self.served(Some(local_addr))?;
         let drain_timeout = self.drain_timeout;
-        let (app, halt) = self.router_for(card.clone(), &endpoint).await?;
+        let (app, halt, published) = self.router_for(card.clone(), &endpoint).await?;
         Ok(Listening {
             listener,
             local_addr,
             app,
+            published,
             cards: vec![card.clone()],
             card,
             endpoint,

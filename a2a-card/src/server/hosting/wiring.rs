@@ -12,7 +12,7 @@ use crate::agent::Agent;
 use crate::builder::BuildError;
 use crate::card::AgentCard;
 use crate::dispatch::Dispatcher;
-use crate::server::documents::{self, Documents};
+use crate::server::documents::{self, Documents, Published};
 use crate::server::interfaces::Endpoint;
 use crate::server::*;
 
@@ -249,7 +249,7 @@ impl<A: Agent> Server<A> {
             }
         });
         let capabilities = crate::ag_ui::Capabilities::for_agent::<A>(&card).to_json();
-        let documents = Arc::new(Documents::new(&card, &capabilities, card_max_age)).router();
+        let documents = Arc::new(Documents::new(&card, &capabilities, card_max_age));
         #[cfg_attr(not(any(feature = "ui", feature = "otel")), allow(unused_mut))]
         let mut pages = axum::Router::new();
         #[cfg(feature = "ui")]
@@ -283,24 +283,27 @@ impl<A: Agent> Server<A> {
         })
     }
 
-    /// The router of the agent alone, and what its drain stops.
+    /// The router of the agent alone, what its drain stops, and the documents it publishes.
     pub(in crate::server) async fn router_for(
         self,
         card: AgentCard,
         endpoint: &Endpoint,
-    ) -> Result<(axum::Router, lifecycle::Halt), ServerError> {
+    ) -> Result<(axum::Router, lifecycle::Halt, Published), ServerError> {
         // The agent alone on its listener: a catalog of one entry.
         let catalog = crate::server::catalog::catalog(&[crate::server::catalog::Listed {
             card: &card,
             endpoint,
             namespace: None,
         }]);
-        let catalog = documents::catalog_router(&catalog, self.card_max_age);
+        let mut published = Published::default();
+        published.catalog(&catalog, self.card_max_age);
         let routes = self.routes_for(card, endpoint, None).await?;
         let (body_limit, halt) = (routes.body_limit, routes.halt.clone());
+        let app = routes.alone(endpoint, &mut published);
         Ok((
-            layered(routes.alone(endpoint).merge(catalog), body_limit),
+            layered(app.merge(published.router()), body_limit),
             halt,
+            published,
         ))
     }
 }
@@ -315,11 +318,12 @@ pub(in crate::server) struct Shared {
     pub(in crate::server) resumed: Option<tokio::sync::mpsc::UnboundedReceiver<store::Claimed>>,
 }
 
-/// An agent's routes, apart: the paths of `documents`, `pages` and `protocol` are from the
-/// agent's own root; `mcp` and `grpc` are at their paths on the listener.
+/// An agent's routes, apart: the paths of `pages` and `protocol` are from the agent's own
+/// root; `mcp` and `grpc` are at their paths on the listener; `documents` are published where
+/// [`alone`](Self::alone) or [`mounted`](Self::mounted) places the agent.
 pub(in crate::server) struct Routes {
     /// The card and the capabilities.
-    pub(in crate::server) documents: axum::Router,
+    pub(in crate::server) documents: Arc<Documents>,
     /// The form page and the metrics, where they are on.
     pub(in crate::server) pages: axum::Router,
     /// JSON-RPC at `/` and HTTP+JSON under it, behind the card's security.
@@ -338,14 +342,20 @@ impl Routes {
     /// The agent alone on its listener: the card, capabilities, page and metrics at the root;
     /// the protocol routes at the URL's path, with the card and capabilities there too
     /// (`/a2a/.well-known/agent-card.json`, for clients that look for it beside the URL);
-    /// MCP at `/mcp` and gRPC at the service's paths.
-    pub(in crate::server) fn alone(self, endpoint: &Endpoint) -> axum::Router {
+    /// MCP at `/mcp` and gRPC at the service's paths. The card and capabilities are added to
+    /// `published`, whose routes the caller merges.
+    pub(in crate::server) fn alone(
+        self,
+        endpoint: &Endpoint,
+        published: &mut Published,
+    ) -> axum::Router {
         let base = endpoint.path.trim_end_matches('/');
-        let root = self.documents.clone().merge(self.pages);
+        published.agent("", &self.documents);
         let mut app = if base.is_empty() {
-            root.merge(self.protocol)
+            self.pages.merge(self.protocol)
         } else {
-            root.nest(base, self.protocol.merge(self.documents))
+            published.agent(base, &self.documents);
+            self.pages.nest(base, self.protocol)
         };
         if let Some(direct) = self.direct {
             app = app.route(&endpoint.path, direct);
@@ -357,9 +367,15 @@ impl Routes {
     }
 
     /// The agent's own routes under its mount path (`/planner`): the protocol, its card and
-    /// capabilities, its page and metrics; MCP at its path; gRPC.
-    pub(in crate::server) fn mounted(self, app: axum::Router, mount: &str) -> axum::Router {
-        let own = self.protocol.merge(self.documents).merge(self.pages);
+    /// capabilities (added to `published`), its page and metrics; MCP at its path; gRPC.
+    pub(in crate::server) fn mounted(
+        self,
+        app: axum::Router,
+        mount: &str,
+        published: &mut Published,
+    ) -> axum::Router {
+        published.agent(mount, &self.documents);
+        let own = self.protocol.merge(self.pages);
         let app = app.nest(mount, own);
         self.mcp
             .into_iter()
