@@ -160,8 +160,10 @@ pub(crate) fn requested_version(headers: &HeaderMap) -> Option<&str> {
 /// The tenant a call is made in: the one its path names and the one its request names, which
 /// must agree; a tenant is a path segment of 1 to 64 letters, digits and `.`, `_`, `~`, `-`
 /// (`-32602` naming the field otherwise). `None`: the default tenant.
-pub(crate) fn tenant_of<'a>(ctx: &'a Context, op: &'a Op) -> Result<Option<&'a str>, A2AError> {
-    let named = op.tenant();
+pub(crate) fn tenant_of<'a>(
+    ctx: &'a Context,
+    named: Option<&'a str>,
+) -> Result<Option<&'a str>, A2AError> {
     let tenant = match (ctx.tenant.as_deref(), named) {
         (Some(path), Some(field)) if path != field => {
             return Err(field_error(
@@ -268,10 +270,22 @@ impl Extensions {
     }
 }
 
-/// What a call answered, and the extensions it used, which the bindings name in the answer.
-pub(crate) struct Answered {
-    pub(crate) answer: Answer,
+/// What a call answered (its operation's own answer; [`Answer`], any operation's, where the
+/// operation was read from a request by its method's name), and the extensions it used, which
+/// the bindings name in the answer.
+pub(crate) struct Answered<T = Answer> {
+    pub(crate) answer: T,
     pub(crate) used: Used,
+}
+
+impl<T> Answered<T> {
+    /// The same answer, made another type.
+    pub(crate) fn map<U>(self, f: impl FnOnce(T) -> U) -> Answered<U> {
+        Answered {
+            answer: f(self.answer),
+            used: self.used,
+        }
+    }
 }
 
 /// The extensions a call used: those it asked for that the card declares, each once, in the
@@ -309,13 +323,6 @@ pub(crate) enum Op {
     Send(SendMessageRequest),
     /// `SendStreamingMessage`.
     Stream(SendMessageRequest),
-    /// One turn of a message followed as a stream whatever the card says of streaming, a new
-    /// task running `skill` when the caller names one (an MCP tool call).
-    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
-    Turn {
-        request: SendMessageRequest,
-        skill: Option<usize>,
-    },
     Get(GetTaskRequest),
     List(ListTasksRequest),
     Cancel(CancelTaskRequest),
@@ -328,39 +335,6 @@ pub(crate) enum Op {
 }
 
 impl Op {
-    /// The tenant the operation's own `tenant` field names.
-    pub(crate) fn tenant(&self) -> Option<&str> {
-        match self {
-            Op::Send(r) | Op::Stream(r) | Op::Turn { request: r, .. } => r.tenant.as_deref(),
-            Op::Get(r) => r.tenant.as_deref(),
-            Op::List(r) => r.tenant.as_deref(),
-            Op::Cancel(r) => r.tenant.as_deref(),
-            Op::Subscribe(r) => r.tenant.as_deref(),
-            Op::CreateConfig(r) => r.tenant.as_deref(),
-            Op::GetConfig(r) => r.tenant.as_deref(),
-            Op::ListConfigs(r) => r.tenant.as_deref(),
-            Op::DeleteConfig(r) => r.tenant.as_deref(),
-            Op::ExtendedCard => None,
-        }
-    }
-
-    /// The existing task the operation is about, if any (an answer names its task).
-    pub(crate) fn task_id(&self) -> Option<&str> {
-        match self {
-            Op::Send(r) | Op::Stream(r) | Op::Turn { request: r, .. } => {
-                r.message.task_id.as_deref()
-            }
-            Op::Get(r) => Some(&r.id),
-            Op::Cancel(r) => Some(&r.id),
-            Op::Subscribe(r) => Some(&r.id),
-            Op::CreateConfig(r) => Some(&r.task_id),
-            Op::GetConfig(r) => Some(&r.task_id),
-            Op::ListConfigs(r) => Some(&r.task_id),
-            Op::DeleteConfig(r) => Some(&r.task_id),
-            Op::List(_) | Op::ExtendedCard => None,
-        }
-    }
-
     /// The operation of JSON-RPC method `method` with `params` (1.0 names; ProtoJSON
     /// spellings accepted: see [`normalize`]); an unknown method is `-32601`, params these
     /// types do not read `-32602` saying where.
@@ -645,12 +619,6 @@ impl serde::Serialize for Answer {
             Answer::Deleted | Answer::Stream(_) => serializer.serialize_unit(),
         }
     }
-}
-
-/// The error of an answer of another kind than its operation's (never made: each operation
-/// has one kind of answer).
-pub(crate) fn unexpected() -> A2AError {
-    A2AError::internal("the call was answered with another kind of answer than its operation's")
 }
 
 /// Why a call was not answered: a protocol error, or the caller's credentials (which each

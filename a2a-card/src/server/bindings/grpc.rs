@@ -17,11 +17,11 @@ use a2a_grpc::errors::a2a_error_to_status;
 use a2a_pb::pbconv;
 use a2a_pb::proto::{self, a2a_service_server::A2aService, a2a_service_server::A2aServiceServer};
 use futures::{Stream, StreamExt};
-use tonic::metadata::{Ascii, MetadataValue};
+use tonic::metadata::MetadataValue;
 use tonic::{Request, Response, Status};
 
-use crate::server::call::{Answer, Binding, Context, EXTENSIONS_HEADER, Failure, Op, unexpected};
-use crate::server::lifecycle::Calls;
+use crate::server::call::{Binding, Context, EXTENSIONS_HEADER, Failure, NumberedStream};
+use crate::server::lifecycle::{Called, Calls};
 use crate::server::store::Event;
 
 /// The gRPC service's path prefix.
@@ -75,81 +75,57 @@ struct Grpc(Arc<dyn Calls>);
 
 type Events = Pin<Box<dyn Stream<Item = Result<proto::StreamResponse, Status>> + Send>>;
 
-impl Grpc {
-    /// Answers `op`, called with `request`'s metadata and the authentication layer's word;
-    /// with the answer, the extensions it used (for its `a2a-extensions` metadata).
-    async fn call<T>(&self, request: &Request<T>, op: Op) -> Result<(Answer, Used), Status> {
-        let ctx = Context::of(
-            Binding::Grpc,
-            request.metadata().as_ref(),
-            request.extensions(),
-        )
-        .map_err(|refusal| refusal.grpc())?;
-        let answered = self
-            .0
-            .call(&ctx, op)
-            .await
-            .map_err(|failure| match failure {
-                Failure::Error(e) => a2a_error_to_status(&e),
-                Failure::Refused(refusal) => refusal.grpc(),
-            })?;
-        let used = answered
-            .used
-            .header()
-            .and_then(|v| MetadataValue::try_from(v.as_bytes()).ok());
-        Ok((answered.answer, used))
-    }
+/// The context of a call made with `request`'s metadata and the authentication layer's word.
+fn context<T>(request: &Request<T>) -> Result<Context, Status> {
+    Context::of(
+        Binding::Grpc,
+        request.metadata().as_ref(),
+        request.extensions(),
+    )
+    .map_err(|refusal| refusal.grpc())
 }
 
-fn status(e: A2AError) -> Status {
-    a2a_error_to_status(&e)
-}
-
-/// The extensions an answer used, as the metadata `a2a-extensions`.
-type Used = Option<MetadataValue<Ascii>>;
-
-/// `message` as the answer, naming the extensions it used.
-fn respond<T>(message: T, used: Used) -> Response<T> {
-    let mut response = Response::new(message);
+/// A call's answer made a message by `into_message`, naming in its `a2a-extensions` metadata
+/// the extensions it used; or its failure as a status.
+fn answer<T, M>(
+    called: Called<T>,
+    into_message: impl FnOnce(T) -> M,
+) -> Result<Response<M>, Status> {
+    let answered = called.map_err(|failure| match failure {
+        Failure::Error(e) => a2a_error_to_status(&e),
+        Failure::Refused(refusal) => refusal.grpc(),
+    })?;
+    let used = answered
+        .used
+        .header()
+        .and_then(|v| MetadataValue::try_from(v.as_bytes()).ok());
+    let mut response = Response::new(into_message(answered.answer));
     if let Some(used) = used {
         response.metadata_mut().insert(EXTENSIONS_HEADER, used);
     }
-    response
+    Ok(response)
 }
 
-fn task((answer, used): (Answer, Used)) -> Result<Response<proto::Task>, Status> {
-    match answer {
-        Answer::Task(task) => Ok(respond(pbconv::to_proto_task(&task), used)),
-        _ => Err(status(unexpected())),
-    }
+/// A call's answer as its protobuf message (`to_proto`): see [`answer`].
+fn respond<T, M>(called: Called<T>, to_proto: impl FnOnce(&T) -> M) -> Result<Response<M>, Status> {
+    answer(called, |answered| to_proto(&answered))
 }
 
-fn config(
-    (answer, used): (Answer, Used),
-) -> Result<Response<proto::TaskPushNotificationConfig>, Status> {
-    match answer {
-        Answer::Config(c) => Ok(respond(
-            pbconv::to_proto_task_push_notification_config(&c),
-            used,
-        )),
-        _ => Err(status(unexpected())),
-    }
-}
-
-fn events((answer, used): (Answer, Used)) -> Result<Response<Events>, Status> {
-    let Answer::Stream(events) = answer else {
-        return Err(status(unexpected()));
-    };
-    let events = events.map(
-        |event: Result<(Option<u64>, Arc<Event>), A2AError>| match event {
-            Ok((_, event)) => event
-                .event()
-                .map(|event| pbconv::to_proto_stream_response(&event))
-                .map_err(status),
-            Err(e) => Err(status(e)),
-        },
-    );
-    Ok(respond(Box::pin(events), used))
+/// A stream's events as the service's stream of messages.
+fn events(called: Called<NumberedStream>) -> Result<Response<Events>, Status> {
+    answer(called, |events| -> Events {
+        Box::pin(
+            events.map(
+                |event: Result<(Option<u64>, Arc<Event>), A2AError>| match event {
+                    Ok((_, event)) => event
+                        .event()
+                        .map(|event| pbconv::to_proto_stream_response(&event))
+                        .map_err(|e| a2a_error_to_status(&e)),
+                    Err(e) => Err(a2a_error_to_status(&e)),
+                },
+            ),
+        )
+    })
 }
 
 #[tonic::async_trait]
@@ -158,13 +134,10 @@ impl A2aService for Grpc {
         &self,
         request: Request<proto::SendMessageRequest>,
     ) -> Result<Response<proto::SendMessageResponse>, Status> {
-        let op = Op::Send(pbconv::from_proto_send_message_request(request.get_ref()));
-        match self.call(&request, op).await? {
-            (Answer::Sent(sent), used) => {
-                Ok(respond(pbconv::to_proto_send_message_response(&sent), used))
-            }
-            _ => Err(status(unexpected())),
-        }
+        let ctx = context(&request)?;
+        let req = pbconv::from_proto_send_message_request(request.get_ref());
+        let called = self.0.send_message(&ctx, req).await;
+        respond(called, pbconv::to_proto_send_message_response)
     }
 
     type SendStreamingMessageStream = Events;
@@ -173,37 +146,37 @@ impl A2aService for Grpc {
         &self,
         request: Request<proto::SendMessageRequest>,
     ) -> Result<Response<Events>, Status> {
-        let op = Op::Stream(pbconv::from_proto_send_message_request(request.get_ref()));
-        events(self.call(&request, op).await?)
+        let ctx = context(&request)?;
+        let req = pbconv::from_proto_send_message_request(request.get_ref());
+        events(self.0.send_streaming_message(&ctx, req).await)
     }
 
     async fn get_task(
         &self,
         request: Request<proto::GetTaskRequest>,
     ) -> Result<Response<proto::Task>, Status> {
-        let op = Op::Get(pbconv::from_proto_get_task_request(request.get_ref()));
-        task(self.call(&request, op).await?)
+        let ctx = context(&request)?;
+        let req = pbconv::from_proto_get_task_request(request.get_ref());
+        respond(self.0.get_task(&ctx, req).await, pbconv::to_proto_task)
     }
 
     async fn list_tasks(
         &self,
         request: Request<proto::ListTasksRequest>,
     ) -> Result<Response<proto::ListTasksResponse>, Status> {
-        let op = Op::List(pbconv::from_proto_list_tasks_request(request.get_ref()));
-        match self.call(&request, op).await? {
-            (Answer::Tasks(list), used) => {
-                Ok(respond(pbconv::to_proto_list_tasks_response(&list), used))
-            }
-            _ => Err(status(unexpected())),
-        }
+        let ctx = context(&request)?;
+        let req = pbconv::from_proto_list_tasks_request(request.get_ref());
+        let called = self.0.list_tasks(&ctx, req).await;
+        respond(called, pbconv::to_proto_list_tasks_response)
     }
 
     async fn cancel_task(
         &self,
         request: Request<proto::CancelTaskRequest>,
     ) -> Result<Response<proto::Task>, Status> {
-        let op = Op::Cancel(pbconv::from_proto_cancel_task_request(request.get_ref()));
-        task(self.call(&request, op).await?)
+        let ctx = context(&request)?;
+        let req = pbconv::from_proto_cancel_task_request(request.get_ref());
+        respond(self.0.cancel_task(&ctx, req).await, pbconv::to_proto_task)
     }
 
     type SubscribeToTaskStream = Events;
@@ -212,66 +185,61 @@ impl A2aService for Grpc {
         &self,
         request: Request<proto::SubscribeToTaskRequest>,
     ) -> Result<Response<Events>, Status> {
-        let op = Op::Subscribe(pbconv::from_proto_subscribe_to_task_request(
-            request.get_ref(),
-        ));
-        events(self.call(&request, op).await?)
+        let ctx = context(&request)?;
+        let req = pbconv::from_proto_subscribe_to_task_request(request.get_ref());
+        events(self.0.subscribe_to_task(&ctx, req).await)
     }
 
     async fn create_task_push_notification_config(
         &self,
         request: Request<proto::TaskPushNotificationConfig>,
     ) -> Result<Response<proto::TaskPushNotificationConfig>, Status> {
-        let op = Op::CreateConfig(
-            pbconv::from_proto_create_task_push_notification_config_request(request.get_ref()),
-        );
-        config(self.call(&request, op).await?)
+        let ctx = context(&request)?;
+        let req =
+            pbconv::from_proto_create_task_push_notification_config_request(request.get_ref());
+        let called = self.0.create_push_config(&ctx, req).await;
+        respond(called, pbconv::to_proto_task_push_notification_config)
     }
 
     async fn get_task_push_notification_config(
         &self,
         request: Request<proto::GetTaskPushNotificationConfigRequest>,
     ) -> Result<Response<proto::TaskPushNotificationConfig>, Status> {
-        let op = Op::GetConfig(
-            pbconv::from_proto_get_task_push_notification_config_request(request.get_ref()),
-        );
-        config(self.call(&request, op).await?)
+        let ctx = context(&request)?;
+        let req = pbconv::from_proto_get_task_push_notification_config_request(request.get_ref());
+        let called = self.0.get_push_config(&ctx, req).await;
+        respond(called, pbconv::to_proto_task_push_notification_config)
     }
 
     async fn list_task_push_notification_configs(
         &self,
         request: Request<proto::ListTaskPushNotificationConfigsRequest>,
     ) -> Result<Response<proto::ListTaskPushNotificationConfigsResponse>, Status> {
-        let op = Op::ListConfigs(
-            pbconv::from_proto_list_task_push_notification_configs_request(request.get_ref()),
-        );
-        match self.call(&request, op).await? {
-            (Answer::Configs(list), used) => Ok(respond(
-                pbconv::to_proto_list_task_push_notification_configs_response(&list),
-                used,
-            )),
-            _ => Err(status(unexpected())),
-        }
+        let ctx = context(&request)?;
+        let req = pbconv::from_proto_list_task_push_notification_configs_request(request.get_ref());
+        let called = self.0.list_push_configs(&ctx, req).await;
+        respond(
+            called,
+            pbconv::to_proto_list_task_push_notification_configs_response,
+        )
     }
 
     async fn get_extended_agent_card(
         &self,
         request: Request<proto::GetExtendedAgentCardRequest>,
     ) -> Result<Response<proto::AgentCard>, Status> {
-        match self.call(&request, Op::ExtendedCard).await? {
-            (Answer::Card(card), used) => Ok(respond(pbconv::to_proto_agent_card(&card), used)),
-            _ => Err(status(unexpected())),
-        }
+        let ctx = context(&request)?;
+        let called = self.0.get_extended_agent_card(&ctx).await;
+        respond(called, pbconv::to_proto_agent_card)
     }
 
     async fn delete_task_push_notification_config(
         &self,
         request: Request<proto::DeleteTaskPushNotificationConfigRequest>,
     ) -> Result<Response<()>, Status> {
-        let op = Op::DeleteConfig(
-            pbconv::from_proto_delete_task_push_notification_config_request(request.get_ref()),
-        );
-        let (_, used) = self.call(&request, op).await?;
-        Ok(respond((), used))
+        let ctx = context(&request)?;
+        let req =
+            pbconv::from_proto_delete_task_push_notification_config_request(request.get_ref());
+        respond(self.0.delete_push_config(&ctx, req).await, |()| ())
     }
 }

@@ -2,8 +2,10 @@
 //! the bindings call ([`Calls`]), and the official request handler trait for callers in the
 //! process.
 
+use std::sync::Arc;
+
 use a2a::*;
-use a2a_server::{RequestHandler, ServiceParams};
+use a2a_server::{PushConfigStore, RequestHandler, ServiceParams};
 use async_trait::async_trait;
 use futures::StreamExt;
 use futures::stream::BoxStream;
@@ -15,7 +17,7 @@ use super::{Lifecycle, NumberedStream, Scope, new_task_id};
 use crate::agent::Agent;
 use crate::dispatch::{SKILL_EXTENSION_URI, named_skill};
 use crate::server::call::{
-    Answer, Answered, Binding, Context, Failure, Op, Used, field_error, tenant_of, unexpected,
+    Answer, Answered, Binding, Context, Failure, Op, field_error, tenant_of,
 };
 use crate::server::idempotency::Key;
 use crate::server::store::{KeyClaim, Place, prefix, reaches};
@@ -28,19 +30,153 @@ enum Keyed {
     Retry(String),
 }
 
-/// What the bindings call: one operation, in its context.
+/// What a call comes to: its operation's own answer, with the extensions it used, or why
+/// not.
+pub(crate) type Called<T> = Result<Answered<T>, Failure>;
+
+/// What the bindings call: each operation with its typed parameters, answered with its own
+/// type of answer, in its context. The JSON bindings, which read the operation from the
+/// request's method, call [`call`](Self::call) with an [`Op`].
 #[async_trait]
 pub(crate) trait Calls: Send + Sync + 'static {
-    /// Answers `op`, called in `ctx`, naming the extensions the call used.
-    async fn call(&self, ctx: &Context, op: Op) -> Result<Answered, Failure>;
+    /// `SendMessage`.
+    async fn send_message(
+        &self,
+        ctx: &Context,
+        req: SendMessageRequest,
+    ) -> Called<SendMessageResponse>;
+    /// `SendStreamingMessage`.
+    async fn send_streaming_message(
+        &self,
+        ctx: &Context,
+        req: SendMessageRequest,
+    ) -> Called<NumberedStream>;
+    /// One turn of a message followed as a stream whatever the card says of streaming, a new
+    /// task running `skill` when the caller names one (an MCP tool call).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    async fn followed_turn(
+        &self,
+        ctx: &Context,
+        req: SendMessageRequest,
+        skill: Option<usize>,
+    ) -> Called<NumberedStream>;
+    /// `GetTask`.
+    async fn get_task(&self, ctx: &Context, req: GetTaskRequest) -> Called<Task>;
+    /// `ListTasks`.
+    async fn list_tasks(&self, ctx: &Context, req: ListTasksRequest) -> Called<ListTasksResponse>;
+    /// `CancelTask`.
+    async fn cancel_task(&self, ctx: &Context, req: CancelTaskRequest) -> Called<Task>;
+    /// `SubscribeToTask`.
+    async fn subscribe_to_task(
+        &self,
+        ctx: &Context,
+        req: SubscribeToTaskRequest,
+    ) -> Called<NumberedStream>;
+    /// `CreateTaskPushNotificationConfig`.
+    async fn create_push_config(
+        &self,
+        ctx: &Context,
+        req: TaskPushNotificationConfig,
+    ) -> Called<TaskPushNotificationConfig>;
+    /// `GetTaskPushNotificationConfig`.
+    async fn get_push_config(
+        &self,
+        ctx: &Context,
+        req: GetTaskPushNotificationConfigRequest,
+    ) -> Called<TaskPushNotificationConfig>;
+    /// `ListTaskPushNotificationConfigs`.
+    async fn list_push_configs(
+        &self,
+        ctx: &Context,
+        req: ListTaskPushNotificationConfigsRequest,
+    ) -> Called<ListTaskPushNotificationConfigsResponse>;
+    /// `DeleteTaskPushNotificationConfig`.
+    async fn delete_push_config(
+        &self,
+        ctx: &Context,
+        req: DeleteTaskPushNotificationConfigRequest,
+    ) -> Called<()>;
+    /// `GetExtendedAgentCard`.
+    async fn get_extended_agent_card(&self, ctx: &Context) -> Called<AgentCard>;
 }
 
-#[async_trait]
-impl<A: Agent> Calls for Lifecycle<A> {
-    async fn call(&self, ctx: &Context, op: Op) -> Result<Answered, Failure> {
+impl dyn Calls {
+    /// Answers `op`, an operation read from a request by its method's name, with the answer
+    /// as the JSON bindings write it.
+    pub(crate) async fn call(&self, ctx: &Context, op: Op) -> Called<Answer> {
+        Ok(match op {
+            Op::Send(req) => self.send_message(ctx, req).await?.map(Answer::Sent),
+            Op::Stream(req) => self
+                .send_streaming_message(ctx, req)
+                .await?
+                .map(Answer::Stream),
+            Op::Get(req) => self
+                .get_task(ctx, req)
+                .await?
+                .map(|task| Answer::Task(Box::new(task))),
+            Op::List(req) => self.list_tasks(ctx, req).await?.map(Answer::Tasks),
+            Op::Cancel(req) => self
+                .cancel_task(ctx, req)
+                .await?
+                .map(|task| Answer::Task(Box::new(task))),
+            Op::Subscribe(req) => self.subscribe_to_task(ctx, req).await?.map(Answer::Stream),
+            Op::CreateConfig(req) => self.create_push_config(ctx, req).await?.map(Answer::Config),
+            Op::GetConfig(req) => self.get_push_config(ctx, req).await?.map(Answer::Config),
+            Op::ListConfigs(req) => self.list_push_configs(ctx, req).await?.map(Answer::Configs),
+            Op::DeleteConfig(req) => self
+                .delete_push_config(ctx, req)
+                .await?
+                .map(|()| Answer::Deleted),
+            Op::ExtendedCard => self
+                .get_extended_agent_card(ctx)
+                .await?
+                .map(|card| Answer::Card(Box::new(card))),
+        })
+    }
+}
+
+/// What a call's admission reads of its operation.
+#[derive(Default)]
+struct Asked<'a> {
+    /// The tenant the operation's own `tenant` field names.
+    tenant: Option<&'a str>,
+    /// The existing task the operation is about.
+    task: Option<&'a str>,
+    /// The message of a send, which may name the skill of the task it makes.
+    message: Option<&'a Message>,
+    /// `GetExtendedAgentCard`, which answers only authenticated callers.
+    extended_card: bool,
+}
+
+impl<'a> Asked<'a> {
+    /// A call about task `task`, in the tenant `tenant` names.
+    fn task(task: &'a str, tenant: &'a Option<String>) -> Self {
+        Asked {
+            tenant: tenant.as_deref(),
+            task: Some(task),
+            ..Asked::default()
+        }
+    }
+
+    /// A send of `req`'s message.
+    fn send(req: &'a SendMessageRequest) -> Self {
+        Asked {
+            tenant: req.tenant.as_deref(),
+            task: req.message.task_id.as_deref(),
+            message: Some(&req.message),
+            extended_card: false,
+        }
+    }
+}
+
+impl<A: Agent> Lifecycle<A> {
+    /// Admits a call of `asked` in `ctx`, or says why not: the card's security, the
+    /// extensions asked for, the tenant, the limits, the caller's reach; what the call may do
+    /// (its [`Scope`]).
+    async fn admit(&self, ctx: &Context, asked: Asked<'_>) -> Result<Scope, Failure> {
         // The extended card answers only authenticated callers, whatever the card requires of
         // other calls; every other call meets the card's requirement.
-        if let (Op::ExtendedCard, Some(guard)) = (&op, &self.guard)
+        if let (true, Some(guard)) = (asked.extended_card, &self.guard)
             && !ctx.is_authenticated()
         {
             return Err(guard.unauthenticated_any().into());
@@ -57,7 +193,7 @@ impl<A: Agent> Calls for Lifecycle<A> {
         };
         // The tenant (and, in a host, the agent): a task of another one is not found,
         // whatever is asked of it.
-        let tenant = tenant_of(ctx, &op)?;
+        let tenant = tenant_of(ctx, asked.tenant)?;
         if let Some(guard) = &self.guard {
             guard.authorize_tenant(tenant, ctx.principal.as_deref())?;
         }
@@ -73,75 +209,173 @@ impl<A: Agent> Calls for Lifecycle<A> {
             Some(guard) => guard.place(tenant_prefix, ctx.principal.as_deref())?,
             None => Place::new(tenant_prefix, None, false),
         };
-        if let Some(id) = op.task_id()
+        if let Some(id) = asked.task
             && !place.reaches(id)
         {
             return Err(A2AError::task_not_found(id).into());
         }
         // The skill a new task's message names (the skill extension), one of the agent's.
-        let skill = match &op {
-            Op::Send(req) | Op::Stream(req) => named::<A>(&req.message)?,
-            _ => None,
+        let skill = match asked.message {
+            Some(message) => named::<A>(message)?,
+            None => None,
         };
-        let used = Used(extensions.clone());
-        let scope = Scope {
+        Ok(Scope {
             place,
             tenant: tenant.map(str::to_owned),
             extensions,
             skill,
+        })
+    }
+
+    /// A push config store, and task `id` as the caller may read it (a task that does not
+    /// exist is said so, whatever the config).
+    async fn configs_of(&self, id: &str) -> Result<&Arc<dyn PushConfigStore>, A2AError> {
+        let configs = self.configs()?;
+        self.find(id).await?;
+        Ok(configs)
+    }
+}
+
+#[async_trait]
+impl<A: Agent> Calls for Lifecycle<A> {
+    async fn send_message(
+        &self,
+        ctx: &Context,
+        req: SendMessageRequest,
+    ) -> Called<SendMessageResponse> {
+        let scope = self.admit(ctx, Asked::send(&req)).await?;
+        let task = self.send(ctx, req, &scope).await?;
+        Ok(scope.answered(SendMessageResponse::Task(task)))
+    }
+
+    async fn send_streaming_message(
+        &self,
+        ctx: &Context,
+        req: SendMessageRequest,
+    ) -> Called<NumberedStream> {
+        let scope = self.admit(ctx, Asked::send(&req)).await?;
+        if !self.streaming {
+            return Err(not_streaming().into());
+        }
+        let events = self.turn(ctx, req, None, &scope).await?;
+        Ok(scope.answered(events))
+    }
+
+    async fn followed_turn(
+        &self,
+        ctx: &Context,
+        req: SendMessageRequest,
+        skill: Option<usize>,
+    ) -> Called<NumberedStream> {
+        // The skill is the caller's to name here, not the message's.
+        let asked = Asked {
+            message: None,
+            ..Asked::send(&req)
         };
-        let answer = match op {
-            Op::Send(req) => Answer::Sent(SendMessageResponse::Task(
-                self.send(ctx, req, &scope).await?,
-            )),
-            Op::Stream(req) => {
-                if !self.streaming {
-                    return Err(not_streaming().into());
-                }
-                Answer::Stream(self.turn(ctx, req, None, &scope).await?)
-            }
-            Op::Turn { request, skill } => {
-                Answer::Stream(self.turn(ctx, request, skill, &scope).await?)
-            }
-            Op::Get(req) => Answer::Task(Box::new(self.get(req).await?)),
-            Op::List(mut req) => {
-                // The store lists the tasks of the caller's reach.
-                req.tenant = scope.place.listed();
-                Answer::Tasks(self.list(req).await?)
-            }
-            Op::Cancel(req) => Answer::Task(Box::new(self.cancel(req.id).await?)),
-            Op::Subscribe(req) => {
-                if !self.streaming {
-                    return Err(not_streaming().into());
-                }
-                Answer::Stream(self.subscription(&req.id, ctx.after).await?)
-            }
-            Op::CreateConfig(req) => Answer::Config(self.create_config(req).await?),
-            Op::GetConfig(req) => {
-                let configs = self.configs()?;
-                // A task that does not exist is said so, whatever the config.
-                self.find(&req.task_id).await?;
-                Answer::Config(redacted(configs.get(&req.task_id, &req.id).await?))
-            }
-            Op::ListConfigs(req) => {
-                let mut list = self.list_configs(req).await?;
-                list.configs = list.configs.into_iter().map(redacted).collect();
-                Answer::Configs(list)
-            }
-            Op::DeleteConfig(req) => {
-                let configs = self.configs()?;
-                self.find(&req.task_id).await?;
-                configs.delete(&req.task_id, &req.id).await?;
-                self.recorder.webhooks_changed(&req.task_id, None);
-                Answer::Deleted
-            }
-            Op::ExtendedCard => Answer::Card(Box::new(
-                self.extended
-                    .clone()
-                    .ok_or_else(A2AError::extended_card_not_configured)?,
-            )),
+        let scope = self.admit(ctx, asked).await?;
+        let events = self.turn(ctx, req, skill, &scope).await?;
+        Ok(scope.answered(events))
+    }
+
+    async fn get_task(&self, ctx: &Context, req: GetTaskRequest) -> Called<Task> {
+        let scope = self.admit(ctx, Asked::task(&req.id, &req.tenant)).await?;
+        Ok(scope.answered(self.get(req).await?))
+    }
+
+    async fn list_tasks(
+        &self,
+        ctx: &Context,
+        mut req: ListTasksRequest,
+    ) -> Called<ListTasksResponse> {
+        let asked = Asked {
+            tenant: req.tenant.as_deref(),
+            ..Asked::default()
         };
-        Ok(Answered { answer, used })
+        let scope = self.admit(ctx, asked).await?;
+        // The store lists the tasks of the caller's reach.
+        req.tenant = scope.place.listed();
+        Ok(scope.answered(self.list(req).await?))
+    }
+
+    async fn cancel_task(&self, ctx: &Context, req: CancelTaskRequest) -> Called<Task> {
+        let scope = self.admit(ctx, Asked::task(&req.id, &req.tenant)).await?;
+        Ok(scope.answered(self.cancel(req.id).await?))
+    }
+
+    async fn subscribe_to_task(
+        &self,
+        ctx: &Context,
+        req: SubscribeToTaskRequest,
+    ) -> Called<NumberedStream> {
+        let scope = self.admit(ctx, Asked::task(&req.id, &req.tenant)).await?;
+        if !self.streaming {
+            return Err(not_streaming().into());
+        }
+        Ok(scope.answered(self.subscription(&req.id, ctx.after).await?))
+    }
+
+    async fn create_push_config(
+        &self,
+        ctx: &Context,
+        req: TaskPushNotificationConfig,
+    ) -> Called<TaskPushNotificationConfig> {
+        let scope = self
+            .admit(ctx, Asked::task(&req.task_id, &req.tenant))
+            .await?;
+        Ok(scope.answered(self.create_config(req).await?))
+    }
+
+    async fn get_push_config(
+        &self,
+        ctx: &Context,
+        req: GetTaskPushNotificationConfigRequest,
+    ) -> Called<TaskPushNotificationConfig> {
+        let scope = self
+            .admit(ctx, Asked::task(&req.task_id, &req.tenant))
+            .await?;
+        let configs = self.configs_of(&req.task_id).await?;
+        let config = configs.get(&req.task_id, &req.id).await?;
+        Ok(scope.answered(redacted(config)))
+    }
+
+    async fn list_push_configs(
+        &self,
+        ctx: &Context,
+        req: ListTaskPushNotificationConfigsRequest,
+    ) -> Called<ListTaskPushNotificationConfigsResponse> {
+        let scope = self
+            .admit(ctx, Asked::task(&req.task_id, &req.tenant))
+            .await?;
+        let mut list = self.list_configs(req).await?;
+        list.configs = list.configs.into_iter().map(redacted).collect();
+        Ok(scope.answered(list))
+    }
+
+    async fn delete_push_config(
+        &self,
+        ctx: &Context,
+        req: DeleteTaskPushNotificationConfigRequest,
+    ) -> Called<()> {
+        let scope = self
+            .admit(ctx, Asked::task(&req.task_id, &req.tenant))
+            .await?;
+        let configs = self.configs_of(&req.task_id).await?;
+        configs.delete(&req.task_id, &req.id).await?;
+        self.recorder.webhooks_changed(&req.task_id, None);
+        Ok(scope.answered(()))
+    }
+
+    async fn get_extended_agent_card(&self, ctx: &Context) -> Called<AgentCard> {
+        let asked = Asked {
+            extended_card: true,
+            ..Asked::default()
+        };
+        let scope = self.admit(ctx, asked).await?;
+        let card = self
+            .extended
+            .clone()
+            .ok_or_else(A2AError::extended_card_not_configured)?;
+        Ok(scope.answered(card))
     }
 }
 
@@ -454,10 +688,7 @@ impl<A: Agent> RequestHandler for Lifecycle<A> {
         _: &ServiceParams,
         req: SendMessageRequest,
     ) -> Result<SendMessageResponse, A2AError> {
-        match in_process(self, Op::Send(req)).await? {
-            Answer::Sent(sent) => Ok(sent),
-            _ => Err(unexpected()),
-        }
+        in_process(Calls::send_message(self, &Context::in_process(), req).await)
     }
 
     async fn send_streaming_message(
@@ -465,11 +696,12 @@ impl<A: Agent> RequestHandler for Lifecycle<A> {
         _: &ServiceParams,
         req: SendMessageRequest,
     ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
-        stream(in_process(self, Op::Stream(req)).await?)
+        let called = Calls::send_streaming_message(self, &Context::in_process(), req).await;
+        in_process(called).map(unnumbered)
     }
 
     async fn get_task(&self, _: &ServiceParams, req: GetTaskRequest) -> Result<Task, A2AError> {
-        task(in_process(self, Op::Get(req)).await?)
+        in_process(Calls::get_task(self, &Context::in_process(), req).await)
     }
 
     async fn list_tasks(
@@ -477,10 +709,7 @@ impl<A: Agent> RequestHandler for Lifecycle<A> {
         _: &ServiceParams,
         req: ListTasksRequest,
     ) -> Result<ListTasksResponse, A2AError> {
-        match in_process(self, Op::List(req)).await? {
-            Answer::Tasks(list) => Ok(list),
-            _ => Err(unexpected()),
-        }
+        in_process(Calls::list_tasks(self, &Context::in_process(), req).await)
     }
 
     async fn cancel_task(
@@ -488,7 +717,7 @@ impl<A: Agent> RequestHandler for Lifecycle<A> {
         _: &ServiceParams,
         req: CancelTaskRequest,
     ) -> Result<Task, A2AError> {
-        task(in_process(self, Op::Cancel(req)).await?)
+        in_process(Calls::cancel_task(self, &Context::in_process(), req).await)
     }
 
     async fn subscribe_to_task(
@@ -496,7 +725,8 @@ impl<A: Agent> RequestHandler for Lifecycle<A> {
         _: &ServiceParams,
         req: SubscribeToTaskRequest,
     ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
-        stream(in_process(self, Op::Subscribe(req)).await?)
+        let called = Calls::subscribe_to_task(self, &Context::in_process(), req).await;
+        in_process(called).map(unnumbered)
     }
 
     async fn create_push_config(
@@ -504,7 +734,7 @@ impl<A: Agent> RequestHandler for Lifecycle<A> {
         _: &ServiceParams,
         req: TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig, A2AError> {
-        config(in_process(self, Op::CreateConfig(req)).await?)
+        in_process(Calls::create_push_config(self, &Context::in_process(), req).await)
     }
 
     async fn get_push_config(
@@ -512,7 +742,7 @@ impl<A: Agent> RequestHandler for Lifecycle<A> {
         _: &ServiceParams,
         req: GetTaskPushNotificationConfigRequest,
     ) -> Result<TaskPushNotificationConfig, A2AError> {
-        config(in_process(self, Op::GetConfig(req)).await?)
+        in_process(Calls::get_push_config(self, &Context::in_process(), req).await)
     }
 
     async fn list_push_configs(
@@ -520,10 +750,7 @@ impl<A: Agent> RequestHandler for Lifecycle<A> {
         _: &ServiceParams,
         req: ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse, A2AError> {
-        match in_process(self, Op::ListConfigs(req)).await? {
-            Answer::Configs(list) => Ok(list),
-            _ => Err(unexpected()),
-        }
+        in_process(Calls::list_push_configs(self, &Context::in_process(), req).await)
     }
 
     async fn delete_push_config(
@@ -531,7 +758,7 @@ impl<A: Agent> RequestHandler for Lifecycle<A> {
         _: &ServiceParams,
         req: DeleteTaskPushNotificationConfigRequest,
     ) -> Result<(), A2AError> {
-        in_process(self, Op::DeleteConfig(req)).await.map(drop)
+        in_process(Calls::delete_push_config(self, &Context::in_process(), req).await)
     }
 
     async fn get_extended_agent_card(
@@ -539,44 +766,22 @@ impl<A: Agent> RequestHandler for Lifecycle<A> {
         _: &ServiceParams,
         _: GetExtendedAgentCardRequest,
     ) -> Result<a2a::AgentCard, A2AError> {
-        match in_process(self, Op::ExtendedCard).await? {
-            Answer::Card(card) => Ok(*card),
-            _ => Err(unexpected()),
-        }
+        in_process(Calls::get_extended_agent_card(self, &Context::in_process()).await)
     }
 }
 
-/// `op` called by an anonymous caller in the process.
-async fn in_process<A: Agent>(lifecycle: &Lifecycle<A>, op: Op) -> Result<Answer, A2AError> {
-    lifecycle
-        .call(&Context::in_process(), op)
-        .await
+/// The answer of a call by an anonymous caller in the process.
+fn in_process<T>(called: Called<T>) -> Result<T, A2AError> {
+    called
         .map(|answered| answered.answer)
         .map_err(Failure::into_error)
 }
 
-fn task(answer: Answer) -> Result<Task, A2AError> {
-    match answer {
-        Answer::Task(task) => Ok(*task),
-        _ => Err(unexpected()),
-    }
-}
-
-fn config(answer: Answer) -> Result<TaskPushNotificationConfig, A2AError> {
-    match answer {
-        Answer::Config(config) => Ok(config),
-        _ => Err(unexpected()),
-    }
-}
-
-/// A stream answer's events, without their numbers.
-pub(crate) fn stream(
-    answer: Answer,
-) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
-    match answer {
-        Answer::Stream(events) => Ok(Box::pin(events.map(|event| {
+/// A stream's events, without their numbers.
+fn unnumbered(events: NumberedStream) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
+    Box::pin(
+        events.map(|event| {
             event.and_then(|(_, event)| event.event().map(std::borrow::Cow::into_owned))
-        }))),
-        _ => Err(unexpected()),
-    }
+        }),
+    )
 }

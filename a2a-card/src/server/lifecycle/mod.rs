@@ -52,13 +52,15 @@ use crate::agent::Agent;
 use crate::dispatch::{Decision, Dispatcher, SKILL_EXTENSION_URI};
 
 use super::auth::Guard;
-use super::call::{Context, Extensions, Failure, NumberedStream};
+use super::call::{Answered, Context, Extensions, Failure, NumberedStream, Used};
 use super::errors::dispatch_error;
 use super::limits::Limiter;
 use super::message::{decide, dispatch_input};
 use super::push::{Delivery, Webhooks};
 use super::store::{Logged, Place, Store};
 use cluster::{Cluster, follow_log, hear, post_recovered};
+#[cfg(feature = "grpc")]
+pub(crate) use handler::Called;
 pub(crate) use handler::Calls;
 use handover::answer_of;
 pub use log::FinishedLogs;
@@ -123,6 +125,16 @@ struct Scope {
     ///
     /// [`SKILL_EXTENSION_URI`]: crate::dispatch::SKILL_EXTENSION_URI
     skill: Option<usize>,
+}
+
+impl Scope {
+    /// `answer`, naming the extensions the call used.
+    fn answered<T>(self, answer: T) -> Answered<T> {
+        Answered {
+            answer,
+            used: Used(self.extensions),
+        }
+    }
 }
 
 /// A turn under way: the task, its state when the turn began, and that state's number.

@@ -18,7 +18,7 @@ use crate::agent::Agent;
 
 use super::render::*;
 use super::tools::*;
-use crate::server::call::{Answer, Context, NumberedStream, Op};
+use crate::server::call::{Context, Failure, NumberedStream};
 use crate::server::lifecycle::{Calls, Lifecycle};
 
 /// One tool call under way.
@@ -54,16 +54,11 @@ impl<A: Agent> Call<'_, A> {
             .task_id
             .is_none()
             .then_some(self.entry.skill);
-        match self
-            .handler
-            .call(&self.ctx, Op::Turn { request, skill })
+        self.handler
+            .followed_turn(&self.ctx, request, skill)
             .await
             .map(|answered| answered.answer)
-        {
-            Ok(Answer::Stream(events)) => Ok(events),
-            Ok(_) => Err(crate::server::call::unexpected()),
-            Err(failure) => Err(failure.into_error()),
-        }
+            .map_err(Failure::into_error)
     }
 
     /// Sends `answer` to task `id`, which asked.
@@ -268,13 +263,10 @@ impl<A: Agent> Call<'_, A> {
             history_length: Some(0),
             tenant: None,
         };
-        let task = self
-            .handler
-            .call(&self.ctx, Op::Get(request))
-            .await
-            .map(|answered| answered.answer);
-        matches!(task, Ok(Answer::Task(t)) if matches!(
-            t.status.state,
+        let task = self.handler.get_task(&self.ctx, request).await;
+        matches!(task, Ok(t) if matches!(
+            t.answer
+            .status.state,
             TaskState::InputRequired | TaskState::AuthRequired
         ))
     }
@@ -301,5 +293,5 @@ pub(super) async fn cancel(handler: &dyn Calls, ctx: &Context, id: String) {
         metadata: None,
         tenant: None,
     };
-    let _ = handler.call(ctx, Op::Cancel(request)).await;
+    let _ = handler.cancel_task(ctx, request).await;
 }

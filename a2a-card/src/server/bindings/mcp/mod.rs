@@ -76,7 +76,7 @@ use crate::agent::Agent;
 use crate::card::AgentCard;
 
 use crate::server::ServerError;
-use crate::server::call::{Answer, Binding, Context, Op};
+use crate::server::call::{Binding, Context};
 use crate::server::interfaces::Endpoint;
 use crate::server::lifecycle::Calls;
 use crate::server::lifecycle::Lifecycle;
@@ -192,15 +192,8 @@ impl<A: Agent> Bridge<A> {
             history_length: None,
             tenant: None,
         };
-        match self
-            .inner
-            .handler
-            .call(ctx, Op::Get(request))
-            .await
-            .map(|answered| answered.answer)
-        {
-            Ok(Answer::Task(task)) => Ok(*task),
-            Ok(_) => Err(McpError::internal_error("GetTask answered no task", None)),
+        match self.inner.handler.get_task(ctx, request).await {
+            Ok(answered) => Ok(answered.answer),
             Err(failure) => Err(McpError::invalid_params(failure.into_error().message, None)),
         }
     }
