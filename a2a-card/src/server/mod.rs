@@ -28,7 +28,7 @@
 //!     documents, ui        the card, /capabilities (any other method), /ui, /metrics
 //!     auth::layer          the card's security: what the credentials came to, in the extensions
 //!       http::{jsonrpc, rest} | grpc | mcp/   decode into a call (call: operation + context) ...
-//!         lifecycle        ... that Calls::call answers: checks, dispatch, the turn
+//!         lifecycle        ... that Calls answers (a method per operation): checks, dispatch, the turn
 //!           run            the skill's run: events, questions, cancel, the input timeout
 //!           recorder, log  every event numbered, applied, logged; readers read the log
 //!             store        memory, SQLite, Postgres (store/sql/: writer, round, statements)

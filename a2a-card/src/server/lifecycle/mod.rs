@@ -111,7 +111,7 @@ pub(crate) struct Lifecycle<A: Agent> {
     keys: crate::server::idempotency::Keys,
 }
 
-/// What a call's context comes to once checked (in [`Calls::call`]): the tenant it is made
+/// What a call's context comes to once admitted (`Lifecycle::admit`): the tenant it is made
 /// in, and the extensions it uses (those it asked for that the card declares).
 struct Scope {
     tenant: Option<String>,

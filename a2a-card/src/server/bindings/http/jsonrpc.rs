@@ -12,13 +12,15 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
-use serde_json::Value;
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
 use super::body::{self, BodyError};
+use super::protojson::{normalize, read, read_text};
 use crate::server::call::NumberedStream;
 use crate::server::call::{
-    Answer, Answered, Binding, Context, EXTENSIONS_HEADER, Failure, Op, Used, requested_version,
+    Answer, Answered, Binding, Context, EXTENSIONS_HEADER, Failure, Op, Used, field_error,
+    requested_version,
 };
 use crate::server::errors::json_response;
 use crate::server::lifecycle::Calls;
@@ -227,7 +229,7 @@ async fn call(
     params: Option<&str>,
     id: JsonRpcId,
 ) -> Response {
-    let op = match Op::decode_text(method, params) {
+    let op = match operation_of_text(method, params) {
         Ok(op) => op,
         Err(e) => return error_response(&id, e),
     };
@@ -271,7 +273,7 @@ async fn v0_3_call(
     let params = params
         .and_then(|p| serde_json::from_str(p).ok())
         .unwrap_or(Value::Null);
-    let answer = match Op::decode(method.v1(), method.params_to_v1(params)) {
+    let answer = match operation(method.v1(), method.params_to_v1(params)) {
         Ok(op) => calls.call(ctx, op).await,
         Err(e) => Err(Failure::Error(e)),
     };
@@ -485,6 +487,71 @@ fn one_event(data: String) -> Response {
     event_stream(Body::from(frame))
 }
 
+/// The operation of JSON-RPC method `method` with `params` (1.0 names; ProtoJSON spellings
+/// accepted: see [`normalize`]); an unknown method is `-32601`, params these types do not read
+/// `-32602` saying where.
+fn operation(method: &str, params: Value) -> Result<Op, A2AError> {
+    use a2a::methods as m;
+    let mut params = match params {
+        Value::Null => Value::Object(Map::new()),
+        params => params,
+    };
+    normalize(&mut params);
+    if matches!(method, m::SEND_MESSAGE | m::SEND_STREAMING_MESSAGE)
+        && !params.get("message").is_some_and(Value::is_object)
+    {
+        return Err(field_error("message", "is required: the message to send"));
+    }
+    Ok(match method {
+        m::SEND_MESSAGE => Op::Send(read(params)?),
+        m::SEND_STREAMING_MESSAGE => Op::Stream(read(params)?),
+        m::GET_TASK => Op::Get(read(params)?),
+        m::LIST_TASKS => Op::List(read(params)?),
+        m::CANCEL_TASK => Op::Cancel(read(params)?),
+        m::SUBSCRIBE_TO_TASK => Op::Subscribe(read(params)?),
+        m::CREATE_PUSH_CONFIG => Op::CreateConfig(read(params)?),
+        m::GET_PUSH_CONFIG => Op::GetConfig(read(params)?),
+        m::LIST_PUSH_CONFIGS => Op::ListConfigs(read(params)?),
+        m::DELETE_PUSH_CONFIG => Op::DeleteConfig(read(params)?),
+        m::GET_EXTENDED_AGENT_CARD => Op::ExtendedCard,
+        other => {
+            return Err(A2AError::method_not_found(
+                &other.chars().take(64).collect::<String>(),
+            ));
+        }
+    })
+}
+
+/// The operation of JSON-RPC method `method` with `params` as JSON text (none: `{}`). Params
+/// in the 1.0 spelling are read straight from the text; any other (a ProtoJSON spelling: a
+/// name with `_`, an enum by number), or params that do not read, go the way of
+/// [`operation`], which says where they are wrong.
+fn operation_of_text(method: &str, params: Option<&str>) -> Result<Op, A2AError> {
+    use a2a::methods as m;
+    let text = params.filter(|p| *p != "null").unwrap_or("{}");
+    fn typed<T: serde::de::DeserializeOwned>(text: &str, op: fn(T) -> Op) -> Option<Op> {
+        read_text(text).map(op)
+    }
+    let fast = match method {
+        m::SEND_MESSAGE => typed(text, Op::Send),
+        m::SEND_STREAMING_MESSAGE => typed(text, Op::Stream),
+        m::GET_TASK => typed(text, Op::Get),
+        m::LIST_TASKS => typed(text, Op::List),
+        m::CANCEL_TASK => typed(text, Op::Cancel),
+        m::SUBSCRIBE_TO_TASK => typed(text, Op::Subscribe),
+        _ => None,
+    };
+    match fast {
+        Some(op) => Ok(op),
+        None => {
+            let params = serde_json::from_str(text).map_err(|e| {
+                A2AError::new(a2a::error_code::PARSE_ERROR, format!("parse error: {e}"))
+            })?;
+            operation(method, params)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -545,5 +612,16 @@ mod tests {
         assert!(asks_for_0_3(&h));
         h.insert(A2A_VERSION_HEADER, HeaderValue::from_static("1.0"));
         assert!(!asks_for_0_3(&h));
+    }
+
+    #[test]
+    fn params_that_do_not_read_say_where() {
+        let error = operation("GetTask", serde_json::json!({"id": 5})).unwrap_err();
+        assert_eq!(error.code, a2a::error_code::INVALID_PARAMS);
+        assert!(error.message.contains("`id`"), "{}", error.message);
+        let error = operation("SendMessage", serde_json::json!({})).unwrap_err();
+        assert!(error.message.contains("`message`"), "{}", error.message);
+        let error = operation("Nope", serde_json::json!({})).unwrap_err();
+        assert_eq!(error.code, a2a::error_code::METHOD_NOT_FOUND);
     }
 }

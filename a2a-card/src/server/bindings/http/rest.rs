@@ -15,9 +15,9 @@ use serde_json::{Value, json};
 
 use super::body::{self, BodyError};
 use super::jsonrpc::{is_json, sse};
+use super::protojson::{normalize, read, read_text};
 use crate::server::call::{
-    Answer, Answered, Binding, Context, EXTENSIONS_HEADER, Failure, Op, field_error, normalize,
-    read, read_text,
+    Answer, Answered, Binding, Context, EXTENSIONS_HEADER, Failure, Op, field_error,
 };
 use crate::server::errors::rest_status;
 use crate::server::lifecycle::Calls;
