@@ -842,6 +842,15 @@ async fn http_json_refusals_are_401_and_403() {
     .await;
     assert_eq!(answer.status, 403, "{}", answer.body);
     assert_eq!(answer.body["error"]["status"], "PERMISSION_DENIED");
+    assert_eq!(answer.body["error"]["code"], 403, "{}", answer.body);
+    let info = &answer.body["error"]["details"][0];
+    assert_eq!(
+        info["@type"], "type.googleapis.com/google.rpc.ErrorInfo",
+        "{}",
+        answer.body
+    );
+    assert_eq!(info["reason"], "UNAUTHORIZED", "{}", answer.body);
+    assert_eq!(info["domain"], "a2a-protocol.org", "{}", answer.body);
     let answer = get(&format!("{}/tasks", s.base), &[]).await;
     assert_eq!(answer.status, 401, "{}", answer.body);
     assert_eq!(task_count(&s.base).await, 0);

@@ -1,11 +1,11 @@
 //! The authentication layer, and refusals: what a request's credentials came to when they do
-//! not let it in (found by the layer, or by the lifecycle for a skill's own requirement),
-//! answered by each binding in its own shape with the status and challenges.
+//! not let it in (found by the layer, or by the lifecycle for a skill's own requirement): its
+//! status, code, message, challenges and when to try again, which each binding answers in its
+//! own shape.
 
 use std::sync::Arc;
 
 use a2a::{A2AError, TypedDetail, errordetails};
-use axum::body::Body;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 
@@ -79,7 +79,8 @@ impl Refusal {
         }
     }
 
-    fn status(&self) -> StatusCode {
+    /// The HTTP status of the refusal on the HTTP bindings.
+    pub(crate) fn status(&self) -> StatusCode {
         match self {
             Refusal::Unauthenticated { .. } => StatusCode::UNAUTHORIZED,
             Refusal::Forbidden { .. } => StatusCode::FORBIDDEN,
@@ -88,47 +89,49 @@ impl Refusal {
         }
     }
 
-    fn parts(&self) -> (i32, &'static str, &'static str, &str, &[String]) {
+    /// The A2A error code (JSON-RPC's).
+    pub(crate) fn code(&self) -> i32 {
         match self {
-            Refusal::Unauthenticated {
-                challenges,
-                message,
-            } => (
-                UNAUTHENTICATED,
-                "UNAUTHENTICATED",
-                "UNAUTHENTICATED",
-                message,
-                challenges,
-            ),
-            Refusal::Forbidden {
-                challenges,
-                message,
-            } => (
-                UNAUTHORIZED,
-                "UNAUTHORIZED",
-                "PERMISSION_DENIED",
-                message,
-                challenges,
-            ),
-            Refusal::Unavailable => (
-                a2a::error_code::INTERNAL_ERROR,
-                "UNAVAILABLE",
-                "UNAVAILABLE",
-                "the credentials cannot be checked now; try again later",
-                &[],
-            ),
-            Refusal::Limited(Limited { message, .. }) => (
-                super::RATE_LIMITED,
-                "RATE_LIMITED",
-                "RESOURCE_EXHAUSTED",
-                message,
-                &[],
-            ),
+            Refusal::Unauthenticated { .. } => UNAUTHENTICATED,
+            Refusal::Forbidden { .. } => UNAUTHORIZED,
+            Refusal::Unavailable => a2a::error_code::INTERNAL_ERROR,
+            Refusal::Limited(_) => super::RATE_LIMITED,
+        }
+    }
+
+    /// The reason its `ErrorInfo` detail names.
+    pub(crate) fn error_reason(&self) -> &'static str {
+        match self {
+            Refusal::Unauthenticated { .. } => "UNAUTHENTICATED",
+            Refusal::Forbidden { .. } => "UNAUTHORIZED",
+            Refusal::Unavailable => "UNAVAILABLE",
+            Refusal::Limited(_) => "RATE_LIMITED",
+        }
+    }
+
+    /// What the caller is told.
+    pub(crate) fn message(&self) -> &str {
+        match self {
+            Refusal::Unauthenticated { message, .. } | Refusal::Forbidden { message, .. } => {
+                message
+            }
+            Refusal::Unavailable => "the credentials cannot be checked now; try again later",
+            Refusal::Limited(Limited { message, .. }) => message,
+        }
+    }
+
+    /// The challenges of the schemes that would let the caller in (`WWW-Authenticate`).
+    pub(crate) fn challenges(&self) -> &[String] {
+        match self {
+            Refusal::Unauthenticated { challenges, .. } | Refusal::Forbidden { challenges, .. } => {
+                challenges
+            }
+            Refusal::Unavailable | Refusal::Limited(_) => &[],
         }
     }
 
     /// In how many seconds the call may be tried again, where the refusal says.
-    fn retry_after(&self) -> Option<u64> {
+    pub(crate) fn retry_after(&self) -> Option<u64> {
         match self {
             Refusal::Unavailable => Some(5),
             Refusal::Limited(Limited { retry_after, .. }) => Some(*retry_after),
@@ -136,21 +139,22 @@ impl Refusal {
         }
     }
 
-    /// As an A2A error (JSON-RPC code, message, `ErrorInfo`).
+    /// As an A2A error (code, message, `ErrorInfo`).
     pub(crate) fn error(&self) -> A2AError {
-        let (code, reason, _, message, _) = self.parts();
-        A2AError::new(code, message).with_details(vec![TypedDetail::error_info(
-            reason,
-            errordetails::PROTOCOL_DOMAIN,
-            None,
-        )])
+        A2AError::new(self.code(), self.message()).with_details(vec![self.error_info()])
     }
 
-    fn with_headers(&self, mut response: Response) -> Response {
+    /// Its `ErrorInfo` detail.
+    pub(crate) fn error_info(&self) -> TypedDetail {
+        TypedDetail::error_info(self.error_reason(), errordetails::PROTOCOL_DOMAIN, None)
+    }
+
+    /// `response`, a binding's answer over HTTP, as the refusal's: its status, the
+    /// challenges (`WWW-Authenticate`) and `Retry-After` where the refusal says when; counted.
+    pub(crate) fn over_http(&self, mut response: Response) -> Response {
         crate::server::telemetry::refused(self.reason());
         *response.status_mut() = self.status();
-        let (.., challenges) = self.parts();
-        for c in challenges {
+        for c in self.challenges() {
             if let Ok(v) = HeaderValue::from_str(c) {
                 response.headers_mut().append(header::WWW_AUTHENTICATE, v);
             }
@@ -161,68 +165,5 @@ impl Refusal {
                 .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
         response
-    }
-
-    /// The JSON-RPC answer to request `id`.
-    pub(crate) fn jsonrpc(&self, id: a2a::JsonRpcId) -> Response {
-        // Made here rather than by `A2AError::to_jsonrpc_error`, which names the `ErrorInfo`
-        // reason after the code and knows none for the authentication codes.
-        let (code, reason, _, message, _) = self.parts();
-        let info = TypedDetail::error_info(reason, errordetails::PROTOCOL_DOMAIN, None);
-        let error = a2a::JsonRpcError {
-            code,
-            message: message.to_owned(),
-            data: serde_json::to_value(vec![info]).ok(),
-        };
-        let answer = a2a::JsonRpcResponse::error(id, error);
-        self.with_headers(crate::server::errors::json_response(self.status(), &answer))
-    }
-
-    /// The HTTP+JSON answer (a `google.rpc.Status`, as every HTTP+JSON error).
-    pub(crate) fn rest(&self) -> Response {
-        let (_, reason, status, message, _) = self.parts();
-        let body = serde_json::json!({"error": {
-            "code": self.status().as_u16(),
-            "status": status,
-            "message": message,
-            "details": [{
-                "@type": errordetails::ERROR_INFO_TYPE,
-                "reason": reason,
-                "domain": errordetails::PROTOCOL_DOMAIN,
-            }],
-        }});
-        let mut response = Response::new(Body::from(body.to_string()));
-        response.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/problem+json"),
-        );
-        self.with_headers(response)
-    }
-}
-
-impl Refusal {
-    /// The gRPC status: `UNAUTHENTICATED`, `PERMISSION_DENIED`, `UNAVAILABLE` or
-    /// `RESOURCE_EXHAUSTED`, the message, the challenges as `www-authenticate` metadata and
-    /// `retry-after` where the refusal says when to try again.
-    #[cfg(feature = "grpc")]
-    pub(crate) fn grpc(&self) -> tonic::Status {
-        crate::server::telemetry::refused(self.reason());
-        let code = match self {
-            Refusal::Unauthenticated { .. } => tonic::Code::Unauthenticated,
-            Refusal::Forbidden { .. } => tonic::Code::PermissionDenied,
-            Refusal::Unavailable => tonic::Code::Unavailable,
-            Refusal::Limited(_) => tonic::Code::ResourceExhausted,
-        };
-        let (.., message, challenges) = self.parts();
-        let mut metadata = tonic::metadata::MetadataMap::new();
-        if let Some(seconds) = self.retry_after() {
-            metadata.insert("retry-after", seconds.into());
-        }
-        for c in challenges {
-            if let Ok(v) = c.parse() {
-                metadata.append("www-authenticate", v);
-            }
-        }
-        tonic::Status::with_metadata(code, message, metadata)
     }
 }

@@ -20,6 +20,7 @@ use futures::{Stream, StreamExt};
 use tonic::metadata::MetadataValue;
 use tonic::{Request, Response, Status};
 
+use crate::server::auth::Refusal;
 use crate::server::call::{Binding, Context, EXTENSIONS_HEADER, Failure, NumberedStream};
 use crate::server::lifecycle::{Called, Calls};
 use crate::server::store::Event;
@@ -82,7 +83,30 @@ fn context<T>(request: &Request<T>) -> Result<Context, Status> {
         request.metadata().as_ref(),
         request.extensions(),
     )
-    .map_err(|refusal| refusal.grpc())
+    .map_err(|refusal| refused(&refusal))
+}
+
+/// The status of a call `refusal` refused: `UNAUTHENTICATED`, `PERMISSION_DENIED`,
+/// `UNAVAILABLE` or `RESOURCE_EXHAUSTED`, the message, the challenges as `www-authenticate`
+/// metadata and `retry-after` where the refusal says when to try again.
+fn refused(refusal: &Refusal) -> Status {
+    crate::server::telemetry::refused(refusal.reason());
+    let code = match refusal {
+        Refusal::Unauthenticated { .. } => tonic::Code::Unauthenticated,
+        Refusal::Forbidden { .. } => tonic::Code::PermissionDenied,
+        Refusal::Unavailable => tonic::Code::Unavailable,
+        Refusal::Limited(_) => tonic::Code::ResourceExhausted,
+    };
+    let mut metadata = tonic::metadata::MetadataMap::new();
+    if let Some(seconds) = refusal.retry_after() {
+        metadata.insert("retry-after", seconds.into());
+    }
+    for c in refusal.challenges() {
+        if let Ok(v) = c.parse() {
+            metadata.append("www-authenticate", v);
+        }
+    }
+    Status::with_metadata(code, refusal.message(), metadata)
 }
 
 /// A call's answer made a message by `into_message`, naming in its `a2a-extensions` metadata
@@ -93,7 +117,7 @@ fn answer<T, M>(
 ) -> Result<Response<M>, Status> {
     let answered = called.map_err(|failure| match failure {
         Failure::Error(e) => a2a_error_to_status(&e),
-        Failure::Refused(refusal) => refusal.grpc(),
+        Failure::Refused(refusal) => refused(&refusal),
     })?;
     let used = answered
         .used

@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 
 use super::body::{self, BodyError};
 use super::protojson::{normalize, read, read_text};
+use crate::server::auth::Refusal;
 use crate::server::call::NumberedStream;
 use crate::server::call::{
     Answer, Answered, Binding, Context, EXTENSIONS_HEADER, Failure, Op, Used, field_error,
@@ -180,7 +181,7 @@ pub(crate) async fn endpoint(State(rpc): State<Arc<JsonRpc>>, request: Request) 
     // Before anything is done with the request: the card's requirement.
     let ctx = match Context::of(Binding::JsonRpc, &parts.headers, &parts.extensions) {
         Ok(ctx) => ctx,
-        Err(refusal) => return refusal.jsonrpc(id),
+        Err(refusal) => return refused(&refusal, id),
     };
     let mut response = match legacy {
         Some(legacy) => v0_3_call(&*rpc.calls, &ctx, legacy, params, id).await,
@@ -297,7 +298,7 @@ async fn v0_3_call(
             let result = method.result_to_v0_3(to_value(&answer));
             json_response(StatusCode::OK, &Success::new(&id, &result))
         }
-        Err(Failure::Refused(refusal)) => return refusal.jsonrpc(id),
+        Err(Failure::Refused(refusal)) => return refused(&refusal, id),
         Err(Failure::Error(e)) => {
             let body = error_json_v0_3(&id, e);
             let mut response = if method.streams() {
@@ -372,7 +373,7 @@ fn error_response(id: &JsonRpcId, e: A2AError) -> Response {
 fn failure_response(id: &JsonRpcId, failure: Failure) -> Response {
     match failure {
         Failure::Error(e) => error_response(id, e),
-        Failure::Refused(refusal) => refusal.jsonrpc(id.clone()),
+        Failure::Refused(refusal) => refused(&refusal, id.clone()),
     }
 }
 
@@ -485,6 +486,19 @@ fn one_event(data: String) -> Response {
     let mut frame = String::new();
     sse_event(&mut frame, None, &data);
     event_stream(Body::from(frame))
+}
+
+/// The JSON-RPC answer to request `id` that `refusal` refused.
+pub(crate) fn refused(refusal: &Refusal, id: JsonRpcId) -> Response {
+    // Made here rather than by `A2AError::to_jsonrpc_error`, which names the `ErrorInfo`
+    // reason after the code and knows none for the authentication codes.
+    let error = a2a::JsonRpcError {
+        code: refusal.code(),
+        message: refusal.message().to_owned(),
+        data: serde_json::to_value(vec![refusal.error_info()]).ok(),
+    };
+    let answer = JsonRpcResponse::error(id, error);
+    refusal.over_http(json_response(refusal.status(), &answer))
 }
 
 /// The operation of JSON-RPC method `method` with `params` (1.0 names; ProtoJSON spellings

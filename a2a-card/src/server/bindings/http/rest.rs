@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use super::body::{self, BodyError};
 use super::jsonrpc::{is_json, sse};
 use super::protojson::{normalize, read, read_text};
+use crate::server::auth::Refusal;
 use crate::server::call::{
     Answer, Answered, Binding, Context, EXTENSIONS_HEADER, Failure, Op, field_error,
 };
@@ -202,7 +203,7 @@ pub(crate) async fn endpoint(State(rest): State<Arc<Rest>>, request: Request) ->
     // Before anything is done with the request: the card's requirement.
     let mut ctx = match Context::of(Binding::HttpJson, &parts.headers, &parts.extensions) {
         Ok(ctx) => ctx,
-        Err(refusal) => return refusal.rest(),
+        Err(refusal) => return refused(&refusal),
     };
     ctx.tenant = tenant;
     let body = match route.has_body() {
@@ -243,7 +244,7 @@ pub(crate) async fn endpoint(State(rest): State<Arc<Rest>>, request: Request) ->
                 used.name_in(response, EXTENSIONS_HEADER)
             }
             Err(Failure::Error(e)) => error(e),
-            Err(Failure::Refused(refusal)) => refusal.rest(),
+            Err(Failure::Refused(refusal)) => refused(&refusal),
         },
         Err(e) => error(e),
     };
@@ -418,6 +419,29 @@ pub(crate) fn error(err: A2AError) -> Response {
     let status =
         StatusCode::from_u16(err.http_status_code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     rest_status(status, err)
+}
+
+/// The HTTP+JSON answer of a request `refusal` refused: a `google.rpc.Status`, as every
+/// HTTP+JSON error, with the refusal's status, challenges and `Retry-After`.
+fn refused(refusal: &Refusal) -> Response {
+    let status = match refusal {
+        Refusal::Unauthenticated { .. } => "UNAUTHENTICATED",
+        Refusal::Forbidden { .. } => "PERMISSION_DENIED",
+        Refusal::Unavailable => "UNAVAILABLE",
+        Refusal::Limited(_) => "RESOURCE_EXHAUSTED",
+    };
+    let body = json!({"error": {
+        "code": refusal.status().as_u16(),
+        "status": status,
+        "message": refusal.message(),
+        "details": [refusal.error_info()],
+    }});
+    let mut response = Response::new(Body::from(body.to_string()));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/problem+json"),
+    );
+    refusal.over_http(response)
 }
 
 #[cfg(test)]

@@ -165,7 +165,8 @@ impl Gate {
     /// The answer to a refused request: a JSON-RPC error with the HTTP status and challenges,
     /// the bearer challenges naming the protected-resource metadata where there is some.
     pub(super) fn refusal(&self, refusal: &Refusal) -> Response {
-        let mut response = refusal.jsonrpc(a2a::JsonRpcId::Null);
+        let mut response =
+            crate::server::bindings::http::jsonrpc::refused(refusal, a2a::JsonRpcId::Null);
         let Some((_, url)) = &self.metadata else {
             return response;
         };
