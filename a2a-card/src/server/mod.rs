@@ -129,7 +129,7 @@ pub use drain::SHUT_DOWN;
 pub use host::Host;
 pub use hosting::server::{
     DEFAULT_BODY_LIMIT, DEFAULT_CARD_MAX_AGE, DEFAULT_DRAIN_TIMEOUT, DEFAULT_INPUT_TIMEOUT,
-    DEFAULT_MAX_INLINE_FILE, Server, router,
+    DEFAULT_MAX_INLINE_FILE, Server,
 };
 use hosting::{catalog, documents, drain, front, host, interfaces, listening, wiring};
 pub use interfaces::{AGENT_CARD_PATH, AI_CATALOG_PATH, CAPABILITIES_PATH};

@@ -653,26 +653,3 @@ impl<A: Agent> Server<A> {
         })
     }
 }
-
-/// The router of `agent` with the default options: see [`Server`].
-///
-/// ```
-/// use a2a_card::{agent, skill};
-///
-/// struct Echo;
-/// /// Says back what it is told.
-/// #[agent(url = "http://127.0.0.1:9000")]
-/// impl Echo {
-///     /// Echoes the text.
-///     #[skill]
-///     fn echo(&self, text: String) -> String { text }
-/// }
-///
-/// # async fn run() -> Result<(), a2a_card::server::ServerError> {
-/// let app = axum::Router::new().merge(a2a_card::server::router(Echo).await?);
-/// # drop(app);
-/// # Ok(()) }
-/// ```
-pub async fn router<A: Agent>(agent: A) -> Result<axum::Router, ServerError> {
-    Server::new(agent).router().await
-}
