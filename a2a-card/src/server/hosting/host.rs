@@ -19,7 +19,7 @@ use crate::server::interfaces::{AGENT_CARD_PATH, CAPABILITIES_PATH, Endpoint};
 use crate::server::lifecycle::Halt;
 use crate::server::listening::Listening;
 use crate::server::server_error::ServerError;
-use crate::server::store;
+use crate::server::store::{self, Recovered, Recovery};
 use crate::server::wiring::{Routes, Shared, layered};
 
 /// Several declared agents on one listener, each at a path of its own.
@@ -491,7 +491,9 @@ impl Host {
             .map_err(ServerError::Store)?;
         // The durable tasks the store takes over, each to the agent whose namespace its id
         // names.
-        let mut resumed = route_resumed(store.resumed(), &placed);
+        let (recovery, recovered) = crate::server::store::Recovery::new();
+        store.recover_into(recovery);
+        let mut recovered = route_recovered(recovered, &placed);
         let mut app = axum::Router::new();
         let mut published = Published::default();
         published.catalog(&catalog, DEFAULT_CARD_MAX_AGE);
@@ -502,7 +504,7 @@ impl Host {
             let shared = Shared {
                 store: std::sync::Arc::clone(&store),
                 tasks: self.tasks.clone(),
-                resumed: resumed.remove(&at.namespace),
+                recovered: recovered.remove(&at.namespace),
                 namespace: at.namespace,
             };
             let routes = server
@@ -537,29 +539,38 @@ struct Hosted {
     halts: Vec<Halt>,
 }
 
-type Resumed = tokio::sync::mpsc::UnboundedReceiver<crate::server::store::Claimed>;
-
-/// Each agent's share of the durable tasks `all` brings (by the namespace a task's id names),
-/// by namespace.
-fn route_resumed(all: Option<Resumed>, placed: &[Placed]) -> HashMap<String, Resumed> {
-    let Some(mut all) = all else {
-        return HashMap::new();
-    };
+/// What the store's recovery tells (`all`), as each agent's share of it: the tasks by the
+/// namespace their ids name, by namespace. A task of an agent not mounted here any more goes
+/// to another (which fails it, saying so, where it was taken over).
+fn route_recovered(all: Recovered, placed: &[Placed]) -> HashMap<String, Recovered> {
     let mut to = HashMap::new();
     let mut from = HashMap::new();
     for p in placed {
-        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        to.insert(p.namespace.clone(), tx);
-        from.insert(p.namespace.clone(), rx);
+        let (recovery, recovered) = Recovery::new();
+        to.insert(p.namespace.clone(), recovery);
+        from.insert(p.namespace.clone(), recovered);
     }
+    let to = std::sync::Arc::new(to);
+    let agent_of = |to: &HashMap<String, Recovery>, id: &str| {
+        let namespace = crate::server::store::namespace_of(id).unwrap_or_default();
+        to.get(namespace).or_else(|| to.values().next()).cloned()
+    };
+    let Recovered {
+        mut failed,
+        mut resumed,
+    } = all;
+    let failed_to = std::sync::Arc::clone(&to);
     tokio::spawn(async move {
-        while let Some(claimed) = all.recv().await {
-            let id = &claimed.task.id;
-            let namespace = crate::server::store::namespace_of(id).unwrap_or_default();
-            // A task of an agent not mounted here any more goes to another, which fails it
-            // saying so.
-            if let Some(agent) = to.get(namespace).or_else(|| to.values().next()) {
-                let _ = agent.send(claimed);
+        while let Some(task) = failed.recv().await {
+            if let Some(agent) = agent_of(&failed_to, &task.id) {
+                agent.failed(task);
+            }
+        }
+    });
+    tokio::spawn(async move {
+        while let Some(claimed) = resumed.recv().await {
+            if let Some(agent) = agent_of(&to, &claimed.task.id) {
+                agent.resumed(claimed);
             }
         }
     });

@@ -102,19 +102,24 @@ impl<A: Agent> Server<A> {
         }
         let mut guard = auth::Guard::new(card, A::SKILLS, self.authentication)
             .map_err(ServerError::Security)?;
-        let (store, tasks, namespace, resumed) = match shared {
+        let (store, tasks, namespace, recovered) = match shared {
             Some(shared) => (
                 shared.store,
                 shared.tasks,
                 Some(shared.namespace),
-                shared.resumed,
+                shared.recovered,
             ),
             None => {
                 let tasks = self.tasks.unwrap_or_else(store::Tasks::memory);
                 let store = tasks.open_store(true).await.map_err(ServerError::Store)?;
-                let resumed = store.resumed();
-                (store, tasks, None, resumed)
+                let (recovery, recovered) = store::Recovery::new();
+                store.recover_into(recovery);
+                (store, tasks, None, Some(recovered))
             }
+        };
+        let (recovered, resumed) = match recovered {
+            Some(store::Recovered { failed, resumed }) => (Some(failed), Some(resumed)),
+            None => (None, None),
         };
         let durable: Vec<&str> = A::SKILLS
             .iter()
@@ -170,6 +175,7 @@ impl<A: Agent> Server<A> {
                 input_timeout: self.input_timeout,
                 extensions: crate::server::call::Extensions::of(card),
                 namespace,
+                recovered,
             },
         ));
         if let Some(resumed) = resumed {
@@ -314,8 +320,8 @@ pub(in crate::server) struct Shared {
     pub(in crate::server) store: Arc<dyn store::Store>,
     pub(in crate::server) tasks: store::Tasks,
     pub(in crate::server) namespace: String,
-    /// The agent's durable tasks the store takes over from a process that stopped.
-    pub(in crate::server) resumed: Option<tokio::sync::mpsc::UnboundedReceiver<store::Claimed>>,
+    /// What the store's recovery does with the agent's tasks of a process that stopped.
+    pub(in crate::server) recovered: Option<store::Recovered>,
 }
 
 /// An agent's routes, apart: the paths of `pages` and `protocol` are from the agent's own

@@ -88,6 +88,8 @@ pub(crate) struct Parts {
     /// The namespace of the agent's tasks where a host keeps several agents' tasks in one
     /// store (see `store::prefix`).
     pub(crate) namespace: Option<String>,
+    /// The agent's tasks the store's recovery failed, for their webhooks.
+    pub(crate) recovered: Option<tokio::sync::mpsc::UnboundedReceiver<Task>>,
 }
 
 /// The request handler of a declared agent (see the [module docs](self)).
@@ -171,7 +173,7 @@ impl<A: Agent> Lifecycle<A> {
                 parts.namespace.clone(),
             );
         }
-        if let (Some(recovered), Some(push)) = (store.recovered(), &recorder.push) {
+        if let (Some(recovered), Some(push)) = (parts.recovered, &recorder.push) {
             post_recovered(recovered, Arc::clone(push));
         }
         Lifecycle {

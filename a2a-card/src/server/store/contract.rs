@@ -45,7 +45,7 @@ pub enum Change {
     LeaseLost,
 }
 
-/// A durable task a store took over from a process that stopped ([`Store::resumed`]), and
+/// A durable task a store took over from a process that stopped ([`Recovery::resumed`]), and
 /// the fencing token of the run it gets here.
 ///
 /// ```
@@ -85,6 +85,51 @@ impl Claimed {
     }
 }
 
+/// Where a store's recovery tells the server that opened it what it did with the tasks of a
+/// process that stopped ([`Store::recover_into`]): each task it failed, which the server posts
+/// to the task's webhooks, and each durable skill's task it took over, which the server runs
+/// again from its journal. Cloned freely; told after the server stopped, it is dropped.
+#[derive(Debug, Clone)]
+pub struct Recovery {
+    failed: tokio::sync::mpsc::UnboundedSender<Task>,
+    resumed: tokio::sync::mpsc::UnboundedSender<Claimed>,
+}
+
+impl Recovery {
+    /// A recovery, and where the server hears what it tells.
+    pub(crate) fn new() -> (Recovery, Recovered) {
+        let (failed, failed_rx) = tokio::sync::mpsc::unbounded_channel();
+        let (resumed, resumed_rx) = tokio::sync::mpsc::unbounded_channel();
+        (
+            Recovery { failed, resumed },
+            Recovered {
+                failed: failed_rx,
+                resumed: resumed_rx,
+            },
+        )
+    }
+
+    /// The store failed `task`, as its status says, because the process that ran it stopped.
+    pub fn failed(&self, task: Task) {
+        let _ = self.failed.send(task);
+    }
+
+    /// The store took over durable skill's task `claimed` from a process that stopped, for
+    /// this one to run it again from its journal ([`Claimed`]: the task, and the fencing token
+    /// of its run here).
+    pub fn resumed(&self, claimed: Claimed) {
+        let _ = self.resumed.send(claimed);
+    }
+}
+
+/// What a [`Recovery`] tells, as the server hears it.
+pub(crate) struct Recovered {
+    /// The tasks failed.
+    pub(crate) failed: tokio::sync::mpsc::UnboundedReceiver<Task>,
+    /// The durable skills' tasks taken over.
+    pub(crate) resumed: tokio::sync::mpsc::UnboundedReceiver<Claimed>,
+}
+
 /// A task store, as the server uses it: the tasks (the official [`TaskStore`] trait), and what
 /// else it keeps and does. The memory, SQLite and Postgres stores are `Store`s; a store of your
 /// own implements as much of it as it keeps. What it leaves out, the server does without or
@@ -97,7 +142,7 @@ impl Claimed {
 /// | [`changes`](Self::changes) | each server on the store sees the others' tasks when it reads them, but a cancel does not reach a handler another process runs, nor does a subscriber there follow the task |
 /// | [`forward`](Self::forward) | an answer sent to a process whose handler did not ask fails the task, saying why |
 /// | [`settle`](Self::settle) | (nothing: a store that writes a task before `create` returns has nothing to settle) |
-/// | [`recovered`](Self::recovered) | (nothing posted to webhooks for tasks the store failed at start) |
+/// | [`recover_into`](Self::recover_into) | (nothing posted to webhooks for tasks the store failed at start; a durable skill's task of a process that stopped is not run again) |
 ///
 /// A [`TaskStore`] alone is a `Store` (`Arc<dyn TaskStore>`).
 ///
@@ -179,27 +224,34 @@ pub trait Store: Send + Sync + 'static {
         Ok(())
     }
 
-    /// The tasks the store fails because the process that ran them stopped (recovery), as it
-    /// fails them, once: the server posts each failure to the task's webhooks.
-    fn recovered(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Task>> {
-        None
-    }
-
-    /// The tasks of durable skills (those with a journal, see [`EventLog::keeps_journals`])
-    /// that the store took over from a process that stopped (recovery), as it takes them,
-    /// once, each with the fencing token of its run here ([`Claimed`]): this process runs
-    /// each again from its journal, instead of failing it.
+    /// Hands the store the [`Recovery`] of the server that opened it, once, at its start:
+    /// what the store's recovery does with the tasks of a process that stopped (failed, or,
+    /// for durable skills' tasks, taken over to run again here), from then on and since the
+    /// store opened, it tells there. By default nothing: a store that recovers nothing.
     ///
     /// ```
-    /// use a2a_card::server::store::{Store, Tasks};
-    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-    /// // The memory store keeps nothing past its process: no task to take over.
-    /// let tasks: std::sync::Arc<dyn a2a_server::TaskStore> = Tasks::memory().open().await.unwrap();
-    /// assert!(tasks.resumed().is_none());
-    /// # })
+    /// use std::sync::Arc;
+    /// use a2a_card::server::store::{Recovery, Store};
+    /// use a2a_server::{InMemoryTaskStore, TaskStore};
+    ///
+    /// /// A store whose recovery finds nothing to do, for the example's sake.
+    /// struct Mine(Arc<InMemoryTaskStore>);
+    ///
+    /// #[async_trait::async_trait]
+    /// impl Store for Mine {
+    ///     fn tasks(&self) -> Arc<dyn TaskStore> {
+    ///         self.0.clone()
+    ///     }
+    ///     fn recover_into(&self, recovery: Recovery) {
+    ///         // Kept, and told of each task the recovery fails (`recovery.failed(task)`) or
+    ///         // takes over (`recovery.resumed(claimed)`), for as long as the store runs.
+    ///         drop(recovery);
+    ///     }
+    /// }
+    /// # drop(Mine(Arc::new(InMemoryTaskStore::new())));
     /// ```
-    fn resumed(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Claimed>> {
-        None
+    fn recover_into(&self, recovery: Recovery) {
+        let _ = recovery;
     }
 
     /// Counts one more request of `key` in the window of `window_ms` milliseconds that began

@@ -78,7 +78,7 @@ pub trait EventLog: Send + Sync {
 
     /// Whether the log keeps the journals of durable skills (`#[skill(durable)]`), with which
     /// their tasks resume after their process stops ([`journal`](Self::journal),
-    /// [`read_journal`](Self::read_journal), and [`Store::resumed`](super::Store::resumed)). By default no: a durable
+    /// [`read_journal`](Self::read_journal), and [`Recovery::resumed`](super::Recovery::resumed)). By default no: a durable
     /// skill then runs as any other.
     ///
     /// A log that keeps journals beside its events (in memory here, for the sketch: a

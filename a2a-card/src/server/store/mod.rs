@@ -56,7 +56,8 @@ use a2a_server::TaskStore;
 pub(crate) use apply::{apply, asks, stamp, status_update};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use apply::{interrupted, was_running};
-pub use contract::{Change, Claimed, KeyClaim, Store};
+pub(crate) use contract::Recovered;
+pub use contract::{Change, Claimed, KeyClaim, Recovery, Store};
 pub use event_log::{Event, EventLog, Logged};
 pub(crate) use ids::{ANONYMOUS, Place, hex, mark, namespace_of, prefix, reaches};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]

@@ -81,14 +81,10 @@ struct Shared {
     /// Whether new tasks are queued (a server [settles](super::Store::settle) them before it
     /// answers) or written before `create` returns.
     queue_creates: bool,
-    /// Where the tasks recovery fails are told, for a server to post them to their webhooks
-    /// (only a server's store tells, and the server takes them: see [`SqlTasks::recovered`]).
-    recovered: tokio::sync::mpsc::UnboundedSender<Task>,
-    recovered_rx: std::sync::Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<Task>>>,
-    /// Where the durable skills' tasks recovery takes over are told, for the server to run
-    /// again (see [`Store::resumed`](super::Store::resumed)).
-    resumed: tokio::sync::mpsc::UnboundedSender<super::Claimed>,
-    resumed_rx: std::sync::Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<super::Claimed>>>,
+    /// What recovery does, told from the store's opening on: kept (in `held`) until the
+    /// server hands the store its own (see [`Store::recover_into`](super::Store::recover_into)).
+    recovery: super::Recovery,
+    held: std::sync::Mutex<Option<super::Recovered>>,
     /// Where writes go (group commit; see [`writer`]).
     writer: writer::Writer,
     /// The connection URL (for Postgres notifications).
@@ -188,8 +184,7 @@ impl SqlTasks {
         });
         let db = connect(url, replica.clone(), Arc::clone(&others)).await?;
         let local = Arc::new(writer::Local::default());
-        let (recovered, recovered_rx) = tokio::sync::mpsc::unbounded_channel();
-        let (resumed, resumed_rx) = tokio::sync::mpsc::unbounded_channel();
+        let (recovery, held) = super::Recovery::new();
         let store = SqlTasks {
             inner: Arc::new(Shared {
                 writer: writer::Writer::spawn(Arc::clone(&db), Arc::clone(&local)),
@@ -199,10 +194,8 @@ impl SqlTasks {
                 replica,
                 local,
                 queue_creates,
-                recovered,
-                recovered_rx: std::sync::Mutex::new(Some(recovered_rx)),
-                resumed,
-                resumed_rx: std::sync::Mutex::new(Some(resumed_rx)),
+                recovery,
+                held: std::sync::Mutex::new(Some(held)),
                 url: url.to_owned(),
                 others,
                 listens: Default::default(),
@@ -345,24 +338,34 @@ impl super::Store for SqlTasks {
         self.inner.db.claim_key(key, task_id, digest).await
     }
 
-    /// The tasks this store's recovery fails from now on (and has failed since it opened),
-    /// once. Only a store opened for a server tells them.
-    fn recovered(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Task>> {
-        self.inner
-            .recovered_rx
+    /// What this store's recovery did since it opened, and does from now on, told to
+    /// `recovery` (the first recovery handed over; only a server's store tells the tasks it
+    /// failed).
+    fn recover_into(&self, recovery: super::Recovery) {
+        let held = self
+            .inner
+            .held
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .take()
-    }
-
-    /// The durable skills' tasks this store's recovery takes over from now on (and has taken
-    /// since it opened), once. Only a server's store takes them.
-    fn resumed(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<super::Claimed>> {
-        self.inner
-            .resumed_rx
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
+            .take();
+        let Some(super::Recovered {
+            mut failed,
+            mut resumed,
+        }) = held
+        else {
+            return;
+        };
+        let told = recovery.clone();
+        tokio::spawn(async move {
+            while let Some(task) = failed.recv().await {
+                told.failed(task);
+            }
+        });
+        tokio::spawn(async move {
+            while let Some(claimed) = resumed.recv().await {
+                recovery.resumed(claimed);
+            }
+        });
     }
 
     /// Whether the last lease renewal (every third of the lease) reached the database.
@@ -561,7 +564,7 @@ impl Shared {
                     self.local.committed(&task, version);
                     n += 1;
                     let token = u64::try_from(version).unwrap_or_default();
-                    let _ = self.resumed.send(super::Claimed::new(task, token));
+                    self.recovery.resumed(super::Claimed::new(task, token));
                 }
                 continue;
             }
@@ -584,7 +587,7 @@ impl Shared {
             {
                 n += 1;
                 if self.queue_creates {
-                    let _ = self.recovered.send(failed);
+                    self.recovery.failed(failed);
                 }
             }
         }
