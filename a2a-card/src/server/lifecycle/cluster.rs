@@ -20,7 +20,7 @@ use super::updates::status;
 use crate::dispatch::Decision;
 use crate::server::message::decide;
 use crate::server::push::Delivery;
-use crate::server::store::{Change, Event, EventLog, Store, status_update};
+use crate::server::store::{Change, ChangeFeed, Event, EventLog, Store, status_update};
 
 /// What the processes that share a store tell each other, as the lifecycle uses it.
 #[async_trait]
@@ -61,7 +61,7 @@ impl Cluster for Alone {
 /// Replicas of one store, which tells each the others' changes ([`Store::changes`]).
 pub(super) struct Replicas {
     pub(super) store: Arc<dyn Store>,
-    pub(super) changes: broadcast::Sender<Change>,
+    pub(super) changes: ChangeFeed,
 }
 
 #[async_trait]
@@ -365,7 +365,7 @@ mod tests {
             .await
             .expect("created");
         // Wake-ups that never come (kept open: closed, the follower would end).
-        let changes = broadcast::channel(1).0;
+        let changes = crate::server::store::ChangeFeed::new(1);
         let log: Arc<dyn EventLog> = Arc::clone(&store) as Arc<dyn EventLog>;
         let mut follow = follow_log(
             log,

@@ -10,16 +10,14 @@ use a2a_server::TaskStore;
 use super::EventLog;
 
 /// A change that a process made to a shared store, as the store's change feed tells every
-/// process on it ([`Store::changes`]).
+/// process on it ([`Store::changes`], a [`ChangeFeed`]).
 ///
 /// ```
-/// use a2a_card::server::store::Change;
-/// use tokio::sync::broadcast;
+/// use a2a_card::server::store::{Change, ChangeFeed};
 ///
 /// // A store of your own shared by several processes announces what each writes.
-/// let (feed, mut heard) = broadcast::channel(64);
-/// feed.send(Change::Task("t-1".into())).unwrap();
-/// assert_eq!(heard.try_recv().unwrap(), Change::Task("t-1".into()));
+/// let feed = ChangeFeed::new(64);
+/// feed.send(Change::Task("t-1".into()));
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -43,6 +41,40 @@ pub enum Change {
     /// longer its own (another process may take them over once the lease runs out), and it
     /// stops them now, before that, acknowledging nothing more of them.
     LeaseLost,
+}
+
+/// The feed of a store shared by several processes ([`Store::changes`]): what the store tells
+/// of each [`Change`] any process on it makes, as it is made, to every server on the store
+/// (each server follows it from when it subscribes). A listener more than the feed's
+/// capacity behind misses the oldest changes; a store that knows it missed some (its
+/// connection to the database was lost a moment) sends [`Change::Missed`], for the servers to
+/// read again what they follow. Cloned, it is the same feed.
+///
+/// ```
+/// use a2a_card::server::store::{Change, ChangeFeed};
+///
+/// let feed = ChangeFeed::new(1024);
+/// // What the store hears from the database (another process wrote task `t-1`):
+/// feed.send(Change::Task("t-1".into()));
+/// ```
+#[derive(Debug, Clone)]
+pub struct ChangeFeed(tokio::sync::broadcast::Sender<Change>);
+
+impl ChangeFeed {
+    /// A feed that keeps up to `capacity` changes for a listener that lags (at least 1).
+    pub fn new(capacity: usize) -> ChangeFeed {
+        ChangeFeed(tokio::sync::broadcast::channel(capacity.max(1)).0)
+    }
+
+    /// Tells every server on the store of `change` (none listening: nobody is told).
+    pub fn send(&self, change: Change) {
+        let _ = self.0.send(change);
+    }
+
+    /// A listener of the changes from now on.
+    pub(crate) fn subscribe(&self) -> tokio::sync::broadcast::Receiver<Change> {
+        self.0.subscribe()
+    }
 }
 
 /// A durable task a store took over from a process that stopped ([`Recovery::resumed`]), and
@@ -203,7 +235,7 @@ pub trait Store: Send + Sync + 'static {
     /// processes share the store: each server follows the others' tasks through it (a cancel
     /// reaches the handler, a subscriber follows the task's log, an answer reaches the handler
     /// that asked). `None`: the store is this process's alone.
-    fn changes(&self) -> Option<tokio::sync::broadcast::Sender<Change>> {
+    fn changes(&self) -> Option<ChangeFeed> {
         None
     }
 

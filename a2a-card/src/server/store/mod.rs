@@ -57,7 +57,7 @@ pub(crate) use apply::{apply, asks, stamp, status_update};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use apply::{interrupted, was_running};
 pub(crate) use contract::Recovered;
-pub use contract::{Change, Claimed, KeyClaim, Recovery, Store};
+pub use contract::{Change, ChangeFeed, Claimed, KeyClaim, Recovery, Store};
 pub use event_log::{Event, EventLog, Logged};
 pub(crate) use ids::{ANONYMOUS, Place, hex, mark, namespace_of, prefix, reaches};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]

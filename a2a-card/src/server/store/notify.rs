@@ -8,12 +8,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 #[cfg(feature = "postgres")]
+#[cfg(feature = "postgres")]
+use super::{Change, ChangeFeed};
+#[cfg(feature = "postgres")]
 use sqlx::postgres::PgListener;
-#[cfg(feature = "postgres")]
-use tokio::sync::broadcast;
-
-#[cfg(feature = "postgres")]
-use super::Change;
 
 /// The Postgres channel on which every write announces the id of the task it changed.
 pub(crate) const CHANGES: &str = "a2a_card_tasks";
@@ -73,7 +71,7 @@ pub(crate) async fn listen(
     replica: &str,
     others: Arc<Others>,
     db: sqlx::PgPool,
-) -> Option<broadcast::Sender<Change>> {
+) -> Option<ChangeFeed> {
     let mut listener = match PgListener::connect(url).await {
         Ok(l) => l,
         Err(e) => {
@@ -88,7 +86,7 @@ pub(crate) async fn listen(
         tracing::warn!(error = %e, "task changes cannot be listened to");
         return None;
     }
-    let feed = broadcast::channel(4096).0;
+    let feed = ChangeFeed::new(4096);
     let changes = feed.clone();
     let replica = replica.to_owned();
     tokio::spawn(async move {
@@ -100,7 +98,7 @@ pub(crate) async fn listen(
                 Err(e) => {
                     tracing::warn!(error = %e, "task change notifications interrupted");
                     tokio::time::sleep(Duration::from_secs(1)).await;
-                    let _ = changes.send(Change::Missed);
+                    changes.send(Change::Missed);
                     continue;
                 }
             };
@@ -126,7 +124,7 @@ pub(crate) async fn listen(
                         tokio::spawn(async move {
                             match kept_answer(&db, &id).await {
                                 Ok(message) => {
-                                    let _ = changes.send(Change::Answer { task, message });
+                                    changes.send(Change::Answer { task, message });
                                 }
                                 Err(e) => {
                                     tracing::warn!(task = %task, error = %e, "a forwarded answer could not be read");
@@ -140,7 +138,7 @@ pub(crate) async fn listen(
                 EVENTS => Change::Events(n.payload().to_owned()),
                 _ => Change::Task(n.payload().to_owned()),
             };
-            let _ = changes.send(change);
+            changes.send(change);
         }
     });
     Some(feed)

@@ -16,11 +16,10 @@ use std::time::Instant;
 use a2a::A2AError;
 use sqlx::pool::PoolConnection;
 use sqlx::{Pool, Transaction};
-use tokio::sync::broadcast;
 
 use super::round::{Log, Row};
 use crate::server::store::notify::Others;
-use crate::server::store::{Change, StoreError};
+use crate::server::store::{ChangeFeed, StoreError};
 
 /// A database a SQL store runs on: what it does its own way. Implemented for sqlx's
 /// [`Sqlite`](sqlx::Sqlite) and [`Postgres`](sqlx::Postgres).
@@ -93,7 +92,7 @@ pub(super) trait Backend: sqlx::Database {
         replica: &str,
         others: Arc<Others>,
         reads: Pool<Self>,
-    ) -> impl Future<Output = Option<broadcast::Sender<Change>>> + Send {
+    ) -> impl Future<Output = Option<ChangeFeed>> + Send {
         let _ = (url, replica, others, reads);
         async { None }
     }

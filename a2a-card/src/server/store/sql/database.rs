@@ -8,13 +8,12 @@ use std::sync::Arc;
 use a2a::{A2AError, ListTasksRequest, Task, TaskState};
 use async_trait::async_trait;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Type};
-use tokio::sync::broadcast;
 
 use super::backend::{Backend, Pools};
 use super::round::{Log, Row};
 use super::{db_error, decode, encode, millis, now_millis, state_name};
 use crate::server::store::notify::{ANSWERS, CHANGES, GONE, REPLICAS};
-use crate::server::store::{Change, Cursor, Event, KeyClaim, Retention};
+use crate::server::store::{ChangeFeed, Cursor, Event, KeyClaim, Retention};
 
 /// The terminal tasks a sweep removes in one transaction: the writer, which waits for the
 /// file's write lock on SQLite, waits for one batch at most.
@@ -57,7 +56,7 @@ pub(super) trait Database: Send + Sync {
     /// Tells the replicas that listen that this one opened.
     async fn opened(&self) -> Result<(), A2AError>;
     /// Listens to what the replicas on the database at `url` tell each other.
-    async fn listen(&self, url: &str) -> Option<broadcast::Sender<Change>>;
+    async fn listen(&self, url: &str) -> Option<ChangeFeed>;
     /// Takes this replica out of the table of replicas, and tells the others it went.
     async fn leave(&self) -> Result<(), A2AError>;
     /// Forgets the replicas last seen more than `older` milliseconds ago.
@@ -187,7 +186,7 @@ where
             .map_err(db_error)
     }
 
-    async fn listen(&self, url: &str) -> Option<broadcast::Sender<Change>> {
+    async fn listen(&self, url: &str) -> Option<ChangeFeed> {
         B::listen(
             url,
             &self.replica,

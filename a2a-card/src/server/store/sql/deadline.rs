@@ -9,11 +9,10 @@ use std::time::Duration;
 
 use a2a::{A2AError, ListTasksRequest, Task};
 use async_trait::async_trait;
-use tokio::sync::broadcast;
 
 use super::database::{Database, Orphan, Stored};
 use super::round::{Log, Row};
-use crate::server::store::{Change, Event, KeyClaim, Retention};
+use crate::server::store::{ChangeFeed, Event, KeyClaim, Retention};
 
 /// How long a statement may take, its wait for a connection included (the pools' own
 /// acquire timeout is the same).
@@ -60,7 +59,7 @@ impl<D: Database> Database for Deadline<D> {
     async fn opened(&self) -> Result<(), A2AError> {
         within(self.0.opened()).await
     }
-    async fn listen(&self, url: &str) -> Option<broadcast::Sender<Change>> {
+    async fn listen(&self, url: &str) -> Option<ChangeFeed> {
         self.0.listen(url).await
     }
     async fn leave(&self) -> Result<(), A2AError> {

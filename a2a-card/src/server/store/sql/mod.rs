@@ -94,7 +94,7 @@ struct Shared {
     /// Whether this replica listens (a server's store): only then is `others` kept.
     listens: std::sync::atomic::AtomicBool,
     /// The replicas' changes, heard (a server's store on Postgres).
-    feed: std::sync::OnceLock<tokio::sync::broadcast::Sender<super::Change>>,
+    feed: std::sync::OnceLock<super::ChangeFeed>,
     /// Whether this replica gave up its lease ([`Store::release`](super::Store::release)):
     /// it is not renewed again.
     released: std::sync::atomic::AtomicBool,
@@ -304,7 +304,7 @@ impl super::Store for SqlTasks {
 
     /// A server's store on Postgres: what every replica announces. SQLite: none (one
     /// process at a time).
-    fn changes(&self) -> Option<tokio::sync::broadcast::Sender<super::Change>> {
+    fn changes(&self) -> Option<super::ChangeFeed> {
         self.inner.feed.get().cloned()
     }
 
@@ -509,7 +509,7 @@ impl Shared {
     fn step_back(&self, why: &str) {
         tracing::error!("{why}");
         if let Some(feed) = self.feed.get() {
-            let _ = feed.send(super::Change::LeaseLost);
+            feed.send(super::Change::LeaseLost);
         }
     }
 

@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use sqlx::postgres::PgPoolOptions;
 use sqlx::{PgConnection, PgPool, Postgres, Transaction};
-use tokio::sync::broadcast;
 
 use super::backend::{Backend, Pools};
 use super::db_error;
@@ -16,7 +15,7 @@ use super::statements::{
     INSERT, Outcome, Params, UPDATE, all_refused, journal_entries, log_events, unreachable, values,
 };
 use crate::server::store::notify::{CHANGES, EVENTS, Others};
-use crate::server::store::{Change, StoreError};
+use crate::server::store::{ChangeFeed, StoreError};
 
 impl Backend for Postgres {
     const SYSTEM: &'static str = "postgresql";
@@ -73,7 +72,7 @@ impl Backend for Postgres {
         replica: &str,
         others: Arc<Others>,
         reads: PgPool,
-    ) -> Option<broadcast::Sender<Change>> {
+    ) -> Option<ChangeFeed> {
         crate::server::store::notify::listen(url, replica, others, reads).await
     }
 
