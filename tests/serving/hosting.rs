@@ -540,75 +540,15 @@ async fn tasks_stay_apart_and_kept_in_one_store_across_a_restart() {
 /// that agent's deliveries (here the only one that may call a loopback address).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_failed_by_recovery_is_pushed_by_its_own_agent() {
-    use a2a::{Role, Task, TaskPushNotificationConfig, TaskState, TaskStatus};
     use a2a_card::server::Webhooks;
-    use a2a_card::server::store::{Retention, SqlTasks};
-    use a2a_server::PushConfigStore;
-    use std::sync::{Arc, Mutex};
+    use support::webhook::{Webhook, left_running};
 
-    // A webhook on loopback that keeps what it is sent.
-    let received: Arc<Mutex<Vec<Value>>> = Arc::default();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let hook = format!("http://{}/hook", listener.local_addr().expect("addr"));
-    let keep = Arc::clone(&received);
-    let app = axum::Router::new().route(
-        "/hook",
-        axum::routing::post(move |body: axum::body::Bytes| async move {
-            keep.lock()
-                .unwrap()
-                .push(serde_json::from_slice(&body).unwrap_or(Value::Null));
-            "ok"
-        }),
-    );
-    tokio::spawn(async move { axum::serve(listener, app).await });
-
-    // A process left a task of agent `/b` running, with a webhook, and stopped.
+    // A process left a task of agent `/b` running, with a webhook on loopback, and stopped.
+    let hook = Webhook::start().await;
     let file = db_path("recovered");
     let lease = Duration::from_millis(300);
     let id = "b::left-running";
-    {
-        let store = Tasks::sqlite(&file)
-            .lease(lease)
-            .open()
-            .await
-            .expect("opened");
-        store
-            .create(Task {
-                id: id.into(),
-                context_id: "c".into(),
-                status: TaskStatus {
-                    state: TaskState::Working,
-                    message: None,
-                    timestamp: Some(chrono::Utc::now()),
-                },
-                artifacts: None,
-                history: Some(vec![a2a::Message::new(
-                    Role::User,
-                    vec![a2a::Part::text("plan")],
-                )]),
-                metadata: None,
-            })
-            .await
-            .expect("created");
-        let configs = SqlTasks::sqlite(&file, Retention::default())
-            .await
-            .expect("opened")
-            .push_configs();
-        configs
-            .save(TaskPushNotificationConfig {
-                url: hook.clone(),
-                id: Some("hook".into()),
-                task_id: id.into(),
-                token: Some("t".into()),
-                authentication: None,
-                tenant: None,
-            })
-            .await
-            .expect("saved");
-    }
-    tokio::time::sleep(lease * 2).await;
+    left_running(&file, id, &hook.url, lease).await;
 
     // The next host on the file fails it; `/b`, whose task it is, says so to the webhook
     // (`/a`, mounted first, may not call loopback addresses).
@@ -620,22 +560,7 @@ async fn a_task_failed_by_recovery_is_pushed_by_its_own_agent() {
             .tasks(Tasks::sqlite(&file).lease(lease)),
     )
     .await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let failed = received.lock().unwrap().iter().any(|b| {
-            b["statusUpdate"]["taskId"] == id
-                && b["statusUpdate"]["status"]["state"] == "TASK_STATE_FAILED"
-        });
-        if failed {
-            break;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the webhook was told: {:?}",
-            received.lock().unwrap()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    hook.wait_for_failed(id).await;
 }
 
 #[tokio::test]

@@ -725,75 +725,17 @@ async fn every_route_and_method_answered_before_its_body_is_read_keeps_the_conne
 
 #[tokio::test]
 async fn a_task_failed_by_recovery_after_its_process_stopped_is_pushed() {
-    use a2a::{Role, Task, TaskPushNotificationConfig, TaskState, TaskStatus};
-    use a2a_card::server::store::{Retention, SqlTasks, Tasks};
-    use a2a_server::PushConfigStore;
-    use std::sync::{Arc, Mutex};
+    use a2a_card::server::store::Tasks;
+    use support::webhook::{Webhook, left_running};
 
-    // A webhook that keeps what it is sent.
-    let received: Arc<Mutex<Vec<Value>>> = Arc::default();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let hook = format!("http://{}/hook", listener.local_addr().expect("addr"));
-    let keep = Arc::clone(&received);
-    let app = axum::Router::new().route(
-        "/hook",
-        axum::routing::post(move |body: axum::body::Bytes| async move {
-            keep.lock()
-                .unwrap()
-                .push(serde_json::from_slice(&body).unwrap_or(Value::Null));
-            "ok"
-        }),
-    );
-    tokio::spawn(async move { axum::serve(listener, app).await });
-
-    // A process left a task running, with a webhook, and stopped.
+    // A process left a task running, with a webhook on loopback, and stopped.
+    let hook = Webhook::start().await;
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("lifecycle");
     std::fs::create_dir_all(&dir).expect("a directory");
     let path = dir.join(format!("recovered-{}.db", std::process::id()));
     let _ = std::fs::remove_file(&path);
     let lease = Duration::from_millis(300);
-    {
-        let store = Tasks::sqlite(&path)
-            .lease(lease)
-            .open()
-            .await
-            .expect("opened");
-        let mut message = a2a::Message::new(Role::User, vec![]);
-        message.parts.push(a2a::Part::text("plan"));
-        store
-            .create(Task {
-                id: "left-running".into(),
-                context_id: "c".into(),
-                status: TaskStatus {
-                    state: TaskState::Working,
-                    message: None,
-                    timestamp: Some(chrono::Utc::now()),
-                },
-                artifacts: None,
-                history: Some(vec![message]),
-                metadata: None,
-            })
-            .await
-            .expect("created");
-        let configs = SqlTasks::sqlite(&path, Retention::default())
-            .await
-            .expect("opened")
-            .push_configs();
-        configs
-            .save(TaskPushNotificationConfig {
-                url: hook.clone(),
-                id: Some("hook".into()),
-                task_id: "left-running".into(),
-                token: Some("t".into()),
-                authentication: None,
-                tenant: None,
-            })
-            .await
-            .expect("saved");
-    }
-    tokio::time::sleep(lease * 2).await;
+    left_running(&path, "left-running", &hook.url, lease).await;
 
     // The next server on the file fails it, and says so to the webhook.
     let _running = serve(
@@ -806,20 +748,5 @@ async fn a_task_failed_by_recovery_after_its_process_stopped_is_pushed() {
         .tasks(Tasks::sqlite(&path).lease(lease)),
     )
     .await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let failed = received.lock().unwrap().iter().any(|b| {
-            b["statusUpdate"]["taskId"] == "left-running"
-                && b["statusUpdate"]["status"]["state"] == "TASK_STATE_FAILED"
-        });
-        if failed {
-            break;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the webhook was told: {:?}",
-            received.lock().unwrap()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    hook.wait_for_failed("left-running").await;
 }

@@ -328,6 +328,9 @@ pub mod mcp;
 /// Server-sent events, frame by frame.
 pub mod sse;
 
+/// A webhook on loopback, and a task a stopped process left running with it.
+pub mod webhook;
+
 /// The official SDKs' drivers, run and judged.
 pub mod driver;
 pub mod tokens;

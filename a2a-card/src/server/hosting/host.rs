@@ -493,7 +493,10 @@ impl Host {
         // names.
         let (recovery, recovered) = crate::server::store::Recovery::new();
         store.recover_into(recovery);
-        let mut recovered = route_recovered(recovered, &placed);
+        let mut recovered = match recovered.kept() {
+            Some(recovered) => route_recovered(recovered, &placed),
+            None => HashMap::new(),
+        };
         let mut app = axum::Router::new();
         let mut published = Published::default();
         published.catalog(&catalog, DEFAULT_CARD_MAX_AGE);

@@ -114,7 +114,7 @@ impl<A: Agent> Server<A> {
                 let store = tasks.open_store(true).await.map_err(ServerError::Store)?;
                 let (recovery, recovered) = store::Recovery::new();
                 store.recover_into(recovery);
-                (store, tasks, None, Some(recovered))
+                (store, tasks, None, recovered.kept())
             }
         };
         let (recovered, resumed) = match recovered {

@@ -162,6 +162,18 @@ pub(crate) struct Recovered {
     pub(crate) resumed: tokio::sync::mpsc::UnboundedReceiver<Claimed>,
 }
 
+impl Recovered {
+    /// These, unless the store kept nothing of its [`Recovery`] (dropped it, having told
+    /// nothing: a store that recovers nothing), for the server to follow nothing then.
+    pub(crate) fn kept(self) -> Option<Recovered> {
+        let dropped = self.failed.is_closed()
+            && self.failed.is_empty()
+            && self.resumed.is_closed()
+            && self.resumed.is_empty();
+        (!dropped).then_some(self)
+    }
+}
+
 /// A task store, as the server uses it: the tasks (the official [`TaskStore`] trait), and what
 /// else it keeps and does. The memory, SQLite and Postgres stores are `Store`s; a store of your
 /// own implements as much of it as it keeps. What it leaves out, the server does without or
