@@ -91,19 +91,11 @@ fn answered(span: &Span, status: u16, took: Duration, called: Called) {
 /// A request the listener answered ahead of its router and layers (a published document,
 /// [`Published`](crate::server::documents::Published)): its span, ended with `status` at once.
 pub(crate) fn answered_ahead(request: &axum::extract::Request, status: u16) {
-    let span = tracing::info_span!(
-        "a2a.request",
-        otel.kind = "server",
-        otel.status_code = tracing::field::Empty,
-        http.request.method = request.method().as_str(),
-        url.path = request.uri().path(),
-        http.response.status_code = tracing::field::Empty,
+    let span = request_span(
+        request.method().as_str(),
+        request.uri().path(),
+        request.headers(),
     );
-    if span.is_disabled() {
-        return;
-    }
-    #[cfg(feature = "otel")]
-    otel::set_parent(&span, request.headers());
     answered(&span, status, Duration::ZERO, Called::default());
 }
 

@@ -366,13 +366,18 @@ mod tests {
         assert!(!matches_etag(b"\xff", b"\"abc\""));
     }
 
-    /// A `GET` of `path` with `headers`.
-    fn get(path: &str, headers: &[(&str, &str)]) -> Request {
-        let mut request = Request::get(path);
+    /// A `method` request of `path` with `headers`.
+    fn request(method: Method, path: &str, headers: &[(&str, &str)]) -> Request {
+        let mut request = Request::builder().method(method).uri(path);
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
         request.body(Body::empty()).expect("a request")
+    }
+
+    /// A `GET` of `path` with `headers`.
+    fn get(path: &str, headers: &[(&str, &str)]) -> Request {
+        request(Method::GET, path, headers)
     }
 
     async fn parts(response: Response) -> (StatusCode, HeaderMap, Bytes) {
@@ -463,13 +468,8 @@ mod tests {
     #[test]
     fn only_a_plain_get_of_a_published_path_is_answered_ahead() {
         let published = published();
-        let with = |method: Method, headers: &[(&str, &str)]| {
-            let mut request = Request::builder().method(method).uri(AGENT_CARD_PATH);
-            for (name, value) in headers {
-                request = request.header(*name, *value);
-            }
-            request.body(Body::empty()).expect("a request")
-        };
+        let with =
+            |method: Method, headers: &[(&str, &str)]| request(method, AGENT_CARD_PATH, headers);
         assert!(published.answer(&with(Method::GET, &[])).is_some());
         assert!(
             published

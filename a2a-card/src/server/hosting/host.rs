@@ -553,29 +553,9 @@ fn route_recovered(all: Recovered, placed: &[Placed]) -> HashMap<String, Recover
         to.insert(p.namespace.clone(), recovery);
         from.insert(p.namespace.clone(), recovered);
     }
-    let to = std::sync::Arc::new(to);
-    let agent_of = |to: &HashMap<String, Recovery>, id: &str| {
+    all.forward(move |id| {
         let namespace = crate::server::store::namespace_of(id).unwrap_or_default();
         to.get(namespace).or_else(|| to.values().next()).cloned()
-    };
-    let Recovered {
-        mut failed,
-        mut resumed,
-    } = all;
-    let failed_to = std::sync::Arc::clone(&to);
-    tokio::spawn(async move {
-        while let Some(task) = failed.recv().await {
-            if let Some(agent) = agent_of(&failed_to, &task.id) {
-                agent.failed(task);
-            }
-        }
-    });
-    tokio::spawn(async move {
-        while let Some(claimed) = resumed.recv().await {
-            if let Some(agent) = agent_of(&to, &claimed.task.id) {
-                agent.resumed(claimed);
-            }
-        }
     });
     from
 }

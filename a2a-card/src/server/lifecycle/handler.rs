@@ -150,9 +150,9 @@ struct Asked<'a> {
 
 impl<'a> Asked<'a> {
     /// A call about task `task`, in the tenant `tenant` names.
-    fn task(task: &'a str, tenant: &'a Option<String>) -> Self {
+    fn task(task: &'a str, tenant: Option<&'a str>) -> Self {
         Asked {
-            tenant: tenant.as_deref(),
+            tenant,
             task: Some(task),
             ..Asked::default()
         }
@@ -278,7 +278,9 @@ impl<A: Agent> Calls for Lifecycle<A> {
     }
 
     async fn get_task(&self, ctx: &Context, req: GetTaskRequest) -> Called<Task> {
-        let scope = self.admit(ctx, Asked::task(&req.id, &req.tenant)).await?;
+        let scope = self
+            .admit(ctx, Asked::task(&req.id, req.tenant.as_deref()))
+            .await?;
         Ok(scope.answered(self.get(req).await?))
     }
 
@@ -298,7 +300,9 @@ impl<A: Agent> Calls for Lifecycle<A> {
     }
 
     async fn cancel_task(&self, ctx: &Context, req: CancelTaskRequest) -> Called<Task> {
-        let scope = self.admit(ctx, Asked::task(&req.id, &req.tenant)).await?;
+        let scope = self
+            .admit(ctx, Asked::task(&req.id, req.tenant.as_deref()))
+            .await?;
         Ok(scope.answered(self.cancel(req.id).await?))
     }
 
@@ -307,7 +311,9 @@ impl<A: Agent> Calls for Lifecycle<A> {
         ctx: &Context,
         req: SubscribeToTaskRequest,
     ) -> Called<NumberedStream> {
-        let scope = self.admit(ctx, Asked::task(&req.id, &req.tenant)).await?;
+        let scope = self
+            .admit(ctx, Asked::task(&req.id, req.tenant.as_deref()))
+            .await?;
         if !self.streaming {
             return Err(not_streaming().into());
         }
@@ -320,7 +326,7 @@ impl<A: Agent> Calls for Lifecycle<A> {
         req: TaskPushNotificationConfig,
     ) -> Called<TaskPushNotificationConfig> {
         let scope = self
-            .admit(ctx, Asked::task(&req.task_id, &req.tenant))
+            .admit(ctx, Asked::task(&req.task_id, req.tenant.as_deref()))
             .await?;
         Ok(scope.answered(self.create_config(req).await?))
     }
@@ -331,7 +337,7 @@ impl<A: Agent> Calls for Lifecycle<A> {
         req: GetTaskPushNotificationConfigRequest,
     ) -> Called<TaskPushNotificationConfig> {
         let scope = self
-            .admit(ctx, Asked::task(&req.task_id, &req.tenant))
+            .admit(ctx, Asked::task(&req.task_id, req.tenant.as_deref()))
             .await?;
         let configs = self.configs_of(&req.task_id).await?;
         let config = configs.get(&req.task_id, &req.id).await?;
@@ -344,7 +350,7 @@ impl<A: Agent> Calls for Lifecycle<A> {
         req: ListTaskPushNotificationConfigsRequest,
     ) -> Called<ListTaskPushNotificationConfigsResponse> {
         let scope = self
-            .admit(ctx, Asked::task(&req.task_id, &req.tenant))
+            .admit(ctx, Asked::task(&req.task_id, req.tenant.as_deref()))
             .await?;
         let mut list = self.list_configs(req).await?;
         list.configs = list.configs.into_iter().map(redacted).collect();
@@ -357,7 +363,7 @@ impl<A: Agent> Calls for Lifecycle<A> {
         req: DeleteTaskPushNotificationConfigRequest,
     ) -> Called<()> {
         let scope = self
-            .admit(ctx, Asked::task(&req.task_id, &req.tenant))
+            .admit(ctx, Asked::task(&req.task_id, req.tenant.as_deref()))
             .await?;
         let configs = self.configs_of(&req.task_id).await?;
         configs.delete(&req.task_id, &req.id).await?;

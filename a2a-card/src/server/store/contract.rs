@@ -172,6 +172,31 @@ impl Recovered {
             && self.resumed.is_empty();
         (!dropped).then_some(self)
     }
+
+    /// Tells each task to the recovery `to` names for the task's id (none: the task is
+    /// dropped), for as long as the store tells.
+    pub(crate) fn forward(self, to: impl Fn(&str) -> Option<Recovery> + Send + Sync + 'static) {
+        let Recovered {
+            mut failed,
+            mut resumed,
+        } = self;
+        let to = Arc::new(to);
+        let failed_to = Arc::clone(&to);
+        tokio::spawn(async move {
+            while let Some(task) = failed.recv().await {
+                if let Some(recovery) = failed_to(&task.id) {
+                    recovery.failed(task);
+                }
+            }
+        });
+        tokio::spawn(async move {
+            while let Some(claimed) = resumed.recv().await {
+                if let Some(recovery) = to(&claimed.task.id) {
+                    recovery.resumed(claimed);
+                }
+            }
+        });
+    }
 }
 
 /// A task store, as the server uses it: the tasks (the official [`TaskStore`] trait), and what

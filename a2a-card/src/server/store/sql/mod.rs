@@ -348,24 +348,9 @@ impl super::Store for SqlTasks {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take();
-        let Some(super::Recovered {
-            mut failed,
-            mut resumed,
-        }) = held
-        else {
-            return;
-        };
-        let told = recovery.clone();
-        tokio::spawn(async move {
-            while let Some(task) = failed.recv().await {
-                told.failed(task);
-            }
-        });
-        tokio::spawn(async move {
-            while let Some(claimed) = resumed.recv().await {
-                recovery.resumed(claimed);
-            }
-        });
+        if let Some(held) = held {
+            held.forward(move |_| Some(recovery.clone()));
+        }
     }
 
     /// Whether the last lease renewal (every third of the lease) reached the database.
