@@ -62,11 +62,27 @@ pub struct ChangeFeed(tokio::sync::broadcast::Sender<Change>);
 
 impl ChangeFeed {
     /// A feed that keeps up to `capacity` changes for a listener that lags (at least 1).
+    ///
+    /// ```
+    /// use a2a_card::server::store::ChangeFeed;
+    ///
+    /// let feed = ChangeFeed::new(4096);
+    /// let same = feed.clone(); // the same feed, for the task that hears the database
+    /// # drop((feed, same));
+    /// ```
     pub fn new(capacity: usize) -> ChangeFeed {
         ChangeFeed(tokio::sync::broadcast::channel(capacity.max(1)).0)
     }
 
     /// Tells every server on the store of `change` (none listening: nobody is told).
+    ///
+    /// ```
+    /// use a2a_card::server::store::{Change, ChangeFeed};
+    ///
+    /// let feed = ChangeFeed::new(64);
+    /// // Another process logged events of task `t-1`: its subscribers here read them.
+    /// feed.send(Change::Events("t-1".into()));
+    /// ```
     pub fn send(&self, change: Change) {
         let _ = self.0.send(change);
     }
@@ -121,6 +137,38 @@ impl Claimed {
 /// process that stopped ([`Store::recover_into`]): each task it failed, which the server posts
 /// to the task's webhooks, and each durable skill's task it took over, which the server runs
 /// again from its journal. Cloned freely; told after the server stopped, it is dropped.
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use a2a::Task;
+/// use a2a_card::server::store::{Recovery, Store};
+/// use a2a_server::{InMemoryTaskStore, TaskStore};
+///
+/// /// A store whose own recovery (not shown) calls `interrupted` for each task it fails.
+/// struct Mine {
+///     tasks: Arc<InMemoryTaskStore>,
+///     recovery: Mutex<Option<Recovery>>,
+/// }
+///
+/// impl Mine {
+///     fn interrupted(&self, task: Task) {
+///         if let Some(recovery) = &*self.recovery.lock().unwrap() {
+///             recovery.failed(task); // the server posts it to the task's webhooks
+///         }
+///     }
+/// }
+///
+/// #[async_trait::async_trait]
+/// impl Store for Mine {
+///     fn tasks(&self) -> Arc<dyn TaskStore> {
+///         self.tasks.clone()
+///     }
+///     fn recover_into(&self, recovery: Recovery) {
+///         *self.recovery.lock().unwrap() = Some(recovery);
+///     }
+/// }
+/// # let _ = Mine::interrupted;
+/// ```
 #[derive(Debug, Clone)]
 pub struct Recovery {
     failed: tokio::sync::mpsc::UnboundedSender<Task>,
@@ -142,6 +190,17 @@ impl Recovery {
     }
 
     /// The store failed `task`, as its status says, because the process that ran it stopped.
+    ///
+    /// ```
+    /// use a2a::Task;
+    /// use a2a_card::server::store::Recovery;
+    ///
+    /// // Written back as failed, by the store's recovery: the server is told.
+    /// fn failed_by_recovery(recovery: &Recovery, task: Task) {
+    ///     recovery.failed(task);
+    /// }
+    /// # let _ = failed_by_recovery;
+    /// ```
     pub fn failed(&self, task: Task) {
         let _ = self.failed.send(task);
     }
@@ -149,6 +208,17 @@ impl Recovery {
     /// The store took over durable skill's task `claimed` from a process that stopped, for
     /// this one to run it again from its journal ([`Claimed`]: the task, and the fencing token
     /// of its run here).
+    ///
+    /// ```
+    /// use a2a::Task;
+    /// use a2a_card::server::store::{Claimed, Recovery};
+    ///
+    /// // Claimed by the store's recovery with fencing token `token`: this process runs it again.
+    /// fn taken_over(recovery: &Recovery, task: Task, token: u64) {
+    ///     recovery.resumed(Claimed::new(task, token));
+    /// }
+    /// # let _ = taken_over;
+    /// ```
     pub fn resumed(&self, claimed: Claimed) {
         let _ = self.resumed.send(claimed);
     }
