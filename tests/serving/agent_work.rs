@@ -1334,3 +1334,89 @@ async fn the_ag_ui_capabilities_tell_what_the_skills_do() {
         json!(["application/json", "text/calendar"])
     );
 }
+
+mod refused_input {
+    //! A handler that cannot take its call's input (`SkillError::Input`: here a file the
+    //! message does not carry) fails its task; the caller of that turn is answered `-32602`,
+    //! saying why, instead of the task: a blocking send gets the error, a stream ends with
+    //! it. A reader of the task finds it failed, saying the same.
+    use super::*;
+    use a2a_card::File;
+
+    struct Reader;
+
+    /// Reads files.
+    #[a2a_card::agent(url = "http://127.0.0.1:1")]
+    impl Reader {
+        /// Names the CSV file attached, with a note.
+        #[skill(input_modes("text/csv"))]
+        fn read(&self, note: String, file: File) -> String {
+            format!("{note}: {}", file.name.unwrap_or_default())
+        }
+    }
+
+    fn text(words: &str) -> Part {
+        Part::text(words)
+    }
+
+    #[tokio::test]
+    async fn the_turns_caller_gets_the_refusal_and_the_task_fails_saying_why() {
+        let running = serve(Server::new(Reader)).await;
+        let card = card(&running.base).await;
+        for binding in BINDINGS {
+            let client = client(&card, binding).await;
+            let refusal = client
+                .send_message(&request(vec![text("no file here")], None))
+                .await
+                .expect_err("a refusal, not the task");
+            assert_eq!(
+                refusal.code,
+                error_code::INVALID_PARAMS,
+                "{binding}: {refusal:?}"
+            );
+            assert_eq!(details(&refusal)["reason"], "invalid-input", "{binding}");
+            assert!(
+                refusal.message.contains("takes a file"),
+                "{binding}: {refusal:?}"
+            );
+
+            let mut events = client
+                .send_streaming_message(&request(vec![text("still no file")], None))
+                .await
+                .expect("a stream");
+            let mut id = None;
+            let mut last = None;
+            while let Some(item) = events.next().await {
+                match item {
+                    Ok(StreamResponse::Task(task)) => id = Some(task.id),
+                    Ok(event) => assert_ne!(
+                        state_of(&event),
+                        Some(TaskState::Failed),
+                        "{binding}: the failure is the caller's refusal"
+                    ),
+                    Err(e) => {
+                        last = Some(e);
+                        break;
+                    }
+                }
+            }
+            let refusal = last.unwrap_or_else(|| panic!("{binding}: the stream ends refused"));
+            assert!(
+                refusal.message.contains("takes a file"),
+                "{binding}: {refusal:?}"
+            );
+            // The official client reads an HTTP+JSON stream's frames as events only: the
+            // refusal's code reaches it over JSON-RPC.
+            if binding == "JSONRPC" {
+                assert_eq!(refusal.code, error_code::INVALID_PARAMS, "{refusal:?}");
+            }
+            let id = id.unwrap_or_else(|| panic!("{binding}: the stream began with the task"));
+            let failed = client.get_task(&get(&id)).await.expect("the task");
+            assert_eq!(failed.status.state, TaskState::Failed, "{binding}");
+            assert!(
+                status_text(&failed).contains("takes a file"),
+                "{binding}: {failed:?}"
+            );
+        }
+    }
+}

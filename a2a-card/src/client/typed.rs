@@ -36,6 +36,33 @@
 //! let later: Verdict = pending.wait().await?;
 //! # Ok(()) }
 //! ```
+//!
+//! A skill only on the extended card (`#[skill(extended)]`) gets no method: a client checks the
+//! public card, where that skill is not.
+//!
+//! ```compile_fail,E0599
+//! use a2a_card::{agent, skill};
+//!
+//! pub struct Judge;
+//! /// Judges fights.
+//! #[agent(
+//!     url = "https://judge.example.com/a2a",
+//!     security_schemes(bearer = bearer("JWT")),
+//!     security(bearer),
+//!     extended_agent_card
+//! )]
+//! impl Judge {
+//!     /// Names the winner.
+//!     #[skill]
+//!     fn winner(&self, fight: String) -> String { fight }
+//!     /// Tells the house odds; only on the extended card.
+//!     #[skill(extended)]
+//!     fn odds(&self, fight: String) -> String { fight }
+//! }
+//!
+//! let _public = JudgeClient::winner;
+//! let _extended = JudgeClient::odds; // error[E0599]: no function `odds` on `JudgeClient`
+//! ```
 
 use std::fmt;
 use std::future::IntoFuture;

@@ -9,7 +9,7 @@ use a2a::*;
 
 use super::handover::{answer_of, deliver, hand_over, join};
 use super::log::{self, Tracked};
-use super::stage::NotWaiting;
+use super::stage::{self, NotWaiting};
 use super::updates::status;
 use super::{
     Lifecycle, Turn,
@@ -67,7 +67,8 @@ impl<A: Agent> Lifecycle<A> {
         }
         let message = req.message;
         self.keep_webhook(id, config, false).await?;
-        let waiting = match tracked.stage.take_waiting() {
+        let (caller, outcome) = stage::turn();
+        let waiting = match tracked.stage.take_waiting(Some(caller)) {
             Ok(waiting) => waiting,
             // A durable task run again here, its handler replaying its way back to the
             // question: the answer waits for it.
@@ -78,7 +79,12 @@ impl<A: Agent> Lifecycle<A> {
             Err(NotWaiting::Gone) => return self.answer_elsewhere(tracked, message, call).await,
         };
         let (task, seq) = hand_over(&self.recorder, &tracked, message, call, waiting).await?;
-        Ok(Turn { tracked, task, seq })
+        Ok(Turn {
+            tracked,
+            task,
+            seq,
+            outcome,
+        })
     }
 
     /// The caller's answer to the question of task `tracked`, whose handler does not run here:
@@ -105,7 +111,7 @@ impl<A: Agent> Lifecycle<A> {
             let event = status(&tracked, TaskState::Failed, Some(why));
             self.recorder.record(&tracked, event).await;
             self.recorder.live.finished(&tracked);
-            return Ok(Turn { tracked, task, seq });
+            return Ok(Turn::followed(tracked, (task, seq)));
         }
         if !log::asks(&tracked.state()) {
             return Err(not_asked(&id));
@@ -133,8 +139,8 @@ impl<A: Agent> Lifecycle<A> {
             .keep(&self.recorder.live, &id, message, answer_of(call));
         if let Some((tracked, message, answer, waiting)) = kept {
             // Asking (again) meanwhile.
-            let (task, seq) = deliver(&self.recorder, &tracked, message, answer, waiting).await?;
-            return Ok(Turn { tracked, task, seq });
+            let snapshot = deliver(&self.recorder, &tracked, message, answer, waiting).await?;
+            return Ok(Turn::followed(tracked, snapshot));
         }
         let moved = tokio::time::timeout(TAKEOVER, tracked.wait_beyond(asked))
             .await
@@ -142,8 +148,8 @@ impl<A: Agent> Lifecycle<A> {
         if moved && self.recorder.mailbox.take_back(&id, &message_id) {
             return Err(not_asked(&id));
         }
-        let (task, seq) = tracked.snapshot();
-        Ok(Turn { tracked, task, seq })
+        let snapshot = tracked.snapshot();
+        Ok(Turn::followed(tracked, snapshot))
     }
 
     /// Sends the caller's answer to the replica whose handler asked (Postgres), and follows
@@ -181,12 +187,10 @@ impl<A: Agent> Lifecycle<A> {
         // Bounded: should the replica that took the answer not move the task on (it stopped,
         // or this follower hears nothing of it), the caller gets the task as it is.
         let _ = tokio::time::timeout(TAKEOVER, tracked.wait_beyond(after)).await;
-        let (task, seq) = tracked.snapshot();
-        Ok(Some(Turn {
-            tracked: Arc::clone(tracked),
-            task,
-            seq,
-        }))
+        Ok(Some(Turn::followed(
+            Arc::clone(tracked),
+            tracked.snapshot(),
+        )))
     }
 
     /// Whether task `id` is a durable skill's, with a journal this process can run it again

@@ -162,7 +162,7 @@ pub(super) fn hear(
                     tracing::warn!(task = %task, "a forwarded answer was not handed over: {}", e.message);
                 }
             } else if let Some(tracked) = recorder.live.get(&task)
-                && let Ok(waiting) = tracked.stage.take_waiting()
+                && let Ok(waiting) = tracked.stage.take_waiting(None)
                 && let Err(e) = hand_over(&recorder, &tracked, *message, call, waiting).await
             {
                 tracing::warn!(task = %task, "a forwarded answer was not handed over: {}", e.message);

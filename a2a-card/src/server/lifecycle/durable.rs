@@ -167,6 +167,8 @@ impl<A: Agent> Lifecycle<A> {
                         journal: Arc::new(journal.replaying(replay.len()).fenced(token)),
                         replay,
                     }),
+                    // Taken up with no caller: a refusal is the task's failure alone.
+                    super::stage::turn().0,
                 );
             }
             Err(why) => {

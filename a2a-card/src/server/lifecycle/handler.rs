@@ -461,13 +461,13 @@ impl<A: Agent> Lifecycle<A> {
                 return Ok(task);
             }
         };
-        let turn = self.begin(ctx, req, None, scope, id).await?;
+        let mut turn = self.begin(ctx, req, None, scope, id).await?;
         let mut task = if immediately {
             turn.task
         } else {
             turn.tracked.wait(turn.seq, Until::Interrupted).await;
-            if let Some(error) = turn.tracked.error_after(turn.seq) {
-                return Err(error.into());
+            if let Some(refusal) = turn.outcome.refused() {
+                return Err(refusal.into());
             }
             // The store refused to keep what the turn came to: the caller is not told of it.
             if let Some(broken) = turn.tracked.broken() {

@@ -240,9 +240,6 @@ struct State {
     /// a whole artifact) is seen once it is written, so that no reader learns of a state a
     /// crash could lose.
     published: u64,
-    /// An error the caller that started the current turn gets instead of the task (a skill
-    /// that could not take its input), with the sequence number after which it applies.
-    error: Option<(u64, A2AError)>,
     /// Why the task's run here stopped short, when the store refused a write of it: every
     /// reader waiting for what was not stored gets this error instead, and nothing more is
     /// recorded (the store's copy is the task).
@@ -274,7 +271,6 @@ impl Tracked {
                 base,
                 log: Vec::new(),
                 published: base,
-                error: None,
                 broken: None,
             }),
             last: watch::channel(base).0,
@@ -463,30 +459,6 @@ impl Tracked {
         self.last.send_replace(seq);
     }
 
-    /// Records an error for the caller of the current turn, then `event` (the failure).
-    pub(crate) fn record_error(
-        &self,
-        error: A2AError,
-        event: StreamResponse,
-        logged: impl FnOnce(u64, &Arc<Event>),
-    ) -> Option<(u64, Arc<Event>, Option<Task>)> {
-        {
-            let mut state = self.lock();
-            let after = state.last();
-            state.error = Some((after, error));
-        }
-        self.record(event, logged)
-    }
-
-    /// The error recorded for the turn whose events start after `seq`, if any.
-    pub(crate) fn error_after(&self, seq: u64) -> Option<A2AError> {
-        let state = self.lock();
-        match &state.error {
-            Some((at, e)) if *at >= seq => Some(e.clone()),
-            _ => None,
-        }
-    }
-
     /// Whether a caller here reads the task: a blocking call waiting for it, or a stream.
     pub(crate) fn read_here(&self) -> bool {
         self.last.receiver_count() > 0
@@ -527,8 +499,7 @@ impl Tracked {
         }
     }
 
-    /// The events after `after`, in order, as they come, until one that `until` stops at; the
-    /// turn's error instead of its failure event, when one was recorded.
+    /// The events after `after`, in order, as they come, until one that `until` stops at.
     pub(crate) fn events(
         self: &Arc<Self>,
         after: u64,
@@ -571,23 +542,12 @@ impl Tracked {
                         .filter(|_| visible)
                     {
                         Some(event) => {
-                            let mut error = None;
                             if let Some(StreamResponse::StatusUpdate(u)) = event.kept()
                                 && r.until.stops_at(&u.status.state)
                             {
                                 r.done = true;
-                                // The caller's own turn (a send) gets its error, if any.
-                                let own = r.until == Until::Interrupted;
-                                if let Some((at, e)) = state.error.as_ref().filter(|_| own)
-                                    && *at + 1 == r.next
-                                {
-                                    error = Some(e.clone());
-                                }
                             }
-                            Some(match error {
-                                Some(e) => Err(e),
-                                None => Ok((r.next, Arc::clone(event))),
-                            })
+                            Some(Ok((r.next, Arc::clone(event))))
                         }
                         None if state.task.status.state.is_terminal()
                             && state.published == state.last() =>

@@ -38,7 +38,7 @@ impl Mailbox {
     ) -> Option<(Arc<Tracked>, Message, Answer, Waiting)> {
         let mut kept = lock(&self.0);
         if let Some(tracked) = live.get(task)
-            && let Ok(waiting) = tracked.stage.take_waiting()
+            && let Ok(waiting) = tracked.stage.take_waiting(None)
         {
             return Some((tracked, message, answer, waiting));
         }

@@ -67,6 +67,7 @@ pub use log::FinishedLogs;
 use log::{Live, Tracked, Until};
 use recorder::Recorder;
 use request_checks::{check_message, finished, log_gone};
+use stage::Outcome;
 use updates::status;
 
 /// What the handler is built from (see [`Server`](super::Server)).
@@ -139,11 +140,26 @@ impl Scope {
     }
 }
 
-/// A turn under way: the task, its state when the turn began, and that state's number.
+/// A turn under way: the task, its state when the turn began, that state's number, and what
+/// the turn comes to for its caller (the handler's refusal of the input, if it refuses it).
 struct Turn {
     tracked: Arc<Tracked>,
     task: Task,
     seq: u64,
+    outcome: Outcome,
+}
+
+impl Turn {
+    /// A turn of `tracked` from its state `task`, numbered `seq`, that no handler here answers
+    /// (a subscription, an answer kept or forwarded).
+    fn followed(tracked: Arc<Tracked>, (task, seq): (Task, u64)) -> Turn {
+        Turn {
+            tracked,
+            task,
+            seq,
+            outcome: Outcome::none(),
+        }
+    }
 }
 
 impl<A: Agent> Lifecycle<A> {
@@ -437,6 +453,7 @@ impl<A: Agent> Lifecycle<A> {
         self.recorder
             .record(&tracked, status(&tracked, TaskState::Working, None))
             .await;
+        let (caller, outcome) = stage::turn();
         run::start(
             Arc::clone(&self.agent),
             Arc::clone(&self.recorder),
@@ -444,8 +461,14 @@ impl<A: Agent> Lifecycle<A> {
             skill,
             call,
             durable,
+            caller,
         );
-        Ok(Turn { tracked, task, seq })
+        Ok(Turn {
+            tracked,
+            task,
+            seq,
+            outcome,
+        })
     }
 
     /// Follows task `id`, which this process does not run, from the store: as its log has
@@ -479,18 +502,31 @@ impl<A: Agent> Lifecycle<A> {
 
     /// The stream of a turn or a subscription: the task, then its events after it, each with
     /// its number in the task's log.
+    /// The turn's caller reads the handler's refusal of its input instead of the task's
+    /// failure.
     fn stream(&self, turn: Turn, until: Until) -> NumberedStream {
+        let Turn {
+            tracked,
+            task,
+            seq,
+            mut outcome,
+        } = turn;
         let store = Arc::clone(&self.store);
-        let id = turn.tracked.id.clone();
-        let seq = turn.seq;
+        let id = tracked.id.clone();
         let first = stream::once(async move {
             store.settle(&id).await?;
-            Ok((Some(seq), Arc::new(StreamResponse::Task(turn.task).into())))
+            Ok((Some(seq), Arc::new(StreamResponse::Task(task).into())))
         });
-        let events = turn
-            .tracked
-            .events(turn.seq, until)
-            .map(|event| event.map(|(seq, event)| (Some(seq), event)));
+        let events = tracked.events(seq, until).map(move |event| {
+            let (seq, event) = event?;
+            if let Some(StreamResponse::StatusUpdate(update)) = event.kept()
+                && update.status.state == TaskState::Failed
+                && let Some(refusal) = outcome.refused()
+            {
+                return Err(refusal);
+            }
+            Ok((Some(seq), event))
+        });
         Box::pin(first.chain(events))
     }
 
@@ -524,7 +560,7 @@ impl<A: Agent> Lifecycle<A> {
             if task.status.state.is_terminal() {
                 return Err(finished(id));
             }
-            return Ok(self.stream(Turn { tracked, task, seq }, Until::Terminal));
+            return Ok(self.stream(Turn::followed(tracked, (task, seq)), Until::Terminal));
         }
         let Some(log) = &self.recorder.log else {
             // A store without a log: the task as it is.

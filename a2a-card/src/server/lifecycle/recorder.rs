@@ -98,30 +98,6 @@ impl Recorder {
         }
     }
 
-    /// Records the failure `event` of a turn whose caller gets `error` instead of the task.
-    pub(super) async fn record_error(
-        &self,
-        tracked: &Arc<Tracked>,
-        error: A2AError,
-        event: StreamResponse,
-    ) {
-        let logged = |seq, event: &Arc<Event>| self.log(tracked, seq, event);
-        let Some((seq, event, stored)) = tracked.record_error(error, event, logged) else {
-            return;
-        };
-        if let Some(task) = stored {
-            if let Err(refused) = self.store(task, seq).await {
-                self.abandon(tracked, refused);
-                return;
-            }
-            tracked.publish(seq);
-            tracked.reached(&tracked.state());
-        }
-        if let Some(push) = self.pushes(&tracked.id, &event) {
-            push.deliver(&tracked.id, event);
-        }
-    }
-
     /// Hands event `seq` to the store's log, where it keeps one.
     pub(super) fn log(&self, tracked: &Tracked, seq: u64, event: &Arc<Event>) {
         if let Some(log) = &self.log {

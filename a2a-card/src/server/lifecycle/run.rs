@@ -20,7 +20,7 @@ use crate::skill::SkillError;
 use super::Recorder;
 use super::handover::withdraw_unanswered;
 use super::log::Tracked;
-use super::stage::{Handler, Journal, Waiter};
+use super::stage::{Caller, Handler, Journal, Waiter};
 use super::updates::{artifact, reply_part, status};
 use crate::server::errors::input_error;
 
@@ -159,8 +159,8 @@ fn clip(text: &str) -> String {
     text.chars().take(60).collect()
 }
 
-/// Starts the handler of skill `skill` of `agent` for the task `tracked` follows: its events
-/// are recorded, in order, as they come.
+/// Starts the handler of skill `skill` of `agent` for the task `tracked` follows, its first
+/// turn `caller`'s: its events are recorded, in order, as they come.
 pub(crate) fn start<A: Agent>(
     agent: Arc<A>,
     recorder: Arc<Recorder>,
@@ -168,6 +168,7 @@ pub(crate) fn start<A: Agent>(
     skill: usize,
     mut call: SkillCall,
     durable: Option<Durable>,
+    caller: Caller,
 ) {
     call.context.task_id = Some(tracked.id.clone());
     call.context.context_id = Some(tracked.context.clone());
@@ -180,7 +181,7 @@ pub(crate) fn start<A: Agent>(
     let (abort, aborted) = oneshot::channel::<()>();
     tracked
         .stage
-        .start(Handler::new(abort, link.clone(), journal));
+        .start(Handler::new(abort, link.clone(), journal, caller));
     let task = tracked.id.clone();
     let parent = tracked.span().unwrap_or_else(tracing::Span::current);
     let span = super::super::telemetry::skill_span(&parent, skill_id);
@@ -309,7 +310,7 @@ async fn drive(
                 if pending {
                     // An answer that came while no process ran the handler.
                     if let Some((message, answer)) = recorder.mailbox.take(&tracked.id, asked_at)
-                        && let Ok(waiting) = tracked.stage.take_waiting()
+                        && let Ok(waiting) = tracked.stage.take_waiting(None)
                         && let Err(e) =
                             super::handover::deliver(&recorder, &tracked, message, answer, waiting)
                                 .await
@@ -335,7 +336,7 @@ async fn drive(
                 outcome,
                 artifact_id,
             } => {
-                tracked.stage.ended();
+                let caller = tracked.stage.ended();
                 let mut diverged_at_end = None;
                 for id in std::mem::take(&mut open) {
                     match replay.meets(|| Sent::Close { id: id.clone() }) {
@@ -374,9 +375,14 @@ async fn drive(
                         recorder.record(&tracked, event).await;
                     }
                     Err(e @ SkillError::Input(_)) => {
-                        let err = input_error(&e);
-                        let event = status(&tracked, TaskState::Failed, Some(err.message.clone()));
-                        recorder.record_error(&tracked, err, event).await;
+                        // The caller of the turn is answered with the refusal, the task fails.
+                        let refusal = input_error(&e);
+                        let why = refusal.message.clone();
+                        if let Some(caller) = caller {
+                            caller.refuse(refusal);
+                        }
+                        let event = status(&tracked, TaskState::Failed, Some(why));
+                        recorder.record(&tracked, event).await;
                     }
                     Err(e) => {
                         let event = status(&tracked, TaskState::Failed, Some(e.to_string()));

@@ -19,10 +19,20 @@
 //!   answer comes in time.
 //!
 //! Whether the task ended is its state; what it did is its log (both in `log`, beside this).
+//!
+//! The handler's current turn has a caller: the send that made the task, or the one whose
+//! answer the handler took. A handler that refuses its input (`SkillError::Input`) ends its
+//! task failed, and that caller is answered with the refusal instead of the task: the
+//! [`Caller`] end goes with the handler, the [`Outcome`] end with the caller's [`Turn`]
+//! (see [`turn`]).
+//!
+//! [`Turn`]: super::Turn
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use futures::channel::oneshot;
+
+use a2a::A2AError;
 
 use crate::context::{Answer, LinkHandle};
 
@@ -46,26 +56,66 @@ enum Standing {
     Waiting(Handler, Waiter),
 }
 
-/// A handler running here: how it is stopped, and its journal (a durable skill's).
+/// The caller of a handler's current turn, as the handler holds it: told if the handler
+/// refuses its input.
+pub(crate) struct Caller(oneshot::Sender<A2AError>);
+
+/// What a caller's turn came to, as the caller holds it: the handler's refusal of its input,
+/// if it refused it.
+pub(crate) struct Outcome(oneshot::Receiver<A2AError>);
+
+/// A turn's two ends: the handler's and its caller's.
+pub(crate) fn turn() -> (Caller, Outcome) {
+    let (caller, outcome) = oneshot::channel();
+    (Caller(caller), Outcome(outcome))
+}
+
+impl Caller {
+    /// Answers the caller with `refusal`, the handler's refusal of its input (before the
+    /// task's failure is recorded, so that a caller that sees the failure finds it).
+    pub(crate) fn refuse(self, refusal: A2AError) {
+        let _ = self.0.send(refusal);
+    }
+}
+
+impl Outcome {
+    /// The outcome of a turn whose caller no handler answers (a subscription, an answer
+    /// kept or forwarded to another process).
+    pub(crate) fn none() -> Outcome {
+        turn().1
+    }
+
+    /// The handler's refusal of the caller's input, if it refused it (and said so already).
+    pub(crate) fn refused(&mut self) -> Option<A2AError> {
+        self.0.try_recv().ok().flatten()
+    }
+}
+
+/// A handler running here: how it is stopped, its journal (a durable skill's), and the caller
+/// of its current turn.
 pub(crate) struct Handler {
     /// Drops the handler's future (cancellation).
     abort: oneshot::Sender<()>,
     link: LinkHandle,
     /// A durable skill's journal, where the answers to its questions are recorded.
     journal: Option<Arc<Journal>>,
+    caller: Option<Caller>,
 }
 
 impl Handler {
-    /// A handler stopped by `abort`, reached through `link`, keeping `journal`.
+    /// A handler stopped by `abort`, reached through `link`, keeping `journal`, its turn
+    /// begun by `caller`.
     pub(crate) fn new(
         abort: oneshot::Sender<()>,
         link: LinkHandle,
         journal: Option<Arc<Journal>>,
+        caller: Caller,
     ) -> Handler {
         Handler {
             abort,
             link,
             journal,
+            caller: Some(caller),
         }
     }
 
@@ -191,12 +241,14 @@ impl Stage {
     }
 
     /// Takes the way to the handler waiting for an answer, its question's timer disarmed
-    /// (`Waiting` → `Running`).
-    pub(crate) fn take_waiting(&self) -> Result<Waiting, NotWaiting> {
+    /// (`Waiting` → `Running`); the answer begins a turn of `caller` (`None`: of no caller
+    /// here, an answer kept or forwarded).
+    pub(crate) fn take_waiting(&self, caller: Option<Caller>) -> Result<Waiting, NotWaiting> {
         let mut stage = self.stage();
         match std::mem::take(&mut *stage) {
-            Standing::Waiting(handler, mut waiter) => {
+            Standing::Waiting(mut handler, mut waiter) => {
                 waiter.disarm();
+                handler.caller = caller;
                 let journal = handler.journal.clone().zip(waiter.entry);
                 *stage = Standing::Running(handler);
                 Ok(Waiting {
@@ -272,10 +324,16 @@ impl Stage {
         }
     }
 
-    /// The handler returned (→ `Followed`): nothing of it is left to stop.
-    pub(crate) fn ended(&self) {
-        if let Standing::Waiting(_, mut waiter) = std::mem::take(&mut *self.stage()) {
-            waiter.disarm();
+    /// The handler returned (→ `Followed`): nothing of it is left to stop. The caller of its
+    /// last turn, to be told if it refused the input.
+    pub(crate) fn ended(&self) -> Option<Caller> {
+        match std::mem::take(&mut *self.stage()) {
+            Standing::Followed => None,
+            Standing::Running(handler) => handler.caller,
+            Standing::Waiting(handler, mut waiter) => {
+                waiter.disarm();
+                handler.caller
+            }
         }
     }
 }
