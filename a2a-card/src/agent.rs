@@ -36,6 +36,34 @@ pub trait Agent: Send + Sync + 'static {
     fn call_skill<'a>(&'a self, index: usize, call: SkillCall) -> SkillFuture<'a>;
 }
 
+/// An agent as the server runs it, its type erased: its declaration, its skills, and their
+/// handlers. The server's code (the task lifecycle, the bindings) holds this, so that it is
+/// compiled once in this crate, not once more for each agent type of each crate that serves one.
+#[cfg(feature = "server")]
+pub(crate) trait Declared: Send + Sync + 'static {
+    /// The card-level declaration.
+    fn decl(&self) -> AgentDecl;
+    /// The skills, in declaration order.
+    fn skills(&self) -> &'static [SkillDecl];
+    /// Runs skill `index` (of [`skills`](Declared::skills)) with the call's input.
+    fn run_skill(&self, index: usize, call: SkillCall) -> SkillFuture<'_>;
+}
+
+#[cfg(feature = "server")]
+impl<A: Agent> Declared for A {
+    fn decl(&self) -> AgentDecl {
+        A::DECL
+    }
+
+    fn skills(&self) -> &'static [SkillDecl] {
+        A::SKILLS
+    }
+
+    fn run_skill(&self, index: usize, call: SkillCall) -> SkillFuture<'_> {
+        self.call_skill(index, call)
+    }
+}
+
 /// A function that gives the agent's security schemes, by name.
 #[doc(hidden)] // Macro plumbing: reached by generated code through `__private`.
 pub type SchemesFn = fn() -> Vec<(String, SecurityScheme)>;

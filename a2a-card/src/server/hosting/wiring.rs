@@ -91,7 +91,7 @@ impl<A: Agent> Server<A> {
         card: &AgentCard,
         endpoint: &Endpoint,
         shared: Option<Shared>,
-    ) -> Result<(Arc<lifecycle::Lifecycle<A>>, Option<Arc<auth::Guard>>), ServerError> {
+    ) -> Result<(Arc<lifecycle::Lifecycle>, Option<Arc<auth::Guard>>), ServerError> {
         let dispatcher = Arc::new(Dispatcher::for_agent::<A>().map_err(ServerError::Schema)?);
         let skills: Vec<&str> = A::SKILLS.iter().map(|s| s.id).collect();
         if let Some(unknown) = self.limits.unknown_skills(&skills).first() {
@@ -153,7 +153,7 @@ impl<A: Agent> Server<A> {
             None
         };
         let handler = Arc::new(lifecycle::Lifecycle::new(
-            self.agent,
+            Arc::new(self.agent),
             dispatcher,
             lifecycle::Parts {
                 store,

@@ -16,13 +16,12 @@ use super::{
     cluster::{follow_log, mirror},
     request_checks::finished,
 };
-use crate::agent::Agent;
 use crate::arguments::SkillCall;
 use crate::dispatch::Decision;
 use crate::server::errors::dispatch_error;
 use crate::server::message::decide;
 
-impl<A: Agent> Lifecycle<A> {
+impl Lifecycle {
     /// The caller's answer to the question of task `id`, handed to the handler that asked.
     pub(super) async fn resume(
         &self,

@@ -10,7 +10,6 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use super::Lifecycle;
 use super::run::{self, Sent};
 use super::updates::status;
-use crate::agent::Agent;
 use crate::context::Answer;
 use crate::dispatch::Decision;
 use crate::journal::{Begin, Entry, Journal, Recorded};
@@ -48,12 +47,12 @@ struct Prepared {
     trace: Vec<(String, String)>,
 }
 
-impl<A: Agent> Lifecycle<A> {
+impl Lifecycle {
     /// The version of skill `skill`'s code its journals are kept for, when it is durable: the
     /// one `#[skill(durable = "..")]` names, else `None` (any version: a new version of the
     /// agent runs on the tasks an older one journaled).
     pub(super) fn durable_version(&self, skill: usize) -> Option<Option<&'static str>> {
-        match A::SKILLS.get(skill)?.durable? {
+        match self.agent.skills().get(skill)?.durable? {
             "" => Some(None),
             version => Some(Some(version)),
         }
@@ -143,11 +142,11 @@ impl<A: Agent> Lifecycle<A> {
                 journal,
                 trace,
             }) => {
-                let skill_id = A::SKILLS.get(skill).map_or("", |s| s.id);
+                let skill_id = self.agent.skills().get(skill).map_or("", |s| s.id);
                 let span = crate::server::telemetry::resumed_task_span(
                     &tracked.id,
                     &tracked.context,
-                    A::DECL.name,
+                    self.agent.decl().name,
                     skill_id,
                     &trace,
                 );
@@ -222,7 +221,7 @@ impl<A: Agent> Lifecycle<A> {
             deadline_ms,
         } = begin
             .ok_or("the task's journal has no beginning; send the request again as a new task")?;
-        let skill = A::SKILLS
+        let skill = self.agent.skills()
             .iter()
             .position(|s| s.id == skill_id)
             .ok_or_else(|| format!("the task ran skill `{skill_id}`, which this agent no longer has; send the request again as a new task"))?;

@@ -14,7 +14,7 @@ use super::log::Until;
 use super::request_checks::{check_history_length, cut_history};
 use super::updates::{status, status_of};
 use super::{Lifecycle, NumberedStream, Scope, new_task_id};
-use crate::agent::Agent;
+use crate::agent::SkillDecl;
 use crate::dispatch::{SKILL_EXTENSION_URI, named_skill};
 use crate::server::call::{
     Answer, Answered, Binding, Context, Failure, Op, field_error, tenant_of,
@@ -169,7 +169,7 @@ impl<'a> Asked<'a> {
     }
 }
 
-impl<A: Agent> Lifecycle<A> {
+impl Lifecycle {
     /// Admits a call of `asked` in `ctx`, or says why not: the card's security, the
     /// extensions asked for, the tenant, the limits, the caller's reach; what the call may do
     /// (its [`Scope`]).
@@ -216,7 +216,7 @@ impl<A: Agent> Lifecycle<A> {
         }
         // The skill a new task's message names (the skill extension), one of the agent's.
         let skill = match asked.message {
-            Some(message) => named::<A>(message)?,
+            Some(message) => named(self.agent.skills(), message)?,
             None => None,
         };
         Ok(Scope {
@@ -237,7 +237,7 @@ impl<A: Agent> Lifecycle<A> {
 }
 
 #[async_trait]
-impl<A: Agent> Calls for Lifecycle<A> {
+impl Calls for Lifecycle {
     async fn send_message(
         &self,
         ctx: &Context,
@@ -389,7 +389,7 @@ impl<A: Agent> Calls for Lifecycle<A> {
 /// the agent's skills: `-32602` naming the field when the entry is not `{"skill": ID}`, when
 /// the agent has no such skill (listing those it has), or when the message answers a task
 /// (whose skill is already chosen).
-fn named<A: Agent>(message: &Message) -> Result<Option<usize>, A2AError> {
+fn named(skills: &[SkillDecl], message: &Message) -> Result<Option<usize>, A2AError> {
     let field = format!("message.metadata.{SKILL_EXTENSION_URI}");
     let id = match named_skill(message.metadata.as_ref()) {
         Ok(Some(id)) => id,
@@ -404,14 +404,14 @@ fn named<A: Agent>(message: &Message) -> Result<Option<usize>, A2AError> {
             ),
         ));
     }
-    match A::SKILLS.iter().position(|s| s.id == id) {
+    match skills.iter().position(|s| s.id == id) {
         Some(index) => Ok(Some(index)),
         None => Err(field_error(
             &field,
             format!(
                 "names skill `{}`, which this agent does not have; its skills are {}",
                 id.chars().take(64).collect::<String>(),
-                A::SKILLS
+                skills
                     .iter()
                     .map(|s| format!("`{}`", s.id))
                     .collect::<Vec<_>>()
@@ -436,7 +436,7 @@ fn not_streaming() -> A2AError {
     A2AError::unsupported_operation("the agent card does not declare streaming")
 }
 
-impl<A: Agent> Lifecycle<A> {
+impl Lifecycle {
     /// `SendMessage`: the task when its turn ends or asks (or at once, when the caller says
     /// `returnImmediately`).
     async fn send(
@@ -688,7 +688,7 @@ impl<A: Agent> Lifecycle<A> {
 /// ([`Server::request_handler`](crate::server::Server::request_handler)): each method one
 /// call, anonymous.
 #[async_trait]
-impl<A: Agent> RequestHandler for Lifecycle<A> {
+impl RequestHandler for Lifecycle {
     async fn send_message(
         &self,
         _: &ServiceParams,

@@ -48,7 +48,7 @@ use a2a_server::{PushConfigStore, TaskStore};
 use futures::StreamExt;
 use futures::stream;
 
-use crate::agent::Agent;
+use crate::agent::Declared;
 use crate::dispatch::{Decision, Dispatcher, SKILL_EXTENSION_URI};
 
 use super::auth::Guard;
@@ -94,8 +94,8 @@ pub(crate) struct Parts {
 }
 
 /// The request handler of a declared agent (see the [module docs](self)).
-pub(crate) struct Lifecycle<A: Agent> {
-    agent: Arc<A>,
+pub(crate) struct Lifecycle {
+    agent: Arc<dyn Declared>,
     dispatcher: Arc<Dispatcher>,
     recorder: Arc<Recorder>,
     /// The store, for what the recorder does not do with it (settling).
@@ -162,8 +162,14 @@ impl Turn {
     }
 }
 
-impl<A: Agent> Lifecycle<A> {
-    pub(crate) fn new(agent: A, dispatcher: Arc<Dispatcher>, parts: Parts) -> Self {
+impl Lifecycle {
+    /// The agent whose tasks this runs.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn agent(&self) -> &dyn Declared {
+        &*self.agent
+    }
+
+    pub(crate) fn new(agent: Arc<dyn Declared>, dispatcher: Arc<Dispatcher>, parts: Parts) -> Self {
         let store = parts.store;
         let log = store.events();
         let recorder = Arc::new(Recorder {
@@ -193,7 +199,7 @@ impl<A: Agent> Lifecycle<A> {
             post_recovered(recovered, Arc::clone(push));
         }
         Lifecycle {
-            agent: Arc::new(agent),
+            agent,
             dispatcher,
             recorder,
             store,
@@ -363,7 +369,7 @@ impl<A: Agent> Lifecycle<A> {
             Decision::Reject(e) if named.is_none() && scope.skill.is_some() => {
                 let id = scope
                     .skill
-                    .and_then(|i| A::SKILLS.get(i))
+                    .and_then(|i| self.agent.skills().get(i))
                     .map_or("", |s| s.id);
                 let error = dispatch_error(&e);
                 return Err(A2AError::invalid_params(format!(
@@ -384,7 +390,7 @@ impl<A: Agent> Lifecycle<A> {
             guard.authorize_skill(skill, ctx.principal.as_deref())?;
         }
         // Over a limit of running tasks, nothing is made.
-        let skill_id = A::SKILLS.get(skill).map_or("", |s| s.id);
+        let skill_id = self.agent.skills().get(skill).map_or("", |s| s.id);
         let permits = self.limiter.run(
             ctx.principal.as_deref(),
             ctx.peer,
@@ -418,7 +424,7 @@ impl<A: Agent> Lifecycle<A> {
             span: super::telemetry::task_span(
                 &tracked.id,
                 &tracked.context,
-                A::DECL.name,
+                self.agent.decl().name,
                 skill_id,
             ),
             skill: skill_id,

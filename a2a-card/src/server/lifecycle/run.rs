@@ -12,7 +12,7 @@ use futures::future::{self, Either};
 use futures::{FutureExt, StreamExt};
 use serde_json::Value;
 
-use crate::agent::Agent;
+use crate::agent::Declared;
 use crate::arguments::SkillCall;
 use crate::context::Event;
 use crate::skill::SkillError;
@@ -161,8 +161,8 @@ fn clip(text: &str) -> String {
 
 /// Starts the handler of skill `skill` of `agent` for the task `tracked` follows, its first
 /// turn `caller`'s: its events are recorded, in order, as they come.
-pub(crate) fn start<A: Agent>(
-    agent: Arc<A>,
+pub(crate) fn start(
+    agent: Arc<dyn Declared>,
     recorder: Arc<Recorder>,
     tracked: Arc<Tracked>,
     skill: usize,
@@ -172,7 +172,7 @@ pub(crate) fn start<A: Agent>(
 ) {
     call.context.task_id = Some(tracked.id.clone());
     call.context.context_id = Some(tracked.context.clone());
-    let skill_id = A::SKILLS.get(skill).map_or("output", |s| s.id);
+    let skill_id = agent.skills().get(skill).map_or("output", |s| s.id);
     let (journal, replay) = match durable {
         Some(d) => (Some(d.journal), d.replay),
         None => (None, VecDeque::new()),
@@ -188,7 +188,7 @@ pub(crate) fn start<A: Agent>(
     let run_span = span.clone();
     tokio::spawn(async move {
         let run =
-            AssertUnwindSafe(agent.call_skill(skill, call).instrument(run_span)).catch_unwind();
+            AssertUnwindSafe(agent.run_skill(skill, call).instrument(run_span)).catch_unwind();
         // The abort first: a cancel also drops the answer a question waits for, which ends the
         // handler's `ask` with an error that must not be taken for its outcome.
         let outcome = match future::select(aborted, std::pin::pin!(run)).await {

@@ -14,16 +14,14 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::json;
 
-use crate::agent::Agent;
-
 use super::render::*;
 use super::tools::*;
 use crate::server::call::{Context, Failure, NumberedStream};
 use crate::server::lifecycle::{Calls, Lifecycle};
 
 /// One tool call under way.
-pub(super) struct Call<'a, A: Agent> {
-    pub(super) handler: &'a Lifecycle<A>,
+pub(super) struct Call<'a> {
+    pub(super) handler: &'a Lifecycle,
     pub(super) ctx: Context,
     pub(super) entry: &'a Entry,
     pub(super) progress: Option<ProgressToken>,
@@ -40,7 +38,7 @@ pub(super) enum Stop {
     Asks(String),
 }
 
-impl<A: Agent> Call<'_, A> {
+impl Call<'_> {
     pub(super) async fn start(&self, message: Message) -> Result<NumberedStream, A2AError> {
         let request = SendMessageRequest {
             message,
@@ -220,7 +218,11 @@ impl<A: Agent> Call<'_, A> {
                     question = Some(text.unwrap_or_default());
                 }
                 TaskState::Completed => {
-                    return Ok(Stop::Ended(result_of::<A>(self.entry, &artifacts)));
+                    return Ok(Stop::Ended(result_of(
+                        self.handler.agent().skills(),
+                        self.entry,
+                        &artifacts,
+                    )));
                 }
                 TaskState::Canceled => {
                     return Ok(Stop::Ended(error_result(format!(

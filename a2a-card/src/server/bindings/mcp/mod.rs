@@ -143,11 +143,11 @@ pub async fn serve_stdio<A: Agent>(agent: A) -> Result<(), ServerError> {
 }
 
 /// The MCP face of one agent: its tools, and the request handler they run on.
-pub(crate) struct Bridge<A: Agent> {
-    inner: Arc<Inner<A>>,
+pub(crate) struct Bridge {
+    inner: Arc<Inner>,
 }
 
-impl<A: Agent> Clone for Bridge<A> {
+impl Clone for Bridge {
     fn clone(&self) -> Self {
         Bridge {
             inner: Arc::clone(&self.inner),
@@ -155,18 +155,19 @@ impl<A: Agent> Clone for Bridge<A> {
     }
 }
 
-struct Inner<A: Agent> {
-    handler: Arc<Lifecycle<A>>,
+struct Inner {
+    handler: Arc<Lifecycle>,
     tools: Tools,
     info: ServerConfig,
 }
 
-impl<A: Agent> Bridge<A> {
+impl Bridge {
     /// The MCP face of the agent served by `handler`.
-    pub(crate) fn new(handler: Arc<Lifecycle<A>>) -> Result<Self, ServerError> {
-        let card =
-            crate::agent::build_extended_card(&A::DECL, A::SKILLS).map_err(ServerError::Card)?;
-        let tools = Tools::of::<A>(&card)?;
+    pub(crate) fn new(handler: Arc<Lifecycle>) -> Result<Self, ServerError> {
+        let agent = handler.agent();
+        let card = crate::agent::build_extended_card(&agent.decl(), agent.skills())
+            .map_err(ServerError::Card)?;
+        let tools = Tools::of(agent.skills(), &card)?;
         let info = serde_json::from_value(json!({
             "protocolVersion": ProtocolVersion::default(),
             "capabilities": {"tools": {}, "extensions": {TASKS_EXTENSION_ID: {}}},
@@ -184,7 +185,7 @@ impl<A: Agent> Bridge<A> {
     }
 }
 
-impl<A: Agent> Bridge<A> {
+impl Bridge {
     /// The A2A task `id`, as the caller may read it.
     async fn a2a_task(&self, ctx: &Context, id: &str) -> Result<a2a::Task, McpError> {
         let request = a2a::GetTaskRequest {
@@ -246,7 +247,7 @@ fn ctx_of(context: &RequestContext<RoleServer>) -> Context {
     ctx
 }
 
-impl<A: Agent> ServerHandler for Bridge<A> {
+impl ServerHandler for Bridge {
     fn get_info(&self) -> ServerConfig {
         self.inner.info.clone()
     }
@@ -288,7 +289,11 @@ impl<A: Agent> ServerHandler for Bridge<A> {
                 }
             }
             TaskState::Completed => {
-                let result = result_of::<A>(entry, task.artifacts.as_deref().unwrap_or_default());
+                let result = result_of(
+                    self.inner.handler.agent().skills(),
+                    entry,
+                    task.artifacts.as_deref().unwrap_or_default(),
+                );
                 TaskPayload::Completed {
                     result: object_of(&result)?,
                 }
@@ -419,8 +424,8 @@ impl<A: Agent> ServerHandler for Bridge<A> {
 /// The `/mcp` routes of an agent served by `handler`: the MCP endpoint (streamable HTTP),
 /// behind the body limit and the card's security, and the protected-resource metadata where
 /// the card declares OAuth.
-pub(crate) fn router<A: Agent>(
-    handler: Arc<Lifecycle<A>>,
+pub(crate) fn router(
+    handler: Arc<Lifecycle>,
     guard: Option<Arc<crate::server::auth::Guard>>,
     card: &AgentCard,
     endpoint: &Endpoint,

@@ -8,7 +8,7 @@ use rmcp::ErrorData as McpError;
 use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, TaskStatus};
 use serde_json::{Map, Value, json};
 
-use crate::agent::Agent;
+use crate::agent::SkillDecl;
 
 use super::tools::{Entry, Output};
 
@@ -48,8 +48,12 @@ pub(super) fn object_of(result: &CallToolResult) -> Result<Map<String, Value>, M
 
 /// The result of a completed task of tool `entry`: the skill's artifact as structured content
 /// and text, other artifacts and files as content.
-pub(super) fn result_of<A: Agent>(entry: &Entry, artifacts: &[Artifact]) -> CallToolResult {
-    let own = A::SKILLS[entry.skill].id;
+pub(super) fn result_of(
+    skills: &[SkillDecl],
+    entry: &Entry,
+    artifacts: &[Artifact],
+) -> CallToolResult {
+    let own = skills[entry.skill].id;
     let mut content = Vec::new();
     let mut data = Vec::new();
     for artifact in artifacts {

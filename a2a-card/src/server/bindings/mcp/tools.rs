@@ -6,7 +6,7 @@ use base64::engine::general_purpose::STANDARD;
 use rmcp::model::Tool;
 use serde_json::{Map, Value, json};
 
-use crate::agent::Agent;
+use crate::agent::SkillDecl;
 use crate::card::AgentCard;
 use crate::schema::SchemaMode;
 
@@ -55,9 +55,9 @@ pub(super) enum Output {
 }
 
 impl Tools {
-    pub(super) fn of<A: Agent>(card: &AgentCard) -> Result<Tools, ServerError> {
+    pub(super) fn of(skills: &[SkillDecl], card: &AgentCard) -> Result<Tools, ServerError> {
         let mut entries = Vec::new();
-        for (index, decl) in A::SKILLS.iter().enumerate() {
+        for (index, decl) in skills.iter().enumerate() {
             let Some(skill) = card.skills.iter().find(|s| s.id == decl.id) else {
                 continue;
             };
