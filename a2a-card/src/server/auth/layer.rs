@@ -89,6 +89,17 @@ impl Refusal {
         }
     }
 
+    /// Its canonical status (`google.rpc.Code`), which a gRPC status and an HTTP+JSON
+    /// `google.rpc.Status` both carry: the number and its name.
+    pub(crate) fn canonical(&self) -> (i32, &'static str) {
+        match self {
+            Refusal::Unauthenticated { .. } => (16, "UNAUTHENTICATED"),
+            Refusal::Forbidden { .. } => (7, "PERMISSION_DENIED"),
+            Refusal::Unavailable => (14, "UNAVAILABLE"),
+            Refusal::Limited(_) => (8, "RESOURCE_EXHAUSTED"),
+        }
+    }
+
     /// The A2A error code (JSON-RPC's).
     pub(crate) fn code(&self) -> i32 {
         match self {

@@ -91,12 +91,7 @@ fn context<T>(request: &Request<T>) -> Result<Context, Status> {
 /// metadata and `retry-after` where the refusal says when to try again.
 fn refused(refusal: &Refusal) -> Status {
     crate::server::telemetry::refused(refusal.reason());
-    let code = match refusal {
-        Refusal::Unauthenticated { .. } => tonic::Code::Unauthenticated,
-        Refusal::Forbidden { .. } => tonic::Code::PermissionDenied,
-        Refusal::Unavailable => tonic::Code::Unavailable,
-        Refusal::Limited(_) => tonic::Code::ResourceExhausted,
-    };
+    let code = tonic::Code::from_i32(refusal.canonical().0);
     let mut metadata = tonic::metadata::MetadataMap::new();
     if let Some(seconds) = refusal.retry_after() {
         metadata.insert("retry-after", seconds.into());

@@ -424,12 +424,7 @@ pub(crate) fn error(err: A2AError) -> Response {
 /// The HTTP+JSON answer of a request `refusal` refused: a `google.rpc.Status`, as every
 /// HTTP+JSON error, with the refusal's status, challenges and `Retry-After`.
 fn refused(refusal: &Refusal) -> Response {
-    let status = match refusal {
-        Refusal::Unauthenticated { .. } => "UNAUTHENTICATED",
-        Refusal::Forbidden { .. } => "PERMISSION_DENIED",
-        Refusal::Unavailable => "UNAVAILABLE",
-        Refusal::Limited(_) => "RESOURCE_EXHAUSTED",
-    };
+    let (_, status) = refusal.canonical();
     let body = json!({"error": {
         "code": refusal.status().as_u16(),
         "status": status,
