@@ -42,7 +42,7 @@ pub trait Agent: Send + Sync + 'static {
 #[cfg(feature = "server")]
 pub(crate) trait Declared: Send + Sync + 'static {
     /// The card-level declaration.
-    fn decl(&self) -> AgentDecl;
+    fn decl(&self) -> &'static AgentDecl;
     /// The skills, in declaration order.
     fn skills(&self) -> &'static [SkillDecl];
     /// Runs skill `index` (of [`skills`](Declared::skills)) with the call's input.
@@ -51,8 +51,8 @@ pub(crate) trait Declared: Send + Sync + 'static {
 
 #[cfg(feature = "server")]
 impl<A: Agent> Declared for A {
-    fn decl(&self) -> AgentDecl {
-        A::DECL
+    fn decl(&self) -> &'static AgentDecl {
+        &A::DECL
     }
 
     fn skills(&self) -> &'static [SkillDecl] {

@@ -1355,10 +1355,6 @@ mod refused_input {
         }
     }
 
-    fn text(words: &str) -> Part {
-        Part::text(words)
-    }
-
     #[tokio::test]
     async fn the_turns_caller_gets_the_refusal_and_the_task_fails_saying_why() {
         let running = serve(Server::new(Reader)).await;
@@ -1366,7 +1362,7 @@ mod refused_input {
         for binding in BINDINGS {
             let client = client(&card, binding).await;
             let refusal = client
-                .send_message(&request(vec![text("no file here")], None))
+                .send_message(&request(vec![Part::text("no file here")], None))
                 .await
                 .expect_err("a refusal, not the task");
             assert_eq!(
@@ -1381,7 +1377,7 @@ mod refused_input {
             );
 
             let mut events = client
-                .send_streaming_message(&request(vec![text("still no file")], None))
+                .send_streaming_message(&request(vec![Part::text("still no file")], None))
                 .await
                 .expect("a stream");
             let mut id = None;

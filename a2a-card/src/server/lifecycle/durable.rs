@@ -167,7 +167,7 @@ impl Lifecycle {
                         replay,
                     }),
                     // Taken up with no caller: a refusal is the task's failure alone.
-                    super::stage::turn().0,
+                    None,
                 );
             }
             Err(why) => {

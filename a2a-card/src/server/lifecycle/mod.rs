@@ -467,7 +467,7 @@ impl Lifecycle {
             skill,
             call,
             durable,
-            caller,
+            Some(caller),
         );
         Ok(Turn {
             tracked,
@@ -507,9 +507,8 @@ impl Lifecycle {
     }
 
     /// The stream of a turn or a subscription: the task, then its events after it, each with
-    /// its number in the task's log.
-    /// The turn's caller reads the handler's refusal of its input instead of the task's
-    /// failure.
+    /// its number in the task's log. The turn's caller reads the handler's refusal of its input
+    /// instead of the task's failure.
     fn stream(&self, turn: Turn, until: Until) -> NumberedStream {
         let Turn {
             tracked,

@@ -160,7 +160,8 @@ fn clip(text: &str) -> String {
 }
 
 /// Starts the handler of skill `skill` of `agent` for the task `tracked` follows, its first
-/// turn `caller`'s: its events are recorded, in order, as they come.
+/// turn `caller`'s (if a caller here waits for it): its events are recorded, in order, as they
+/// come.
 pub(crate) fn start(
     agent: Arc<dyn Declared>,
     recorder: Arc<Recorder>,
@@ -168,7 +169,7 @@ pub(crate) fn start(
     skill: usize,
     mut call: SkillCall,
     durable: Option<Durable>,
-    caller: Caller,
+    caller: Option<Caller>,
 ) {
     call.context.task_id = Some(tracked.id.clone());
     call.context.context_id = Some(tracked.context.clone());

@@ -61,13 +61,13 @@ enum Standing {
 pub(crate) struct Caller(oneshot::Sender<A2AError>);
 
 /// What a caller's turn came to, as the caller holds it: the handler's refusal of its input,
-/// if it refused it.
-pub(crate) struct Outcome(oneshot::Receiver<A2AError>);
+/// if it refused it (`None`: a turn no handler here answers).
+pub(crate) struct Outcome(Option<oneshot::Receiver<A2AError>>);
 
 /// A turn's two ends: the handler's and its caller's.
 pub(crate) fn turn() -> (Caller, Outcome) {
     let (caller, outcome) = oneshot::channel();
-    (Caller(caller), Outcome(outcome))
+    (Caller(caller), Outcome(Some(outcome)))
 }
 
 impl Caller {
@@ -82,12 +82,12 @@ impl Outcome {
     /// The outcome of a turn whose caller no handler answers (a subscription, an answer
     /// kept or forwarded to another process).
     pub(crate) fn none() -> Outcome {
-        turn().1
+        Outcome(None)
     }
 
     /// The handler's refusal of the caller's input, if it refused it (and said so already).
     pub(crate) fn refused(&mut self) -> Option<A2AError> {
-        self.0.try_recv().ok().flatten()
+        self.0.as_mut()?.try_recv().ok().flatten()
     }
 }
 
@@ -104,18 +104,18 @@ pub(crate) struct Handler {
 
 impl Handler {
     /// A handler stopped by `abort`, reached through `link`, keeping `journal`, its turn
-    /// begun by `caller`.
+    /// begun by `caller` (`None`: a task taken up again, which no caller here waits for).
     pub(crate) fn new(
         abort: oneshot::Sender<()>,
         link: LinkHandle,
         journal: Option<Arc<Journal>>,
-        caller: Caller,
+        caller: Option<Caller>,
     ) -> Handler {
         Handler {
             abort,
             link,
             journal,
-            caller: Some(caller),
+            caller,
         }
     }
 

@@ -165,7 +165,7 @@ impl Bridge {
     /// The MCP face of the agent served by `handler`.
     pub(crate) fn new(handler: Arc<Lifecycle>) -> Result<Self, ServerError> {
         let agent = handler.agent();
-        let card = crate::agent::build_extended_card(&agent.decl(), agent.skills())
+        let card = crate::agent::build_extended_card(agent.decl(), agent.skills())
             .map_err(ServerError::Card)?;
         let tools = Tools::of(agent.skills(), &card)?;
         let info = serde_json::from_value(json!({
