@@ -714,6 +714,54 @@ async fn an_answer_sent_right_after_a_restart_waits_for_the_takeover() {
     answered_before_the_takeover(&url, false).await;
 }
 
+/// An answer kept for the takeover begins its caller's turn at once (here, asked to return
+/// at once: the task as it is, still asking); a second answer to the same question meanwhile is
+/// refused at once, and the task goes on with the first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_answer_to_a_question_kept_for_the_takeover_is_refused_at_once() {
+    let (url, notes) = fresh("twice");
+    let env = [(LEASE, "3000")];
+    let (id, _) = asked_then_killed(&url, &notes, &env).await;
+    let next = ledger(&url, &env);
+    let kept = rpc(
+        &next.base,
+        "SendMessage",
+        json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
+               "parts": [{"text": "yes"}], "taskId": id},
+               "configuration": {"returnImmediately": true}}),
+    )
+    .await;
+    assert_eq!(
+        kept["result"]["task"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{kept}"
+    );
+    let sent = Instant::now();
+    let second = rpc(
+        &next.base,
+        "SendMessage",
+        json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
+               "parts": [{"text": "no"}], "taskId": id}}),
+    )
+    .await;
+    assert_eq!(second["error"]["code"], -32600, "{second}");
+    assert!(
+        second["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("already has an answer")),
+        "{second}"
+    );
+    assert!(
+        sent.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        sent.elapsed()
+    );
+    let done = in_state(&next.base, &id, "TASK_STATE_COMPLETED").await;
+    assert!(text_of(&done).contains("42: yes"), "{done}");
+    assert!(!text_of(&done).contains("42: no"), "{done}");
+    assert_eq!(count(&notes, "answered"), 1, "{:?}", lines(&notes));
+    drop(next);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_answer_sent_to_another_replica_before_it_takes_over_reaches_the_handler() {
     let Some(url) = support::postgres::database_or_skip("durable_early").await else {

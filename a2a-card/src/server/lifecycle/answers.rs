@@ -1,14 +1,16 @@
 //! Answers to a task's questions: the caller's message handed to the handler that asked, here
 //! ([`hand_over`]); forwarded to the replica that runs it; or, for a durable task whose process
-//! stopped, kept for the process that takes it over.
+//! stopped, kept for the process that takes it over. Whichever it is, the caller's turn begins
+//! at once, and the caller follows the task from there: no answer is held here waiting for a
+//! takeover.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use a2a::*;
 
 use super::handover::{answer_of, deliver, hand_over, join};
 use super::log::{self, Tracked};
+use super::mailbox::{Found, Letter};
 use super::stage::{self, NotWaiting};
 use super::updates::status;
 use super::{
@@ -67,7 +69,7 @@ impl Lifecycle {
         let message = req.message;
         self.keep_webhook(id, config, false).await?;
         let (caller, outcome) = stage::turn();
-        let waiting = match tracked.stage.take_waiting(Some(caller)) {
+        let waiting = match tracked.stage.take_waiting(&mut Some(caller)) {
             Ok(waiting) => waiting,
             // A durable task run again here, its handler replaying its way back to the
             // question: the answer waits for it.
@@ -88,9 +90,9 @@ impl Lifecycle {
 
     /// The caller's answer to the question of task `tracked`, whose handler does not run here:
     /// forwarded to the replica that runs it; for a durable task whose process stopped while it
-    /// waited, kept for the process that takes it over (this one, once that one's lease runs
-    /// out), the caller answered once the handler has it, or with the task as it is after
-    /// [`TAKEOVER`]; any other task fails, its handler gone with its process.
+    /// waited, kept for the process that takes it over; any other task fails, its handler gone
+    /// with its process. The turn begins at once, with the task as it is: the caller follows
+    /// it from there as any caller does.
     async fn answer_elsewhere(
         &self,
         tracked: Arc<Tracked>,
@@ -98,7 +100,7 @@ impl Lifecycle {
         call: SkillCall,
     ) -> Result<Turn, A2AError> {
         let id = tracked.id.clone();
-        if let Some(turn) = self.forward_answer(&tracked, &message).await? {
+        if let Some(turn) = self.forward_answer(tracked.clone(), &message).await? {
             return Ok(turn);
         }
         if !self.durable(&id).await {
@@ -120,45 +122,67 @@ impl Lifecycle {
 
     /// The caller's answer to the question of durable task `tracked`, kept for its handler,
     /// which will ask (again) once its replay reaches the question: here, where it replays now
-    /// or takes the task over later. The caller is answered once the task moves on (up to
-    /// [`TAKEOVER`], then with the task as it is, the answer still kept); an answer the task
-    /// moved on without (another answered first) is taken back and refused.
+    /// or takes the task over once the lease of the process that stopped runs out. The turn
+    /// begins at once with the task as it is (still asking); the answer begins the handler's
+    /// turn, this caller's, once the handler takes it. A second answer to the question is
+    /// refused.
     async fn keep_for_the_handler(
         &self,
         tracked: Arc<Tracked>,
         message: Message,
         call: SkillCall,
     ) -> Result<Turn, A2AError> {
-        let id = tracked.id.clone();
-        let message_id = message.message_id.clone();
-        let (_, asked) = tracked.snapshot();
-        let kept = self
-            .recorder
-            .mailbox
-            .keep(&self.recorder.live, &id, message, answer_of(call));
-        if let Some((tracked, message, answer, waiting)) = kept {
-            // Asking (again) meanwhile.
-            let snapshot = deliver(&self.recorder, &tracked, message, answer, waiting).await?;
-            return Ok(Turn::followed(tracked, snapshot));
-        }
-        let moved = tokio::time::timeout(TAKEOVER, tracked.wait_beyond(asked))
-            .await
-            .is_ok();
-        if moved && self.recorder.mailbox.take_back(&id, &message_id) {
-            return Err(not_asked(&id));
-        }
-        let snapshot = tracked.snapshot();
-        Ok(Turn::followed(tracked, snapshot))
+        let (task, asked) = tracked.snapshot();
+        let (caller, outcome) = stage::turn();
+        let letter = Letter {
+            message,
+            answer: answer_of(call),
+            caller: Some(caller),
+        };
+        let asked_at = task.status.timestamp;
+        let found =
+            self.recorder
+                .mailbox
+                .keep(&self.recorder.live, &tracked.id, letter, asked_at)?;
+        let Some(Found {
+            tracked,
+            letter,
+            waiting,
+        }) = found
+        else {
+            return Ok(Turn {
+                tracked,
+                task,
+                seq: asked,
+                outcome,
+            });
+        };
+        // Asking (again) meanwhile.
+        let (task, seq) = deliver(
+            &self.recorder,
+            &tracked,
+            letter.message,
+            letter.answer,
+            waiting,
+        )
+        .await?;
+        Ok(Turn {
+            tracked,
+            task,
+            seq,
+            outcome,
+        })
     }
 
     /// Sends the caller's answer to the replica whose handler asked (Postgres), and follows
     /// the task here through the store's log, as a mirror: this replica's readers see its
-    /// events, with their numbers, as they are logged there. The turn begins with the first
-    /// of them (the handler taking the answer). `None` when the answer cannot go to another
-    /// process (alone on the store, or a store that carries no answers or keeps no log).
+    /// events, with their numbers, as they are logged there. The turn begins with the task as
+    /// it is (the handler taking the answer is the first event after it). `None` when the
+    /// answer cannot go to another process (alone on the store, or a store that carries no
+    /// answers or keeps no log).
     async fn forward_answer(
         &self,
-        tracked: &Arc<Tracked>,
+        tracked: Arc<Tracked>,
         message: &Message,
     ) -> Result<Option<Turn>, A2AError> {
         let (Some(log), Some(wake)) = (&self.recorder.log, self.cluster.wake()) else {
@@ -174,7 +198,7 @@ impl Lifecycle {
         tracked.edit(|task| join(task, message));
         mirror(
             Arc::clone(&self.recorder),
-            Arc::clone(tracked),
+            Arc::clone(&tracked),
             follow_log(
                 Arc::clone(log),
                 Some(wake),
@@ -183,13 +207,8 @@ impl Lifecycle {
                 Vec::new(),
             ),
         );
-        // Bounded: should the replica that took the answer not move the task on (it stopped,
-        // or this follower hears nothing of it), the caller gets the task as it is.
-        let _ = tokio::time::timeout(TAKEOVER, tracked.wait_beyond(after)).await;
-        Ok(Some(Turn::followed(
-            Arc::clone(tracked),
-            tracked.snapshot(),
-        )))
+        let (task, _) = tracked.snapshot();
+        Ok(Some(Turn::followed(tracked, (task, after))))
     }
 
     /// Whether task `id` is a durable skill's, with a journal this process can run it again
@@ -208,7 +227,3 @@ fn not_asked(id: &str) -> A2AError {
         "task `{id}` is working and has not asked for input; wait for it to ask (input-required) before answering"
     ))
 }
-
-/// How long a caller whose answer waits for a durable task to be taken over waits for it at
-/// most (the lease of the process that stopped, by default 10 s, and the replay).
-const TAKEOVER: Duration = Duration::from_secs(120);

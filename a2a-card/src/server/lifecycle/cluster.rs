@@ -15,6 +15,7 @@ use tokio::sync::broadcast;
 
 use super::handover::{deliver, hand_over};
 use super::log::Tracked;
+use super::mailbox::{Found, Letter};
 use super::recorder::{Recorder, Write};
 use super::updates::status;
 use crate::dispatch::Decision;
@@ -152,17 +153,23 @@ pub(super) fn hear(
                 // A durable task this agent may run: handed to its handler here if it waits,
                 // else kept (its process may have stopped, and this one may take the task over,
                 // or be replaying it, and ask again).
-                let answer = super::answer_of(call);
-                if let Some((tracked, message, answer, waiting)) =
-                    recorder
-                        .mailbox
-                        .keep(&recorder.live, &task, *message, answer)
-                    && let Err(e) = deliver(&recorder, &tracked, message, answer, waiting).await
+                let letter = Letter {
+                    message: *message,
+                    answer: super::answer_of(call),
+                    caller: None,
+                };
+                if let Ok(Some(Found {
+                    tracked,
+                    letter,
+                    waiting,
+                })) = recorder.mailbox.keep(&recorder.live, &task, letter, None)
+                    && let Err(e) =
+                        deliver(&recorder, &tracked, letter.message, letter.answer, waiting).await
                 {
                     tracing::warn!(task = %task, "a forwarded answer was not handed over: {}", e.message);
                 }
             } else if let Some(tracked) = recorder.live.get(&task)
-                && let Ok(waiting) = tracked.stage.take_waiting(None)
+                && let Ok(waiting) = tracked.stage.take_waiting(&mut None)
                 && let Err(e) = hand_over(&recorder, &tracked, *message, call, waiting).await
             {
                 tracing::warn!(task = %task, "a forwarded answer was not handed over: {}", e.message);

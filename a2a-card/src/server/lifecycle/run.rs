@@ -310,11 +310,17 @@ async fn drive(
                 withdraw_unanswered(&recorder, &tracked, asked_at);
                 if pending {
                     // An answer that came while no process ran the handler.
-                    if let Some((message, answer)) = recorder.mailbox.take(&tracked.id, asked_at)
-                        && let Ok(waiting) = tracked.stage.take_waiting(None)
-                        && let Err(e) =
-                            super::handover::deliver(&recorder, &tracked, message, answer, waiting)
-                                .await
+                    // Its caller's turn begins with it.
+                    if let Some(letter) = recorder.mailbox.take(&tracked.id, asked_at)
+                        && let Ok(waiting) = tracked.stage.take_waiting(&mut { letter.caller })
+                        && let Err(e) = super::handover::deliver(
+                            &recorder,
+                            &tracked,
+                            letter.message,
+                            letter.answer,
+                            waiting,
+                        )
+                        .await
                     {
                         tracing::warn!(task = %tracked.id, "a kept answer was not handed over: {}", e.message);
                     }

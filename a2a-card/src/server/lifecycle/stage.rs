@@ -241,14 +241,15 @@ impl Stage {
     }
 
     /// Takes the way to the handler waiting for an answer, its question's timer disarmed
-    /// (`Waiting` → `Running`); the answer begins a turn of `caller` (`None`: of no caller
-    /// here, an answer kept or forwarded).
-    pub(crate) fn take_waiting(&self, caller: Option<Caller>) -> Result<Waiting, NotWaiting> {
+    /// (`Waiting` → `Running`); the answer begins a turn of `caller`, taken from it (`None`: of
+    /// no caller here, an answer forwarded by another process), which is left where it is
+    /// when the handler does not wait.
+    pub(crate) fn take_waiting(&self, caller: &mut Option<Caller>) -> Result<Waiting, NotWaiting> {
         let mut stage = self.stage();
         match std::mem::take(&mut *stage) {
             Standing::Waiting(mut handler, mut waiter) => {
                 waiter.disarm();
-                handler.caller = caller;
+                handler.caller = caller.take();
                 let journal = handler.journal.clone().zip(waiter.entry);
                 *stage = Standing::Running(handler);
                 Ok(Waiting {
