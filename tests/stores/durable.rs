@@ -94,7 +94,7 @@ async fn settle(s: Settlement, ctx: SkillContext) -> Result<String, SkillError> 
 /// Settles payments.
 struct Ledger;
 /// Settles payments, durably.
-#[agent(url = "http://127.0.0.1:1", push_notifications)]
+#[agent(url = "http://127.0.0.1:1", push_notifications, streaming)]
 impl Ledger {
     /// Charges, waits, and asks for a confirmation.
     #[skill(durable, id = "settle")]
@@ -758,6 +758,51 @@ async fn a_second_answer_to_a_question_kept_for_the_takeover_is_refused_at_once(
     let done = in_state(&next.base, &id, "TASK_STATE_COMPLETED").await;
     assert!(text_of(&done).contains("42: yes"), "{done}");
     assert!(!text_of(&done).contains("42: no"), "{done}");
+    assert_eq!(count(&notes, "answered"), 1, "{:?}", lines(&notes));
+    drop(next);
+}
+
+/// An answer streamed before the takeover: the stream begins once the handler takes it, with
+/// the task working again (not still asking, which would read as the question asked again),
+/// and follows it to its end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_streamed_before_the_takeover_streams_the_task_once_the_handler_takes_it() {
+    let (url, notes) = fresh("streamed");
+    let env = [(LEASE, "3000")];
+    let (id, _) = asked_then_killed(&url, &notes, &env).await;
+    let next = ledger(&url, &env);
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
+        "params": {"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
+                               "parts": [{"text": "yes"}], "taskId": id}}});
+    let response = reqwest::Client::new()
+        .post(format!("{}/", next.base))
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("a stream");
+    assert_eq!(response.status(), 200);
+    let text = response.text().await.expect("the events");
+    let events: Vec<Value> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(|d| serde_json::from_str(d.trim()).expect("JSON events"))
+        .collect();
+    let first = &events
+        .first()
+        .unwrap_or_else(|| panic!("no events: {text}"))["result"];
+    assert_eq!(first["task"]["id"], id.as_str(), "{text}");
+    assert_ne!(
+        first["task"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{text}"
+    );
+    let last = &events[events.len() - 1]["result"];
+    assert_eq!(
+        last["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{text}"
+    );
+    assert!(text.contains("42: yes"), "{text}");
     assert_eq!(count(&notes, "answered"), 1, "{:?}", lines(&notes));
     drop(next);
 }

@@ -11,7 +11,7 @@ use a2a::*;
 use super::handover::{answer_of, deliver, hand_over, join};
 use super::log::{self, Tracked};
 use super::mailbox::{Found, Letter};
-use super::stage::{self, NotWaiting};
+use super::stage::{self, NotWaiting, Outcome};
 use super::updates::status;
 use super::{
     Lifecycle, Turn,
@@ -85,6 +85,7 @@ impl Lifecycle {
             task,
             seq,
             outcome,
+            begun: true,
         })
     }
 
@@ -150,12 +151,7 @@ impl Lifecycle {
             waiting,
         }) = found
         else {
-            return Ok(Turn {
-                tracked,
-                task,
-                seq: asked,
-                outcome,
-            });
+            return Ok(Turn::pending(tracked, (task, asked), outcome));
         };
         // Asking (again) meanwhile.
         let (task, seq) = deliver(
@@ -171,6 +167,7 @@ impl Lifecycle {
             task,
             seq,
             outcome,
+            begun: true,
         })
     }
 
@@ -208,7 +205,7 @@ impl Lifecycle {
             ),
         );
         let (task, _) = tracked.snapshot();
-        Ok(Some(Turn::followed(tracked, (task, after))))
+        Ok(Some(Turn::pending(tracked, (task, after), Outcome::none())))
     }
 
     /// Whether task `id` is a durable skill's, with a journal this process can run it again

@@ -465,7 +465,9 @@ impl Lifecycle {
         let mut task = if immediately {
             turn.task
         } else {
-            turn.tracked.wait(turn.seq, Until::Interrupted).await;
+            // A turn not begun yet ends beyond the state it began from (which still asks).
+            let from = if turn.begun { turn.seq } else { turn.seq + 1 };
+            turn.tracked.wait(from, Until::Interrupted).await;
             if let Some(refusal) = turn.outcome.refused() {
                 return Err(refusal.into());
             }

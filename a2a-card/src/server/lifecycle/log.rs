@@ -483,6 +483,22 @@ impl Tracked {
         }
     }
 
+    /// Waits until an event after `after` is recorded (or the run here broke off).
+    pub(crate) async fn wait_beyond(&self, after: u64) {
+        let mut last = self.last.subscribe();
+        loop {
+            {
+                let state = self.lock();
+                if state.published > after || state.broken.is_some() {
+                    return;
+                }
+            }
+            if last.changed().await.is_err() {
+                return;
+            }
+        }
+    }
+
     /// The events after `after`, in order, as they come, until one that `until` stops at.
     pub(crate) fn events(
         self: &Arc<Self>,

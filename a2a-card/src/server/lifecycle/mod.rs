@@ -147,6 +147,10 @@ struct Turn {
     task: Task,
     seq: u64,
     outcome: Outcome,
+    /// Whether the turn shows on the task already (`false`: an answer kept for the handler
+    /// or forwarded to the replica that runs it, the task still asking until the handler takes
+    /// it: its caller waits for an event after `seq`).
+    begun: bool,
 }
 
 impl Turn {
@@ -158,6 +162,19 @@ impl Turn {
             task,
             seq,
             outcome: Outcome::none(),
+            begun: true,
+        }
+    }
+
+    /// A turn whose input the handler has not taken yet (see [`Turn::begun`]), from the
+    /// task's state `task`, numbered `seq`.
+    fn pending(tracked: Arc<Tracked>, (task, seq): (Task, u64), outcome: Outcome) -> Turn {
+        Turn {
+            tracked,
+            task,
+            seq,
+            outcome,
+            begun: false,
         }
     }
 }
@@ -474,6 +491,7 @@ impl Lifecycle {
             task,
             seq,
             outcome,
+            begun: true,
         })
     }
 
@@ -508,31 +526,31 @@ impl Lifecycle {
 
     /// The stream of a turn or a subscription: the task, then its events after it, each with
     /// its number in the task's log. The turn's caller reads the handler's refusal of its input
-    /// instead of the task's failure.
+    /// instead of the task's failure. A turn not [begun](Turn::begun) yet streams from the
+    /// task as it is once the handler takes its input (a stream that began with the task still
+    /// asking would read as the question asked again).
     fn stream(&self, turn: Turn, until: Until) -> NumberedStream {
-        let Turn {
-            tracked,
-            task,
-            seq,
-            mut outcome,
-        } = turn;
         let store = Arc::clone(&self.store);
-        let id = tracked.id.clone();
-        let first = stream::once(async move {
-            store.settle(&id).await?;
-            Ok((Some(seq), Arc::new(StreamResponse::Task(task).into())))
-        });
-        let events = tracked.events(seq, until).map(move |event| {
-            let (seq, event) = event?;
-            if let Some(StreamResponse::StatusUpdate(update)) = event.kept()
-                && update.status.state == TaskState::Failed
-                && let Some(refusal) = outcome.refused()
-            {
-                return Err(refusal);
-            }
-            Ok((Some(seq), event))
-        });
-        Box::pin(first.chain(events))
+        if turn.begun {
+            return turn_stream(store, turn, until);
+        }
+        Box::pin(
+            stream::once(async move {
+                turn.tracked.wait_beyond(turn.seq).await;
+                let (task, seq) = turn.tracked.snapshot();
+                turn_stream(
+                    store,
+                    Turn {
+                        task,
+                        seq,
+                        begun: true,
+                        ..turn
+                    },
+                    until,
+                )
+            })
+            .flatten(),
+        )
     }
 
     /// A subscription to task `id`: the task, then its events; or, `after` an event the
@@ -608,6 +626,33 @@ impl Lifecycle {
         let events = events.map(|e| e.map(|(n, e)| (Some(n), e)));
         Ok(Box::pin(stream::iter(first.map(Ok)).chain(events)))
     }
+}
+
+/// The stream of `turn`, begun (see [`Lifecycle::stream`]).
+fn turn_stream(store: Arc<dyn Store>, turn: Turn, until: Until) -> NumberedStream {
+    let Turn {
+        tracked,
+        task,
+        seq,
+        mut outcome,
+        begun: _,
+    } = turn;
+    let id = tracked.id.clone();
+    let first = stream::once(async move {
+        store.settle(&id).await?;
+        Ok((Some(seq), Arc::new(StreamResponse::Task(task).into())))
+    });
+    let events = tracked.events(seq, until).map(move |event| {
+        let (seq, event) = event?;
+        if let Some(StreamResponse::StatusUpdate(update)) = event.kept()
+            && update.status.state == TaskState::Failed
+            && let Some(refusal) = outcome.refused()
+        {
+            return Err(refusal);
+        }
+        Ok((Some(seq), event))
+    });
+    Box::pin(first.chain(events))
 }
 
 /// What the drain of a listener stops of an agent's lifecycle (see
