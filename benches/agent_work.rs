@@ -30,9 +30,7 @@
 //! Under `cargo test --benches` each measurement runs once on a small load, as a smoke test,
 //! and nothing is timed.
 
-#[path = "../examples/fight_club/agent.rs"]
-#[allow(dead_code)]
-mod fight_club;
+use examples::fight_club::agent as fight_club;
 #[path = "support/hand.rs"]
 mod hand;
 #[path = "support/load.rs"]

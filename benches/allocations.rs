@@ -13,9 +13,7 @@
 //! Allocations are counted, not timed: the figures do not depend on the machine's load, and
 //! two versions of the crate compare by running this file against each.
 
-#[path = "../examples/fight_club/agent.rs"]
-#[allow(dead_code)]
-mod fight_club;
+use examples::fight_club::agent as fight_club;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};

@@ -13,9 +13,7 @@
 //! Under `cargo test --benches` each server answers a few requests, as a smoke test, and nothing
 //! is timed.
 
-#[path = "../examples/fight_club/agent.rs"]
-#[allow(dead_code)]
-mod fight_club;
+use examples::fight_club::agent as fight_club;
 #[path = "support/load.rs"]
 mod load;
 #[path = "../tests/support/tokens.rs"]

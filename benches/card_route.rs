@@ -24,9 +24,7 @@
 //!
 //! Under `cargo test --benches` each route answers once, as a smoke test, and nothing is timed.
 
-#[path = "../examples/fight_club/agent.rs"]
-#[allow(dead_code)]
-mod fight_club;
+use examples::fight_club::agent as fight_club;
 #[path = "support/load.rs"]
 #[allow(dead_code)]
 mod load;

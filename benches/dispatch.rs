@@ -23,9 +23,7 @@
 //!
 //! Under `cargo test --benches` every function runs once, as a smoke test, and no ratio is timed.
 
-#[path = "../examples/fight_club/agent.rs"]
-#[allow(dead_code)]
-mod fight_club;
+use examples::fight_club::agent as fight_club;
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

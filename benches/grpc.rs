@@ -18,9 +18,7 @@
 //!
 //! Under `cargo test --benches` each server answers a few requests, as a smoke test.
 
-#[path = "../examples/fight_club/agent.rs"]
-#[allow(dead_code)]
-mod fight_club;
+use examples::fight_club::agent as fight_club;
 #[path = "support/hand.rs"]
 mod hand;
 #[path = "support/load.rs"]

@@ -19,9 +19,7 @@
 //!
 //! Under `cargo test --benches` each side answers a few requests, as a smoke test.
 
-#[path = "../examples/fight_club/agent.rs"]
-#[allow(dead_code)]
-mod fight_club;
+use examples::fight_club::agent as fight_club;
 #[path = "support/load.rs"]
 mod load;
 

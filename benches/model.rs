@@ -15,14 +15,7 @@
 //! ratio and difference of the two paths; the bench says whether the agent stays within 0.95x
 //! of the direct rate and 5 ms of its first token.
 
-#[path = "../examples/model_agent/agent.rs"]
-mod agent;
-#[path = "../examples/fight_club/agent.rs"]
-#[allow(
-    dead_code,
-    reason = "the model agent's fight skill is not measured here"
-)]
-mod fight;
+use examples::model_agent::agent;
 #[path = "../tests/support/model_server.rs"]
 mod model_server;
 

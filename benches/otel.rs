@@ -12,9 +12,7 @@
 //!
 //! Under `cargo test --benches` each side answers a few requests, as a smoke test.
 
-#[path = "../examples/fight_club/agent.rs"]
-#[allow(dead_code)]
-mod fight_club;
+use examples::fight_club::agent as fight_club;
 // The interleaved `rates` of clients in one process go unused: here each side is a process.
 #[path = "support/load.rs"]
 #[allow(dead_code)]

@@ -30,9 +30,7 @@
 //!
 //! Under `cargo test --benches` each store answers a few requests, and nothing is timed.
 
-#[path = "../examples/fight_club/agent.rs"]
-#[allow(dead_code)]
-mod fight_club;
+use examples::fight_club::agent as fight_club;
 #[path = "support/load.rs"]
 mod load;
 #[path = "../tests/support/postgres.rs"]

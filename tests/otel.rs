@@ -8,11 +8,10 @@
 //!
 //! One test: `init` installs the process's subscriber once.
 
-#[path = "../examples/fight_club/agent.rs"]
-mod fight_club;
 mod support;
-#[path = "../examples/trip_planner/agent.rs"]
-mod trip;
+
+use examples::fight_club::agent as fight_club;
+use examples::trip_planner::agent as trip;
 
 use std::time::Duration;
 

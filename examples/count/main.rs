@@ -8,11 +8,10 @@
 //!   -d '{"jsonrpc":"2.0","id":1,"method":"SendStreamingMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"3"}]}}}'
 //! ```
 
-mod agent;
-#[path = "../common/cli.rs"]
-mod cli;
-
 use std::process::ExitCode;
+
+use examples::cli;
+use examples::count::agent;
 
 use a2a_card::server::store::Tasks;
 use a2a_card::server::{Listening, Server};

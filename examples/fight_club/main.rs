@@ -10,12 +10,10 @@
 //! cargo run --example fight_club -- --print-card compat  # or v0.3
 //! ```
 
-mod agent;
-#[path = "../common/cli.rs"]
-mod cli;
-mod server;
-
 use std::process::ExitCode;
+
+use examples::cli;
+use examples::fight_club::{agent, server};
 
 fn main() -> ExitCode {
     cli::run::<agent::FightClub>(

@@ -12,17 +12,15 @@
 //! card route stays public. The demo token holds the scope `fights:write`, which the `record`
 //! skill requires; the extended card (`GetExtendedAgentCard`) also lists `odds`.
 
-mod agent;
-
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use a2a_card::server::Server;
 use a2a_card::server::auth::{Algorithm, Authentication, JwtKey, JwtKeys, JwtVerifier};
 use a2a_card::sign::{self, SigningKey};
-use agent::GuardedJudge;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use clap::Parser;
+use examples::guarded_judge::agent::GuardedJudge;
 use jsonwebtoken::{self, DecodingKey, EncodingKey, Header};
 
 const ISSUER: &str = "https://auth.example.com";

@@ -14,7 +14,7 @@ use futures::Stream;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::fight::{FightClubClient, FightComparison};
+use crate::fight_club::agent::{FightClubClient, FightComparison};
 
 /// What the model is told before a fight question. It goes in the user's turn, not a system
 /// message: some OpenAI-compatible servers (llama-cpp-python's) refuse the system message in
@@ -46,10 +46,6 @@ impl ModelAgent {
     /// (default: OpenAI's), `OPENAI_API_KEY` (none needed by a local server), and the model
     /// name from `OPENAI_MODEL` (default `gpt-4o-mini`); the Fight Club agent at
     /// `FIGHT_CLUB_URL` (default `http://127.0.0.1:8080`).
-    #[allow(
-        dead_code,
-        reason = "tests/model/model.rs builds the agent on its own model server"
-    )]
     pub fn from_env() -> ModelAgent {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
         let mut config = OpenAIConfig::new(var("OPENAI_API_KEY").unwrap_or_default());

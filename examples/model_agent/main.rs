@@ -13,22 +13,13 @@
 //! cargo run --example model_agent -- --print-card      # print the card and exit
 //! ```
 
-mod agent;
-#[path = "../common/cli.rs"]
-mod cli;
-#[path = "../fight_club/agent.rs"]
-#[allow(
-    dead_code,
-    reason = "the example uses the fight agent's typed client only"
-)]
-mod fight;
-
 use std::process::ExitCode;
 
 use a2a_card::server::store::Tasks;
 use a2a_card::server::{Listening, Server};
 
-use agent::ModelAgent;
+use examples::cli;
+use examples::model_agent::agent::ModelAgent;
 
 /// The port when neither `--port` nor `PORT` gives one.
 const DEFAULT_PORT: u16 = 8082;

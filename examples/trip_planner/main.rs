@@ -8,12 +8,10 @@
 //! cargo run --example trip_planner -- --print-card     # print the card (A2A 1.0) and exit
 //! ```
 
-mod agent;
-#[path = "../common/cli.rs"]
-mod cli;
-mod server;
-
 use std::process::ExitCode;
+
+use examples::cli;
+use examples::trip_planner::{agent, server};
 
 fn main() -> ExitCode {
     cli::run::<agent::TripPlanner>(

@@ -7,31 +7,10 @@
 #[path = "../support/mod.rs"]
 mod support;
 
-/// The card example (`examples/card.rs`).
-#[path = "../../examples/card.rs"]
-#[allow(dead_code)]
-mod card_example;
-
-/// The `fight_club` example's files, as its `main.rs` declares them.
-#[allow(dead_code)]
-#[path = "../../examples/fight_club"]
-mod fight_club {
-    pub mod agent;
-}
-
-/// The `guarded_judge` example's files, as its `main.rs` declares them.
-#[allow(dead_code)]
-#[path = "../../examples/guarded_judge"]
-mod guarded_judge {
-    pub mod agent;
-}
-
-/// The `trip_planner` example's files, as its `main.rs` declares them.
-#[allow(dead_code)]
-#[path = "../../examples/trip_planner"]
-mod trip_planner {
-    pub mod agent;
-}
+/// The card example's card.
+use examples::card::code_assist as card_example;
+/// The example agents, as their `main.rs` serve them.
+use examples::{fight_club, guarded_judge, trip_planner};
 
 mod ag_ui;
 mod declared_examples;

@@ -6,30 +6,10 @@
 #[path = "../support/mod.rs"]
 mod support;
 
-/// The `model_agent` example's files, as its `main.rs` declares them.
-#[allow(dead_code)]
-#[path = "../../examples/model_agent"]
-mod model_agent {
-    pub mod agent;
-    /// The fight club's agent, which the model agent calls (its `main.rs` includes it).
-    pub use super::fight_club::agent as fight;
-}
+/// The example agents, as their `main.rs` serve them.
+use examples::{fight_club, model_agent, trip_planner};
 
 #[path = "../support/model_server.rs"]
 mod model_server;
-
-/// The `trip_planner` example's files, as its `main.rs` declares them.
-#[allow(dead_code)]
-#[path = "../../examples/trip_planner"]
-mod trip_planner {
-    pub mod agent;
-}
-
-/// The `fight_club` example's files, as its `main.rs` declares them.
-#[allow(dead_code)]
-#[path = "../../examples/fight_club"]
-mod fight_club {
-    pub mod agent;
-}
 
 mod model;

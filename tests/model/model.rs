@@ -4,8 +4,8 @@
 //! the model's. Without the model the model tests skip, unless `$A2A_REQUIRE_MODEL` is set (as
 //! in CI); the tool tests that need no model (remote and local skills as tools) always run.
 
+use crate::fight_club::agent as fight;
 use crate::model_agent::agent;
-use crate::model_agent::fight;
 use crate::model_server;
 use crate::support;
 use crate::trip_planner::agent as trip;

@@ -7,32 +7,10 @@
 #[path = "../support/mod.rs"]
 mod support;
 
-/// The `fight_club` example's files, as its `main.rs` declares them.
-#[allow(dead_code)]
-#[path = "../../examples/fight_club"]
-mod fight_club {
-    pub mod agent;
-    pub mod server;
-}
-
-/// The `guarded_judge` example's files, as its `main.rs` declares them.
-#[allow(dead_code)]
-#[path = "../../examples/guarded_judge"]
-mod guarded_judge {
-    pub mod agent;
-}
-
-/// The `trip_planner` example's files, as its `main.rs` declares them.
-#[allow(dead_code)]
-#[path = "../../examples/trip_planner"]
-mod trip_planner {
-    pub mod agent;
-    pub mod server;
-}
-
 /// The `count` example's agent.
-#[path = "../../examples/count/agent.rs"]
-mod count;
+use examples::count::agent as count;
+/// The example agents, as their `main.rs` serve them.
+use examples::{fight_club, guarded_judge, trip_planner};
 
 mod agent_work;
 mod auth;

@@ -6,21 +6,8 @@
 #[path = "../support/mod.rs"]
 mod support;
 
-/// The `fight_club` example's files, as its `main.rs` declares them.
-#[allow(dead_code)]
-#[path = "../../examples/fight_club"]
-mod fight_club {
-    pub mod agent;
-    pub mod server;
-}
-
-/// The `trip_planner` example's files, as its `main.rs` declares them.
-#[allow(dead_code)]
-#[path = "../../examples/trip_planner"]
-mod trip_planner {
-    pub mod agent;
-    pub mod server;
-}
+/// The example agents, as their `main.rs` serve them.
+use examples::{fight_club, trip_planner};
 
 mod calls;
 mod deploy;

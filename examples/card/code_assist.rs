@@ -1,39 +1,14 @@
-//! Builds the "CodeAssist Pro" card from the Agent Card schema reference with the builder and
-//! prints it as JSON (A2A 1.0 profile by default).
-//!
-//! ```text
-//! cargo run --example card                    # A2A 1.0
-//! cargo run --example card -- --profile v0.3  # or compat
-//! ```
+//! The "CodeAssist Pro" card from the Agent Card schema reference, built with the builder.
 //!
 //! The reference card is an A2A 0.2-era document; this is its faithful 1.0 form: its 0.1
 //! `authentication` (bearer or OAuth 2.0) becomes security schemes and requirements, its mode
 //! names `text` and `file` become the media types `text/plain` and `application/octet-stream`,
 //! and the provider's `contactEmail`, which no A2A version defines, is left out.
 
-use a2a_card::{
-    AgentCard, AgentSkill, OAuthFlow, SecurityRequirement, SecurityScheme, wire::Profile,
-};
-use clap::Parser;
+use a2a_card::{AgentCard, AgentSkill, OAuthFlow, SecurityRequirement, SecurityScheme};
 
 const TEXT: &str = "text/plain";
 const FILE: &str = "application/octet-stream";
-
-/// Prints the "CodeAssist Pro" card, built with the builder, as JSON.
-#[derive(Parser)]
-struct Args {
-    /// The profile to print it in: v1, v0.3 or compat.
-    #[arg(long, default_value = "v1")]
-    profile: Profile,
-}
-
-fn main() {
-    let profile = Args::parse().profile;
-    let card = code_assist_pro();
-    let json =
-        serde_json::to_string_pretty(&card.to_json(profile)).expect("a Value always serialises");
-    println!("{json}");
-}
 
 /// The card, built with the builder (the tests check it against the official schemas).
 pub fn code_assist_pro() -> AgentCard {
