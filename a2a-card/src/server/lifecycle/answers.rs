@@ -82,7 +82,7 @@ impl Lifecycle {
         let (task, seq) = hand_over(&self.recorder, &tracked, message, call, waiting).await?;
         Ok(Turn {
             tracked,
-            task,
+            task: Some(task),
             seq,
             outcome,
             begun: true,
@@ -164,7 +164,7 @@ impl Lifecycle {
         .await?;
         Ok(Turn {
             tracked,
-            task,
+            task: Some(task),
             seq,
             outcome,
             begun: true,

@@ -461,9 +461,14 @@ impl Lifecycle {
                 return Ok(task);
             }
         };
-        let mut turn = self.begin(ctx, req, None, scope, id).await?;
-        let mut task = if immediately {
-            turn.task
+        let start = super::Start {
+            skill: None,
+            id,
+            snapshot: immediately,
+        };
+        let mut turn = self.begin(ctx, req, scope, start).await?;
+        let mut task = if let (true, Some(task)) = (immediately, turn.task) {
+            task
         } else {
             // A turn not begun yet ends beyond the state it began from (which still asks).
             let from = if turn.begun { turn.seq } else { turn.seq + 1 };
@@ -495,7 +500,12 @@ impl Lifecycle {
             Keyed::Fresh(id) => id,
             Keyed::Retry(id) => return self.retried_stream(&id, ctx.after).await,
         };
-        let turn = self.begin(ctx, req, skill, scope, id).await?;
+        let start = super::Start {
+            skill,
+            id,
+            snapshot: true,
+        };
+        let turn = self.begin(ctx, req, scope, start).await?;
         Ok(self.stream(turn, Until::Interrupted))
     }
 

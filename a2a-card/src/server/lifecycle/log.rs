@@ -342,6 +342,11 @@ impl Tracked {
         (state.task.clone(), state.last())
     }
 
+    /// The number of the task's last event.
+    pub(crate) fn last(&self) -> u64 {
+        self.lock().last()
+    }
+
     /// The number of the first event this process holds (the events before it are in the
     /// store's log, if anywhere).
     pub(crate) fn first(&self) -> u64 {
@@ -373,20 +378,12 @@ impl Tracked {
     /// has ended is dropped (`None`): a terminal state is final.
     pub(crate) fn record(
         &self,
-        mut event: StreamResponse,
+        event: StreamResponse,
         logged: impl FnOnce(u64, &Arc<Event>),
     ) -> Option<(u64, Arc<Event>, Option<Task>)> {
-        stamp(&mut event);
         let (seq, event) = {
             let mut state = self.lock();
-            if state.task.status.state.is_terminal() || state.broken.is_some() {
-                return None;
-            }
-            let stored = apply(&mut state.task, &event);
-            let seq = state.last() + 1;
-            let event = Arc::new(Event::new(event));
-            logged(seq, &event);
-            state.log.push(Arc::clone(&event));
+            let (seq, event, stored) = state.push(event, logged)?;
             if stored {
                 return Some((seq, event, Some(state.task.clone())));
             }
@@ -395,6 +392,39 @@ impl Tracked {
         };
         self.last.send_replace(seq);
         Some((seq, event, None))
+    }
+
+    /// Records `events` in order as one change, each as [`record`](Self::record) records
+    /// one, with one copy of the task as it is after the last when any of them changes what
+    /// the store keeps (readers see them all once it is written). The events recorded (none
+    /// once the task has ended), with their numbers.
+    pub(crate) fn record_all<const N: usize>(
+        &self,
+        events: [StreamResponse; N],
+        mut logged: impl FnMut(u64, &Arc<Event>),
+    ) -> (Vec<(u64, Arc<Event>)>, Option<Task>) {
+        let mut recorded = Vec::with_capacity(N);
+        let mut stored = false;
+        let last = {
+            let mut state = self.lock();
+            for event in events {
+                let Some((seq, event, keeps)) = state.push(event, &mut logged) else {
+                    break;
+                };
+                stored |= keeps;
+                recorded.push((seq, event));
+            }
+            let Some(&(last, _)) = recorded.last() else {
+                return (recorded, None);
+            };
+            if stored {
+                return (recorded, Some(state.task.clone()));
+            }
+            state.published = last;
+            last
+        };
+        self.last.send_replace(last);
+        (recorded, None)
     }
 
     /// Stops the task's run here short: the store refused to write event `seq` or an earlier
@@ -573,6 +603,26 @@ impl State {
     /// The number of the last event recorded.
     fn last(&self) -> u64 {
         self.base + self.log.len() as u64
+    }
+
+    /// Numbers `event`, applies it to the task, hands it to `logged` and keeps it: its number,
+    /// and whether it changes what the store keeps (a status, or a whole artifact); `None` (and
+    /// nothing recorded) once the task has ended or its run here broke off.
+    fn push(
+        &mut self,
+        mut event: StreamResponse,
+        logged: impl FnOnce(u64, &Arc<Event>),
+    ) -> Option<(u64, Arc<Event>, bool)> {
+        if self.task.status.state.is_terminal() || self.broken.is_some() {
+            return None;
+        }
+        stamp(&mut event);
+        let stored = apply(&mut self.task, &event);
+        let seq = self.last() + 1;
+        let event = Arc::new(Event::new(event));
+        logged(seq, &event);
+        self.log.push(Arc::clone(&event));
+        Some((seq, event, stored))
     }
 }
 

@@ -144,7 +144,8 @@ impl Scope {
 /// the turn comes to for its caller (the handler's refusal of the input, if it refuses it).
 struct Turn {
     tracked: Arc<Tracked>,
-    task: Task,
+    /// The task at `seq` (`None`: not read by the caller, a blocking send's new task).
+    task: Option<Task>,
     seq: u64,
     outcome: Outcome,
     /// Whether the turn shows on the task already (`false`: an answer kept for the handler
@@ -159,7 +160,7 @@ impl Turn {
     fn followed(tracked: Arc<Tracked>, (task, seq): (Task, u64)) -> Turn {
         Turn {
             tracked,
-            task,
+            task: Some(task),
             seq,
             outcome: Outcome::none(),
             begun: true,
@@ -171,12 +172,23 @@ impl Turn {
     fn pending(tracked: Arc<Tracked>, (task, seq): (Task, u64), outcome: Outcome) -> Turn {
         Turn {
             tracked,
-            task,
+            task: Some(task),
             seq,
             outcome,
             begun: false,
         }
     }
+}
+
+/// How a turn that makes a new task begins.
+struct Start {
+    /// The skill the task runs, named by the caller (an index into the agent's skills)
+    /// rather than chosen by dispatch.
+    skill: Option<usize>,
+    /// The task's id (one an idempotency key was kept for), else a new one.
+    id: Option<String>,
+    /// Whether the caller reads the task as the turn begins (a stream, `returnImmediately`).
+    snapshot: bool,
 }
 
 impl Lifecycle {
@@ -293,19 +305,15 @@ impl Lifecycle {
         current.then_some(tracked)
     }
 
-    /// Starts a turn: a new task for a message that names none, or the answer to the
-    /// question of the task it names.
-    /// `skill`: the skill of a new task, named by the caller (an index into the agent's
-    /// skills) rather than chosen by dispatch.
-    /// `scope`: the tenant a new task is made in, and the extensions its skill uses.
-    /// `id`: the id of a new task (one an idempotency key was kept for), else a new one.
+    /// Starts a turn: a new task for a message that names none (as `start` says), or the
+    /// answer to the question of the task it names. `scope`: the tenant a new task is made
+    /// in, and the extensions its skill uses.
     async fn begin(
         &self,
         ctx: &Context,
         req: SendMessageRequest,
-        skill: Option<usize>,
         scope: &Scope,
-        id: Option<String>,
+        start: Start,
     ) -> Result<Turn, Failure> {
         check_message(&req.message)?;
         let config = req
@@ -319,7 +327,7 @@ impl Lifecycle {
             policy.check(&config.url).await?;
         }
         match req.message.task_id.clone() {
-            None => self.create(ctx, req, config, skill, scope, id).await,
+            None => self.create(ctx, req, config, scope, start).await,
             Some(id) => Ok(self.resume(req, &id, config).await?),
         }
     }
@@ -357,10 +365,14 @@ impl Lifecycle {
         ctx: &Context,
         req: SendMessageRequest,
         config: Option<TaskPushNotificationConfig>,
-        named: Option<usize>,
         scope: &Scope,
-        id: Option<String>,
+        start: Start,
     ) -> Result<Turn, Failure> {
+        let Start {
+            skill: named,
+            id,
+            snapshot,
+        } = start;
         // The caller's budget, as this process's deadline for the task.
         let deadline_ms = crate::budget::budget_of(req.message.metadata.as_ref())
             .map_err(|why| {
@@ -472,7 +484,15 @@ impl Lifecycle {
                 replay: Default::default(),
             })
         });
-        let (task, seq) = tracked.snapshot();
+        // The task as it begins, where the caller reads it (a blocking send reads the task it
+        // comes to instead: no copy is made for it).
+        let (task, seq) = match snapshot {
+            true => {
+                let (task, seq) = tracked.snapshot();
+                (Some(task), seq)
+            }
+            false => (None, tracked.last()),
+        };
         self.recorder
             .record(&tracked, status(&tracked, TaskState::Working, None))
             .await;
@@ -541,7 +561,7 @@ impl Lifecycle {
                 turn_stream(
                     store,
                     Turn {
-                        task,
+                        task: Some(task),
                         seq,
                         begun: true,
                         ..turn
@@ -637,6 +657,11 @@ fn turn_stream(store: Arc<dyn Store>, turn: Turn, until: Until) -> NumberedStrea
         mut outcome,
         begun: _,
     } = turn;
+    // (A turn begun without its task read: the task as it is now, and its number.)
+    let (task, seq) = match task {
+        Some(task) => (task, seq),
+        None => tracked.snapshot(),
+    };
     let id = tracked.id.clone();
     let first = stream::once(async move {
         store.settle(&id).await?;

@@ -26,6 +26,18 @@ pub(crate) struct Recorder {
     pub(super) stopping: std::sync::atomic::AtomicBool,
 }
 
+/// The state `event` brings its task to, for the telemetry (a chunk is counted here).
+fn observed(event: &StreamResponse) -> Option<TaskState> {
+    match event {
+        StreamResponse::StatusUpdate(update) => Some(update.status.state.clone()),
+        StreamResponse::ArtifactUpdate(_) => {
+            crate::server::telemetry::chunk();
+            None
+        }
+        _ => None,
+    }
+}
+
 /// Whether an event's change is written to the store by [`Recorder::record_as`].
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Write {
@@ -52,37 +64,78 @@ impl Recorder {
         event: StreamResponse,
         write: Write,
     ) -> bool {
-        let reached = match &event {
-            StreamResponse::StatusUpdate(update) => Some(update.status.state.clone()),
-            StreamResponse::ArtifactUpdate(_) => {
-                crate::server::telemetry::chunk();
-                None
-            }
-            _ => None,
-        };
+        let reached = observed(&event);
         let Some((seq, event, stored)) =
             tracked.record(event, |seq, event| self.log(tracked, seq, event))
         else {
             return false;
         };
-        if let Some(task) = stored {
-            if write == Write::Store
-                && let Err(refused) = self.store(task, seq).await
-            {
-                self.abandon(tracked, refused);
-                return false;
-            }
-            tracked.publish(seq);
+        if !self.keep(tracked, seq, stored, write).await {
+            return false;
         }
-        // Posted in the task's trace (read before a final state ends the task's span).
-        if let Some(push) = self.pushes(&tracked.id, &event) {
-            let span = tracked.span().unwrap_or_else(tracing::Span::current);
-            push.deliver_in(&tracked.id, event, &span);
+        self.tell(tracked, event);
+        if let Some(state) = reached {
+            tracked.reached(&state);
+        }
+        true
+    }
+
+    /// Records `events` of task `tracked` in order as one change, written to the store once
+    /// (a reply's artifact and the state that ends the task: one write, not one for each);
+    /// `false` when the task had already ended.
+    pub(super) async fn record_all<const N: usize>(
+        &self,
+        tracked: &Arc<Tracked>,
+        events: [StreamResponse; N],
+    ) -> bool {
+        let reached = events.iter().filter_map(observed).last();
+        let (recorded, stored) =
+            tracked.record_all(events, |seq, event| self.log(tracked, seq, event));
+        let Some(&(last, _)) = recorded.last() else {
+            return false;
+        };
+        if !self.keep(tracked, last, stored, Write::Store).await {
+            return false;
+        }
+        for (_, event) in recorded {
+            self.tell(tracked, event);
         }
         if let Some(state) = reached {
             tracked.reached(&state);
         }
         true
+    }
+
+    /// Writes `stored` (the task as it is after its event `seq`, when that event changed what
+    /// the store keeps) unless `write` says the store has it, then lets readers see the
+    /// events up to `seq`; `false` when the store refused it (the run here is abandoned).
+    async fn keep(
+        &self,
+        tracked: &Arc<Tracked>,
+        seq: u64,
+        stored: Option<Task>,
+        write: Write,
+    ) -> bool {
+        let Some(task) = stored else {
+            return true;
+        };
+        if write == Write::Store
+            && let Err(refused) = self.store(task, seq).await
+        {
+            self.abandon(tracked, refused);
+            return false;
+        }
+        tracked.publish(seq);
+        true
+    }
+
+    /// Posts `event` of task `tracked` to its webhooks, in the task's trace (read before a
+    /// final state ends the task's span).
+    fn tell(&self, tracked: &Arc<Tracked>, event: Arc<Event>) {
+        if let Some(push) = self.pushes(&tracked.id, &event) {
+            let span = tracked.span().unwrap_or_else(tracing::Span::current);
+            push.deliver_in(&tracked.id, event, &span);
+        }
     }
 
     /// Where `event` of task `id` goes for its webhooks, unless the task is known to have

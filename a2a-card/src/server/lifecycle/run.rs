@@ -358,28 +358,40 @@ async fn drive(
                 }
                 match outcome {
                     Ok(reply) => {
-                        if let Some(part) = reply_part(reply) {
-                            // Recorded already when the process stopped right after it.
-                            let again = replay
-                                .meets(|| chunk(&artifact_id, &part, false, true))
-                                .unwrap_or(false);
-                            if !again {
-                                let name = artifact_id.clone();
-                                let event =
-                                    artifact(&tracked, artifact_id, name, vec![part], false, true);
-                                recorder.record(&tracked, event).await;
-                            }
-                        }
+                        // The reply's artifact, unless recorded already (the process stopped
+                        // right after it).
+                        let reply = reply_part(reply).filter(|part| {
+                            !replay
+                                .meets(|| chunk(&artifact_id, part, false, true))
+                                .unwrap_or(false)
+                        });
                         if let Some(left) = replay.items.front() {
                             let why = format!(
                                 "the durable handler did not replay as its task's log says: it returned before sending {} again",
                                 describe(left)
                             );
+                            if let Some(part) = reply {
+                                let name = artifact_id.clone();
+                                let event =
+                                    artifact(&tracked, artifact_id, name, vec![part], false, true);
+                                recorder.record(&tracked, event).await;
+                            }
                             diverged(&recorder, &tracked, why).await;
                             break;
                         }
-                        let event = status(&tracked, TaskState::Completed, None);
-                        recorder.record(&tracked, event).await;
+                        let done = status(&tracked, TaskState::Completed, None);
+                        match reply {
+                            // The reply and the end, written to the store at once.
+                            Some(part) => {
+                                let name = artifact_id.clone();
+                                let event =
+                                    artifact(&tracked, artifact_id, name, vec![part], false, true);
+                                recorder.record_all(&tracked, [event, done]).await;
+                            }
+                            None => {
+                                recorder.record(&tracked, done).await;
+                            }
+                        }
                     }
                     Err(e @ SkillError::Input(_)) => {
                         // The caller of the turn is answered with the refusal, the task fails.
