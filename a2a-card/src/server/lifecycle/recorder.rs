@@ -88,7 +88,8 @@ impl Recorder {
         tracked: &Arc<Tracked>,
         events: [StreamResponse; N],
     ) -> bool {
-        let reached = events.iter().filter_map(observed).last();
+        // Each event observed (a chunk counted), the last state kept.
+        let reached = events.iter().fold(None, |reached, event| observed(event).or(reached));
         let (recorded, stored) =
             tracked.record_all(events, |seq, event| self.log(tracked, seq, event));
         let Some(&(last, _)) = recorded.last() else {
