@@ -79,14 +79,8 @@ impl Lifecycle {
             Err(NotWaiting::Working | NotWaiting::Journaled) => return Err(not_asked(id)),
             Err(NotWaiting::Gone) => return self.answer_elsewhere(tracked, message, call).await,
         };
-        let (task, seq) = hand_over(&self.recorder, &tracked, message, call, waiting).await?;
-        Ok(Turn {
-            tracked,
-            task: Some(task),
-            seq,
-            outcome,
-            begun: true,
-        })
+        let snapshot = hand_over(&self.recorder, &tracked, message, call, waiting).await?;
+        Ok(Turn::taken(tracked, snapshot, outcome))
     }
 
     /// The caller's answer to the question of task `tracked`, whose handler does not run here:
@@ -154,7 +148,7 @@ impl Lifecycle {
             return Ok(Turn::pending(tracked, (task, asked), outcome));
         };
         // Asking (again) meanwhile.
-        let (task, seq) = deliver(
+        let snapshot = deliver(
             &self.recorder,
             &tracked,
             letter.message,
@@ -162,13 +156,7 @@ impl Lifecycle {
             waiting,
         )
         .await?;
-        Ok(Turn {
-            tracked,
-            task: Some(task),
-            seq,
-            outcome,
-            begun: true,
-        })
+        Ok(Turn::taken(tracked, snapshot, outcome))
     }
 
     /// Sends the caller's answer to the replica whose handler asked (Postgres), and follows

@@ -167,6 +167,18 @@ impl Turn {
         }
     }
 
+    /// A turn whose input the handler took (its caller `outcome`), from the task's state
+    /// `task` then, numbered `seq`.
+    fn taken(tracked: Arc<Tracked>, (task, seq): (Task, u64), outcome: Outcome) -> Turn {
+        Turn {
+            tracked,
+            task: Some(task),
+            seq,
+            outcome,
+            begun: true,
+        }
+    }
+
     /// A turn whose input the handler has not taken yet (see [`Turn::begun`]), from the
     /// task's state `task`, numbered `seq`.
     fn pending(tracked: Arc<Tracked>, (task, seq): (Task, u64), outcome: Outcome) -> Turn {

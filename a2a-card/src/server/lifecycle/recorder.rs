@@ -89,7 +89,9 @@ impl Recorder {
         events: [StreamResponse; N],
     ) -> bool {
         // Each event observed (a chunk counted), the last state kept.
-        let reached = events.iter().fold(None, |reached, event| observed(event).or(reached));
+        let reached = events
+            .iter()
+            .fold(None, |reached, event| observed(event).or(reached));
         let (recorded, stored) =
             tracked.record_all(events, |seq, event| self.log(tracked, seq, event));
         let Some(&(last, _)) = recorded.last() else {
