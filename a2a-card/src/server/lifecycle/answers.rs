@@ -174,7 +174,7 @@ impl Lifecycle {
             return Ok(None);
         };
         // Followed from before the answer goes, so that no event of the task is missed.
-        let (_, after) = tracked.snapshot();
+        let after = tracked.last();
         if !self.cluster.forward(&tracked.id, message).await? {
             return Ok(None);
         }
