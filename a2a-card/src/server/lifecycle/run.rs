@@ -360,20 +360,22 @@ async fn drive(
                     Ok(reply) => {
                         // The reply's artifact, unless recorded already (the process stopped
                         // right after it).
-                        let reply = reply_part(reply).filter(|part| {
-                            !replay
-                                .meets(|| chunk(&artifact_id, part, false, true))
-                                .unwrap_or(false)
-                        });
+                        let reply = reply_part(reply)
+                            .filter(|part| {
+                                !replay
+                                    .meets(|| chunk(&artifact_id, part, false, true))
+                                    .unwrap_or(false)
+                            })
+                            .map(|part| {
+                                let name = artifact_id.clone();
+                                artifact(&tracked, artifact_id, name, vec![part], false, true)
+                            });
                         if let Some(left) = replay.items.front() {
                             let why = format!(
                                 "the durable handler did not replay as its task's log says: it returned before sending {} again",
                                 describe(left)
                             );
-                            if let Some(part) = reply {
-                                let name = artifact_id.clone();
-                                let event =
-                                    artifact(&tracked, artifact_id, name, vec![part], false, true);
+                            if let Some(event) = reply {
                                 recorder.record(&tracked, event).await;
                             }
                             diverged(&recorder, &tracked, why).await;
@@ -382,16 +384,9 @@ async fn drive(
                         let done = status(&tracked, TaskState::Completed, None);
                         match reply {
                             // The reply and the end, written to the store at once.
-                            Some(part) => {
-                                let name = artifact_id.clone();
-                                let event =
-                                    artifact(&tracked, artifact_id, name, vec![part], false, true);
-                                recorder.record_all(&tracked, [event, done]).await;
-                            }
-                            None => {
-                                recorder.record(&tracked, done).await;
-                            }
-                        }
+                            Some(event) => recorder.record_all(&tracked, [event, done]).await,
+                            None => recorder.record(&tracked, done).await,
+                        };
                     }
                     Err(e @ SkillError::Input(_)) => {
                         // The caller of the turn is answered with the refusal, the task fails.
