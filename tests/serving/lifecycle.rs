@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use a2a_card::server::Webhooks;
 use serde_json::{Value, json};
-use support::client::{Running, http_json, rpc_status as rpc, serve};
+use support::client::{Running, events_of, http_json, rpc_status as rpc, rpc_stream, serve};
 use support::sse::Frames;
 
 async fn planner(pace: Duration) -> Running {
@@ -32,30 +32,6 @@ fn text(task: Option<&str>, text: &str) -> Value {
         message["taskId"] = json!(task);
     }
     message
-}
-
-/// The `data` of each event of an SSE answer, read to its end.
-async fn events_of(response: reqwest::Response) -> Vec<Value> {
-    assert_eq!(response.status(), 200);
-    let text = response.text().await.expect("the events");
-    text.lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .map(|d| serde_json::from_str(d.trim()).expect("JSON events"))
-        .collect()
-}
-
-/// A streaming JSON-RPC call (`version`: the `A2A-Version` header), read to its end.
-async fn rpc_stream(base: &str, version: Option<&str>, method: &str, params: Value) -> Vec<Value> {
-    let body = json!({"jsonrpc": "2.0", "id": "s", "method": method, "params": params});
-    let mut request = reqwest::Client::new()
-        .post(format!("{base}/"))
-        .header("content-type", "application/json")
-        .header("accept", "text/event-stream")
-        .body(body.to_string());
-    if let Some(version) = version {
-        request = request.header("A2A-Version", version);
-    }
-    events_of(request.send().await.expect("a stream")).await
 }
 
 /// The kind of a 1.0 stream event (`task`, `statusUpdate`, `artifactUpdate`, `message`).

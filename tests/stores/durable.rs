@@ -12,7 +12,7 @@ use a2a_card::server::{Server, Webhooks};
 use a2a_card::{Schema, SkillContext, SkillError, agent, skill};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use support::client::{rpc, rpc_to};
+use support::client::{rpc, rpc_stream, rpc_to};
 use support::replica::Replica;
 use support::sse::Frames;
 
@@ -771,24 +771,10 @@ async fn an_answer_streamed_before_the_takeover_streams_the_task_once_the_handle
     let env = [(LEASE, "3000")];
     let (id, _) = asked_then_killed(&url, &notes, &env).await;
     let next = ledger(&url, &env);
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
-        "params": {"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
-                               "parts": [{"text": "yes"}], "taskId": id}}});
-    let response = reqwest::Client::new()
-        .post(format!("{}/", next.base))
-        .header("content-type", "application/json")
-        .header("A2A-Version", "1.0")
-        .body(body.to_string())
-        .send()
-        .await
-        .expect("a stream");
-    assert_eq!(response.status(), 200);
-    let text = response.text().await.expect("the events");
-    let events: Vec<Value> = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .map(|d| serde_json::from_str(d.trim()).expect("JSON events"))
-        .collect();
+    let params = json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
+                                    "parts": [{"text": "yes"}], "taskId": id}});
+    let events = rpc_stream(&next.base, Some("1.0"), "SendStreamingMessage", params).await;
+    let text = Value::Array(events.clone()).to_string();
     let first = &events
         .first()
         .unwrap_or_else(|| panic!("no events: {text}"))["result"];

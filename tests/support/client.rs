@@ -156,6 +156,35 @@ async fn rpc_status_to(url: &str, method: &str, params: Value) -> (u16, Value) {
     (status, response.json().await.expect("JSON"))
 }
 
+/// The `data` of each event of an SSE answer, read to its end.
+pub async fn events_of(response: reqwest::Response) -> Vec<Value> {
+    assert_eq!(response.status(), 200);
+    let text = response.text().await.expect("the events");
+    text.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(|d| serde_json::from_str(d.trim()).expect("JSON events"))
+        .collect()
+}
+
+/// A streaming JSON-RPC call (`version`: the `A2A-Version` header), read to its end.
+pub async fn rpc_stream(
+    base: &str,
+    version: Option<&str>,
+    method: &str,
+    params: Value,
+) -> Vec<Value> {
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": "s", "method": method, "params": params});
+    let mut request = reqwest::Client::new()
+        .post(format!("{base}/"))
+        .header("content-type", "application/json")
+        .header("accept", "text/event-stream")
+        .body(body.to_string());
+    if let Some(version) = version {
+        request = request.header("A2A-Version", version);
+    }
+    events_of(request.send().await.expect("a stream")).await
+}
+
 /// An HTTP+JSON 1.0 request's JSON answer.
 pub async fn http_json(request: reqwest::RequestBuilder) -> Value {
     request
