@@ -157,6 +157,12 @@ async fn spans_and_metrics_reach_an_otlp_receiver_and_one_trace_spans_two_agents
     .await;
     assert!(refereed.contains("TASK_STATE_COMPLETED"), "{refereed}");
 
+    // A call that fails, over HTTP+JSON: counted as an error of its method.
+    let missing = reqwest::get(format!("{fights}/tasks/no-such-task"))
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), 404);
+
     // Prometheus text, before the export is flushed.
     let text = reqwest::get(format!("{fights}/metrics"))
         .await
@@ -182,6 +188,8 @@ async fn spans_and_metrics_reach_an_otlp_receiver_and_one_trace_spans_two_agents
     assert_eq!(value("a2a_tasks_active", &planned), 0.0, "{text}");
     let sends = ["rpc_method=\"SendMessage\"", "a2a_outcome=\"ok\""];
     assert!(value("a2a_server_requests_total", &sends) >= 4.0, "{text}");
+    let failed = ["rpc_method=\"GetTask\"", "a2a_outcome=\"error\""];
+    assert_eq!(value("a2a_server_requests_total", &failed), 1.0, "{text}");
     assert!(value("a2a_stream_chunks_total", &[]) >= 1.0, "{text}");
 
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -236,6 +244,13 @@ async fn spans_and_metrics_reach_an_otlp_receiver_and_one_trace_spans_two_agents
     assert_eq!(
         attribute(request, "http.response.status_code").as_deref(),
         Some("200")
+    );
+    let missing = calls("GetTask")
+        .find(|s| attribute(s, "a2a.binding").as_deref() == Some("HTTP+JSON"))
+        .expect("the GetTask request span");
+    assert_eq!(
+        attribute(missing, "http.response.status_code").as_deref(),
+        Some("404")
     );
     let task_span = named("a2a.task")
         .find(|s| attribute(s, "gen_ai.tool.name").as_deref() == Some("fight-comparison"))

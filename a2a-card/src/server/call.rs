@@ -6,7 +6,9 @@
 use std::sync::Arc;
 
 use a2a::*;
+use axum::extract::FromRequestParts;
 use axum::http::HeaderMap;
+use axum::http::request::Parts;
 use futures::stream::BoxStream;
 
 use super::auth::{Admission, Refusal};
@@ -71,21 +73,38 @@ pub(crate) struct Context {
     pub(crate) peer: Option<Peer>,
     /// The send's idempotency key (`Idempotency-Key`), as sent.
     pub(crate) idempotency_key: Option<String>,
+    /// The protocol version the call speaks.
+    pub(crate) version: Version,
+}
+
+/// The protocol version a call speaks: 1.0, or 0.3 translated (JSON-RPC only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Version {
+    #[default]
+    V1_0,
+    V0_3,
+}
+
+impl Version {
+    /// The version as `A2A-Version` spells it.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Version::V1_0 => "1.0",
+            Version::V0_3 => "0.3",
+        }
+    }
 }
 
 impl Context {
-    /// The context of a request over `binding` with `headers` and `layers` (the request's
-    /// extensions, as the server's layers left them): the caller the authentication layer let in
-    /// (none where the card asks for no security), or its refusal; the connection's peer; the
-    /// extensions asked for, `Last-Event-ID` and `Idempotency-Key`. Every binding's context is
-    /// made here.
-    pub(crate) fn of(
-        binding: Binding,
-        headers: &HeaderMap,
-        layers: &axum::http::Extensions,
-    ) -> Result<Context, Refusal> {
-        let peer = Peer::of(layers.get());
-        let principal = match layers.get::<Admission>() {
+    /// The context of a request over `binding` (its head, with the extensions the server's
+    /// layers left on it): the caller the authentication layer let in (none where the card asks
+    /// for no security), or its refusal; the connection's peer; the extensions asked for,
+    /// `Last-Event-ID` and `Idempotency-Key`. Every binding's context is made here, most
+    /// through [`Incoming`].
+    pub(crate) fn of(binding: Binding, parts: &Parts) -> Result<Context, Refusal> {
+        let headers = &parts.headers;
+        let peer = Peer::of(parts.extensions.get());
+        let principal = match parts.extensions.get::<Admission>() {
             Some(Admission::Refused(refusal)) => return Err((**refusal).clone()),
             Some(Admission::Caller(principal)) => principal.clone(),
             None => None,
@@ -102,6 +121,7 @@ impl Context {
                 .get(crate::idempotency::IDEMPOTENCY_KEY_HEADER)
                 .and_then(|v| v.to_str().ok())
                 .map(|v| v.trim().to_owned()),
+            version: Version::V1_0,
         })
     }
 
@@ -116,12 +136,33 @@ impl Context {
             tenant: None,
             peer: None,
             idempotency_key: None,
+            version: Version::V1_0,
         }
     }
 
     /// Whether the caller is authenticated.
     pub(crate) fn is_authenticated(&self) -> bool {
         self.principal.is_some()
+    }
+}
+
+/// The binding whose requests a router's state serves (what [`Incoming`] reads).
+pub(crate) trait Bound {
+    /// The binding.
+    const BINDING: Binding;
+}
+
+/// A request's call context, extracted once from its head (an axum extractor over a router
+/// whose state is [`Bound`]): the context, or the authentication layer's refusal, which the
+/// binding renders in its own wire shape once it can (a JSON-RPC refusal names the request's
+/// `id`, read from the body).
+pub(crate) struct Incoming(pub(crate) Result<Context, Refusal>);
+
+impl<S: Bound + Send + Sync> FromRequestParts<S> for Incoming {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Incoming(Context::of(S::BINDING, parts)))
     }
 }
 

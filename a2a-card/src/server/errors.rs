@@ -82,7 +82,7 @@ pub(crate) fn rest_status(status: StatusCode, err: A2AError) -> Response {
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/problem+json"),
     );
-    super::telemetry::failed(&mut response);
+    super::telemetry::failed();
     response
 }
 

@@ -6,9 +6,12 @@
 //! No span carries a message's content, a credential or a token: ids, names, states, counts and
 //! statuses only.
 
-use std::time::Duration;
+use std::borrow::Cow;
+use std::time::{Duration, Instant};
 
 use tracing::Span;
+
+use super::call::Binding;
 
 /// The span of one HTTP request, its W3C parent read from `headers` (feature `otel`).
 pub(crate) fn request_span(method: &str, path: &str, headers: &axum::http::HeaderMap) -> Span {
@@ -31,61 +34,60 @@ pub(crate) fn request_span(method: &str, path: &str, headers: &axum::http::Heade
     span
 }
 
-/// What a request called, and whether it was answered with an error (JSON-RPC answers
-/// errors with `200`): put on the answer's extensions by the binding, read by the [`layer`].
-#[derive(Debug, Default, Clone)]
-pub(crate) struct Called {
+/// One protocol call being answered: named on its request's span as it begins, counted (its
+/// method, outcome and duration) as it ends. The bindings' calls are recorded by
+/// [`Observed`](crate::server::bindings::Observed), MCP's methods by its gate.
+#[must_use = "a call is counted when it ends"]
+pub(crate) struct CallRecord {
     #[cfg_attr(not(feature = "otel"), allow(dead_code))]
-    method: Option<String>,
-    failed: bool,
+    method: Cow<'static, str>,
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
+    started: Instant,
 }
 
-/// Names the protocol method the current request calls over `binding` (its name on the card,
-/// and its RPC system), on its span.
-pub(crate) fn method(binding: (&'static str, &'static str), method: &str, version: &str) {
-    let (binding, system) = binding;
-    let span = Span::current();
-    span.record("a2a.binding", binding);
-    span.record("rpc.system", system);
-    span.record("rpc.method", method);
-    span.record("a2a.version", version);
-}
-
-/// Marks `response` as the answer to a call of `method` (for the request's metrics).
-pub(crate) fn called(response: &mut axum::response::Response, method: &str) {
-    // Kept for the request's metrics, which only `otel` records, once set up.
-    #[cfg(feature = "otel")]
-    if crate::otel::metered() {
-        let called = response.extensions_mut().get_or_insert_default::<Called>();
-        called.method = Some(method.to_owned());
+impl CallRecord {
+    /// A call of `method` over `binding` in protocol `version` begins, in the current
+    /// request's span.
+    pub(crate) fn begin(
+        binding: Binding,
+        method: impl Into<Cow<'static, str>>,
+        version: &str,
+    ) -> CallRecord {
+        let (binding, system) = binding.names();
+        let method = method.into();
+        let span = Span::current();
+        span.record("a2a.binding", binding);
+        span.record("rpc.system", system);
+        span.record("rpc.method", &*method);
+        span.record("a2a.version", version);
+        CallRecord {
+            method,
+            started: Instant::now(),
+        }
     }
-    #[cfg(not(feature = "otel"))]
-    let _ = (response, method);
+
+    /// The call ended, answered (`ok`) or with an error, whatever the HTTP status says.
+    pub(crate) fn end(self, ok: bool) {
+        if !ok {
+            failed();
+        }
+        #[cfg(feature = "otel")]
+        otel::answered(self.method, ok, self.started.elapsed());
+    }
 }
 
-/// Marks `response` as a protocol error (whatever its HTTP status).
-pub(crate) fn failed(response: &mut axum::response::Response) {
-    response
-        .extensions_mut()
-        .get_or_insert_default::<Called>()
-        .failed = true;
+/// Marks the current request as answered with a protocol error (whatever its HTTP status:
+/// JSON-RPC answers errors with `200`).
+pub(crate) fn failed() {
     Span::current().record("otel.status_code", "ERROR");
 }
 
-/// Ends the request's span: its HTTP status and outcome, and the request metrics (`method`:
-/// the protocol method, when the request was a protocol call).
-fn answered(span: &Span, status: u16, took: Duration, called: Called) {
+/// Ends the request's span: its HTTP status (a request answered with `4xx` or `5xx` failed).
+fn answered(span: &Span, status: u16) {
     span.record("http.response.status_code", status);
-    let ok = status < 400 && !called.failed;
     if status >= 400 {
         span.record("otel.status_code", "ERROR");
     }
-    #[cfg(feature = "otel")]
-    if let Some(method) = called.method {
-        otel::answered(method, ok, took);
-    }
-    #[cfg(not(feature = "otel"))]
-    let _ = (took, ok, called);
 }
 
 /// A request the listener answered ahead of its router and layers (a published document,
@@ -96,7 +98,7 @@ pub(crate) fn answered_ahead(request: &axum::extract::Request, status: u16) {
         request.uri().path(),
         request.headers(),
     );
-    answered(&span, status, Duration::ZERO, Called::default());
+    answered(&span, status);
 }
 
 /// The span of task `id`, a child of the request that created it.
@@ -260,20 +262,14 @@ pub(crate) async fn layer(
         request.uri().path(),
         request.headers(),
     );
-    let started = std::time::Instant::now();
-    let mut response = next.run(request).instrument(span.clone()).await;
-    let called = response.extensions_mut().remove::<Called>();
-    answered(
-        &span,
-        response.status().as_u16(),
-        started.elapsed(),
-        called.unwrap_or_default(),
-    );
+    let response = next.run(request).instrument(span.clone()).await;
+    answered(&span, response.status().as_u16());
     response
 }
 
 #[cfg(feature = "otel")]
 mod otel {
+    use std::borrow::Cow;
     use std::sync::OnceLock;
     use std::time::Duration;
 
@@ -388,10 +384,13 @@ mod otel {
         }
     }
 
-    pub(super) fn answered(method: String, ok: bool, took: Duration) {
+    pub(super) fn answered(method: Cow<'static, str>, ok: bool, took: Duration) {
         let Some(i) = instruments() else { return };
         let outcome = KeyValue::new("a2a.outcome", if ok { "ok" } else { "error" });
-        let method = KeyValue::new("rpc.method", method);
+        let method = match method {
+            Cow::Borrowed(method) => KeyValue::new("rpc.method", method),
+            Cow::Owned(method) => KeyValue::new("rpc.method", method),
+        };
         i.requests.add(1, &[method.clone(), outcome]);
         i.request_duration.record(took.as_secs_f64(), &[method]);
     }

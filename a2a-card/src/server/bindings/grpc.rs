@@ -21,7 +21,9 @@ use tonic::metadata::MetadataValue;
 use tonic::{Request, Response, Status};
 
 use crate::server::auth::Refusal;
-use crate::server::call::{Binding, Context, EXTENSIONS_HEADER, Failure, NumberedStream};
+use crate::server::call::{
+    Binding, Bound, Context, EXTENSIONS_HEADER, Failure, Incoming, NumberedStream,
+};
 use crate::server::lifecycle::{Called, Calls};
 use crate::server::store::Event;
 
@@ -33,42 +35,32 @@ pub(crate) fn router(calls: Arc<dyn Calls>, body_limit: usize) -> axum::Router {
     let service = A2aServiceServer::new(Grpc(calls)).max_decoding_message_size(body_limit);
     axum::Router::new()
         .route_service(&format!("{SERVICE_PATH}/{{*method}}"), service)
-        .layer(axum::middleware::from_fn(telemetry))
+        .layer(axum::middleware::from_fn_with_state(GrpcRequests, context))
 }
 
-/// The request's span names its method (the path's last segment); the answer is a failed call
-/// when its status says so.
-async fn telemetry(
-    request: axum::extract::Request,
+/// The state the gRPC routes' context is made with.
+#[derive(Clone, Copy)]
+struct GrpcRequests;
+
+impl Bound for GrpcRequests {
+    const BINDING: Binding = Binding::Grpc;
+}
+
+/// Makes each request's call context from its head, before tonic reads it, for its method
+/// to take ([`context`]); a caller the authentication layer refused is answered here, with the
+/// status [`refused`] says.
+async fn context(
+    Incoming(ctx): Incoming,
+    mut request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
-    // The service's methods are the 1.0 methods, by the same names.
-    use a2a::methods::*;
-    let path = request.uri().path();
-    let method = [
-        SEND_MESSAGE,
-        SEND_STREAMING_MESSAGE,
-        GET_TASK,
-        LIST_TASKS,
-        CANCEL_TASK,
-        SUBSCRIBE_TO_TASK,
-        CREATE_PUSH_CONFIG,
-        GET_PUSH_CONFIG,
-        LIST_PUSH_CONFIGS,
-        DELETE_PUSH_CONFIG,
-        GET_EXTENDED_AGENT_CARD,
-    ]
-    .into_iter()
-    .find(|m| path.strip_suffix(m).is_some_and(|p| p.ends_with('/')))
-    .unwrap_or("unknown");
-    crate::server::telemetry::method(Binding::Grpc.names(), method, "1.0");
-    let mut response = next.run(request).await;
-    crate::server::telemetry::called(&mut response, method);
-    let status = response.headers().get("grpc-status");
-    if status.is_some_and(|s| s.as_bytes() != b"0") {
-        crate::server::telemetry::failed(&mut response);
+    match ctx {
+        Ok(ctx) => {
+            request.extensions_mut().insert(ctx);
+            next.run(request).await
+        }
+        Err(refusal) => refused(&refusal).into_http(),
     }
-    response
 }
 
 /// The service: each method one call.
@@ -76,14 +68,12 @@ struct Grpc(Arc<dyn Calls>);
 
 type Events = Pin<Box<dyn Stream<Item = Result<proto::StreamResponse, Status>> + Send>>;
 
-/// The context of a call made with `request`'s metadata and the authentication layer's word.
-fn context<T>(request: &Request<T>) -> Result<Context, Status> {
-    Context::of(
-        Binding::Grpc,
-        request.metadata().as_ref(),
-        request.extensions(),
-    )
-    .map_err(|refusal| refused(&refusal))
+/// The call context the routes' layer made of `request`'s head ([`context`]).
+fn ctx_of<T>(request: &mut Request<T>) -> Result<Context, Status> {
+    request
+        .extensions_mut()
+        .remove::<Context>()
+        .ok_or_else(|| Status::internal("the request reached the service without its context"))
 }
 
 /// The status of a call `refusal` refused: `UNAUTHENTICATED`, `PERMISSION_DENIED`,
@@ -151,9 +141,9 @@ fn events(called: Called<NumberedStream>) -> Result<Response<Events>, Status> {
 impl A2aService for Grpc {
     async fn send_message(
         &self,
-        request: Request<proto::SendMessageRequest>,
+        mut request: Request<proto::SendMessageRequest>,
     ) -> Result<Response<proto::SendMessageResponse>, Status> {
-        let ctx = context(&request)?;
+        let ctx = ctx_of(&mut request)?;
         let req = pbconv::from_proto_send_message_request(request.get_ref());
         let called = self.0.send_message(&ctx, req).await;
         respond(called, pbconv::to_proto_send_message_response)
@@ -163,27 +153,27 @@ impl A2aService for Grpc {
 
     async fn send_streaming_message(
         &self,
-        request: Request<proto::SendMessageRequest>,
+        mut request: Request<proto::SendMessageRequest>,
     ) -> Result<Response<Events>, Status> {
-        let ctx = context(&request)?;
+        let ctx = ctx_of(&mut request)?;
         let req = pbconv::from_proto_send_message_request(request.get_ref());
         events(self.0.send_streaming_message(&ctx, req).await)
     }
 
     async fn get_task(
         &self,
-        request: Request<proto::GetTaskRequest>,
+        mut request: Request<proto::GetTaskRequest>,
     ) -> Result<Response<proto::Task>, Status> {
-        let ctx = context(&request)?;
+        let ctx = ctx_of(&mut request)?;
         let req = pbconv::from_proto_get_task_request(request.get_ref());
         respond(self.0.get_task(&ctx, req).await, pbconv::to_proto_task)
     }
 
     async fn list_tasks(
         &self,
-        request: Request<proto::ListTasksRequest>,
+        mut request: Request<proto::ListTasksRequest>,
     ) -> Result<Response<proto::ListTasksResponse>, Status> {
-        let ctx = context(&request)?;
+        let ctx = ctx_of(&mut request)?;
         let req = pbconv::from_proto_list_tasks_request(request.get_ref());
         let called = self.0.list_tasks(&ctx, req).await;
         respond(called, pbconv::to_proto_list_tasks_response)
@@ -191,9 +181,9 @@ impl A2aService for Grpc {
 
     async fn cancel_task(
         &self,
-        request: Request<proto::CancelTaskRequest>,
+        mut request: Request<proto::CancelTaskRequest>,
     ) -> Result<Response<proto::Task>, Status> {
-        let ctx = context(&request)?;
+        let ctx = ctx_of(&mut request)?;
         let req = pbconv::from_proto_cancel_task_request(request.get_ref());
         respond(self.0.cancel_task(&ctx, req).await, pbconv::to_proto_task)
     }
@@ -202,18 +192,18 @@ impl A2aService for Grpc {
 
     async fn subscribe_to_task(
         &self,
-        request: Request<proto::SubscribeToTaskRequest>,
+        mut request: Request<proto::SubscribeToTaskRequest>,
     ) -> Result<Response<Events>, Status> {
-        let ctx = context(&request)?;
+        let ctx = ctx_of(&mut request)?;
         let req = pbconv::from_proto_subscribe_to_task_request(request.get_ref());
         events(self.0.subscribe_to_task(&ctx, req).await)
     }
 
     async fn create_task_push_notification_config(
         &self,
-        request: Request<proto::TaskPushNotificationConfig>,
+        mut request: Request<proto::TaskPushNotificationConfig>,
     ) -> Result<Response<proto::TaskPushNotificationConfig>, Status> {
-        let ctx = context(&request)?;
+        let ctx = ctx_of(&mut request)?;
         let req =
             pbconv::from_proto_create_task_push_notification_config_request(request.get_ref());
         let called = self.0.create_push_config(&ctx, req).await;
@@ -222,9 +212,9 @@ impl A2aService for Grpc {
 
     async fn get_task_push_notification_config(
         &self,
-        request: Request<proto::GetTaskPushNotificationConfigRequest>,
+        mut request: Request<proto::GetTaskPushNotificationConfigRequest>,
     ) -> Result<Response<proto::TaskPushNotificationConfig>, Status> {
-        let ctx = context(&request)?;
+        let ctx = ctx_of(&mut request)?;
         let req = pbconv::from_proto_get_task_push_notification_config_request(request.get_ref());
         let called = self.0.get_push_config(&ctx, req).await;
         respond(called, pbconv::to_proto_task_push_notification_config)
@@ -232,9 +222,9 @@ impl A2aService for Grpc {
 
     async fn list_task_push_notification_configs(
         &self,
-        request: Request<proto::ListTaskPushNotificationConfigsRequest>,
+        mut request: Request<proto::ListTaskPushNotificationConfigsRequest>,
     ) -> Result<Response<proto::ListTaskPushNotificationConfigsResponse>, Status> {
-        let ctx = context(&request)?;
+        let ctx = ctx_of(&mut request)?;
         let req = pbconv::from_proto_list_task_push_notification_configs_request(request.get_ref());
         let called = self.0.list_push_configs(&ctx, req).await;
         respond(
@@ -245,18 +235,18 @@ impl A2aService for Grpc {
 
     async fn get_extended_agent_card(
         &self,
-        request: Request<proto::GetExtendedAgentCardRequest>,
+        mut request: Request<proto::GetExtendedAgentCardRequest>,
     ) -> Result<Response<proto::AgentCard>, Status> {
-        let ctx = context(&request)?;
+        let ctx = ctx_of(&mut request)?;
         let called = self.0.get_extended_agent_card(&ctx).await;
         respond(called, pbconv::to_proto_agent_card)
     }
 
     async fn delete_task_push_notification_config(
         &self,
-        request: Request<proto::DeleteTaskPushNotificationConfigRequest>,
+        mut request: Request<proto::DeleteTaskPushNotificationConfigRequest>,
     ) -> Result<Response<()>, Status> {
-        let ctx = context(&request)?;
+        let ctx = ctx_of(&mut request)?;
         let req =
             pbconv::from_proto_delete_task_push_notification_config_request(request.get_ref());
         respond(self.0.delete_push_config(&ctx, req).await, |()| ())

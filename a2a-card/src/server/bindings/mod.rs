@@ -9,3 +9,7 @@ pub(crate) mod http;
 pub mod mcp;
 #[cfg(feature = "ui")]
 pub(crate) mod ui;
+
+mod observed;
+
+pub(crate) use observed::Observed;

@@ -451,8 +451,8 @@ impl<A: Agent> Server<A> {
     ///
     /// | metric | kind | attributes |
     /// |---|---|---|
-    /// | `a2a.server.requests` | counter | `rpc.method`, `a2a.outcome` (`ok`, `error`: a JSON-RPC error counts as one) |
-    /// | `a2a.server.request.duration` | histogram, s | `rpc.method` |
+    /// | `a2a.server.requests` | counter of protocol calls (requests read into an A2A method, or an MCP one; not those refused before) | `rpc.method`, `a2a.outcome` (`ok`, `error`: a JSON-RPC error counts as one) |
+    /// | `a2a.server.request.duration` | histogram, s (to the answer, or a stream's start) | `rpc.method` |
     /// | `a2a.tasks` | counter of ended tasks | `gen_ai.tool.name`, `a2a.task.state` |
     /// | `a2a.task.duration` | histogram, s | `gen_ai.tool.name`, `a2a.task.state` |
     /// | `a2a.tasks.active` | up-down counter | `gen_ai.tool.name` |
@@ -509,7 +509,7 @@ impl<A: Agent> Server<A> {
         use rmcp::ServiceExt as _;
         let (card, endpoint) = self.served(None)?;
         let (handler, _) = self.handler_for(&card, &endpoint, None).await?;
-        let bridge = mcp::Bridge::new(handler)?;
+        let bridge = mcp::Bridge::new(Arc::clone(&handler) as _, handler.agent())?;
         let running = bridge
             .serve(rmcp::transport::stdio())
             .await

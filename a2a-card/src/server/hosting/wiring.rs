@@ -12,6 +12,7 @@ use crate::agent::Agent;
 use crate::builder::BuildError;
 use crate::card::AgentCard;
 use crate::dispatch::Dispatcher;
+use crate::server::bindings::Observed;
 use crate::server::documents::{self, Documents, Published};
 use crate::server::interfaces::Endpoint;
 use crate::server::*;
@@ -198,7 +199,8 @@ impl<A: Agent> Server<A> {
         let metrics_route = self.metrics_route.clone();
         let (handler, guard) = self.handler_for(&card, endpoint, shared).await?;
         let halt = handler.halt();
-        let calls: Arc<dyn lifecycle::Calls> = Arc::clone(&handler) as _;
+        // The A2A bindings' calls, each recorded once; MCP records its own methods.
+        let calls: Arc<dyn lifecycle::Calls> = Arc::new(Observed(Arc::clone(&handler) as _));
         // The one authentication layer of every binding (where the card declares security).
         let authenticated = |router: axum::Router| match &guard {
             Some(guard) => router.layer(axum::middleware::from_fn_with_state(
@@ -217,7 +219,8 @@ impl<A: Agent> Server<A> {
         #[cfg(feature = "mcp")]
         let mcp = match endpoint.mcp {
             true => Some(authenticated(mcp::router(
-                Arc::clone(&handler),
+                Arc::clone(&handler) as _,
+                handler.agent(),
                 guard.clone(),
                 &card,
                 endpoint,

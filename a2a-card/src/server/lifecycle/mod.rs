@@ -59,7 +59,6 @@ use super::message::{decide, dispatch_input};
 use super::push::{Delivery, Webhooks};
 use super::store::{Logged, Place, Store};
 use cluster::{Cluster, follow_log, hear, post_recovered};
-#[cfg(feature = "grpc")]
 pub(crate) use handler::Called;
 pub(crate) use handler::Calls;
 use handover::answer_of;

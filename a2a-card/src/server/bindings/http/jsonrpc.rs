@@ -20,8 +20,8 @@ use super::protojson::{normalize, read, read_text};
 use crate::server::auth::Refusal;
 use crate::server::call::NumberedStream;
 use crate::server::call::{
-    Answer, Answered, Binding, Context, EXTENSIONS_HEADER, Failure, Op, Used, field_error,
-    requested_version,
+    Answer, Answered, Binding, Bound, Context, EXTENSIONS_HEADER, Failure, Incoming, Op, Used,
+    Version, field_error, requested_version,
 };
 use crate::server::errors::json_response;
 use crate::server::lifecycle::Calls;
@@ -44,8 +44,8 @@ pub(crate) struct JsonRpc {
 /// expect; another status only where the transport refuses the body).
 fn refuse(status: StatusCode, id: JsonRpcId, code: i32, message: impl Into<String>) -> Response {
     let error = A2AError::new(code, message).to_jsonrpc_error();
-    let mut response = json_response(status, &JsonRpcResponse::error(id, error));
-    telemetry::failed(&mut response);
+    let response = json_response(status, &JsonRpcResponse::error(id, error));
+    telemetry::failed();
     response
 }
 
@@ -85,8 +85,16 @@ fn asks_for_0_3(headers: &HeaderMap) -> bool {
     }
 }
 
+impl Bound for Arc<JsonRpc> {
+    const BINDING: Binding = Binding::JsonRpc;
+}
+
 /// Handles `POST` on the JSON-RPC path.
-pub(crate) async fn endpoint(State(rpc): State<Arc<JsonRpc>>, request: Request) -> Response {
+pub(crate) async fn endpoint(
+    State(rpc): State<Arc<JsonRpc>>,
+    Incoming(ctx): Incoming,
+    request: Request,
+) -> Response {
     let (parts, body) = request.into_parts();
     if !is_json(&parts.headers) {
         return refuse(
@@ -173,25 +181,24 @@ pub(crate) async fn endpoint(State(rpc): State<Arc<JsonRpc>>, request: Request) 
         return invalid(id, "`params` is an object");
     }
     let legacy = Method::parse(&method).filter(|_| rpc.v0_3 && asks_for_0_3(&parts.headers));
-    let version = if legacy.is_some() { "0.3" } else { "1.0" };
-    telemetry::method(Binding::JsonRpc.names(), &method, version);
     if legacy.is_none() && !a2a::methods::is_valid(&method) {
         return method_not_found(id, &method);
     }
     // Before anything is done with the request: the card's requirement.
-    let ctx = match Context::of(Binding::JsonRpc, &parts.headers, &parts.extensions) {
+    let mut ctx = match ctx {
         Ok(ctx) => ctx,
         Err(refusal) => return refused(&refusal, id),
     };
-    let mut response = match legacy {
-        Some(legacy) => v0_3_call(&*rpc.calls, &ctx, legacy, params, id).await,
+    match legacy {
+        Some(legacy) => {
+            ctx.version = Version::V0_3;
+            v0_3_call(&*rpc.calls, &ctx, legacy, params, id).await
+        }
         None => match check_version(&parts.headers) {
             Ok(()) => call(&*rpc.calls, &ctx, &method, params, id).await,
             Err(e) => error_response(&id, e),
         },
-    };
-    telemetry::called(&mut response, &method);
-    response
+    }
 }
 
 /// The answer to a method that is neither 1.0 nor (translated) 0.3.
@@ -301,7 +308,7 @@ async fn v0_3_call(
         Err(Failure::Refused(refusal)) => return refused(&refusal, id),
         Err(Failure::Error(e)) => {
             let body = error_json_v0_3(&id, e);
-            let mut response = if method.streams() {
+            let response = if method.streams() {
                 // A 0.3 client reads a streaming method's answer only as events: an error
                 // before the stream is one event (as the official SDK's 0.3 layer sends it).
                 one_event(body)
@@ -313,7 +320,7 @@ async fn v0_3_call(
                 );
                 response
             };
-            telemetry::failed(&mut response);
+            telemetry::failed();
             return response;
         }
     };
@@ -362,11 +369,11 @@ fn error_json_v0_3(id: &JsonRpcId, e: A2AError) -> String {
 }
 
 fn error_response(id: &JsonRpcId, e: A2AError) -> Response {
-    let mut response = json_response(
+    let response = json_response(
         StatusCode::OK,
         &JsonRpcResponse::error(id.clone(), e.to_jsonrpc_error()),
     );
-    telemetry::failed(&mut response);
+    telemetry::failed();
     response
 }
 

@@ -18,12 +18,11 @@ use super::jsonrpc::{is_json, sse};
 use super::protojson::{normalize, read, read_text};
 use crate::server::auth::Refusal;
 use crate::server::call::{
-    Answer, Answered, Binding, Context, EXTENSIONS_HEADER, Failure, Op, field_error,
+    Answer, Answered, Binding, Bound, EXTENSIONS_HEADER, Failure, Incoming, Op, field_error,
 };
 use crate::server::errors::rest_status;
 use crate::server::lifecycle::Calls;
 use crate::server::store::Event;
-use crate::server::telemetry;
 
 /// The HTTP+JSON binding's state.
 pub(crate) struct Rest {
@@ -119,24 +118,6 @@ impl Route {
             .collect()
     }
 
-    /// The 1.0 method the route calls.
-    fn method(&self) -> &'static str {
-        use a2a::methods as m;
-        match self {
-            Route::Send { streaming: false } => m::SEND_MESSAGE,
-            Route::Send { streaming: true } => m::SEND_STREAMING_MESSAGE,
-            Route::Subscribe(_) => m::SUBSCRIBE_TO_TASK,
-            Route::List => m::LIST_TASKS,
-            Route::Get(_) => m::GET_TASK,
-            Route::Cancel(_) => m::CANCEL_TASK,
-            Route::CreateConfig(_) => m::CREATE_PUSH_CONFIG,
-            Route::ListConfigs(_) => m::LIST_PUSH_CONFIGS,
-            Route::GetConfig(..) => m::GET_PUSH_CONFIG,
-            Route::DeleteConfig(..) => m::DELETE_PUSH_CONFIG,
-            Route::Extended => m::GET_EXTENDED_AGENT_CARD,
-        }
-    }
-
     /// Whether the route reads a body.
     fn has_body(&self) -> bool {
         matches!(self, Route::Send { .. } | Route::CreateConfig(_))
@@ -163,8 +144,16 @@ struct Query {
     include_artifacts: Option<bool>,
 }
 
+impl Bound for Arc<Rest> {
+    const BINDING: Binding = Binding::HttpJson;
+}
+
 /// Answers every request of the binding (see the [module docs](self)).
-pub(crate) async fn endpoint(State(rest): State<Arc<Rest>>, request: Request) -> Response {
+pub(crate) async fn endpoint(
+    State(rest): State<Arc<Rest>>,
+    Incoming(ctx): Incoming,
+    request: Request,
+) -> Response {
     let (parts, body) = request.into_parts();
     let Some((tenant, route)) = Route::in_tenant(&parts.method, parts.uri.path()) else {
         let allowed = Route::allowed(parts.uri.path());
@@ -198,10 +187,8 @@ pub(crate) async fn endpoint(State(rest): State<Arc<Rest>>, request: Request) ->
         }
         return response;
     };
-    let method = route.method();
-    telemetry::method(Binding::HttpJson.names(), method, "1.0");
     // Before anything is done with the request: the card's requirement.
-    let mut ctx = match Context::of(Binding::HttpJson, &parts.headers, &parts.extensions) {
+    let mut ctx = match ctx {
         Ok(ctx) => ctx,
         Err(refusal) => return refused(&refusal),
     };
@@ -233,7 +220,7 @@ pub(crate) async fn endpoint(State(rest): State<Arc<Rest>>, request: Request) ->
             .transpose()
             .and_then(|body| decode(route, body.unwrap_or_default(), &parts.uri)),
     };
-    let mut response = match op {
+    match op {
         Ok(op) => match rest.calls.call(&ctx, op).await {
             Ok(Answered { answer, used }) => {
                 let response = match answer {
@@ -247,9 +234,7 @@ pub(crate) async fn endpoint(State(rest): State<Arc<Rest>>, request: Request) ->
             Err(Failure::Refused(refusal)) => refused(&refusal),
         },
         Err(e) => error(e),
-    };
-    telemetry::called(&mut response, method);
-    response
+    }
 }
 
 /// The call of `route`, with its body (already read where it has one) and query string.

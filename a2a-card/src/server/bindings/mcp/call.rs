@@ -16,12 +16,14 @@ use serde_json::json;
 
 use super::render::*;
 use super::tools::*;
+use crate::agent::SkillDecl;
 use crate::server::call::{Context, Failure, NumberedStream};
-use crate::server::lifecycle::{Calls, Lifecycle};
+use crate::server::lifecycle::Calls;
 
 /// One tool call under way.
 pub(super) struct Call<'a> {
-    pub(super) handler: &'a Lifecycle,
+    pub(super) calls: &'a dyn Calls,
+    pub(super) skills: &'static [SkillDecl],
     pub(super) ctx: Context,
     pub(super) entry: &'a Entry,
     pub(super) progress: Option<ProgressToken>,
@@ -52,7 +54,7 @@ impl Call<'_> {
             .task_id
             .is_none()
             .then_some(self.entry.skill);
-        self.handler
+        self.calls
             .followed_turn(&self.ctx, request, skill)
             .await
             .map(|answered| answered.answer)
@@ -218,11 +220,7 @@ impl Call<'_> {
                     question = Some(text.unwrap_or_default());
                 }
                 TaskState::Completed => {
-                    return Ok(Stop::Ended(result_of(
-                        self.handler.agent().skills(),
-                        self.entry,
-                        &artifacts,
-                    )));
+                    return Ok(Stop::Ended(result_of(self.skills, self.entry, &artifacts)));
                 }
                 TaskState::Canceled => {
                     return Ok(Stop::Ended(error_result(format!(
@@ -265,7 +263,7 @@ impl Call<'_> {
             history_length: Some(0),
             tenant: None,
         };
-        let task = self.handler.get_task(&self.ctx, request).await;
+        let task = self.calls.get_task(&self.ctx, request).await;
         matches!(task, Ok(t) if matches!(
             t.answer
             .status.state,
@@ -276,7 +274,7 @@ impl Call<'_> {
     /// Cancels the call's task, if it has one.
     pub(super) async fn cancel(&self) {
         if let Some(id) = &self.task {
-            cancel(self.handler, &self.ctx, id.clone()).await;
+            cancel(self.calls, &self.ctx, id.clone()).await;
         }
     }
 
@@ -289,11 +287,11 @@ impl Call<'_> {
 
 /// Cancels task `id` for the caller of `ctx`; its answer (the task, or why not) is not
 /// wanted.
-pub(super) async fn cancel(handler: &dyn Calls, ctx: &Context, id: String) {
+pub(super) async fn cancel(calls: &dyn Calls, ctx: &Context, id: String) {
     let request = CancelTaskRequest {
         id,
         metadata: None,
         tenant: None,
     };
-    let _ = handler.cancel_task(ctx, request).await;
+    let _ = calls.cancel_task(ctx, request).await;
 }

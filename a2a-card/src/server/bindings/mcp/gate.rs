@@ -12,7 +12,9 @@ use serde_json::{Value, json};
 use crate::card::{AgentCard, SecurityScheme};
 
 use crate::server::auth::{Admission, Guard, Refusal};
+use crate::server::call::Binding;
 use crate::server::interfaces::Endpoint;
+use crate::server::telemetry::CallRecord;
 
 /// What the `/mcp` layer checks: the card's security, and which skill each tool runs.
 pub(super) struct Gate {
@@ -58,7 +60,7 @@ pub(super) async fn layer(
         }
     };
     let delete = parts.method == axum::http::Method::DELETE;
-    let mut method = None;
+    let mut record = None;
     if parts.method == axum::http::Method::POST {
         let called = match gate.called(&bytes) {
             Ok((name, called)) => {
@@ -67,12 +69,7 @@ pub(super) async fn layer(
                     .get("mcp-protocol-version")
                     .and_then(|v| v.to_str().ok())
                     .unwrap_or_default();
-                crate::server::telemetry::method(
-                    crate::server::call::Binding::Mcp.names(),
-                    &name,
-                    version,
-                );
-                method = Some(name);
+                record = Some(CallRecord::begin(Binding::Mcp, name, version));
                 called
             }
             Err((code, message)) => return rpc_error(StatusCode::BAD_REQUEST, code, message),
@@ -87,8 +84,8 @@ pub(super) async fn layer(
     let mut response = next
         .run(axum::extract::Request::from_parts(parts, Body::from(bytes)))
         .await;
-    if let Some(method) = method {
-        crate::server::telemetry::called(&mut response, &method);
+    if let Some(record) = record {
+        record.end(response.status().as_u16() < 400);
     }
     // A session ended (`DELETE`) is answered `202` by the SDK; MCP clients expect `200` or
     // `204` (the Python SDK warns of a failed termination otherwise): nothing is pending.
@@ -106,8 +103,8 @@ pub(super) fn rpc_error(status: StatusCode, code: i32, message: String) -> Respo
         data: None,
     };
     let answer = a2a::JsonRpcResponse::error(a2a::JsonRpcId::Null, error);
-    let mut response = crate::server::errors::json_response(status, &answer);
-    crate::server::telemetry::failed(&mut response);
+    let response = crate::server::errors::json_response(status, &answer);
+    crate::server::telemetry::failed();
     response
 }
 

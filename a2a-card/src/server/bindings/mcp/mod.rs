@@ -75,11 +75,11 @@ use serde_json::{Value, json};
 use crate::agent::Agent;
 use crate::card::AgentCard;
 
+use crate::agent::{Declared, SkillDecl};
 use crate::server::ServerError;
 use crate::server::call::{Binding, Context};
 use crate::server::interfaces::Endpoint;
 use crate::server::lifecycle::Calls;
-use crate::server::lifecycle::Lifecycle;
 
 mod call;
 mod gate;
@@ -156,15 +156,15 @@ impl Clone for Bridge {
 }
 
 struct Inner {
-    handler: Arc<Lifecycle>,
+    calls: Arc<dyn Calls>,
+    skills: &'static [SkillDecl],
     tools: Tools,
     info: ServerConfig,
 }
 
 impl Bridge {
-    /// The MCP face of the agent served by `handler`.
-    pub(crate) fn new(handler: Arc<Lifecycle>) -> Result<Self, ServerError> {
-        let agent = handler.agent();
+    /// The MCP face of `agent`, whose calls `calls` answers.
+    pub(crate) fn new(calls: Arc<dyn Calls>, agent: &dyn Declared) -> Result<Self, ServerError> {
         let card = crate::agent::build_extended_card(agent.decl(), agent.skills())
             .map_err(ServerError::Card)?;
         let tools = Tools::of(agent.skills(), &card)?;
@@ -177,7 +177,8 @@ impl Bridge {
         .map_err(|e| ServerError::Mcp(format!("the server description is not MCP's: {e}")))?;
         Ok(Bridge {
             inner: Arc::new(Inner {
-                handler,
+                calls,
+                skills: agent.skills(),
                 tools,
                 info,
             }),
@@ -193,7 +194,7 @@ impl Bridge {
             history_length: None,
             tenant: None,
         };
-        match self.inner.handler.get_task(ctx, request).await {
+        match self.inner.calls.get_task(ctx, request).await {
             Ok(answered) => Ok(answered.answer),
             Err(failure) => Err(McpError::invalid_params(failure.into_error().message, None)),
         }
@@ -235,7 +236,7 @@ fn ctx_of(context: &RequestContext<RoleServer>) -> Context {
         };
     };
     // The gate refused a request whose credentials were refused: what reaches here was let in.
-    let mut ctx = Context::of(Binding::Mcp, &parts.headers, &parts.extensions).unwrap_or(Context {
+    let mut ctx = Context::of(Binding::Mcp, parts).unwrap_or(Context {
         binding: Binding::Mcp,
         ..Context::in_process()
     });
@@ -290,7 +291,7 @@ impl ServerHandler for Bridge {
             }
             TaskState::Completed => {
                 let result = result_of(
-                    self.inner.handler.agent().skills(),
+                    self.inner.skills,
                     entry,
                     task.artifacts.as_deref().unwrap_or_default(),
                 );
@@ -324,7 +325,8 @@ impl ServerHandler for Bridge {
         let task = self.a2a_task(&ctx, &request.task_id).await?;
         let entry = self.tool_of(&task)?;
         let call = Call {
-            handler: &self.inner.handler,
+            calls: &*self.inner.calls,
+            skills: self.inner.skills,
             ctx,
             entry,
             progress: None,
@@ -356,7 +358,7 @@ impl ServerHandler for Bridge {
         let task = self.a2a_task(&ctx, &request.task_id).await?;
         self.tool_of(&task)?;
         // Cancelling an ended task is the caller's no-op (cooperative, as the extension says).
-        cancel(&*self.inner.handler, &ctx, task.id).await;
+        cancel(&*self.inner.calls, &ctx, task.id).await;
         Ok(())
     }
 
@@ -382,7 +384,8 @@ impl ServerHandler for Bridge {
             ));
         };
         let mut call = Call {
-            handler: &self.inner.handler,
+            calls: &*self.inner.calls,
+            skills: self.inner.skills,
             ctx,
             entry,
             progress: context.meta.get_progress_token(),
@@ -421,11 +424,12 @@ impl ServerHandler for Bridge {
     }
 }
 
-/// The `/mcp` routes of an agent served by `handler`: the MCP endpoint (streamable HTTP),
+/// The `/mcp` routes of `agent`, whose calls `calls` answers: the MCP endpoint (streamable HTTP),
 /// behind the body limit and the card's security, and the protected-resource metadata where
 /// the card declares OAuth.
 pub(crate) fn router(
-    handler: Arc<Lifecycle>,
+    calls: Arc<dyn Calls>,
+    agent: &dyn Declared,
     guard: Option<Arc<crate::server::auth::Guard>>,
     card: &AgentCard,
     endpoint: &Endpoint,
@@ -435,7 +439,7 @@ pub(crate) fn router(
         StreamableHttpServerConfig, StreamableHttpService,
     };
 
-    let bridge = Bridge::new(handler)?;
+    let bridge = Bridge::new(calls, agent)?;
     let gate = Arc::new(Gate {
         guard,
         tools: bridge
