@@ -11,8 +11,6 @@ use std::time::{Duration, Instant};
 
 use tracing::Span;
 
-use super::call::Binding;
-
 /// The span of one HTTP request, its W3C parent read from `headers` (feature `otel`).
 pub(crate) fn request_span(method: &str, path: &str, headers: &axum::http::HeaderMap) -> Span {
     let span = tracing::info_span!(
@@ -46,14 +44,14 @@ pub(crate) struct CallRecord {
 }
 
 impl CallRecord {
-    /// A call of `method` over `binding` in protocol `version` begins, in the current
-    /// request's span.
+    /// A call of `method` in protocol `version` begins, in the current request's span, over
+    /// the binding `binding` names (its name on the card, and its RPC system).
     pub(crate) fn begin(
-        binding: Binding,
+        binding: (&'static str, &'static str),
         method: impl Into<Cow<'static, str>>,
         version: &str,
     ) -> CallRecord {
-        let (binding, system) = binding.names();
+        let (binding, system) = binding;
         let method = method.into();
         let span = Span::current();
         span.record("a2a.binding", binding);

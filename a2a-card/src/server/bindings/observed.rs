@@ -23,7 +23,7 @@ async fn recorded<T>(
     method: &'static str,
     call: impl Future<Output = Called<T>>,
 ) -> Called<T> {
-    let record = CallRecord::begin(ctx.binding, method, ctx.version.as_str());
+    let record = CallRecord::begin(ctx.binding.names(), method, ctx.version.as_str());
     let called = call.await;
     record.end(called.is_ok());
     called

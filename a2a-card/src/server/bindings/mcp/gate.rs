@@ -69,7 +69,7 @@ pub(super) async fn layer(
                     .get("mcp-protocol-version")
                     .and_then(|v| v.to_str().ok())
                     .unwrap_or_default();
-                record = Some(CallRecord::begin(Binding::Mcp, name, version));
+                record = Some(CallRecord::begin(Binding::Mcp.names(), name, version));
                 called
             }
             Err((code, message)) => return rpc_error(StatusCode::BAD_REQUEST, code, message),
