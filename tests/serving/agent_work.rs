@@ -1397,12 +1397,15 @@ mod refused_input {
                 }
             }
             let refusal = last.unwrap_or_else(|| panic!("{binding}: the stream ends refused"));
-            assert!(
-                refusal.message.contains("takes a file"),
-                "{binding}: {refusal:?}"
-            );
-            // The official client reads an HTTP+JSON stream's frames as events only: the
-            // refusal's code reaches it over JSON-RPC.
+            // The official client reads an HTTP+JSON stream's frames as events only, whatever
+            // their type: the refusal's code and message reach it over JSON-RPC and gRPC (the
+            // HTTP+JSON frame is checked below, as the official Python SDK reads it).
+            if binding != "HTTP+JSON" {
+                assert!(
+                    refusal.message.contains("takes a file"),
+                    "{binding}: {refusal:?}"
+                );
+            }
             if binding == "JSONRPC" {
                 assert_eq!(refusal.code, error_code::INVALID_PARAMS, "{refusal:?}");
             }
@@ -1414,5 +1417,41 @@ mod refused_input {
                 "{binding}: {failed:?}"
             );
         }
+
+        // Over HTTP+JSON, the stream ends with an `error` event holding the error as an
+        // answer would: a `google.rpc.Status` (the official SDKs' shape).
+        let stream = reqwest::Client::new()
+            .post(format!("{}/message:stream", running.base))
+            .header("content-type", "application/json")
+            .header("A2A-Version", "1.0")
+            .body(
+                json!({"message": {"messageId": "m-raw", "role": "ROLE_USER",
+                    "parts": [{"text": "no file either"}]}})
+                .to_string(),
+            )
+            .send()
+            .await
+            .expect("a stream")
+            .text()
+            .await
+            .expect("its events");
+        let last = stream
+            .split("\n\n")
+            .filter(|event| !event.trim().is_empty())
+            .last()
+            .expect("an event");
+        assert!(last.starts_with("event: error\ndata: "), "{stream}");
+        let error: Value = serde_json::from_str(&last["event: error\ndata: ".len()..])
+            .unwrap_or_else(|e| panic!("{e}: {last}"));
+        assert_eq!(error["error"]["code"], 400, "{error}");
+        assert_eq!(error["error"]["status"], "INVALID_ARGUMENT", "{error}");
+        let message = error["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("takes a file"), "{error}");
+        assert!(
+            error["error"]["details"]
+                .as_array()
+                .is_some_and(|d| d.iter().any(|d| d["reason"] == "INVALID_PARAMS")),
+            "{error}"
+        );
     }
 }

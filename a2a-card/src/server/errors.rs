@@ -54,10 +54,24 @@ fn object(value: Value) -> HashMap<String, Value> {
     }
 }
 
-/// An HTTP+JSON error answer with the HTTP status `status`: a `google.rpc.Status` (A2A 1.0
-/// section 11.6: the HTTP status, the gRPC status name, the message, the error's details and
-/// an `ErrorInfo` naming the A2A reason), as `application/problem+json`.
+/// An HTTP+JSON error answer with the HTTP status `status`: [`rest_status_json`], as
+/// `application/problem+json`.
 pub(crate) fn rest_status(status: StatusCode, err: A2AError) -> Response {
+    let mut response = Response::new(Body::from(rest_status_json(status, err)));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/problem+json"),
+    );
+    super::telemetry::failed();
+    response
+}
+
+/// An HTTP+JSON error with the HTTP status `status`: a `google.rpc.Status` (A2A 1.0 section
+/// 11.6: the HTTP status, the gRPC status name, the message, the error's details and an
+/// `ErrorInfo` naming the A2A reason), as the JSON text of its `{"error": ...}` envelope
+/// (an answer's body, or a stream's `error` event).
+pub(crate) fn rest_status_json(status: StatusCode, err: A2AError) -> String {
     let mut details: Vec<TypedDetail> = err
         .details
         .unwrap_or_default()
@@ -70,20 +84,13 @@ pub(crate) fn rest_status(status: StatusCode, err: A2AError) -> Response {
         errordetails::PROTOCOL_DOMAIN,
         Some(metadata),
     ));
-    let body = serde_json::json!({"error": {
+    serde_json::json!({"error": {
         "code": status.as_u16(),
         "status": grpc_status(err.code),
         "message": err.message,
         "details": details,
-    }});
-    let mut response = Response::new(Body::from(body.to_string()));
-    *response.status_mut() = status;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/problem+json"),
-    );
-    super::telemetry::failed();
-    response
+    }})
+    .to_string()
 }
 
 /// The gRPC status name of an A2A error code (A2A 1.0 section 5.4).

@@ -396,11 +396,10 @@ where
     let frames = events.ready_chunks(EVENTS_PER_FRAME).map(move |ready| {
         let mut frame = String::new();
         for event in ready {
-            let (seq, event) = match event {
-                Ok((seq, event)) => (seq, Ok(event)),
-                Err(e) => (None, Err(e)),
-            };
-            sse_event(&mut frame, seq, &write(event));
+            match event {
+                Ok((seq, event)) => sse_event(&mut frame, seq, None, &write(Ok(event))),
+                Err(e) => sse_event(&mut frame, None, Some("error"), &write(Err(e))),
+            }
         }
         Ok::<_, std::convert::Infallible>(axum::body::Bytes::from(frame))
     });
@@ -423,11 +422,16 @@ fn event_stream(body: Body) -> Response {
 /// The most events of one SSE body frame.
 const EVENTS_PER_FRAME: usize = 64;
 
-/// Appends to `frame` one SSE event: its `id` (where it has one), then `data`, a line each.
-fn sse_event(frame: &mut String, seq: Option<u64>, data: &str) {
+/// Appends to `frame` one SSE event: its `id` (where it has one), its type (`error` for an
+/// error, as the official SDKs mark it; none for an event of the task), then `data`, a line
+/// each.
+fn sse_event(frame: &mut String, seq: Option<u64>, kind: Option<&str>, data: &str) {
     use std::fmt::Write as _;
     if let Some(seq) = seq {
         let _ = writeln!(frame, "id: {seq}");
+    }
+    if let Some(kind) = kind {
+        let _ = writeln!(frame, "event: {kind}");
     }
     for line in data.split('\n') {
         frame.push_str("data: ");
@@ -491,7 +495,7 @@ where
 /// An SSE answer of one event, `data`.
 fn one_event(data: String) -> Response {
     let mut frame = String::new();
-    sse_event(&mut frame, None, &data);
+    sse_event(&mut frame, None, None, &data);
     event_stream(Body::from(frame))
 }
 
@@ -578,11 +582,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_sse_event_is_its_id_then_a_data_line_for_each_line() {
+    fn an_sse_event_is_its_id_its_type_then_a_data_line_for_each_line() {
         let mut frame = String::new();
-        sse_event(&mut frame, Some(3), r#"{"a":1}"#);
-        sse_event(&mut frame, None, "one\r\ntwo");
-        assert_eq!(frame, "id: 3\ndata: {\"a\":1}\n\ndata: one\ndata: two\n\n");
+        sse_event(&mut frame, Some(3), None, r#"{"a":1}"#);
+        sse_event(&mut frame, None, None, "one\r\ntwo");
+        sse_event(&mut frame, None, Some("error"), "{}");
+        assert_eq!(
+            frame,
+            "id: 3\ndata: {\"a\":1}\n\ndata: one\ndata: two\n\nevent: error\ndata: {}\n\n"
+        );
     }
 
     #[tokio::test(start_paused = true)]

@@ -20,7 +20,7 @@ use crate::server::auth::Refusal;
 use crate::server::call::{
     Answer, Answered, Binding, Bound, EXTENSIONS_HEADER, Failure, Incoming, Op, field_error,
 };
-use crate::server::errors::rest_status;
+use crate::server::errors::{rest_status, rest_status_json};
 use crate::server::lifecycle::Calls;
 use crate::server::store::Event;
 
@@ -384,8 +384,8 @@ fn write_event(event: Result<Arc<Event>, A2AError>) -> String {
     match event {
         // Its JSON, made once, shared with the log and the webhooks.
         Ok(event) => event.json().to_owned(),
-        // The `a2a` types always serialise.
-        Err(e) => serde_json::to_string(&e.to_jsonrpc_error()).unwrap_or_default(),
+        // The error as an answer would carry it (the official SDKs' shape of an `error` event).
+        Err(e) => rest_status_json(http_status(&e), e),
     }
 }
 
@@ -401,9 +401,12 @@ fn json(value: &impl serde::Serialize) -> Response {
 
 /// An error answer: a `google.rpc.Status` with the error's HTTP status.
 pub(crate) fn error(err: A2AError) -> Response {
-    let status =
-        StatusCode::from_u16(err.http_status_code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    rest_status(status, err)
+    rest_status(http_status(&err), err)
+}
+
+/// The HTTP status of an error.
+fn http_status(err: &A2AError) -> StatusCode {
+    StatusCode::from_u16(err.http_status_code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
 }
 
 /// The HTTP+JSON answer of a request `refusal` refused: a `google.rpc.Status`, as every
