@@ -1433,6 +1433,78 @@ async fn replicas_whose_clocks_are_an_hour_apart_take_over_only_a_dead_ones_task
 
 // Two workers: the proxy forwards while the test waits for a replica to start.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_caller_of_an_answer_forwarded_to_another_replica_is_answered_when_the_store_is_lost() {
+    use support::proxy::{Proxy, postgres_address};
+    let Some(url) = postgres("mirror_outage").await else {
+        return;
+    };
+    // A runs the plan; B, through a proxy the test cuts, takes its answer and forwards it.
+    let proxy = Proxy::start(postgres_address(&url)).await;
+    let a = Replicas::start(&url);
+    let b = Replicas::start(&proxy.postgres_url(&url));
+    let on_a = client(&card(&a.base).await, "JSONRPC").await;
+    let on_b = client(&card(&b.base).await, "JSONRPC").await;
+    let waiting = start_waiting(&on_a).await.id;
+    let answered = {
+        let id = waiting.clone();
+        let caller = client(&card(&b.base).await, "JSONRPC").await;
+        tokio::spawn(async move {
+            let answer = request(vec![Part::text("2026-12-01")], Some(id));
+            tokio::time::timeout(Duration::from_secs(30), caller.send_message(&answer)).await
+        })
+    };
+    // Once A's handler took the answer (B forwarded it, and follows the task), B loses the
+    // database for longer than a reader waits between reads of the log: the plan completes
+    // on A meanwhile, and B's reads of its log fail.
+    let took = std::time::Instant::now();
+    loop {
+        let t = on_a.get_task(&get(&waiting)).await.expect("the plan on A");
+        if t.status.state != TaskState::InputRequired {
+            break;
+        }
+        assert!(
+            took.elapsed() < Duration::from_secs(10),
+            "A never took the answer"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    proxy.cut();
+    let cut = std::time::Instant::now();
+    // B's caller is answered in bounded time, not left waiting: B, cut off past its lease,
+    // acknowledges nothing it cannot read back, and says so.
+    let refused = tokio::time::timeout(Duration::from_secs(10), answered)
+        .await
+        .expect("B's caller is answered while B has no database")
+        .expect("the caller")
+        .expect("within the client's own time");
+    let refused_after = cut.elapsed();
+    match refused {
+        Ok(acknowledged) => panic!(
+            "acknowledged while cut off from the database: {:?}",
+            task(acknowledged).status
+        ),
+        Err(e) => assert!(e.message.contains("store"), "{e:?}"),
+    }
+    eprintln!("B's caller refused {refused_after:?} after the cut");
+    // Healed: B reads the plan A completed meanwhile.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    proxy.heal();
+    let healed = std::time::Instant::now();
+    let mut read = None;
+    while healed.elapsed() < Duration::from_secs(10) {
+        if let Ok(t) = on_b.get_task(&get(&waiting)).await
+            && t.status.state == TaskState::Completed
+        {
+            read = Some(t);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    read.expect("B reads the plan completed once healed");
+}
+
+// Two workers: the proxy forwards while the test waits for a replica to start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_replica_cut_off_from_the_database_acknowledges_nothing_and_agrees_once_healed() {
     cut_off(false).await;
 }

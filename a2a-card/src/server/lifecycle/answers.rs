@@ -181,16 +181,19 @@ impl Lifecycle {
         // The question and the answer join the conversation here as on the replica that
         // asked (the log carries events, not the caller's messages).
         tracked.edit(|task| join(task, message));
+        let (log, cluster, id) = (
+            Arc::clone(log),
+            Arc::clone(&self.cluster),
+            tracked.id.clone(),
+        );
+        let mut wake = Some(wake);
         mirror(
             Arc::clone(&self.recorder),
             Arc::clone(&tracked),
-            follow_log(
-                Arc::clone(log),
-                Some(wake),
-                tracked.id.clone(),
-                after,
-                Vec::new(),
-            ),
+            move |after| {
+                let wake = wake.take().or_else(|| cluster.wake());
+                follow_log(Arc::clone(&log), wake, id.clone(), after, Vec::new())
+            },
         );
         let (task, _) = tracked.snapshot();
         Ok(Some(Turn::pending(tracked, (task, after), Outcome::none())))

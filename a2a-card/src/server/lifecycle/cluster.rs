@@ -214,16 +214,54 @@ async fn cancelled(recorder: &Recorder, id: &str) {
     }
 }
 
-/// Records the events of task `tracked`, which another replica runs, as `events` (its log)
-/// brings them, with their numbers (not logged, written or posted again), until it ends.
-pub(super) fn mirror(recorder: Arc<Recorder>, tracked: Arc<Tracked>, mut events: LogStream) {
+/// Records the events of task `tracked`, which another replica runs, as its log brings them
+/// (`follow`: the log's events after a number), with their numbers (not logged, written or
+/// posted again), until it ends. A read of the log that fails is made again, after a pause
+/// that grows to [`RECHECK`], from the last event recorded: the copy stays followed (and
+/// live) through a store that fails for a while, so that its callers here get the task's end
+/// once the store answers again, or, should this process lose the store past its lease, the
+/// error its fencing breaks the copy off with; never a wait without end. A task the store no
+/// longer has breaks the copy off, and its readers here learn so.
+pub(super) fn mirror(
+    recorder: Arc<Recorder>,
+    tracked: Arc<Tracked>,
+    mut follow: impl FnMut(u64) -> LogStream + Send + 'static,
+) {
     tokio::spawn(async move {
-        while let Some(Ok((seq, event))) = events.next().await {
-            tracked.record_at(seq, event);
+        let mut pause = FIRST_PAUSE;
+        'follow: loop {
+            let mut events = follow(tracked.last());
+            while let Some(event) = events.next().await {
+                match event {
+                    Ok((seq, event)) => {
+                        tracked.record_at(seq, event);
+                        pause = FIRST_PAUSE;
+                    }
+                    Err(e) if e.code == a2a::error_code::TASK_NOT_FOUND => {
+                        tracked.break_off(e);
+                        break 'follow;
+                    }
+                    Err(e) => {
+                        tracing::warn!(
+                            a2a.task.id = %tracked.id,
+                            error = %e.message,
+                            "reading the log of a task another replica runs failed; reading it again"
+                        );
+                        tokio::time::sleep(pause).await;
+                        pause = (pause * 2).min(RECHECK);
+                        continue 'follow;
+                    }
+                }
+            }
+            // The task ended, or the store closed.
+            break;
         }
         recorder.live.finished(&tracked);
     });
 }
+
+/// The first pause before a failed read of a task's log is made again.
+const FIRST_PAUSE: Duration = Duration::from_millis(100);
 
 /// Posts the failure of each task the store's recovery fails to the task's webhooks.
 pub(super) fn post_recovered(
