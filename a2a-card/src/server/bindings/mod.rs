@@ -1,10 +1,12 @@
 //! The bindings: each turns its wire's requests into one call of the lifecycle and the call's
 //! answer into its wire's response. JSON-RPC (1.0 and 0.3) and HTTP+JSON ([`http`]), gRPC
-//! (`grpc`), MCP (`mcp`), and the form page (`ui`).
+//! (`grpc`), MCP (`mcp`), callers in the same process (the official request handler trait),
+//! and the form page (`ui`). The A2A bindings' calls are recorded once ([`Observed`]).
 
 #[cfg(feature = "grpc")]
 pub(crate) mod grpc;
 pub(crate) mod http;
+mod in_process;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 #[cfg(feature = "ui")]

@@ -1,14 +1,11 @@
-//! Each operation of a [call](crate::server::call) answered on the [`Lifecycle`]; the one API
-//! the bindings call ([`Calls`]), and the official request handler trait for callers in the
-//! process.
+//! Each operation of a [call](crate::server::call) answered on the [`Lifecycle`]: the one API
+//! the bindings call ([`Calls`]).
 
 use std::sync::Arc;
 
 use a2a::*;
-use a2a_server::{PushConfigStore, RequestHandler, ServiceParams};
+use a2a_server::PushConfigStore;
 use async_trait::async_trait;
-use futures::StreamExt;
-use futures::stream::BoxStream;
 
 use super::log::Until;
 use super::request_checks::{check_history_length, cut_history};
@@ -694,112 +691,4 @@ impl Lifecycle {
             configs: configs.drain(start..end).collect(),
         })
     }
-}
-
-/// The official request handler trait, for a caller in the process
-/// ([`Server::request_handler`](crate::server::Server::request_handler)): each method one
-/// call, anonymous.
-#[async_trait]
-impl RequestHandler for Lifecycle {
-    async fn send_message(
-        &self,
-        _: &ServiceParams,
-        req: SendMessageRequest,
-    ) -> Result<SendMessageResponse, A2AError> {
-        in_process(Calls::send_message(self, &Context::in_process(), req).await)
-    }
-
-    async fn send_streaming_message(
-        &self,
-        _: &ServiceParams,
-        req: SendMessageRequest,
-    ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
-        let called = Calls::send_streaming_message(self, &Context::in_process(), req).await;
-        in_process(called).map(unnumbered)
-    }
-
-    async fn get_task(&self, _: &ServiceParams, req: GetTaskRequest) -> Result<Task, A2AError> {
-        in_process(Calls::get_task(self, &Context::in_process(), req).await)
-    }
-
-    async fn list_tasks(
-        &self,
-        _: &ServiceParams,
-        req: ListTasksRequest,
-    ) -> Result<ListTasksResponse, A2AError> {
-        in_process(Calls::list_tasks(self, &Context::in_process(), req).await)
-    }
-
-    async fn cancel_task(
-        &self,
-        _: &ServiceParams,
-        req: CancelTaskRequest,
-    ) -> Result<Task, A2AError> {
-        in_process(Calls::cancel_task(self, &Context::in_process(), req).await)
-    }
-
-    async fn subscribe_to_task(
-        &self,
-        _: &ServiceParams,
-        req: SubscribeToTaskRequest,
-    ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
-        let called = Calls::subscribe_to_task(self, &Context::in_process(), req).await;
-        in_process(called).map(unnumbered)
-    }
-
-    async fn create_push_config(
-        &self,
-        _: &ServiceParams,
-        req: TaskPushNotificationConfig,
-    ) -> Result<TaskPushNotificationConfig, A2AError> {
-        in_process(Calls::create_push_config(self, &Context::in_process(), req).await)
-    }
-
-    async fn get_push_config(
-        &self,
-        _: &ServiceParams,
-        req: GetTaskPushNotificationConfigRequest,
-    ) -> Result<TaskPushNotificationConfig, A2AError> {
-        in_process(Calls::get_push_config(self, &Context::in_process(), req).await)
-    }
-
-    async fn list_push_configs(
-        &self,
-        _: &ServiceParams,
-        req: ListTaskPushNotificationConfigsRequest,
-    ) -> Result<ListTaskPushNotificationConfigsResponse, A2AError> {
-        in_process(Calls::list_push_configs(self, &Context::in_process(), req).await)
-    }
-
-    async fn delete_push_config(
-        &self,
-        _: &ServiceParams,
-        req: DeleteTaskPushNotificationConfigRequest,
-    ) -> Result<(), A2AError> {
-        in_process(Calls::delete_push_config(self, &Context::in_process(), req).await)
-    }
-
-    async fn get_extended_agent_card(
-        &self,
-        _: &ServiceParams,
-        _: GetExtendedAgentCardRequest,
-    ) -> Result<a2a::AgentCard, A2AError> {
-        in_process(Calls::get_extended_agent_card(self, &Context::in_process()).await)
-    }
-}
-
-/// The answer of a call by an anonymous caller in the process.
-fn in_process<T>(called: Called<T>) -> Result<T, A2AError> {
-    called
-        .map(|answered| answered.answer)
-        .map_err(Failure::into_error)
-}
-
-/// A stream's events, without their numbers.
-fn unnumbered(events: NumberedStream) -> BoxStream<'static, Result<StreamResponse, A2AError>> {
-    Box::pin(
-        events.map(|event| {
-            event.and_then(|(_, event)| event.event().map(std::borrow::Cow::into_owned))
-        }),
-    )
 }
