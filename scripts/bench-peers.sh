@@ -168,32 +168,39 @@ stream_body() {
     "$RANDOM" "$RANDOM" "$1"
 }
 
-# The chunks one stream of $2 chunks from port $1 delivered (one SSE line each; a line that
-# carries the whole artifact again is not counted), and 1 if the task completed, else 0 (the
-# error that ended the stream goes to $work/stream-error).
-stream_once() {
-  local out done=1
-  out=$(curl -sN "http://127.0.0.1:$1/" -H 'Content-Type: application/json' \
-    -H 'A2A-Version: 1.0' -d "$(stream_body "$2")")
-  if ! tail -c 400 <<<"$out" | grep -q TASK_STATE_COMPLETED; then
+# One stream of $2 chunks from port $1, read by curl into the file $3 (nothing else done while
+# it streams: the client is curl alone, not the shell).
+stream_fetch() {
+  curl -sN "http://127.0.0.1:$1/" -H 'Content-Type: application/json' \
+    -H 'A2A-Version: 1.0' -d "$(stream_body "$2")" -o "$3"
+}
+
+# The chunks the stream read into file $1 delivered (one SSE line each; a line that carries the
+# whole artifact again is not counted), and 1 if the task completed, else 0 (the error that
+# ended the stream goes to $work/stream-error).
+stream_count() {
+  local done=1
+  if ! tail -c 400 "$1" | grep -q TASK_STATE_COMPLETED; then
     done=0
-    grep -o '"message":"[^"]*"' <<<"$out" | tail -1 >"$work/stream-error" || true
+    grep -o '"message":"[^"]*"' "$1" | tail -1 >"$work/stream-error" || true
   fi
-  echo "$(grep -c '"parts":\[{"text":"chunk [0-9]*"}\]' <<<"$out" || true) $done"
+  echo "$(grep -c '"parts":\[{"text":"chunk [0-9]*"}\]' "$1" || true) $done"
 }
 
 # Chunks per second of $2 streams of $3 chunks at once from port $1, the chunks delivered,
-# and how many streams ended before their task completed.
+# and how many streams ended before their task completed. The clock stops when the last
+# stream ends; the chunks are counted after.
 stream_round() {
   local start end delivered=0 early=0 n done
   start=$(date +%s.%N)
   for i in $(seq "$2"); do
-    stream_once "$1" "$3" >"$work/stream-$i" &
+    stream_fetch "$1" "$3" "$work/stream-$i.out" &
   done
   wait
   end=$(date +%s.%N)
   for i in $(seq "$2"); do
-    read -r n done <"$work/stream-$i"
+    read -r n done <<<"$(stream_count "$work/stream-$i.out")"
+    rm -f "$work/stream-$i.out"
     delivered=$((delivered + n)) early=$((early + 1 - done))
   done
   awk -v n="$delivered" -v s="$start" -v e="$end" -v x="$early" \
