@@ -7,7 +7,9 @@
 //! statuses only.
 
 use std::borrow::Cow;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+#[cfg(feature = "otel")]
+use std::time::Instant;
 
 use tracing::Span;
 
@@ -37,10 +39,9 @@ pub(crate) fn request_span(method: &str, path: &str, headers: &axum::http::Heade
 /// [`Observed`](crate::server::bindings::Observed), MCP's methods by its gate.
 #[must_use = "a call is counted when it ends"]
 pub(crate) struct CallRecord {
-    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
-    method: Cow<'static, str>,
-    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
-    started: Instant,
+    /// The method and when the call began, for the metrics (feature `otel`).
+    #[cfg(feature = "otel")]
+    metered: (Cow<'static, str>, Instant),
 }
 
 impl CallRecord {
@@ -59,8 +60,8 @@ impl CallRecord {
         span.record("rpc.method", &*method);
         span.record("a2a.version", version);
         CallRecord {
-            method,
-            started: Instant::now(),
+            #[cfg(feature = "otel")]
+            metered: (method, Instant::now()),
         }
     }
 
@@ -70,7 +71,10 @@ impl CallRecord {
             failed();
         }
         #[cfg(feature = "otel")]
-        otel::answered(self.method, ok, self.started.elapsed());
+        {
+            let (method, started) = self.metered;
+            otel::answered(method, ok, started.elapsed());
+        }
     }
 }
 
