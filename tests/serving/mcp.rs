@@ -532,3 +532,92 @@ async fn a_long_running_tool_call_is_an_mcp_task_backed_by_the_a2a_task() {
         "{unknown}"
     );
 }
+
+/// Skills that only return: none streams or takes a context.
+struct Returns;
+
+/// Answers at once.
+#[agent(url = "http://127.0.0.1:9400")]
+impl Returns {
+    /// Shouts the text.
+    #[skill]
+    fn shout(&self, text: String) -> String {
+        text.to_uppercase()
+    }
+
+    /// Fails, saying why.
+    #[skill]
+    fn refuse(&self, text: String) -> Result<String, String> {
+        Err(format!("no {text} today"))
+    }
+
+    /// Panics.
+    #[skill]
+    fn crash(&self, text: String) -> String {
+        panic!("the crash skill always panics ({text})")
+    }
+}
+
+/// The ids of the tasks the agent at `base` lists.
+async fn task_ids(base: &str) -> Vec<String> {
+    let list = a2a(
+        base,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {}}),
+    )
+    .await;
+    let tasks = list["result"]["tasks"].as_array().cloned();
+    let tasks = tasks.unwrap_or_else(|| panic!("not a list of tasks: {list}"));
+    tasks
+        .iter()
+        .map(|t| t["id"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_tool_call_of_a_skill_that_only_returns_is_answered_without_a_task() {
+    let agent = serve(Server::new(Returns).mcp(true)).await;
+    let base = &agent.base;
+    let call = |name: &str, text: &str| json!({"name": name, "arguments": {"text": text}});
+
+    // The result, and no task made for it.
+    let shouted = modern(base, 1, "tools/call", call("shout", "hello")).await;
+    assert_eq!(
+        shouted["result"]["content"][0]["text"], "HELLO",
+        "{shouted}"
+    );
+    assert_ne!(shouted["result"]["isError"], true, "{shouted}");
+    assert_eq!(task_ids(base).await, Vec::<String>::new());
+
+    // A skill's failure is the tool's error, in its words.
+    let refused = modern(base, 2, "tools/call", call("refuse", "beans")).await;
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    let text = refused["result"]["content"][0]["text"].as_str();
+    assert!(
+        text.unwrap_or_default().contains("no beans today"),
+        "{refused}"
+    );
+
+    // A panic is a tool error that says nothing of the panic, and the agent keeps serving.
+    let crashed = modern(base, 3, "tools/call", call("crash", "now")).await;
+    assert_eq!(crashed["result"]["isError"], true, "{crashed}");
+    let text = crashed["result"]["content"][0]["text"].to_string();
+    assert!(text.contains("failed unexpectedly"), "{crashed}");
+    assert!(!text.contains("always panics"), "{crashed}");
+    let again = modern(base, 4, "tools/call", call("shout", "still here")).await;
+    assert_eq!(
+        again["result"]["content"][0]["text"], "STILL HERE",
+        "{again}"
+    );
+
+    // Arguments the skill's schema refuses: a tool error naming the field, no task.
+    let bad = modern(
+        base,
+        5,
+        "tools/call",
+        json!({"name": "shout", "arguments": {"text": 7}}),
+    )
+    .await;
+    assert_eq!(bad["result"]["isError"], true, "{bad}");
+    assert!(bad.to_string().contains("text"), "{bad}");
+    assert_eq!(task_ids(base).await, Vec::<String>::new());
+}

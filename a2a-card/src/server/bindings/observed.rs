@@ -9,7 +9,7 @@ use a2a::*;
 use async_trait::async_trait;
 
 use crate::server::call::{Context, NumberedStream};
-use crate::server::lifecycle::{Called, Calls};
+use crate::server::lifecycle::{Called, Calls, Followed};
 use crate::server::telemetry::CallRecord;
 
 /// [`Calls`] that record each call ([`CallRecord`]) before they answer it with the calls they
@@ -53,7 +53,7 @@ impl Calls for Observed {
         ctx: &Context,
         req: SendMessageRequest,
         skill: Option<usize>,
-    ) -> Called<NumberedStream> {
+    ) -> Called<Followed> {
         // MCP's call alone, which its gate records.
         self.0.followed_turn(ctx, req, skill).await
     }

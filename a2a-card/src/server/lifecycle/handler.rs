@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use super::log::Until;
 use super::request_checks::{check_history_length, cut_history};
 use super::updates::{status, status_of};
-use super::{Lifecycle, NumberedStream, Scope, new_task_id};
+use super::{Followed, Lifecycle, NumberedStream, Scope, new_task_id};
 use crate::agent::SkillDecl;
 use crate::dispatch::{SKILL_EXTENSION_URI, named_skill};
 use crate::server::call::{
@@ -49,14 +49,16 @@ pub(crate) trait Calls: Send + Sync + 'static {
         req: SendMessageRequest,
     ) -> Called<NumberedStream>;
     /// One turn of a message followed as a stream whatever the card says of streaming, a new
-    /// task running `skill` when the caller names one (an MCP tool call).
+    /// task running `skill` when the caller names one (an MCP tool call); or, for a new call
+    /// of a skill that can only return, its answer at once, without a task (see
+    /// [`at_once`](super::at_once)).
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     async fn followed_turn(
         &self,
         ctx: &Context,
         req: SendMessageRequest,
         skill: Option<usize>,
-    ) -> Called<NumberedStream>;
+    ) -> Called<Followed>;
     /// `GetTask`.
     async fn get_task(&self, ctx: &Context, req: GetTaskRequest) -> Called<Task>;
     /// `ListTasks`.
@@ -263,15 +265,21 @@ impl Calls for Lifecycle {
         ctx: &Context,
         req: SendMessageRequest,
         skill: Option<usize>,
-    ) -> Called<NumberedStream> {
+    ) -> Called<Followed> {
         // The skill is the caller's to name here, not the message's.
         let asked = Asked {
             message: None,
             ..Asked::send(&req)
         };
         let scope = self.admit(ctx, asked).await?;
+        if let Some(skill) = skill
+            && self.answers_at_once(ctx, &req, skill)?
+        {
+            let answer = self.answer_at_once(ctx, req.message, &scope, skill).await?;
+            return Ok(scope.answered(Followed::Answered(answer)));
+        }
         let events = self.turn(ctx, req, skill, &scope).await?;
-        Ok(scope.answered(events))
+        Ok(scope.answered(Followed::Turn(events)))
     }
 
     async fn get_task(&self, ctx: &Context, req: GetTaskRequest) -> Called<Task> {

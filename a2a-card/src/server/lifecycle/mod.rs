@@ -28,6 +28,7 @@
 //! answered); this file holds the turns: a task created, a stream or a subscription begun.
 
 mod answers;
+mod at_once;
 mod cluster;
 mod durable;
 mod handler;
@@ -49,15 +50,17 @@ use futures::StreamExt;
 use futures::stream;
 
 use crate::agent::Declared;
+use crate::arguments::SkillCall;
 use crate::dispatch::{Decision, Dispatcher, SKILL_EXTENSION_URI};
 
 use super::auth::Guard;
 use super::call::{Answered, Context, Extensions, Failure, NumberedStream, Used};
 use super::errors::dispatch_error;
-use super::limits::Limiter;
+use super::limits::{Limiter, Permits};
 use super::message::{decide, dispatch_input};
 use super::push::{Delivery, Webhooks};
 use super::store::{Logged, Place, Store};
+pub(crate) use at_once::Followed;
 use cluster::{Cluster, follow_log, hear, post_recovered};
 pub(crate) use handler::Called;
 pub(crate) use handler::Calls;
@@ -200,6 +203,17 @@ struct Start {
     id: Option<String>,
     /// Whether the caller reads the task as the turn begins (a stream, `returnImmediately`).
     snapshot: bool,
+}
+
+/// A message dispatched, its skill's handler ready to run ([`Lifecycle::dispatched`]).
+struct Prepared {
+    /// The skill it runs (an index into the agent's skills).
+    skill: usize,
+    call: SkillCall,
+    /// Its place among the running tasks the limits allow, held until it ends.
+    permits: Permits,
+    /// When the caller's budget runs out (Unix milliseconds).
+    deadline_ms: Option<i64>,
 }
 
 impl Lifecycle {
@@ -370,22 +384,20 @@ impl Lifecycle {
         Ok(())
     }
 
-    /// A new task for a message that names none, its skill started.
-    async fn create(
+    /// What a new task's (or an answer at once's) message comes to before its skill runs:
+    /// dispatched once (to the skill `named` by the caller, or the message, or as dispatch
+    /// picks), checked against the skill's own security, and admitted by the limits on
+    /// running tasks; its context told who calls, in which tenant, with which extensions, by
+    /// when.
+    fn dispatched(
         &self,
         ctx: &Context,
-        req: SendMessageRequest,
-        config: Option<TaskPushNotificationConfig>,
+        message: &Message,
         scope: &Scope,
-        start: Start,
-    ) -> Result<Turn, Failure> {
-        let Start {
-            skill: named,
-            id,
-            snapshot,
-        } = start;
+        named: Option<usize>,
+    ) -> Result<Prepared, Failure> {
         // The caller's budget, as this process's deadline for the task.
-        let deadline_ms = crate::budget::budget_of(req.message.metadata.as_ref())
+        let deadline_ms = crate::budget::budget_of(message.metadata.as_ref())
             .map_err(|why| {
                 A2AError::invalid_params(format!(
                     "message.metadata.{} {why}",
@@ -398,10 +410,10 @@ impl Lifecycle {
             });
         let decision = match named.or(scope.skill) {
             Some(skill) => {
-                let (json, files) = dispatch_input(self.max_inline_file, &req.message)?;
+                let (json, files) = dispatch_input(self.max_inline_file, message)?;
                 self.dispatcher.dispatch_to(skill, json, files)
             }
-            None => decide(&self.dispatcher, self.max_inline_file, &req.message, None)?,
+            None => decide(&self.dispatcher, self.max_inline_file, message, None)?,
         };
         let (skill, mut call) = match decision {
             Decision::Run { skill, call } => (skill, call),
@@ -441,6 +453,35 @@ impl Lifecycle {
         call.context.set_extensions(scope.extensions.clone());
         call.context.set_tenant(scope.tenant.clone());
         call.context.set_deadline(deadline_ms);
+        Ok(Prepared {
+            skill,
+            call,
+            permits,
+            deadline_ms,
+        })
+    }
+
+    /// A new task for a message that names none, its skill started.
+    async fn create(
+        &self,
+        ctx: &Context,
+        req: SendMessageRequest,
+        config: Option<TaskPushNotificationConfig>,
+        scope: &Scope,
+        start: Start,
+    ) -> Result<Turn, Failure> {
+        let Start {
+            skill: named,
+            id,
+            snapshot,
+        } = start;
+        let Prepared {
+            skill,
+            call,
+            permits,
+            deadline_ms,
+        } = self.dispatched(ctx, &req.message, scope, named)?;
+        let skill_id = self.agent.skills().get(skill).map_or("", |s| s.id);
         let message = req.message;
         let task = Task {
             // A task's id says whose it is (see `store::Place`).

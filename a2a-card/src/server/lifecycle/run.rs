@@ -206,11 +206,7 @@ pub(crate) fn start(
             Either::Right((Err(panic), _)) => {
                 span.record("a2a.skill.panicked", true);
                 span.record("otel.status_code", "ERROR");
-                let text = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_owned())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "(no message)".to_owned());
+                let text = panic_text(&*panic);
                 tracing::error!(task = %task, skill = skill_id, panic = %text, "a skill handler panicked");
                 Err(SkillError::Failed(PANIC_MESSAGE.to_owned()))
             }
@@ -227,6 +223,15 @@ pub(crate) fn start(
         met: 0,
     };
     tokio::spawn(drive(recorder, tracked, events, replay));
+}
+
+/// What a handler's panic said.
+pub(super) fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(no message)".to_owned())
 }
 
 /// Records a handler's events until it ends or is dropped.

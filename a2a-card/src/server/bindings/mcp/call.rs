@@ -18,7 +18,7 @@ use super::render::*;
 use super::tools::*;
 use crate::agent::SkillDecl;
 use crate::server::call::{Context, Failure, NumberedStream};
-use crate::server::lifecycle::Calls;
+use crate::server::lifecycle::{Calls, Followed};
 
 /// One tool call under way.
 pub(super) struct Call<'a> {
@@ -41,7 +41,7 @@ pub(super) enum Stop {
 }
 
 impl Call<'_> {
-    pub(super) async fn start(&self, message: Message) -> Result<NumberedStream, A2AError> {
+    pub(super) async fn start(&self, message: Message) -> Result<Followed, A2AError> {
         let request = SendMessageRequest {
             message,
             configuration: None,
@@ -62,11 +62,7 @@ impl Call<'_> {
     }
 
     /// Sends `answer` to task `id`, which asked.
-    pub(super) async fn answer(
-        &self,
-        id: &str,
-        answer: String,
-    ) -> Result<NumberedStream, A2AError> {
+    pub(super) async fn answer(&self, id: &str, answer: String) -> Result<Followed, A2AError> {
         let mut message = Message::new(Role::User, vec![Part::text(answer)]);
         message.task_id = Some(id.to_owned());
         self.start(message).await
@@ -75,10 +71,11 @@ impl Call<'_> {
     /// The call as an MCP task: the A2A task it started, which runs on unwatched.
     pub(super) async fn as_task(
         &self,
-        events: Result<NumberedStream, A2AError>,
+        events: Result<Followed, A2AError>,
     ) -> Result<CallToolResponse, McpError> {
         let mut events = match events {
-            Ok(events) => events,
+            Ok(Followed::Turn(events)) => events,
+            Ok(Followed::Answered(answer)) => return Ok(self.answered(answer).into()),
             Err(error) => return Ok(tool_error(error, None).into()),
         };
         let began = || McpError::internal_error("the task did not begin", None);
@@ -111,11 +108,12 @@ impl Call<'_> {
     /// question it asks.
     pub(super) async fn follow(
         &mut self,
-        mut events: Result<NumberedStream, A2AError>,
+        mut events: Result<Followed, A2AError>,
     ) -> Result<CallToolResponse, McpError> {
         loop {
             let stream = match events {
-                Ok(stream) => stream,
+                Ok(Followed::Turn(stream)) => stream,
+                Ok(Followed::Answered(answer)) => return Ok(self.answered(answer).into()),
                 Err(error) => return Ok(tool_error(error, self.task.as_deref()).into()),
             };
             let question = match self.read(stream).await? {
@@ -151,6 +149,27 @@ impl Call<'_> {
                 Ok(answer) => self.answer(&id, answer).await,
                 Err(why) => return Ok(self.give_up(why).await.into()),
             };
+        }
+    }
+
+    /// The result of a call the skill answered at once, without a task: its reply, as the
+    /// task's artifact would have been rendered, or its failure.
+    fn answered(&self, answer: Result<Option<Part>, String>) -> CallToolResult {
+        match answer {
+            Ok(part) => {
+                let own = self.skills[self.entry.skill].id;
+                let artifact = Artifact {
+                    artifact_id: own.to_owned(),
+                    name: Some(own.to_owned()),
+                    description: None,
+                    parts: part.into_iter().collect(),
+                    metadata: None,
+                    extensions: None,
+                };
+                result_of(self.skills, self.entry, &[artifact])
+            }
+            Err(why) if why.is_empty() => error_result("the skill failed".to_owned()),
+            Err(why) => error_result(why),
         }
     }
 

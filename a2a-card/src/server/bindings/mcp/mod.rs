@@ -4,8 +4,10 @@
 //! [`Server::mcp`](crate::server::Server::mcp) mounts it at `/mcp` on the agent's listener (MCP's
 //! streamable HTTP transport), and [`serve_stdio`] serves it over standard input and output for
 //! desktop hosts. Both sit on the agent's own request handler: a tool call is a structured
-//! A2A message, dispatched, validated, run and stored as any other (a task in the same store,
-//! with the same id), and read back as the task's events.
+//! A2A message, dispatched, validated and run as any other. A call of a skill that can only
+//! return (it neither streams nor takes a context, and is not durable) is answered at once,
+//! without a task, unless it carries an idempotency key; any other call runs as a task in the
+//! same store (with the same id an A2A caller reads it by), read back as the task's events.
 //!
 //! | MCP | A2A, the same agent |
 //! |---|---|
@@ -472,8 +474,15 @@ pub(crate) fn router(
         Arc::new(sessions::Sessions::new(sessions::MAX_SESSIONS)),
         config,
     );
+    // Shared, not cloned per request as a routed service would be (its configuration is
+    // copied with it).
+    let service = Arc::new(service);
+    let handle = move |request: axum::extract::Request| {
+        let service = Arc::clone(&service);
+        async move { service.handle(request).await }
+    };
     let mut router = axum::Router::new()
-        .route_service(&endpoint.mcp_path(), service)
+        .route(&endpoint.mcp_path(), axum::routing::any(handle))
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&gate),
             layer,
