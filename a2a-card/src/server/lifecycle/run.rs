@@ -187,7 +187,7 @@ pub(crate) fn start(
     let parent = tracked.span().unwrap_or_else(tracing::Span::current);
     let span = super::super::telemetry::skill_span(&parent, skill_id);
     let run_span = span.clone();
-    tokio::spawn(async move {
+    let handler = async move {
         let run =
             AssertUnwindSafe(agent.run_skill(skill, call).instrument(run_span)).catch_unwind();
         // The abort first: a cancel also drops the answer a question waits for, which ends the
@@ -217,12 +217,17 @@ pub(crate) fn start(
             link.cascade();
         }
         link.end(outcome).await;
-    });
+    };
     let replay = Replay {
         items: replay,
         met: 0,
     };
-    tokio::spawn(drive(recorder, tracked, events, replay));
+    // The handler and the recording of its events in one task: each event is recorded
+    // without waking another.
+    tokio::spawn(future::join(
+        handler,
+        drive(recorder, tracked, events, replay),
+    ));
 }
 
 /// What a handler's panic said.
