@@ -561,10 +561,19 @@ fn skill_checks(
             });
         }
     }
-    // The skills as the declaration names them (`winner`, `books::search`), for messages.
+    // The skills as the declaration names them (`winner`, `books::search`), for messages,
+    // and whether their ids and input schemas are all distinct: checked once for them all,
+    // so that each skill's own check (which says which two are alike, at the skill) is made
+    // only when they are not.
     let sources: Vec<&str> = skills.iter().map(|s| s.source.as_str()).collect();
+    let count = skills.len();
+    let mut shared = vec![quote! {
+        const __A2A_SKILL_NAMES: &[&str] = &[#(#sources),*];
+        const __A2A_SKILLS_DISTINCT: bool =
+            #krate::__private::distinct::<#count>(<#self_ty as #krate::Agent>::SKILLS);
+    }];
     for (j, s) in skills.iter().enumerate() {
-        let check = quote_spanned!(s.span=> #krate::__private::check_skill(<#self_ty as #krate::Agent>::SKILLS, #j, &[#(#sources),*]));
+        let check = quote_spanned!(s.span=> #krate::__private::check_skill(__A2A_SKILLS_DISTINCT, <#self_ty as #krate::Agent>::SKILLS, #j, __A2A_SKILL_NAMES));
         skill_checks.push(check, &TokenStream::new(), s.span, krate);
     }
     // Skills declared elsewhere: their requirements against the declared schemes, as
@@ -598,5 +607,6 @@ fn skill_checks(
             impl __A2aListedSkills for #self_ty {}
         }
     });
-    (skill_checks.items().to_vec(), stand_ins)
+    shared.extend_from_slice(skill_checks.items());
+    (shared, stand_ins)
 }

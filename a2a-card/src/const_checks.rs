@@ -162,10 +162,11 @@ const fn name_of<'a>(names: &[&'a str], i: usize, skill: &'a SkillDecl) -> &'a s
 
 /// Skill `j` against the skills before it: ids are unique, and no two skills take the same
 /// input schema (a structured message could not be routed). `names` are the skills as the
-/// declaration names them (`winner`, `books::search`).
-pub const fn check_skill(skills: &[SkillDecl], j: usize, names: &[&str]) -> Check {
+/// declaration names them (`winner`, `books::search`). `distinct`: [`distinct`] found every
+/// id and input schema its own already, so there is nothing to look for.
+pub const fn check_skill(distinct: bool, skills: &[SkillDecl], j: usize, names: &[&str]) -> Check {
     let s = &skills[j];
-    if s.poisoned {
+    if distinct || s.poisoned {
         return Check::OK;
     }
     let mut i = 0;
@@ -190,6 +191,95 @@ pub const fn check_skill(skills: &[SkillDecl], j: usize, names: &[&str]) -> Chec
         i += 1;
     }
     Check::OK
+}
+
+/// Whether the `N` skills' ids, and their input schemas, are each their own: one pass over
+/// their digests, sorted, for every skill at once, so that the checks of each skill against
+/// the others ([`check_skill`], quadratic in the skills, and slow in the compiler's constant
+/// evaluation) are made only when it finds two alike (or two digests alike by chance).
+pub const fn distinct<const N: usize>(skills: &[SkillDecl]) -> bool {
+    if skills.len() != N {
+        return false;
+    }
+    let (mut ids, mut schemas) = ([0u64; N], [0u64; N]);
+    let (mut i, mut with_schema) = (0, 0);
+    while i < N {
+        let s = &skills[i];
+        if s.poisoned {
+            return false;
+        }
+        ids[i] = digest(s.id);
+        if let Some(schema) = s.input.schema {
+            schemas[with_schema] = digest(schema.name);
+            with_schema += 1;
+        }
+        i += 1;
+    }
+    sort(&mut ids, N);
+    sort(&mut schemas, with_schema);
+    !repeats(&ids, N) && !repeats(&schemas, with_schema)
+}
+
+/// The FNV-1a digest of `text`.
+const fn digest(text: &str) -> u64 {
+    let bytes = text.as_bytes();
+    let mut hash = 0xcbf2_9ce4_8422_2325_u64;
+    let mut i = 0;
+    while i < bytes.len() {
+        hash ^= bytes[i] as u64;
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+        i += 1;
+    }
+    hash
+}
+
+/// Sorts the first `n` values (a heap sort: no allocation, `n log n` steps).
+const fn sort(values: &mut [u64], n: usize) {
+    let mut start = n / 2;
+    while start > 0 {
+        start -= 1;
+        sift_down(values, start, n);
+    }
+    let mut end = n;
+    while end > 1 {
+        end -= 1;
+        let top = values[0];
+        values[0] = values[end];
+        values[end] = top;
+        sift_down(values, 0, end);
+    }
+}
+
+/// Moves `values[root]` down the heap of the first `end` values.
+const fn sift_down(values: &mut [u64], mut root: usize, end: usize) {
+    loop {
+        let mut child = 2 * root + 1;
+        if child >= end {
+            return;
+        }
+        if child + 1 < end && values[child] < values[child + 1] {
+            child += 1;
+        }
+        if values[root] >= values[child] {
+            return;
+        }
+        let parent = values[root];
+        values[root] = values[child];
+        values[child] = parent;
+        root = child;
+    }
+}
+
+/// Whether two of the first `n` values, sorted, are equal.
+const fn repeats(values: &[u64], n: usize) -> bool {
+    let mut i = 1;
+    while i < n {
+        if values[i] == values[i - 1] {
+            return true;
+        }
+        i += 1;
+    }
+    false
 }
 
 /// The id of the stand-in for a method listed in `skills(Self::name)` that is not a skill.
@@ -383,6 +473,52 @@ pub const fn check_kebab_case(id: &str) -> Check {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn distinct_finds_a_repeated_id_or_input_schema_wherever_it_is() {
+        const IDS: [&str; 9] = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
+        let skill = |id: &'static str| SkillDecl {
+            id,
+            poisoned: false,
+            ..SkillDecl::POISONED
+        };
+        let skills: Vec<SkillDecl> = IDS.iter().map(|id| skill(id)).collect();
+        assert!(distinct::<9>(&skills));
+        // Any two alike, at any two places, whatever the order.
+        for i in 0..IDS.len() {
+            for j in 0..IDS.len() {
+                if i == j {
+                    continue;
+                }
+                let mut alike = skills.clone();
+                alike[j].id = IDS[i];
+                assert!(!distinct::<9>(&alike), "{i} {j}");
+            }
+        }
+        // A count that is not the skills' is not taken for them.
+        assert!(!distinct::<8>(&skills));
+        // Two skills with one input schema.
+        let schema = |name: &'static str| {
+            Some(crate::skill::SchemaRef {
+                name,
+                schema: serde_json::Value::default,
+            })
+        };
+        let mut shared = skills.clone();
+        shared[2].input.schema = schema("order");
+        shared[7].input.schema = schema("invoice");
+        assert!(distinct::<9>(&shared));
+        shared[4].input.schema = schema("order");
+        assert!(!distinct::<9>(&shared));
+        // What `check_skill` says then is the rule's message, of the second of the two.
+        let names: Vec<&str> = IDS.to_vec();
+        assert!(check_skill(false, &shared, 2, &names).message().is_none());
+        let check = check_skill(false, &shared, 4, &names);
+        let said = check.message();
+        assert!(said.is_some_and(|m| m.contains("order")), "{said:?}");
+        // Told they are distinct, it looks for nothing.
+        assert!(check_skill(true, &shared, 4, &names).message().is_none());
+    }
 
     #[test]
     fn messages_are_cut_at_char_boundaries() {
