@@ -2,7 +2,7 @@
 # Compile-time cost of the a2a-card macros, per the issue: an agent of 200 skills declared with
 # #[agent]/#[skill]/#[derive(Schema)] against the same agent written by hand with the builder;
 # prints the medians of `cargo check` of the user crate (clean and incremental) and the ratios
-# macros/hand against the 1.3x target.
+# macros/hand against the 1.15x target.
 #
 #   scripts/bench-compile.sh
 #

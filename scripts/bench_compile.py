@@ -46,7 +46,7 @@ import sys
 import time
 from pathlib import Path
 
-TARGET_RATIO = 1.3
+TARGET_RATIO = 1.15
 
 VERBS = [
     "summarize", "translate", "classify", "extract", "rank",

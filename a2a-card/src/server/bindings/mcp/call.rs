@@ -166,7 +166,7 @@ impl Call<'_> {
                     metadata: None,
                     extensions: None,
                 };
-                result_of(self.skills, self.entry, &[artifact])
+                result_of(self.skills, self.entry, vec![artifact])
             }
             Err(why) if why.is_empty() => error_result("the skill failed".to_owned()),
             Err(why) => error_result(why),
@@ -239,7 +239,11 @@ impl Call<'_> {
                     question = Some(text.unwrap_or_default());
                 }
                 TaskState::Completed => {
-                    return Ok(Stop::Ended(result_of(self.skills, self.entry, &artifacts)));
+                    return Ok(Stop::Ended(result_of(
+                        self.skills,
+                        self.entry,
+                        std::mem::take(&mut artifacts),
+                    )));
                 }
                 TaskState::Canceled => {
                     return Ok(Stop::Ended(error_result(format!(

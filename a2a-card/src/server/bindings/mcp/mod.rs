@@ -275,7 +275,7 @@ impl ServerHandler for Bridge {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, McpError> {
-        let task = self.a2a_task(&ctx_of(&context), &request.task_id).await?;
+        let mut task = self.a2a_task(&ctx_of(&context), &request.task_id).await?;
         let entry = self.tool_of(&task)?;
         let text = task.status.message.as_ref().map(message_text);
         let payload = match task.status.state.clone() {
@@ -292,11 +292,8 @@ impl ServerHandler for Bridge {
                 }
             }
             TaskState::Completed => {
-                let result = result_of(
-                    self.inner.skills,
-                    entry,
-                    task.artifacts.as_deref().unwrap_or_default(),
-                );
+                let artifacts = task.artifacts.take().unwrap_or_default();
+                let result = result_of(self.inner.skills, entry, artifacts);
                 TaskPayload::Completed {
                     result: object_of(&result)?,
                 }

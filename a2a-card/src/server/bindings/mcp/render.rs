@@ -51,20 +51,20 @@ pub(super) fn object_of(result: &CallToolResult) -> Result<Map<String, Value>, M
 pub(super) fn result_of(
     skills: &[SkillDecl],
     entry: &Entry,
-    artifacts: &[Artifact],
+    artifacts: Vec<Artifact>,
 ) -> CallToolResult {
     let own = skills[entry.skill].id;
     let mut content = Vec::new();
     let mut data = Vec::new();
     for artifact in artifacts {
         let is_own = artifact.name.as_deref() == Some(own);
-        for part in &artifact.parts {
-            match &part.content {
-                PartContent::Data(value) if is_own => data.push(value.clone()),
+        for part in artifact.parts {
+            match part.content {
+                PartContent::Data(value) if is_own => data.push(value),
                 PartContent::Data(value) => content.push(ContentBlock::text(value.to_string())),
-                PartContent::Text(text) => content.push(ContentBlock::text(text.clone())),
+                PartContent::Text(text) => content.push(ContentBlock::text(text)),
                 PartContent::Raw(_) | PartContent::Url(_) => {
-                    content.extend(resource_of(part, &artifact.artifact_id));
+                    content.extend(resource_of(&part, &artifact.artifact_id));
                 }
             }
         }
