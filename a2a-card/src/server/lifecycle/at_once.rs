@@ -15,9 +15,10 @@ use a2a::{Message, Part, SendMessageRequest};
 use futures::FutureExt;
 use tracing::Instrument;
 
+use super::dispatched::Prepared;
 use super::run::{PANIC_MESSAGE, panic_text};
 use super::updates::reply_part;
-use super::{Lifecycle, Prepared, Scope};
+use super::{Lifecycle, Scope};
 use crate::server::call::{Context, Failure, NumberedStream};
 use crate::server::errors::input_error;
 use crate::server::idempotency::Key;

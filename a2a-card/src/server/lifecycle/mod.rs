@@ -17,9 +17,11 @@
 //!    send's, or a subscriber's) begins with the task as it is, then every event after it, in
 //!    order, at the reader's own pace.
 //!
-//! One file per concern: [`request_checks`] (what a request must hold), [`recorder`] (where events
-//! go), [`log`] (the tasks followed here and their logs), [`stage`] (where a task stands with
-//! its handler: not run here, running, waiting for an answer; every way between them),
+//! One file per concern: [`request_checks`] (what a request must hold), [`dispatched`] (a
+//! message dispatched to its skill's handler), [`at_once`] (a call answered without a task),
+//! [`recorder`] (where events go), [`log`] (the tasks followed here and their logs), [`stage`]
+//! (where a task stands with its handler: not run here, running, waiting for an answer; every
+//! way between them),
 //! [`run`] (the skills' runs: a handler's events made task events), [`updates`] (the events
 //! made), [`handover`] (an answer handed to the handler that asked, and a question withdrawn),
 //! [`answers`] (an answer to a task's question, here, forwarded, or kept in the [`mailbox`]
@@ -30,6 +32,7 @@
 mod answers;
 mod at_once;
 mod cluster;
+mod dispatched;
 mod durable;
 mod handler;
 mod handover;
@@ -50,18 +53,16 @@ use futures::StreamExt;
 use futures::stream;
 
 use crate::agent::Declared;
-use crate::arguments::SkillCall;
-use crate::dispatch::{Decision, Dispatcher, SKILL_EXTENSION_URI};
+use crate::dispatch::Dispatcher;
 
 use super::auth::Guard;
 use super::call::{Answered, Context, Extensions, Failure, NumberedStream, Used};
-use super::errors::dispatch_error;
-use super::limits::{Limiter, Permits};
-use super::message::{decide, dispatch_input};
+use super::limits::Limiter;
 use super::push::{Delivery, Webhooks};
 use super::store::{Logged, Place, Store};
 pub(crate) use at_once::Followed;
 use cluster::{Cluster, follow_log, hear, post_recovered};
+use dispatched::Prepared;
 pub(crate) use handler::Called;
 pub(crate) use handler::Calls;
 use handover::answer_of;
@@ -203,17 +204,6 @@ struct Start {
     id: Option<String>,
     /// Whether the caller reads the task as the turn begins (a stream, `returnImmediately`).
     snapshot: bool,
-}
-
-/// A message dispatched, its skill's handler ready to run ([`Lifecycle::dispatched`]).
-struct Prepared {
-    /// The skill it runs (an index into the agent's skills).
-    skill: usize,
-    call: SkillCall,
-    /// Its place among the running tasks the limits allow, held until it ends.
-    permits: Permits,
-    /// When the caller's budget runs out (Unix milliseconds).
-    deadline_ms: Option<i64>,
 }
 
 impl Lifecycle {
@@ -382,83 +372,6 @@ impl Lifecycle {
             (None, false) => {}
         }
         Ok(())
-    }
-
-    /// What a new task's (or an answer at once's) message comes to before its skill runs:
-    /// dispatched once (to the skill `named` by the caller, or the message, or as dispatch
-    /// picks), checked against the skill's own security, and admitted by the limits on
-    /// running tasks; its context told who calls, in which tenant, with which extensions, by
-    /// when.
-    fn dispatched(
-        &self,
-        ctx: &Context,
-        message: &Message,
-        scope: &Scope,
-        named: Option<usize>,
-    ) -> Result<Prepared, Failure> {
-        // The caller's budget, as this process's deadline for the task.
-        let deadline_ms = crate::budget::budget_of(message.metadata.as_ref())
-            .map_err(|why| {
-                A2AError::invalid_params(format!(
-                    "message.metadata.{} {why}",
-                    crate::budget::BUDGET_EXTENSION_URI
-                ))
-            })?
-            .map(|budget| {
-                let ms = i64::try_from(budget.as_millis()).unwrap_or(i64::MAX);
-                chrono::Utc::now().timestamp_millis().saturating_add(ms)
-            });
-        let decision = match named.or(scope.skill) {
-            Some(skill) => {
-                let (json, files) = dispatch_input(self.max_inline_file, message)?;
-                self.dispatcher.dispatch_to(skill, json, files)
-            }
-            None => decide(&self.dispatcher, self.max_inline_file, message, None)?,
-        };
-        let (skill, mut call) = match decision {
-            Decision::Run { skill, call } => (skill, call),
-            // The skill the message names cannot take it: said of that skill.
-            Decision::Reject(e) if named.is_none() && scope.skill.is_some() => {
-                let id = scope
-                    .skill
-                    .and_then(|i| self.agent.skills().get(i))
-                    .map_or("", |s| s.id);
-                let error = dispatch_error(&e);
-                return Err(A2AError::invalid_params(format!(
-                    "the message names skill `{id}` (metadata `{SKILL_EXTENSION_URI}`), which cannot take it: {}",
-                    error.message
-                ))
-                .with_details(error.details.unwrap_or_default())
-                .into());
-            }
-            Decision::Reject(e) => return Err(dispatch_error(&e).into()),
-            Decision::FollowUp(_) => {
-                return Err(A2AError::internal("a new message was taken for an answer").into());
-            }
-        };
-        if let Some(guard) = &self.guard
-            && ctx.admitted != Some(skill)
-        {
-            guard.authorize_skill(skill, ctx.principal.as_deref())?;
-        }
-        // Over a limit of running tasks, nothing is made.
-        let skill_id = self.agent.skills().get(skill).map_or("", |s| s.id);
-        let permits = self.limiter.run(
-            ctx.principal.as_deref(),
-            ctx.peer,
-            scope.tenant.as_deref(),
-            skill_id,
-        )?;
-        call.context.set_principal(ctx.principal.clone());
-        call.context.set_extensions(scope.extensions.clone());
-        call.context.set_tenant(scope.tenant.clone());
-        call.context.set_deadline(deadline_ms);
-        Ok(Prepared {
-            skill,
-            call,
-            permits,
-            deadline_ms,
-        })
     }
 
     /// A new task for a message that names none, its skill started.
