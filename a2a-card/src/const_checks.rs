@@ -485,13 +485,13 @@ mod tests {
         let skills: Vec<SkillDecl> = IDS.iter().map(|id| skill(id)).collect();
         assert!(distinct::<9>(&skills));
         // Any two alike, at any two places, whatever the order.
-        for i in 0..IDS.len() {
+        for (i, id) in IDS.iter().enumerate() {
             for j in 0..IDS.len() {
                 if i == j {
                     continue;
                 }
                 let mut alike = skills.clone();
-                alike[j].id = IDS[i];
+                alike[j].id = id;
                 assert!(!distinct::<9>(&alike), "{i} {j}");
             }
         }
