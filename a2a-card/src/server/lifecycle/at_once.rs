@@ -16,7 +16,7 @@ use futures::FutureExt;
 use tracing::Instrument;
 
 use super::dispatched::Prepared;
-use super::run::{PANIC_MESSAGE, panic_text};
+use super::run::{PANIC_MESSAGE, panicked};
 use super::updates::reply_part;
 use super::{Lifecycle, Scope};
 use crate::server::call::{Context, Failure, NumberedStream};
@@ -82,17 +82,21 @@ impl Lifecycle {
         // The running call's place among those the limits allow, given back as it ends.
         drop(permits);
         span.record("a2a.skill.cancelled", false);
-        span.record("a2a.skill.panicked", run.is_err());
-        match run {
-            Ok(Ok(reply)) => Ok(Ok(reply_part(reply))),
-            Ok(Err(refused @ SkillError::Input(_))) => Err(input_error(&refused).into()),
-            Ok(Err(failed)) => Ok(Err(failed.to_string())),
-            Err(panic) => {
-                span.record("otel.status_code", "ERROR");
-                let text = panic_text(&*panic);
-                tracing::error!(skill = skill_id, panic = %text, "a skill handler panicked");
-                Ok(Err(PANIC_MESSAGE.to_owned()))
+        let outcome = match run {
+            Ok(outcome) => {
+                span.record("a2a.skill.panicked", false);
+                outcome
             }
+            Err(panic) => {
+                let text = panicked(&span, &*panic);
+                tracing::error!(skill = skill_id, panic = %text, "a skill handler panicked");
+                Err(SkillError::Failed(PANIC_MESSAGE.to_owned()))
+            }
+        };
+        match outcome {
+            Ok(reply) => Ok(Ok(reply_part(reply))),
+            Err(refused @ SkillError::Input(_)) => Err(input_error(&refused).into()),
+            Err(failed) => Ok(Err(failed.to_string())),
         }
     }
 }

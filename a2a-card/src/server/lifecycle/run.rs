@@ -204,9 +204,7 @@ pub(crate) fn start(
                 outcome
             }
             Either::Right((Err(panic), _)) => {
-                span.record("a2a.skill.panicked", true);
-                span.record("otel.status_code", "ERROR");
-                let text = panic_text(&*panic);
+                let text = panicked(&span, &*panic);
                 tracing::error!(task = %task, skill = skill_id, panic = %text, "a skill handler panicked");
                 Err(SkillError::Failed(PANIC_MESSAGE.to_owned()))
             }
@@ -230,8 +228,11 @@ pub(crate) fn start(
     ));
 }
 
-/// What a handler's panic said.
-pub(super) fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+/// A handler's `panic`, marked on its skill's `span`: what it said, for the log (its caller is
+/// told [`PANIC_MESSAGE`] instead).
+pub(super) fn panicked(span: &tracing::Span, panic: &(dyn std::any::Any + Send)) -> String {
+    span.record("a2a.skill.panicked", true);
+    span.record("otel.status_code", "ERROR");
     panic
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())
