@@ -1,8 +1,10 @@
 //! A call answered at once, without a task: the caller names a skill that can only return
 //! (it neither streams nor takes a context, so it can neither report progress, nor ask, nor
 //! call other agents) and that is not durable, and nothing in the call asks for a task (no
-//! idempotency key to reach it again, no budget to keep). An MCP tool call that is not an MCP
-//! task is such a call: MCP's client reads the result and nothing else.
+//! idempotency key to reach it again, no configuration of a task). An MCP tool call that is
+//! not an MCP task is such a call: MCP's client reads the result and nothing else. (A budget
+//! is read and checked as a task's is, and told to the context, which such a skill does not
+//! take: nothing else keeps it.)
 //!
 //! The call is admitted, dispatched, authorised and limited as a new task's message is
 //! ([`Lifecycle::dispatched`]); only the task is not made: nothing is stored, no event is
@@ -48,12 +50,7 @@ impl Lifecycle {
         };
         let returns = !decl.output.streaming && !decl.input.context && decl.durable.is_none();
         let message = &req.message;
-        let untracked = message.task_id.is_none()
-            && req.configuration.is_none()
-            && !message
-                .metadata
-                .as_ref()
-                .is_some_and(|m| m.contains_key(crate::budget::BUDGET_EXTENSION_URI));
+        let untracked = message.task_id.is_none() && req.configuration.is_none();
         Ok(returns && untracked && Key::of(ctx, message)?.is_none())
     }
 
