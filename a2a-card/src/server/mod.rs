@@ -17,11 +17,14 @@
 //! each under a path of its own.
 //!
 //! The path a request takes, one module per step (the layers in the order a request meets
-//! them, the way back in reverse; `wiring` puts them together):
+//! them, the way back in reverse; `wiring` puts them together; on a served listener, `front`
+//! applies the first three to each request in one future, and they are layers of the router
+//! only where [`Server::router`] is nested in an app of the user's own):
 //!
 //! ```text
 //! front                   (a served listener) a plain GET of a published document (the card,
-//!                         /capabilities, the catalog): answered at once from its bytes
+//!                         /capabilities, the catalog): answered at once from its bytes;
+//!                         /healthz and /readyz go to their routes alone
 //! drain                   (a served listener) refused once stopping began; streams ended then
 //! http::body::keep_alive  a body the answer left unread: read and dropped, or Connection: close
 //!   telemetry              the request's span and metrics

@@ -253,18 +253,30 @@ pub(crate) fn outgoing_headers(span: &Span) -> Vec<(String, String)> {
     }
 }
 
-/// The layer that gives every request its span and its metrics.
+/// The layer that gives every request its span and its metrics (see [`traced`]).
 pub(crate) async fn layer(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
+    traced(request, |request| next.run(request)).await
+}
+
+/// `request` answered by `next` in its own span, with its metrics: what every request gets,
+/// whether it comes to this crate's listener or to an app the router is nested in.
+pub(crate) async fn traced<F>(
+    request: axum::extract::Request,
+    next: impl FnOnce(axum::extract::Request) -> F,
+) -> axum::response::Response
+where
+    F: std::future::Future<Output = axum::response::Response>,
+{
     use tracing::Instrument as _;
     let span = request_span(
         request.method().as_str(),
         request.uri().path(),
         request.headers(),
     );
-    let response = next.run(request).instrument(span.clone()).await;
+    let response = next(request).instrument(span.clone()).await;
     answered(&span, response.status().as_u16());
     response
 }

@@ -17,9 +17,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode, Version, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use tokio::sync::watch;
@@ -35,6 +34,11 @@ pub const SHUT_DOWN: &str = "the agent shut down before this task finished (its 
 pub(crate) const LIVE_PATH: &str = "/healthz";
 /// The readiness route: `200` while the server takes requests, `503` once its drain began.
 pub(crate) const READY_PATH: &str = "/readyz";
+
+/// Whether `path` is one of the health routes, which the drain's rules leave alone.
+pub(crate) fn is_probe(path: &str) -> bool {
+    path == LIVE_PATH || path == READY_PATH
+}
 
 /// The drain of one listener: whether it began, and the requests under way.
 pub(crate) struct Drain {
@@ -133,9 +137,16 @@ impl Drop for InFlight<'_> {
     }
 }
 
-/// The layer every request of a served listener meets first (the health routes apart): see
-/// the [module docs](self).
-pub(crate) async fn layer(State(drain): State<Arc<Drain>>, req: Request, next: Next) -> Response {
+/// `req` answered by `next` under the drain's rules: what every request of a served listener
+/// meets first (the health routes apart; see the [module docs](self)).
+pub(crate) async fn watched<F>(
+    drain: &Drain,
+    req: Request,
+    next: impl FnOnce(Request) -> F,
+) -> Response
+where
+    F: std::future::Future<Output = Response>,
+{
     let http1 = req.version() <= Version::HTTP_11;
     // A gRPC method that streams its answer (the others answer in one message).
     let path = req.uri().path();
@@ -144,8 +155,8 @@ pub(crate) async fn layer(State(drain): State<Arc<Drain>>, req: Request, next: N
         return refused(http1);
     }
     let mut res = {
-        let _counted = InFlight::enter(&drain);
-        next.run(req).await
+        let _counted = InFlight::enter(drain);
+        next(req).await
     };
     let content_type = res
         .headers()
@@ -241,6 +252,8 @@ pub(crate) async fn signal() {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::extract::State;
+    use axum::middleware::Next;
     use tower::ServiceExt as _;
 
     fn app(drain: &Arc<Drain>) -> axum::Router {
@@ -258,7 +271,9 @@ mod tests {
             .route("/events", axum::routing::get(events))
             .layer(axum::middleware::from_fn_with_state(
                 Arc::clone(drain),
-                layer,
+                |State(drain): State<Arc<Drain>>, req: Request, next: Next| async move {
+                    watched(&drain, req, |req| next.run(req)).await
+                },
             ))
             .merge(health(drain, Vec::new()))
     }

@@ -1,10 +1,18 @@
-//! The service each connection of a listener gets: a plain `GET` of a published document (a
-//! card, the capabilities, the AI Catalog) is answered at once from its bytes, ahead of the
-//! router and its layers; every other request goes to the router, with its connection's peer
-//! address (the limits count anonymous callers by it).
+//! The service each connection of a listener gets, the one place a served request begins: a
+//! plain `GET` of a published document (a card, the capabilities, the AI Catalog) is answered
+//! at once from its bytes, ahead of the router; a health probe goes to its route alone; every
+//! other request meets the rules every request meets (the drain's, the keep-alive body rule,
+//! its span and metrics), in one future, then the router, with its connection's peer address
+//! (the limits count anonymous callers by it).
+//!
+//! The same rules are layers of the router [`Server::router`](crate::server::Server::router)
+//! gives, for an app of the user's own ([`Ruled::layered`](super::wiring::Ruled::layered)); here they are
+//! composed without those layers' boxed services and futures.
 
 use std::convert::Infallible;
+use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
@@ -14,29 +22,38 @@ use axum::routing::future::RouteFuture;
 use futures::future::{self, Either, Ready};
 use tower::Service;
 
+use crate::server::bindings::http::body;
 use crate::server::documents::Published;
-use crate::server::drain::Drain;
+use crate::server::drain::{self, Drain};
 use crate::server::telemetry;
 
 /// What every connection's [`Front`] shares.
 #[derive(Clone)]
 pub(in crate::server) struct Fronts {
     app: axum::Router,
+    health: axum::Router,
     published: Arc<Published>,
     drain: Arc<Drain>,
+    body_limit: usize,
 }
 
 impl Fronts {
-    /// The connections' services of `app`, which serves `published` among its routes.
+    /// The connections' services of `app` (its routes without the rules every request meets,
+    /// its bodies limited to `body_limit` bytes), which serves `published` among its routes,
+    /// beside the `health` probes.
     pub(in crate::server) fn new(
         app: axum::Router,
+        health: axum::Router,
         published: Published,
         drain: Arc<Drain>,
+        body_limit: usize,
     ) -> Self {
         Fronts {
             app,
+            health,
             published: Arc::new(published),
             drain,
+            body_limit,
         }
     }
 }
@@ -68,25 +85,53 @@ pub(in crate::server) struct Front {
     peer: SocketAddr,
 }
 
+/// The answer of a request that met the rules, then the router.
+type Ruled = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+
 impl Service<Request> for Front {
     type Response = Response;
     type Error = Infallible;
-    type Future = Either<Ready<Result<Response, Infallible>>, RouteFuture<Infallible>>;
+    type Future =
+        Either<Ready<Result<Response, Infallible>>, Either<RouteFuture<Infallible>, Ruled>>;
 
     fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        // The router is always ready.
+        // The routers are always ready.
         Poll::Ready(Ok(()))
     }
 
     fn call(&mut self, mut request: Request) -> Self::Future {
+        let shared = &mut self.shared;
         // Once the drain begins, every request meets its rules (refused, `Connection: close`).
-        if !self.shared.drain.draining()
-            && let Some(answer) = self.shared.published.answer(&request)
+        if !shared.drain.draining()
+            && let Some(answer) = shared.published.answer(&request)
         {
             telemetry::answered_ahead(&request, answer.status().as_u16());
             return Either::Left(future::ready(Ok(answer)));
         }
+        if drain::is_probe(request.uri().path()) {
+            return Either::Right(Either::Left(shared.health.call(request)));
+        }
         request.extensions_mut().insert(ConnectInfo(self.peer));
-        Either::Right(self.shared.app.call(request))
+        let (mut app, drain, limit) = (
+            shared.app.clone(),
+            Arc::clone(&shared.drain),
+            shared.body_limit,
+        );
+        Either::Right(Either::Right(Box::pin(async move {
+            let answer = drain::watched(&drain, request, |request| {
+                body::kept_alive(limit, request, |request| {
+                    telemetry::traced(request, |request| routed(app.call(request)))
+                })
+            });
+            Ok(answer.await)
+        })))
+    }
+}
+
+/// The router's answer (it has no error).
+async fn routed(answer: RouteFuture<Infallible>) -> Response {
+    match answer.await {
+        Ok(response) => response,
+        Err(never) => match never {},
     }
 }

@@ -20,7 +20,7 @@ use crate::server::lifecycle::Halt;
 use crate::server::listening::Listening;
 use crate::server::server_error::ServerError;
 use crate::server::store::{self, Recovered, Recovery};
-use crate::server::wiring::{Routes, Shared, layered};
+use crate::server::wiring::{Routes, Ruled, Shared};
 
 /// Several declared agents on one listener, each at a path of its own.
 ///
@@ -321,7 +321,7 @@ impl Host {
     /// ```
     pub async fn router(self) -> Result<axum::Router, ServerError> {
         let placed = self.placed(None)?;
-        Ok(self.router_for(placed).await?.app)
+        Ok(self.router_for(placed).await?.app.layered())
     }
 
     /// Binds `addr`; [`Listening::serve`] then serves every agent there.
@@ -388,7 +388,8 @@ impl Host {
         Ok(Listening {
             listener,
             local_addr,
-            app,
+            app: app.app,
+            body_limit: app.body_limit,
             published,
             card,
             endpoint,
@@ -522,7 +523,10 @@ impl Host {
             served.push((at.card, at.endpoint));
         }
         Ok(Hosted {
-            app: layered(app.merge(published.router()), body_limit),
+            app: Ruled {
+                app: app.merge(published.router()),
+                body_limit,
+            },
             published,
             served,
             first,
@@ -534,7 +538,7 @@ impl Host {
 /// The agents of a host put together: the router, each agent's card and endpoint (and which
 /// is the default), and what the drain stops of each.
 struct Hosted {
-    app: axum::Router,
+    app: Ruled,
     /// The documents the listener publishes (also among `app`'s routes).
     published: Published,
     served: Vec<(AgentCard, Endpoint)>,

@@ -41,7 +41,11 @@ use crate::server::store::Store;
 pub struct Listening {
     pub(in crate::server) listener: TcpListener,
     pub(in crate::server) local_addr: SocketAddr,
+    /// The agents' routes, without the rules every request meets (the listener's
+    /// [`Front`](super::front::Front) applies them).
     pub(in crate::server) app: axum::Router,
+    /// The largest request body the agents take, in bytes.
+    pub(in crate::server) body_limit: usize,
     /// The documents `app` serves, answered ahead of it.
     pub(in crate::server) published: Published,
     pub(in crate::server) card: AgentCard,
@@ -207,13 +211,7 @@ impl Listening {
                 stores.push(Arc::clone(&halt.store));
             }
         }
-        let app = self
-            .app
-            .layer(axum::middleware::from_fn_with_state(
-                Arc::clone(&drain),
-                drain::layer,
-            ))
-            .merge(drain::health(&drain, stores.clone()));
+        let health = drain::health(&drain, stores.clone());
         // Answers go out whole: Nagle's algorithm would only hold back the last segment of
         // each (and stall pipelined requests behind delayed acknowledgements).
         let listener = self.listener.tap_io(|stream| {
@@ -221,7 +219,13 @@ impl Listening {
             let _ = stream.set_nodelay(true);
         });
         let (close, closed) = tokio::sync::oneshot::channel::<()>();
-        let fronts = Fronts::new(app, self.published, Arc::clone(&drain));
+        let fronts = Fronts::new(
+            self.app,
+            health,
+            self.published,
+            Arc::clone(&drain),
+            self.body_limit,
+        );
         let served = axum::serve(listener, fronts).with_graceful_shutdown(async {
             let _ = closed.await;
         });

@@ -586,7 +586,7 @@ impl<A: Agent> Server<A> {
     /// it as it is.
     pub async fn router(self) -> Result<axum::Router, ServerError> {
         let (card, endpoint) = self.served(None)?;
-        Ok(self.router_for(card, &endpoint).await?.0)
+        Ok(self.router_for(card, &endpoint).await?.0.layered())
     }
 
     /// The agent's request handler alone, behind the official
@@ -639,11 +639,12 @@ impl<A: Agent> Server<A> {
         let local_addr = listener.local_addr()?;
         let (card, endpoint) = self.served(Some(local_addr))?;
         let drain_timeout = self.drain_timeout;
-        let (app, halt, published) = self.router_for(card.clone(), &endpoint).await?;
+        let (ruled, halt, published) = self.router_for(card.clone(), &endpoint).await?;
         Ok(Listening {
             listener,
             local_addr,
-            app,
+            app: ruled.app,
+            body_limit: ruled.body_limit,
             published,
             cards: vec![card.clone()],
             card,

@@ -297,7 +297,7 @@ impl<A: Agent> Server<A> {
         self,
         card: AgentCard,
         endpoint: &Endpoint,
-    ) -> Result<(axum::Router, lifecycle::Halt, Published), ServerError> {
+    ) -> Result<(Ruled, lifecycle::Halt, Published), ServerError> {
         // The agent alone on its listener: a catalog of one entry.
         let catalog = crate::server::catalog::catalog(&[crate::server::catalog::Listed {
             card: &card,
@@ -309,11 +309,11 @@ impl<A: Agent> Server<A> {
         let routes = self.routes_for(card, endpoint, None).await?;
         let (body_limit, halt) = (routes.body_limit, routes.halt.clone());
         let app = routes.alone(endpoint, &mut published);
-        Ok((
-            layered(app.merge(published.router()), body_limit),
-            halt,
-            published,
-        ))
+        let app = Ruled {
+            app: app.merge(published.router()),
+            body_limit,
+        };
+        Ok((app, halt, published))
     }
 }
 
@@ -393,12 +393,24 @@ impl Routes {
     }
 }
 
-/// `app` in the layers of every request, outermost last: its span (and, with `otel`, its
-/// caller's trace) and metrics; outside them, the one rule for a body an answer left unread.
-pub(in crate::server) fn layered(app: axum::Router, body_limit: usize) -> axum::Router {
-    app.layer(axum::middleware::from_fn(telemetry::layer))
-        .layer(axum::middleware::from_fn_with_state(
-            body_limit,
-            http::body::keep_alive,
-        ))
+/// Routes that have yet to meet the rules every request meets: as layers of the router
+/// ([`layered`](Self::layered)), or in a served listener's [`Front`](super::front::Front).
+pub(in crate::server) struct Ruled {
+    pub(in crate::server) app: axum::Router,
+    /// The largest request body the routes take, in bytes.
+    pub(in crate::server) body_limit: usize,
+}
+
+impl Ruled {
+    /// The routes in the layers of every request, outermost last: its span (and, with `otel`,
+    /// its caller's trace) and metrics; outside them, the one rule for a body an answer left
+    /// unread.
+    pub(in crate::server) fn layered(self) -> axum::Router {
+        self.app
+            .layer(axum::middleware::from_fn(telemetry::layer))
+            .layer(axum::middleware::from_fn_with_state(
+                self.body_limit,
+                http::body::keep_alive,
+            ))
+    }
 }

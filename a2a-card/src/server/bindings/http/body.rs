@@ -103,8 +103,20 @@ pub(crate) async fn keep_alive(
     request: Request,
     next: Next,
 ) -> Response {
+    kept_alive(limit, request, |request| next.run(request)).await
+}
+
+/// [`keep_alive`]'s rule for `request`, answered by `next`, under a body limit of `limit`.
+pub(crate) async fn kept_alive<F>(
+    limit: usize,
+    request: Request,
+    next: impl FnOnce(Request) -> F,
+) -> Response
+where
+    F: std::future::Future<Output = Response>,
+{
     if request.version() > Version::HTTP_11 || !has_body(request.headers()) {
-        return next.run(request).await;
+        return next(request).await;
     }
     let declared_too_large = declared_too_large(request.headers(), limit);
     let left = Arc::new(Mutex::new(None));
@@ -114,7 +126,7 @@ pub(crate) async fn keep_alive(
             left: Arc::clone(&left),
         })
     });
-    let response = next.run(request).await;
+    let response = next(request).await;
     let unread = left.lock().unwrap_or_else(|p| p.into_inner()).take();
     let Some(unread) = unread else {
         return response;
