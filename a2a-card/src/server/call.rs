@@ -385,8 +385,8 @@ pub(crate) fn field_error(field: &str, description: impl Into<String>) -> A2AErr
 }
 /// What a call answers.
 pub(crate) enum Answer {
-    /// `SendMessage`'s answer.
-    Sent(SendMessageResponse),
+    /// `SendMessage`'s answer: the task (shared with its log where it ran here).
+    Sent(Arc<Task>),
     /// A task (`GetTask`, `CancelTask`).
     Task(Box<Task>),
     /// A page of tasks.
@@ -408,7 +408,13 @@ pub(crate) enum Answer {
 impl serde::Serialize for Answer {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
-            Answer::Sent(sent) => sent.serialize(serializer),
+            // As `SendMessageResponse::Task` writes it.
+            Answer::Sent(task) => {
+                use serde::ser::SerializeMap as _;
+                let mut map = serializer.serialize_map(Some(1))?;
+                map.serialize_entry("task", &**task)?;
+                map.end()
+            }
             Answer::Task(task) => task.serialize(serializer),
             Answer::Tasks(list) => list.serialize(serializer),
             Answer::Config(config) => config.serialize(serializer),

@@ -146,7 +146,11 @@ impl A2aService for Grpc {
         let ctx = ctx_of(&mut request)?;
         let req = pbconv::from_proto_send_message_request(request.get_ref());
         let called = self.0.send_message(&ctx, req).await;
-        respond(called, pbconv::to_proto_send_message_response)
+        respond(called, |task: &Arc<a2a::Task>| proto::SendMessageResponse {
+            payload: Some(proto::send_message_response::Payload::Task(
+                pbconv::to_proto_task(task),
+            )),
+        })
     }
 
     type SendStreamingMessageStream = Events;

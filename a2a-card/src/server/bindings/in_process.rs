@@ -2,6 +2,8 @@
 //! ([`Server::request_handler`](crate::server::Server::request_handler)), each method one
 //! call of the lifecycle by an anonymous caller.
 
+use std::sync::Arc;
+
 use a2a::*;
 use a2a_server::{RequestHandler, ServiceParams};
 use async_trait::async_trait;
@@ -21,7 +23,8 @@ impl RequestHandler for Lifecycle {
         _: &ServiceParams,
         req: SendMessageRequest,
     ) -> Result<SendMessageResponse, A2AError> {
-        in_process(Calls::send_message(self, &Context::in_process(), req).await)
+        let task = in_process(Calls::send_message(self, &Context::in_process(), req).await)?;
+        Ok(SendMessageResponse::Task(Arc::unwrap_or_clone(task)))
     }
 
     async fn send_streaming_message(

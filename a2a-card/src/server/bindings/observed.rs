@@ -31,11 +31,7 @@ async fn recorded<T>(
 
 #[async_trait]
 impl Calls for Observed {
-    async fn send_message(
-        &self,
-        ctx: &Context,
-        req: SendMessageRequest,
-    ) -> Called<SendMessageResponse> {
+    async fn send_message(&self, ctx: &Context, req: SendMessageRequest) -> Called<Arc<Task>> {
         recorded(ctx, m::SEND_MESSAGE, self.0.send_message(ctx, req)).await
     }
 

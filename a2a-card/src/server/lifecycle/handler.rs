@@ -8,7 +8,7 @@ use a2a_server::PushConfigStore;
 use async_trait::async_trait;
 
 use super::log::Until;
-use super::request_checks::{check_history_length, cut_history};
+use super::request_checks::{check_history_length, cut_history, cut_shared_history};
 use super::updates::{status, status_of};
 use super::{Followed, Lifecycle, NumberedStream, Scope, new_task_id};
 use crate::agent::SkillDecl;
@@ -37,11 +37,7 @@ pub(crate) type Called<T> = Result<Answered<T>, Failure>;
 #[async_trait]
 pub(crate) trait Calls: Send + Sync + 'static {
     /// `SendMessage`.
-    async fn send_message(
-        &self,
-        ctx: &Context,
-        req: SendMessageRequest,
-    ) -> Called<SendMessageResponse>;
+    async fn send_message(&self, ctx: &Context, req: SendMessageRequest) -> Called<Arc<Task>>;
     /// `SendStreamingMessage`.
     async fn send_streaming_message(
         &self,
@@ -237,14 +233,10 @@ impl Lifecycle {
 
 #[async_trait]
 impl Calls for Lifecycle {
-    async fn send_message(
-        &self,
-        ctx: &Context,
-        req: SendMessageRequest,
-    ) -> Called<SendMessageResponse> {
+    async fn send_message(&self, ctx: &Context, req: SendMessageRequest) -> Called<Arc<Task>> {
         let scope = self.admit(ctx, Asked::send(&req)).await?;
         let task = self.send(ctx, req, &scope).await?;
-        Ok(scope.answered(SendMessageResponse::Task(task)))
+        Ok(scope.answered(task))
     }
 
     async fn send_streaming_message(
@@ -449,7 +441,7 @@ impl Lifecycle {
         ctx: &Context,
         req: SendMessageRequest,
         scope: &Scope,
-    ) -> Result<Task, Failure> {
+    ) -> Result<Arc<Task>, Failure> {
         let config = req.configuration.as_ref();
         let history_length = config.and_then(|c| c.history_length);
         check_history_length("configuration.historyLength", history_length)?;
@@ -463,7 +455,7 @@ impl Lifecycle {
                     self.retried(&id).await?
                 };
                 cut_history(&mut task, history_length);
-                return Ok(task);
+                return Ok(Arc::new(task));
             }
         };
         let start = super::Start {
@@ -473,7 +465,7 @@ impl Lifecycle {
         };
         let mut turn = self.begin(ctx, req, scope, start).await?;
         let mut task = if let (true, Some(task)) = (immediately, turn.task) {
-            task
+            Arc::new(task)
         } else {
             // A turn not begun yet ends beyond the state it began from (which still asks).
             let from = if turn.begun { turn.seq } else { turn.seq + 1 };
@@ -485,10 +477,11 @@ impl Lifecycle {
             if let Some(broken) = turn.tracked.broken() {
                 return Err(broken.into());
             }
-            turn.tracked.snapshot().0
+            // The task as it ended (or asks), shared with its log here rather than copied.
+            turn.tracked.shared().0
         };
         self.settle(&turn.tracked.id).await?;
-        cut_history(&mut task, history_length);
+        cut_shared_history(&mut task, history_length);
         Ok(task)
     }
 

@@ -231,7 +231,9 @@ pub(crate) struct Observed {
 }
 
 struct State {
-    task: Task,
+    /// Shared with the readers of a snapshot ([`Tracked::shared`]); copied by the next change
+    /// while one still holds it.
+    task: Arc<Task>,
     /// The number of the event `task` was at when this process began to follow it.
     base: u64,
     /// Events `base + 1`, `base + 2`, ... in order (event `n` at index `n - base - 1`).
@@ -267,7 +269,7 @@ impl Tracked {
             id: task.id.clone(),
             context: task.context_id.clone(),
             state: Mutex::new(State {
-                task,
+                task: Arc::new(task),
                 base,
                 log: Vec::new(),
                 published: base,
@@ -339,7 +341,15 @@ impl Tracked {
     /// The task as it is now, and the sequence number it reflects.
     pub(crate) fn snapshot(&self) -> (Task, u64) {
         let state = self.lock();
-        (state.task.clone(), state.last())
+        (Task::clone(&state.task), state.last())
+    }
+
+    /// The task as it is now, shared rather than copied (a change made while the caller holds
+    /// it copies it then, and a task that has ended does not change), and the sequence number
+    /// it reflects.
+    pub(crate) fn shared(&self) -> (Arc<Task>, u64) {
+        let state = self.lock();
+        (Arc::clone(&state.task), state.last())
     }
 
     /// The number of the task's last event.
@@ -367,7 +377,7 @@ impl Tracked {
 
     /// Applies `f` to the task without an event (the caller's message joining the history).
     pub(crate) fn edit(&self, f: impl FnOnce(&mut Task)) {
-        f(&mut self.lock().task);
+        f(Arc::make_mut(&mut self.lock().task));
     }
 
     /// Records `event`: numbered, applied to the task, handed to `logged` with its number
@@ -385,7 +395,7 @@ impl Tracked {
             let mut state = self.lock();
             let (seq, event, stored) = state.push(event, logged)?;
             if stored {
-                return Some((seq, event, Some(state.task.clone())));
+                return Some((seq, event, Some(Task::clone(&state.task))));
             }
             state.published = seq;
             (seq, event)
@@ -418,7 +428,7 @@ impl Tracked {
                 return (recorded, None);
             };
             if stored {
-                return (recorded, Some(state.task.clone()));
+                return (recorded, Some(Task::clone(&state.task)));
             }
             state.published = last;
             last
@@ -467,7 +477,7 @@ impl Tracked {
             }
             match event.event() {
                 Ok(read) => {
-                    apply(&mut state.task, &read);
+                    apply(Arc::make_mut(&mut state.task), &read);
                 }
                 // Not an event this process can follow: its readers learn why, and read the
                 // store's copy.
@@ -617,7 +627,7 @@ impl State {
             return None;
         }
         stamp(&mut event);
-        let stored = apply(&mut self.task, &event);
+        let stored = apply(Arc::make_mut(&mut self.task), &event);
         let seq = self.last() + 1;
         let event = Arc::new(Event::new(event));
         logged(seq, &event);

@@ -56,11 +56,23 @@ pub(super) fn check_history_length(field: &str, n: Option<i32>) -> Result<(), A2
 
 /// The last `n` messages of the task's history, when `n` is given.
 pub(super) fn cut_history(task: &mut Task, n: Option<i32>) {
-    let (Some(n), Some(history)) = (n, task.history.as_mut()) else {
-        return;
-    };
-    let keep = usize::try_from(n.max(0)).unwrap_or(0);
-    if history.len() > keep {
+    if let (Some(keep), Some(history)) = (kept(n), task.history.as_mut())
+        && history.len() > keep
+    {
         history.drain(..history.len() - keep);
     }
+}
+
+/// [`cut_history`] of a shared task: copied only when its history is cut.
+pub(super) fn cut_shared_history(task: &mut std::sync::Arc<Task>, n: Option<i32>) {
+    if let (Some(keep), Some(history)) = (kept(n), task.history.as_ref())
+        && history.len() > keep
+    {
+        cut_history(std::sync::Arc::make_mut(task), n);
+    }
+}
+
+/// How many messages of the history a `historyLength` of `n` keeps (`None`: all).
+fn kept(n: Option<i32>) -> Option<usize> {
+    n.map(|n| usize::try_from(n.max(0)).unwrap_or(0))
 }
