@@ -15,7 +15,7 @@ use futures::stream::{self, BoxStream};
 use tokio::sync::watch;
 
 use super::super::limits::Permits;
-use super::super::store::{Event, stamp, task_bytes};
+use super::super::store::{Event, apply_owned, stamp, task_bytes};
 pub(crate) use super::super::store::{apply, asks};
 
 /// How much of its finished tasks' event logs a server keeps in memory, for subscribers that
@@ -391,6 +391,7 @@ impl Tracked {
         event: StreamResponse,
         logged: impl FnOnce(u64, &Arc<Event>),
     ) -> Option<(u64, Arc<Event>, Option<Task>)> {
+        let event = Made::new(event);
         let (seq, event) = {
             let mut state = self.lock();
             let (seq, event, stored) = state.push(event, logged)?;
@@ -413,6 +414,7 @@ impl Tracked {
         events: [StreamResponse; N],
         mut logged: impl FnMut(u64, &Arc<Event>),
     ) -> (Vec<(u64, Arc<Event>)>, Option<Task>) {
+        let events = events.map(Made::new);
         let mut recorded = Vec::with_capacity(N);
         let mut stored = false;
         let last = {
@@ -620,19 +622,47 @@ impl State {
     /// nothing recorded) once the task has ended or its run here broke off.
     fn push(
         &mut self,
-        mut event: StreamResponse,
+        event: Made,
         logged: impl FnOnce(u64, &Arc<Event>),
     ) -> Option<(u64, Arc<Event>, bool)> {
         if self.task.status.state.is_terminal() || self.broken.is_some() {
             return None;
         }
-        stamp(&mut event);
-        let stored = apply(Arc::make_mut(&mut self.task), &event);
+        let task = Arc::make_mut(&mut self.task);
+        let Made { event, chunk } = event;
+        let stored = match (chunk, event.kept()) {
+            (Some(chunk), _) => apply_owned(task, chunk),
+            (None, Some(kept)) => apply(task, kept),
+            (None, None) => false,
+        };
         let seq = self.last() + 1;
-        let event = Arc::new(Event::new(event));
         logged(seq, &event);
         self.log.push(Arc::clone(&event));
         Some((seq, event, stored))
+    }
+}
+
+/// An event made ready to record before the task's lock is taken: stamped, and an appended
+/// chunk serialised (what its readers, the log and the webhooks share), its parts kept apart
+/// to move into the task.
+struct Made {
+    event: Arc<Event>,
+    chunk: Option<StreamResponse>,
+}
+
+impl Made {
+    fn new(mut event: StreamResponse) -> Made {
+        stamp(&mut event);
+        match Event::chunk_of(&event) {
+            Some(made) => Made {
+                event: Arc::new(made),
+                chunk: Some(event),
+            },
+            None => Made {
+                event: Arc::new(Event::new(event)),
+                chunk: None,
+            },
+        }
     }
 }
 

@@ -38,7 +38,11 @@ pub(crate) fn apply(task: &mut Task, event: &StreamResponse) -> bool {
                     false
                 }
                 Some(artifact) => {
-                    *artifact = update.artifact.clone();
+                    // An artifact written whole as the task holds it already (its chunks
+                    // closed) is compared, not copied again.
+                    if *artifact != update.artifact {
+                        artifact.clone_from(&update.artifact);
+                    }
                     update.last_chunk == Some(true)
                 }
                 None => {
@@ -52,6 +56,28 @@ pub(crate) fn apply(task: &mut Task, event: &StreamResponse) -> bool {
             true
         }
         StreamResponse::Message(_) => false,
+    }
+}
+
+/// [`apply`] of an event the caller gives up: the parts of a chunk appended to an artifact
+/// move into the task instead of being copied.
+pub(crate) fn apply_owned(task: &mut Task, event: StreamResponse) -> bool {
+    match event {
+        StreamResponse::ArtifactUpdate(update) if update.append == Some(true) => {
+            let found = task.artifacts.as_mut().and_then(|artifacts| {
+                artifacts
+                    .iter_mut()
+                    .find(|a| a.artifact_id == update.artifact.artifact_id)
+            });
+            match found {
+                Some(artifact) => {
+                    artifact.parts.extend(update.artifact.parts);
+                    false
+                }
+                None => apply(task, &StreamResponse::ArtifactUpdate(update)),
+            }
+        }
+        event => apply(task, &event),
     }
 }
 

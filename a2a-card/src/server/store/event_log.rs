@@ -222,6 +222,20 @@ impl Event {
         Event { kept }
     }
 
+    /// An appended artifact chunk `event` as its JSON alone (as [`new`](Self::new) keeps
+    /// it), made from a borrow: the caller keeps the event, to move its parts on.
+    pub(crate) fn chunk_of(event: &a2a::StreamResponse) -> Option<Event> {
+        match event {
+            a2a::StreamResponse::ArtifactUpdate(u) if u.append == Some(true) => {
+                let json = serde_json::to_string(event).ok()?;
+                Some(Event {
+                    kept: Kept::Chunk { json: json.into() },
+                })
+            }
+            _ => None,
+        }
+    }
+
     /// `event` with its JSON as already written (read back from a log): `json` must be
     /// `event` serialised.
     pub fn with_json(event: a2a::StreamResponse, json: String) -> Event {

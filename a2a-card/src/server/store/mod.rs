@@ -53,7 +53,7 @@ use std::time::Duration;
 
 use a2a_server::TaskStore;
 
-pub(crate) use apply::{apply, asks, stamp, status_update};
+pub(crate) use apply::{apply, apply_owned, asks, stamp, status_update};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use apply::{interrupted, was_running};
 pub(crate) use contract::Recovered;

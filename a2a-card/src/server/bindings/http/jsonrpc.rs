@@ -252,16 +252,13 @@ async fn call(
                 r#"{{"jsonrpc":"2.0","id":{},"result":"#,
                 serde_json::to_string(&id).unwrap_or_default()
             );
-            sse(events, move |event| match event {
+            sse(events, move |data, event| match event {
                 Ok(event) => {
-                    let json = event.json();
-                    let mut frame = String::with_capacity(head.len() + json.len() + 1);
-                    frame.push_str(&head);
-                    frame.push_str(json);
-                    frame.push('}');
-                    frame
+                    data.push_str(&head);
+                    data.push_str(event.json());
+                    data.push('}');
                 }
-                Err(e) => error_json(&id, e),
+                Err(e) => data.push_str(&error_json(&id, e)),
             })
         }
         answer => json_response(StatusCode::OK, &Success::new(&id, &answer)),
@@ -290,16 +287,19 @@ async fn v0_3_call(
         Err(failure) => (Err(failure), Used::default()),
     };
     let answered = match answer {
-        Ok(Answer::Stream(events)) => sse(events, move |event| match event {
-            // The event's JSON, made once, read as the value the 0.3 shape is made of.
-            Ok(event) => match serde_json::from_str(event.json()) {
-                Ok(event) => success(&id, &method.result_to_v0_3(event)),
-                Err(e) => error_json_v0_3(
-                    &id,
-                    A2AError::internal(format!("an event's JSON does not read back: {e}")),
-                ),
-            },
-            Err(e) => error_json_v0_3(&id, e),
+        Ok(Answer::Stream(events)) => sse(events, move |data, event| {
+            let written = match event {
+                // The event's JSON, made once, read as the value the 0.3 shape is made of.
+                Ok(event) => match serde_json::from_str(event.json()) {
+                    Ok(event) => success(&id, &method.result_to_v0_3(event)),
+                    Err(e) => error_json_v0_3(
+                        &id,
+                        A2AError::internal(format!("an event's JSON does not read back: {e}")),
+                    ),
+                },
+                Err(e) => error_json_v0_3(&id, e),
+            };
+            data.push_str(&written);
         }),
         Ok(answer) => {
             let result = method.result_to_v0_3(to_value(&answer));
@@ -385,20 +385,20 @@ fn failure_response(id: &JsonRpcId, failure: Failure) -> Response {
 }
 
 /// A stream's events as SSE, each with its number in the task's log as its `id` (where it
-/// has one), and a comment every 15 s while idle; `write` writes each event's `data`. The
-/// events ready at once (a handler that streams faster than its reader reads) go out in one
-/// body frame: one write for many events.
+/// has one), and a comment every 15 s while idle; `write` appends each event's `data` to the
+/// frame it goes out in. The events ready at once (a handler that streams faster than its
+/// reader reads) go out in one body frame: one write for many events.
 pub(crate) fn sse<F>(events: NumberedStream, write: F) -> Response
 where
-    F: Fn(Result<Arc<Event>, A2AError>) -> String + Send + 'static,
+    F: Fn(&mut String, Result<Arc<Event>, A2AError>) + Send + 'static,
 {
     use futures::StreamExt;
     let frames = events.ready_chunks(EVENTS_PER_FRAME).map(move |ready| {
         let mut frame = String::new();
         for event in ready {
             match event {
-                Ok((seq, event)) => sse_event(&mut frame, seq, None, &write(Ok(event))),
-                Err(e) => sse_event(&mut frame, None, Some("error"), &write(Err(e))),
+                Ok((seq, event)) => sse_event(&mut frame, seq, None, |d| write(d, Ok(event))),
+                Err(e) => sse_event(&mut frame, None, Some("error"), |d| write(d, Err(e))),
             }
         }
         Ok::<_, std::convert::Infallible>(axum::body::Bytes::from(frame))
@@ -423,9 +423,15 @@ fn event_stream(body: Body) -> Response {
 const EVENTS_PER_FRAME: usize = 64;
 
 /// Appends to `frame` one SSE event: its `id` (where it has one), its type (`error` for an
-/// error, as the official SDKs mark it; none for an event of the task), then `data`, a line
-/// each.
-fn sse_event(frame: &mut String, seq: Option<u64>, kind: Option<&str>, data: &str) {
+/// error, as the official SDKs mark it; none for an event of the task), then what `data`
+/// writes, a `data:` line each of its lines (written straight into the frame: JSON on one
+/// line, as this crate writes it, is not copied again).
+fn sse_event(
+    frame: &mut String,
+    seq: Option<u64>,
+    kind: Option<&str>,
+    data: impl FnOnce(&mut String),
+) {
     use std::fmt::Write as _;
     if let Some(seq) = seq {
         let _ = writeln!(frame, "id: {seq}");
@@ -433,9 +439,19 @@ fn sse_event(frame: &mut String, seq: Option<u64>, kind: Option<&str>, data: &st
     if let Some(kind) = kind {
         let _ = writeln!(frame, "event: {kind}");
     }
-    for line in data.split('\n') {
-        frame.push_str("data: ");
-        frame.push_str(line.strip_suffix('\r').unwrap_or(line));
+    frame.push_str("data: ");
+    let start = frame.len();
+    data(frame);
+    if frame[start..].contains(['\n', '\r']) {
+        let written = frame.split_off(start);
+        for (i, line) in written.split('\n').enumerate() {
+            if i > 0 {
+                frame.push_str("data: ");
+            }
+            frame.push_str(line.strip_suffix('\r').unwrap_or(line));
+            frame.push('\n');
+        }
+    } else {
         frame.push('\n');
     }
     frame.push('\n');
@@ -495,7 +511,7 @@ where
 /// An SSE answer of one event, `data`.
 fn one_event(data: String) -> Response {
     let mut frame = String::new();
-    sse_event(&mut frame, None, None, &data);
+    sse_event(&mut frame, None, None, |d| d.push_str(&data));
     event_stream(Body::from(frame))
 }
 
@@ -584,9 +600,9 @@ mod tests {
     #[test]
     fn an_sse_event_is_its_id_its_type_then_a_data_line_for_each_line() {
         let mut frame = String::new();
-        sse_event(&mut frame, Some(3), None, r#"{"a":1}"#);
-        sse_event(&mut frame, None, None, "one\r\ntwo");
-        sse_event(&mut frame, None, Some("error"), "{}");
+        sse_event(&mut frame, Some(3), None, |d| d.push_str(r#"{"a":1}"#));
+        sse_event(&mut frame, None, None, |d| d.push_str("one\r\ntwo"));
+        sse_event(&mut frame, None, Some("error"), |d| d.push_str("{}"));
         assert_eq!(
             frame,
             "id: 3\ndata: {\"a\":1}\n\ndata: one\ndata: two\n\nevent: error\ndata: {}\n\n"

@@ -380,12 +380,12 @@ fn json_of(bytes: &[u8]) -> Result<Value, A2AError> {
 }
 
 /// One stream event's `data`: the event, or the error that ends the stream.
-fn write_event(event: Result<Arc<Event>, A2AError>) -> String {
+fn write_event(data: &mut String, event: Result<Arc<Event>, A2AError>) {
     match event {
         // Its JSON, made once, shared with the log and the webhooks.
-        Ok(event) => event.json().to_owned(),
+        Ok(event) => data.push_str(event.json()),
         // The error as an answer would carry it (the official SDKs' shape of an `error` event).
-        Err(e) => rest_status_json(http_status(&e), e),
+        Err(e) => data.push_str(&rest_status_json(http_status(&e), e)),
     }
 }
 
