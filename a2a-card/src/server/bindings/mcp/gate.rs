@@ -30,15 +30,18 @@ pub(super) struct Gate {
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Admitted(pub(super) usize);
 
-/// The layer in front of the MCP endpoint: the body limit, the caller's credentials refused
-/// (as the authentication layer found them), and a `tools/call` of a skill the caller may not
-/// use refused as MCP's authorization spec says (`403`, `insufficient_scope`), before the SDK
-/// reads the call.
-pub(super) async fn layer(
-    axum::extract::State(gate): axum::extract::State<Arc<Gate>>,
+/// `request` through the gate in front of the MCP endpoint, then to `next` (the SDK): the body
+/// limit, the caller's credentials refused (as the authentication layer found them), and a
+/// `tools/call` of a skill the caller may not use refused as MCP's authorization spec says
+/// (`403`, `insufficient_scope`), before the SDK reads the call.
+pub(super) async fn gated<F>(
+    gate: &Gate,
     request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
+    next: impl FnOnce(axum::extract::Request) -> F,
+) -> Response
+where
+    F: std::future::Future<Output = Response>,
+{
     use crate::server::http::body::{self as body_limit, BodyError};
     let (mut parts, body) = request.into_parts();
     let refuse = |refusal: &Refusal| gate.refusal(refusal);
@@ -81,9 +84,7 @@ pub(super) async fn layer(
             parts.extensions.insert(Admitted(skill));
         }
     }
-    let mut response = next
-        .run(axum::extract::Request::from_parts(parts, Body::from(bytes)))
-        .await;
+    let mut response = next(axum::extract::Request::from_parts(parts, Body::from(bytes))).await;
     if let Some(record) = record {
         record.end(response.status().as_u16() < 400);
     }

@@ -474,16 +474,18 @@ pub(crate) fn router(
     // Shared, not cloned per request as a routed service would be (its configuration is
     // copied with it).
     let service = Arc::new(service);
+    // Every request to the endpoint passes the gate first, in the same future.
+    let gate_of_route = Arc::clone(&gate);
     let handle = move |request: axum::extract::Request| {
-        let service = Arc::clone(&service);
-        async move { service.handle(request).await }
+        let (service, gate) = (Arc::clone(&service), Arc::clone(&gate_of_route));
+        async move {
+            gated(&gate, request, |request| async move {
+                axum::response::IntoResponse::into_response(service.handle(request).await)
+            })
+            .await
+        }
     };
-    let mut router = axum::Router::new()
-        .route(&endpoint.mcp_path(), axum::routing::any(handle))
-        .layer(axum::middleware::from_fn_with_state(
-            Arc::clone(&gate),
-            layer,
-        ));
+    let mut router = axum::Router::new().route(&endpoint.mcp_path(), axum::routing::any(handle));
     if let Some((document, _)) = &gate.metadata {
         let document = Arc::new(document.to_string());
         let serve = move || {
