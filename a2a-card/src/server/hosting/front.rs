@@ -6,8 +6,8 @@
 //! (the limits count anonymous callers by it).
 //!
 //! The same rules are layers of the router [`Server::router`](crate::server::Server::router)
-//! gives, for an app of the user's own ([`Ruled::layered`](super::wiring::Ruled::layered)); here they are
-//! composed without those layers' boxed services and futures.
+//! gives, for an app of the user's own ([`Ruled::layered`]); here they are composed without
+//! those layers' boxed services and futures.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -26,34 +26,31 @@ use crate::server::bindings::http::body;
 use crate::server::documents::Published;
 use crate::server::drain::{self, Drain};
 use crate::server::telemetry;
+use crate::server::wiring::Ruled;
 
 /// What every connection's [`Front`] shares.
 #[derive(Clone)]
 pub(in crate::server) struct Fronts {
-    app: axum::Router,
+    app: Ruled,
     health: axum::Router,
     published: Arc<Published>,
     drain: Arc<Drain>,
-    body_limit: usize,
 }
 
 impl Fronts {
-    /// The connections' services of `app` (its routes without the rules every request meets,
-    /// its bodies limited to `body_limit` bytes), which serves `published` among its routes,
+    /// The connections' services of `app`, which serves `published` among its routes,
     /// beside the `health` probes.
     pub(in crate::server) fn new(
-        app: axum::Router,
+        app: Ruled,
         health: axum::Router,
         published: Published,
         drain: Arc<Drain>,
-        body_limit: usize,
     ) -> Self {
         Fronts {
             app,
             health,
             published: Arc::new(published),
             drain,
-            body_limit,
         }
     }
 }
@@ -86,13 +83,13 @@ pub(in crate::server) struct Front {
 }
 
 /// The answer of a request that met the rules, then the router.
-type Ruled = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+type Guarded = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
 
 impl Service<Request> for Front {
     type Response = Response;
     type Error = Infallible;
     type Future =
-        Either<Ready<Result<Response, Infallible>>, Either<RouteFuture<Infallible>, Ruled>>;
+        Either<Ready<Result<Response, Infallible>>, Either<RouteFuture<Infallible>, Guarded>>;
 
     fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         // The routers are always ready.
@@ -113,9 +110,9 @@ impl Service<Request> for Front {
         }
         request.extensions_mut().insert(ConnectInfo(self.peer));
         let (mut app, drain, limit) = (
-            shared.app.clone(),
+            shared.app.app.clone(),
             Arc::clone(&shared.drain),
-            shared.body_limit,
+            shared.app.body_limit,
         );
         Either::Right(Either::Right(Box::pin(async move {
             let answer = drain::watched(&drain, request, |request| {

@@ -388,8 +388,7 @@ impl Host {
         Ok(Listening {
             listener,
             local_addr,
-            app: app.app,
-            body_limit: app.body_limit,
+            app,
             published,
             card,
             endpoint,

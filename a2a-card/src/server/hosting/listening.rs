@@ -18,6 +18,7 @@ use crate::server::front::Fronts;
 use crate::server::interfaces::Endpoint;
 use crate::server::lifecycle::Halt;
 use crate::server::store::Store;
+use crate::server::wiring::Ruled;
 
 /// A bound server, about to serve: where it listens, and the card it serves.
 ///
@@ -43,9 +44,7 @@ pub struct Listening {
     pub(in crate::server) local_addr: SocketAddr,
     /// The agents' routes, without the rules every request meets (the listener's
     /// [`Front`](super::front::Front) applies them).
-    pub(in crate::server) app: axum::Router,
-    /// The largest request body the agents take, in bytes.
-    pub(in crate::server) body_limit: usize,
+    pub(in crate::server) app: Ruled,
     /// The documents `app` serves, answered ahead of it.
     pub(in crate::server) published: Published,
     pub(in crate::server) card: AgentCard,
@@ -219,13 +218,7 @@ impl Listening {
             let _ = stream.set_nodelay(true);
         });
         let (close, closed) = tokio::sync::oneshot::channel::<()>();
-        let fronts = Fronts::new(
-            self.app,
-            health,
-            self.published,
-            Arc::clone(&drain),
-            self.body_limit,
-        );
+        let fronts = Fronts::new(self.app, health, self.published, Arc::clone(&drain));
         let served = axum::serve(listener, fronts).with_graceful_shutdown(async {
             let _ = closed.await;
         });

@@ -639,12 +639,11 @@ impl<A: Agent> Server<A> {
         let local_addr = listener.local_addr()?;
         let (card, endpoint) = self.served(Some(local_addr))?;
         let drain_timeout = self.drain_timeout;
-        let (ruled, halt, published) = self.router_for(card.clone(), &endpoint).await?;
+        let (app, halt, published) = self.router_for(card.clone(), &endpoint).await?;
         Ok(Listening {
             listener,
             local_addr,
-            app: ruled.app,
-            body_limit: ruled.body_limit,
+            app,
             published,
             cards: vec![card.clone()],
             card,

@@ -395,6 +395,7 @@ impl Routes {
 
 /// Routes that have yet to meet the rules every request meets: as layers of the router
 /// ([`layered`](Self::layered)), or in a served listener's [`Front`](super::front::Front).
+#[derive(Clone)]
 pub(in crate::server) struct Ruled {
     pub(in crate::server) app: axum::Router,
     /// The largest request body the routes take, in bytes.

@@ -209,21 +209,13 @@ impl Event {
     /// `event`; an artifact chunk is serialised at once and kept as its JSON alone, any other
     /// event's JSON is made when first asked for.
     pub fn new(event: a2a::StreamResponse) -> Event {
-        let kept = match &event {
-            a2a::StreamResponse::ArtifactUpdate(u) if u.append == Some(true) => {
-                // The `a2a` types always serialise.
-                match serde_json::to_string(&event) {
-                    Ok(json) => Kept::Chunk { json: json.into() },
-                    Err(_) => whole(event),
-                }
-            }
-            _ => whole(event),
-        };
-        Event { kept }
+        Event::chunk_of(&event).unwrap_or_else(|| Event { kept: whole(event) })
     }
 
     /// An appended artifact chunk `event` as its JSON alone (as [`new`](Self::new) keeps
-    /// it), made from a borrow: the caller keeps the event, to move its parts on.
+    /// it), made from a borrow: the caller keeps the event, to move its parts on. `None` for
+    /// any other event (and for a chunk that does not serialise, which the `a2a` types always
+    /// do).
     pub(crate) fn chunk_of(event: &a2a::StreamResponse) -> Option<Event> {
         match event {
             a2a::StreamResponse::ArtifactUpdate(u) if u.append == Some(true) => {
