@@ -491,8 +491,8 @@ impl Host {
             .map_err(ServerError::Store)?;
         // The durable tasks the store takes over, each to the agent whose namespace its id
         // names.
-        let (recovery, recovered) = crate::server::store::Recovery::new();
-        store.recover_into(recovery);
+        let (recovery, recovered) = Recovery::new();
+        store.store.recover_into(recovery);
         let mut recovered = match recovered.kept() {
             Some(recovered) => route_recovered(recovered, &placed),
             None => HashMap::new(),
@@ -505,7 +505,7 @@ impl Host {
         let mut halts = Vec::with_capacity(placed.len());
         for (i, ((_, server), at)) in self.agents.into_iter().zip(placed).enumerate() {
             let shared = Shared {
-                store: std::sync::Arc::clone(&store),
+                store: store.clone(),
                 tasks: self.tasks.clone(),
                 recovered: recovered.remove(&at.namespace),
                 namespace: at.namespace,

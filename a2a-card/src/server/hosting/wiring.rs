@@ -103,7 +103,7 @@ impl<A: Agent> Server<A> {
         }
         let mut guard = auth::Guard::new(card, A::SKILLS, self.authentication)
             .map_err(ServerError::Security)?;
-        let (store, tasks, namespace, recovered) = match shared {
+        let (store::Opened { store, memory }, tasks, namespace, recovered) = match shared {
             Some(shared) => (
                 shared.store,
                 shared.tasks,
@@ -112,10 +112,10 @@ impl<A: Agent> Server<A> {
             ),
             None => {
                 let tasks = self.tasks.unwrap_or_else(store::Tasks::memory);
-                let store = tasks.open_store(true).await.map_err(ServerError::Store)?;
+                let opened = tasks.open_store(true).await.map_err(ServerError::Store)?;
                 let (recovery, recovered) = store::Recovery::new();
-                store.recover_into(recovery);
-                (store, tasks, None, recovered.kept())
+                opened.store.recover_into(recovery);
+                (opened, tasks, None, recovered.kept())
             }
         };
         let (recovered, resumed) = match recovered {
@@ -158,6 +158,7 @@ impl<A: Agent> Server<A> {
             dispatcher,
             lifecycle::Parts {
                 store,
+                memory,
                 push,
                 guard: guard.clone(),
                 limiter,
@@ -320,7 +321,7 @@ impl<A: Agent> Server<A> {
 /// Where an agent's tasks are kept when a host keeps several agents' tasks in one store: the
 /// store, as the host's [`Tasks`](store::Tasks) opened it, and the agent's namespace in it.
 pub(in crate::server) struct Shared {
-    pub(in crate::server) store: Arc<dyn store::Store>,
+    pub(in crate::server) store: store::Opened,
     pub(in crate::server) tasks: store::Tasks,
     pub(in crate::server) namespace: String,
     /// What the store's recovery does with the agent's tasks of a process that stopped.

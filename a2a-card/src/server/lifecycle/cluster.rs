@@ -14,14 +14,14 @@ use futures::stream::{self, BoxStream};
 use tokio::sync::broadcast;
 
 use super::handover::{deliver, hand_over};
-use super::log::Tracked;
+use super::log::{Numbered, Tracked};
 use super::mailbox::{Found, Letter};
 use super::recorder::{Recorder, Write};
 use super::updates::status;
 use crate::dispatch::Decision;
 use crate::server::message::decide;
 use crate::server::push::Delivery;
-use crate::server::store::{Change, ChangeFeed, Event, EventLog, Store, status_update};
+use crate::server::store::{Change, ChangeFeed, EventLog, Store, status_update};
 
 /// What the processes that share a store tell each other, as the lifecycle uses it.
 #[async_trait]
@@ -284,7 +284,7 @@ pub(super) const RECHECK: Duration = Duration::from_secs(5);
 const POLL: Duration = Duration::from_millis(250);
 
 /// Events read from the store's log, with their numbers.
-pub(super) type LogStream = BoxStream<'static, Result<(u64, Arc<Event>), A2AError>>;
+pub(super) type LogStream = BoxStream<'static, Result<Numbered, A2AError>>;
 
 /// The events of task `id` after event `after`, from the store's log: `read` (those read
 /// already), then each as any replica logs it (woken by `wake`), until one ends the task. A
@@ -295,14 +295,14 @@ pub(super) fn follow_log(
     wake: Option<Wake>,
     id: String,
     after: u64,
-    read: Vec<(u64, Arc<Event>)>,
+    read: Vec<Numbered>,
 ) -> LogStream {
     struct Follow {
         log: Arc<dyn EventLog>,
         wake: Option<Wake>,
         id: String,
         after: u64,
-        pending: std::collections::VecDeque<(u64, Arc<Event>)>,
+        pending: std::collections::VecDeque<Numbered>,
         done: bool,
     }
     let state = Follow {

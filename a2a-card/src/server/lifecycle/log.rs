@@ -18,6 +18,9 @@ use super::super::limits::Permits;
 use super::super::store::{Event, apply_owned, stamp, task_bytes};
 pub(crate) use super::super::store::{apply, asks};
 
+/// An event of a task's log, with its number.
+pub(crate) type Numbered = (u64, Arc<Event>);
+
 /// How much of its finished tasks' event logs a server keeps in memory, for subscribers that
 /// reconnect with `Last-Event-ID` after a task ended.
 ///
@@ -124,13 +127,14 @@ impl Live {
 
     /// Follows `task` from now on (its log starts at sequence number 0, the task itself); the
     /// one already followed when there is one.
-    pub(crate) fn track(&self, task: Task) -> Arc<Tracked> {
+    pub(crate) fn track(&self, task: impl Into<Arc<Task>>) -> Arc<Tracked> {
         self.track_at(task, 0)
     }
 
     /// Follows `task` as it is after its event `seq` (a task read from the store's log); the
     /// one already followed when there is one.
-    pub(crate) fn track_at(&self, task: Task, seq: u64) -> Arc<Tracked> {
+    pub(crate) fn track_at(&self, task: impl Into<Arc<Task>>, seq: u64) -> Arc<Tracked> {
+        let task = task.into();
         let mut followed = self.lock();
         if let Some(tracked) = followed.tasks.get(&task.id) {
             return Arc::clone(tracked);
@@ -264,12 +268,12 @@ impl Until {
 }
 
 impl Tracked {
-    fn new(task: Task, base: u64) -> Tracked {
+    fn new(task: Arc<Task>, base: u64) -> Tracked {
         Tracked {
             id: task.id.clone(),
             context: task.context_id.clone(),
             state: Mutex::new(State {
-                task: Arc::new(task),
+                task,
                 base,
                 log: Vec::new(),
                 published: base,
@@ -381,7 +385,8 @@ impl Tracked {
     }
 
     /// Records `event`: numbered, applied to the task, handed to `logged` with its number
-    /// (for the store's log), and kept. Returns its number, with the task as it now is when
+    /// (for the store's log), and kept. Returns its number, with the task as it now is (shared:
+    /// the next change copies it while the store holds it) when
     /// the event changes what the store keeps (a status, or a whole artifact): readers see
     /// such an event once the caller has written it and [`publish`](Self::publish)es it; a
     /// chunk (`None`), which the log alone carries, they see at once. An event after the task
@@ -390,13 +395,13 @@ impl Tracked {
         &self,
         event: StreamResponse,
         logged: impl FnOnce(u64, &Arc<Event>),
-    ) -> Option<(u64, Arc<Event>, Option<Task>)> {
+    ) -> Option<(u64, Arc<Event>, Option<Arc<Task>>)> {
         let event = Made::new(event);
         let (seq, event) = {
             let mut state = self.lock();
             let (seq, event, stored) = state.push(event, logged)?;
             if stored {
-                return Some((seq, event, Some(Task::clone(&state.task))));
+                return Some((seq, event, Some(Arc::clone(&state.task))));
             }
             state.published = seq;
             (seq, event)
@@ -406,14 +411,14 @@ impl Tracked {
     }
 
     /// Records `events` in order as one change, each as [`record`](Self::record) records
-    /// one, with one copy of the task as it is after the last when any of them changes what
+    /// one, with the task as it is after the last (shared) when any of them changes what
     /// the store keeps (readers see them all once it is written). The events recorded (none
     /// once the task has ended), with their numbers.
     pub(crate) fn record_all<const N: usize>(
         &self,
         events: [StreamResponse; N],
         mut logged: impl FnMut(u64, &Arc<Event>),
-    ) -> (Vec<(u64, Arc<Event>)>, Option<Task>) {
+    ) -> (Vec<Numbered>, Option<Arc<Task>>) {
         let events = events.map(Made::new);
         let mut recorded = Vec::with_capacity(N);
         let mut stored = false;
@@ -430,7 +435,7 @@ impl Tracked {
                 return (recorded, None);
             };
             if stored {
-                return (recorded, Some(Task::clone(&state.task)));
+                return (recorded, Some(Arc::clone(&state.task)));
             }
             state.published = last;
             last
@@ -546,7 +551,7 @@ impl Tracked {
         self: &Arc<Self>,
         after: u64,
         until: Until,
-    ) -> BoxStream<'static, Result<(u64, Arc<Event>), A2AError>> {
+    ) -> BoxStream<'static, Result<Numbered, A2AError>> {
         struct Reader {
             tracked: Arc<Tracked>,
             last: watch::Receiver<u64>,

@@ -77,6 +77,8 @@ use updates::status;
 pub(crate) struct Parts {
     /// The store, opened.
     pub(crate) store: Arc<dyn Store>,
+    /// The memory store itself, where it is the store.
+    pub(crate) memory: Option<Arc<crate::server::store::MemoryTasks>>,
     pub(crate) push: Option<(Arc<dyn PushConfigStore>, Arc<Delivery>, Webhooks)>,
     pub(crate) guard: Option<Arc<Guard>>,
     /// The agent's limits and their counters.
@@ -218,6 +220,7 @@ impl Lifecycle {
         let log = store.events();
         let recorder = Arc::new(Recorder {
             store: store.tasks(),
+            memory: parts.memory,
             // Nothing of a finished task stays in memory where the store keeps its log.
             live: Arc::new(Live::new(match log {
                 Some(_) => FinishedLogs::none(),
@@ -396,7 +399,7 @@ impl Lifecycle {
         } = self.dispatched(ctx, &req.message, scope, named)?;
         let skill_id = self.agent.skills().get(skill).map_or("", |s| s.id);
         let message = req.message;
-        let task = Task {
+        let task = Arc::new(Task {
             // A task's id says whose it is (see `store::Place`).
             // (Under an idempotency key, the id the key was kept for.)
             id: id.unwrap_or_else(|| scope.place.new_id()),
@@ -409,8 +412,10 @@ impl Lifecycle {
             artifacts: None,
             history: Some(vec![message]),
             metadata: None,
-        };
-        self.tasks().create(task.clone()).await?;
+        });
+        // Shared with the memory store, which keeps it as it is (the run copies it as it
+        // changes it next).
+        self.recorder.create(&task).await?;
         self.keep_webhook(&task.id, config, true).await?;
         let tracked = self.recorder.live.track(task);
         tracked.hold(permits);

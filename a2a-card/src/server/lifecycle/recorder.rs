@@ -14,6 +14,8 @@ use crate::server::store::{Event, EventLog};
 /// The one place a task's events go: its log, the store, its webhooks.
 pub(crate) struct Recorder {
     pub(super) store: Arc<dyn TaskStore>,
+    /// The memory store itself, where it is the store (it keeps the task a run shares).
+    pub(super) memory: Option<Arc<crate::server::store::MemoryTasks>>,
     pub(super) live: Arc<Live>,
     /// Answers for durable tasks no handler here waits on yet.
     pub(super) mailbox: Mailbox,
@@ -116,7 +118,7 @@ impl Recorder {
         &self,
         tracked: &Arc<Tracked>,
         seq: u64,
-        stored: Option<Task>,
+        stored: Option<Arc<Task>>,
         write: Write,
     ) -> bool {
         let Some(task) = stored else {
@@ -163,11 +165,24 @@ impl Recorder {
 
     /// Writes `task`, as it is after its event `seq`; why not, when the store refused (another
     /// process wrote the task since: it took it over, or cancelled it; or the store is
-    /// unreachable).
-    pub(super) async fn store(&self, task: Task, seq: u64) -> Result<(), A2AError> {
-        match &self.log {
-            Some(log) => log.update_at(task, seq).await,
-            None => self.store.update(task).await.map(drop),
+    /// unreachable). The memory store keeps the task shared; any other store takes a copy.
+    pub(super) async fn store(&self, task: Arc<Task>, seq: u64) -> Result<(), A2AError> {
+        match (&self.log, &self.memory) {
+            (Some(log), _) => log.update_at(Arc::unwrap_or_clone(task), seq).await,
+            (None, Some(memory)) => memory.update_shared(task).await.map(drop),
+            (None, None) => self
+                .store
+                .update(Arc::unwrap_or_clone(task))
+                .await
+                .map(drop),
+        }
+    }
+
+    /// Keeps new task `task` in the store, as [`store`](Self::store) keeps a state of it.
+    pub(super) async fn create(&self, task: &Arc<Task>) -> Result<(), A2AError> {
+        match &self.memory {
+            Some(memory) => memory.create_shared(Arc::clone(task)).await.map(drop),
+            None => self.store.create(Task::clone(task)).await.map(drop),
         }
     }
 

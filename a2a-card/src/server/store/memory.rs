@@ -1,6 +1,7 @@
 //! Tasks in memory, bounded: terminal tasks go as their [`Retention`] says.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 use std::time::Instant;
 
 use a2a::{A2AError, ListTasksRequest, ListTasksResponse, Task, TaskState};
@@ -26,7 +27,9 @@ pub struct MemoryTasks {
 
 #[derive(Default)]
 struct Inner {
-    tasks: HashMap<String, (Task, TaskVersion)>,
+    /// Each task as last written, shared with the server's run of it where the server wrote
+    /// it ([`MemoryTasks::create_shared`]): a run copies its task only as it changes it next.
+    tasks: HashMap<String, (Arc<Task>, TaskVersion)>,
     /// Terminal tasks, oldest first, with when they ended and the bytes each holds.
     ended: VecDeque<(Instant, String, usize)>,
     /// The bytes of the terminal tasks, in all.
@@ -48,6 +51,50 @@ impl MemoryTasks {
             retention,
             inner: RwLock::new(Inner::default()),
         }
+    }
+
+    /// Keeps new task `task`, shared with its caller ([`TaskStore::create`] without a copy).
+    pub(crate) async fn create_shared(&self, task: Arc<Task>) -> Result<TaskVersion, A2AError> {
+        let mut inner = self.inner.write().await;
+        if inner.tasks.contains_key(&task.id) {
+            return Err(A2AError::invalid_request(format!(
+                "task {} already exists",
+                task.id
+            )));
+        }
+        let (id, terminal) = (task.id.clone(), task.status.state.is_terminal());
+        inner.tasks.insert(id.clone(), (task, 1));
+        if terminal {
+            inner.ended(&id, &self.retention);
+        } else {
+            inner.prune(&self.retention);
+        }
+        drop(inner);
+        Ok(1)
+    }
+
+    /// Keeps `task` as its new state, shared with its caller ([`TaskStore::update`] without a
+    /// copy).
+    pub(crate) async fn update_shared(&self, task: Arc<Task>) -> Result<TaskVersion, A2AError> {
+        let mut inner = self.inner.write().await;
+        let (stored, version) = inner
+            .tasks
+            .get_mut(&task.id)
+            .ok_or_else(|| A2AError::task_not_found(&task.id))?;
+        let was = &stored.status.state;
+        if was.is_terminal() && *was != task.status.state {
+            return Err(terminal_error(&task.id, was, &task.status.state));
+        }
+        let ends = !was.is_terminal() && task.status.state.is_terminal();
+        *version += 1;
+        let version = *version;
+        // The task it replaces is dropped once the lock is let go.
+        let replaced = std::mem::replace(stored, task);
+        if ends {
+            inner.ended(&replaced.id, &self.retention);
+        }
+        drop(inner);
+        Ok(version)
     }
 }
 
@@ -89,56 +136,26 @@ impl Inner {
 #[async_trait]
 impl TaskStore for MemoryTasks {
     async fn create(&self, task: Task) -> Result<TaskVersion, A2AError> {
-        let mut inner = self.inner.write().await;
-        if inner.tasks.contains_key(&task.id) {
-            return Err(A2AError::invalid_request(format!(
-                "task {} already exists",
-                task.id
-            )));
-        }
-        let (id, terminal) = (task.id.clone(), task.status.state.is_terminal());
-        inner.tasks.insert(id.clone(), (task, 1));
-        if terminal {
-            inner.ended(&id, &self.retention);
-        } else {
-            inner.prune(&self.retention);
-        }
-        drop(inner);
-        Ok(1)
+        self.create_shared(Arc::new(task)).await
     }
 
     async fn update(&self, task: Task) -> Result<TaskVersion, A2AError> {
-        let mut inner = self.inner.write().await;
-        let (stored, version) = inner
-            .tasks
-            .get_mut(&task.id)
-            .ok_or_else(|| A2AError::task_not_found(&task.id))?;
-        let was = stored.status.state.clone();
-        if was.is_terminal() && was != task.status.state {
-            return Err(terminal_error(&task.id, &was, &task.status.state));
-        }
-        *version += 1;
-        let version = *version;
-        let ends = !was.is_terminal() && task.status.state.is_terminal();
-        let id = task.id.clone();
-        *stored = task;
-        if ends {
-            inner.ended(&id, &self.retention);
-        }
-        drop(inner);
-        Ok(version)
+        self.update_shared(Arc::new(task)).await
     }
 
     async fn get(&self, task_id: &str) -> Result<Option<Task>, A2AError> {
         let inner = self.inner.read().await;
-        Ok(inner.tasks.get(task_id).map(|(t, _)| t.clone()))
+        Ok(inner.tasks.get(task_id).map(|(t, _)| Task::clone(t)))
     }
 
     async fn list(&self, req: &ListTasksRequest) -> Result<ListTasksResponse, A2AError> {
         let inner = self.inner.read().await;
         let tasks = inner.tasks.values().map(|(t, _)| t);
         super::page(
-            tasks.filter(|t| super::matches(req, t)).cloned().collect(),
+            tasks
+                .filter(|t| super::matches(req, t))
+                .map(|t| Task::clone(t))
+                .collect(),
             req,
         )
     }
@@ -153,6 +170,7 @@ impl TaskStore for MemoryTasks {
             return Err(A2AError::task_not_cancelable(task_id));
         }
         *version += 1;
+        let task = Arc::make_mut(task);
         task.status.state = TaskState::Canceled;
         task.status.timestamp = Some(chrono::Utc::now());
         let task = task.clone();

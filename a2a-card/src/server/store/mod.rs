@@ -302,7 +302,7 @@ impl Tasks {
     /// Opens the store: creates or migrates the database, and fails the tasks of replicas
     /// that stopped (see [`SqlTasks`]).
     pub async fn open(&self) -> Result<Arc<dyn TaskStore>, StoreError> {
-        Ok(self.open_store(false).await?.tasks())
+        Ok(self.open_store(false).await?.store.tasks())
     }
 
     /// Opens the store; `serving`: for a server (which [settles](Store::settle) new tasks,
@@ -311,11 +311,15 @@ impl Tasks {
         not(any(feature = "sqlite", feature = "postgres")),
         allow(unused_variables)
     )]
-    pub(crate) async fn open_store(&self, serving: bool) -> Result<Arc<dyn Store>, StoreError> {
-        match self {
+    pub(crate) async fn open_store(&self, serving: bool) -> Result<Opened, StoreError> {
+        let store: Arc<dyn Store> = match self {
             Tasks::Memory(retention) => {
-                let tasks: Arc<dyn TaskStore> = Arc::new(MemoryTasks::new(*retention));
-                Ok(Arc::new(tasks))
+                let memory = Arc::new(MemoryTasks::new(*retention));
+                let tasks: Arc<dyn TaskStore> = Arc::clone(&memory) as _;
+                return Ok(Opened {
+                    store: Arc::new(tasks),
+                    memory: Some(memory),
+                });
             }
             #[cfg(any(feature = "sqlite", feature = "postgres"))]
             Tasks::Sql {
@@ -325,11 +329,24 @@ impl Tasks {
             } => {
                 let store = SqlTasks::open(url, *retention, *lease, serving).await?;
                 store.recover().await?;
-                Ok(Arc::new(store))
+                Arc::new(store)
             }
-            Tasks::Custom(store) => Ok(Arc::clone(store)),
-        }
+            Tasks::Custom(store) => Arc::clone(store),
+        };
+        Ok(Opened {
+            store,
+            memory: None,
+        })
     }
+}
+
+/// A store opened for a server.
+#[derive(Clone)]
+pub(crate) struct Opened {
+    pub(crate) store: Arc<dyn Store>,
+    /// The memory store itself, where the store is [`Tasks::memory`]: a task's run shares the
+    /// task with it instead of handing it a copy of each state.
+    pub(crate) memory: Option<Arc<MemoryTasks>>,
 }
 
 /// Why a task store cannot be opened or used.
