@@ -100,6 +100,19 @@ impl SchemaMode {
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// The mode string for schema `name` (as [`Display`](fmt::Display) prints it), made in one
+    /// allocation where the name needs no quoting; `None` for an empty name.
+    pub(crate) fn mode_of(name: &str) -> Option<String> {
+        const PREFIX: &str = "application/json;schema=";
+        if !is_token(name) {
+            return SchemaMode::new(name).map(|mode| mode.to_string());
+        }
+        let mut mode = String::with_capacity(PREFIX.len() + name.len());
+        mode.push_str(PREFIX);
+        mode.push_str(name);
+        Some(mode)
+    }
 }
 
 impl fmt::Display for SchemaMode {
@@ -374,6 +387,18 @@ fn portable_formats(value: &mut Value) {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_mode_made_at_once_is_the_mode_printed() {
+        for name in ["fightComparison", "a b", "x\"y", "ü"] {
+            assert_eq!(
+                SchemaMode::mode_of(name),
+                SchemaMode::new(name).map(|m| m.to_string()),
+                "{name}"
+            );
+        }
+        assert_eq!(SchemaMode::mode_of(""), None);
+    }
 
     /// The reading `name_in` must agree with: the full media-type parser.
     fn reference(mode: &str) -> Option<String> {

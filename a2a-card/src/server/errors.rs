@@ -114,7 +114,12 @@ fn grpc_status(code: i32) -> &'static str {
 
 /// `body` as a JSON answer with `status`.
 pub(crate) fn json_response(status: StatusCode, body: &impl serde::Serialize) -> Response {
-    let bytes = serde_json::to_vec(body).unwrap_or_default();
+    // Begun at 1 KiB: most answers fit, where a buffer grown from a small one is copied, with
+    // the allocator's lock taken, at each step.
+    let mut bytes = Vec::with_capacity(1024);
+    if serde_json::to_writer(&mut bytes, body).is_err() {
+        bytes.clear();
+    }
     let mut response = Response::new(Body::from(bytes));
     *response.status_mut() = status;
     response.headers_mut().insert(

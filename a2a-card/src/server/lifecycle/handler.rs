@@ -387,15 +387,16 @@ impl Calls for Lifecycle {
 /// the agent has no such skill (listing those it has), or when the message answers a task
 /// (whose skill is already chosen).
 fn named(skills: &[SkillDecl], message: &Message) -> Result<Option<usize>, A2AError> {
-    let field = format!("message.metadata.{SKILL_EXTENSION_URI}");
+    // The field an error names, made only for an error.
+    let field = || format!("message.metadata.{SKILL_EXTENSION_URI}");
     let id = match named_skill(message.metadata.as_ref()) {
         Ok(Some(id)) => id,
         Ok(None) => return Ok(None),
-        Err(why) => return Err(field_error(&field, why)),
+        Err(why) => return Err(field_error(&field(), why)),
     };
     if let Some(task) = &message.task_id {
         return Err(field_error(
-            &field,
+            &field(),
             format!(
                 "names skill `{id}` on a message that answers task `{task}`; a skill is named only on the message that starts a task"
             ),
@@ -404,7 +405,7 @@ fn named(skills: &[SkillDecl], message: &Message) -> Result<Option<usize>, A2AEr
     match skills.iter().position(|s| s.id == id) {
         Some(index) => Ok(Some(index)),
         None => Err(field_error(
-            &field,
+            &field(),
             format!(
                 "names skill `{}`, which this agent does not have; its skills are {}",
                 id.chars().take(64).collect::<String>(),

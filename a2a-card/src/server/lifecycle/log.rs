@@ -27,7 +27,8 @@ pub(crate) type Numbered = (u64, Arc<Event>);
 /// Where the store keeps the event log (SQLite, Postgres, a [`Store`](super::super::store::Store)
 /// of your own with an [`EventLog`](super::super::store::EventLog)), nothing of a finished task
 /// stays in memory: a reconnecting subscriber reads the log from the store. Elsewhere (the
-/// memory store) the logs of the latest finished tasks are kept, oldest evicted first, at most
+/// memory store) the logs of the latest finished tasks that a stream read are kept (a task
+/// answered by a blocking call alone has no stream to resume), oldest evicted first, at most
 /// [`max_entries`](Self::max_entries) of them (and never more than the store's
 /// [`Retention::max_terminal`](super::super::store::Retention::max_terminal)) and at most
 /// [`max_bytes`](Self::max_bytes) in all (an estimate of their data). A subscriber that
@@ -147,8 +148,8 @@ impl Live {
     }
 
     /// Takes note that `tracked` ended: it is no longer followed, but for its log, kept while
-    /// [`FinishedLogs`] allows (the oldest evicted first) where the store keeps none. Readers
-    /// that hold it read on. Once per task; later calls do nothing.
+    /// [`FinishedLogs`] allows (the oldest evicted first) where the store keeps none and a
+    /// stream read it. Readers that hold it read on. Once per task; later calls do nothing.
     pub(crate) fn finished(&self, tracked: &Arc<Tracked>) {
         if tracked
             .noted
@@ -157,7 +158,9 @@ impl Live {
             return;
         }
         let keep = self.keep;
-        let weight = (keep.entries > 0).then(|| tracked.weight());
+        // A log no stream read has no reader to come back to it.
+        let streamed = tracked.streamed.load(std::sync::atomic::Ordering::Acquire);
+        let weight = (keep.entries > 0 && streamed).then(|| tracked.weight());
         let mut followed = self.lock();
         let same = |t: &Arc<Tracked>| Arc::ptr_eq(t, tracked);
         let Some(weight) = weight else {
@@ -220,6 +223,9 @@ pub(crate) struct Tracked {
     observed: Mutex<Option<Observed>>,
     /// Whether [`Live::finished`] took note of its end.
     noted: AtomicBool,
+    /// Whether a stream read its log ([`events`](Tracked::events)): only such a log can be
+    /// resumed with `Last-Event-ID`, and so kept once the task ends.
+    streamed: AtomicBool,
     /// What the task counts in the agent's limits of running tasks, until it ends.
     permits: Mutex<Option<Permits>>,
     /// Where the task stands with its handler (see [`Stage`](super::stage::Stage)).
@@ -282,6 +288,7 @@ impl Tracked {
             last: watch::channel(base).0,
             observed: Mutex::new(None),
             noted: AtomicBool::new(false),
+            streamed: AtomicBool::new(false),
             permits: Mutex::new(None),
             stage: Default::default(),
         }
@@ -559,6 +566,8 @@ impl Tracked {
             until: Until,
             done: bool,
         }
+        self.streamed
+            .store(true, std::sync::atomic::Ordering::Release);
         let reader = Reader {
             last: self.last.subscribe(),
             tracked: Arc::clone(self),
@@ -715,9 +724,18 @@ mod tests {
         })
     }
 
-    /// A tracked task that streamed `text` in one chunk and completed.
+    /// A tracked task that streamed `text` in one chunk to a reader and completed.
     fn finished_task(live: &Live, id: &str, text: &str) -> Arc<Tracked> {
+        finished(live, id, text, true)
+    }
+
+    /// A tracked task that produced `text` in one chunk and completed, read by a stream or
+    /// not (`streamed`).
+    fn finished(live: &Live, id: &str, text: &str, streamed: bool) -> Arc<Tracked> {
         let tracked = live.track(task(id));
+        if streamed {
+            drop(tracked.events(0, Until::Terminal));
+        }
         tracked.record(chunk(id, text, false), |_, _| {});
         let done = StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
             task_id: id.to_owned(),
@@ -803,6 +821,19 @@ mod tests {
             tracked
         });
         crate::counted::assert_close("a task of 10,000 chunks", tracked.weight(), real);
+    }
+
+    #[test]
+    fn a_finished_log_no_stream_read_is_not_kept() {
+        let live = Live::new(FinishedLogs::default());
+        finished(&live, "blocking", "hello", false);
+        finished(&live, "streamed", "hello", true);
+        assert!(live.get("blocking").is_none(), "nothing can resume it");
+        assert!(
+            live.get("streamed").is_some(),
+            "a reader may come back to it"
+        );
+        assert_eq!(live.counts(), (1, 1));
     }
 
     #[test]

@@ -75,9 +75,7 @@ pub(crate) fn reply_part(reply: Reply) -> Option<Part> {
     let part = match reply {
         Reply::Text(text) => Part::text(text),
         Reply::Data { schema, value } => {
-            let mode = SchemaMode::new(schema)
-                .map(|m| m.to_string())
-                .unwrap_or_else(|| "application/json".to_owned());
+            let mode = SchemaMode::mode_of(schema).unwrap_or_else(|| "application/json".to_owned());
             Part {
                 content: PartContent::Data(value),
                 filename: None,

@@ -87,7 +87,14 @@ impl Place {
 
     /// A new task id in this place.
     pub(crate) fn new_id(&self) -> String {
-        format!("{}{}", self.make, a2a::new_task_id())
+        let id = a2a::new_task_id();
+        if self.make.is_empty() {
+            return id;
+        }
+        let mut placed = String::with_capacity(self.make.len() + id.len());
+        placed.push_str(&self.make);
+        placed.push_str(&id);
+        placed
     }
 
     /// Whether the call reaches task `id`.
