@@ -422,6 +422,43 @@ async fn a_subscriber_that_reconnects_with_last_event_id_gets_exactly_the_events
     }
 }
 
+#[tokio::test]
+async fn a_finished_tasks_stream_resumes_after_its_end_and_a_blocking_tasks_log_is_not_kept() {
+    let running = planner(Duration::from_millis(5)).await;
+    let base = &running.base;
+
+    // A streamed task, read to its end: its log is kept for a reader that comes back.
+    let mut frames = Frames::send(base, json!({"message": trip(3, Some("2026-12-01"))})).await;
+    let mut seen = Vec::new();
+    while let Some((n, event)) = frames.next().await {
+        seen.push((n.expect("every event has an id"), event));
+    }
+    let id = seen[0].1["result"]["task"]["id"]
+        .as_str()
+        .expect("a stream begins with the task")
+        .to_owned();
+    let (first, rest) = (seen[0].0, &seen[1..]);
+    let mut again = Frames::open(base, "JSONRPC", &id, Some(first)).await;
+    for (n, event) in rest {
+        let (m, resent) = again.next().await.expect("the events after the first");
+        assert_eq!(m, Some(*n));
+        assert_eq!(resent["result"], event["result"], "the same event");
+    }
+    assert!(again.next().await.is_none(), "nothing after the end");
+
+    // A task a blocking call alone read: no stream can resume it, and nothing is kept.
+    let params = json!({"message": trip(3, Some("2026-12-01"))});
+    let (_, done) = rpc(base, "SendMessage", params).await;
+    let id = done["result"]["task"]["id"].as_str().expect("a task");
+    assert_eq!(
+        done["result"]["task"]["status"]["state"],
+        "TASK_STATE_COMPLETED"
+    );
+    let gone = Frames::try_open(base, "HTTP+JSON", id, Some(1)).await;
+    let why = gone.err().expect("no stream to resume");
+    assert!(why.contains("are no longer kept"), "{why}");
+}
+
 /// Sends `method path` with `headers` and a small body in two writes (headers, then the body, as
 /// httpx and most clients send them), then a good request on the same connection; what came
 /// back on it.

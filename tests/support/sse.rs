@@ -53,6 +53,25 @@ impl Frames {
         })
     }
 
+    /// `SendStreamingMessage` with `params` on the JSON-RPC binding of the agent at `base`.
+    pub async fn send(base: &str, params: Value) -> Frames {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
+                          "params": params});
+        let response = reqwest::Client::new()
+            .post(format!("{base}/"))
+            .header("content-type", "application/json")
+            .header("A2A-Version", "1.0")
+            .body(body.to_string())
+            .send()
+            .await
+            .expect("a stream");
+        assert_eq!(response.status(), 200, "a stream");
+        Frames {
+            response,
+            buffer: String::new(),
+        }
+    }
+
     /// The next frame: its number and data; `None` once the stream ended.
     pub async fn next(&mut self) -> Option<(Option<u64>, Value)> {
         self.try_next().await.expect("the stream")

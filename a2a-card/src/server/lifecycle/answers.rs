@@ -24,12 +24,14 @@ use crate::server::errors::dispatch_error;
 use crate::server::message::decide;
 
 impl Lifecycle {
-    /// The caller's answer to the question of task `id`, handed to the handler that asked.
+    /// The caller's answer to the question of task `id`, handed to the handler that asked;
+    /// `resumable`: the caller reads the turn as a stream it may resume.
     pub(super) async fn resume(
         &self,
         req: SendMessageRequest,
         id: &str,
         config: Option<TaskPushNotificationConfig>,
+        resumable: bool,
     ) -> Result<Turn, A2AError> {
         // Structured input on an existing task is refused whatever its state (the
         // extension's rule 5), before anything else is said of the task.
@@ -57,6 +59,9 @@ impl Lifecycle {
         };
         if tracked.state().is_terminal() {
             return Err(finished(id));
+        }
+        if resumable {
+            tracked.resumable();
         }
         if let Some(requested) = req.message.context_id.as_deref()
             && requested != tracked.context

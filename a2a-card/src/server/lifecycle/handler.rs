@@ -248,7 +248,7 @@ impl Calls for Lifecycle {
         if !self.streaming {
             return Err(not_streaming().into());
         }
-        let events = self.turn(ctx, req, None, &scope).await?;
+        let events = self.turn(ctx, req, None, &scope, true).await?;
         Ok(scope.answered(events))
     }
 
@@ -270,7 +270,8 @@ impl Calls for Lifecycle {
             let answer = self.answer_at_once(ctx, req.message, &scope, skill).await?;
             return Ok(scope.answered(Followed::Answered(answer)));
         }
-        let events = self.turn(ctx, req, skill, &scope).await?;
+        // Followed here, by no reader that could resume it.
+        let events = self.turn(ctx, req, skill, &scope, false).await?;
         Ok(scope.answered(Followed::Turn(events)))
     }
 
@@ -463,6 +464,7 @@ impl Lifecycle {
             skill: None,
             id,
             snapshot: immediately,
+            resumable: false,
         };
         let mut turn = self.begin(ctx, req, scope, start).await?;
         let mut task = if let (true, Some(task)) = (immediately, turn.task) {
@@ -488,12 +490,15 @@ impl Lifecycle {
 
     /// One turn of a message, followed as a stream (the task, then its events until it ends or
     /// asks). `skill`: the skill a new task runs, named by the caller, else dispatch picks.
+    /// `resumable`: whether the stream's reader may resume it with `Last-Event-ID` (its log
+    /// is kept once the task ends).
     async fn turn(
         &self,
         ctx: &Context,
         req: SendMessageRequest,
         skill: Option<usize>,
         scope: &Scope,
+        resumable: bool,
     ) -> Result<NumberedStream, Failure> {
         let id = match self.keyed(ctx, &req.message, scope).await? {
             Keyed::Fresh(id) => id,
@@ -503,6 +508,7 @@ impl Lifecycle {
             skill,
             id,
             snapshot: true,
+            resumable,
         };
         let turn = self.begin(ctx, req, scope, start).await?;
         Ok(self.stream(turn, Until::Interrupted))

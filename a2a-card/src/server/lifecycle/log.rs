@@ -223,8 +223,8 @@ pub(crate) struct Tracked {
     observed: Mutex<Option<Observed>>,
     /// Whether [`Live::finished`] took note of its end.
     noted: AtomicBool,
-    /// Whether a stream read its log ([`events`](Tracked::events)): only such a log can be
-    /// resumed with `Last-Event-ID`, and so kept once the task ends.
+    /// Whether a stream that can be resumed read its log ([`resumable`](Tracked::resumable)):
+    /// only such a log is kept once the task ends.
     streamed: AtomicBool,
     /// What the task counts in the agent's limits of running tasks, until it ends.
     permits: Mutex<Option<Permits>>,
@@ -553,6 +553,13 @@ impl Tracked {
         }
     }
 
+    /// Takes note that a stream whose reader may resume it (with `Last-Event-ID`) reads the
+    /// task's log: the log is kept for it once the task ends, as [`FinishedLogs`] allows.
+    pub(crate) fn resumable(&self) {
+        self.streamed
+            .store(true, std::sync::atomic::Ordering::Release);
+    }
+
     /// The events after `after`, in order, as they come, until one that `until` stops at.
     pub(crate) fn events(
         self: &Arc<Self>,
@@ -566,8 +573,6 @@ impl Tracked {
             until: Until,
             done: bool,
         }
-        self.streamed
-            .store(true, std::sync::atomic::Ordering::Release);
         let reader = Reader {
             last: self.last.subscribe(),
             tracked: Arc::clone(self),
@@ -734,7 +739,7 @@ mod tests {
     fn finished(live: &Live, id: &str, text: &str, streamed: bool) -> Arc<Tracked> {
         let tracked = live.track(task(id));
         if streamed {
-            drop(tracked.events(0, Until::Terminal));
+            tracked.resumable();
         }
         tracked.record(chunk(id, text, false), |_, _| {});
         let done = StreamResponse::StatusUpdate(TaskStatusUpdateEvent {

@@ -206,6 +206,9 @@ struct Start {
     id: Option<String>,
     /// Whether the caller reads the task as the turn begins (a stream, `returnImmediately`).
     snapshot: bool,
+    /// Whether the caller reads the task's events as a stream it may resume with
+    /// `Last-Event-ID` (the log is kept for it once the task ends).
+    resumable: bool,
 }
 
 impl Lifecycle {
@@ -346,7 +349,7 @@ impl Lifecycle {
         }
         match req.message.task_id.clone() {
             None => self.create(ctx, req, config, scope, start).await,
-            Some(id) => Ok(self.resume(req, &id, config).await?),
+            Some(id) => Ok(self.resume(req, &id, config, start.resumable).await?),
         }
     }
 
@@ -390,6 +393,7 @@ impl Lifecycle {
             skill: named,
             id,
             snapshot,
+            resumable,
         } = start;
         let Prepared {
             skill,
@@ -418,6 +422,9 @@ impl Lifecycle {
         self.recorder.create(&task).await?;
         self.keep_webhook(&task.id, config, true).await?;
         let tracked = self.recorder.live.track(task);
+        if resumable {
+            tracked.resumable();
+        }
         tracked.hold(permits);
         tracked.observe(log::Observed {
             span: super::telemetry::task_span(
@@ -557,6 +564,7 @@ impl Lifecycle {
             after.is_none_or(|n| n + 1 >= tracked.first() || self.recorder.log.is_none())
         });
         if let Some(tracked) = held {
+            tracked.resumable();
             let (task, seq) = tracked.snapshot();
             // After `seq` too: the subscriber saw events this log does not hold yet (sent by
             // a process that stopped before they were stored, which the run taken over here

@@ -16,7 +16,7 @@ pub(super) fn finished(id: &str) -> A2AError {
 /// log this process no longer keeps (see [`FinishedLogs`]).
 pub(super) fn log_gone(id: &str, after: u64) -> A2AError {
     A2AError::unsupported_operation(format!(
-        "task `{id}` has ended and its events after event {after} are no longer kept (this agent keeps the logs of its latest finished tasks in memory only); GetTask answers the task as it ended"
+        "task `{id}` has ended and its events after event {after} are no longer kept (this agent keeps in memory only the logs of its latest finished tasks that a stream read); GetTask answers the task as it ended"
     ))
 }
 
