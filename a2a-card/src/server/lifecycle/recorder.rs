@@ -1,5 +1,6 @@
 //! The one place a task's events go: its log, the store, its webhooks.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -56,59 +57,72 @@ impl Recorder {
     }
 
     /// Records `event` of task `tracked`; `false` when the task had already ended.
-    pub(super) async fn record(&self, tracked: &Arc<Tracked>, event: StreamResponse) -> bool {
-        self.record_as(tracked, event, Write::Store).await
+    ///
+    /// The event is numbered, applied and logged at once; the future writes it to the store
+    /// and tells its readers. (What the future holds is that outcome, not the event: a run's
+    /// future, which awaits one of these at a time, stays small.)
+    pub(super) fn record<'a>(
+        &'a self,
+        tracked: &'a Arc<Tracked>,
+        event: StreamResponse,
+    ) -> impl Future<Output = bool> + Send + 'a {
+        self.record_as(tracked, event, Write::Store)
     }
 
-    pub(super) async fn record_as(
-        &self,
-        tracked: &Arc<Tracked>,
+    /// [`record`](Self::record), writing the change to the store as `write` says.
+    pub(super) fn record_as<'a>(
+        &'a self,
+        tracked: &'a Arc<Tracked>,
         event: StreamResponse,
         write: Write,
-    ) -> bool {
+    ) -> impl Future<Output = bool> + Send + 'a {
         let reached = observed(&event);
-        let Some((seq, event, stored)) =
-            tracked.record(event, |seq, event| self.log(tracked, seq, event))
-        else {
-            return false;
-        };
-        if !self.keep(tracked, seq, stored, write).await {
-            return false;
+        let recorded = tracked.record(event, |seq, event| self.log(tracked, seq, event));
+        async move {
+            let Some((seq, event, stored)) = recorded else {
+                return false;
+            };
+            if !self.keep(tracked, seq, stored, write).await {
+                return false;
+            }
+            self.tell(tracked, event);
+            if let Some(state) = reached {
+                tracked.reached(&state);
+            }
+            true
         }
-        self.tell(tracked, event);
-        if let Some(state) = reached {
-            tracked.reached(&state);
-        }
-        true
     }
 
     /// Records `events` of task `tracked` in order as one change, written to the store once
     /// (a reply's artifact and the state that ends the task: one write, not one for each);
-    /// `false` when the task had already ended.
-    pub(super) async fn record_all<const N: usize>(
-        &self,
-        tracked: &Arc<Tracked>,
+    /// `false` when the task had already ended. Recorded at once, as [`record`](Self::record)
+    /// records.
+    pub(super) fn record_all<'a, const N: usize>(
+        &'a self,
+        tracked: &'a Arc<Tracked>,
         events: [StreamResponse; N],
-    ) -> bool {
+    ) -> impl Future<Output = bool> + Send + 'a {
         // Each event observed (a chunk counted), the last state kept.
         let reached = events
             .iter()
             .fold(None, |reached, event| observed(event).or(reached));
         let (recorded, stored) =
             tracked.record_all(events, |seq, event| self.log(tracked, seq, event));
-        let Some(&(last, _)) = recorded.last() else {
-            return false;
-        };
-        if !self.keep(tracked, last, stored, Write::Store).await {
-            return false;
+        async move {
+            let Some(&(last, _)) = recorded.last() else {
+                return false;
+            };
+            if !self.keep(tracked, last, stored, Write::Store).await {
+                return false;
+            }
+            for (_, event) in recorded {
+                self.tell(tracked, event);
+            }
+            if let Some(state) = reached {
+                tracked.reached(&state);
+            }
+            true
         }
-        for (_, event) in recorded {
-            self.tell(tracked, event);
-        }
-        if let Some(state) = reached {
-            tracked.reached(&state);
-        }
-        true
     }
 
     /// Writes `stored` (the task as it is after its event `seq`, when that event changed what

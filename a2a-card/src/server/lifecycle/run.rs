@@ -324,13 +324,13 @@ async fn drive(
                     // Its caller's turn begins with it.
                     if let Some(letter) = recorder.mailbox.take(&tracked.id, asked_at)
                         && let Ok(waiting) = tracked.stage.take_waiting(&mut { letter.caller })
-                        && let Err(e) = super::handover::deliver(
+                        && let Err(e) = Box::pin(super::handover::deliver(
                             &recorder,
                             &tracked,
                             letter.message,
                             letter.answer,
                             waiting,
-                        )
+                        ))
                         .await
                     {
                         tracing::warn!(task = %tracked.id, "a kept answer was not handed over: {}", e.message);

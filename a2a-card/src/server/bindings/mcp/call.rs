@@ -188,25 +188,27 @@ impl Call<'_> {
                 }
                 next = stream.next() => next,
             };
-            let event = match next {
+            let held = match next {
                 None => break,
                 Some(Err(error)) => {
                     return Ok(Stop::Ended(tool_error(error, self.task.as_deref())));
                 }
-                Some(Ok((_, event))) => match event.event() {
-                    Ok(event) => event.into_owned(),
-                    Err(error) => {
-                        return Ok(Stop::Ended(tool_error(error, self.task.as_deref())));
-                    }
-                },
+                Some(Ok((_, held))) => held,
             };
-            let status = match &event {
+            // Read where it is: only what the call keeps (the artifacts) is copied.
+            let event = match held.event() {
+                Ok(event) => event,
+                Err(error) => {
+                    return Ok(Stop::Ended(tool_error(error, self.task.as_deref())));
+                }
+            };
+            let status = match &*event {
                 StreamResponse::Task(task) => {
                     self.task = Some(task.id.clone());
                     artifacts = task.artifacts.clone().unwrap_or_default();
-                    task.status.clone()
+                    &task.status
                 }
-                StreamResponse::StatusUpdate(update) => update.status.clone(),
+                StreamResponse::StatusUpdate(update) => &update.status,
                 StreamResponse::ArtifactUpdate(update) => {
                     let append = update.append == Some(true);
                     let id = &update.artifact.artifact_id;
@@ -229,7 +231,7 @@ impl Call<'_> {
             };
             let text = status.message.as_ref().map(message_text);
             question = None;
-            match status.state {
+            match &status.state {
                 TaskState::Working => {
                     if let Some(text) = text.filter(|t| !t.is_empty()) {
                         self.report(text).await;
