@@ -289,8 +289,10 @@ impl<A: Agent> Server<A> {
 
     /// How much of finished tasks' event logs stays in memory, for subscribers that reconnect
     /// (`Last-Event-ID`) after a task ended ([`FinishedLogs::default`]: at most 10,000 logs
-    /// and 32 MiB). Only where the store keeps no log: on SQLite and Postgres nothing of a
-    /// finished task stays in memory, and a reconnecting subscriber reads the database.
+    /// and 32 MiB), of the tasks a stream read (a task read by a blocking send or an MCP call
+    /// alone has no stream to resume). Only where the store keeps no log: on SQLite and
+    /// Postgres nothing of a finished task stays in memory, and a reconnecting subscriber
+    /// reads the database.
     ///
     /// ```
     /// # use a2a_card::{agent, skill};
