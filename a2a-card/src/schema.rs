@@ -103,6 +103,7 @@ impl SchemaMode {
 
     /// The mode string for schema `name` (as [`Display`](fmt::Display) prints it), made in one
     /// allocation where the name needs no quoting; `None` for an empty name.
+    #[cfg(feature = "server")]
     pub(crate) fn mode_of(name: &str) -> Option<String> {
         const PREFIX: &str = "application/json;schema=";
         if !is_token(name) {
@@ -388,6 +389,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    #[cfg(feature = "server")]
     #[test]
     fn a_mode_made_at_once_is_the_mode_printed() {
         for name in ["fightComparison", "a b", "x\"y", "ü"] {
