@@ -24,18 +24,13 @@ impl Frames {
         id: &str,
         last_event_id: Option<u64>,
     ) -> Result<Frames, String> {
-        let client = reqwest::Client::new();
         let mut request = if binding == "JSONRPC" {
-            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask",
-                              "params": {"id": id}});
-            client
-                .post(format!("{base}/"))
-                .header("content-type", "application/json")
-                .body(body.to_string())
+            jsonrpc(base, "SubscribeToTask", json!({"id": id}))
         } else {
-            client.get(format!("{base}/tasks/{id}:subscribe"))
-        }
-        .header("A2A-Version", "1.0");
+            reqwest::Client::new()
+                .get(format!("{base}/tasks/{id}:subscribe"))
+                .header("A2A-Version", "1.0")
+        };
         if let Some(last) = last_event_id {
             request = request.header("Last-Event-ID", last.to_string());
         }
@@ -55,13 +50,7 @@ impl Frames {
 
     /// `SendStreamingMessage` with `params` on the JSON-RPC binding of the agent at `base`.
     pub async fn send(base: &str, params: Value) -> Frames {
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
-                          "params": params});
-        let response = reqwest::Client::new()
-            .post(format!("{base}/"))
-            .header("content-type", "application/json")
-            .header("A2A-Version", "1.0")
-            .body(body.to_string())
+        let response = jsonrpc(base, "SendStreamingMessage", params)
             .send()
             .await
             .expect("a stream");
@@ -112,4 +101,14 @@ impl Frames {
             self.buffer.push_str(&String::from_utf8_lossy(&chunk));
         }
     }
+}
+
+/// A JSON-RPC 1.0 request of `method` with `params` to the agent at `base`.
+fn jsonrpc(base: &str, method: &str, params: Value) -> reqwest::RequestBuilder {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    reqwest::Client::new()
+        .post(format!("{base}/"))
+        .header("content-type", "application/json")
+        .header("A2A-Version", "1.0")
+        .body(body.to_string())
 }
