@@ -215,6 +215,39 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_task_written_shared_is_kept_without_a_copy_and_read_as_written() {
+        let store = MemoryTasks::new(Retention::default());
+        let created = Arc::new(task("t", "", TaskState::Working));
+        store
+            .create_shared(Arc::clone(&created))
+            .await
+            .expect("created");
+        assert_eq!(
+            Arc::strong_count(&created),
+            2,
+            "the store holds the caller's task"
+        );
+        let done = Arc::new(task("t", "hello", TaskState::Completed));
+        store
+            .update_shared(Arc::clone(&done))
+            .await
+            .expect("updated");
+        assert_eq!(
+            Arc::strong_count(&created),
+            1,
+            "the state it replaced is let go"
+        );
+        assert_eq!(Arc::strong_count(&done), 2);
+        assert_eq!(
+            store.get("t").await.expect("read"),
+            Some(Task::clone(&done))
+        );
+        // A terminal state is final, shared or not.
+        let again = Arc::new(task("t", "", TaskState::Working));
+        assert!(store.update_shared(again).await.is_err());
+    }
+
+    #[tokio::test]
     async fn terminal_tasks_are_bounded_by_their_bytes_oldest_first() {
         let store = MemoryTasks::new(Retention::default().max_bytes(50_000));
         let big = "x".repeat(20_000);
