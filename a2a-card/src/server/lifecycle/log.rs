@@ -158,9 +158,9 @@ impl Live {
             return;
         }
         let keep = self.keep;
-        // A log no stream read has no reader to come back to it.
-        let streamed = tracked.streamed.load(std::sync::atomic::Ordering::Acquire);
-        let weight = (keep.entries > 0 && streamed).then(|| tracked.weight());
+        // A log no resumable stream read has no reader to come back to it.
+        let resumable = tracked.resumable.load(std::sync::atomic::Ordering::Acquire);
+        let weight = (keep.entries > 0 && resumable).then(|| tracked.weight());
         let mut followed = self.lock();
         let same = |t: &Arc<Tracked>| Arc::ptr_eq(t, tracked);
         let Some(weight) = weight else {
@@ -223,9 +223,9 @@ pub(crate) struct Tracked {
     observed: Mutex<Option<Observed>>,
     /// Whether [`Live::finished`] took note of its end.
     noted: AtomicBool,
-    /// Whether a stream that can be resumed read its log ([`resumable`](Tracked::resumable)):
-    /// only such a log is kept once the task ends.
-    streamed: AtomicBool,
+    /// Whether a stream that can be resumed reads its log ([`Tracked::resumable`]): only such a
+    /// log is kept once the task ends.
+    resumable: AtomicBool,
     /// What the task counts in the agent's limits of running tasks, until it ends.
     permits: Mutex<Option<Permits>>,
     /// Where the task stands with its handler (see [`Stage`](super::stage::Stage)).
@@ -288,7 +288,7 @@ impl Tracked {
             last: watch::channel(base).0,
             observed: Mutex::new(None),
             noted: AtomicBool::new(false),
-            streamed: AtomicBool::new(false),
+            resumable: AtomicBool::new(false),
             permits: Mutex::new(None),
             stage: Default::default(),
         }
@@ -556,7 +556,7 @@ impl Tracked {
     /// Takes note that a stream whose reader may resume it (with `Last-Event-ID`) reads the
     /// task's log: the log is kept for it once the task ends, as [`FinishedLogs`] allows.
     pub(crate) fn resumable(&self) {
-        self.streamed
+        self.resumable
             .store(true, std::sync::atomic::Ordering::Release);
     }
 

@@ -312,14 +312,11 @@ impl Tasks {
         allow(unused_variables)
     )]
     pub(crate) async fn open_store(&self, serving: bool) -> Result<Opened, StoreError> {
-        let store: Arc<dyn Store> = match self {
+        let (store, memory): (Arc<dyn Store>, _) = match self {
             Tasks::Memory(retention) => {
                 let memory = Arc::new(MemoryTasks::new(*retention));
                 let tasks: Arc<dyn TaskStore> = Arc::clone(&memory) as _;
-                return Ok(Opened {
-                    store: Arc::new(tasks),
-                    memory: Some(memory),
-                });
+                (Arc::new(tasks), Some(memory))
             }
             #[cfg(any(feature = "sqlite", feature = "postgres"))]
             Tasks::Sql {
@@ -329,14 +326,11 @@ impl Tasks {
             } => {
                 let store = SqlTasks::open(url, *retention, *lease, serving).await?;
                 store.recover().await?;
-                Arc::new(store)
+                (Arc::new(store), None)
             }
-            Tasks::Custom(store) => Arc::clone(store),
+            Tasks::Custom(store) => (Arc::clone(store), None),
         };
-        Ok(Opened {
-            store,
-            memory: None,
-        })
+        Ok(Opened { store, memory })
     }
 }
 
