@@ -568,6 +568,15 @@ fn call_body(skill: &Skill, krate: &TokenStream, handler: TokenStream) -> TokenS
             })
         };
     }
+    if !skill.is_async {
+        // Nothing to await: a closure run on the first poll, not one more coroutine.
+        return quote_spanned! {skill.ident.span()=>
+            #krate::__private::lazy(move || {
+                #(let #names = <#types as #krate::__private::SkillArg>::extract(&mut __call)?;)*
+                <#ret as #krate::__private::SkillReturn>::into_reply(#call)
+            })
+        };
+    }
     quote_spanned! {skill.ident.span()=>
         #krate::__private::Box::pin(async move {
             #(let #names = <#types as #krate::__private::SkillArg>::extract(&mut __call)?;)*

@@ -168,6 +168,42 @@ impl SkillArg for Vec<File> {
     }
 }
 
+/// The future of a handler that does not await: `run` (taking the handler's arguments out of
+/// the call, calling it and turning its value into a reply) runs when the future is first
+/// polled, as an `async` block's body would, and the call is ready at once. What `#[skill]`
+/// returns for a handler that is neither `async` nor streaming: a closure where an `async`
+/// block would make the compiler lay out and check one more coroutine per skill.
+#[doc(hidden)]
+pub fn lazy<'a, F>(run: F) -> crate::skill::SkillFuture<'a>
+where
+    F: FnOnce() -> Result<Reply, SkillError> + Send + Unpin + 'a,
+{
+    Box::pin(Lazy(Some(run)))
+}
+
+/// The future [`lazy`] returns.
+struct Lazy<F>(Option<F>);
+
+impl<F> std::future::Future for Lazy<F>
+where
+    F: FnOnce() -> Result<Reply, SkillError> + Unpin,
+{
+    type Output = Result<Reply, SkillError>;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        match self.get_mut().0.take() {
+            Some(run) => std::task::Poll::Ready(run()),
+            // Polled again after it was ready: a caller's mistake, answered without a panic.
+            None => std::task::Poll::Ready(Err(SkillError::Failed(
+                "the skill's call was polled after it had answered".into(),
+            ))),
+        }
+    }
+}
+
 /// Sends a streaming handler's items as they come, each turned into a reply by `reply` (what
 /// `#[skill]` calls for a handler that returns `impl Stream<Item = R>`, with
 /// `R::into_reply`).

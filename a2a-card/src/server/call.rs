@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use a2a::*;
 use axum::extract::FromRequestParts;
-use axum::http::HeaderMap;
 use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderName};
 use futures::stream::BoxStream;
 
 use super::auth::{Admission, Refusal};
@@ -18,7 +18,19 @@ use crate::principal::Principal;
 
 /// The request header that names the protocol version a request speaks (and the card's
 /// profile it asks for).
-pub(crate) const A2A_VERSION_HEADER: &str = "a2a-version";
+///
+/// The headers read on every request are named by a [`HeaderName`], not a `&str`: a lookup by
+/// `&str` parses and checks the name each time.
+pub(crate) const A2A_VERSION_HEADER: HeaderName = HeaderName::from_static("a2a-version");
+
+/// [`EXTENSIONS_HEADER`], and the spelling some clients of 0.3 send, as looked up.
+const EXTENSIONS: HeaderName = HeaderName::from_static(EXTENSIONS_HEADER);
+const EXTENSIONS_X: HeaderName = HeaderName::from_static("x-a2a-extensions");
+/// Where a reconnecting subscriber resumes.
+const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+/// [`IDEMPOTENCY_KEY_HEADER`](crate::idempotency::IDEMPOTENCY_KEY_HEADER), as looked up.
+const IDEMPOTENCY_KEY: HeaderName =
+    HeaderName::from_static(crate::idempotency::IDEMPOTENCY_KEY_HEADER);
 
 /// A task's events with their number in the task's log (`None` for the task as it is, when
 /// a store without a log holds it).
@@ -118,7 +130,7 @@ impl Context {
             tenant: None,
             peer,
             idempotency_key: headers
-                .get(crate::idempotency::IDEMPOTENCY_KEY_HEADER)
+                .get(IDEMPOTENCY_KEY)
                 .and_then(|v| v.to_str().ok())
                 .map(|v| v.trim().to_owned()),
             version: Version::V1_0,
@@ -170,9 +182,9 @@ impl<S: Bound + Send + Sync> FromRequestParts<S> for Incoming {
 /// comma-separated list of URIs.
 fn extensions(headers: &HeaderMap) -> Vec<String> {
     headers
-        .get_all(EXTENSIONS_HEADER)
+        .get_all(EXTENSIONS)
         .iter()
-        .chain(headers.get_all("x-a2a-extensions"))
+        .chain(headers.get_all(EXTENSIONS_X))
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
         .map(str::trim)
@@ -184,7 +196,7 @@ fn extensions(headers: &HeaderMap) -> Vec<String> {
 /// The number of the last event a reconnecting subscriber saw (`Last-Event-ID`).
 fn last_event_id(headers: &HeaderMap) -> Option<u64> {
     headers
-        .get("last-event-id")
+        .get(LAST_EVENT_ID)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse().ok())
 }

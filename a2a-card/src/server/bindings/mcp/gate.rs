@@ -25,6 +25,10 @@ pub(super) struct Gate {
     pub(super) body_limit: usize,
 }
 
+/// The header that names the MCP protocol version of a request (on each call's record).
+const PROTOCOL_VERSION: axum::http::HeaderName =
+    axum::http::HeaderName::from_static("mcp-protocol-version");
+
 /// The skill of a `tools/call` whose requirement the gate checked for the caller (in the
 /// request's extensions, for the call's [context](crate::server::call::Context)).
 #[derive(Debug, Clone, Copy)]
@@ -69,7 +73,7 @@ where
             Ok((name, called)) => {
                 let version = parts
                     .headers
-                    .get("mcp-protocol-version")
+                    .get(PROTOCOL_VERSION)
                     .and_then(|v| v.to_str().ok())
                     .unwrap_or_default();
                 record = Some(CallRecord::begin(Binding::Mcp.names(), name, version));

@@ -228,6 +228,9 @@ impl Bridge {
 /// ```
 pub const TENANT_HEADER: &str = "A2A-Tenant";
 
+/// [`TENANT_HEADER`], as looked up on each call (lowercase, as HTTP names are compared).
+const TENANT: axum::http::HeaderName = axum::http::HeaderName::from_static("a2a-tenant");
+
 /// The context of an MCP request's calls: its HTTP request's (the caller the authentication
 /// layer let in, the tool whose requirement the gate checked), anonymous over stdio.
 fn ctx_of(context: &RequestContext<RoleServer>) -> Context {
@@ -245,7 +248,7 @@ fn ctx_of(context: &RequestContext<RoleServer>) -> Context {
     ctx.admitted = parts.extensions.get::<Admitted>().map(|a| a.0);
     ctx.tenant = parts
         .headers
-        .get(TENANT_HEADER)
+        .get(TENANT)
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
     ctx
 }
