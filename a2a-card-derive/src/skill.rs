@@ -577,11 +577,20 @@ fn call_body(skill: &Skill, krate: &TokenStream, handler: TokenStream) -> TokenS
             })
         };
     }
+    // The arguments taken out now, the handler's future awaited by one generic function: no
+    // coroutine of its own per skill.
     quote_spanned! {skill.ident.span()=>
-        #krate::__private::Box::pin(async move {
-            #(let #names = <#types as #krate::__private::SkillArg>::extract(&mut __call)?;)*
-            <#ret as #krate::__private::SkillReturn>::into_reply(#call)
-        })
+        #(let #names = match <#types as #krate::__private::SkillArg>::extract(&mut __call) {
+            ::core::result::Result::Ok(__arg) => __arg,
+            ::core::result::Result::Err(__error) => return #krate::__private::refused(__error),
+        };)*
+        // Named at the handler, so that a future that is not `Send` is reported there.
+        let __handler = #handler(#(#names),*);
+        #krate::__private::awaited(
+            __call,
+            __handler,
+            <#ret as #krate::__private::SkillReturn>::into_reply,
+        )
     }
 }
 

@@ -181,6 +181,34 @@ where
     Box::pin(Lazy(Some(run)))
 }
 
+/// The future of an `async` handler's call: `handler` (the handler's future, its arguments
+/// already taken out of `call`) awaited and its value turned into a reply by `reply`, `call`
+/// kept until then (what is left of it is dropped when the handler has answered, as it would
+/// be at the end of an `async` block holding it). One generic function, where an `async`
+/// block per skill would make the compiler lay out and check a coroutine for each.
+#[doc(hidden)]
+pub fn awaited<'a, F, R>(
+    call: SkillCall,
+    handler: F,
+    reply: fn(R) -> Result<Reply, SkillError>,
+) -> crate::skill::SkillFuture<'a>
+where
+    F: std::future::Future<Output = R> + Send + 'a,
+    R: 'a,
+{
+    Box::pin(async move {
+        let reply = reply(handler.await);
+        drop(call);
+        reply
+    })
+}
+
+/// The call of a handler whose arguments could not be taken out of the call: `error` at once.
+#[doc(hidden)]
+pub fn refused<'a>(error: SkillError) -> crate::skill::SkillFuture<'a> {
+    Box::pin(std::future::ready(Err(error)))
+}
+
 /// The future [`lazy`] returns.
 struct Lazy<F>(Option<F>);
 

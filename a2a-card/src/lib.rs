@@ -330,7 +330,7 @@ pub mod __private {
         AgentDecl, ExtensionDecl, RequirementDecl, SchemesFn, Skill, SkillDecl, build_card,
         build_extended_card, unknown_skill,
     };
-    pub use crate::arguments::{CallInput, SkillArg, SkillCall, drain, lazy};
+    pub use crate::arguments::{CallInput, SkillArg, SkillCall, awaited, drain, lazy, refused};
     pub use crate::const_checks::*;
     pub use crate::skill::{Io, SchemaRef, SkillFuture, SkillReturn};
     pub use schemars;
