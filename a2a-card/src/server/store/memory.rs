@@ -64,12 +64,13 @@ impl MemoryTasks {
         }
         let (id, terminal) = (task.id.clone(), task.status.state.is_terminal());
         inner.tasks.insert(id.clone(), (task, 1));
-        if terminal {
-            inner.ended(&id, &self.retention);
+        let removed = if terminal {
+            inner.ended(&id, &self.retention)
         } else {
-            inner.prune(&self.retention);
-        }
+            inner.prune(&self.retention)
+        };
         drop(inner);
+        drop(removed);
         Ok(1)
     }
 
@@ -90,29 +91,37 @@ impl MemoryTasks {
         let version = *version;
         // The task it replaces is dropped once the lock is let go.
         let replaced = std::mem::replace(stored, task);
-        if ends {
-            inner.ended(&replaced.id, &self.retention);
-        }
+        let removed = if ends {
+            inner.ended(&replaced.id, &self.retention)
+        } else {
+            Removed::new()
+        };
         drop(inner);
+        drop((replaced, removed));
         Ok(version)
     }
 }
 
 impl Inner {
-    /// Records that `id` ended now, and removes what retention lets go.
-    fn ended(&mut self, id: &str, retention: &Retention) {
+    /// Records that `id` ended now, and removes what retention lets go (returned, see
+    /// [`Inner::prune`]).
+    fn ended(&mut self, id: &str, retention: &Retention) -> Removed {
         let bytes = self
             .tasks
             .get(id)
             .map_or(0, |(task, _)| super::task_bytes(task));
         self.ended.push_back((Instant::now(), id.to_owned(), bytes));
         self.ended_bytes += bytes;
-        self.prune(retention);
+        self.prune(retention)
     }
 
-    fn prune(&mut self, retention: &Retention) {
+    /// Removes what retention lets go, oldest first. The tasks removed are returned for the
+    /// caller to drop once it has let go of the lock: freeing a task (its history, its
+    /// artifacts) is most of what removing it costs, and no other call need wait for it.
+    fn prune(&mut self, retention: &Retention) -> Removed {
         let now = Instant::now();
-        while let Some((at, id, bytes)) = self.ended.front() {
+        let mut removed = Vec::new();
+        while let Some((at, _, _)) = self.ended.front() {
             let too_many = retention
                 .count_limit()
                 .is_some_and(|max| self.ended.len() > max);
@@ -125,13 +134,18 @@ impl Inner {
             if !(too_many || too_big || too_old) {
                 break;
             }
-            let (id, bytes) = (id.clone(), *bytes);
-            self.ended.pop_front();
+            let Some((_, id, bytes)) = self.ended.pop_front() else {
+                break;
+            };
             self.ended_bytes -= bytes;
-            self.tasks.remove(&id);
+            removed.extend(self.tasks.remove(&id).map(|(task, _)| task));
         }
+        removed
     }
 }
+
+/// Tasks retention removed, dropped by the caller after the store's lock.
+type Removed = Vec<Arc<Task>>;
 
 #[async_trait]
 impl TaskStore for MemoryTasks {
@@ -174,8 +188,9 @@ impl TaskStore for MemoryTasks {
         task.status.state = TaskState::Canceled;
         task.status.timestamp = Some(chrono::Utc::now());
         let task = task.clone();
-        inner.ended(task_id, &self.retention);
+        let removed = inner.ended(task_id, &self.retention);
         drop(inner);
+        drop(removed);
         Ok(task)
     }
 }
