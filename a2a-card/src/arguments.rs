@@ -246,3 +246,67 @@ where
 {
     context.drain(stream, reply).await
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::task::{Context, Poll, Waker};
+
+    use super::*;
+
+    fn poll(future: &mut crate::skill::SkillFuture<'_>) -> Poll<Result<Reply, SkillError>> {
+        future
+            .as_mut()
+            .poll(&mut Context::from_waker(Waker::noop()))
+    }
+
+    fn call() -> SkillCall {
+        let context = SkillContext::new(None, None, serde_json::json!({}));
+        SkillCall::new(CallInput::Text("hi".into()), context)
+    }
+
+    #[test]
+    fn a_handler_without_await_runs_when_its_call_is_first_polled_not_when_made() {
+        let ran = Arc::new(AtomicBool::new(false));
+        let seen = Arc::clone(&ran);
+        let mut future = lazy(move || {
+            seen.store(true, Ordering::SeqCst);
+            Ok(Reply::Text("done".into()))
+        });
+        assert!(
+            !ran.load(Ordering::SeqCst),
+            "the handler ran before its call was polled"
+        );
+        assert!(matches!(poll(&mut future), Poll::Ready(Ok(Reply::Text(t))) if t == "done"));
+        assert!(ran.load(Ordering::SeqCst));
+        // Polled again, it answers an error rather than panicking or running twice.
+        match poll(&mut future) {
+            Poll::Ready(Err(SkillError::Failed(why))) => {
+                assert!(why.contains("polled after"), "{why}")
+            }
+            other => panic!("a second poll answered {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_async_handler_is_awaited_and_its_value_made_a_reply() {
+        let (tx, rx) = futures::channel::oneshot::channel::<String>();
+        let handler = async move { rx.await.unwrap_or_default() };
+        let mut future = awaited(call(), handler, |text: String| Ok(Reply::Text(text)));
+        assert!(
+            poll(&mut future).is_pending(),
+            "answered before the handler did"
+        );
+        let _ = tx.send("late".into());
+        assert!(matches!(poll(&mut future), Poll::Ready(Ok(Reply::Text(t))) if t == "late"));
+    }
+
+    #[test]
+    fn a_call_whose_arguments_cannot_be_taken_answers_why_at_once() {
+        let mut future = refused(SkillError::Input("no text".into()));
+        assert!(
+            matches!(poll(&mut future), Poll::Ready(Err(SkillError::Input(why))) if why == "no text")
+        );
+    }
+}
