@@ -111,6 +111,8 @@ pub mod auth;
 mod bindings;
 mod call;
 mod errors;
+#[cfg(test)]
+mod fixtures;
 mod hosting;
 mod idempotency;
 mod lifecycle;

@@ -493,20 +493,7 @@ impl Webhooks {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use a2a::StreamResponse;
-
-    fn status(task: &str, state: a2a::TaskState) -> StreamResponse {
-        StreamResponse::StatusUpdate(a2a::TaskStatusUpdateEvent {
-            task_id: task.to_owned(),
-            context_id: "c".to_owned(),
-            status: a2a::TaskStatus {
-                state,
-                message: None,
-                timestamp: None,
-            },
-            metadata: None,
-        })
-    }
+    use crate::server::fixtures::status;
 
     /// Nothing of a finished task stays in the dispatcher's maps, webhook or not.
     #[tokio::test]

@@ -381,18 +381,7 @@ mod tests {
     use a2a_server::TaskStore;
 
     fn task(state: TaskState) -> Task {
-        Task {
-            id: "t".to_owned(),
-            context_id: "c".to_owned(),
-            status: TaskStatus {
-                state,
-                message: None,
-                timestamp: None,
-            },
-            artifacts: None,
-            history: None,
-            metadata: None,
-        }
+        crate::server::fixtures::task("t", state)
     }
 
     /// A replica that runs a task may not have heard of this one yet and write without

@@ -205,27 +205,12 @@ pub(crate) fn terminal_error(id: &str, was: &TaskState, to: &TaskState) -> A2AEr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use a2a::{Artifact, Part, TaskStatus};
+    use crate::server::fixtures;
 
     fn task(id: &str, text: &str, state: TaskState) -> Task {
         Task {
-            id: id.to_owned(),
-            context_id: "c".to_owned(),
-            status: TaskStatus {
-                state,
-                message: None,
-                timestamp: None,
-            },
-            artifacts: Some(vec![Artifact {
-                artifact_id: "a".to_owned(),
-                name: None,
-                description: None,
-                parts: vec![Part::text(text)],
-                metadata: None,
-                extensions: None,
-            }]),
-            history: None,
-            metadata: None,
+            artifacts: Some(vec![fixtures::text_artifact(text)]),
+            ..fixtures::task(id, state)
         }
     }
 

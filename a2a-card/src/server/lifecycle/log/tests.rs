@@ -1,21 +1,12 @@
 //! Tests of the event logs: which finished logs are kept, which go first, and what they weigh.
 
 use super::*;
-use a2a::{Artifact, Part, TaskArtifactUpdateEvent, TaskStatus, TaskStatusUpdateEvent};
+use a2a::TaskArtifactUpdateEvent;
+
+use crate::server::fixtures;
 
 fn task(id: &str) -> Task {
-    Task {
-        id: id.to_owned(),
-        context_id: "c".to_owned(),
-        status: TaskStatus {
-            state: TaskState::Working,
-            message: None,
-            timestamp: None,
-        },
-        artifacts: None,
-        history: None,
-        metadata: None,
-    }
+    fixtures::task(id, TaskState::Working)
 }
 
 /// A chunk of `text` for artifact `a` of task `id`, appended to it or starting it.
@@ -23,14 +14,7 @@ fn chunk(id: &str, text: &str, append: bool) -> StreamResponse {
     StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
         task_id: id.to_owned(),
         context_id: "c".to_owned(),
-        artifact: Artifact {
-            artifact_id: "a".to_owned(),
-            name: None,
-            description: None,
-            parts: vec![Part::text(text)],
-            metadata: None,
-            extensions: None,
-        },
+        artifact: fixtures::text_artifact(text),
         append: append.then_some(true),
         last_chunk: None,
         metadata: None,
@@ -50,16 +34,7 @@ fn finished(live: &Live, id: &str, text: &str, streamed: bool) -> Arc<Tracked> {
         tracked.resumable();
     }
     tracked.record(chunk(id, text, false), |_, _| {});
-    let done = StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-        task_id: id.to_owned(),
-        context_id: "c".to_owned(),
-        status: TaskStatus {
-            state: TaskState::Completed,
-            message: None,
-            timestamp: None,
-        },
-        metadata: None,
-    });
+    let done = fixtures::status(id, TaskState::Completed);
     let (seq, _, _) = tracked.record(done, |_, _| {}).expect("recorded");
     tracked.publish(seq);
     live.finished(&tracked);

@@ -663,18 +663,7 @@ mod tests {
     use super::*;
 
     fn task(id: &str) -> Task {
-        Task {
-            id: id.to_owned(),
-            context_id: "c".to_owned(),
-            status: a2a::TaskStatus {
-                state: TaskState::Working,
-                message: None,
-                timestamp: None,
-            },
-            artifacts: None,
-            history: None,
-            metadata: None,
-        }
+        crate::server::fixtures::task(id, TaskState::Working)
     }
 
     fn update(id: &str, awaited: bool) -> (Sent, Option<oneshot::Receiver<Result<i64, A2AError>>>) {
