@@ -484,14 +484,14 @@ fn decl(skill: &Skill, values: Values, krate: &TokenStream) -> TokenStream {
     let security = a.security.iter().map(Requirement::tokens);
     let extended = a.extended.as_ref().is_some_and(|f| f.value);
     let durable = match &a.durable {
-        None => quote!(::core::option::Option::None),
-        Some((_, None)) => quote!(::core::option::Option::Some("")),
-        Some((_, Some(version))) => quote!(::core::option::Option::Some(#version)),
+        None => None,
+        Some((_, None)) => Some(quote!(::core::option::Option::Some(""))),
+        Some((_, Some(version))) => Some(quote!(::core::option::Option::Some(#version))),
     };
-    let concurrency = match &a.concurrency {
-        None => quote!(::core::option::Option::None),
-        Some(n) => quote!(::core::option::Option::Some(#n)),
-    };
+    let concurrency = a
+        .concurrency
+        .as_ref()
+        .map(|n| quote!(::core::option::Option::Some(#n)));
     let arg_types = &skill.args;
     let ret = &skill.ret;
     let span = skill.ident.span();
@@ -523,23 +523,43 @@ fn decl(skill: &Skill, values: Values, krate: &TokenStream) -> TokenStream {
         let check = quote_spanned!(ret.span()=> #krate::__private::check_file_modes(#output, &[#(#output_modes),*], true, #source));
         consts.push(check, ret, ret.span(), krate);
     }
+    // Only the fields the skill sets: the rest come from `SkillDecl::BLANK`, and the compiler
+    // reads (parses, resolves, lowers, hashes) fewer tokens for each skill.
+    let mut set = Vec::new();
+    if !tags.is_empty() {
+        set.push(quote!(tags: &[#(#tags),*],));
+    }
+    if !examples.is_empty() {
+        set.push(quote!(examples: &[#(#examples),*],));
+    }
+    if !input_modes.is_empty() {
+        set.push(quote!(extra_input_modes: &[#(#input_modes),*],));
+    }
+    if !output_modes.is_empty() {
+        set.push(quote!(extra_output_modes: &[#(#output_modes),*],));
+    }
+    if !a.security.is_empty() {
+        set.push(quote!(security: &[#(#security),*],));
+    }
+    if extended {
+        set.push(quote!(extended: true,));
+    }
+    if let Some(durable) = durable {
+        set.push(quote!(durable: #durable,));
+    }
+    if let Some(concurrency) = concurrency {
+        set.push(quote!(concurrency: #concurrency,));
+    }
     consts.wrap(quote! {
         #krate::__private::SkillDecl {
             id: #id,
             name: #name,
             description: #description,
-            tags: &[#(#tags),*],
-            examples: &[#(#examples),*],
             input: #input,
             output: #output,
-            extra_input_modes: &[#(#input_modes),*],
-            extra_output_modes: &[#(#output_modes),*],
-            security: &[#(#security),*],
-            extended: #extended,
-            durable: #durable,
-            concurrency: #concurrency,
             source: #source,
-            poisoned: false,
+            #(#set)*
+            ..#krate::__private::SkillDecl::BLANK
         }
     })
 }
