@@ -482,16 +482,6 @@ fn decl(skill: &Skill, values: Values, krate: &TokenStream) -> TokenStream {
     let (tags, examples) = (&a.tags, &a.examples);
     let (input_modes, output_modes) = (&a.input_modes, &a.output_modes);
     let security = a.security.iter().map(Requirement::tokens);
-    let extended = a.extended.as_ref().is_some_and(|f| f.value);
-    let durable = match &a.durable {
-        None => None,
-        Some((_, None)) => Some(quote!(::core::option::Option::Some(""))),
-        Some((_, Some(version))) => Some(quote!(::core::option::Option::Some(#version))),
-    };
-    let concurrency = a
-        .concurrency
-        .as_ref()
-        .map(|n| quote!(::core::option::Option::Some(#n)));
     let arg_types = &skill.args;
     let ret = &skill.ret;
     let span = skill.ident.span();
@@ -541,14 +531,18 @@ fn decl(skill: &Skill, values: Values, krate: &TokenStream) -> TokenStream {
     if !a.security.is_empty() {
         set.push(quote!(security: &[#(#security),*],));
     }
-    if extended {
+    if a.extended.as_ref().is_some_and(|f| f.value) {
         set.push(quote!(extended: true,));
     }
-    if let Some(durable) = durable {
-        set.push(quote!(durable: #durable,));
+    match &a.durable {
+        None => {}
+        Some((_, None)) => set.push(quote!(durable: ::core::option::Option::Some(""),)),
+        Some((_, Some(version))) => {
+            set.push(quote!(durable: ::core::option::Option::Some(#version),));
+        }
     }
-    if let Some(concurrency) = concurrency {
-        set.push(quote!(concurrency: #concurrency,));
+    if let Some(n) = &a.concurrency {
+        set.push(quote!(concurrency: ::core::option::Option::Some(#n),));
     }
     consts.wrap(quote! {
         #krate::__private::SkillDecl {
@@ -574,10 +568,11 @@ fn call_body(skill: &Skill, krate: &TokenStream, handler: TokenStream) -> TokenS
     let ret = &skill.ret;
     // Spanned at the handler, so that a future that is not `Send` is reported there.
     let krate = checks::respan(krate, skill.ident.span());
+    let invoked = quote!(#handler(#(#names),*));
     let call = if skill.is_async {
-        quote!(#handler(#(#names),*).await)
+        quote!(#invoked.await)
     } else {
-        quote!(#handler(#(#names),*))
+        invoked.clone()
     };
     if skill.streaming {
         return quote_spanned! {skill.ident.span()=>
@@ -605,7 +600,7 @@ fn call_body(skill: &Skill, krate: &TokenStream, handler: TokenStream) -> TokenS
             ::core::result::Result::Err(__error) => return #krate::__private::refused(__error),
         };)*
         // Named at the handler, so that a future that is not `Send` is reported there.
-        let __handler = #handler(#(#names),*);
+        let __handler = #invoked;
         #krate::__private::awaited(
             __call,
             __handler,

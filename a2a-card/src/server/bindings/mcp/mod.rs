@@ -522,6 +522,12 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn the_tenant_header_is_looked_up_by_the_name_it_is_documented_as() {
+        let documented = axum::http::HeaderName::from_bytes(TENANT_HEADER.as_bytes());
+        assert_eq!(documented.ok(), Some(TENANT));
+    }
+
+    #[test]
     fn a_wrapped_schema_keeps_its_definitions_at_the_root() {
         let schema = json!({"$ref": "#/$defs/Day", "$defs": {"Day": {"type": "string"}}});
         let out = items_of(schema);
