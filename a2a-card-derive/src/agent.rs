@@ -7,14 +7,16 @@
 //! evaluate: ids and input schemas across modules).
 
 mod attrs;
+mod block;
 
 use a2a_card_rules::names::title_case;
 use a2a_card_rules::skills::{DUPLICATE_ID, SchemeKind};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
-use syn::{Attribute, Ident, ImplItem, Item, LitStr, Meta, Path};
+use syn::{Attribute, Ident, Item, LitStr, Meta, Path};
 
 use self::attrs::{Attrs, parse_attrs};
+pub use self::block::{Block, BlockItem};
 use crate::attr::{self, Requirement, Text};
 use crate::checks::{self, Checked, ConstChecks};
 use crate::ctxt::Errors;
@@ -53,40 +55,33 @@ fn is_skill_attr(attr: &Attribute) -> bool {
         .is_some_and(|s| s.ident == "skill")
 }
 
-/// Adds the method marker to a method's `#[skill]` attribute, and the agent's `crate = ..`
-/// unless the skill has its own; returns the attribute's arguments, parsed (once: the skill's
-/// own macro reports errors in them, so they are ignored here).
-fn mark_method(attr: &mut Attribute, krate: Option<&Path>) -> skill::Attrs {
-    let marker = syn::Ident::new(skill::METHOD_MARKER, Span::call_site());
-    let args = match &attr.meta {
-        Meta::List(list) => list.tokens.clone(),
-        Meta::Path(_) | Meta::NameValue(_) => TokenStream::new(),
-    };
-    let parsed = skill::parse_attrs(args.clone(), &mut Errors::default());
-    let krate = match krate {
-        Some(path) if parsed.krate.is_none() => quote!(crate = #path,),
-        _ => TokenStream::new(),
-    };
-    match &mut attr.meta {
-        Meta::Path(path) => {
-            let path = path.clone();
-            attr.meta = syn::parse_quote!(#path(#marker, #krate));
-        }
-        Meta::List(list) => list.tokens = quote!(#marker, #krate #args),
-        Meta::NameValue(_) => {}
-    }
-    parsed
-}
-
-/// The skills of an impl block: its `#[skill]` methods.
-fn block_skills(block: &mut syn::ItemImpl, krate: Option<&Path>) -> Vec<SkillRef> {
+/// The skills of an impl block, its `#[skill]` methods, each expanded here (its attribute
+/// taken off, its errors its own, the agent's `crate = ..` its own unless it names one): one
+/// macro run for the block, not one more per skill.
+fn block_skills(block: &mut Block, krate: Option<&Path>) -> (Vec<SkillRef>, Vec<Path>) {
     let mut found = Vec::new();
+    let mut paths: Vec<Path> = Vec::new();
     for item in &mut block.items {
-        let ImplItem::Fn(method) = item else { continue };
-        let Some(attr) = method.attrs.iter_mut().find(|a| is_skill_attr(a)) else {
+        let BlockItem::Fn(method, expanded) = item else {
             continue;
         };
-        let attrs = mark_method(attr, krate);
+        let Some(at) = method.attrs.iter().position(is_skill_attr) else {
+            continue;
+        };
+        let (path, args) = match method.attrs.remove(at).meta {
+            Meta::List(list) => (list.path, list.tokens),
+            Meta::Path(path) => (path, TokenStream::new()),
+            Meta::NameValue(value) => (value.path, TokenStream::new()),
+        };
+        if !paths.contains(&path) {
+            paths.push(path);
+        }
+        let mut errors = Errors::default();
+        let mut attrs = skill::parse_attrs(args, &mut errors);
+        attrs.method = true;
+        if attrs.krate.is_none() {
+            attrs.krate = krate.cloned();
+        }
         let ident = method.sig.ident.clone();
         let (id, span) = match &attrs.id {
             Some(text) => (text.value(), text.span()),
@@ -97,7 +92,9 @@ fn block_skills(block: &mut syn::ItemImpl, krate: Option<&Path>) -> Vec<SkillRef
         };
         let (decl_const, call_fn) = (skill::decl_const(&ident), skill::call_fn(&ident));
         // Skills only on the extended card are not on the card a client checks.
-        let public = !attrs.extended.is_some_and(|e| e.value);
+        let public = !attrs.extended.as_ref().is_some_and(|e| e.value);
+        let security = attrs.security.clone();
+        *expanded = Some(skill::expand_handler(attrs, errors, method));
         found.push(SkillRef {
             decl: quote!(Self::#decl_const),
             call: quote!(Self::#call_fn(self, call)),
@@ -105,11 +102,11 @@ fn block_skills(block: &mut syn::ItemImpl, krate: Option<&Path>) -> Vec<SkillRef
             id,
             source: ident.to_string(),
             listed_method: None,
-            security: Some(attrs.security),
+            security: Some(security),
             client: public.then_some(ident),
         });
     }
-    found
+    (found, paths)
 }
 
 /// The skills listed in `skills(..)`: `Self::method` / `Type::method`, or `path::to::function`.
@@ -195,6 +192,26 @@ struct Target {
     kind: &'static str,
     /// The item's attributes (its doc comment is the default description).
     attrs: Vec<Attribute>,
+    /// The paths the block's `#[skill]` attributes are written with (`skill`,
+    /// `a2a_card::skill`). The macro expands those skills itself, so the compiler never
+    /// resolves these attributes: the expansion names each path once, so that the import it
+    /// goes through counts as used (and a path that names nothing is an error at it).
+    skill_paths: Vec<Path>,
+}
+
+impl Target {
+    /// An item that names each of [`Target::skill_paths`].
+    fn skill_paths_used(&self) -> TokenStream {
+        if self.skill_paths.is_empty() {
+            return TokenStream::new();
+        }
+        let paths = &self.skill_paths;
+        quote! {
+            const _: () = {
+                #( #[allow(unused_imports)] use #paths as _; )*
+            };
+        }
+    }
 }
 
 /// The card-level values of the declaration, checked.
@@ -206,9 +223,29 @@ struct Card {
     url: Option<LitStr>,
 }
 
+/// The item `#[agent]` is on: an impl block (read without its methods' bodies), or another
+/// item (a struct that lists its skills), parsed whole.
+enum Declared {
+    Block(Block),
+    Item(Item),
+}
+
+impl quote::ToTokens for Declared {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        match self {
+            Declared::Block(block) => block.to_tokens(tokens),
+            Declared::Item(item) => item.to_tokens(tokens),
+        }
+    }
+}
+
 /// Entry point of `#[agent]`: parse -> check -> expand, or the fallback on any error.
 pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
-    let mut item: Item = match syn::parse2(item.clone()) {
+    let parsed = match syn::parse2::<Block>(item.clone()) {
+        Ok(block) => Ok(Declared::Block(block)),
+        Err(_) => syn::parse2::<Item>(item.clone()).map(Declared::Item),
+    };
+    let mut item = match parsed {
         Ok(item) => item,
         Err(e) => return fallback::unparsed(e, item),
     };
@@ -230,37 +267,46 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     if !errors.is_empty() {
         let errors = errors.to_compile_errors();
         let fallback = fallback::agent_impl(&target.self_ty, &krate);
+        let used = target.skill_paths_used();
         return quote! {
             #errors
             #item
             #fallback
+            #used
         };
     }
-    let client_methods: Vec<&Ident> = skills.iter().filter_map(|s| s.client.as_ref()).collect();
-    let client = crate::client::expand(&item, &client_methods, &target.name, &krate);
+    let client = match &item {
+        Declared::Block(block) => {
+            let methods: Vec<&Ident> = skills.iter().filter_map(|s| s.client.as_ref()).collect();
+            crate::client::expand(block, &methods, &target.name, &krate)
+        }
+        Declared::Item(_) => TokenStream::new(),
+    };
     let agent_impl = agent_impl(&attrs, &target, &skills, card, declared.as_deref(), &krate);
+    let used = target.skill_paths_used();
     quote! {
         #item
         #agent_impl
         #client
+        #used
     }
 }
 
 /// The agent's type and the skills of its block; `None` when the item cannot be an agent.
 fn read_item(
-    item: &mut Item,
+    item: &mut Declared,
     attrs: &Attrs,
     errors: &mut Errors,
 ) -> Option<(Target, Vec<SkillRef>)> {
     match item {
-        Item::Impl(block) => {
+        Declared::Block(block) => {
             if block.trait_.is_some() {
                 errors.at(&block.self_ty, "#[agent] goes on the inherent `impl` block that holds the skills, not on a trait impl");
             }
             if !block.generics.params.is_empty() {
                 errors.at(&block.generics, "an agent cannot be generic yet: its card and routes are built once per type; wrap the generic part in a concrete type");
             }
-            let name = match &*block.self_ty {
+            let name = match &block.self_ty {
                 syn::Type::Path(p) => p
                     .path
                     .segments
@@ -273,16 +319,17 @@ fn read_item(
                 }
             };
             let ty = block.self_ty.clone();
-            let found = block_skills(block, attrs.krate.as_ref());
+            let (found, skill_paths) = block_skills(block, attrs.krate.as_ref());
             let target = Target {
                 self_ty: quote!(#ty),
                 name,
                 kind: "this impl block",
                 attrs: block.attrs.clone(),
+                skill_paths,
             };
             Some((target, found))
         }
-        Item::Struct(s) => {
+        Declared::Item(Item::Struct(s)) => {
             if !s.generics.params.is_empty() {
                 errors.at(
                     &s.generics,
@@ -295,10 +342,11 @@ fn read_item(
                 name: ident.to_string(),
                 kind: "this struct",
                 attrs: s.attrs.clone(),
+                skill_paths: Vec::new(),
             };
             Some((target, Vec::new()))
         }
-        other => {
+        Declared::Item(other) => {
             errors.at(&*other, "#[agent] goes on an `impl` block of skills, or on a struct that lists them with skills(..)");
             None
         }
@@ -498,7 +546,7 @@ fn agent_decl(attrs: &Attrs, self_name: &str, card: Card, krate: &TokenStream) -
             .as_ref()
             .map(|schemes| schemes.function(krate)),
     );
-    let security = attrs.security.iter().map(Requirement::tokens);
+    let security = attrs.security.iter().map(|r| r.tokens(Span::call_site()));
     let extensions = attrs.extensions.iter().map(|e| {
         let uri = &e.uri;
         let description = option(&e.description);
@@ -513,28 +561,31 @@ fn agent_decl(attrs: &Attrs, self_name: &str, card: Card, krate: &TokenStream) -
             }
         }
     });
-    consts.wrap(quote! {
-        #krate::__private::AgentDecl {
-            name: #name,
-            description: #description,
-            version: #version,
-            url_env: #url_env,
-            url: #url,
-            provider: #provider,
-            documentation_url: #documentation_url,
-            icon_url: #icon_url,
-            streaming: #streaming,
-            push_notifications: #push,
-            state_transition_history: #history,
-            extended_agent_card: #extended,
-            default_input_modes: &[#(#inputs),*],
-            default_output_modes: &[#(#outputs),*],
-            security_schemes: #schemes,
-            security: &[#(#security),*],
-            extensions: &[#(#extensions),*],
-            source: #self_name,
-        }
-    })
+    consts.wrap(
+        Span::call_site(),
+        quote! {
+            #krate::__private::AgentDecl {
+                name: #name,
+                description: #description,
+                version: #version,
+                url_env: #url_env,
+                url: #url,
+                provider: #provider,
+                documentation_url: #documentation_url,
+                icon_url: #icon_url,
+                streaming: #streaming,
+                push_notifications: #push,
+                state_transition_history: #history,
+                extended_agent_card: #extended,
+                default_input_modes: &[#(#inputs),*],
+                default_output_modes: &[#(#outputs),*],
+                security_schemes: #schemes,
+                security: &[#(#security),*],
+                extensions: &[#(#extensions),*],
+                source: #self_name,
+            }
+        },
+    )
 }
 
 /// The constant checks of the skills (in the block of the impl, never nested in an impl:

@@ -194,6 +194,7 @@ pub fn lit_strs(meta: &ParseNestedMeta) -> syn::Result<Vec<LitStr>> {
 }
 
 /// One alternative of a security requirement: `security(bearer, oauth = ["read", "write"])`.
+#[derive(Clone)]
 pub struct Requirement {
     pub schemes: Vec<(LitStr, Vec<LitStr>)>,
 }
@@ -223,13 +224,13 @@ pub fn requirement(meta: &ParseNestedMeta) -> syn::Result<Requirement> {
 }
 
 impl Requirement {
-    /// `&[("name", &["scope"]), ..]`
-    pub fn tokens(&self) -> TokenStream {
+    /// `&[("name", &["scope"]), ..]`, written at `at`.
+    pub fn tokens(&self, at: proc_macro2::Span) -> TokenStream {
         let entries = self
             .schemes
             .iter()
-            .map(|(name, scopes)| quote!((#name, &[#(#scopes),*])));
-        quote!(&[#(#entries),*])
+            .map(|(name, scopes)| quote::quote_spanned!(at=> (#name, &[#(#scopes),*])));
+        quote::quote_spanned!(at=> &[#(#entries),*])
     }
 }
 

@@ -12,7 +12,7 @@ use a2a_card_rules::skills::NOT_KEBAB_CASE;
 use a2a_card_rules::text::is_blank;
 use a2a_card_rules::urls::{UrlKind, check_endpoint_url, classify};
 use proc_macro2::{Group, Span, TokenStream, TokenTree};
-use quote::{ToTokens, quote, quote_spanned};
+use quote::{ToTokens, quote_spanned};
 use syn::LitStr;
 
 use crate::attr::Text;
@@ -130,13 +130,13 @@ impl ConstChecks {
         &self.items
     }
 
-    /// The declaration `value` with its checks.
-    pub fn wrap(&self, value: TokenStream) -> TokenStream {
+    /// The declaration `value` with its checks, in a block written at `at`.
+    pub fn wrap(&self, at: Span, value: TokenStream) -> TokenStream {
         if self.items.is_empty() && self.statements.is_empty() {
             return value;
         }
         let (items, statements) = (&self.items, &self.statements);
-        quote!({
+        quote_spanned!(at=> {
             #(#items)*
             #(#statements;)*
             #value

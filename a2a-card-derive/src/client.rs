@@ -8,7 +8,9 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use syn::{Attribute, FnArg, Ident, ImplItem, Item, ReturnType, Type};
+use syn::{Attribute, FnArg, Ident, ReturnType, Type};
+
+use crate::agent::{Block, BlockItem};
 
 use crate::skill;
 
@@ -43,7 +45,7 @@ fn rejected(sig: &syn::Signature) -> bool {
         || sig.variadic.is_some()
 }
 
-fn method(f: &syn::ImplItemFn) -> Option<Method<'_>> {
+fn method(f: &skill::Handler) -> Option<Method<'_>> {
     if rejected(&f.sig) {
         return None;
     }
@@ -74,15 +76,17 @@ fn method(f: &syn::ImplItemFn) -> Option<Method<'_>> {
 /// The client of an agent declared on an impl block, with a method for each of `skills` (the
 /// block's skill methods on the public card); nothing for a struct that lists skills from other
 /// modules: their signatures are not visible here.
-pub fn expand(item: &Item, skills: &[&Ident], self_name: &str, krate: &TokenStream) -> TokenStream {
-    let Item::Impl(block) = item else {
-        return TokenStream::new();
-    };
+pub fn expand(
+    block: &Block,
+    skills: &[&Ident],
+    self_name: &str,
+    krate: &TokenStream,
+) -> TokenStream {
     let methods: Vec<Method<'_>> = block
         .items
         .iter()
         .filter_map(|i| match i {
-            ImplItem::Fn(f) if skills.contains(&&f.sig.ident) => method(f),
+            BlockItem::Fn(f, _) if skills.contains(&&f.sig.ident) => method(f),
             _ => None,
         })
         .collect();

@@ -35,10 +35,6 @@ const KEYS: &[&str] = &[
     "crate",
 ];
 
-/// The marker `#[agent]` adds to the `#[skill]` attributes of its methods, so that a method
-/// without `self` is known to be a method.
-pub const METHOD_MARKER: &str = "__method";
-
 /// The shapes of handler the dispatcher can call, for signature errors.
 const SHAPES: &str = "a skill handler is `[async] fn name(&self, input: I) -> R` (or without `&self` outside an impl), where the one input `I` is a type deriving `a2a_card::Schema`, `String` or `a2a_card::Input<T>`, extra arguments may be `a2a_card::SkillContext` and files (`a2a_card::File`, `Option<File>`, `Vec<File>`), and `R` is a type deriving `a2a_card::Schema`, `String`, `a2a_card::Output<T>`, `a2a_card::File`, `impl Stream<Item = R>` of one of these, or a `Result` of one of these";
 
@@ -60,6 +56,8 @@ pub struct Attrs {
     /// `concurrency = N`: at most N tasks of the skill running at once.
     pub concurrency: Option<syn::LitInt>,
     pub krate: Option<syn::Path>,
+    /// The handler is a method of the block `#[agent]` is on (set by `#[agent]`, which expands
+    /// its skills itself), with or without `self`.
     pub method: bool,
 }
 
@@ -71,7 +69,6 @@ pub fn parse_attrs(args: TokenStream, errors: &mut Errors) -> Attrs {
         "input_modes",
         "output_modes",
         "security",
-        METHOD_MARKER,
     ];
     attr::parse_entries(args, errors, &repeatable, |a: &mut Attrs, meta| {
         let key = meta
@@ -92,7 +89,6 @@ pub fn parse_attrs(args: TokenStream, errors: &mut Errors) -> Attrs {
             "durable" => a.durable = Some((meta.path.clone(), durable_version(&meta)?)),
             "concurrency" => a.concurrency = Some(concurrency(&meta)?),
             "crate" => a.krate = Some(attr::krate(&meta)?),
-            k if k == METHOD_MARKER => a.method = true,
             _ => return Err(unknown_key(&meta.path, KEYS, "skill")),
         }
         Ok(())
@@ -165,6 +161,19 @@ impl Skill {
     fn is_method(&self) -> bool {
         self.receiver || self.attrs.method
     }
+
+    /// Where the tokens the macro writes for the skill are placed: at the handler's name,
+    /// resolved as the macro's own (the call site). An edit above the handler then moves them
+    /// with it, and the compiler's incremental check finds the skill's items unchanged; placed
+    /// at the macro's attribute, every skill below an edit would be checked again.
+    pub fn at(&self) -> Span {
+        at(&self.ident)
+    }
+}
+
+/// [`Skill::at`] of the handler named `ident`.
+pub fn at(ident: &Ident) -> Span {
+    Span::call_site().located_at(ident.span())
 }
 
 /// A handler as the macro needs it: attributes, visibility and signature parsed; the body kept
@@ -449,11 +458,9 @@ fn check(skill: &Skill, errors: &mut Errors) -> Values {
     };
     let description = match (&a.description, &skill.docs) {
         (Some(d), _) => description(d.clone(), errors),
-        (None, Some(Docs::Text { body, .. })) => {
-            Checked::unchecked(Text::new(body, Span::call_site()))
-        }
+        (None, Some(Docs::Text { body, .. })) => Checked::unchecked(Text::new(body, skill.at())),
         (None, Some(Docs::Expr(e))) => description(Text::Expr(syn::parse_quote!(#e)), errors),
-        (None, None) => Checked::unchecked(Text::new("", Span::call_site())),
+        (None, None) => Checked::unchecked(Text::new("", skill.at())),
     };
     for m in a.input_modes.iter().chain(&a.output_modes) {
         checks::media_type(m, errors);
@@ -481,7 +488,8 @@ fn decl(skill: &Skill, values: Values, krate: &TokenStream) -> TokenStream {
     }
     let (tags, examples) = (&a.tags, &a.examples);
     let (input_modes, output_modes) = (&a.input_modes, &a.output_modes);
-    let security = a.security.iter().map(Requirement::tokens);
+    let at = skill.at();
+    let security = a.security.iter().map(|r| r.tokens(at));
     let arg_types = &skill.args;
     let ret = &skill.ret;
     let span = skill.ident.span();
@@ -517,60 +525,65 @@ fn decl(skill: &Skill, values: Values, krate: &TokenStream) -> TokenStream {
     // reads (parses, resolves, lowers, hashes) fewer tokens for each skill.
     let mut set = Vec::new();
     if !tags.is_empty() {
-        set.push(quote!(tags: &[#(#tags),*],));
+        set.push(quote_spanned!(at=> tags: &[#(#tags),*],));
     }
     if !examples.is_empty() {
-        set.push(quote!(examples: &[#(#examples),*],));
+        set.push(quote_spanned!(at=> examples: &[#(#examples),*],));
     }
     if !input_modes.is_empty() {
-        set.push(quote!(extra_input_modes: &[#(#input_modes),*],));
+        set.push(quote_spanned!(at=> extra_input_modes: &[#(#input_modes),*],));
     }
     if !output_modes.is_empty() {
-        set.push(quote!(extra_output_modes: &[#(#output_modes),*],));
+        set.push(quote_spanned!(at=> extra_output_modes: &[#(#output_modes),*],));
     }
     if !a.security.is_empty() {
-        set.push(quote!(security: &[#(#security),*],));
+        set.push(quote_spanned!(at=> security: &[#(#security),*],));
     }
     if a.extended.as_ref().is_some_and(|f| f.value) {
-        set.push(quote!(extended: true,));
+        set.push(quote_spanned!(at=> extended: true,));
     }
     match &a.durable {
         None => {}
-        Some((_, None)) => set.push(quote!(durable: ::core::option::Option::Some(""),)),
+        Some((_, None)) => {
+            set.push(quote_spanned!(at=> durable: ::core::option::Option::Some(""),))
+        }
         Some((_, Some(version))) => {
-            set.push(quote!(durable: ::core::option::Option::Some(#version),));
+            set.push(quote_spanned!(at=> durable: ::core::option::Option::Some(#version),));
         }
     }
     if let Some(n) = &a.concurrency {
-        set.push(quote!(concurrency: ::core::option::Option::Some(#n),));
+        set.push(quote_spanned!(at=> concurrency: ::core::option::Option::Some(#n),));
     }
-    consts.wrap(quote! {
-        #krate::__private::SkillDecl {
-            id: #id,
-            name: #name,
-            description: #description,
-            input: #input,
-            output: #output,
-            source: #source,
-            #(#set)*
-            ..#krate::__private::SkillDecl::BLANK
-        }
-    })
+    consts.wrap(
+        at,
+        quote_spanned! {at=>
+            #krate::__private::SkillDecl {
+                id: #id,
+                name: #name,
+                description: #description,
+                input: #input,
+                output: #output,
+                source: #source,
+                #(#set)*
+                ..#krate::__private::SkillDecl::BLANK
+            }
+        },
+    )
 }
 
 /// The body of the call glue: take each argument from the call, run the handler, turn its value
 /// into an answer.
 fn call_body(skill: &Skill, krate: &TokenStream, handler: TokenStream) -> TokenStream {
     let names: Vec<Ident> = (0..skill.args.len())
-        .map(|i| format_ident!("__arg{}", i))
+        .map(|i| format_ident!("__arg{}", i, span = skill.at()))
         .collect();
     let types = &skill.args;
     let ret = &skill.ret;
     // Spanned at the handler, so that a future that is not `Send` is reported there.
     let krate = checks::respan(krate, skill.ident.span());
-    let invoked = quote!(#handler(#(#names),*));
+    let invoked = quote_spanned!(skill.at()=> #handler(#(#names),*));
     let call = if skill.is_async {
-        quote!(#invoked.await)
+        quote_spanned!(skill.at()=> #invoked.await)
     } else {
         invoked.clone()
     };
@@ -631,9 +644,17 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let mut errors = Errors::default();
     let attrs = parse_attrs(args, &mut errors);
+    expand_handler(attrs, errors, &func)
+}
+
+/// A handler and the items its skill adds (the errors of its attribute, `errors`, and of its
+/// signature first): `#[skill]`'s expansion, and `#[agent]`'s of each skill method of its block
+/// (with [`Attrs::method`] set).
+pub fn expand_handler(attrs: Attrs, mut errors: Errors, func: &Handler) -> TokenStream {
     // The runtime path, even when the skill has a mistake (its stand-ins name it too).
-    let krate = attr::runtime(&attrs.krate);
-    let skill = parse(attrs, &func, &mut errors);
+    let at = at(&func.sig.ident);
+    let krate = checks::respan(&attr::runtime(&attrs.krate), at);
+    let skill = parse(attrs, func, &mut errors);
     let values = skill.as_ref().map(|s| check(s, &mut errors));
     let method = skill.as_ref().is_some_and(Skill::is_method)
         || func
@@ -645,11 +666,11 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let (decl, body) = match (errors.is_empty(), values, &skill) {
         (true, Some(values), Some(skill)) => {
             let handler = if skill.receiver {
-                quote!(self.#ident)
+                quote_spanned!(at=> self.#ident)
             } else if method {
-                quote!(Self::#ident)
+                quote_spanned!(at=> Self::#ident)
             } else {
-                quote!(#ident)
+                quote_spanned!(at=> #ident)
             };
             (
                 decl(skill, values, &krate),
@@ -661,8 +682,10 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let errors = errors.to_compile_errors();
     if method {
-        let (decl_const, call_fn) = (decl_const(ident), call_fn(ident));
-        quote! {
+        let (mut decl_const, mut call_fn) = (decl_const(ident), call_fn(ident));
+        decl_const.set_span(at);
+        call_fn.set_span(at);
+        quote_spanned! {at=>
             #errors
             #func
             #[doc(hidden)]
@@ -676,9 +699,10 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     } else {
         let vis = &func.vis;
-        let holder = free_struct(ident);
+        let mut holder = free_struct(ident);
+        holder.set_span(at);
         let doc = format!("The skill declaration of [`{ident}`], for `#[agent(skills(..))]`.");
-        quote! {
+        quote_spanned! {at=>
             #errors
             #func
             #[doc = #doc]
