@@ -68,6 +68,8 @@ fn block_skills(block: &mut Block, krate: Option<&Path>) -> (Vec<SkillRef>, Vec<
         let Some(at) = method.attrs.iter().position(is_skill_attr) else {
             continue;
         };
+        // Where the method begins as written: its first attribute, before any is taken off.
+        let start = method.attrs[0].pound_token.span;
         let (path, args) = match method.attrs.remove(at).meta {
             Meta::List(list) => (list.path, list.tokens),
             Meta::Path(path) => (path, TokenStream::new()),
@@ -94,7 +96,7 @@ fn block_skills(block: &mut Block, krate: Option<&Path>) -> (Vec<SkillRef>, Vec<
         // Skills only on the extended card are not on the card a client checks.
         let public = !attrs.extended.as_ref().is_some_and(|e| e.value);
         let security = attrs.security.clone();
-        *expanded = Some(skill::expand_handler(attrs, errors, method));
+        *expanded = Some(skill::expand_handler(attrs, errors, method, start));
         found.push(SkillRef {
             decl: quote!(Self::#decl_const),
             call: quote!(Self::#call_fn(self, call)),
@@ -205,10 +207,15 @@ impl Target {
         if self.skill_paths.is_empty() {
             return TokenStream::new();
         }
-        let paths = &self.skill_paths;
+        // Each `use` written at its attribute, so that a path that names nothing is an error
+        // there.
+        let uses = self.skill_paths.iter().map(|path| {
+            let span = syn::spanned::Spanned::span(path);
+            quote_spanned!(span=> #[allow(unused_imports)] use #path as _;)
+        });
         quote! {
             const _: () = {
-                #( #[allow(unused_imports)] use #paths as _; )*
+                #(#uses)*
             };
         }
     }
@@ -603,7 +610,7 @@ fn skill_checks(
         if let Some((decl_const, call_fn)) = &s.listed_method {
             let source = &s.source;
             let check = quote_spanned!(s.span=> #krate::__private::check_listed(&<#self_ty>::#decl_const, #source));
-            skill_checks.push(check, &TokenStream::new(), s.span, krate);
+            skill_checks.push(check, &TokenStream::new(), s.span);
             stand_ins.push(quote! {
                 const #decl_const: #krate::__private::SkillDecl = #krate::__private::not_a_skill();
                 fn #call_fn<'__a>(&'__a self, _call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> {
@@ -622,10 +629,14 @@ fn skill_checks(
         const __A2A_SKILL_NAMES: &[&str] = &[#(#sources),*];
         const __A2A_SKILLS_DISTINCT: bool =
             #krate::__private::distinct::<#count>(<#self_ty as #krate::Agent>::SKILLS);
+        const fn __a2a_check_skill(index: ::core::primitive::usize) -> #krate::__private::Check {
+            #krate::__private::check_skill(__A2A_SKILLS_DISTINCT, <#self_ty as #krate::Agent>::SKILLS, index, __A2A_SKILL_NAMES)
+        }
     }];
+    // One short check a skill (the compiler reads these tokens on every check of the crate).
     for (j, s) in skills.iter().enumerate() {
-        let check = quote_spanned!(s.span=> #krate::__private::check_skill(__A2A_SKILLS_DISTINCT, <#self_ty as #krate::Agent>::SKILLS, #j, __A2A_SKILL_NAMES));
-        skill_checks.push(check, &TokenStream::new(), s.span, krate);
+        let check = quote_spanned!(s.span=> __a2a_check_skill(#j));
+        skill_checks.push(check, &TokenStream::new(), s.span);
     }
     // Skills declared elsewhere: their requirements against the declared schemes, as
     // constants (the error points at the skill's name in `skills(..)`).
@@ -637,15 +648,14 @@ fn skill_checks(
             .filter(|(_, s)| s.security.is_none())
         {
             let check = quote_spanned!(s.span=> #krate::__private::check_security(<#self_ty as #krate::Agent>::SKILLS, #j, #table));
-            skill_checks.push(check, &TokenStream::new(), s.span, krate);
+            skill_checks.push(check, &TokenStream::new(), s.span);
         }
     }
-    // `streaming = false` with a skill that streams: the error points at the `false`.
+    // `streaming = false` with a skill that streams: the error points at the `false` (one
+    // check for all the skills, which names the first that streams).
     if let Some(flag) = attrs.streaming.as_ref().filter(|f| !f.value) {
-        for j in 0..skills.len() {
-            let check = quote_spanned!(flag.span=> #krate::__private::check_streaming(<#self_ty as #krate::Agent>::SKILLS, #j));
-            skill_checks.push(check, &TokenStream::new(), flag.span, krate);
-        }
+        let check = quote_spanned!(flag.span=> #krate::__private::check_streaming(<#self_ty as #krate::Agent>::SKILLS));
+        skill_checks.push(check, &TokenStream::new(), flag.span);
     }
     // A method listed in `skills(Self::name)` that has no `#[skill]` lacks the items the
     // agent names: these stand-ins (which inherent items shadow) fail a check instead.

@@ -104,20 +104,10 @@ pub struct ConstChecks {
 
 impl ConstChecks {
     /// Adds a check: `check` is an expression of type `__private::Check` made of `uses` (the
-    /// user's tokens it evaluates) and generated tokens; it fails at `span`.
-    pub fn push(
-        &mut self,
-        check: TokenStream,
-        uses: &dyn ToTokens,
-        span: Span,
-        krate: &TokenStream,
-    ) {
-        let krate = respan(krate, span);
-        let fail = quote_spanned! {span=>
-            if let ::core::option::Option::Some(__a2a_message) = #check.message() {
-                #krate::__private::fail!(__a2a_message)
-            }
-        };
+    /// user's tokens it evaluates) and generated tokens; it fails at `span` (`Check::assert`
+    /// panics at its caller, with the check's message: no macro to expand per check).
+    pub fn push(&mut self, check: TokenStream, uses: &dyn ToTokens, span: Span) {
+        let fail = quote_spanned!(span=> (#check).assert());
         if mentions_self(uses.to_token_stream()) {
             self.statements.push(fail);
         } else {
@@ -197,7 +187,7 @@ impl ConstChecks {
                 quote_spanned!(span=> #krate::__private::check_kebab_case(#text))
             }
         };
-        self.push(check, text, span, krate);
+        self.push(check, text, span);
     }
 }
 

@@ -100,6 +100,9 @@ pub fn expand(
          [`connect`](Self::connect) reads the agent's card and refuses an agent that does not declare these skills with these schemas (compared by digest). \
          Each method returns an `a2a_card::client::Call` (`Streaming` for a skill that streams): `.await` it, or call `.stream()` or `.no_wait()` on it."
     );
+    // One line a method: the runtime's `__client_items!` writes the methods out (with its
+    // `client` feature) or drops the list (without it), so a crate without the client pays
+    // for a short list only.
     let calls = methods.iter().map(|m| {
         let Method {
             ident,
@@ -114,45 +117,12 @@ pub fn expand(
         } else {
             quote!(Call)
         };
-        quote! {
-            #(#docs)*
-            pub fn #ident(&self, input: #input) -> #krate::client::#kind<#input, #output> {
-                #krate::client::#kind::new(&self.agent, <#self_ty>::#decl.id, input)
-            }
-        }
+        quote!(#(#docs)* #ident = #decl: #kind<#input, #output>;)
     });
     quote! {
         #krate::__client_items! {
             #[doc = #doc]
-            #[derive(::core::fmt::Debug, ::core::clone::Clone)]
-            pub struct #client {
-                agent: #krate::client::RemoteAgent,
-            }
-
-            #[allow(dead_code, private_interfaces, private_bounds, clippy::all)]
-            impl #client {
-                /// Connects to the agent at `url` (its base URL, or its card's URL): reads its card
-                /// and checks that it declares this agent's skills with the same schemas.
-                pub async fn connect(
-                    url: impl ::core::convert::Into<::std::string::String>,
-                ) -> ::core::result::Result<Self, #krate::client::ClientError> {
-                    Self::connect_with(#krate::client::Connect::new(url)).await
-                }
-
-                /// Connects with credentials or signature checks (see `a2a_card::client::Connect`).
-                pub async fn connect_with(
-                    connect: #krate::client::Connect,
-                ) -> ::core::result::Result<Self, #krate::client::ClientError> {
-                    #krate::client::connect_checked::<#self_ty>(connect)
-                        .await
-                        .map(|agent| #client { agent })
-                }
-
-                /// The agent as discovered: its card, lint findings, untyped calls.
-                pub fn remote(&self) -> &#krate::client::RemoteAgent {
-                    &self.agent
-                }
-
+            #client for #self_ty {
                 #(#calls)*
             }
         }

@@ -2,8 +2,9 @@
 //!
 //! parse (attribute keys, the signature) -> check (the card's rules, the shapes the dispatcher
 //! can call) -> expand (the declaration constant and the call glue). A method expands into
-//! associated items (`__A2A_SKILL_name`, `__a2a_call_name`); a free function into a hidden unit
-//! struct `__a2a_skill_name` beside it, which `#[agent(skills(path::to::name))]` finds.
+//! associated items (`__A2A_SKILL_name`, `__a2a_call_name`): `#[agent]` expands the methods of
+//! its block itself, with [`expand_handler`]; a free function expands into a hidden unit struct
+//! `__a2a_skill_name` beside it, which `#[agent(skills(path::to::name))]` finds.
 
 use a2a_card_rules::names::{default_skill_id, title_case};
 use proc_macro2::{Span, TokenStream};
@@ -498,7 +499,7 @@ fn decl(skill: &Skill, values: Values, krate: &TokenStream) -> TokenStream {
     };
     if arg_types.len() > 1 {
         let check = quote_spanned!(span=> #krate::__private::check_inputs(&#inputs, #source));
-        consts.push(check, &quote!(#(#arg_types)*), span, krate);
+        consts.push(check, &quote!(#(#arg_types)*), span);
     }
     let input = quote_spanned!(span=> #krate::__private::merge_inputs(&#inputs));
     let output = if skill.streaming {
@@ -515,11 +516,11 @@ fn decl(skill: &Skill, values: Values, krate: &TokenStream) -> TokenStream {
             .reduce(|a, b| a.join(b).unwrap_or(a))
             .unwrap_or(span);
         let check = quote_spanned!(at=> #krate::__private::check_file_modes(#input, &[#(#input_modes),*], false, #source));
-        consts.push(check, &quote!(#(#arg_types)*), at, krate);
+        consts.push(check, &quote!(#(#arg_types)*), at);
     }
     if names_file(ret) {
         let check = quote_spanned!(ret.span()=> #krate::__private::check_file_modes(#output, &[#(#output_modes),*], true, #source));
-        consts.push(check, ret, ret.span(), krate);
+        consts.push(check, ret, ret.span());
     }
     // Only the fields the skill sets: the rest come from `SkillDecl::BLANK`, and the compiler
     // reads (parses, resolves, lowers, hashes) fewer tokens for each skill.
@@ -644,15 +645,36 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let mut errors = Errors::default();
     let attrs = parse_attrs(args, &mut errors);
-    expand_handler(attrs, errors, &func)
+    // The handler as written begins at its first attribute (or at `#[skill]`, which the
+    // compiler took off, when it has none left).
+    let start = func
+        .attrs
+        .first()
+        .map_or_else(Span::call_site, |a| a.pound_token.span);
+    expand_handler(attrs, errors, &func, start)
 }
 
 /// A handler and the items its skill adds (the errors of its attribute, `errors`, and of its
 /// signature first): `#[skill]`'s expansion, and `#[agent]`'s of each skill method of its block
 /// (with [`Attrs::method`] set).
-pub fn expand_handler(attrs: Attrs, mut errors: Errors, func: &Handler) -> TokenStream {
+///
+/// `start` is where the handler begins as written (its first attribute). Each item the skill
+/// adds begins there and ends where the handler's body ends, so that it spans the handler's
+/// tokens it names (its types, its attribute's values): an edit above the handler moves the
+/// item whole, and the compiler's incremental check, which hashes the positions of an item's
+/// tokens relative to the item, finds it unchanged.
+pub fn expand_handler(
+    attrs: Attrs,
+    mut errors: Errors,
+    func: &Handler,
+    start: Span,
+) -> TokenStream {
     // The runtime path, even when the skill has a mistake (its stand-ins name it too).
     let at = at(&func.sig.ident);
+    let (begin, end) = (
+        Span::call_site().located_at(start),
+        Span::call_site().located_at(func.body.span_close()),
+    );
     let krate = checks::respan(&attr::runtime(&attrs.krate), at);
     let skill = parse(attrs, func, &mut errors);
     let values = skill.as_ref().map(|s| check(s, &mut errors));
@@ -685,17 +707,18 @@ pub fn expand_handler(attrs: Attrs, mut errors: Errors, func: &Handler) -> Token
         let (mut decl_const, mut call_fn) = (decl_const(ident), call_fn(ident));
         decl_const.set_span(at);
         call_fn.set_span(at);
+        let (pound, semi) = (quote_spanned!(begin=> #), quote_spanned!(end=> ;));
+        let mut body = proc_macro2::Group::new(proc_macro2::Delimiter::Brace, body);
+        body.set_span(end);
         quote_spanned! {at=>
             #errors
             #func
-            #[doc(hidden)]
+            #pound[doc(hidden)]
             #[allow(non_upper_case_globals, dead_code)]
-            const #decl_const: #krate::__private::SkillDecl = #decl;
-            #[doc(hidden)]
+            const #decl_const: #krate::__private::SkillDecl = #decl #semi
+            #pound[doc(hidden)]
             #[allow(unused_mut, unused_variables, dead_code, clippy::all)]
-            fn #call_fn<'__a>(&'__a self, mut __call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> {
-                #body
-            }
+            fn #call_fn<'__a>(&'__a self, mut __call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> #body
         }
     } else {
         let vis = &func.vis;

@@ -3,9 +3,9 @@
 //! What a macro can see in its own tokens it checks itself. What it cannot (a skill declared in
 //! another module, a schema name that comes from a derive elsewhere, a description given as a
 //! `const` or `include_str!`), these functions check when the compiler evaluates the constant the
-//! macro emits. Each returns a [`Check`]; the generated constant panics with its message through
-//! [`fail!`](crate::__private::fail), spanned at the token at fault, so that the compile error
-//! points there and says what is wrong and how to fix it.
+//! macro emits. Each returns a [`Check`]; the generated constant calls [`Check::assert`], spanned
+//! at the token at fault, so that the compile error points there and says what is wrong and how
+//! to fix it.
 
 use a2a_card_rules::media::essence_is;
 use a2a_card_rules::names::{KEBAB_CASE_EXAMPLE, is_kebab_case};
@@ -40,18 +40,16 @@ impl Check {
             None => None,
         }
     }
-}
 
-/// Fails the evaluation of a constant with a message, in the edition of this crate whatever the
-/// edition of the crate that expands it (`panic!("{}", ..)` is constant only since 2021).
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __a2a_card_fail {
-    ($message:expr) => {
-        ::core::panic!("{}", $message)
-    };
+    /// Fails the evaluation of the constant that calls it with the check's message, at the
+    /// call (which the macro spans at the token at fault); passes otherwise.
+    #[track_caller]
+    pub const fn assert(&self) {
+        if let Some(message) = self.message() {
+            panic!("{}", message)
+        }
+    }
 }
-pub use crate::__a2a_card_fail as fail;
 
 /// A message assembled in a constant.
 struct Msg {
@@ -359,18 +357,23 @@ pub const fn check_file_modes(io: Io, declared: &[&str], output: bool, source: &
     )
 }
 
-/// An agent that says `streaming = false` has no skill that streams.
-pub const fn check_streaming(skills: &[SkillDecl], index: usize) -> Check {
-    let skill = &skills[index];
-    if skill.poisoned || !skill.output.streaming {
-        return Check::OK;
+/// An agent that says `streaming = false` has no skill that streams (the first that does is
+/// named).
+pub const fn check_streaming(skills: &[SkillDecl]) -> Check {
+    let mut index = 0;
+    while index < skills.len() {
+        let skill = &skills[index];
+        if !skill.poisoned && skill.output.streaming {
+            return Check::failed(
+                Msg::new()
+                    .push("the agent says `streaming = false`, but skill `")
+                    .push(skill.source)
+                    .push("` returns a stream; remove `streaming = false` (a streaming skill makes the card declare streaming)"),
+            );
+        }
+        index += 1;
     }
-    Check::failed(
-        Msg::new()
-            .push("the agent says `streaming = false`, but skill `")
-            .push(skill.source)
-            .push("` returns a stream; remove `streaming = false` (a streaming skill makes the card declare streaming)"),
-    )
+    Check::OK
 }
 
 /// The security requirements of skill `index` name only schemes in `declared` (`(name,

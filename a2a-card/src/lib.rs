@@ -273,6 +273,11 @@ pub use a2a_card_derive::skill;
 /// media types; a URL that parses, is absolute, and is https unless loopback; unknown keys (with
 /// a suggestion). [`Agent::card`] builds the card once, at first use.
 ///
+/// On an `impl` block, `#[agent]` expands the block's `#[skill]` methods itself, in its one
+/// run (a `#[skill]` there is still written and resolved as usual: import it, or write
+/// `#[a2a_card::skill]`). The items each skill adds are placed with its handler, so that an
+/// edit to one handler leaves the others' for the compiler's incremental check to reuse.
+///
 /// ```
 /// mod fx {
 ///     /// Converts an amount between two currencies, given as "100 EUR to USD".
@@ -293,13 +298,58 @@ pub use a2a_card_derive::skill;
 /// ```
 pub use a2a_card_derive::agent;
 
-/// The typed client `#[agent]` generates: kept with the `client` feature, dropped without it
-/// (the macro cannot see this crate's features). Not a public API.
+/// The typed client `#[agent]` generates, written out from the macro's list of methods (each
+/// `name = DECL_CONST: Call<Input, Output>;` or `Streaming<..>`, after its docs): kept with the
+/// `client` feature, dropped without it (the macro cannot see this crate's features). Not a
+/// public API.
 #[cfg(feature = "client")]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __client_items {
-    ($($item:tt)*) => { $($item)* };
+    (
+        #[doc = $doc:literal]
+        $client:ident for $agent:ty {
+            $( $(#[$attr:meta])* $method:ident = $decl:ident: $kind:ident<$input:ty, $output:ty>; )*
+        }
+    ) => {
+        #[doc = $doc]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone)]
+        pub struct $client {
+            agent: $crate::client::RemoteAgent,
+        }
+
+        #[allow(dead_code, private_interfaces, private_bounds, clippy::all)]
+        impl $client {
+            /// Connects to the agent at `url` (its base URL, or its card's URL): reads its card
+            /// and checks that it declares this agent's skills with the same schemas.
+            pub async fn connect(
+                url: impl ::core::convert::Into<::std::string::String>,
+            ) -> ::core::result::Result<Self, $crate::client::ClientError> {
+                Self::connect_with($crate::client::Connect::new(url)).await
+            }
+
+            /// Connects with credentials or signature checks (see `a2a_card::client::Connect`).
+            pub async fn connect_with(
+                connect: $crate::client::Connect,
+            ) -> ::core::result::Result<Self, $crate::client::ClientError> {
+                $crate::client::connect_checked::<$agent>(connect)
+                    .await
+                    .map(|agent| $client { agent })
+            }
+
+            /// The agent as discovered: its card, lint findings, untyped calls.
+            pub fn remote(&self) -> &$crate::client::RemoteAgent {
+                &self.agent
+            }
+
+            $(
+                $(#[$attr])*
+                pub fn $method(&self, input: $input) -> $crate::client::$kind<$input, $output> {
+                    $crate::client::$kind::new(&self.agent, <$agent>::$decl.id, input)
+                }
+            )*
+        }
+    };
 }
 
 /// The typed client `#[agent]` generates: kept with the `client` feature, dropped without it
