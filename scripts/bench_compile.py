@@ -549,18 +549,20 @@ def expand_with_macros(path: Path, a2a_card: Path) -> None:
 
 def edit_handler(crate: Path, skill: Skill, counter: int) -> None:
     """Changes the string literal of one handler's body (a real change to one function), and
-    its length: a real edit moves every token after it, and one that kept the length would hide
-    what that costs (spans that move, for the compiler's incremental check)."""
+    its length, and about every other time its lines: a real edit moves every token after it,
+    and one that kept the length would hide what that costs (spans that move, for the
+    compiler's incremental check)."""
     path = crate / "src" / "agent.rs"
     text = path.read_text()
     # `format ! (` in the expanded variant, whose source is the macros' tokens printed.
-    pattern = re.compile(r'format\s*!\s*\("' + re.escape(skill.literal) + r'(?: edit \d+(?: \.)?)?: ')
+    pattern = re.compile(r'format\s*!\s*\("' + re.escape(skill.literal) + r'(?: edit \d+\n?)?: ')
     found = pattern.findall(text)
     if len(found) != 1:
         raise SystemExit(f"internal error: the literal of `{skill.fn}` occurs {len(found)} times in {path}")
     edited = f'format!("{skill.literal} edit {counter}: '
     if len(edited) == len(found[0]):
-        edited = f'format!("{skill.literal} edit {counter} .: '
+        # A line break in the literal: the length changes, and every line after it moves.
+        edited = f'format!("{skill.literal} edit {counter}\n: '
     path.write_text(pattern.sub(edited, text))
 
 

@@ -70,15 +70,29 @@ fn block_skills(block: &mut Block, krate: Option<&Path>) -> (Vec<SkillRef>, Vec<
         };
         // Where the method begins as written: its first attribute, before any is taken off.
         let start = method.attrs[0].pound_token.span;
+        let mut errors = Errors::default();
         let (path, args) = match method.attrs.remove(at).meta {
             Meta::List(list) => (list.path, list.tokens),
             Meta::Path(path) => (path, TokenStream::new()),
-            Meta::NameValue(value) => (value.path, TokenStream::new()),
+            Meta::NameValue(value) => {
+                errors.at(
+                    &value.value,
+                    "#[skill] takes its settings in parentheses, such as #[skill(id = \"fight-comparison\")]",
+                );
+                (value.path, TokenStream::new())
+            }
         };
+        // The card lists every skill of the block: one left out of the build would leave it
+        // naming a handler that is not there.
+        if let Some(cfg) = method.attrs.iter().find(|a| a.path().is_ident("cfg")) {
+            errors.at(
+                cfg,
+                "a skill cannot be left out of the build with #[cfg(..)]: the agent's card lists it either way; move the skill to its own #[agent] type, or make its handler refuse at run time",
+            );
+        }
         if !paths.contains(&path) {
             paths.push(path);
         }
-        let mut errors = Errors::default();
         let mut attrs = skill::parse_attrs(args, &mut errors);
         attrs.method = true;
         if attrs.krate.is_none() {
@@ -263,7 +277,9 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let attrs_ok = errors.is_empty();
     let krate = attr::runtime(&attrs.krate);
     let Some((target, mut skills)) = read_item(&mut item, &attrs, &mut errors) else {
-        return errors.to_compile_errors();
+        // The item as written too, so that what names it is not a second error.
+        let errors = errors.to_compile_errors();
+        return quote!(#errors #item);
     };
     skills.extend(listed_skills(&attrs.skills, &target.name, &krate));
 
@@ -352,6 +368,11 @@ fn read_item(
                 skill_paths: Vec::new(),
             };
             Some((target, Vec::new()))
+        }
+        // An `impl` block the light reading refused (`unsafe impl`, `impl !Trait for ..`).
+        Declared::Item(Item::Impl(block)) => {
+            errors.at(&block.self_ty, "#[agent] goes on the inherent `impl` block that holds the skills (`impl Type { .. }`), not on a trait impl or an `unsafe` one");
+            None
         }
         Declared::Item(other) => {
             errors.at(&*other, "#[agent] goes on an `impl` block of skills, or on a struct that lists them with skills(..)");

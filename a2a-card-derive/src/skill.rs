@@ -675,7 +675,12 @@ pub fn expand_handler(
         Span::call_site().located_at(start),
         Span::call_site().located_at(func.body.span_close()),
     );
-    let krate = checks::respan(&attr::runtime(&attrs.krate), at);
+    // The default path placed with the handler; a path given with `crate = ..` keeps its own
+    // tokens, so that a mistake in it is reported there, once.
+    let krate = match &attrs.krate {
+        Some(_) => attr::runtime(&attrs.krate),
+        None => checks::respan(&attr::runtime(&None), at),
+    };
     let skill = parse(attrs, func, &mut errors);
     let values = skill.as_ref().map(|s| check(s, &mut errors));
     let method = skill.as_ref().is_some_and(Skill::is_method)
@@ -707,18 +712,20 @@ pub fn expand_handler(
         let (mut decl_const, mut call_fn) = (decl_const(ident), call_fn(ident));
         decl_const.set_span(at);
         call_fn.set_span(at);
-        let (pound, semi) = (quote_spanned!(begin=> #), quote_spanned!(end=> ;));
+        // An item's span leaves out its attributes: it begins at `const` or `fn`.
+        let (const_, fn_) = (quote_spanned!(begin=> const), quote_spanned!(begin=> fn));
+        let semi = quote_spanned!(end=> ;);
         let mut body = proc_macro2::Group::new(proc_macro2::Delimiter::Brace, body);
         body.set_span(end);
         quote_spanned! {at=>
             #errors
             #func
-            #pound[doc(hidden)]
+            #[doc(hidden)]
             #[allow(non_upper_case_globals, dead_code)]
-            const #decl_const: #krate::__private::SkillDecl = #decl #semi
-            #pound[doc(hidden)]
+            #const_ #decl_const: #krate::__private::SkillDecl = #decl #semi
+            #[doc(hidden)]
             #[allow(unused_mut, unused_variables, dead_code, clippy::all)]
-            fn #call_fn<'__a>(&'__a self, mut __call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> #body
+            #fn_ #call_fn<'__a>(&'__a self, mut __call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> #body
         }
     } else {
         let vis = &func.vis;

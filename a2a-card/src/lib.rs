@@ -274,9 +274,12 @@ pub use a2a_card_derive::skill;
 /// a suggestion). [`Agent::card`] builds the card once, at first use.
 ///
 /// On an `impl` block, `#[agent]` expands the block's `#[skill]` methods itself, in its one
-/// run (a `#[skill]` there is still written and resolved as usual: import it, or write
-/// `#[a2a_card::skill]`). The items each skill adds are placed with its handler, so that an
-/// edit to one handler leaves the others' for the compiler's incremental check to reuse.
+/// run: the skill is read from the method as written, before any other attribute macro on it
+/// runs. A `#[skill]` there is still resolved as written (import it, or write
+/// `#[a2a_card::skill]`; a path that names nothing is an unresolved import at it), and may not
+/// sit beside a `#[cfg(..)]`, since the card lists every skill. The items each skill adds are
+/// placed with its handler, so that an edit to one handler leaves the others' for the
+/// compiler's incremental check to reuse.
 ///
 /// ```
 /// mod fx {

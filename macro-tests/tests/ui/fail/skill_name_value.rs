@@ -1,0 +1,15 @@
+use a2a_card::{agent, skill};
+
+struct Judge;
+
+/// Judges fights.
+#[agent(url = "https://judge.example.com/a2a")]
+impl Judge {
+    /// Picks the winner of a fight given in words.
+    #[skill = "fight-comparison"]
+    fn winner(&self, fight: String) -> String {
+        fight
+    }
+}
+
+fn main() {}
