@@ -8,7 +8,8 @@
 #
 # Environment:
 #   BENCH_REPS=3            repetitions of each measurement (medians are reported)
-#   BENCH_EDITS=3           incremental checks in each repetition (each after another edit)
+#   BENCH_EDITS=3           incremental checks of each kind of edit in each repetition (a
+#                           change within a line; a line break added or taken out)
 #   BENCH_SKILLS=200        skills in the generated agent
 #   BENCH_VARIANTS=macros,hand
 #                           add `expanded` to split the cost (see

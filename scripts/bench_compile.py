@@ -547,23 +547,33 @@ def expand_with_macros(path: Path, a2a_card: Path) -> None:
     src.unlink()
 
 
-def edit_handler(crate: Path, skill: Skill, counter: int) -> None:
-    """Changes the string literal of one handler's body (a real change to one function), and
-    its length, and about every other time its lines: a real edit moves every token after it,
-    and one that kept the length would hide what that costs (spans that move, for the
-    compiler's incremental check)."""
+EDITS = ("in a line", "new lines")
+"""The kinds of edit timed: a change within a line (its length changes, every token after it on
+that line moves), and a line break added to the literal or taken out (every line below moves)."""
+
+
+def edit_handler(crate: Path, skill: Skill, counter: int, kind: str) -> None:
+    """Changes the string literal of one handler's body (a real change to one function), as
+    `kind` of `EDITS` says: an edit that kept lengths and lines would hide what moving tokens
+    costs the compiler's incremental check (it hashes positions)."""
     path = crate / "src" / "agent.rs"
     text = path.read_text()
     # `format ! (` in the expanded variant, whose source is the macros' tokens printed.
-    pattern = re.compile(r'format\s*!\s*\("' + re.escape(skill.literal) + r'(?: edit \d+\n?)?: ')
-    found = pattern.findall(text)
+    pattern = re.compile(r'format\s*!\s*\("' + re.escape(skill.literal) + r'(?: edit \d+(?: \.)?(\n)?)?: ')
+    found = list(pattern.finditer(text))
     if len(found) != 1:
         raise SystemExit(f"internal error: the literal of `{skill.fn}` occurs {len(found)} times in {path}")
-    edited = f'format!("{skill.literal} edit {counter}: '
-    if len(edited) == len(found[0]):
-        # A line break in the literal: the length changes, and every line after it moves.
-        edited = f'format!("{skill.literal} edit {counter}\n: '
-    path.write_text(pattern.sub(edited, text))
+    current = found[0]
+    broken = current.group(1) is not None
+    if kind == EDITS[0]:
+        if broken:
+            raise SystemExit("internal error: an edit in a line after a line break was left in")
+        edited = f'format!("{skill.literal} edit {counter}: '
+        if len(edited) == len(current.group(0)):
+            edited = f'format!("{skill.literal} edit {counter} .: '
+    else:
+        edited = f'format!("{skill.literal} edit {counter}' + ("" if broken else "\n") + ': '
+    path.write_text(pattern.sub(lambda _: edited, text))
 
 
 def median(xs: list[float]) -> float:
@@ -576,7 +586,7 @@ def main() -> int:
     ap.add_argument("--workdir", required=True, type=Path, help="an empty directory to work in")
     ap.add_argument("--reps", type=int, default=int(os.environ.get("BENCH_REPS", "3")))
     ap.add_argument("--edits", type=int, default=int(os.environ.get("BENCH_EDITS", "3")),
-                    help="incremental checks after each clean one (each after another edit)")
+                    help="incremental checks of each kind of edit after each clean one")
     ap.add_argument("--skills", type=int, default=int(os.environ.get("BENCH_SKILLS", "200")))
     ap.add_argument("--variants", default=os.environ.get("BENCH_VARIANTS", "macros,hand"),
                     help=f"comma-separated, from {', '.join(VARIANTS)}; ratios are against `hand`")
@@ -627,9 +637,9 @@ def main() -> int:
         sys.stdout.flush()
 
     clean: dict[str, list[float]] = {v: [] for v in variants}
-    incr: dict[str, list[float]] = {v: [] for v in variants}
     clean_cpu: dict[str, list[float]] = {v: [] for v in variants}
-    incr_cpu: dict[str, list[float]] = {v: [] for v in variants}
+    incr = {k: {v: [] for v in variants} for k in EDITS}
+    incr_cpu = {k: {v: [] for v in variants} for k in EDITS}
     counter = 0
     for rep in range(opts.reps):
         order = variants if rep % 2 == 0 else variants[::-1]  # alternate, against drift
@@ -638,15 +648,21 @@ def main() -> int:
             cargo(["clean", "--quiet", "-p", crate_name(v)], crate, env, f"cargo clean of `{v}`")
             clean[v].append(cargo(["check", "--quiet"], crate, env, f"clean check of `{v}`"))
             clean_cpu[v].append(LAST_CPU[0])
-            # Several edits a repetition: an incremental check is short, so one sample of it
-            # is at the mercy of whatever else the machine does for a second.
-            for _ in range(opts.edits):
+            # Several edits of each kind a repetition: an incremental check is short, so one
+            # sample of it is at the mercy of whatever else the machine does for a second.
+            for kind in EDITS:
+                for _ in range(opts.edits):
+                    counter += 1
+                    edit_handler(crate, edited, counter, kind)
+                    incr[kind][v].append(cargo(["check", "--quiet"], crate, env, f"incremental check of `{v}`"))
+                    incr_cpu[kind][v].append(LAST_CPU[0])
+            if opts.edits % 2 == 1:
+                # The line break left in is taken out again, untimed.
                 counter += 1
-                edit_handler(crate, edited, counter)
-                incr[v].append(cargo(["check", "--quiet"], crate, env, f"incremental check of `{v}`"))
-                incr_cpu[v].append(LAST_CPU[0])
-            print(f"rep {rep + 1}/{opts.reps} {v:<17} clean {clean[v][-1]:6.2f}s (cpu {clean_cpu[v][-1]:6.2f}s)"
-                  f"   incremental {incr[v][-1]:6.2f}s (cpu {incr_cpu[v][-1]:6.2f}s)")
+                edit_handler(crate, edited, counter, EDITS[1])
+                cargo(["check", "--quiet"], crate, env, f"incremental check of `{v}`")
+            print(f"rep {rep + 1}/{opts.reps} {v:<17} clean {clean[v][-1]:6.2f}s (cpu {clean_cpu[v][-1]:6.2f}s)   "
+                  + "   ".join(f"{k} {incr[k][v][-1]:6.2f}s (cpu {incr_cpu[k][v][-1]:6.2f}s)" for k in EDITS))
             sys.stdout.flush()
 
     # Sanity: every variant builds and runs, prints the skill count, and gives the same card and
@@ -684,35 +700,37 @@ def main() -> int:
     print(f"load average at the end: {loads[0]:.2f} {loads[1]:.2f} {loads[2]:.2f}")
     print()
     print(f"cargo check of the user crate ({opts.skills} skills), medians of {opts.reps} clean and "
-          f"{opts.reps * opts.edits} incremental, wall time:")
-    print(f"{'variant':<18} {'clean (s)':>10} {'incremental (s)':>16}")
-    for v in variants:
-        print(f"{v:<18} {median(clean[v]):>10.2f} {median(incr[v]):>16.2f}")
-    print()
+          f"{opts.reps * opts.edits} incremental checks after each kind of edit, wall time:")
+
+    def table(c: dict, i: dict) -> None:
+        print(f"{'variant':<18} {'clean (s)':>10} " + " ".join(f"{'after an edit ' + k + ' (s)':>30}" for k in EDITS))
+        for v in variants:
+            print(f"{v:<18} {median(c[v]):>10.2f} " + " ".join(f"{median(i[k][v]):>30.2f}" for k in EDITS))
 
     def ratios(c: dict, i: dict, note: str) -> None:
-        hand_c, hand_i = median(c["hand"]), median(i["hand"])
+        verdict = lambda r: "PASS" if r <= TARGET_RATIO else "FAIL"
         for v in variants:
             if v == "hand":
                 continue
-            rc, ri = median(c[v]) / hand_c, median(i[v]) / hand_i
-            verdict = lambda r: "PASS" if r <= TARGET_RATIO else "FAIL"
+            rc = median(c[v]) / median(c["hand"])
+            ris = "   ".join(f"after an edit {k} {median(i[k][v]) / median(i[k]['hand']):.2f}x "
+                            f"{verdict(median(i[k][v]) / median(i[k]['hand']))}" for k in EDITS)
             label = f"{v}/hand"
-            print(f"{label:<24} clean {rc:.2f}x {verdict(rc)}   incremental {ri:.2f}x {verdict(ri)}"
-                  f"   (target <= {TARGET_RATIO}x{note})")
+            print(f"{label:<16} clean {rc:.2f}x {verdict(rc)}   {ris}   (target <= {TARGET_RATIO}x{note})")
 
+    table(clean, incr)
+    print()
     ratios(clean, incr, "")
     print()
     print("the same in CPU time (user + system of cargo and rustc; less sensitive to other load):")
-    print(f"{'variant':<18} {'clean (s)':>10} {'incremental (s)':>16}")
-    for v in variants:
-        print(f"{v:<18} {median(clean_cpu[v]):>10.2f} {median(incr_cpu[v]):>16.2f}")
+    table(clean_cpu, incr_cpu)
     ratios(clean_cpu, incr_cpu, ", CPU time")
     print()
     print("samples, wall (s):")
     for v in variants:
-        print(f"  {v:<17} clean {' '.join(f'{x:.2f}' for x in clean[v])}   "
-              f"incremental {' '.join(f'{x:.2f}' for x in incr[v])}")
+        print(f"  {v:<17} clean {' '.join(f'{x:.2f}' for x in clean[v])}")
+        for k in EDITS:
+            print(f"  {'':<17} after an edit {k}: {' '.join(f'{x:.2f}' for x in incr[k][v])}")
     return 0
 
 
