@@ -7,7 +7,7 @@
 //! evaluate: ids and input schemas across modules).
 
 mod attrs;
-mod block;
+pub mod block;
 
 use a2a_card_rules::names::title_case;
 use a2a_card_rules::skills::{DUPLICATE_ID, SchemeKind};
@@ -16,7 +16,7 @@ use quote::{quote, quote_spanned};
 use syn::{Attribute, Ident, Item, LitStr, Meta, Path};
 
 use self::attrs::{Attrs, parse_attrs};
-pub use self::block::{Block, BlockItem};
+use self::block::{Block, BlockItem};
 use crate::attr::{self, Requirement, Text};
 use crate::checks::{self, Checked, ConstChecks};
 use crate::ctxt::Errors;

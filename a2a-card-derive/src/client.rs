@@ -10,7 +10,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::{Attribute, FnArg, Ident, ReturnType, Type};
 
-use crate::agent::{Block, BlockItem};
+use crate::agent::block::{Block, BlockItem};
 
 use crate::skill;
 
