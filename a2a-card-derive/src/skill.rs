@@ -268,6 +268,16 @@ fn signature(func: &Handler, errors: &mut Errors) -> (bool, Vec<Type>, Option<(T
         }
     }
     one_input(sig, errors);
+    if let Some(extra) = sig
+        .inputs
+        .iter()
+        .filter(|i| matches!(i, FnArg::Typed(_)))
+        .nth(MAX_ARGS)
+    {
+        errors.at(extra, format!(
+            "a skill handler takes at most {MAX_ARGS} arguments besides `&self`, and this is one more: take the message's files as one `Vec<a2a_card::File>`, and the `SkillContext` once"
+        ));
+    }
     let ret = match &sig.output {
         ReturnType::Default => {
             errors.at(
@@ -572,53 +582,63 @@ fn decl(skill: &Skill, values: Values, krate: &TokenStream) -> TokenStream {
     )
 }
 
+/// The most arguments a handler takes: the runtime's `Arguments` (in
+/// `a2a-card/src/arguments.rs`) is implemented up to this many.
+const MAX_ARGS: usize = 8;
+
 /// The body of the call glue: take each argument from the call, run the handler, turn its value
-/// into an answer.
-fn call_body(skill: &Skill, krate: &TokenStream, handler: TokenStream) -> TokenStream {
-    let names: Vec<Ident> = (0..skill.args.len())
-        .map(|i| format_ident!("__arg{}", i, span = skill.at()))
-        .collect();
+/// into an answer. `this` is the agent (`self`, or the argument of a free skill's `call`).
+fn call_body(skill: &Skill, krate: &TokenStream, this: TokenStream) -> TokenStream {
+    let ident = &skill.ident;
+    let at = skill.at();
     let types = &skill.args;
     let ret = &skill.ret;
-    // Spanned at the handler, so that a future that is not `Send` is reported there.
-    let krate = checks::respan(krate, skill.ident.span());
-    let invoked = quote_spanned!(skill.at()=> #handler(#(#names),*));
-    let call = if skill.is_async {
-        quote_spanned!(skill.at()=> #invoked.await)
-    } else {
-        invoked.clone()
-    };
+    // Placed at the handler, so that a future that is not `Send` is reported there.
+    let krate = checks::respan(krate, at);
     if skill.streaming {
-        return quote_spanned! {skill.ident.span()=>
+        let names: Vec<Ident> = (0..types.len())
+            .map(|i| format_ident!("__arg{}", i, span = at))
+            .collect();
+        let handler = if skill.receiver {
+            quote_spanned!(at=> #this.#ident)
+        } else if skill.is_method() {
+            quote_spanned!(at=> Self::#ident)
+        } else {
+            quote_spanned!(at=> #ident)
+        };
+        let call = match skill.is_async {
+            true => quote_spanned!(at=> #handler(#(#names),*).await),
+            false => quote_spanned!(at=> #handler(#(#names),*)),
+        };
+        return quote_spanned! {ident.span()=>
             #krate::__private::Box::pin(async move {
+                let mut __call = __call;
                 let __context = ::core::clone::Clone::clone(&__call.context);
                 #(let #names = <#types as #krate::__private::SkillArg>::extract(&mut __call)?;)*
                 #krate::__private::drain(#call, &__context, <#ret as #krate::__private::SkillReturn>::into_reply).await
             })
         };
     }
-    if !skill.is_async {
-        // Nothing to await: a closure run on the first poll, not one more coroutine.
-        return quote_spanned! {skill.ident.span()=>
-            #krate::__private::lazy(move || {
-                #(let #names = <#types as #krate::__private::SkillArg>::extract(&mut __call)?;)*
-                <#ret as #krate::__private::SkillReturn>::into_reply(#call)
-            })
-        };
-    }
-    // The arguments taken out now, the handler's future awaited by one generic function: no
-    // coroutine of its own per skill.
-    quote_spanned! {skill.ident.span()=>
-        #(let #names = match <#types as #krate::__private::SkillArg>::extract(&mut __call) {
-            ::core::result::Result::Ok(__arg) => __arg,
-            ::core::result::Result::Err(__error) => return #krate::__private::refused(__error),
-        };)*
-        // Named at the handler, so that a future that is not `Send` is reported there.
-        let __handler = #invoked;
-        #krate::__private::awaited(
-            __call,
-            __handler,
-            <#ret as #krate::__private::SkillReturn>::into_reply,
+    // One generic function of the runtime, given the handler and how to take each argument and
+    // make the answer, named with the handler's types as written (so that a type that cannot
+    // be one is reported there, once).
+    let function = match skill.is_async {
+        true => quote_spanned!(at=> call_async),
+        false => quote_spanned!(at=> call_sync),
+    };
+    let (lead, handler) = match (skill.receiver, skill.is_method()) {
+        (true, _) => (
+            quote_spanned!(at=> (#this,)),
+            quote_spanned!(at=> Self::#ident),
+        ),
+        (false, true) => (quote_spanned!(at=> ()), quote_spanned!(at=> Self::#ident)),
+        (false, false) => (quote_spanned!(at=> ()), quote_spanned!(at=> #ident)),
+    };
+    quote_spanned! {at=>
+        #krate::__private::#function(
+            #lead, __call, #handler,
+            (#(<#types as #krate::__private::SkillArg>::extract as #krate::__private::Extract<_>,)*),
+            <#ret as #krate::__private::SkillReturn>::into_reply
         )
     }
 }
@@ -690,19 +710,13 @@ pub fn expand_handler(
             .iter()
             .any(|i| matches!(i, FnArg::Receiver(_)));
     let ident = &func.sig.ident;
+    let this = match method {
+        true => quote_spanned!(at=> self),
+        false => quote_spanned!(at=> __agent),
+    };
     let (decl, body) = match (errors.is_empty(), values, &skill) {
         (true, Some(values), Some(skill)) => {
-            let handler = if skill.receiver {
-                quote_spanned!(at=> self.#ident)
-            } else if method {
-                quote_spanned!(at=> Self::#ident)
-            } else {
-                quote_spanned!(at=> #ident)
-            };
-            (
-                decl(skill, values, &krate),
-                call_body(skill, &krate, handler),
-            )
+            (decl(skill, values, &krate), call_body(skill, &krate, this))
         }
         // One mistake, one error.
         _ => crate::fallback::skill(&krate),
@@ -724,8 +738,8 @@ pub fn expand_handler(
             #[allow(non_upper_case_globals, dead_code)]
             #const_ #decl_const: #krate::__private::SkillDecl = #decl #semi
             #[doc(hidden)]
-            #[allow(unused_mut, unused_variables, dead_code, clippy::all)]
-            #fn_ #call_fn<'__a>(&'__a self, mut __call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> #body
+            #[allow(unused_mut, dead_code, clippy::all)]
+            #fn_ #call_fn(&self, __call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'_> #body
         }
     } else {
         let vis = &func.vis;
@@ -742,7 +756,7 @@ pub fn expand_handler(
             #[allow(unused_mut, unused_variables, clippy::all)]
             impl<__A: ?::core::marker::Sized + ::core::marker::Sync> #krate::__private::Skill<__A> for #holder {
                 const DECL: #krate::__private::SkillDecl = #decl;
-                fn call<'__a>(_agent: &'__a __A, mut __call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> {
+                fn call<'__a>(__agent: &'__a __A, __call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> {
                     #body
                 }
             }

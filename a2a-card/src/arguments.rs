@@ -3,13 +3,15 @@
 //! calls (through `__private`). The user guide, with the tables of types, is on `#[skill]` in
 //! `lib.rs`.
 
+use std::future::Future;
+
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::context::SkillContext;
 use crate::file::File;
 use crate::schema::NamedSchema;
-use crate::skill::{Input, Io, Reply, SkillError};
+use crate::skill::{Input, Io, Reply, SkillError, SkillFuture};
 
 /// The incoming message, as the dispatcher gives it to a skill.
 #[doc(hidden)] // Macro plumbing: reached by generated code through `__private`.
@@ -170,11 +172,9 @@ impl SkillArg for Vec<File> {
 
 /// The future of a handler that does not await: `run` (taking the handler's arguments out of
 /// the call, calling it and turning its value into a reply) runs when the future is first
-/// polled, as an `async` block's body would, and the call is ready at once. What `#[skill]`
-/// returns for a handler that is neither `async` nor streaming: a closure where an `async`
-/// block would make the compiler lay out and check one more coroutine per skill.
-#[doc(hidden)]
-pub fn lazy<'a, F>(run: F) -> crate::skill::SkillFuture<'a>
+/// polled, as an `async` block's body would, and the call is ready at once: a closure where an
+/// `async` block would make the compiler lay out and check one more coroutine per skill.
+fn lazy<'a, F>(run: F) -> SkillFuture<'a>
 where
     F: FnOnce() -> Result<Reply, SkillError> + Send + Unpin + 'a,
 {
@@ -184,16 +184,14 @@ where
 /// The future of an `async` handler's call: `handler` (the handler's future, its arguments
 /// already taken out of `call`) awaited and its value turned into a reply by `reply`, `call`
 /// kept until then (what is left of it is dropped when the handler has answered, as it would
-/// be at the end of an `async` block holding it). One generic function, where an `async`
-/// block per skill would make the compiler lay out and check a coroutine for each.
-#[doc(hidden)]
-pub fn awaited<'a, F, R>(
+/// be at the end of an `async` block holding it).
+fn awaited<'a, F, R>(
     call: SkillCall,
     handler: F,
     reply: fn(R) -> Result<Reply, SkillError>,
-) -> crate::skill::SkillFuture<'a>
+) -> SkillFuture<'a>
 where
-    F: std::future::Future<Output = R> + Send + 'a,
+    F: Future<Output = R> + Send + 'a,
     R: 'a,
 {
     Box::pin(async move {
@@ -204,9 +202,116 @@ where
 }
 
 /// The call of a handler whose arguments could not be taken out of the call: `error` at once.
-#[doc(hidden)]
-pub fn refused<'a>(error: SkillError) -> crate::skill::SkillFuture<'a> {
+fn refused<'a>(error: SkillError) -> SkillFuture<'a> {
     Box::pin(std::future::ready(Err(error)))
+}
+
+/// How an argument is taken out of a call: `<T as SkillArg>::extract`, as a function pointer
+/// (the generated code casts to it: a function pointer has no bounds of its own to check again,
+/// so a type that is not an argument is reported once, at the path's type).
+pub type Extract<T> = fn(&mut SkillCall) -> Result<T, SkillError>;
+
+/// How a handler's value is made a reply: `<R as SkillReturn>::into_reply`.
+type IntoReply<R> = fn(R) -> Result<Reply, SkillError>;
+
+/// The arguments of a handler: a tuple of how to take each out of a call (for each argument
+/// type `T`, `<T as SkillArg>::extract`; `Types` is the tuple of those types), which calls the
+/// handler `F` with the leading arguments `L` (`(&agent,)` for a handler taking `&self`, `()`
+/// for one without) and the arguments taken out, in order. Implemented for up to eight
+/// arguments (`#[skill]` refuses more: `MAX_ARGS` in `a2a-card-derive`'s `skill.rs`).
+pub trait Arguments<L, F, Out, Types> {
+    /// Takes each argument out of `call` and calls `handler`; the first argument that cannot
+    /// be taken is the error, and the handler is not called.
+    fn apply(self, lead: L, call: &mut SkillCall, handler: F) -> Result<Out, SkillError>;
+}
+
+macro_rules! arguments {
+    ($(($($A:ident $a:ident),*))*) => {$(
+        impl<F, Out, $($A),*> Arguments<(), F, Out, ($($A,)*)> for ($(Extract<$A>,)*)
+        where
+            F: FnOnce($($A),*) -> Out,
+        {
+            #[allow(unused_variables)]
+            fn apply(self, (): (), call: &mut SkillCall, handler: F) -> Result<Out, SkillError> {
+                let ($($a,)*) = self;
+                $(let $a = $a(call)?;)*
+                Ok(handler($($a),*))
+            }
+        }
+
+        impl<T, F, Out, $($A),*> Arguments<(T,), F, Out, ($($A,)*)> for ($(Extract<$A>,)*)
+        where
+            F: FnOnce(T $(, $A)*) -> Out,
+        {
+            #[allow(unused_variables)]
+            fn apply(self, (this,): (T,), call: &mut SkillCall, handler: F) -> Result<Out, SkillError> {
+                let ($($a,)*) = self;
+                $(let $a = $a(call)?;)*
+                Ok(handler(this $(, $a)*))
+            }
+        }
+    )*};
+}
+
+arguments! {
+    ()
+    (A0 a0)
+    (A0 a0, A1 a1)
+    (A0 a0, A1 a1, A2 a2)
+    (A0 a0, A1 a1, A2 a2, A3 a3)
+    (A0 a0, A1 a1, A2 a2, A3 a3, A4 a4)
+    (A0 a0, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5)
+    (A0 a0, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6)
+    (A0 a0, A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7)
+}
+
+/// Calls a handler that does not await, on the call's first poll: what a skill's generated
+/// call glue calls, with the leading arguments (`(self,)` or `()`), the handler,
+/// `<T as SkillArg>::extract` of each argument type and `<R as SkillReturn>::into_reply` of
+/// the return type, written with the handler's types (`call_sync((self,), call, Self::judge,
+/// (<Fight as SkillArg>::extract,), <Verdict as SkillReturn>::into_reply)`).
+///
+/// Neither function bounds those types: a type that cannot be an argument or an answer is
+/// reported once, at the user's type, where the skill's declaration (`<T as
+/// SkillArg>::INPUT`) reports the same error. One generic function for every skill, where code
+/// per skill (a closure, a match per argument) would give the compiler a body of its own to
+/// lower and check for every skill of the agent on every check of the crate.
+pub fn call_sync<'a, L, F, A, Types, R>(
+    lead: L,
+    call: SkillCall,
+    handler: F,
+    args: A,
+    reply: IntoReply<R>,
+) -> SkillFuture<'a>
+where
+    A: Arguments<L, F, R, Types> + Send + Unpin + 'a,
+    L: Send + Unpin + 'a,
+    F: Send + Unpin + 'a,
+    R: 'a,
+{
+    let mut call = call;
+    lazy(move || args.apply(lead, &mut call, handler).and_then(reply))
+}
+
+/// Calls an `async` handler: [`call_sync`]'s twin for handlers whose future is awaited. The
+/// arguments are taken out at once; the future answers the first that cannot be.
+pub fn call_async<'a, L, F, A, Types, Fut, R>(
+    lead: L,
+    call: SkillCall,
+    handler: F,
+    args: A,
+    reply: IntoReply<R>,
+) -> SkillFuture<'a>
+where
+    A: Arguments<L, F, Fut, Types>,
+    Fut: Future<Output = R> + Send + 'a,
+    R: 'a,
+{
+    let mut call = call;
+    match args.apply(lead, &mut call, handler) {
+        Ok(future) => awaited(call, future, reply),
+        Err(error) => refused(error),
+    }
 }
 
 /// The future [`lazy`] returns.
@@ -300,6 +405,99 @@ mod tests {
         );
         let _ = tx.send("late".into());
         assert!(matches!(poll(&mut future), Poll::Ready(Ok(Reply::Text(t))) if t == "late"));
+    }
+
+    struct Judge {
+        calls: AtomicBool,
+    }
+
+    impl Judge {
+        fn verdict(&self, fight: String, context: SkillContext) -> String {
+            self.calls.store(true, Ordering::SeqCst);
+            format!("{fight} in {:?}", context.task_id)
+        }
+
+        async fn later(fight: String) -> String {
+            std::future::ready(()).await;
+            fight
+        }
+    }
+
+    fn text(reply: Poll<Result<Reply, SkillError>>) -> String {
+        match reply {
+            Poll::Ready(Ok(Reply::Text(text))) => text,
+            other => panic!("expected a text reply, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_call_functions_take_each_argument_in_order_and_call_the_handler() {
+        use crate::skill::SkillReturn;
+        let judge = Judge {
+            calls: AtomicBool::new(false),
+        };
+        let mut future = call_sync(
+            (&judge,),
+            call(),
+            Judge::verdict,
+            (
+                <String as SkillArg>::extract as Extract<_>,
+                <SkillContext as SkillArg>::extract as Extract<_>,
+            ),
+            <String as SkillReturn>::into_reply,
+        );
+        assert!(
+            !judge.calls.load(Ordering::SeqCst),
+            "the handler ran before its call was polled"
+        );
+        assert_eq!(text(poll(&mut future)), "hi in None");
+        drop(future);
+        let mut future = call_async(
+            (),
+            call(),
+            Judge::later,
+            (<String as SkillArg>::extract as Extract<_>,),
+            <String as SkillReturn>::into_reply,
+        );
+        assert_eq!(text(poll(&mut future)), "hi");
+    }
+
+    #[test]
+    fn a_call_function_answers_an_argument_it_cannot_take_without_calling_the_handler() {
+        use crate::skill::SkillReturn;
+        let judge = Judge {
+            calls: AtomicBool::new(false),
+        };
+        let data = SkillCall::new(
+            CallInput::Data(serde_json::json!({"a": 1})),
+            SkillContext::default(),
+        );
+        let mut future = call_sync(
+            (&judge,),
+            data.clone(),
+            Judge::verdict,
+            (
+                <String as SkillArg>::extract as Extract<_>,
+                <SkillContext as SkillArg>::extract as Extract<_>,
+            ),
+            <String as SkillReturn>::into_reply,
+        );
+        match poll(&mut future) {
+            Poll::Ready(Err(SkillError::Input(why))) => assert!(why.contains("text"), "{why}"),
+            other => panic!("a data part for a text argument answered {other:?}"),
+        }
+        assert!(!judge.calls.load(Ordering::SeqCst), "the handler ran");
+        let mut future = call_async(
+            (),
+            data,
+            Judge::later,
+            (<String as SkillArg>::extract as Extract<_>,),
+            <String as SkillReturn>::into_reply,
+        );
+        assert!(matches!(
+            poll(&mut future),
+            Poll::Ready(Err(SkillError::Input(_)))
+        ));
     }
 
     #[test]

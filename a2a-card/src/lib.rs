@@ -185,8 +185,8 @@ pub use a2a_card_derive::Schema;
 /// return is such a type, a `String`, an [`Output<T>`], a [`File`], `impl Stream<Item = R>` of
 /// one of these (streamed as it is produced; the card then declares streaming), or a `Result`
 /// of one of these whose error fails the task with its message. Handlers may be `async` or
-/// not, and take `&self` for shared state. Anything else is a compile error at the token at
-/// fault that says which shapes work.
+/// not, and take `&self` for shared state, and up to eight arguments besides it. Anything else
+/// is a compile error at the token at fault that says which shapes work.
 ///
 /// | argument type | input mode | takes |
 /// |---|---|---|
@@ -383,7 +383,9 @@ pub mod __private {
         AgentDecl, ExtensionDecl, RequirementDecl, SchemesFn, Skill, SkillDecl, build_card,
         build_extended_card, unknown_skill,
     };
-    pub use crate::arguments::{CallInput, SkillArg, SkillCall, awaited, drain, lazy, refused};
+    pub use crate::arguments::{
+        CallInput, Extract, SkillArg, SkillCall, call_async, call_sync, drain,
+    };
     pub use crate::const_checks::*;
     pub use crate::skill::{Io, SchemaRef, SkillFuture, SkillReturn};
     pub use schemars;
