@@ -587,8 +587,8 @@ fn decl(skill: &Skill, values: Values, krate: &TokenStream) -> TokenStream {
 const MAX_ARGS: usize = 8;
 
 /// The body of the call glue: take each argument from the call, run the handler, turn its value
-/// into an answer. `this` is the agent (`self`, or the argument of a free skill's `call`).
-fn call_body(skill: &Skill, krate: &TokenStream, this: TokenStream) -> TokenStream {
+/// into an answer.
+fn call_body(skill: &Skill, krate: &TokenStream) -> TokenStream {
     let ident = &skill.ident;
     let at = skill.at();
     let types = &skill.args;
@@ -600,7 +600,7 @@ fn call_body(skill: &Skill, krate: &TokenStream, this: TokenStream) -> TokenStre
             .map(|i| format_ident!("__arg{}", i, span = at))
             .collect();
         let handler = if skill.receiver {
-            quote_spanned!(at=> #this.#ident)
+            quote_spanned!(at=> self.#ident)
         } else if skill.is_method() {
             quote_spanned!(at=> Self::#ident)
         } else {
@@ -628,7 +628,7 @@ fn call_body(skill: &Skill, krate: &TokenStream, this: TokenStream) -> TokenStre
     };
     let (lead, handler) = match (skill.receiver, skill.is_method()) {
         (true, _) => (
-            quote_spanned!(at=> (#this,)),
+            quote_spanned!(at=> (self,)),
             quote_spanned!(at=> Self::#ident),
         ),
         (false, true) => (quote_spanned!(at=> ()), quote_spanned!(at=> Self::#ident)),
@@ -710,13 +710,9 @@ pub fn expand_handler(
             .iter()
             .any(|i| matches!(i, FnArg::Receiver(_)));
     let ident = &func.sig.ident;
-    let this = match method {
-        true => quote_spanned!(at=> self),
-        false => quote_spanned!(at=> __agent),
-    };
     let (decl, body) = match (errors.is_empty(), values, &skill) {
         (true, Some(values), Some(skill)) => {
-            (decl(skill, values, &krate), call_body(skill, &krate, this))
+            (decl(skill, values, &krate), call_body(skill, &krate))
         }
         // One mistake, one error.
         _ => crate::fallback::skill(&krate),
@@ -756,7 +752,7 @@ pub fn expand_handler(
             #[allow(unused_mut, unused_variables, clippy::all)]
             impl<__A: ?::core::marker::Sized + ::core::marker::Sync> #krate::__private::Skill<__A> for #holder {
                 const DECL: #krate::__private::SkillDecl = #decl;
-                fn call<'__a>(__agent: &'__a __A, __call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> {
+                fn call<'__a>(_agent: &'__a __A, __call: #krate::__private::SkillCall) -> #krate::__private::SkillFuture<'__a> {
                     #body
                 }
             }

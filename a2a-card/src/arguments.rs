@@ -269,7 +269,7 @@ arguments! {
 /// call glue calls, with the leading arguments (`(self,)` or `()`), the handler,
 /// `<T as SkillArg>::extract` of each argument type and `<R as SkillReturn>::into_reply` of
 /// the return type, written with the handler's types (`call_sync((self,), call, Self::judge,
-/// (<Fight as SkillArg>::extract,), <Verdict as SkillReturn>::into_reply)`).
+/// (<Fight as SkillArg>::extract as Extract<_>,), <Verdict as SkillReturn>::into_reply)`).
 ///
 /// Neither function bounds those types: a type that cannot be an argument or an answer is
 /// reported once, at the user's type, where the skill's declaration (`<T as
@@ -278,7 +278,7 @@ arguments! {
 /// lower and check for every skill of the agent on every check of the crate.
 pub fn call_sync<'a, L, F, A, Types, R>(
     lead: L,
-    call: SkillCall,
+    mut call: SkillCall,
     handler: F,
     args: A,
     reply: IntoReply<R>,
@@ -289,7 +289,6 @@ where
     F: Send + Unpin + 'a,
     R: 'a,
 {
-    let mut call = call;
     lazy(move || args.apply(lead, &mut call, handler).and_then(reply))
 }
 
@@ -297,7 +296,7 @@ where
 /// arguments are taken out at once; the future answers the first that cannot be.
 pub fn call_async<'a, L, F, A, Types, Fut, R>(
     lead: L,
-    call: SkillCall,
+    mut call: SkillCall,
     handler: F,
     args: A,
     reply: IntoReply<R>,
@@ -307,7 +306,6 @@ where
     Fut: Future<Output = R> + Send + 'a,
     R: 'a,
 {
-    let mut call = call;
     match args.apply(lead, &mut call, handler) {
         Ok(future) => awaited(call, future, reply),
         Err(error) => refused(error),
