@@ -713,8 +713,8 @@ def main() -> int:
             if v == "hand":
                 continue
             rc = median(c[v]) / median(c["hand"])
-            ris = "   ".join(f"after an edit {k} {median(i[k][v]) / median(i[k]['hand']):.2f}x "
-                            f"{verdict(median(i[k][v]) / median(i[k]['hand']))}" for k in EDITS)
+            ri = {k: median(i[k][v]) / median(i[k]["hand"]) for k in EDITS}
+            ris = "   ".join(f"after an edit {k} {ri[k]:.2f}x {verdict(ri[k])}" for k in EDITS)
             label = f"{v}/hand"
             print(f"{label:<16} clean {rc:.2f}x {verdict(rc)}   {ris}   (target <= {TARGET_RATIO}x{note})")
 

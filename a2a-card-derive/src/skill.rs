@@ -595,16 +595,17 @@ fn call_body(skill: &Skill, krate: &TokenStream) -> TokenStream {
     let ret = &skill.ret;
     // Placed at the handler, so that a future that is not `Send` is reported there.
     let krate = checks::respan(krate, at);
+    let path = match skill.is_method() {
+        true => quote_spanned!(at=> Self::#ident),
+        false => quote_spanned!(at=> #ident),
+    };
     if skill.streaming {
         let names: Vec<Ident> = (0..types.len())
             .map(|i| format_ident!("__arg{}", i, span = at))
             .collect();
-        let handler = if skill.receiver {
-            quote_spanned!(at=> self.#ident)
-        } else if skill.is_method() {
-            quote_spanned!(at=> Self::#ident)
-        } else {
-            quote_spanned!(at=> #ident)
+        let handler = match skill.receiver {
+            true => quote_spanned!(at=> self.#ident),
+            false => path,
         };
         let call = match skill.is_async {
             true => quote_spanned!(at=> #handler(#(#names),*).await),
@@ -626,17 +627,14 @@ fn call_body(skill: &Skill, krate: &TokenStream) -> TokenStream {
         true => quote_spanned!(at=> call_async),
         false => quote_spanned!(at=> call_sync),
     };
-    let (lead, handler) = match (skill.receiver, skill.is_method()) {
-        (true, _) => (
-            quote_spanned!(at=> (self,)),
-            quote_spanned!(at=> Self::#ident),
-        ),
-        (false, true) => (quote_spanned!(at=> ()), quote_spanned!(at=> Self::#ident)),
-        (false, false) => (quote_spanned!(at=> ()), quote_spanned!(at=> #ident)),
+    // The agent is the handler's first argument when it takes `&self`.
+    let lead = match skill.receiver {
+        true => quote_spanned!(at=> (self,)),
+        false => quote_spanned!(at=> ()),
     };
     quote_spanned! {at=>
         #krate::__private::#function(
-            #lead, __call, #handler,
+            #lead, __call, #path,
             (#(<#types as #krate::__private::SkillArg>::extract as #krate::__private::Extract<_>,)*),
             <#ret as #krate::__private::SkillReturn>::into_reply
         )
