@@ -104,9 +104,14 @@ pub(super) trait Backend: sqlx::Database {
     const CHECKPOINTS: bool = false;
 
     /// Moves into the database what was appended to its log of writes since the last time,
-    /// without holding up the writer (see [`CHECKPOINTS`](Self::CHECKPOINTS)).
-    fn checkpoint(pools: &Pools<Self>) -> impl Future<Output = Result<(), sqlx::Error>> + Send {
-        let _ = pools;
+    /// without holding up the writer (see [`CHECKPOINTS`](Self::CHECKPOINTS)), and keeps the
+    /// log within its bound; `idle` once nothing was written for a while (the store is
+    /// idle: what is left of the log can go).
+    fn checkpoint(
+        pools: &Pools<Self>,
+        idle: bool,
+    ) -> impl Future<Output = Result<(), sqlx::Error>> + Send {
+        let _ = (pools, idle);
         async { Ok(()) }
     }
 
@@ -153,6 +158,12 @@ pub(super) struct Pools<B: Backend> {
     /// with nothing new to move is not run.
     pub(super) writes: AtomicU64,
     pub(super) checkpointed: AtomicU64,
+    /// The frames the database's log held after the last checkpoint, and the size of a page
+    /// (0 until read): what keeps the log within its bound (SQLite's WAL).
+    pub(super) log_frames: AtomicU64,
+    pub(super) page_bytes: AtomicU64,
+    /// The checkpoints in a row that found nothing written since the one before.
+    pub(super) quiet: std::sync::atomic::AtomicU32,
 }
 
 impl<B: Backend> Pools<B> {
@@ -174,6 +185,9 @@ impl<B: Backend> Pools<B> {
             kept: Default::default(),
             writes: AtomicU64::new(0),
             checkpointed: AtomicU64::new(0),
+            log_frames: AtomicU64::new(0),
+            page_bytes: AtomicU64::new(0),
+            quiet: Default::default(),
         })
     }
 }

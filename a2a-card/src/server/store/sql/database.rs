@@ -41,6 +41,10 @@ pub(super) struct Orphan {
 
 /// What a SQL store asks of its database: each statement, on the database's own types.
 /// Implemented once, for the [`Pools`] of either [`Backend`].
+/// How many checkpoints in a row that find nothing new make a store idle (a second, at one
+/// every [`CHECKPOINT_PERIOD`](super::CHECKPOINT_PERIOD)).
+const QUIET_CHECKPOINTS: u32 = 10;
+
 #[async_trait]
 pub(super) trait Database: Send + Sync {
     /// The database's name in telemetry.
@@ -123,8 +127,9 @@ pub(super) trait Database: Send + Sync {
 
     /// Whether this store runs the database's checkpoints ([`Backend::CHECKPOINTS`]).
     fn checkpoints(&self) -> bool;
-    /// Moves what was written since the last time into the database ([`Backend::checkpoint`]);
-    /// nothing when nothing was.
+    /// Moves what was written since the last time into the database, keeping its log within
+    /// its bound ([`Backend::checkpoint`]); once the store has written nothing for
+    /// [`QUIET_CHECKPOINTS`] checkpoints in a row, tells the database it is idle.
     async fn checkpoint(&self) -> Result<(), A2AError>;
 }
 
@@ -673,9 +678,14 @@ where
     async fn checkpoint(&self) -> Result<(), A2AError> {
         use std::sync::atomic::Ordering::Relaxed;
         let writes = self.writes.load(Relaxed);
-        if self.checkpointed.swap(writes, Relaxed) == writes {
-            return Ok(());
+        if self.checkpointed.swap(writes, Relaxed) != writes {
+            self.quiet.store(0, Relaxed);
+            return B::checkpoint(self, false).await.map_err(db_error);
         }
-        B::checkpoint(self).await.map_err(db_error)
+        // Nothing new: the database is told once the store has been quiet for a while.
+        match self.quiet.fetch_add(1, Relaxed) + 1 {
+            QUIET_CHECKPOINTS => B::checkpoint(self, true).await.map_err(db_error),
+            _ => Ok(()),
+        }
     }
 }

@@ -60,11 +60,51 @@ impl Backend for Sqlite {
     /// Left to SQLite, the commit that passed 1,000 pages did it, and the requests waiting on
     /// that round waited for the disk: every hundredth blocking request took 20 ms where the
     /// others took 0.4 ms.
-    async fn checkpoint(pools: &Pools<Sqlite>) -> Result<(), sqlx::Error> {
-        sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
-            .execute(&pools.reads)
-            .await
-            .map(drop)
+    ///
+    /// A passive checkpoint never lets the log start over while the writer keeps appending
+    /// (SQLite restarts it only at a write that begins with every frame copied and no reader
+    /// inside it), so under steady load the log, and the index of it SQLite maps into the
+    /// process, grew without end (38 GB in five minutes at full rate). Once a passive
+    /// checkpoint leaves more than [`LOG_RESTART_BYTES`] of log, a restarting checkpoint
+    /// follows at once: it holds the writer off only while it copies what was appended since
+    /// the passive one and syncs it (a few milliseconds, at most twice a second at full
+    /// rate), and gives up rather than wait longer than [`RESTART_WAIT_MS`] for the writer's
+    /// round or a reader (the next tick tries again). The file left behind is cut down to
+    /// [`LOG_RESTART_BYTES`] at the next commit (`journal_size_limit`); the log of a store
+    /// idle for a second is cut to nothing.
+    async fn checkpoint(pools: &Pools<Sqlite>, idle: bool) -> Result<(), sqlx::Error> {
+        use std::sync::atomic::Ordering::Relaxed;
+        if idle {
+            // Nothing written for a while: the log can go whole, at no cost to anyone.
+            if pools.log_frames.load(Relaxed) > 0 {
+                let frames = truncating(pools, "TRUNCATE").await?;
+                pools.log_frames.store(frames, Relaxed);
+            }
+            return Ok(());
+        }
+        let (_, frames, _): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)")
+            .fetch_one(&pools.reads)
+            .await?;
+        let frames = u64::try_from(frames).unwrap_or(0);
+        let page: u64 = match pools.page_bytes.load(Relaxed) {
+            0 => {
+                let page: i64 = sqlx::query_scalar("PRAGMA page_size")
+                    .fetch_one(&pools.reads)
+                    .await?;
+                let page = u64::try_from(page).unwrap_or(4096);
+                pools.page_bytes.store(page, Relaxed);
+                page
+            }
+            page => page,
+        };
+        // A frame is a page and its 24-byte header.
+        let frames = if frames * (page + 24) > LOG_RESTART_BYTES {
+            truncating(pools, "RESTART").await?
+        } else {
+            frames
+        };
+        pools.log_frames.store(frames, Relaxed);
+        Ok(())
     }
 
     /// A round in one call to the database: the events' `INSERT`, the journal entries'
@@ -197,6 +237,42 @@ impl Backend for Sqlite {
     }
 }
 
+/// The size of log past which a SQLite store's checkpoint lets the log start over
+/// ([`Backend::checkpoint`]): the log on disk stays within this plus what the writer appends
+/// in one [checkpoint period](super::CHECKPOINT_PERIOD) (at the full rate of a 2-core machine,
+/// about 12 MB), and the index of it SQLite maps into the process within a 500th of that.
+pub(crate) const LOG_RESTART_BYTES: u64 = 16 << 20;
+
+/// How long a restarting checkpoint waits for the writer's round to commit, and then for the
+/// readers still inside the log to finish, before it gives up until the next tick: the most
+/// it may hold the writer off beyond its own copying.
+const RESTART_WAIT_MS: u32 = 20;
+
+/// A checkpoint in `mode` (`RESTART` or `TRUNCATE`) on a writing connection, which takes the
+/// file's write lock: waiting at most [`RESTART_WAIT_MS`] for it and for the readers. The
+/// frames left in the log (none once it started over).
+async fn truncating(pools: &Pools<Sqlite>, mode: &str) -> Result<u64, sqlx::Error> {
+    let mut conn = pools.pool.acquire().await?;
+    sqlx::query(&format!("PRAGMA busy_timeout = {RESTART_WAIT_MS}"))
+        .execute(&mut *conn)
+        .await?;
+    let done: Result<(i64, i64, i64), sqlx::Error> =
+        sqlx::query_as(&format!("PRAGMA wal_checkpoint({mode})"))
+            .fetch_one(&mut *conn)
+            .await;
+    // The connection goes back to the pool with the timeout every other write waits with.
+    sqlx::query(BUSY_TIMEOUT).execute(&mut *conn).await?;
+    let (busy, frames, _) = done?;
+    Ok(if busy == 0 {
+        0
+    } else {
+        u64::try_from(frames).unwrap_or(0)
+    })
+}
+
+/// How long a statement waits for the file's write lock (another connection's write).
+const BUSY_TIMEOUT: &str = "PRAGMA busy_timeout = 5000";
+
 /// The statements of a SQLite round, in their order.
 #[derive(Clone, Copy)]
 enum Statement {
@@ -223,9 +299,7 @@ async fn connect(url: &str, connections: u32) -> Result<SqlitePool, sqlx::Error>
         .acquire_timeout(super::deadline::DEADLINE)
         .after_connect(|conn, _| {
             Box::pin(async move {
-                sqlx::query("PRAGMA busy_timeout = 5000")
-                    .execute(&mut *conn)
-                    .await?;
+                sqlx::query(BUSY_TIMEOUT).execute(&mut *conn).await?;
                 // With WAL: a commit survives the process being killed; only a power loss
                 // may take the last ones.
                 sqlx::query("PRAGMA synchronous = NORMAL")
@@ -234,6 +308,11 @@ async fn connect(url: &str, connections: u32) -> Result<SqlitePool, sqlx::Error>
                 // No commit moves the log into the file (and waits for the disk): the store's
                 // checkpoints do, beside the writes (`Backend::checkpoint`).
                 sqlx::query("PRAGMA wal_autocheckpoint = 0")
+                    .execute(&mut *conn)
+                    .await?;
+                // A log that started over is cut back to this size at the next commit (left
+                // alone, its file keeps the size it once had).
+                sqlx::query(&format!("PRAGMA journal_size_limit = {LOG_RESTART_BYTES}"))
                     .execute(&mut *conn)
                     .await?;
                 Ok(())
