@@ -16,6 +16,11 @@ use examples::count::agent;
 use a2a_card::server::store::Tasks;
 use a2a_card::server::{Listening, Server};
 
+/// The allocator: mimalloc returns to the system what a long stream freed (glibc's malloc
+/// keeps most of it in its threads' arenas; book/src/performance.md#memory).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     cli::run::<agent::Counter>("count", 8080, server, banner)
 }

@@ -65,6 +65,11 @@ struct Args {
     port: u16,
 }
 
+/// The allocator: mimalloc returns to the system what a long stream freed (glibc's malloc
+/// keeps most of it in its threads' arenas; book/src/performance.md#memory).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let port = Args::parse().port;

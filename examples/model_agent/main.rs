@@ -46,6 +46,11 @@ fn banner(listening: &Listening) -> String {
     )
 }
 
+/// The allocator: mimalloc returns to the system what a long stream freed (glibc's malloc
+/// keeps most of it in its threads' arenas; book/src/performance.md#memory).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     cli::run::<ModelAgent>("model_agent", DEFAULT_PORT, example, banner)
 }

@@ -13,6 +13,11 @@ use std::process::ExitCode;
 use examples::cli;
 use examples::trip_planner::{agent, server};
 
+/// The allocator: mimalloc returns to the system what a long stream freed (glibc's malloc
+/// keeps most of it in its threads' arenas; book/src/performance.md#memory).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     cli::run::<agent::TripPlanner>(
         "trip_planner",

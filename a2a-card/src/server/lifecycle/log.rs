@@ -379,13 +379,6 @@ impl Tracked {
         self.lock().task.status.state.clone()
     }
 
-    /// Artifact `id` as the task holds it now.
-    pub(crate) fn artifact(&self, id: &str) -> Option<a2a::Artifact> {
-        let state = self.lock();
-        let artifacts = state.task.artifacts.as_ref()?;
-        artifacts.iter().find(|a| a.artifact_id == id).cloned()
-    }
-
     /// Applies `f` to the task without an event (the caller's message joining the history).
     pub(crate) fn edit(&self, f: impl FnOnce(&mut Task)) {
         f(Arc::make_mut(&mut self.lock().task));
@@ -400,10 +393,10 @@ impl Tracked {
     /// has ended is dropped (`None`): a terminal state is final.
     pub(crate) fn record(
         &self,
-        event: StreamResponse,
+        event: impl Into<Record>,
         logged: impl FnOnce(u64, &Arc<Event>),
     ) -> Option<(u64, Arc<Event>, Option<Arc<Task>>)> {
-        let event = Made::new(event);
+        let event = Made::new(event.into());
         let (seq, event) = {
             let mut state = self.lock();
             let (seq, event, stored) = state.push(event, logged)?;
@@ -421,17 +414,24 @@ impl Tracked {
     /// one, with the task as it is after the last (shared) when any of them changes what
     /// the store keeps (readers see them all once it is written). The events recorded (none
     /// once the task has ended), with their numbers.
-    pub(crate) fn record_all<const N: usize>(
+    pub(crate) fn record_all(
         &self,
-        events: [StreamResponse; N],
+        events: impl IntoIterator<Item = Record>,
         mut logged: impl FnMut(u64, &Arc<Event>),
     ) -> (Vec<Numbered>, Option<Arc<Task>>) {
-        let events = events.map(Made::new);
-        let mut recorded = Vec::with_capacity(N);
+        let events: Vec<Made> = events.into_iter().map(Made::new).collect();
+        let mut recorded = Vec::with_capacity(events.len());
         let mut stored = false;
         let last = {
             let mut state = self.lock();
             for event in events {
+                // The close of an artifact the task does not hold is not recorded, and the
+                // events after it are.
+                if let Made::Close(id) = &event
+                    && state.artifact(id).is_none()
+                {
+                    continue;
+                }
                 let Some((seq, event, keeps)) = state.push(event, &mut logged) else {
                     break;
                 };
@@ -631,6 +631,12 @@ impl Tracked {
 }
 
 impl State {
+    /// Artifact `id` of the task, if it holds one.
+    fn artifact(&self, id: &str) -> Option<&a2a::Artifact> {
+        let mut artifacts = self.task.artifacts.iter().flatten();
+        artifacts.find(|a| a.artifact_id == id)
+    }
+
     /// The number of the last event recorded.
     fn last(&self) -> u64 {
         self.base + self.log.len() as u64
@@ -638,7 +644,8 @@ impl State {
 
     /// Numbers `event`, applies it to the task, hands it to `logged` and keeps it: its number,
     /// and whether it changes what the store keeps (a status, or a whole artifact); `None` (and
-    /// nothing recorded) once the task has ended or its run here broke off.
+    /// nothing recorded) once the task has ended or its run here broke off, and for the close
+    /// of an artifact the task does not hold.
     fn push(
         &mut self,
         event: Made,
@@ -647,12 +654,24 @@ impl State {
         if self.task.status.state.is_terminal() || self.broken.is_some() {
             return None;
         }
-        let task = Arc::make_mut(&mut self.task);
-        let Made { event, chunk } = event;
-        let stored = match (chunk, event.kept()) {
-            (Some(chunk), _) => apply_owned(task, chunk),
-            (None, Some(kept)) => apply(task, kept),
-            (None, None) => false,
+        let (event, stored) = match event {
+            Made::Chunk { event, chunk } => {
+                let stored = apply_owned(Arc::make_mut(&mut self.task), chunk);
+                (event, stored)
+            }
+            Made::Whole(event) => {
+                let stored = event
+                    .kept()
+                    .is_some_and(|kept| apply(Arc::make_mut(&mut self.task), kept));
+                (event, stored)
+            }
+            // The artifact is in the task already, whole: the task is not changed (nor
+            // copied, while the store shares it), only written, its artifact complete.
+            Made::Close(id) => {
+                let artifact = self.artifact(&id)?;
+                let closing = Event::closing(&self.task.id, &self.task.context_id, artifact);
+                (Arc::new(closing), true)
+            }
         };
         let seq = self.last() + 1;
         logged(seq, &event);
@@ -661,26 +680,46 @@ impl State {
     }
 }
 
+/// What is recorded of a task: an event, or the close of an artifact sent in chunks.
+pub(crate) enum Record {
+    /// An event, as it is.
+    Event(StreamResponse),
+    /// The closing update of artifact `0`, sent in chunks: all of it, once, complete, written
+    /// from the artifact the task holds when it is recorded ([`Event::closing`]).
+    Close(String),
+}
+
+impl From<StreamResponse> for Record {
+    fn from(event: StreamResponse) -> Record {
+        Record::Event(event)
+    }
+}
+
 /// An event made ready to record before the task's lock is taken: stamped, and an appended
 /// chunk serialised (what its readers, the log and the webhooks share), its parts kept apart
-/// to move into the task.
-struct Made {
-    event: Arc<Event>,
-    chunk: Option<StreamResponse>,
+/// to move into the task. A close is made under the lock, from the task's artifact.
+enum Made {
+    Chunk {
+        event: Arc<Event>,
+        chunk: StreamResponse,
+    },
+    Whole(Arc<Event>),
+    Close(String),
 }
 
 impl Made {
-    fn new(mut event: StreamResponse) -> Made {
+    fn new(record: Record) -> Made {
+        let mut event = match record {
+            Record::Event(event) => event,
+            Record::Close(id) => return Made::Close(id),
+        };
         stamp(&mut event);
         match Event::chunk_of(&event) {
-            Some(made) => Made {
+            Some(made) => Made::Chunk {
                 event: Arc::new(made),
-                chunk: Some(event),
+                chunk: event,
             },
-            None => Made {
-                event: Arc::new(Event::new(event)),
-                chunk: None,
-            },
+            None => Made::Whole(Arc::new(Event::new(event))),
         }
     }
 }

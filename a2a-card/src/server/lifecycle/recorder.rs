@@ -7,7 +7,7 @@ use std::time::Duration;
 use a2a::*;
 use a2a_server::TaskStore;
 
-use super::log::{Live, Tracked};
+use super::log::{Live, Record, Tracked};
 use super::mailbox::Mailbox;
 use crate::server::push::Delivery;
 use crate::server::store::{Event, EventLog};
@@ -29,15 +29,16 @@ pub(crate) struct Recorder {
     pub(super) stopping: std::sync::atomic::AtomicBool,
 }
 
-/// The state `event` brings its task to, for the telemetry (a chunk is counted here).
-fn observed(event: &StreamResponse) -> Option<TaskState> {
-    match event {
-        StreamResponse::StatusUpdate(update) => Some(update.status.state.clone()),
-        StreamResponse::ArtifactUpdate(_) => {
+/// The state `record` brings its task to, for the telemetry (a chunk or a close is counted
+/// here).
+fn observed(record: &Record) -> Option<TaskState> {
+    match record {
+        Record::Event(StreamResponse::StatusUpdate(update)) => Some(update.status.state.clone()),
+        Record::Event(StreamResponse::ArtifactUpdate(_)) | Record::Close(_) => {
             crate::server::telemetry::chunk();
             None
         }
-        _ => None,
+        Record::Event(_) => None,
     }
 }
 
@@ -64,7 +65,7 @@ impl Recorder {
     pub(super) fn record<'a>(
         &'a self,
         tracked: &'a Arc<Tracked>,
-        event: StreamResponse,
+        event: impl Into<Record>,
     ) -> impl Future<Output = bool> + Send + 'a {
         self.record_as(tracked, event, Write::Store)
     }
@@ -73,9 +74,10 @@ impl Recorder {
     pub(super) fn record_as<'a>(
         &'a self,
         tracked: &'a Arc<Tracked>,
-        event: StreamResponse,
+        event: impl Into<Record>,
         write: Write,
     ) -> impl Future<Output = bool> + Send + 'a {
+        let event = event.into();
         let reached = observed(&event);
         let recorded = tracked.record(event, |seq, event| self.log(tracked, seq, event));
         async move {
@@ -97,11 +99,12 @@ impl Recorder {
     /// (a reply's artifact and the state that ends the task: one write, not one for each);
     /// `false` when the task had already ended. Recorded at once, as [`record`](Self::record)
     /// records.
-    pub(super) fn record_all<'a, const N: usize>(
+    pub(super) fn record_all<'a>(
         &'a self,
         tracked: &'a Arc<Tracked>,
-        events: [StreamResponse; N],
+        events: impl IntoIterator<Item = impl Into<Record>>,
     ) -> impl Future<Output = bool> + Send + 'a {
+        let events: Vec<Record> = events.into_iter().map(Into::into).collect();
         // Each event observed (a chunk counted), the last state kept.
         let reached = events
             .iter()

@@ -6,7 +6,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use tracing::Instrument as _;
 
-use a2a::{Part, StreamResponse, TaskArtifactUpdateEvent, TaskState};
+use a2a::{Part, StreamResponse, TaskState};
 use futures::channel::{mpsc, oneshot};
 use futures::future::{self, Either};
 use futures::{FutureExt, StreamExt};
@@ -19,7 +19,7 @@ use crate::skill::SkillError;
 
 use super::Recorder;
 use super::handover::withdraw_unanswered;
-use super::log::Tracked;
+use super::log::{Record, Tracked};
 use super::stage::{Caller, Handler, Journal, Waiter};
 use super::updates::{artifact, reply_part, status};
 use crate::server::errors::input_error;
@@ -297,7 +297,7 @@ async fn drive(
                     if replayed!(Sent::Close { id: id.clone() }) {
                         continue;
                     }
-                    close(&recorder, &tracked, &id).await;
+                    recorder.record(&tracked, Record::Close(id)).await;
                 }
             }
             Event::Ask {
@@ -355,19 +355,23 @@ async fn drive(
                 artifact_id,
             } => {
                 let caller = tracked.stage.ended();
+                // The artifacts sent in chunks are closed with the end, in one change: one
+                // write of the task, which is not copied in between.
+                let mut ending: Vec<Record> = Vec::new();
                 let mut diverged_at_end = None;
                 for id in std::mem::take(&mut open) {
                     match replay.meets(|| Sent::Close { id: id.clone() }) {
                         Ok(true) => {}
-                        Ok(false) => close(&recorder, &tracked, &id).await,
+                        Ok(false) => ending.push(Record::Close(id)),
                         Err(why) => diverged_at_end = Some(why),
                     }
                 }
                 if let Some(why) = diverged_at_end {
+                    recorder.record_all(&tracked, ending).await;
                     diverged(&recorder, &tracked, why).await;
                     break;
                 }
-                match outcome {
+                let end = match outcome {
                     Ok(reply) => {
                         // The reply's artifact, unless recorded already (the process stopped
                         // right after it).
@@ -381,23 +385,17 @@ async fn drive(
                                 let name = artifact_id.clone();
                                 artifact(&tracked, artifact_id, name, vec![part], false, true)
                             });
+                        ending.extend(reply.map(Record::Event));
                         if let Some(left) = replay.items.front() {
                             let why = format!(
                                 "the durable handler did not replay as its task's log says: it returned before sending {} again",
                                 describe(left)
                             );
-                            if let Some(event) = reply {
-                                recorder.record(&tracked, event).await;
-                            }
+                            recorder.record_all(&tracked, ending).await;
                             diverged(&recorder, &tracked, why).await;
                             break;
                         }
-                        let done = status(&tracked, TaskState::Completed, None);
-                        match reply {
-                            // The reply and the end, written to the store at once.
-                            Some(event) => recorder.record_all(&tracked, [event, done]).await,
-                            None => recorder.record(&tracked, done).await,
-                        };
+                        status(&tracked, TaskState::Completed, None)
                     }
                     Err(e @ SkillError::Input(_)) => {
                         // The caller of the turn is answered with the refusal, the task fails.
@@ -406,14 +404,13 @@ async fn drive(
                         if let Some(caller) = caller {
                             caller.refuse(refusal);
                         }
-                        let event = status(&tracked, TaskState::Failed, Some(why));
-                        recorder.record(&tracked, event).await;
+                        status(&tracked, TaskState::Failed, Some(why))
                     }
-                    Err(e) => {
-                        let event = status(&tracked, TaskState::Failed, Some(e.to_string()));
-                        recorder.record(&tracked, event).await;
-                    }
-                }
+                    Err(e) => status(&tracked, TaskState::Failed, Some(e.to_string())),
+                };
+                // The closes, the reply and the end, written to the store at once.
+                ending.push(Record::Event(end));
+                recorder.record_all(&tracked, ending).await;
                 break;
             }
         }
@@ -437,21 +434,5 @@ async fn diverged(recorder: &Recorder, tracked: &Arc<Tracked>, why: String) {
     tracing::warn!(task = %tracked.id, "{why}");
     tracked.stage.end_run();
     let event = status(tracked, TaskState::Failed, Some(why));
-    recorder.record(tracked, event).await;
-}
-
-/// The closing update of an artifact sent in chunks: all of it, once, complete.
-async fn close(recorder: &Recorder, tracked: &Arc<Tracked>, id: &str) {
-    let Some(whole) = tracked.artifact(id) else {
-        return;
-    };
-    let event = StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
-        task_id: tracked.id.clone(),
-        context_id: tracked.context.clone(),
-        artifact: whole,
-        append: None,
-        last_chunk: Some(true),
-        metadata: None,
-    });
     recorder.record(tracked, event).await;
 }

@@ -174,7 +174,9 @@ pub trait EventLog: Send + Sync {
 /// An artifact chunk (an update that appends to an artifact) is the bulk of a long stream (a
 /// model's tokens): it is kept as its JSON alone, made when it is recorded, and read back into
 /// the event only where a binding needs the typed event (gRPC, the in-process handler). What a
-/// running stream holds per chunk is then its JSON, once.
+/// running stream holds per chunk is then its JSON, once. So is the update that closes such an
+/// artifact (all of it again, once): it is written from the artifact the task holds, without
+/// a copy of it.
 ///
 /// ```
 /// use a2a::{StreamResponse, TaskState, TaskStatus, TaskStatusUpdateEvent};
@@ -201,8 +203,9 @@ enum Kept {
     /// The event, its JSON made when first asked for (boxed: a chunk's [`Event`] is then
     /// two words).
     Whole(Box<Whole>),
-    /// An artifact chunk, as its JSON alone.
-    Chunk { json: Box<str> },
+    /// An artifact chunk, or the closing update of an artifact sent in chunks, as its JSON
+    /// alone.
+    Artifact { json: Box<str> },
 }
 
 impl Event {
@@ -221,10 +224,55 @@ impl Event {
             a2a::StreamResponse::ArtifactUpdate(u) if u.append == Some(true) => {
                 let json = serde_json::to_string(event).ok()?;
                 Some(Event {
-                    kept: Kept::Chunk { json: json.into() },
+                    kept: Kept::Artifact { json: json.into() },
                 })
             }
             _ => None,
+        }
+    }
+
+    /// The closing update of `artifact`, an artifact of task `task_id` (in context
+    /// `context_id`) sent in chunks: all of it, once, complete (`lastChunk: true`), kept as its
+    /// JSON alone and made from a borrow (a long artifact is not copied to be sent whole).
+    pub(crate) fn closing(task_id: &str, context_id: &str, artifact: &a2a::Artifact) -> Event {
+        /// `TaskArtifactUpdateEvent` borrowed, as the `a2a` types write it.
+        #[derive(serde::Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Update<'a> {
+            task_id: &'a str,
+            context_id: &'a str,
+            artifact: &'a a2a::Artifact,
+            last_chunk: bool,
+        }
+        /// The `StreamResponse` that holds it.
+        #[derive(serde::Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Closing<'a> {
+            artifact_update: Update<'a>,
+        }
+        let update = Update {
+            task_id,
+            context_id,
+            artifact,
+            last_chunk: true,
+        };
+        match serde_json::to_string(&Closing {
+            artifact_update: update,
+        }) {
+            Ok(json) => Event {
+                kept: Kept::Artifact { json: json.into() },
+            },
+            // Not reached (the `a2a` types always serialise): the update made whole instead.
+            Err(_) => Event::new(a2a::StreamResponse::ArtifactUpdate(
+                a2a::TaskArtifactUpdateEvent {
+                    task_id: task_id.to_owned(),
+                    context_id: context_id.to_owned(),
+                    artifact: artifact.clone(),
+                    append: None,
+                    last_chunk: Some(true),
+                    metadata: None,
+                },
+            )),
         }
     }
 
@@ -244,7 +292,7 @@ impl Event {
     pub fn event(&self) -> Result<std::borrow::Cow<'_, a2a::StreamResponse>, a2a::A2AError> {
         match &self.kept {
             Kept::Whole(whole) => Ok(std::borrow::Cow::Borrowed(&whole.event)),
-            Kept::Chunk { json } => serde_json::from_str(json)
+            Kept::Artifact { json } => serde_json::from_str(json)
                 .map(std::borrow::Cow::Owned)
                 .map_err(|e| {
                     a2a::A2AError::internal(format!("an event's JSON does not read back: {e}"))
@@ -259,16 +307,16 @@ impl Event {
                 // The `a2a` types always serialise.
                 serde_json::to_string(&whole.event).unwrap_or_default()
             }),
-            Kept::Chunk { json } => json,
+            Kept::Artifact { json } => json,
         }
     }
 
-    /// The event when it is kept whole: every event but an artifact chunk made here (what
-    /// checks of a status or a task read, without reading a chunk back).
+    /// The event when it is kept whole: every event but an artifact chunk or closing update
+    /// made here (what checks of a status or a task read, without reading a chunk back).
     pub(crate) fn kept(&self) -> Option<&a2a::StreamResponse> {
         match &self.kept {
             Kept::Whole(whole) => Some(&whole.event),
-            Kept::Chunk { .. } => None,
+            Kept::Artifact { .. } => None,
         }
     }
 
@@ -291,7 +339,7 @@ impl Event {
                         + super::event_bytes(&whole.event)
                         + whole.json.get().map_or(0, String::capacity)
                 }
-                Kept::Chunk { json } => json.len(),
+                Kept::Artifact { json } => json.len(),
             }
     }
 }
@@ -348,5 +396,38 @@ impl Logged {
     /// ```
     pub fn new(task: Task, seq: u64, events: Vec<(u64, Arc<Event>)>) -> Logged {
         Logged { task, seq, events }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_closing_update_is_written_as_the_typed_update_would_be_and_reads_back() {
+        let mut artifact = crate::server::fixtures::text_artifact("chunk 0");
+        artifact.parts.push(a2a::Part::text("chunk 1"));
+        artifact.name = Some("count".to_owned());
+        artifact.metadata = Some(std::collections::HashMap::from([(
+            "k".to_owned(),
+            serde_json::json!({"n": 1}),
+        )]));
+        let typed = a2a::StreamResponse::ArtifactUpdate(a2a::TaskArtifactUpdateEvent {
+            task_id: "t".to_owned(),
+            context_id: "c".to_owned(),
+            artifact: artifact.clone(),
+            append: None,
+            last_chunk: Some(true),
+            metadata: None,
+        });
+        let closing = Event::closing("t", "c", &artifact);
+        let as_typed: serde_json::Value =
+            serde_json::from_str(&serde_json::to_string(&typed).unwrap()).unwrap();
+        let written: serde_json::Value = serde_json::from_str(closing.json()).unwrap();
+        assert_eq!(written, as_typed);
+        assert_eq!(*closing.event().unwrap(), typed);
+        // Kept as its JSON alone: no typed copy of the artifact.
+        assert!(closing.kept().is_none());
+        assert_eq!(closing.bytes(), size_of::<Event>() + closing.json().len());
     }
 }

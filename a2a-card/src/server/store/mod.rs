@@ -65,6 +65,8 @@ pub(crate) use listing::{Cursor, shape, status_at};
 pub(crate) use listing::{matches, page};
 pub use memory::MemoryTasks;
 pub(crate) use size::{event_bytes, task_bytes};
+#[cfg(feature = "sqlite")]
+pub use sql::SQLITE_LOG_LIMIT;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub use sql::{DEFAULT_LEASE, SqlPushConfigs, SqlTasks};
 

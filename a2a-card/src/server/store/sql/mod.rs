@@ -35,6 +35,25 @@ pub(crate) use sqlite::sqlite_url;
 /// How long a replica that stopped renewing its lease still owns its running tasks.
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(10);
 
+/// The size of a SQLite store's log (the database's `-wal` file) past which the store starts
+/// it over: 16 MiB.
+///
+/// The store moves its log into the database every 100 ms without holding up its writer (a
+/// passive checkpoint); once that leaves more than this in the log, a checkpoint that
+/// restarts the log follows, holding the writer off only while it moves what came in
+/// meanwhile (at most 20 ms more: past that it gives up until the next 100 ms). The log on
+/// disk then stays within this plus what the writer appends in 100 ms: under 32 MiB at the
+/// full rate of a 2-core machine, where it grew by gigabytes a minute before. The file is cut
+/// back to this size after each restart, and to nothing once the store has been idle for a
+/// second; the index SQLite keeps of it (the `-shm` file, mapped into the process) stays
+/// within a few hundred KiB.
+///
+/// ```
+/// assert_eq!(a2a_card::server::store::SQLITE_LOG_LIMIT, 16 << 20);
+/// ```
+#[cfg(feature = "sqlite")]
+pub const SQLITE_LOG_LIMIT: u64 = 16 << 20;
+
 /// A task store in a SQL database: a SQLite file (one file, WAL) or Postgres, with its schema
 /// versioned and migrated at open.
 ///

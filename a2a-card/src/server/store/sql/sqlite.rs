@@ -5,12 +5,12 @@ use sqlx::sqlite::SqlitePoolOptions;
 use sqlx::{Sqlite, SqliteConnection, SqlitePool, Transaction};
 
 use super::backend::{Backend, Pools};
-use super::db_error;
 use super::round::{Log, Row};
 use super::statements::{
     INSERT, Outcome, Params, UPDATE, all_refused, bind_log, inserted, journal_entries, log_events,
     unreachable, values,
 };
+use super::{SQLITE_LOG_LIMIT, db_error};
 use crate::server::store::StoreError;
 
 impl Backend for Sqlite {
@@ -65,12 +65,12 @@ impl Backend for Sqlite {
     /// (SQLite restarts it only at a write that begins with every frame copied and no reader
     /// inside it), so under steady load the log, and the index of it SQLite maps into the
     /// process, grew without end (38 GB in five minutes at full rate). Once a passive
-    /// checkpoint leaves more than [`LOG_RESTART_BYTES`] of log, a restarting checkpoint
+    /// checkpoint leaves more than [`SQLITE_LOG_LIMIT`] of log, a restarting checkpoint
     /// follows at once: it holds the writer off only while it copies what was appended since
     /// the passive one and syncs it (a few milliseconds, at most twice a second at full
     /// rate), and gives up rather than wait longer than [`RESTART_WAIT_MS`] for the writer's
     /// round or a reader (the next tick tries again). The file left behind is cut down to
-    /// [`LOG_RESTART_BYTES`] at the next commit (`journal_size_limit`); the log of a store
+    /// [`SQLITE_LOG_LIMIT`] at the next commit (`journal_size_limit`); the log of a store
     /// idle for a second is cut to nothing.
     async fn checkpoint(pools: &Pools<Sqlite>, idle: bool) -> Result<(), sqlx::Error> {
         use std::sync::atomic::Ordering::Relaxed;
@@ -98,7 +98,7 @@ impl Backend for Sqlite {
             page => page,
         };
         // A frame is a page and its 24-byte header.
-        let frames = if frames * (page + 24) > LOG_RESTART_BYTES {
+        let frames = if frames * (page + 24) > SQLITE_LOG_LIMIT {
             truncating(pools, "RESTART").await?
         } else {
             frames
@@ -237,12 +237,6 @@ impl Backend for Sqlite {
     }
 }
 
-/// The size of log past which a SQLite store's checkpoint lets the log start over
-/// ([`Backend::checkpoint`]): the log on disk stays within this plus what the writer appends
-/// in one [checkpoint period](super::CHECKPOINT_PERIOD) (at the full rate of a 2-core machine,
-/// about 12 MB), and the index of it SQLite maps into the process within a 500th of that.
-pub(crate) const LOG_RESTART_BYTES: u64 = 16 << 20;
-
 /// How long a restarting checkpoint waits for the writer's round to commit, and then for the
 /// readers still inside the log to finish, before it gives up until the next tick: the most
 /// it may hold the writer off beyond its own copying.
@@ -312,7 +306,7 @@ async fn connect(url: &str, connections: u32) -> Result<SqlitePool, sqlx::Error>
                     .await?;
                 // A log that started over is cut back to this size at the next commit (left
                 // alone, its file keeps the size it once had).
-                sqlx::query(&format!("PRAGMA journal_size_limit = {LOG_RESTART_BYTES}"))
+                sqlx::query(&format!("PRAGMA journal_size_limit = {SQLITE_LOG_LIMIT}"))
                     .execute(&mut *conn)
                     .await?;
                 Ok(())
