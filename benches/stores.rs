@@ -1,4 +1,4 @@
-//! Durable tasks: what a real database costs, and whether memory stays flat.
+//! Durable tasks: what a real database costs.
 //!
 //! 1. **throughput**: blocking `SendMessage` of the fight example over HTTP under load (8
 //!    keep-alive connections, pipelined), the same server with its tasks in memory, in a
@@ -14,16 +14,12 @@
 //!    each sending once answered), tasks/s and steps/s under load, and the ratio to the skill
 //!    not durable. A step's result is one more row in the writer's group commit, stored before
 //!    the handler goes on.
-//! 4. **soak** (`-- --soak [SECONDS]`, 180 by default): each store in a process of its own
-//!    (this bench started again), first under the blocking load at full rate, then under a
-//!    load of 10,000-chunk streams, for SECONDS each; the process's resident memory sampled
-//!    every 10 s. Judged against the sample at 10 s (before any retention or cache is full):
-//!    the last is at most 1.2x it, on every store and for both loads. `--only STORE` soaks
-//!    one store.
+//!
+//! Whether memory and the files on disk stay flat under load is measured as an operator sees
+//! it, on the example agents' processes: `scripts/soak.sh`.
 //!
 //! ```text
 //! cargo bench --bench stores                 # throughput
-//! cargo bench --bench stores -- --soak       # memory over three minutes, per store and load
 //! cargo bench --bench stores -- --only sqlite # one store beside the in-memory baseline
 //! cargo bench --bench stores -- --steps      # durable steps' latency, on SQLite and Postgres
 //! ```
@@ -377,145 +373,6 @@ fn streams(n: usize, rounds: usize) {
     });
 }
 
-/// The process's resident memory, in MiB.
-fn rss_mib() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-        .map_or(0.0, |kb| kb / 1024.0)
-}
-
-/// The tasks of a soak on `store`, for its server `name`.
-async fn soak_tasks(store: &str, name: &str) -> Tasks {
-    match store {
-        "memory" => Tasks::memory(),
-        "sqlite" => {
-            let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-stores");
-            std::fs::create_dir_all(&dir).expect("a directory");
-            Tasks::sqlite(dir.join(format!("soak-{name}-{}.db", std::process::id())))
-        }
-        "postgres" => match postgres::database(&format!("soak_{name}")).await {
-            Ok(url) => Tasks::postgres(url),
-            Err(why) => panic!("no Postgres: {why}"),
-        },
-        other => panic!("no store {other}"),
-    }
-}
-
-/// One store's servers for a soak: the fight example over HTTP, and the streamer's handler.
-async fn soak_handlers(store: &str) -> (SocketAddr, Arc<dyn RequestHandler>) {
-    let app = Server::new(fight_club::FightClub)
-        .tasks(soak_tasks(store, "fight").await)
-        .router()
-        .await
-        .unwrap_or_else(|e| panic!("{store}: {e}"));
-    let streamer = Server::new(Streamer)
-        .tasks(soak_tasks(store, "streams").await)
-        .request_handler()
-        .await
-        .unwrap_or_else(|e| panic!("{store}: {e}"));
-    (serve(app).await, streamer)
-}
-
-/// Samples the resident memory every 10 s while `step` runs, for `seconds`; the samples.
-fn sampled(seconds: u64, mut step: impl FnMut() -> u64) -> Vec<(Duration, f64)> {
-    let start = Instant::now();
-    let mut samples = Vec::new();
-    let mut next = Duration::from_secs(10);
-    let mut done = 0u64;
-    while start.elapsed() < Duration::from_secs(seconds) {
-        done += step();
-        if start.elapsed() >= next {
-            let rss = rss_mib();
-            println!(
-                "    {:>4} s  {rss:>7.1} MiB  ({done} done)",
-                start.elapsed().as_secs()
-            );
-            samples.push((start.elapsed(), rss));
-            next += Duration::from_secs(10);
-        }
-    }
-    samples
-}
-
-/// The soak of one store, in this process: the blocking load, then the streams; prints a
-/// `SOAK` line for each (parsed by [`soak`]).
-fn soak_one(store: &str, seconds: u64) {
-    let runtime = load::server_runtime();
-    let (addr, streamer) = runtime.block_on(soak_handlers(store));
-    let request = fight_request("");
-    let mut client = Client::new(addr, CONNECTIONS, &request);
-    let idle = rss_mib();
-    println!("  {store}: {idle:.1} MiB before any load; blocking SendMessage at full rate");
-    let blocking = sampled(seconds, || {
-        client.run(1_000);
-        1_000
-    });
-    println!("  {store}: streams of {CHUNKS} chunks");
-    let streams = sampled(seconds, || {
-        runtime.block_on(stream_once(&*streamer, CHUNKS));
-        1
-    });
-    // What the blocking load left: its finished tasks, as many as retention keeps (10,000
-    // in memory; in the SQL stores' memory, only the writer's cache of 1,024).
-    let held = blocking.last().map_or(0.0, |s| s.1) - idle;
-    println!("SOAK-KB {store} {:.2}", held * 1024.0 / 10_000.0);
-    for (load, samples) in [("blocking", blocking), ("streams", streams)] {
-        let first = samples.first().map_or(0.0, |s| s.1);
-        let last = samples.last().map_or(0.0, |s| s.1);
-        println!("SOAK {store} {load} {first:.1} {last:.1}");
-    }
-}
-
-/// Soaks each store in a process of its own (see the module docs) and prints the table.
-fn soak(seconds: u64, only: Option<&str>) {
-    let exe = std::env::current_exe().expect("this bench");
-    let stores = ["memory", "sqlite", "postgres"];
-    let (mut rows, mut kbs) = (Vec::new(), Vec::new());
-    for store in stores.iter().filter(|s| only.is_none_or(|o| o == **s)) {
-        println!("soak: {store}, {seconds} s per load");
-        let out = std::process::Command::new(&exe)
-            .args(["--bench", "--soak-one", store, &seconds.to_string()])
-            .stderr(std::process::Stdio::inherit())
-            .output()
-            .expect("the soak process");
-        let text = String::from_utf8_lossy(&out.stdout);
-        for line in text.lines() {
-            if let Some(row) = line.strip_prefix("SOAK ") {
-                rows.push(row.to_owned());
-            } else if let Some(kb) = line.strip_prefix("SOAK-KB ") {
-                kbs.push(kb.to_owned());
-            } else {
-                println!("{line}");
-            }
-        }
-        if !out.status.success() {
-            println!("  {store}: the soak process failed ({})", out.status);
-        }
-    }
-    println!(
-        "soak: resident memory at 10 s and at the end ({seconds} s per load), target <= 1.2x:"
-    );
-    for row in rows {
-        let f: Vec<&str> = row.split(' ').collect();
-        if let [store, load, first, last] = f[..] {
-            let (a, b): (f64, f64) = (first.parse().unwrap_or(0.0), last.parse().unwrap_or(0.0));
-            println!(
-                "  {store:<9} {load:<9} {a:>7.1} MiB -> {b:>7.1} MiB  {:.2}x",
-                b / a
-            );
-        }
-    }
-    println!("resident memory the blocking load left, per retained terminal task (of 10,000):");
-    for kb in kbs {
-        if let Some((store, kb)) = kb.split_once(' ') {
-            println!("  {store:<9} {kb:>6} kB");
-        }
-    }
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if !args.iter().any(|a| a == "--bench") {
@@ -536,17 +393,8 @@ fn main() {
         .iter()
         .position(|a| a == "--only")
         .and_then(|i| args.get(i + 1));
-    if let Some(i) = args.iter().position(|a| a == "--soak-one") {
-        let store = args.get(i + 1).map_or("memory", String::as_str);
-        let seconds = args.get(i + 2).and_then(|s| s.parse().ok()).unwrap_or(180);
-        soak_one(store, seconds);
-    } else if let Some(i) = args.iter().position(|a| a == "--soak") {
-        let seconds = args.get(i + 1).and_then(|s| s.parse().ok()).unwrap_or(180);
-        soak(seconds, only.map(String::as_str));
-    } else {
-        throughput(only.map(String::as_str));
-        if only.is_none() {
-            streams(CHUNKS, 3);
-        }
+    throughput(only.map(String::as_str));
+    if only.is_none() {
+        streams(CHUNKS, 3);
     }
 }

@@ -9,6 +9,7 @@ mod support;
 /// The example agents, as their `main.rs` serve them.
 use examples::{fight_club, trip_planner};
 
+mod bounds;
 mod calls;
 mod deploy;
 mod durable;

@@ -42,8 +42,9 @@ pub const DEFAULT_LEASE: Duration = Duration::from_secs(10);
 /// passive checkpoint); once that leaves more than this in the log, a checkpoint that
 /// restarts the log follows, holding the writer off only while it moves what came in
 /// meanwhile (at most 20 ms more: past that it gives up until the next 100 ms). The log on
-/// disk then stays within this plus what the writer appends in 100 ms: under 32 MiB at the
-/// full rate of a 2-core machine, where it grew by gigabytes a minute before. The file is cut
+/// disk then stays within this plus what the writer appends meanwhile: 27 to 46 MiB at the
+/// full rate of a 2-core machine over five minutes (the book states 64 MiB as the bound), where
+/// it grew by gigabytes a minute before. The file is cut
 /// back to this size after each restart, and to nothing once the store has been idle for a
 /// second; the index SQLite keeps of it (the `-shm` file, mapped into the process) stays
 /// within a few hundred KiB.
