@@ -681,6 +681,9 @@ impl State {
 }
 
 /// What is recorded of a task: an event, or the close of an artifact sent in chunks.
+// Passed by value on its way to being recorded, as the event it holds is: boxing the event
+// would cost every chunk an allocation.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Record {
     /// An event, as it is.
     Event(StreamResponse),
@@ -698,6 +701,8 @@ impl From<StreamResponse> for Record {
 /// An event made ready to record before the task's lock is taken: stamped, and an appended
 /// chunk serialised (what its readers, the log and the webhooks share), its parts kept apart
 /// to move into the task. A close is made under the lock, from the task's artifact.
+// Made and recorded at once (see `Record`).
+#[allow(clippy::large_enum_variant)]
 enum Made {
     Chunk {
         event: Arc<Event>,
