@@ -59,22 +59,11 @@ cargo build --release --quiet --example fight_club --example count
 
 ours_bin="$PWD/target/release/examples/fight_club"
 peer_bin="$work/peer-target/release/peer_tomtom"
-pids=()
 cleanup() { for p in "${pids[@]:-}"; do kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
 
-# Starts "$@" and waits until its card is served on port $port.
-start() {
-  local port=$1; shift
-  "$@" >"$work/server-$port.log" 2>&1 &
-  pids+=($!)
-  for _ in $(seq 100); do
-    curl -fsS "http://127.0.0.1:$port/.well-known/agent-card.json" >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  echo "the server on port $port did not start: $(cat "$work/server-$port.log")" >&2
-  exit 1
-}
+# shellcheck source=scripts/servers.sh
+source scripts/servers.sh
 
 # The resident memory of process $1, in MiB.
 rss_mib() {

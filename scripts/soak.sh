@@ -53,18 +53,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Starts "$@" and waits until its card is served on port $port.
-start() {
-  local port=$1; shift
-  "$@" >"$work/server-$port.log" 2>&1 &
-  pids+=($!)
-  for _ in $(seq 300); do
-    curl -fsS "http://127.0.0.1:$port/.well-known/agent-card.json" >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  echo "the server on port $port did not start: $(cat "$work/server-$port.log")" >&2
-  exit 1
-}
+# shellcheck source=scripts/servers.sh
+source scripts/servers.sh
 
 # Resident memory of process $1, in KiB.
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }

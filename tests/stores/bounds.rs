@@ -15,17 +15,6 @@ use a2a_server::RequestHandler;
 
 use crate::fight_club::agent::FightClub;
 
-/// A fresh database file under `target/`.
-fn db_path(name: &str) -> std::path::PathBuf {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bounds");
-    std::fs::create_dir_all(&dir).expect("a directory");
-    let path = dir.join(format!("{name}-{}.db", std::process::id()));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
-    path
-}
-
 fn task(id: String, state: TaskState, text: &str) -> Task {
     Task {
         id,
@@ -47,7 +36,7 @@ fn task(id: String, state: TaskState, text: &str) -> Task {
 /// store restarted its log, this log only grew (by gigabytes a minute at full rate).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_sqlite_log_stays_within_its_bound_under_sustained_writes() {
-    let path = db_path("log");
+    let path = crate::stores::db_path("log");
     let store = Tasks::sqlite(&path).open().await.expect("opened");
     let wal = std::path::PathBuf::from(format!("{}-wal", path.display()));
     let done = Arc::new(AtomicBool::new(false));
@@ -156,29 +145,27 @@ async fn rows(url: &str) -> Vec<(String, i64)> {
         "a2a_card_hits",
         "a2a_card_push_configs",
     ];
+    enum Pool {
+        Sqlite(sqlx::SqlitePool),
+        Postgres(sqlx::PgPool),
+    }
+    let db = match url.strip_prefix("sqlite://") {
+        Some(path) => Pool::Sqlite(
+            sqlx::SqlitePool::connect(&format!("sqlite://{path}"))
+                .await
+                .expect("the database"),
+        ),
+        None => Pool::Postgres(sqlx::PgPool::connect(url).await.expect("the database")),
+    };
     let mut counts = Vec::new();
-    if let Some(path) = url.strip_prefix("sqlite://") {
-        let db = sqlx::SqlitePool::connect(&format!("sqlite://{path}"))
-            .await
-            .expect("the database");
-        for table in tables {
-            let row = sqlx::query(&format!("SELECT COUNT(*) FROM {table}"))
-                .fetch_one(&db)
-                .await
-                .expect("counted");
-            counts.push((table.to_owned(), row.get::<i64, _>(0)));
+    for table in tables {
+        let count = format!("SELECT COUNT(*) FROM {table}");
+        let n: i64 = match &db {
+            Pool::Sqlite(db) => sqlx::query(&count).fetch_one(db).await.map(|r| r.get(0)),
+            Pool::Postgres(db) => sqlx::query(&count).fetch_one(db).await.map(|r| r.get(0)),
         }
-        db.close().await;
-    } else {
-        let db = sqlx::PgPool::connect(url).await.expect("the database");
-        for table in tables {
-            let row = sqlx::query(&format!("SELECT COUNT(*) FROM {table}"))
-                .fetch_one(&db)
-                .await
-                .expect("counted");
-            counts.push((table.to_owned(), row.get::<i64, _>(0)));
-        }
-        db.close().await;
+        .expect("counted");
+        counts.push((table.to_owned(), n));
     }
     counts
 }
@@ -191,7 +178,10 @@ async fn rows(url: &str) -> Vec<(String, i64)> {
 async fn what_a_store_keeps_per_request_is_bounded_by_its_retention() {
     let retention = Retention::default().max_terminal(KEPT);
     let lease = Duration::from_millis(300);
-    let sqlite = format!("sqlite://{}", db_path("per-request").display());
+    let sqlite = format!(
+        "sqlite://{}",
+        crate::stores::db_path("per-request").display()
+    );
     let mut stores = vec![("memory", "memory".to_owned()), ("sqlite", sqlite)];
     if let Some(url) = crate::support::postgres::database_or_skip("per_request").await {
         stores.push(("postgres", url));

@@ -31,7 +31,7 @@ fn task(id: &str, context: &str, state: TaskState) -> Task {
 }
 
 /// A fresh database file under `target/`.
-fn db_path(name: &str) -> std::path::PathBuf {
+pub(crate) fn db_path(name: &str) -> std::path::PathBuf {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("stores");
     std::fs::create_dir_all(&dir).expect("a directory");
     let path = dir.join(format!("{name}-{}.db", std::process::id()));

@@ -160,7 +160,9 @@ pub(super) struct Pools<B: Backend> {
     pub(super) checkpointed: AtomicU64,
     /// The frames the database's log held after the last checkpoint, and the size of a page
     /// (0 until read): what keeps the log within its bound (SQLite's WAL).
+    #[cfg(feature = "sqlite")]
     pub(super) log_frames: AtomicU64,
+    #[cfg(feature = "sqlite")]
     pub(super) page_bytes: AtomicU64,
     /// The checkpoints in a row that found nothing written since the one before.
     pub(super) quiet: std::sync::atomic::AtomicU32,
@@ -185,7 +187,9 @@ impl<B: Backend> Pools<B> {
             kept: Default::default(),
             writes: AtomicU64::new(0),
             checkpointed: AtomicU64::new(0),
+            #[cfg(feature = "sqlite")]
             log_frames: AtomicU64::new(0),
+            #[cfg(feature = "sqlite")]
             page_bytes: AtomicU64::new(0),
             quiet: Default::default(),
         })
