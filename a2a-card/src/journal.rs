@@ -29,8 +29,9 @@ type Message = Value;
 /// is written and read in.
 ///
 /// Kept as JSON objects a store need not understand, one key naming the kind: `{"begin":
-/// {..}}`, `{"step": NAME, "value": ..}`, `{"sleep": UNTIL_MS}`, `{"answer": MESSAGE}`,
-/// `{"patched": NAME, "value": BOOL}`, `{"call": {..}}`, `{"returned": RESPONSE}`.
+/// {..}}`, `{"started": NAME}`, `{"step": NAME, "value": ..}`, `{"sleep": UNTIL_MS}`,
+/// `{"answer": MESSAGE}`, `{"patched": NAME, "value": BOOL}`, `{"call": {..}}`,
+/// `{"returned": RESPONSE}`.
 ///
 /// ```
 /// use a2a_card::journal::Entry;
@@ -66,6 +67,13 @@ pub enum Entry {
         /// What it said.
         #[serde(default)]
         value: bool,
+    },
+    /// Step `name` began: written before its body runs (numbered 2^41 above the number its
+    /// result is written at, apart from the results), so that a run after its process stopped knows the body may have run
+    /// although no result is journaled.
+    Started {
+        /// The step's name.
+        started: String,
     },
     /// Step `name` returned `value`.
     Step {
@@ -192,6 +200,9 @@ impl Entry {
         match self {
             Entry::Begin { .. } => "the task's beginning".to_owned(),
             Entry::Step { name, .. } => format!("step `{name}`"),
+            Entry::Started { started } => {
+                format!("step `{started}`, begun and not finished (its body may have run)")
+            }
             Entry::Sleep { .. } => "a sleep".to_owned(),
             Entry::Answer { .. } => "an answer to a question".to_owned(),
             Entry::Patched { name, .. } => format!("marker `{name}`"),
@@ -263,6 +274,11 @@ pub(crate) struct Journal<A> {
 /// numbers a replay meets in order (code that adds a marker does not shift them).
 pub(crate) const MARKS: u64 = 1 << 40;
 
+/// Where the starts of steps are numbered from ([`Entry::Started`]): the start of the step
+/// whose result is written at `n` is written at `STARTS + n`, apart from the results (a
+/// journal written before starts were does not shift).
+pub(crate) const STARTS: u64 = 1 << 41;
+
 impl<A> std::fmt::Debug for Journal<A> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Journal")
@@ -283,11 +299,16 @@ pub(crate) enum CallSlot {
 }
 
 /// A step as its journal has it: its recorded result, or the number its result is written at.
+#[derive(Debug)]
 pub(crate) enum Slot<T> {
     /// Recorded: the value.
     Recorded(T),
     /// Not recorded: run it, and write it at this number.
     Free(u64),
+    /// Begun by an earlier run, not finished (its process stopped while the body ran, or
+    /// before its result was written): the body may have run; run it again (with the same
+    /// idempotency key), and write its result at this number.
+    Again(u64),
 }
 
 #[cfg_attr(not(feature = "server"), allow(dead_code))]
@@ -303,6 +324,12 @@ impl<A> Journal<A> {
                 Recorded::Entry(Entry::Patched { name, value }) => {
                     last_mark = last_mark.max(Some(n));
                     marks.entry(name).or_insert(value);
+                }
+                // A step begun: its result, where written, stands for it.
+                Recorded::Entry(started @ Entry::Started { .. }) if n >= STARTS => {
+                    entries
+                        .entry(n - STARTS)
+                        .or_insert(Recorded::Entry(started));
                 }
                 entry => {
                     entries.insert(n, entry);
@@ -349,7 +376,8 @@ impl<A> Journal<A> {
 
     /// What marker `name` says: what it said when this task first met it; else, met now for
     /// the first time, `false` while the handler replays what it did before (the journal
-    /// holds an entry further on, or the task's log an item it has not sent again: the code
+    /// holds an entry further on, a step begun among them, or the task's log an item it has
+    /// not sent again: the code
     /// that ran the task before did not have the marker there), `true` once it does new work.
     /// Written in the store's next round, beside the task's other writes.
     pub(crate) fn patched(&self, name: &str) -> bool {
@@ -420,7 +448,8 @@ impl<A> Journal<A> {
         ))
     }
 
-    /// Step `name`: its recorded result, or the number to write its result at (run it, then
+    /// Step `name`: its recorded result, or the number to write its result at (write its
+    /// start with [`start`](Self::start) where it is new, run it, then
     /// [`stepped`](Self::stepped)).
     pub(crate) fn step(&self, name: &str) -> Result<Slot<Value>, Diverged> {
         match self.take() {
@@ -428,8 +457,20 @@ impl<A> Journal<A> {
             (_, Some(Recorded::Entry(Entry::Step { name: s, value }))) if s == name => {
                 Ok(Slot::Recorded(value))
             }
+            (n, Some(Recorded::Entry(Entry::Started { started }))) if started == name => {
+                Ok(Slot::Again(n))
+            }
             (n, Some(other)) => Err(Self::diverged(n, &other, &format!("step `{name}`"))),
         }
+    }
+
+    /// Writes that step `name`, whose result is written at `n`, begins, and returns once it
+    /// is written (before its body runs); why not, when the store did not keep it.
+    pub(crate) async fn start(&self, n: u64, name: &str) -> Result<(), String> {
+        let started = Entry::Started {
+            started: name.to_owned(),
+        };
+        self.write_at(STARTS + n, started).await
     }
 
     /// Records the result of step `name`, at the number it began with.
@@ -566,6 +607,12 @@ mod tests {
                 "answer",
             ),
             (patched("tax", true), "patched"),
+            (
+                Entry::Started {
+                    started: "charge".into(),
+                },
+                "started",
+            ),
         ];
         for (entry, key) in cases {
             let json = serde_json::to_value(&entry).unwrap();
@@ -629,6 +676,67 @@ mod tests {
         let (journal, _) = journal_of(vec![(2, step("b", json!(2)))]);
         assert!(matches!(journal.step("a"), Ok(Slot::Free(1))));
         assert!(matches!(journal.step("b"), Ok(Slot::Recorded(_))));
+    }
+
+    fn started(name: &str) -> Entry {
+        Entry::Started {
+            started: name.into(),
+        }
+    }
+
+    #[test]
+    fn a_new_step_writes_its_start_before_its_body_apart_from_the_results() {
+        let (journal, written) = journal_of(Vec::new());
+        let Ok(Slot::Free(n)) = journal.step("charge") else {
+            panic!("new")
+        };
+        let start = futures::FutureExt::now_or_never(journal.start(n, "charge"));
+        assert_eq!(start, Some(Ok(())), "written at once by the test's sink");
+        journal.stepped(n, "charge", json!(7));
+        let written = written.lock().unwrap().clone();
+        assert_eq!(
+            written,
+            vec![
+                (STARTS + 1, started("charge")),
+                (1, step("charge", json!(7)))
+            ]
+        );
+        // Replayed: the result stands for the start.
+        let (again, _) = journal_of(written);
+        assert!(matches!(again.step("charge"), Ok(Slot::Recorded(_))));
+        assert!(
+            again.patched("tax"),
+            "past what the journal holds: new work"
+        );
+    }
+
+    #[test]
+    fn a_step_begun_and_not_finished_runs_again_and_a_marker_before_it_is_old_work() {
+        let recorded = vec![(1, step("charge", json!(1))), (STARTS + 2, started("ship"))];
+        let (old, written) = journal_of(recorded.clone());
+        assert!(matches!(old.step("charge"), Ok(Slot::Recorded(_))));
+        // The old code was inside `ship`: a marker put before it says so.
+        assert!(!old.patched("faster"));
+        assert!(matches!(old.step("ship"), Ok(Slot::Again(2))));
+        assert_eq!(
+            *written.lock().unwrap(),
+            vec![(MARKS, patched("faster", false))]
+        );
+        // Another step where the old code began `ship`: the replay diverged, and says that
+        // `ship`'s body may have run.
+        let (changed, _) = journal_of(recorded);
+        assert!(matches!(changed.step("charge"), Ok(Slot::Recorded(_))));
+        let Err(Diverged(why)) = changed.step("ship-v2") else {
+            panic!("diverged")
+        };
+        assert!(
+            why.contains("entry 2 is step `ship`, begun and not finished")
+                && why.contains("step `ship-v2`"),
+            "{why}"
+        );
+        // A sleep there is no step either.
+        let (slept, _) = journal_of(vec![(STARTS + 1, started("ship"))]);
+        assert!(slept.sleep(0, 5).is_err());
     }
 
     #[test]

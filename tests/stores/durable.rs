@@ -57,6 +57,12 @@ fn note(file: &str, line: &str) {
 }
 
 async fn settle(s: Settlement, ctx: SkillContext) -> Result<String, SkillError> {
+    settle_as(s, ctx, false).await
+}
+
+/// The settlement; with `faster`, as a deployment changed it: a marker before the slow step
+/// and a new step behind it for the tasks begun on that code (the book's `tax` shape).
+async fn settle_as(s: Settlement, ctx: SkillContext, faster: bool) -> Result<String, SkillError> {
     let file = s.file.clone();
     // Not a step: each run notes its fencing token as it begins.
     let token = ctx.fencing_token().unwrap_or_default();
@@ -68,10 +74,15 @@ async fn settle(s: Settlement, ctx: SkillContext) -> Result<String, SkillError> 
             42
         })
         .await?;
-    ctx.step("slow", async {
-        note(&file, "slow-start");
+    let slow = if faster && ctx.patched("faster") {
+        "slow-v2"
+    } else {
+        "slow"
+    };
+    ctx.step(slow, async {
+        note(&file, &format!("{slow}-start"));
         tokio::time::sleep(Duration::from_millis(s.slow_ms)).await;
-        note(&file, "slow-end");
+        note(&file, &format!("{slow}-end"));
         // What another system would get from the step: its side effect, with the run's token.
         note(&file, &format!("effect {token}"));
     })
@@ -134,6 +145,18 @@ impl LedgerNext {
     }
 }
 
+/// The ledger after a deployment that put a marker before its slow step.
+struct LedgerFaster;
+/// Settles payments, durably.
+#[agent(url = "http://127.0.0.1:1", push_notifications)]
+impl LedgerFaster {
+    /// Charges, waits, and asks for a confirmation.
+    #[skill(durable, id = "settle")]
+    async fn settle(&self, s: Settlement, ctx: SkillContext) -> Result<String, SkillError> {
+        settle_as(s, ctx, true).await
+    }
+}
+
 /// Not a test of its own: the body of the ledger processes the tests below start.
 #[tokio::test]
 async fn durable_process() {
@@ -168,6 +191,14 @@ async fn durable_process() {
     let listening = match std::env::var(VERSION).as_deref() {
         Ok("next") => {
             let server = Server::new(LedgerNext).webhooks(webhooks);
+            server
+                .tasks(tasks)
+                .input_timeout(timeout)
+                .bind("127.0.0.1:0")
+                .await
+        }
+        Ok("faster") => {
+            let server = Server::new(LedgerFaster).webhooks(webhooks);
             server
                 .tasks(tasks)
                 .input_timeout(timeout)
@@ -367,6 +398,34 @@ async fn a_step_cut_off_runs_again_and_a_step_done_does_not() {
         "{done}"
     );
     assert!(text_of(&done).contains("42: yes"), "{done}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_marker_put_before_the_step_the_old_code_was_killed_in_keeps_the_old_path() {
+    let (url, notes) = fresh("marker-mid-step");
+    let mut first = ledger(&url, &[]);
+    let id = start(&first.base, &notes, 4_000, 0).await;
+    // Killed inside the slow step: its start journaled, its result not.
+    noted(&notes, "slow-start", 1).await;
+    first.kill();
+    // The new code meets its marker before that step: the old work was there, so the marker
+    // says `false` and the old step runs again under its own name (its body may have run:
+    // the same idempotency key), not the new step beside it.
+    let next = ledger(&url, &[(VERSION, "faster")]);
+    in_state(&next.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    assert_eq!(count(&notes, "charge"), 1, "{:?}", lines(&notes));
+    assert_eq!(count(&notes, "slow-start"), 2, "{:?}", lines(&notes));
+    assert_eq!(count(&notes, "slow-v2-start"), 0, "{:?}", lines(&notes));
+    let done = confirm(&next.base, &id).await;
+    assert_eq!(
+        done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{done}"
+    );
+    // A task begun on the new code takes the new step.
+    let begun = start(&next.base, &notes, 0, 0).await;
+    in_state(&next.base, &begun, "TASK_STATE_INPUT_REQUIRED").await;
+    assert_eq!(count(&notes, "slow-v2-start"), 1, "{:?}", lines(&notes));
+    assert_eq!(count(&notes, "slow-start"), 2, "{:?}", lines(&notes));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

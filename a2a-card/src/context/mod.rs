@@ -411,7 +411,9 @@ impl SkillContext {
                     self.send(Event::Asked { auth, question }).await;
                     return Ok(answer);
                 }
-                Ok(crate::journal::Slot::Free(n)) => entry = Some(n),
+                Ok(crate::journal::Slot::Free(n) | crate::journal::Slot::Again(n)) => {
+                    entry = Some(n)
+                }
                 Err(diverged) => return Err(Interrupted(diverged.0)),
             }
         }
@@ -439,10 +441,12 @@ impl SkillContext {
     /// skips the body, and would not send them again). Steps may run at the same time
     /// (`join_all`): each keeps the place it began at. Anything the
     /// handler must not do twice, or that would not give the same result twice (a payment, a
-    /// model call, the clock, a random number), goes in a step. Its result is written in the
-    /// store's next round (milliseconds, beside the task's other writes): a step whose process
-    /// stopped while `body` ran, or before that round, runs again, so give what it calls an
-    /// idempotency key.
+    /// model call, the clock, a random number), goes in a step. Its start is journaled before
+    /// `body` runs (one round of the store's writer, milliseconds), and its result in the
+    /// store's next round, beside the task's other writes: a step whose process stopped while
+    /// `body` ran, or before that round, runs again, under the same name, so give what it
+    /// calls an idempotency key. (A run after such a stop sees the step begun: a
+    /// [`patched`](Self::patched) marker met before it says `false`, the old code's path.)
     ///
     /// Outside a durable skill (or on a store that keeps no journal, such as the memory
     /// store) `body` just runs. Fails only when the handler, replayed, does not do what its
@@ -481,7 +485,17 @@ impl SkillContext {
                     ))
                 });
             }
-            crate::journal::Slot::Free(n) => n,
+            // Its start kept before the body runs: a run after this one knows the body may
+            // have run (a marker met before it is old work).
+            crate::journal::Slot::Free(n) => {
+                journal.start(n, name).await.map_err(|e| {
+                    SkillError::Failed(format!(
+                        "step `{name}` was not run: its start could not be journaled ({e})"
+                    ))
+                })?;
+                n
+            }
+            crate::journal::Slot::Again(n) => n,
         };
         let value = body.await;
         let json = serde_json::to_value(&value).map_err(|e| {
