@@ -236,13 +236,24 @@ impl<A> Recorded<A> {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Diverged(pub(crate) String);
 
-/// Where a journal's new entries go: entry `n` (the server queues it with the task's events,
-/// in order, at once, for a round of the writer soon), and the future that resolves once it is
-/// written, or says why it was not (awaited for answers only: a step's result rides in the
-/// next round, beside the task's other writes).
+/// Where a journal's new entries go: entry `n`, queued with the task's events for a round of
+/// the writer soon ([`Write::Queued`]: a step's result, a sleep's deadline, a marker), or
+/// written by the future returned, which resolves once it is or says why it was not
+/// ([`Write::Awaited`]: a step's start, an answer, a call's task).
 pub(crate) type Sink = Box<
-    dyn Fn(u64, Entry) -> futures::future::BoxFuture<'static, Result<(), String>> + Send + Sync,
+    dyn Fn(u64, Entry, Write) -> futures::future::BoxFuture<'static, Result<(), String>>
+        + Send
+        + Sync,
 >;
+
+/// How a [`Sink`] writes an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Write {
+    /// Queued at once, for the writer's next round (its future is dropped).
+    Queued,
+    /// Written by the future, which resolves once it is.
+    Awaited,
+}
 
 /// A durable handler's journal: the entries recorded (by number), and where new ones go. `A`
 /// is the answer a question gets ([`Answer`](crate::Answer) in a skill).
@@ -430,14 +441,14 @@ impl<A> Journal<A> {
     /// the handler has it, so that it is never asked again); why not, when the store did not
     /// keep it.
     pub(crate) async fn write_at(&self, n: u64, entry: Entry) -> Result<(), String> {
-        (self.sink)(n, entry).await
+        (self.sink)(n, entry, Write::Awaited).await
     }
 
     /// Queues `entry` at number `n`, written in the store's next round (a step's result or a
     /// sleep's deadline: a crash before that round runs the step again, as a crash in its body
     /// does).
     fn queue_at(&self, n: u64, entry: Entry) {
-        drop((self.sink)(n, entry));
+        drop((self.sink)(n, entry, Write::Queued));
     }
 
     /// The failure of a replay that met `recorded` at number `n` where the handler did `did`.
@@ -559,7 +570,7 @@ mod tests {
                 .into_iter()
                 .map(|(n, e)| (n, Recorded::Entry(e)))
                 .collect(),
-            Box::new(move |n, v| {
+            Box::new(move |n, v, _| {
                 sink.lock().unwrap().push((n, v));
                 Box::pin(async { Ok(()) })
             }),

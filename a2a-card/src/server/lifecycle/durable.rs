@@ -12,7 +12,7 @@ use super::run::{self, Sent};
 use super::updates::status;
 use crate::context::Answer;
 use crate::dispatch::Decision;
-use crate::journal::{Begin, Entry, Journal, Recorded};
+use crate::journal::{Begin, Entry, Journal, Recorded, Write};
 use crate::server::message::{decide, dispatch_input};
 use crate::server::store::{Claimed, EventLog};
 
@@ -25,11 +25,14 @@ pub(super) fn open(
     let id = task_id.to_owned();
     Journal::new(
         recorded,
-        Box::new(move |n, entry: Entry| {
-            log.journal(&id, n, &entry);
+        Box::new(move |n, entry: Entry, write| {
+            if write == Write::Queued {
+                log.journal(&id, n, &entry);
+                return Box::pin(std::future::ready(Ok(())));
+            }
             let (log, id) = (Arc::clone(&log), id.clone());
             Box::pin(async move {
-                log.journal_written(&id, n).await.map_err(|e| {
+                log.write_journal(&id, n, &entry).await.map_err(|e| {
                     tracing::warn!(task = %id, "a journal entry was not written: {}", e.message);
                     e.message
                 })

@@ -145,6 +145,22 @@ pub trait EventLog: Send + Sync {
         Ok(())
     }
 
+    /// Keeps entry `n` of task `task_id`'s journal and returns once it is written (a durable
+    /// step's start, before its body runs; an answer, before its handler has it); an error
+    /// when it was not. By default [`journal`](Self::journal), then
+    /// [`journal_written`](Self::journal_written); a store that can learn an entry's outcome
+    /// from the write itself does it in one go (the SQL stores: a round of their writer at
+    /// once, nothing read back).
+    async fn write_journal(
+        &self,
+        task_id: &str,
+        n: u64,
+        entry: &crate::journal::Entry,
+    ) -> Result<(), a2a::A2AError> {
+        self.journal(task_id, n, entry);
+        self.journal_written(task_id, n).await
+    }
+
     /// Task `task_id`'s journal: each entry written, with its number, in order of number; an
     /// error when one cannot be read.
     async fn read_journal(

@@ -166,6 +166,9 @@ pub(super) struct Pools<B: Backend> {
     pub(super) page_bytes: AtomicU64,
     /// The checkpoints in a row that found nothing written since the one before.
     pub(super) quiet: std::sync::atomic::AtomicU32,
+    /// How many times a round's log (events, journal entries) was not written: a writer
+    /// waiting for an entry reads it back only when this moved while its round ran.
+    pub(super) log_failures: AtomicU64,
 }
 
 impl<B: Backend> Pools<B> {
@@ -192,6 +195,7 @@ impl<B: Backend> Pools<B> {
             #[cfg(feature = "sqlite")]
             page_bytes: AtomicU64::new(0),
             quiet: Default::default(),
+            log_failures: AtomicU64::new(0),
         })
     }
 }

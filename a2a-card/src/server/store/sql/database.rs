@@ -124,6 +124,8 @@ pub(super) trait Database: Send + Sync {
 
     /// Writes a round: `rows` and `log`, each row with its outcome.
     async fn round(&self, rows: Vec<Row>, log: Log) -> Vec<(Row, Result<i64, A2AError>)>;
+    /// How many rounds' logs were not written so far (see [`Pools::log_failures`]).
+    fn log_failures(&self) -> u64;
 
     /// Whether this store runs the database's checkpoints ([`Backend::CHECKPOINTS`]).
     fn checkpoints(&self) -> bool;
@@ -669,6 +671,10 @@ where
         self.writes
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.round_in_span(rows, log).await
+    }
+
+    fn log_failures(&self) -> u64 {
+        self.log_failures.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     fn checkpoints(&self) -> bool {

@@ -136,6 +136,10 @@ impl<D: Database> Database for Deadline<D> {
     async fn round(&self, rows: Vec<Row>, log: Log) -> Vec<(Row, Result<i64, A2AError>)> {
         self.0.round(rows, log).await
     }
+    fn log_failures(&self) -> u64 {
+        self.0.log_failures()
+    }
+
     fn checkpoints(&self) -> bool {
         self.0.checkpoints()
     }

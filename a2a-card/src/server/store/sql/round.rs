@@ -31,11 +31,13 @@ pub(super) enum Op {
         seq: i64,
         body: Arc<Event>,
     },
-    /// Entry `n` of task `task_id`'s journal (JSON).
+    /// Entry `n` of task `task_id`'s journal (JSON), and who waits for it: told `true` once
+    /// its round wrote it with no log failing meanwhile, `false` when that is not sure.
     Journal {
         task_id: String,
         n: i64,
         entry: String,
+        done: Option<oneshot::Sender<bool>>,
     },
 }
 
@@ -52,7 +54,8 @@ impl Op {
     pub(super) fn awaited(&self) -> bool {
         match self {
             Op::Create { done, .. } | Op::Update { done, .. } => done.is_some(),
-            Op::Event { .. } | Op::Journal { .. } => false,
+            Op::Journal { done, .. } => done.is_some(),
+            Op::Event { .. } => false,
         }
     }
 }
@@ -79,6 +82,8 @@ pub(super) struct Row {
 pub(super) struct Round {
     pub(super) rows: Vec<Row>,
     pub(super) log: Log,
+    /// Who waits for a journal entry of the round.
+    pub(super) journaled: Vec<oneshot::Sender<bool>>,
 }
 
 /// What a round logs beside its rows (an entry logged already stays as it was).
@@ -106,8 +111,14 @@ impl Round {
                     round.log.events.push((task_id, seq, body));
                     continue;
                 }
-                Op::Journal { task_id, n, entry } => {
+                Op::Journal {
+                    task_id,
+                    n,
+                    entry,
+                    done,
+                } => {
                     round.log.journal.push((task_id, n, entry));
+                    round.journaled.extend(done);
                     continue;
                 }
                 Op::Create { task, done } => (*task, true, None, None, done),

@@ -171,6 +171,7 @@ impl Backend for Sqlite {
                 (Statement::Log | Statement::Journal, None) if i < ran => {}
                 (Statement::Log | Statement::Journal, failed) => {
                     let failed = failed.unwrap_or(sqlx::Error::WorkerCrashed);
+                    pools.log_failures.fetch_add(1, Relaxed);
                     tracing::warn!(error = %failed, events = log.events.len(), entries = log.journal.len(), "task events were not logged");
                     if unreachable(&failed) {
                         pools.down.store(true, Relaxed);

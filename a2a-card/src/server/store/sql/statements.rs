@@ -78,6 +78,9 @@ where
             Ok(conn) => conn,
             Err(e) => {
                 self.down.store(unreachable(&e), Relaxed);
+                if !log.is_empty() {
+                    self.log_failures.fetch_add(1, Relaxed);
+                }
                 return all_refused(rows, &db_error(e));
             }
         };
@@ -123,6 +126,8 @@ where
             .execute(&mut *conn)
             .await;
         if let Err(e) = &logged {
+            self.log_failures
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             tracing::warn!(error = %e, events = log.events.len(), entries = log.journal.len(), "task events were not logged");
         }
         logged.map(drop)

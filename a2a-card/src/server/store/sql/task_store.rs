@@ -126,6 +126,19 @@ impl EventLog for SqlTasks {
         }
     }
 
+    async fn write_journal(&self, task_id: &str, n: u64, entry: &Entry) -> Result<(), A2AError> {
+        let json = serde_json::to_string(entry).map_err(|e| {
+            A2AError::internal(format!(
+                "entry {n} of task {task_id}'s journal cannot be written as JSON: {e}"
+            ))
+        })?;
+        match self.inner.writer.journal_now(task_id, n, json).await? {
+            true => Ok(()),
+            // A log failed while its round ran: whether it was this one's is read back.
+            false => self.journal_written(task_id, n).await,
+        }
+    }
+
     async fn journal_written(&self, task_id: &str, n: u64) -> Result<(), A2AError> {
         let s = &self.inner;
         s.writer.flush().await?;

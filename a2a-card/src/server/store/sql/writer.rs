@@ -296,7 +296,29 @@ impl Writer {
             task_id: task_id.to_owned(),
             n,
             entry: entry.to_owned(),
+            done: None,
         });
+    }
+
+    /// Writes entry `n` of task `task_id`'s journal in the next round, at once (the task's
+    /// queued writes with it), and returns once the round ran: `true` when it surely wrote
+    /// the entry (no round's log failed meanwhile), `false` when that is not sure (read it
+    /// back); an error once the store's deadline went by first.
+    pub(super) async fn journal_now(
+        &self,
+        task_id: &str,
+        n: u64,
+        entry: String,
+    ) -> Result<bool, A2AError> {
+        let (done, answer) = oneshot::channel();
+        self.log(Op::Journal {
+            task_id: task_id.to_owned(),
+            n: i64::try_from(n).unwrap_or(i64::MAX),
+            entry,
+            done: Some(done),
+        });
+        // Not handed over (the task refused, the store stopping): not sure.
+        super::deadline::within(async { Ok(answer.await.unwrap_or(false)) }).await
     }
 
     /// Queues `op`, an event or a journal entry, for the next round.
@@ -649,12 +671,21 @@ fn refuse(row: Row, why: &A2AError, local: &Local) {
 }
 /// Writes `ops`, answers their writers and updates `local`.
 async fn write(db: &dyn Database, ops: Vec<Op>, local: &Local) {
-    let Round { rows, log } = Round::of(ops);
+    let Round {
+        rows,
+        log,
+        journaled,
+    } = Round::of(ops);
+    let failures = db.log_failures();
     for (row, outcome) in db.round(rows, log).await {
         match outcome {
             Ok(version) => accept(row, version, local),
             Err(why) => refuse(row, &why, local),
         }
+    }
+    let sure = db.log_failures() == failures;
+    for done in journaled {
+        let _ = done.send(sure);
     }
 }
 
