@@ -15,6 +15,7 @@ use examples::{fight_club, guarded_judge, trip_planner};
 mod agent_work;
 mod auth;
 mod callers;
+mod decoders;
 mod e2e;
 mod exact_data;
 mod extensions;
