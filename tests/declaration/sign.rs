@@ -369,3 +369,137 @@ fn the_linter_warns_about_unbound_schemas_on_a_signed_card() {
     assert!(codes(&unbound).contains(&"signature-schemas-unbound"));
     assert!(!codes(&card()).contains(&"signature-schemas-unbound"));
 }
+
+/// Signatures are outside bytes: whatever a card's signature holds (its protected header, its
+/// signature, its card's fields changed after signing), verifying it never panics, and accepts
+/// nothing but the card as signed, by the trusted key, under an allowed algorithm (property
+/// tests standing in for fuzzing; `SIGN_CASES=N` runs more).
+mod tampered {
+    use super::*;
+    use proptest::prelude::*;
+    use proptest::test_runner::Config;
+
+    fn config() -> Config {
+        Config {
+            cases: std::env::var("SIGN_CASES")
+                .ok()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(256),
+            failure_persistence: None,
+            ..Config::default()
+        }
+    }
+
+    /// A protected header: JSON objects whose `alg`, `kid`, `typ` and `crit` take any value
+    /// (the algorithms a token may claim among them), or bytes of any kind.
+    fn header() -> impl Strategy<Value = Vec<u8>> {
+        let alg = prop_oneof![
+            Just(json!("EdDSA")),
+            Just(json!("ES256")),
+            Just(json!("none")),
+            Just(json!("HS256")),
+            Just(json!("RS256")),
+            "[A-Za-z0-9]{0,8}".prop_map(Value::String),
+            any::<i64>().prop_map(|n| json!(n)),
+            Just(Value::Null),
+        ];
+        let kid = prop_oneof![
+            Just(json!("k1")),
+            Just(json!("k2")),
+            "[a-z0-9]{0,4}".prop_map(Value::String),
+            Just(json!([])),
+        ];
+        prop_oneof![
+            (alg, kid, any::<bool>(), any::<bool>()).prop_map(|(alg, kid, typ, crit)| {
+                let mut header = serde_json::Map::new();
+                header.insert("alg".into(), alg);
+                header.insert("kid".into(), kid);
+                if typ {
+                    header.insert("typ".into(), json!("JOSE"));
+                }
+                if crit {
+                    header.insert("crit".into(), json!(["b64"]));
+                }
+                serde_json::to_vec(&header).unwrap()
+            }),
+            prop::collection::vec(any::<u8>(), 0..64),
+        ]
+    }
+
+    /// A signature's bytes: the real one with a byte changed, or any.
+    fn signature(real: Vec<u8>) -> impl Strategy<Value = Vec<u8>> {
+        let len = real.len();
+        prop_oneof![
+            (0..len, 1u8..=255).prop_map(move |(i, x)| {
+                let mut s = real.clone();
+                s[i] ^= x;
+                s
+            }),
+            prop::collection::vec(any::<u8>(), 0..96),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(config())]
+
+        #[test]
+        fn a_signature_with_any_header_is_refused_unless_it_is_the_one_signed(
+            header in header(),
+            base64 in any::<bool>(),
+        ) {
+            let key = ed_key();
+            let mut card = signed(&key);
+            let original = card.signatures[0].protected.clone();
+            card.signatures[0].protected = if base64 {
+                B64.encode(&header)
+            } else {
+                String::from_utf8_lossy(&header).into_owned()
+            };
+            let verified = sign::verify(&card, &trusted(&key), ALL);
+            if card.signatures[0].protected != original {
+                prop_assert!(verified.is_err(), "a changed header verified: {:?}", card.signatures[0]);
+            }
+        }
+
+        #[test]
+        fn a_changed_signature_is_refused(
+            bytes in signature(B64.decode(signed(&ed_key()).signatures[0].signature.as_bytes()).unwrap()),
+            es in any::<bool>(),
+        ) {
+            let key = if es { SigningKey::generate(Algorithm::ES256).unwrap() } else { ed_key() };
+            let mut card = signed(&key);
+            let real = B64.decode(card.signatures[0].signature.as_bytes()).unwrap();
+            card.signatures[0].signature = B64.encode(&bytes);
+            let verified = sign::verify(&card, &trusted(&key), ALL);
+            if bytes != real {
+                prop_assert!(verified.is_err(), "a changed signature verified");
+            }
+        }
+
+        #[test]
+        fn a_card_changed_after_signing_is_refused(
+            name in "\\PC{0,12}",
+            skill in "[a-z-]{0,8}",
+            extra in 0usize..3,
+        ) {
+            let key = ed_key();
+            let signed = signed(&key);
+            let mut card = signed.clone();
+            card.name = name;
+            if let Some(s) = card.skills.first_mut() {
+                s.id = skill;
+            }
+            for i in 0..extra {
+                card.skills.push(
+                    AgentSkill::builder(format!("extra-{i}"), "Extra", "Added after signing.").build(),
+                );
+            }
+            let verified = sign::verify(&card, &trusted(&key), ALL);
+            if card != signed {
+                prop_assert!(verified.is_err(), "a changed card verified");
+            } else {
+                prop_assert!(verified.is_ok());
+            }
+        }
+    }
+}
