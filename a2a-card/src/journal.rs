@@ -69,8 +69,8 @@ pub enum Entry {
         value: bool,
     },
     /// Step `name` began: written before its body runs (numbered 2^41 above the number its
-    /// result is written at, apart from the results), so that a run after its process stopped knows the body may have run
-    /// although no result is journaled.
+    /// result is written at, apart from the results), so that a run after its process
+    /// stopped knows the body may have run although no result is journaled.
     Started {
         /// The step's name.
         started: String,
@@ -388,8 +388,8 @@ impl<A> Journal<A> {
     /// What marker `name` says: what it said when this task first met it; else, met now for
     /// the first time, `false` while the handler replays what it did before (the journal
     /// holds an entry further on, a step begun among them, or the task's log an item it has
-    /// not sent again: the code
-    /// that ran the task before did not have the marker there), `true` once it does new work.
+    /// not sent again: the code that ran the task before did not have the marker there),
+    /// `true` once it does new work.
     /// Written in the store's next round, beside the task's other writes.
     pub(crate) fn patched(&self, name: &str) -> bool {
         let mut marks = self.marks.lock().unwrap_or_else(|p| p.into_inner());

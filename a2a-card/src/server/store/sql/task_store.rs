@@ -117,21 +117,15 @@ impl EventLog for SqlTasks {
     }
 
     fn journal(&self, task_id: &str, n: u64, entry: &Entry) {
-        match serde_json::to_string(entry) {
-            Ok(json) => self.inner.writer.journal(task_id, n, &json),
+        match encoded(task_id, n, entry) {
+            Ok(json) => self.inner.writer.journal(task_id, n, json, None),
             // Not written: a step runs again, an answer's caller is told (journal_written).
-            Err(e) => {
-                tracing::warn!(task = %task_id, "entry {n} of the journal cannot be written as JSON: {e}")
-            }
+            Err(e) => tracing::warn!(task = %task_id, "{}", e.message),
         }
     }
 
     async fn write_journal(&self, task_id: &str, n: u64, entry: &Entry) -> Result<(), A2AError> {
-        let json = serde_json::to_string(entry).map_err(|e| {
-            A2AError::internal(format!(
-                "entry {n} of task {task_id}'s journal cannot be written as JSON: {e}"
-            ))
-        })?;
+        let json = encoded(task_id, n, entry)?;
         match self.inner.writer.journal_now(task_id, n, json).await? {
             true => Ok(()),
             // A log failed while its round ran: whether it was this one's is read back.
@@ -174,4 +168,13 @@ impl EventLog for SqlTasks {
             })
             .collect()
     }
+}
+
+/// Entry `n` of task `task_id`'s journal as the table keeps it (JSON), or why it cannot be.
+fn encoded(task_id: &str, n: u64, entry: &Entry) -> Result<String, A2AError> {
+    serde_json::to_string(entry).map_err(|e| {
+        A2AError::internal(format!(
+            "entry {n} of task {task_id}'s journal cannot be written as JSON: {e}"
+        ))
+    })
 }

@@ -289,14 +289,20 @@ impl Writer {
         });
     }
 
-    /// Queues entry `n` of task `task_id`'s journal for the next round.
-    pub(super) fn journal(&self, task_id: &str, n: u64, entry: &str) {
-        let n = i64::try_from(n).unwrap_or(i64::MAX);
+    /// Queues entry `n` of task `task_id`'s journal (its JSON) for the next round; `done`, if
+    /// given, is told how the round went (see [`journal_now`](Self::journal_now)).
+    pub(super) fn journal(
+        &self,
+        task_id: &str,
+        n: u64,
+        entry: String,
+        done: Option<oneshot::Sender<bool>>,
+    ) {
         self.log(Op::Journal {
             task_id: task_id.to_owned(),
-            n,
-            entry: entry.to_owned(),
-            done: None,
+            n: i64::try_from(n).unwrap_or(i64::MAX),
+            entry,
+            done,
         });
     }
 
@@ -311,12 +317,7 @@ impl Writer {
         entry: String,
     ) -> Result<bool, A2AError> {
         let (done, answer) = oneshot::channel();
-        self.log(Op::Journal {
-            task_id: task_id.to_owned(),
-            n: i64::try_from(n).unwrap_or(i64::MAX),
-            entry,
-            done: Some(done),
-        });
+        self.journal(task_id, n, entry, Some(done));
         // Not handed over (the task refused, the store stopping): not sure.
         super::deadline::within(async { Ok(answer.await.unwrap_or(false)) }).await
     }
