@@ -188,39 +188,25 @@ async fn durable_process() {
         let _ = listening.serve().await;
         return;
     }
+    /// The ledger `agent` on `tasks`, bound to a free port.
+    async fn bound<A: a2a_card::Agent>(
+        agent: A,
+        webhooks: Webhooks,
+        tasks: Tasks,
+        timeout: Duration,
+    ) -> Result<a2a_card::server::Listening, a2a_card::server::ServerError> {
+        Server::new(agent)
+            .webhooks(webhooks)
+            .tasks(tasks)
+            .input_timeout(timeout)
+            .bind("127.0.0.1:0")
+            .await
+    }
     let listening = match std::env::var(VERSION).as_deref() {
-        Ok("next") => {
-            let server = Server::new(LedgerNext).webhooks(webhooks);
-            server
-                .tasks(tasks)
-                .input_timeout(timeout)
-                .bind("127.0.0.1:0")
-                .await
-        }
-        Ok("faster") => {
-            let server = Server::new(LedgerFaster).webhooks(webhooks);
-            server
-                .tasks(tasks)
-                .input_timeout(timeout)
-                .bind("127.0.0.1:0")
-                .await
-        }
-        Ok("2") => {
-            let server = Server::new(LedgerV2).webhooks(webhooks);
-            server
-                .tasks(tasks)
-                .input_timeout(timeout)
-                .bind("127.0.0.1:0")
-                .await
-        }
-        _ => {
-            let server = Server::new(Ledger).webhooks(webhooks);
-            server
-                .tasks(tasks)
-                .input_timeout(timeout)
-                .bind("127.0.0.1:0")
-                .await
-        }
+        Ok("next") => bound(LedgerNext, webhooks, tasks, timeout).await,
+        Ok("faster") => bound(LedgerFaster, webhooks, tasks, timeout).await,
+        Ok("2") => bound(LedgerV2, webhooks, tasks, timeout).await,
+        _ => bound(Ledger, webhooks, tasks, timeout).await,
     };
     let listening = listening.expect("the ledger serves");
     // Exported where the test's receiver says (`OTEL_EXPORTER_OTLP_ENDPOINT`).
