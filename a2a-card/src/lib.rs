@@ -78,6 +78,8 @@ pub mod server;
 #[cfg(feature = "sign")]
 pub mod sign;
 mod skill;
+#[cfg(feature = "testing")]
+pub mod testing;
 #[cfg(any(feature = "client", feature = "server"))]
 mod v0_3;
 pub mod wire;

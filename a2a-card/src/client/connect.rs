@@ -11,6 +11,7 @@ use crate::wire::{self, Document, ReadLimits};
 
 use super::ClientError;
 use super::catalog::{Picked, catalog_pick, is_catalog};
+use super::exchange::{Exchange, Verb};
 use super::official::{ask_for, official_client};
 use super::remote::{Inner, RemoteAgent, SignatureStatus, declares};
 
@@ -38,6 +39,9 @@ pub struct Connect {
     roots: ExtraRoots,
     /// The catalog entry to take, by identifier or name.
     entry: Option<String>,
+    /// The agent's router, where it runs in this process (`a2a_card::testing`).
+    #[cfg(feature = "testing")]
+    in_process: Option<axum::Router>,
 }
 
 impl fmt::Debug for Connect {
@@ -73,6 +77,8 @@ impl Connect {
             bindings: vec!["JSONRPC".to_owned(), "HTTP+JSON".to_owned()],
             roots: ExtraRoots::default(),
             entry: None,
+            #[cfg(feature = "testing")]
+            in_process: None,
         }
     }
 
@@ -216,6 +222,24 @@ impl Connect {
     }
 
     /// The one HTTP client of the agent: the card request and every call.
+    /// Where the requests go: the agent's router where it runs in this process, else the
+    /// network.
+    fn exchange(&self) -> Result<Exchange, ClientError> {
+        #[cfg(feature = "testing")]
+        if let Some(router) = &self.in_process {
+            return Ok(Exchange::InProcess(router.clone()));
+        }
+        self.http_client().map(Exchange::Http)
+    }
+
+    /// This connection, to the agent `router` serves in this process (its requests answered
+    /// by the router, no socket).
+    #[cfg(feature = "testing")]
+    pub(crate) fn in_process(mut self, router: axum::Router) -> Connect {
+        self.in_process = Some(router);
+        self
+    }
+
     fn http_client(&self) -> Result<reqwest::Client, ClientError> {
         let builder =
             reqwest::Client::builder().connect_timeout(std::time::Duration::from_secs(10));
@@ -243,12 +267,12 @@ impl Connect {
     /// ```
     pub async fn discover(self) -> Result<RemoteAgent, ClientError> {
         let mut card_url = self.card_url();
-        let http = self.http_client()?;
+        let exchange = self.exchange()?;
         let limits = ReadLimits::default().max_bytes(self.max_card_bytes);
         let read = |url: String| {
-            let (http, headers, max) = (&http, &self.headers, self.max_card_bytes);
+            let (exchange, headers, max) = (&exchange, &self.headers, self.max_card_bytes);
             async move {
-                let bytes = fetch_card(http, &url, headers, max).await?;
+                let bytes = fetch_card(exchange, &url, headers, max).await?;
                 Document::parse(&bytes, limits).map_err(|e| ClientError::NotACard {
                     url,
                     message: e.to_string(),
@@ -322,7 +346,7 @@ impl Connect {
                 crate::idempotency::IDEMPOTENCY_EXTENSION_URI.to_owned(),
             );
         }
-        let client = official_client(&card, http, &headers, &self.bindings).await;
+        let client = official_client(&card, exchange, &headers, &self.bindings).await;
         Ok(RemoteAgent {
             inner: Arc::new(Inner {
                 card_url,
@@ -339,7 +363,7 @@ impl Connect {
 
 /// Reads at most `max` bytes (plus one, to tell a larger document) of the card.
 async fn fetch_card(
-    http: &reqwest::Client,
+    exchange: &Exchange,
     url: &str,
     headers: &[(String, String)],
     max: usize,
@@ -348,32 +372,19 @@ async fn fetch_card(
         url: url.to_owned(),
         message,
     };
-    let mut request = http.get(url).header("Accept", "application/json");
-    for (name, value) in headers {
-        request = request.header(name.as_str(), value.as_str());
-    }
-    let mut response = request
-        .send()
+    let mut headers = headers.to_vec();
+    headers.push(("Accept".to_owned(), "application/json".to_owned()));
+    let reply = exchange
+        .send(Verb::Get, url, &headers, Vec::new())
         .await
-        .map_err(|e| unreachable(error_chain(&e)))?;
-    let status = response.status();
-    if !status.is_success() {
+        .map_err(unreachable)?;
+    let status = reply.status;
+    if !(200..300).contains(&status) {
         return Err(unreachable(format!(
             "the card request was answered with HTTP {status}"
         )));
     }
-    let mut bytes = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
-        .await
-        .map_err(|e| unreachable(error_chain(&e)))?
-    {
-        bytes.extend_from_slice(&chunk);
-        if bytes.len() > max {
-            break;
-        }
-    }
-    Ok(bytes)
+    reply.bytes(max).await.map_err(unreachable)
 }
 
 impl RemoteAgent {

@@ -56,11 +56,12 @@
 mod catalog;
 mod connect;
 mod error;
+mod exchange;
+mod jsonrpc;
 mod official;
 mod remote;
 mod run;
 mod typed;
-mod v0_3;
 mod within;
 
 use serde_json::Value;

@@ -14,7 +14,8 @@ use serde_json::Value;
 use crate::card::{AgentCard, AgentInterface};
 use crate::wire;
 
-use super::v0_3;
+use super::exchange::Exchange;
+use super::jsonrpc::{Dialect, JsonRpc};
 
 /// The official client, over whichever transport the card called for.
 pub(super) type Official = A2AClient<Box<dyn Transport>>;
@@ -76,7 +77,7 @@ pub(super) fn ask_for(headers: &mut Vec<(String, String)>, uri: String) {
 /// The official client for the card's best 1.0 interface, or why there is none.
 pub(super) async fn official_client(
     card: &AgentCard,
-    http: reqwest::Client,
+    exchange: Exchange,
     headers: &[(String, String)],
     bindings: &[String],
 ) -> Result<Official, String> {
@@ -105,9 +106,28 @@ pub(super) async fn official_client(
             ));
         };
         let transport: Box<dyn Transport> =
-            Box::new(v0_3::V03Transport::new(http, old.url.clone()));
+            Box::new(JsonRpc::new(exchange, old.url.clone(), Dialect::V0_3));
         return Ok(A2AClient::new(transport).with_interceptors(interceptors));
     }
+    let http = match exchange {
+        Exchange::Http(http) => http,
+        // An agent in this process: its JSON-RPC interface, through its router.
+        #[cfg(feature = "testing")]
+        in_process @ Exchange::InProcess(_) => {
+            let Some(jsonrpc) = v1.interfaces.iter().find(|i| {
+                i.protocol_binding
+                    .eq_ignore_ascii_case(AgentInterface::JSONRPC)
+            }) else {
+                return Err(format!(
+                    "an agent in this process is called over its JSON-RPC interface, and its card lists {}",
+                    describe_interfaces(card)
+                ));
+            };
+            let transport: Box<dyn Transport> =
+                Box::new(JsonRpc::new(in_process, jsonrpc.url.clone(), Dialect::V1_0));
+            return Ok(A2AClient::new(transport).with_interceptors(interceptors));
+        }
+    };
     let mut json = v1.to_json(wire::Profile::V1);
     // Fields the official card type requires but a card may leave out (a skill without
     // tags, which the linter reports): empty, as the official parsers of other languages read

@@ -1,145 +1,200 @@
-//! A transport for agents that offer only A2A 0.3 JSON-RPC: the official client's 1.0
-//! requests, rewritten into their 0.3 form (`message/send` with `kind`-tagged parts,
-//! `tasks/get`, ...) and the answers read back as 1.0, by the one mapping of both directions
-//! (`crate::v0_3`). Streams are 0.3 server-sent events of JSON-RPC answers.
+//! The client's own JSON-RPC transport: for agents that offer only A2A 0.3 JSON-RPC (the
+//! official client's 1.0 requests rewritten into their 0.3 form, `message/send` with
+//! `kind`-tagged parts, `tasks/get`, ..., and the answers read back as 1.0, by the one mapping
+//! of both directions, `crate::v0_3`), and for an agent under test in this process (1.0 as it
+//! is, through the agent's router: feature `testing`). Streams are server-sent events of
+//! JSON-RPC answers.
 
 use a2a::{
     A2AError, AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest,
     GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
     ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse,
     ListTasksRequest, ListTasksResponse, SendMessageRequest, SendMessageResponse, StreamResponse,
-    SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
+    SubscribeToTaskRequest, Task, TaskPushNotificationConfig, methods,
 };
 use a2a_client::{ServiceParams, Transport};
 use async_trait::async_trait;
+use futures::StreamExt as _;
 use futures::stream::{self, BoxStream};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::outbound::error_chain;
 use crate::v0_3::{Method, error_to_v1};
 
-/// The JSON-RPC endpoint of a 0.3 interface.
-pub(crate) struct V03Transport {
-    http: reqwest::Client,
-    url: String,
+use super::exchange::{Exchange, Reply, Verb};
+
+/// The protocol version a [`JsonRpc`] transport speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// A2A 1.0, as the official types write it.
+    #[cfg_attr(not(feature = "testing"), allow(dead_code))]
+    V1_0,
+    /// A2A 0.3, rewritten both ways.
+    V0_3,
 }
 
-impl V03Transport {
-    pub(crate) fn new(http: reqwest::Client, url: String) -> V03Transport {
-        V03Transport { http, url }
+/// One operation, as each version names it: its 1.0 method, and its 0.3 one where 0.3 has it.
+#[derive(Debug, Clone, Copy)]
+struct Op {
+    v1: &'static str,
+    v0_3: Option<Method>,
+}
+
+const fn op(v1: &'static str, v0_3: Method) -> Op {
+    Op {
+        v1,
+        v0_3: Some(v0_3),
+    }
+}
+
+/// The JSON-RPC endpoint of an interface.
+pub(crate) struct JsonRpc {
+    exchange: Exchange,
+    url: String,
+    dialect: Dialect,
+}
+
+/// At most this much of one JSON-RPC answer is read (an agent's answer larger than this is
+/// an error, not memory spent).
+const MAX_ANSWER_BYTES: usize = 64 << 20;
+
+impl JsonRpc {
+    /// The endpoint at `url`, reached through `exchange`, speaking `dialect`.
+    pub(crate) fn new(exchange: Exchange, url: String, dialect: Dialect) -> JsonRpc {
+        JsonRpc {
+            exchange,
+            url,
+            dialect,
+        }
     }
 
-    /// The POST of `request` as the 0.3 `method`, with the call's headers: the official
+    /// The method's name in this transport's version, or why it has none.
+    fn name(&self, op: Op) -> Result<&'static str, A2AError> {
+        match (self.dialect, op.v0_3) {
+            (Dialect::V1_0, _) => Ok(op.v1),
+            (Dialect::V0_3, Some(method)) => Ok(method.name()),
+            (Dialect::V0_3, None) => Err(A2AError::unsupported_operation(format!(
+                "A2A 0.3 has no `{}`; the agent offers only 0.3",
+                op.v1
+            ))),
+        }
+    }
+
+    /// The POST of `request` as `op`, with the call's headers: with 0.3, the official
     /// client's `A2A-Version: 1.0` becomes `0.3`, so that an agent serving both reads the
     /// request as the 0.3 it is.
     async fn post<R: Serialize>(
         &self,
         params: &ServiceParams,
-        method: Method,
+        op: Op,
         request: &R,
-    ) -> Result<reqwest::Response, A2AError> {
-        let v1 = serde_json::to_value(request)
+        streams: bool,
+    ) -> Result<Reply, A2AError> {
+        let name = self.name(op)?;
+        let mut params_json = serde_json::to_value(request)
             .map_err(|e| A2AError::internal(format!("the request cannot be written: {e}")))?;
+        if let (Dialect::V0_3, Some(method)) = (self.dialect, op.v0_3) {
+            params_json = method.params_to_v0_3(params_json);
+        }
         let body = json!({
             "jsonrpc": "2.0",
             "id": a2a::new_task_id(),
-            "method": method.name(),
-            "params": method.params_to_v0_3(v1),
+            "method": name,
+            "params": params_json,
         });
-        let mut post = self.http.post(&self.url).json(&body);
+        let mut headers = Vec::new();
         for (name, values) in params {
-            if name.eq_ignore_ascii_case(a2a::SVC_PARAM_VERSION) {
+            if self.dialect == Dialect::V0_3 && name.eq_ignore_ascii_case(a2a::SVC_PARAM_VERSION) {
                 continue;
             }
             for value in values {
-                post = post.header(name.as_str(), value.as_str());
+                headers.push((name.clone(), value.clone()));
             }
         }
-        if method.streams() {
-            post = post.header("Accept", "text/event-stream");
+        if streams {
+            headers.push(("Accept".to_owned(), "text/event-stream".to_owned()));
         }
-        post.header(a2a::SVC_PARAM_VERSION, "0.3")
-            .send()
+        if self.dialect == Dialect::V0_3 {
+            headers.push((a2a::SVC_PARAM_VERSION.to_owned(), "0.3".to_owned()));
+        }
+        let body = serde_json::to_vec(&body)
+            .map_err(|e| A2AError::internal(format!("the request cannot be written: {e}")))?;
+        self.exchange
+            .send(Verb::Post, &self.url, &headers, body)
             .await
-            .map_err(|e| {
-                A2AError::internal(format!("the agent cannot be reached: {}", error_chain(&e)))
-            })
+            .map_err(|e| A2AError::internal(format!("the agent cannot be reached: {e}")))
     }
 
     /// A call answered by one JSON-RPC response.
     async fn call<R: Serialize, T: DeserializeOwned>(
         &self,
         params: &ServiceParams,
-        method: Method,
+        op: Op,
         request: &R,
     ) -> Result<T, A2AError> {
-        let response = self.post(params, method, request).await?;
-        let status = response.status();
-        let body = response.bytes().await.map_err(|e| {
-            A2AError::internal(format!("the answer cannot be read: {}", error_chain(&e)))
-        })?;
+        let reply = self.post(params, op, request, false).await?;
+        let status = reply.status;
+        let body = reply
+            .bytes(MAX_ANSWER_BYTES)
+            .await
+            .map_err(|e| A2AError::internal(format!("the answer cannot be read: {e}")))?;
         let envelope: Value = serde_json::from_slice(&body).map_err(|e| {
             A2AError::internal(format!(
                 "the agent answered HTTP {status} with a body that is not JSON-RPC: {e}"
             ))
         })?;
-        read_result(method, envelope)
+        read_result(self.dialect, op, envelope)
     }
 
     /// A call answered by a stream of server-sent events.
     async fn stream<R: Serialize>(
         &self,
         params: &ServiceParams,
-        method: Method,
+        op: Op,
         request: &R,
     ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
-        let response = self.post(params, method, request).await?;
-        let is_stream = response
-            .headers()
-            .get(reqwest::header::CONTENT_TYPE)
-            .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
-        if !is_stream {
+        let reply = self.post(params, op, request, true).await?;
+        let dialect = self.dialect;
+        if !reply.event_stream {
             // An error answering a stream comes as one JSON-RPC response.
-            let body = response.bytes().await.map_err(|e| {
-                A2AError::internal(format!("the answer cannot be read: {}", error_chain(&e)))
-            })?;
+            let body = reply
+                .bytes(MAX_ANSWER_BYTES)
+                .await
+                .map_err(|e| A2AError::internal(format!("the answer cannot be read: {e}")))?;
             let envelope: Value = serde_json::from_slice(&body).map_err(|e| {
                 A2AError::internal(format!(
                     "the agent answered a stream with neither events nor JSON-RPC: {e}"
                 ))
             })?;
-            return Err(match read_result::<StreamResponse>(method, envelope) {
+            return Err(match read_result::<StreamResponse>(dialect, op, envelope) {
                 Err(e) => e,
                 Ok(_) => A2AError::internal("the agent answered a stream with a single result"),
             });
         }
         let events = stream::unfold(
-            (response, Vec::new(), false),
-            move |(mut response, mut buffer, done)| async move {
+            (reply.body, Vec::new(), false),
+            move |(mut body, mut buffer, done)| async move {
                 if done {
                     return None;
                 }
                 loop {
                     if let Some(data) = next_event(&mut buffer) {
-                        return Some((read_event(method, &data), (response, buffer, false)));
+                        return Some((read_event(dialect, op, &data), (body, buffer, false)));
                     }
-                    match response.chunk().await {
-                        Ok(Some(chunk)) => buffer.extend_from_slice(&chunk),
-                        Ok(None) if buffer.iter().all(u8::is_ascii_whitespace) => return None,
-                        Ok(None) => {
+                    match body.next().await {
+                        Some(Ok(chunk)) => buffer.extend_from_slice(&chunk),
+                        None if buffer.iter().all(u8::is_ascii_whitespace) => return None,
+                        None => {
                             // A last event without its blank line.
                             buffer.extend_from_slice(b"\n\n");
                             let data = next_event(&mut buffer)?;
-                            return Some((read_event(method, &data), (response, buffer, true)));
+                            return Some((read_event(dialect, op, &data), (body, buffer, true)));
                         }
-                        Err(e) => {
-                            let err = A2AError::internal(format!(
-                                "the event stream broke off: {}",
-                                error_chain(&e)
-                            ));
-                            return Some((Err(err), (response, buffer, true)));
+                        Some(Err(e)) => {
+                            let err =
+                                A2AError::internal(format!("the event stream broke off: {e}"));
+                            return Some((Err(err), (body, buffer, true)));
                         }
                     }
                 }
@@ -149,29 +204,52 @@ impl V03Transport {
     }
 }
 
-/// The 1.0 result of a 0.3 JSON-RPC response: its `result`, rewritten, or its `error`.
-fn read_result<T: DeserializeOwned>(method: Method, mut envelope: Value) -> Result<T, A2AError> {
+/// The 1.0 result of a JSON-RPC response: its `result` (rewritten from 0.3), or its `error`.
+fn read_result<T: DeserializeOwned>(
+    dialect: Dialect,
+    op: Op,
+    mut envelope: Value,
+) -> Result<T, A2AError> {
     if let Some(error) = envelope.get("error") {
-        return Err(error_to_v1(error));
+        return Err(read_error(error));
     }
-    let Some(result) = envelope.get_mut("result").map(Value::take) else {
+    let Some(mut result) = envelope.get_mut("result").map(Value::take) else {
         return Err(A2AError::internal(
             "the agent's JSON-RPC response has neither `result` nor `error`",
         ));
     };
-    serde_json::from_value(method.result_to_v1(result)).map_err(|e| {
+    if let (Dialect::V0_3, Some(method)) = (dialect, op.v0_3) {
+        result = method.result_to_v1(result);
+    }
+    serde_json::from_value(result).map_err(|e| {
         A2AError::internal(format!(
             "the agent's `{}` result does not read as A2A: {e}",
-            method.name()
+            op.v1
         ))
     })
 }
 
-/// The 1.0 event of one server-sent event's data (a 0.3 JSON-RPC response).
-fn read_event(method: Method, data: &str) -> Result<StreamResponse, A2AError> {
+/// A JSON-RPC error as the protocol's: its code and message, and its data as details (1.0
+/// sends a list of typed details, 0.3 an object).
+fn read_error(error: &Value) -> A2AError {
+    let mut out = error_to_v1(error);
+    if let Some(Value::Array(details)) = error.get("data") {
+        let details: Vec<a2a::TypedDetail> = details
+            .iter()
+            .filter_map(|d| serde_json::from_value(d.clone()).ok())
+            .collect();
+        if !details.is_empty() {
+            out.details = Some(details);
+        }
+    }
+    out
+}
+
+/// The 1.0 event of one server-sent event's data (a JSON-RPC response).
+fn read_event(dialect: Dialect, op: Op, data: &str) -> Result<StreamResponse, A2AError> {
     let envelope: Value = serde_json::from_str(data)
         .map_err(|e| A2AError::internal(format!("an event is not JSON: {e}")))?;
-    read_result(method, envelope)
+    read_result(dialect, op, envelope)
 }
 
 /// The `data` of the next complete server-sent event in `buffer` (its `data:` lines joined),
@@ -198,13 +276,14 @@ fn next_event(buffer: &mut Vec<u8>) -> Option<String> {
 }
 
 #[async_trait]
-impl Transport for V03Transport {
+impl Transport for JsonRpc {
     async fn send_message(
         &self,
         params: &ServiceParams,
         req: &SendMessageRequest,
     ) -> Result<SendMessageResponse, A2AError> {
-        self.call(params, Method::Send, req).await
+        self.call(params, op(methods::SEND_MESSAGE, Method::Send), req)
+            .await
     }
 
     async fn send_streaming_message(
@@ -212,7 +291,12 @@ impl Transport for V03Transport {
         params: &ServiceParams,
         req: &SendMessageRequest,
     ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
-        self.stream(params, Method::Stream, req).await
+        self.stream(
+            params,
+            op(methods::SEND_STREAMING_MESSAGE, Method::Stream),
+            req,
+        )
+        .await
     }
 
     async fn get_task(
@@ -220,17 +304,20 @@ impl Transport for V03Transport {
         params: &ServiceParams,
         req: &GetTaskRequest,
     ) -> Result<Task, A2AError> {
-        self.call(params, Method::GetTask, req).await
+        self.call(params, op(methods::GET_TASK, Method::GetTask), req)
+            .await
     }
 
     async fn list_tasks(
         &self,
-        _params: &ServiceParams,
-        _req: &ListTasksRequest,
+        params: &ServiceParams,
+        req: &ListTasksRequest,
     ) -> Result<ListTasksResponse, A2AError> {
-        Err(A2AError::unsupported_operation(
-            "A2A 0.3 has no way to list tasks; the agent offers only 0.3",
-        ))
+        let list = Op {
+            v1: methods::LIST_TASKS,
+            v0_3: None,
+        };
+        self.call(params, list, req).await
     }
 
     async fn cancel_task(
@@ -238,7 +325,8 @@ impl Transport for V03Transport {
         params: &ServiceParams,
         req: &CancelTaskRequest,
     ) -> Result<Task, A2AError> {
-        self.call(params, Method::CancelTask, req).await
+        self.call(params, op(methods::CANCEL_TASK, Method::CancelTask), req)
+            .await
     }
 
     async fn subscribe_to_task(
@@ -246,7 +334,12 @@ impl Transport for V03Transport {
         params: &ServiceParams,
         req: &SubscribeToTaskRequest,
     ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
-        self.stream(params, Method::Resubscribe, req).await
+        self.stream(
+            params,
+            op(methods::SUBSCRIBE_TO_TASK, Method::Resubscribe),
+            req,
+        )
+        .await
     }
 
     async fn create_push_config(
@@ -254,7 +347,12 @@ impl Transport for V03Transport {
         params: &ServiceParams,
         req: &TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig, A2AError> {
-        self.call(params, Method::SetPushConfig, req).await
+        self.call(
+            params,
+            op(methods::CREATE_PUSH_CONFIG, Method::SetPushConfig),
+            req,
+        )
+        .await
     }
 
     async fn get_push_config(
@@ -262,7 +360,12 @@ impl Transport for V03Transport {
         params: &ServiceParams,
         req: &GetTaskPushNotificationConfigRequest,
     ) -> Result<TaskPushNotificationConfig, A2AError> {
-        self.call(params, Method::GetPushConfig, req).await
+        self.call(
+            params,
+            op(methods::GET_PUSH_CONFIG, Method::GetPushConfig),
+            req,
+        )
+        .await
     }
 
     async fn list_push_configs(
@@ -270,7 +373,12 @@ impl Transport for V03Transport {
         params: &ServiceParams,
         req: &ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse, A2AError> {
-        self.call(params, Method::ListPushConfigs, req).await
+        self.call(
+            params,
+            op(methods::LIST_PUSH_CONFIGS, Method::ListPushConfigs),
+            req,
+        )
+        .await
     }
 
     async fn delete_push_config(
@@ -278,9 +386,13 @@ impl Transport for V03Transport {
         params: &ServiceParams,
         req: &DeleteTaskPushNotificationConfigRequest,
     ) -> Result<(), A2AError> {
-        self.call::<_, Value>(params, Method::DeletePushConfig, req)
-            .await
-            .map(drop)
+        self.call::<_, Value>(
+            params,
+            op(methods::DELETE_PUSH_CONFIG, Method::DeletePushConfig),
+            req,
+        )
+        .await
+        .map(drop)
     }
 
     async fn get_extended_agent_card(
@@ -288,7 +400,12 @@ impl Transport for V03Transport {
         params: &ServiceParams,
         req: &GetExtendedAgentCardRequest,
     ) -> Result<AgentCard, A2AError> {
-        self.call(params, Method::ExtendedCard, req).await
+        self.call(
+            params,
+            op(methods::GET_EXTENDED_AGENT_CARD, Method::ExtendedCard),
+            req,
+        )
+        .await
     }
 
     async fn destroy(&self) -> Result<(), A2AError> {
@@ -315,7 +432,12 @@ mod tests {
         let envelope = json!({"jsonrpc": "2.0", "id": 1, "error": {
             "code": -32602, "message": "bad input",
             "data": {"violations": [{"instancePath": "/days"}]}}});
-        let error = read_result::<Task>(Method::Send, envelope).expect_err("an error");
+        let error = read_result::<Task>(
+            Dialect::V0_3,
+            op(methods::SEND_MESSAGE, Method::Send),
+            envelope,
+        )
+        .expect_err("an error");
         assert_eq!(error.code, -32602);
         assert_eq!(error.message, "bad input");
         let details = error.details.expect("the data as a detail");
@@ -332,7 +454,12 @@ mod tests {
             "artifacts": [{"artifactId": "a1", "parts": [
                 {"kind": "data", "data": {"n": 9007199254740993_i64}, "metadata": {"mimeType": "application/json;schema=x"}},
                 {"kind": "file", "file": {"uri": "https://f.example.com/a.png", "mimeType": "image/png", "name": "a.png"}}]}]}});
-        let task: SendMessageResponse = read_result(Method::Send, envelope).expect("a task");
+        let task: SendMessageResponse = read_result(
+            Dialect::V0_3,
+            op(methods::SEND_MESSAGE, Method::Send),
+            envelope,
+        )
+        .expect("a task");
         let SendMessageResponse::Task(task) = task else {
             panic!("a task, not {task:?}")
         };
