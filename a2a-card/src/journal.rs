@@ -278,6 +278,9 @@ pub(crate) struct Journal<A> {
     sent: AtomicUsize,
     /// The fencing token of this run ([`Journal::fenced`]).
     token: u64,
+    /// The clock its sleeps read.
+    #[cfg(feature = "server")]
+    clock: crate::server::Clock,
     sink: Sink,
 }
 
@@ -355,6 +358,8 @@ impl<A> Journal<A> {
             items: 0,
             sent: AtomicUsize::new(0),
             token: 1,
+            #[cfg(feature = "server")]
+            clock: crate::server::Clock::system(),
             sink,
         }
     }
@@ -372,6 +377,19 @@ impl<A> Journal<A> {
     pub(crate) fn fenced(mut self, token: u64) -> Journal<A> {
         self.token = token;
         self
+    }
+
+    /// This journal, its sleeps reading `clock`.
+    #[cfg(feature = "server")]
+    pub(crate) fn clocked(mut self, clock: crate::server::Clock) -> Journal<A> {
+        self.clock = clock;
+        self
+    }
+
+    /// The clock its sleeps read.
+    #[cfg(feature = "server")]
+    pub(crate) fn clock(&self) -> &crate::server::Clock {
+        &self.clock
     }
 
     /// The fencing token of this run.

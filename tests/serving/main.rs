@@ -26,5 +26,6 @@ mod lifecycle;
 mod mcp;
 mod plain_json;
 mod tenants;
+mod testing_kit;
 mod tls;
 mod typed_client;

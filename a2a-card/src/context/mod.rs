@@ -605,13 +605,10 @@ impl SkillContext {
             tokio::time::sleep(duration).await;
             return Ok(());
         };
-        let now = chrono::Utc::now().timestamp_millis();
+        let clock = journal.clock();
         let ms = i64::try_from(duration.as_millis()).unwrap_or(i64::MAX);
-        let until = journal.sleep(now, ms)?;
-        let left = until.saturating_sub(chrono::Utc::now().timestamp_millis());
-        if left > 0 {
-            tokio::time::sleep(std::time::Duration::from_millis(left.unsigned_abs())).await;
-        }
+        let until = journal.sleep(clock.now_ms(), ms)?;
+        clock.sleep_until_ms(until).await;
         Ok(())
     }
 

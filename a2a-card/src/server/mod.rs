@@ -110,6 +110,7 @@
 pub mod auth;
 mod bindings;
 mod call;
+mod clock;
 mod errors;
 #[cfg(test)]
 mod fixtures;
@@ -130,6 +131,9 @@ use bindings::http;
 pub use bindings::mcp;
 #[cfg(feature = "ui")]
 use bindings::ui;
+pub use clock::Clock;
+#[cfg(feature = "testing")]
+pub(crate) use clock::Driven;
 pub use drain::SHUT_DOWN;
 pub use host::Host;
 pub use hosting::server::{

@@ -8,7 +8,8 @@
 //! ([`connect`](TestAgent::connect)), with the untyped [`RemoteAgent`], or with raw requests
 //! ([`request`](TestAgent::request), [`json_rpc`](TestAgent::json_rpc)), as a caller whose
 //! credentials you choose ([`with_header`](TestAgent::with_header),
-//! [`bearer_token`](TestAgent::bearer_token)).
+//! [`bearer_token`](TestAgent::bearer_token)). A [`TestClock`] given to the server
+//! ([`Server::clock`]) holds its durable sleeps until the test moves it.
 //!
 //! ```
 //! use a2a_card::testing::TestAgent;
@@ -32,8 +33,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod clock;
 #[cfg(feature = "rig")]
 mod model;
+
+pub use clock::TestClock;
 #[cfg(feature = "rig")]
 pub use model::*;
 

@@ -81,6 +81,8 @@ pub struct Server<A: Agent> {
     /// Where tasks are kept, where the server names a store (memory otherwise).
     pub(in crate::server) tasks: Option<store::Tasks>,
     pub(in crate::server) finished_logs: FinishedLogs,
+    /// The clock durable sleeps read.
+    pub(in crate::server) clock: crate::server::Clock,
     #[cfg(feature = "sign")]
     pub(in crate::server) signer: Option<(crate::sign::SigningKey, crate::sign::SignOptions)>,
     pub(in crate::server) authentication: Option<auth::Authentication>,
@@ -101,7 +103,8 @@ impl<A: Agent> fmt::Debug for Server<A> {
             .field("input_timeout", &self.input_timeout)
             .field("drain_timeout", &self.drain_timeout)
             .field("webhooks", &self.webhooks)
-            .field("finished_logs", &self.finished_logs);
+            .field("finished_logs", &self.finished_logs)
+            .field("clock", &self.clock);
         #[cfg(feature = "ui")]
         d.field("ui", &self.ui);
         d.finish_non_exhaustive()
@@ -131,6 +134,7 @@ impl<A: Agent> Server<A> {
             webhooks: Webhooks::default(),
             tasks: None,
             finished_logs: FinishedLogs::default(),
+            clock: crate::server::Clock::system(),
             #[cfg(feature = "sign")]
             signer: None,
             authentication: None,
@@ -284,6 +288,29 @@ impl<A: Agent> Server<A> {
     /// answer fails the task, saying why).
     pub fn tasks(mut self, tasks: store::Tasks) -> Self {
         self.tasks = Some(tasks);
+        self
+    }
+
+    /// The clock the agent's durable sleeps read ([`Clock::system`](crate::server::Clock::system)
+    /// by default): a test gives one it moves (`a2a_card::testing::TestClock`, feature
+    /// `testing`), so that a durable skill that sleeps for days is tested in milliseconds.
+    ///
+    /// ```
+    /// # use a2a_card::{agent, skill};
+    /// # struct Echo;
+    /// # /// Says back what it is told.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Echo {
+    /// #     /// Echoes.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// use a2a_card::server::{Clock, Server};
+    /// let server = Server::new(Echo).clock(Clock::system());
+    /// # drop(server);
+    /// ```
+    pub fn clock(mut self, clock: crate::server::Clock) -> Self {
+        self.clock = clock;
         self
     }
 

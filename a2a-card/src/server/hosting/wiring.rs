@@ -175,6 +175,7 @@ impl<A: Agent> Server<A> {
                 streaming: caps.streaming != Some(false),
                 max_inline_file: self.max_inline_file,
                 input_timeout: self.input_timeout,
+                clock: self.clock.clone(),
                 extensions: crate::server::call::Extensions::of(card),
                 namespace,
                 recovered,

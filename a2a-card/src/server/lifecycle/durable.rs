@@ -21,6 +21,7 @@ pub(super) fn open(
     log: Arc<dyn EventLog>,
     task_id: &str,
     recorded: Vec<(u64, Recorded<Answer>)>,
+    clock: crate::server::Clock,
 ) -> Journal<Answer> {
     let id = task_id.to_owned();
     Journal::new(
@@ -39,6 +40,7 @@ pub(super) fn open(
             })
         }),
     )
+    .clocked(clock)
 }
 
 /// What a run of a task again needs (see [`Lifecycle::prepare`]).
@@ -265,7 +267,7 @@ impl Lifecycle {
         Ok(Prepared {
             skill,
             call,
-            journal: open(Arc::clone(log), &task.id, recorded),
+            journal: open(Arc::clone(log), &task.id, recorded, self.clock.clone()),
             trace,
         })
     }

@@ -89,6 +89,8 @@ pub(crate) struct Parts {
     pub(crate) streaming: bool,
     pub(crate) max_inline_file: usize,
     pub(crate) input_timeout: Option<Duration>,
+    /// The clock durable sleeps read.
+    pub(crate) clock: crate::server::Clock,
     /// The extensions the served card declares.
     pub(crate) extensions: Extensions,
     /// The namespace of the agent's tasks where a host keeps several agents' tasks in one
@@ -115,6 +117,8 @@ pub(crate) struct Lifecycle {
     max_inline_file: usize,
     extensions: Extensions,
     namespace: Option<String>,
+    /// The clock durable sleeps read.
+    clock: crate::server::Clock,
     /// The idempotency keys of sends, where the store keeps none.
     keys: crate::server::idempotency::Keys,
 }
@@ -262,6 +266,7 @@ impl Lifecycle {
             max_inline_file: parts.max_inline_file,
             extensions: parts.extensions,
             namespace: parts.namespace,
+            clock: parts.clock,
             keys: Default::default(),
         }
     }
@@ -457,7 +462,12 @@ impl Lifecycle {
             };
             log.journal(&tracked.id, 0, &begin);
             Some(run::Durable {
-                journal: Arc::new(durable::open(Arc::clone(log), &tracked.id, Vec::new())),
+                journal: Arc::new(durable::open(
+                    Arc::clone(log),
+                    &tracked.id,
+                    Vec::new(),
+                    self.clock.clone(),
+                )),
                 replay: Default::default(),
             })
         });

@@ -1,0 +1,91 @@
+//! The clock a server's durable sleeps read ([`Clock`]): the system's, or one a test owns
+//! (`a2a_card::testing::TestClock`, feature `testing`), which stands still until the test
+//! moves it.
+
+use std::fmt;
+use std::sync::Arc;
+
+use tokio::sync::watch;
+
+/// The time a server's durable sleeps (`ctx.sleep` in a `#[skill(durable)]` handler) read:
+/// when one began, and when its deadline has come. [`Clock::system`] by default; a test gives
+/// the server one it owns (`a2a_card::testing::TestClock`, feature `testing`) with
+/// [`Server::clock`](super::Server::clock), so that a skill that sleeps three days is tested
+/// in milliseconds, on any store.
+///
+/// ```
+/// use a2a_card::server::Clock;
+/// assert_eq!(format!("{:?}", Clock::system()), "Clock::System");
+/// ```
+#[derive(Clone, Default)]
+pub struct Clock {
+    driven: Option<Arc<Driven>>,
+}
+
+/// A clock a test drives: the time (milliseconds since the Unix epoch), and how many sleeps
+/// wait on it.
+pub(crate) struct Driven {
+    pub(crate) now_ms: watch::Sender<i64>,
+    pub(crate) sleeping: watch::Sender<usize>,
+}
+
+impl fmt::Debug for Clock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.driven {
+            None => f.write_str("Clock::System"),
+            Some(driven) => write!(f, "Clock::Driven({} ms)", *driven.now_ms.borrow()),
+        }
+    }
+}
+
+impl Clock {
+    /// The system's clock: sleeps wait as long as they say.
+    pub fn system() -> Clock {
+        Clock::default()
+    }
+
+    /// A clock that `driven` moves.
+    #[cfg_attr(not(feature = "testing"), allow(dead_code))]
+    pub(crate) fn driven(driven: Arc<Driven>) -> Clock {
+        Clock {
+            driven: Some(driven),
+        }
+    }
+
+    /// Now, in milliseconds since the Unix epoch.
+    pub(crate) fn now_ms(&self) -> i64 {
+        match &self.driven {
+            None => chrono::Utc::now().timestamp_millis(),
+            Some(driven) => *driven.now_ms.borrow(),
+        }
+    }
+
+    /// Returns once it is `until_ms` (milliseconds since the Unix epoch) or later.
+    pub(crate) async fn sleep_until_ms(&self, until_ms: i64) {
+        match &self.driven {
+            None => {
+                let left = until_ms.saturating_sub(self.now_ms());
+                if left > 0 {
+                    tokio::time::sleep(std::time::Duration::from_millis(left.unsigned_abs())).await;
+                }
+            }
+            Some(driven) => {
+                let mut now = driven.now_ms.subscribe();
+                driven.sleeping.send_modify(|n| *n += 1);
+                // Counted out however the sleep ends (its handler may be dropped meanwhile).
+                let _awake = Awake(driven);
+                // The sender lives as long as `driven`: the wait ends only at the deadline.
+                let _ = now.wait_for(|now| *now >= until_ms).await;
+            }
+        }
+    }
+}
+
+/// Counts a sleep out of [`Driven::sleeping`] when it ends.
+struct Awake<'a>(&'a Driven);
+
+impl Drop for Awake<'_> {
+    fn drop(&mut self) {
+        self.0.sleeping.send_modify(|n| *n = n.saturating_sub(1));
+    }
+}

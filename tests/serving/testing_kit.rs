@@ -1,0 +1,272 @@
+//! The testing kit (`a2a_card::testing`) as an agent author uses it: the examples' agents served
+//! in-process, called with their typed clients and raw JSON-RPC, as callers with and without
+//! credentials, on the memory store and a temporary SQLite file, under tokio's paused clock (a
+//! plan of fourteen hours) and a clock the test moves (a durable sleep of three days).
+
+use std::time::Duration;
+
+use a2a_card::client::TypedEvent;
+use a2a_card::server::Server;
+use a2a_card::server::auth::{Authentication, StaticApiKeys};
+use a2a_card::testing::{TestAgent, TestClock};
+use a2a_card::{Identity, SkillContext, agent, skill};
+use futures::StreamExt;
+use serde_json::json;
+
+use crate::trip_planner::agent::{ItineraryDay, TripPlanner, TripPlannerClient, TripRequest};
+
+fn planner(pace: Duration) -> Server<TripPlanner> {
+    Server::new(TripPlanner { pace })
+}
+
+fn lisbon(days: u8, start_date: Option<&str>) -> TripRequest {
+    TripRequest {
+        destination: "Lisbon".into(),
+        days,
+        start_date: start_date.map(str::to_owned),
+    }
+}
+
+#[tokio::test]
+async fn an_agent_in_process_streams_asks_and_takes_the_answer_through_its_typed_client() {
+    let agent = TestAgent::start(planner(Duration::from_millis(1)))
+        .await
+        .expect("served");
+    let client = TripPlannerClient::connect_with(agent.connect())
+        .await
+        .expect("the card read through the router");
+    let mut run = client.plan_trip(lisbon(3, None)).await.expect("a stream");
+    let (mut items, mut questions) = (Vec::new(), Vec::new());
+    while let Some(event) = run.next().await {
+        match event.expect("no error") {
+            TypedEvent::Item(day) => items.push(day),
+            TypedEvent::Question { text, .. } => {
+                questions.push(text);
+                run.answer("2026-12-30").await.expect("the answer is sent");
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(questions, ["Which day do you leave? (YYYY-MM-DD)"]);
+    let dates: Vec<&str> = items.iter().map(|d| d.date.as_str()).collect();
+    assert_eq!(dates, ["2026-12-30", "2026-12-31", "2027-01-01"]);
+
+    // Waiting for a handle, and cancelling one, go through the same router.
+    let mut pending = client
+        .plan_trip(lisbon(14, Some("2026-12-01")))
+        .no_wait()
+        .await
+        .expect("a task");
+    pending.cancel().await.expect("cancelled");
+    let state = pending.handle().poll().await.expect("read").state();
+    assert_eq!(state, Some(a2a::TaskState::Canceled));
+}
+
+#[tokio::test]
+async fn raw_json_rpc_reaches_the_same_tasks_and_the_same_checks() {
+    let agent = TestAgent::start(planner(Duration::from_millis(1)))
+        .await
+        .expect("served");
+    let send = json!({"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{
+        "data": {"destination": "Lisbon", "days": 2, "start_date": "2026-12-01"},
+        "mediaType": "application/json;schema=tripRequest"}]}});
+    let events = agent
+        .json_rpc("SendStreamingMessage", send)
+        .await
+        .expect("an answer");
+    let events = events.as_array().expect("a stream's events");
+    let last = &events.last().expect("events")["result"];
+    assert_eq!(
+        last["statusUpdate"]["status"]["state"],
+        "TASK_STATE_COMPLETED"
+    );
+    let task_id = last["statusUpdate"]["taskId"].as_str().expect("a task id");
+    let task = agent
+        .json_rpc("GetTask", json!({"id": task_id}))
+        .await
+        .expect("an answer");
+    assert_eq!(task["result"]["status"]["state"], "TASK_STATE_COMPLETED");
+    assert_eq!(
+        task["result"]["artifacts"].as_array().map(Vec::len),
+        Some(1)
+    );
+
+    // Input the skill's schema refuses is refused as over the network: invalid params, with
+    // where and why.
+    let bad = json!({"message": {"messageId": "m2", "role": "ROLE_USER", "parts": [{
+        "data": {"destination": "Lisbon", "days": 40},
+        "mediaType": "application/json;schema=tripRequest"}]}});
+    let refused = agent.json_rpc("SendMessage", bad).await.expect("an answer");
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(
+        refused.to_string().contains("/days"),
+        "the refusal says where: {refused}"
+    );
+}
+
+struct Vault;
+
+/// Keeps secrets for known callers.
+#[agent(
+    url = "https://vault.example.com/a2a",
+    security_schemes(key = api_key(header = "X-API-Key")),
+    security(key)
+)]
+impl Vault {
+    /// Says who asks.
+    #[skill]
+    fn whoami(&self, _text: String, ctx: SkillContext) -> String {
+        ctx.principal()
+            .map(|c| c.subject().to_owned())
+            .unwrap_or_else(|| "nobody".to_owned())
+    }
+}
+
+#[tokio::test]
+async fn a_caller_is_let_in_by_its_credentials_and_refused_without() {
+    let keys = StaticApiKeys::new().key("k-blue", Identity::new("team-blue"));
+    let server = Server::new(Vault).authentication(Authentication::new().api_key("key", keys));
+    let agent = TestAgent::start(server).await.expect("served");
+
+    let blue = VaultClient::connect_with(agent.with_header("X-API-Key", "k-blue").connect())
+        .await
+        .expect("connected");
+    assert_eq!(blue.whoami("hi".into()).await.expect("let in"), "team-blue");
+
+    let anonymous = VaultClient::connect_with(agent.connect())
+        .await
+        .expect("the card is public");
+    let refused = anonymous.whoami("hi".into()).await.expect_err("refused");
+    assert!(
+        refused.to_string().to_lowercase().contains("authenticat"),
+        "unauthenticated: {refused}"
+    );
+    let raw = agent
+        .with_header("X-API-Key", "wrong")
+        .json_rpc("GetTask", json!({"id": "t"}))
+        .await
+        .expect("an answer");
+    assert!(raw["error"].is_object(), "a wrong key is refused: {raw}");
+}
+
+#[tokio::test]
+async fn an_agent_on_a_temporary_sqlite_file_keeps_its_tasks_there() {
+    let agent = TestAgent::on_sqlite(planner(Duration::from_millis(1)))
+        .await
+        .expect("served");
+    let client = TripPlannerClient::connect_with(agent.connect())
+        .await
+        .expect("connected");
+    let day: ItineraryDay = client
+        .plan_trip(lisbon(1, Some("2026-12-01")))
+        .no_wait()
+        .await
+        .expect("a task")
+        .wait()
+        .await
+        .expect("the plan");
+    assert_eq!(day.date, "2026-12-01");
+    let listed = agent
+        .json_rpc("ListTasks", json!({}))
+        .await
+        .expect("an answer");
+    assert_eq!(
+        listed["result"]["tasks"].as_array().map(Vec::len),
+        Some(1),
+        "{listed}"
+    );
+}
+
+struct Reminder;
+
+/// Reminds, later.
+#[agent(url = "https://reminder.example.com/a2a")]
+impl Reminder {
+    /// Waits three days (durably), then reminds.
+    #[skill(durable)]
+    async fn remind(&self, text: String, ctx: SkillContext) -> Result<String, String> {
+        ctx.sleep(Duration::from_secs(3 * 24 * 3600))
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(format!("reminder: {text}"))
+    }
+}
+
+/// With tokio's clock paused (`start_paused`), the runtime skips ahead to the next timer
+/// whenever the agent has nothing else to do: fourteen days planned an hour each (plain
+/// `tokio::time::sleep`s, on the memory store) run at once.
+#[tokio::test(start_paused = true)]
+async fn a_paused_runtime_clock_runs_hours_of_pacing_at_once() {
+    let wall = std::time::Instant::now();
+    let start = tokio::time::Instant::now();
+    let agent = TestAgent::start(planner(Duration::from_secs(3600)))
+        .await
+        .expect("served");
+    let client = TripPlannerClient::connect_with(agent.connect())
+        .await
+        .expect("connected");
+    let mut run = client
+        .plan_trip(lisbon(14, Some("2026-12-01")))
+        .await
+        .expect("a stream");
+    let mut days = 0;
+    while let Some(event) = run.next().await {
+        if let TypedEvent::Item(_) = event.expect("no error") {
+            days += 1;
+        }
+    }
+    assert_eq!(days, 14);
+    assert!(start.elapsed() >= Duration::from_secs(14 * 3600));
+    // Fourteen hours of the test's time, in (far) less than one of the machine's.
+    assert!(wall.elapsed() < Duration::from_secs(3600));
+}
+
+/// A durable sleep of three days waits on the server's clock: on a test's clock, the task
+/// sleeps (journaled, on SQLite) until the test moves the clock three days on, and not before.
+#[tokio::test]
+async fn a_durable_sleep_of_three_days_ends_when_the_test_clock_moves_three_days() {
+    let clock = TestClock::at_ms(1_800_000_000_000);
+    let agent = TestAgent::on_sqlite(Server::new(Reminder).clock(clock.clock()))
+        .await
+        .expect("served");
+    let client = ReminderClient::connect_with(agent.connect())
+        .await
+        .expect("connected");
+    let pending = client
+        .remind("pay rent".into())
+        .no_wait()
+        .await
+        .expect("a task");
+    // Bounded waits: a server that ignored its clock would sleep three real days.
+    let bounded = Duration::from_secs(60);
+    tokio::time::timeout(bounded, clock.sleeping(1))
+        .await
+        .expect("the handler sleeps on the test's clock");
+    let task_id = pending.task_id().to_owned();
+    let read = |agent: TestAgent, id: String| async move {
+        agent
+            .json_rpc("GetTask", json!({"id": id}))
+            .await
+            .expect("an answer")["result"]["status"]["state"]
+            .clone()
+    };
+    clock.advance(Duration::from_secs(3 * 24 * 3600 - 1));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(
+        clock.sleepers(),
+        1,
+        "a second short of its deadline, it sleeps"
+    );
+    assert_eq!(
+        read(agent.clone(), task_id.clone()).await,
+        "TASK_STATE_WORKING"
+    );
+    clock.advance(Duration::from_secs(1));
+    let reminded = tokio::time::timeout(bounded, pending.wait())
+        .await
+        .expect("woken by the clock")
+        .expect("reminded");
+    assert_eq!(reminded, "reminder: pay rent");
+    assert_eq!(clock.sleepers(), 0);
+    assert_eq!(read(agent, task_id).await, "TASK_STATE_COMPLETED");
+}
