@@ -36,6 +36,8 @@ pages! {
     Model = "model.md";
     #[cfg(all(feature = "sqlite", feature = "postgres"))]
     DurableTasks = "durable-tasks.md";
+    #[cfg(all(feature = "testing", feature = "sqlite", feature = "rig"))]
+    Testing = "testing.md";
     #[cfg(feature = "server")]
     Security = "security.md";
     Opentelemetry = "opentelemetry.md";

@@ -369,10 +369,12 @@ impl std::error::Error for TestError {}
 
 /// A directory of its own under the system's temporary directory, removed on drop.
 #[derive(Debug)]
+#[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
 struct TempDir {
     path: std::path::PathBuf,
 }
 
+#[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
 impl TempDir {
     fn new() -> std::io::Result<TempDir> {
         use std::sync::atomic::{AtomicU64, Ordering};
