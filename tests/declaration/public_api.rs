@@ -56,8 +56,11 @@ fn hidden(attrs: &[Attribute]) -> bool {
 fn only_for_tests(attrs: &[Attribute]) -> bool {
     attrs.iter().any(|a| {
         a.path().is_ident("cfg") && {
+            // `cfg(test)`, `cfg(doctest)`, `cfg(all(test, ..))`: the word, not a feature named
+            // `testing`.
             let text = quote::ToTokens::to_token_stream(&a.meta).to_string();
-            text.contains("test") || text.contains("doctest")
+            text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '"'))
+                .any(|word| word == "test" || word == "doctest")
         }
     })
 }
