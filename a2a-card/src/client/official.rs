@@ -109,6 +109,11 @@ pub(super) async fn official_client(
             Box::new(JsonRpc::new(exchange, old.url.clone(), Dialect::V0_3));
         return Ok(A2AClient::new(transport).with_interceptors(interceptors));
     }
+    // One arm without the feature `testing`.
+    #[cfg_attr(
+        not(feature = "testing"),
+        allow(clippy::infallible_destructuring_match)
+    )]
     let http = match exchange {
         Exchange::Http(http) => http,
         // An agent in this process: its JSON-RPC interface, through its router.
