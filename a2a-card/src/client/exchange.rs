@@ -61,14 +61,14 @@ impl Exchange {
         headers: &[(String, String)],
         body: Vec<u8>,
     ) -> Result<Reply, String> {
+        let content_type = ("Content-Type".to_owned(), "application/json".to_owned());
+        let posted = (verb == Verb::Post).then_some(&content_type);
+        let headers = posted.into_iter().chain(headers);
         match self {
             Exchange::Http(http) => {
                 let mut request = match verb {
                     Verb::Get => http.get(url),
-                    Verb::Post => http
-                        .post(url)
-                        .header("Content-Type", "application/json")
-                        .body(body),
+                    Verb::Post => http.post(url).body(body),
                 };
                 for (name, value) in headers {
                     request = request.header(name.as_str(), value.as_str());
@@ -112,7 +112,7 @@ async fn in_process(
     router: &axum::Router,
     verb: Verb,
     url: &str,
-    headers: &[(String, String)],
+    headers: impl Iterator<Item = &(String, String)>,
     body: Vec<u8>,
 ) -> Result<Reply, String> {
     use axum::http::{Method, Request};
@@ -124,9 +124,6 @@ async fn in_process(
             Verb::Post => Method::POST,
         })
         .uri(url);
-    if verb == Verb::Post {
-        request = request.header("Content-Type", "application/json");
-    }
     for (name, value) in headers {
         request = request.header(name.as_str(), value.as_str());
     }

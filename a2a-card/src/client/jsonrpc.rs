@@ -41,10 +41,13 @@ struct Op {
     v0_3: Option<Method>,
 }
 
-const fn op(v1: &'static str, v0_3: Method) -> Op {
-    Op {
-        v1,
-        v0_3: Some(v0_3),
+impl From<Method> for Op {
+    /// An operation both versions have: its 1.0 name is the method's own.
+    fn from(method: Method) -> Op {
+        Op {
+            v1: method.v1(),
+            v0_3: Some(method),
+        }
     }
 }
 
@@ -255,7 +258,7 @@ fn read_event(dialect: Dialect, op: Op, data: &str) -> Result<StreamResponse, A2
 /// The `data` of the next complete server-sent event in `buffer` (its `data:` lines joined),
 /// taken out of the buffer; `None` until a blank line ends one. Events without data (comments,
 /// keep-alives) are skipped.
-fn next_event(buffer: &mut Vec<u8>) -> Option<String> {
+pub(crate) fn next_event(buffer: &mut Vec<u8>) -> Option<String> {
     loop {
         let text = std::str::from_utf8(buffer).ok()?;
         let (end, skip) = [("\r\n\r\n", 4), ("\n\n", 2), ("\r\r", 2)]
@@ -282,8 +285,7 @@ impl Transport for JsonRpc {
         params: &ServiceParams,
         req: &SendMessageRequest,
     ) -> Result<SendMessageResponse, A2AError> {
-        self.call(params, op(methods::SEND_MESSAGE, Method::Send), req)
-            .await
+        self.call(params, Method::Send.into(), req).await
     }
 
     async fn send_streaming_message(
@@ -291,12 +293,7 @@ impl Transport for JsonRpc {
         params: &ServiceParams,
         req: &SendMessageRequest,
     ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
-        self.stream(
-            params,
-            op(methods::SEND_STREAMING_MESSAGE, Method::Stream),
-            req,
-        )
-        .await
+        self.stream(params, Method::Stream.into(), req).await
     }
 
     async fn get_task(
@@ -304,8 +301,7 @@ impl Transport for JsonRpc {
         params: &ServiceParams,
         req: &GetTaskRequest,
     ) -> Result<Task, A2AError> {
-        self.call(params, op(methods::GET_TASK, Method::GetTask), req)
-            .await
+        self.call(params, Method::GetTask.into(), req).await
     }
 
     async fn list_tasks(
@@ -325,8 +321,7 @@ impl Transport for JsonRpc {
         params: &ServiceParams,
         req: &CancelTaskRequest,
     ) -> Result<Task, A2AError> {
-        self.call(params, op(methods::CANCEL_TASK, Method::CancelTask), req)
-            .await
+        self.call(params, Method::CancelTask.into(), req).await
     }
 
     async fn subscribe_to_task(
@@ -334,12 +329,7 @@ impl Transport for JsonRpc {
         params: &ServiceParams,
         req: &SubscribeToTaskRequest,
     ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
-        self.stream(
-            params,
-            op(methods::SUBSCRIBE_TO_TASK, Method::Resubscribe),
-            req,
-        )
-        .await
+        self.stream(params, Method::Resubscribe.into(), req).await
     }
 
     async fn create_push_config(
@@ -347,12 +337,7 @@ impl Transport for JsonRpc {
         params: &ServiceParams,
         req: &TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig, A2AError> {
-        self.call(
-            params,
-            op(methods::CREATE_PUSH_CONFIG, Method::SetPushConfig),
-            req,
-        )
-        .await
+        self.call(params, Method::SetPushConfig.into(), req).await
     }
 
     async fn get_push_config(
@@ -360,12 +345,7 @@ impl Transport for JsonRpc {
         params: &ServiceParams,
         req: &GetTaskPushNotificationConfigRequest,
     ) -> Result<TaskPushNotificationConfig, A2AError> {
-        self.call(
-            params,
-            op(methods::GET_PUSH_CONFIG, Method::GetPushConfig),
-            req,
-        )
-        .await
+        self.call(params, Method::GetPushConfig.into(), req).await
     }
 
     async fn list_push_configs(
@@ -373,12 +353,7 @@ impl Transport for JsonRpc {
         params: &ServiceParams,
         req: &ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse, A2AError> {
-        self.call(
-            params,
-            op(methods::LIST_PUSH_CONFIGS, Method::ListPushConfigs),
-            req,
-        )
-        .await
+        self.call(params, Method::ListPushConfigs.into(), req).await
     }
 
     async fn delete_push_config(
@@ -386,13 +361,9 @@ impl Transport for JsonRpc {
         params: &ServiceParams,
         req: &DeleteTaskPushNotificationConfigRequest,
     ) -> Result<(), A2AError> {
-        self.call::<_, Value>(
-            params,
-            op(methods::DELETE_PUSH_CONFIG, Method::DeletePushConfig),
-            req,
-        )
-        .await
-        .map(drop)
+        self.call::<_, Value>(params, Method::DeletePushConfig.into(), req)
+            .await
+            .map(drop)
     }
 
     async fn get_extended_agent_card(
@@ -400,12 +371,7 @@ impl Transport for JsonRpc {
         params: &ServiceParams,
         req: &GetExtendedAgentCardRequest,
     ) -> Result<AgentCard, A2AError> {
-        self.call(
-            params,
-            op(methods::GET_EXTENDED_AGENT_CARD, Method::ExtendedCard),
-            req,
-        )
-        .await
+        self.call(params, Method::ExtendedCard.into(), req).await
     }
 
     async fn destroy(&self) -> Result<(), A2AError> {
@@ -432,12 +398,8 @@ mod tests {
         let envelope = json!({"jsonrpc": "2.0", "id": 1, "error": {
             "code": -32602, "message": "bad input",
             "data": {"violations": [{"instancePath": "/days"}]}}});
-        let error = read_result::<Task>(
-            Dialect::V0_3,
-            op(methods::SEND_MESSAGE, Method::Send),
-            envelope,
-        )
-        .expect_err("an error");
+        let error = read_result::<Task>(Dialect::V0_3, Method::Send.into(), envelope)
+            .expect_err("an error");
         assert_eq!(error.code, -32602);
         assert_eq!(error.message, "bad input");
         let details = error.details.expect("the data as a detail");
@@ -454,12 +416,8 @@ mod tests {
             "artifacts": [{"artifactId": "a1", "parts": [
                 {"kind": "data", "data": {"n": 9007199254740993_i64}, "metadata": {"mimeType": "application/json;schema=x"}},
                 {"kind": "file", "file": {"uri": "https://f.example.com/a.png", "mimeType": "image/png", "name": "a.png"}}]}]}});
-        let task: SendMessageResponse = read_result(
-            Dialect::V0_3,
-            op(methods::SEND_MESSAGE, Method::Send),
-            envelope,
-        )
-        .expect("a task");
+        let task: SendMessageResponse =
+            read_result(Dialect::V0_3, Method::Send.into(), envelope).expect("a task");
         let SendMessageResponse::Task(task) = task else {
             panic!("a task, not {task:?}")
         };

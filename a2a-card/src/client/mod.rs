@@ -68,6 +68,10 @@ use serde_json::Value;
 
 pub use connect::Connect;
 pub use error::ClientError;
+#[cfg(feature = "testing")]
+pub(crate) use exchange::{Exchange, Verb};
+#[cfg(feature = "testing")]
+pub(crate) use jsonrpc::next_event;
 pub use remote::{RemoteAgent, RemoteSkill, SignatureStatus};
 pub use run::{Content, Event, Output, Run, TaskHandle, TaskOutcome};
 pub use typed::{

@@ -96,17 +96,13 @@ pub(super) async fn official_client(
     v1.interfaces.retain(|i| !i.is_pre_1_0());
     if v1.interfaces.is_empty() {
         // An agent of 0.3 only: its JSON-RPC interface, through the 0.3 mapping.
-        let Some(old) = card.interfaces.iter().find(|i| {
-            i.protocol_binding
-                .eq_ignore_ascii_case(AgentInterface::JSONRPC)
-        }) else {
-            return Err(format!(
-                "the card offers no A2A 1.0 interface and no 0.3 JSON-RPC one (it lists {})",
-                describe_interfaces(card)
-            ));
-        };
-        let transport: Box<dyn Transport> =
-            Box::new(JsonRpc::new(exchange, old.url.clone(), Dialect::V0_3));
+        let transport = own_jsonrpc(
+            card,
+            &card.interfaces,
+            exchange,
+            Dialect::V0_3,
+            "the card offers no A2A 1.0 interface and no 0.3 JSON-RPC one",
+        )?;
         return Ok(A2AClient::new(transport).with_interceptors(interceptors));
     }
     // One arm without the feature `testing`.
@@ -119,17 +115,13 @@ pub(super) async fn official_client(
         // An agent in this process: its JSON-RPC interface, through its router.
         #[cfg(feature = "testing")]
         in_process @ Exchange::InProcess(_) => {
-            let Some(jsonrpc) = v1.interfaces.iter().find(|i| {
-                i.protocol_binding
-                    .eq_ignore_ascii_case(AgentInterface::JSONRPC)
-            }) else {
-                return Err(format!(
-                    "an agent in this process is called over its JSON-RPC interface, and its card lists {}",
-                    describe_interfaces(card)
-                ));
-            };
-            let transport: Box<dyn Transport> =
-                Box::new(JsonRpc::new(in_process, jsonrpc.url.clone(), Dialect::V1_0));
+            let transport = own_jsonrpc(
+                card,
+                &v1.interfaces,
+                in_process,
+                Dialect::V1_0,
+                "an agent in this process is called over its 1.0 JSON-RPC interface, and the card offers none",
+            )?;
             return Ok(A2AClient::new(transport).with_interceptors(interceptors));
         }
     };
@@ -171,6 +163,31 @@ pub(super) async fn official_client(
         .create_from_card(&official)
         .await
         .map_err(|e| format!("no usable interface on the card: {}", e.message))
+}
+
+/// The client's own JSON-RPC transport, speaking `dialect` through `exchange` to the JSON-RPC
+/// interface among `interfaces`; `missing` (with what the card lists) where there is none.
+fn own_jsonrpc(
+    card: &AgentCard,
+    interfaces: &[AgentInterface],
+    exchange: Exchange,
+    dialect: Dialect,
+    missing: &str,
+) -> Result<Box<dyn Transport>, String> {
+    let Some(jsonrpc) = interfaces.iter().find(|i| {
+        i.protocol_binding
+            .eq_ignore_ascii_case(AgentInterface::JSONRPC)
+    }) else {
+        return Err(format!(
+            "{missing} (it lists {})",
+            describe_interfaces(card)
+        ));
+    };
+    Ok(Box::new(JsonRpc::new(
+        exchange,
+        jsonrpc.url.clone(),
+        dialect,
+    )))
 }
 
 fn describe_interfaces(card: &AgentCard) -> String {

@@ -9,8 +9,10 @@ use crate::server::{Clock, Driven};
 
 /// A clock a test owns: it stands still until [`advance`](Self::advance) moves it, and the
 /// durable sleeps (`ctx.sleep` in a `#[skill(durable)]` handler) of a server given it
-/// ([`Server::clock`](crate::server::Server::clock)) wait for it, on any store: a skill that
-/// sleeps three days is tested in milliseconds, and a test can see it waiting in between.
+/// ([`Server::clock`](crate::server::Server::clock)) wait for it, on a store that keeps
+/// journals (SQLite, Postgres; the memory store keeps none, and its sleeps are tokio's): a
+/// skill that sleeps three days is tested in milliseconds, and a test can see it waiting in
+/// between.
 ///
 /// Cheap to clone: clones are the same clock.
 ///

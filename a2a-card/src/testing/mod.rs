@@ -51,7 +51,7 @@ use tower::ServiceExt as _;
 
 use crate::Agent;
 use crate::card::AgentCard;
-use crate::client::{ClientError, Connect, RemoteAgent};
+use crate::client::{ClientError, Connect, Exchange, RemoteAgent, Verb, next_event};
 use crate::server::{AGENT_CARD_PATH, Server, ServerError};
 
 /// An agent under test, served in this process: its router answers each request handed to it,
@@ -287,35 +287,27 @@ impl TestAgent {
             .map(|i| i.url.clone())
             .ok_or(TestError::NoJsonRpc)?;
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-        let request = Request::post(url)
-            .header("Content-Type", "application/json")
-            .header("A2A-Version", "1.0")
-            .body(Body::from(body.to_string()))
-            .map_err(|e| TestError::Answer(format!("the request cannot be made: {e}")))?;
-        let response = self.request(request).await;
-        let event_stream = response
-            .headers()
-            .get(axum::http::header::CONTENT_TYPE)
-            .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
-        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+        let mut headers = self.headers.clone();
+        headers.push(("A2A-Version".to_owned(), "1.0".to_owned()));
+        let reply = Exchange::InProcess(self.router.clone())
+            .send(Verb::Post, &url, &headers, body.to_string().into_bytes())
+            .await
+            .map_err(TestError::Answer)?;
+        let event_stream = reply.event_stream;
+        let mut bytes = reply
+            .bytes(usize::MAX)
             .await
             .map_err(|e| TestError::Answer(format!("the answer cannot be read: {e}")))?;
-        let text = String::from_utf8_lossy(&bytes);
         if !event_stream {
-            return serde_json::from_str(&text)
-                .map_err(|e| TestError::Answer(format!("the answer is not JSON ({e}): {text}")));
+            return serde_json::from_slice(&bytes).map_err(|e| {
+                let text = String::from_utf8_lossy(&bytes);
+                TestError::Answer(format!("the answer is not JSON ({e}): {text}"))
+            });
         }
+        // The last event may end without its blank line.
+        bytes.extend_from_slice(b"\n\n");
         let mut events = Vec::new();
-        for event in text.split("\n\n") {
-            let data: Vec<&str> = event
-                .lines()
-                .filter_map(|l| l.strip_prefix("data:"))
-                .map(str::trim_start)
-                .collect();
-            if data.is_empty() {
-                continue;
-            }
-            let data = data.join("\n");
+        while let Some(data) = next_event(&mut bytes) {
             events.push(
                 serde_json::from_str(&data).map_err(|e| {
                     TestError::Answer(format!("an event is not JSON ({e}): {data}"))
