@@ -24,11 +24,29 @@ pub struct Clock {
     driven: Option<Arc<Driven>>,
 }
 
-/// A clock a test drives: the time (milliseconds since the Unix epoch), and how many sleeps
-/// wait on it.
+/// A clock a test drives: the time (milliseconds since the Unix epoch), how many sleeps wait
+/// on it, and their deadlines.
 pub(crate) struct Driven {
     pub(crate) now_ms: watch::Sender<i64>,
     pub(crate) sleeping: watch::Sender<usize>,
+    pub(crate) deadlines: std::sync::Mutex<Vec<i64>>,
+}
+
+impl Driven {
+    /// A clock standing at `now_ms`, no sleep waiting on it.
+    pub(crate) fn at_ms(now_ms: i64) -> Driven {
+        Driven {
+            now_ms: watch::Sender::new(now_ms),
+            sleeping: watch::Sender::new(0),
+            deadlines: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The earliest deadline a sleep waits for, if one waits.
+    pub(crate) fn next_deadline(&self) -> Option<i64> {
+        let deadlines = self.deadlines.lock().unwrap_or_else(|p| p.into_inner());
+        deadlines.iter().min().copied()
+    }
 }
 
 impl fmt::Debug for Clock {
@@ -73,9 +91,14 @@ impl Clock {
             }
             Some(driven) => {
                 let mut now = driven.now_ms.subscribe();
+                driven
+                    .deadlines
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(until_ms);
                 driven.sleeping.send_modify(|n| *n += 1);
                 // Counted out however the sleep ends (its handler may be dropped meanwhile).
-                let _awake = Awake(driven);
+                let _awake = Awake(driven, until_ms);
                 // The sender lives as long as `driven`: the wait ends only at the deadline.
                 let _ = now.wait_for(|now| *now >= until_ms).await;
             }
@@ -83,11 +106,17 @@ impl Clock {
     }
 }
 
-/// Counts a sleep out of [`Driven::sleeping`] when it ends.
-struct Awake<'a>(&'a Driven);
+/// Counts a sleep (and its deadline) out of [`Driven::sleeping`] when it ends.
+struct Awake<'a>(&'a Driven, i64);
 
 impl Drop for Awake<'_> {
     fn drop(&mut self) {
+        {
+            let mut deadlines = self.0.deadlines.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(i) = deadlines.iter().position(|d| *d == self.1) {
+                deadlines.swap_remove(i);
+            }
+        }
         self.0.sleeping.send_modify(|n| *n = n.saturating_sub(1));
     }
 }

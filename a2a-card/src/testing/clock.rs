@@ -3,8 +3,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::watch;
-
 use crate::server::{Clock, Driven};
 
 /// A clock a test owns: it stands still until [`advance`](Self::advance) moves it, and the
@@ -79,10 +77,7 @@ impl TestClock {
     /// ```
     pub fn at_ms(now_ms: i64) -> TestClock {
         TestClock {
-            driven: Arc::new(Driven {
-                now_ms: watch::Sender::new(now_ms),
-                sleeping: watch::Sender::new(0),
-            }),
+            driven: Arc::new(Driven::at_ms(now_ms)),
         }
     }
 
@@ -110,6 +105,23 @@ impl TestClock {
         self.driven
             .now_ms
             .send_modify(|now| *now = now.saturating_add(ms));
+    }
+
+    /// Moves the clock to the earliest deadline a durable sleep waits for now (nothing when
+    /// none waits, or it is due already), and returns that deadline: what a test does to run
+    /// whatever is due next without knowing how long the handler sleeps.
+    ///
+    /// ```
+    /// let clock = a2a_card::testing::TestClock::at_ms(0);
+    /// assert_eq!(clock.advance_to_next_deadline(), None, "nothing sleeps");
+    /// assert_eq!(clock.now_ms(), 0);
+    /// ```
+    pub fn advance_to_next_deadline(&self) -> Option<i64> {
+        let deadline = self.driven.next_deadline()?;
+        self.driven
+            .now_ms
+            .send_modify(|now| *now = (*now).max(deadline));
+        Some(deadline)
     }
 
     /// How many durable sleeps wait on the clock now.

@@ -34,10 +34,14 @@
 //! ```
 
 mod clock;
+#[cfg(feature = "sqlite")]
+mod crash;
 #[cfg(feature = "rig")]
 mod model;
 
 pub use clock::TestClock;
+#[cfg(feature = "sqlite")]
+pub use crash::{CrashPoints, CrashReport, Outcome, Point};
 #[cfg(feature = "rig")]
 pub use model::*;
 

@@ -67,6 +67,8 @@ pub use memory::MemoryTasks;
 pub(crate) use size::{event_bytes, task_bytes};
 #[cfg(feature = "sqlite")]
 pub use sql::SQLITE_LOG_LIMIT;
+#[cfg(all(feature = "sqlite", feature = "testing"))]
+pub(crate) use sql::sqlite_url;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub use sql::{DEFAULT_LEASE, SqlPushConfigs, SqlTasks};
 
