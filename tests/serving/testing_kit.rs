@@ -3,13 +3,16 @@
 //! credentials, on the memory store and a temporary SQLite file, under tokio's paused clock (a
 //! plan of fourteen hours) and a clock the test moves (a durable sleep of three days).
 
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use a2a_card::client::TypedEvent;
+use a2a::TaskState;
+use a2a_card::client::{Payload, TypedEvent};
 use a2a_card::server::Server;
 use a2a_card::server::auth::{Authentication, StaticApiKeys};
-use a2a_card::testing::{TestAgent, TestClock};
-use a2a_card::{Identity, SkillContext, agent, skill};
+use a2a_card::testing::{CrashPoints, TestAgent, TestClock};
+use a2a_card::{Identity, SkillContext, SkillError, agent, skill};
 use futures::StreamExt;
 use serde_json::json;
 
@@ -269,4 +272,152 @@ async fn a_durable_sleep_of_three_days_ends_when_the_test_clock_moves_three_days
     assert_eq!(reminded, "reminder: pay rent");
     assert_eq!(clock.sleepers(), 0);
     assert_eq!(read(agent, task_id).await, "TASK_STATE_COMPLETED");
+}
+
+/// A checkout: a step, a question, a marker, a durable sleep, another step; and a ledger of
+/// what the step bodies did, as a payment provider would keep it.
+struct Checkout {
+    ledger: Arc<Mutex<Vec<String>>>,
+}
+
+/// Sells, and asks before shipping.
+#[agent(url = "https://checkout.example.com/a2a")]
+impl Checkout {
+    /// Charges, asks where to ship, waits a day, ships.
+    #[skill(durable)]
+    async fn buy(&self, item: String, ctx: SkillContext) -> Result<String, SkillError> {
+        let ledger = Arc::clone(&self.ledger);
+        let key = ctx.task_id.clone().unwrap_or_default();
+        let receipt: String = ctx
+            .step("charge", async move {
+                ledger.lock().unwrap().push(format!("charge {key}"));
+                format!("r-{item}")
+            })
+            .await?;
+        let address = ctx.ask("Ship where?").await?.text().trim().to_owned();
+        let gift = ctx.patched("gift-wrap");
+        ctx.sleep(Duration::from_secs(24 * 3600)).await?;
+        let ledger = Arc::clone(&self.ledger);
+        let shipped: String = ctx
+            .step("ship", async move {
+                ledger.lock().unwrap().push("ship".into());
+                format!("to {address}")
+            })
+            .await?;
+        Ok(format!("{receipt} shipped {shipped} (wrapped: {gift})"))
+    }
+}
+
+#[tokio::test]
+async fn a_durable_skill_stopped_at_every_point_of_its_journal_ends_as_if_never_stopped() {
+    let ledger = Arc::new(Mutex::new(Vec::new()));
+    let kept = Arc::clone(&ledger);
+    let report = CrashPoints::new(
+        move || {
+            Server::new(Checkout {
+                ledger: Arc::clone(&kept),
+            })
+        },
+        "buy",
+        Payload::text("lamp"),
+    )
+    .answer(Payload::text("12 Rua Augusta"))
+    .run()
+    .await
+    .expect("the run nobody stopped ends");
+    report.assert_survives();
+    let said = &report.uninterrupted().artifacts[0]["parts"][0]["text"];
+    assert_eq!(said, "r-lamp shipped to 12 Rua Augusta (wrapped: true)");
+    let cuts: Vec<&str> = report.points().iter().map(|p| p.cut_before()).collect();
+    assert_eq!(
+        cuts,
+        [
+            "the start of step `charge`",
+            "the result of step `charge`",
+            "an answer",
+            "marker `gift-wrap`",
+            "a sleep's deadline",
+            "the start of step `ship`",
+            "the result of step `ship`",
+            "the task's end",
+        ]
+    );
+    // Stopped inside a step (begun, its result not stored), its body runs once more; at
+    // every other point each body ran once.
+    for point in report.points() {
+        let charge = if point.index() == 1 { 2 } else { 1 };
+        let ship = if point.index() == 6 { 2 } else { 1 };
+        assert_eq!(point.runs()["charge"], charge, "{report}");
+        assert_eq!(point.runs()["ship"], ship, "{report}");
+    }
+    // The ledger agrees with the report: the uninterrupted run and 8 points.
+    let ledger = ledger.lock().unwrap();
+    let charges = ledger.iter().filter(|l| l.starts_with("charge")).count();
+    assert_eq!(charges, 1 + 8 + 1, "{ledger:?}");
+}
+
+/// A handler that decides on something outside its journal: a counter of its runs.
+struct Fickle {
+    runs: Arc<AtomicU32>,
+}
+
+/// Changes its mind.
+#[agent(url = "https://fickle.example.com/a2a")]
+impl Fickle {
+    /// Names its first step by how often it ran.
+    #[skill(durable)]
+    async fn pick(&self, text: String, ctx: SkillContext) -> Result<String, SkillError> {
+        let run = self.runs.fetch_add(1, Ordering::SeqCst);
+        ctx.step(&format!("step-{run}"), async {}).await?;
+        ctx.step("last", async {}).await?;
+        Ok(text)
+    }
+}
+
+#[tokio::test]
+async fn a_handler_that_does_not_replay_its_journal_is_reported_point_by_point() {
+    let report = CrashPoints::new(
+        // One counter for every agent the harness starts: a run taken over names its step
+        // otherwise than the run its journal is from.
+        {
+            let runs = Arc::new(AtomicU32::new(0));
+            move || Server::new(Fickle { runs: Arc::clone(&runs) })
+        },
+        "pick",
+        Payload::text("x"),
+    )
+    .run()
+    .await;
+    // The run nobody stopped ends; a run taken over past its first step diverges from its
+    // journal and fails, and one taken over before it runs a step the first run did not.
+    let report = report.expect("the first run ends");
+    let failures = report.failures();
+    assert!(!failures.is_empty(), "{report}");
+    assert!(
+        failures
+            .iter()
+            .any(|f| f.contains("point 2 (stopped before the start of step `last`)")),
+        "{failures:#?}"
+    );
+    let point = &report.points()[2];
+    assert_eq!(point.outcome().map(|o| o.state.clone()), Ok(TaskState::Failed));
+}
+
+#[tokio::test]
+async fn the_trip_planner_survives_a_crash_at_every_point_of_a_plan_that_asks() {
+    let report = CrashPoints::new(
+        || planner(Duration::from_millis(1)),
+        "plan-trip",
+        Payload::data(json!({"destination": "Lisbon", "days": 3})),
+    )
+    .answer(Payload::text("2026-12-30"))
+    .run()
+    .await
+    .expect("the plan ends");
+    report.assert_survives();
+    let cuts: Vec<&str> = report.points().iter().map(|p| p.cut_before()).collect();
+    assert_eq!(cuts, ["an answer", "the task's end"]);
+    let days = &report.uninterrupted().artifacts;
+    assert_eq!(days.len(), 1, "one itinerary: {days:?}");
+    assert_eq!(days[0]["parts"].as_array().map(Vec::len), Some(3));
 }
