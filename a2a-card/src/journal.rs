@@ -11,8 +11,8 @@
 //! saying which entry differed.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -282,6 +282,40 @@ pub(crate) struct Journal<A> {
     #[cfg(feature = "server")]
     clock: crate::server::Clock,
     sink: Sink,
+    /// Where a replay that only reads ([`Journal::dry`]) tells what it met.
+    dry: Option<Arc<Dry>>,
+}
+
+/// What a replay that only reads ([`Journal::dry`]) met: a handler run against its journal
+/// without running a step's body, sleeping, asking or calling, to learn whether it replays.
+#[derive(Debug, Default)]
+pub(crate) struct Dry {
+    found: Mutex<Found>,
+}
+
+/// What a [`Dry`] replay met.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Found {
+    /// The entries it met again, as journaled.
+    pub(crate) replayed: usize,
+    /// Where the journal ended: the number, and what the handler was to do there (new work,
+    /// which the replay did not do).
+    pub(crate) end: Option<(u64, String)>,
+    /// Where it differed first: the entry's number, what the entry is, what the handler did.
+    pub(crate) diverged: Option<(u64, String, String)>,
+    /// The markers it met that the journal does not hold, and what each said.
+    pub(crate) markers: Vec<(String, bool)>,
+}
+
+impl Dry {
+    /// What it met so far.
+    pub(crate) fn found(&self) -> Found {
+        self.lock().clone()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Found> {
+        self.found.lock().unwrap_or_else(|p| p.into_inner())
+    }
 }
 
 /// Where markers are numbered from: apart from the steps, sleeps and questions, whose
@@ -361,7 +395,45 @@ impl<A> Journal<A> {
             #[cfg(feature = "server")]
             clock: crate::server::Clock::system(),
             sink,
+            dry: None,
         }
+    }
+
+    /// This journal, for a replay that only reads: the handler meets its entries, and where it
+    /// would do new work (a step, a sleep, a question or a call past the journal, a step
+    /// begun and not finished) it gets an error instead, which ends the replay; what it met
+    /// goes to `dry`.
+    #[cfg_attr(not(feature = "testing"), allow(dead_code))]
+    pub(crate) fn dry(mut self, dry: Arc<Dry>) -> Journal<A> {
+        self.dry = Some(dry);
+        self
+    }
+
+    /// New work at number `n` (what the handler does there: `did`): in a replay that only
+    /// reads, where it stops (an error for the handler); else nothing.
+    fn fresh(&self, n: u64, did: impl FnOnce() -> String) -> Result<(), Diverged> {
+        let Some(dry) = &self.dry else {
+            return Ok(());
+        };
+        let mut found = dry.lock();
+        if found.end.is_none() {
+            found.end = Some((n, did()));
+        }
+        Err(Diverged(
+            "a replay check stops where the journal ends (nothing new is done)".to_owned(),
+        ))
+    }
+
+    /// The failure of a replay that met `recorded` at number `n` where the handler did `did`,
+    /// kept by a replay that only reads.
+    fn differs(&self, n: u64, recorded: &Recorded<A>, did: &str) -> Diverged {
+        if let Some(dry) = &self.dry {
+            let mut found = dry.lock();
+            if found.diverged.is_none() && found.end.is_none() {
+                found.diverged = Some((n, recorded.describe(), did.to_owned()));
+            }
+        }
+        Self::diverged(n, recorded, did)
     }
 
     /// This journal, for a run of the handler that sends again the `items` it sent before its
@@ -424,6 +496,9 @@ impl<A> Journal<A> {
                 .any(|n| *n >= next);
         let value = !replaying;
         marks.insert(name.to_owned(), value);
+        if let Some(dry) = &self.dry {
+            dry.lock().markers.push((name.to_owned(), value));
+        }
         let n = self.next_mark.fetch_add(1, Ordering::Relaxed);
         self.queue_at(
             n,
@@ -443,6 +518,11 @@ impl<A> Journal<A> {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(&n);
+        if let (Some(dry), Some(met)) = (&self.dry, &entry)
+            && !matches!(met, Recorded::Entry(Entry::Started { .. }))
+        {
+            dry.lock().replayed += 1;
+        }
         (n, entry)
     }
 
@@ -482,14 +562,20 @@ impl<A> Journal<A> {
     /// [`stepped`](Self::stepped)).
     pub(crate) fn step(&self, name: &str) -> Result<Slot<Value>, Diverged> {
         match self.take() {
-            (n, None) => Ok(Slot::Free(n)),
+            (n, None) => {
+                self.fresh(n, || format!("step `{name}`"))?;
+                Ok(Slot::Free(n))
+            }
             (_, Some(Recorded::Entry(Entry::Step { name: s, value }))) if s == name => {
                 Ok(Slot::Recorded(value))
             }
             (n, Some(Recorded::Entry(Entry::Started { started }))) if started == name => {
+                self.fresh(n, || {
+                    format!("step `{name}` again (begun, its result not journaled: its body may have run, and runs again)")
+                })?;
                 Ok(Slot::Again(n))
             }
-            (n, Some(other)) => Err(Self::diverged(n, &other, &format!("step `{name}`"))),
+            (n, Some(other)) => Err(self.differs(n, &other, &format!("step `{name}`"))),
         }
     }
 
@@ -518,8 +604,9 @@ impl<A> Journal<A> {
     pub(crate) fn sleep(&self, now_ms: i64, ms: i64) -> Result<i64, Diverged> {
         match self.take() {
             (_, Some(Recorded::Entry(Entry::Sleep { until_ms }))) => Ok(until_ms),
-            (n, Some(other)) => Err(Self::diverged(n, &other, "a sleep")),
+            (n, Some(other)) => Err(self.differs(n, &other, "a sleep")),
             (n, None) => {
+                self.fresh(n, || "a sleep".to_owned())?;
                 let until_ms = now_ms.saturating_add(ms);
                 self.queue_at(n, Entry::Sleep { until_ms });
                 Ok(until_ms)
@@ -538,17 +625,28 @@ impl<A> Journal<A> {
             (_, None, Some(Recorded::Entry(Entry::Returned { returned }))) => {
                 Ok(CallSlot::Returned(returned))
             }
-            (n, None, _) => Ok(CallSlot::Free(n, n + 1)),
+            (n, None, _) => {
+                self.fresh(n, did)?;
+                Ok(CallSlot::Free(n, n + 1))
+            }
             (n, Some(Recorded::Entry(Entry::Call { call })), answer) if call.skill == skill => {
                 match answer {
                     Some(Recorded::Entry(Entry::Returned { returned })) => {
                         Ok(CallSlot::Returned(returned))
                     }
-                    None => Ok(CallSlot::Made(*call, n + 1)),
-                    Some(other) => Err(Self::diverged(n + 1, &other, &did())),
+                    None => {
+                        self.fresh(n + 1, || {
+                            format!(
+                                "{}, made, its answer not journaled (the task it made is followed)",
+                                did()
+                            )
+                        })?;
+                        Ok(CallSlot::Made(*call, n + 1))
+                    }
+                    Some(other) => Err(self.differs(n + 1, &other, &did())),
                 }
             }
-            (n, Some(other), _) => Err(Self::diverged(n, &other, &did())),
+            (n, Some(other), _) => Err(self.differs(n, &other, &did())),
         }
     }
 
@@ -562,9 +660,12 @@ impl<A> Journal<A> {
     /// it: the server writes the answer there as it hands it over).
     pub(crate) fn answer(&self) -> Result<Slot<A>, Diverged> {
         match self.take() {
-            (n, None) => Ok(Slot::Free(n)),
+            (n, None) => {
+                self.fresh(n, || "a question".to_owned())?;
+                Ok(Slot::Free(n))
+            }
             (_, Some(Recorded::Answer(answer))) => Ok(Slot::Recorded(*answer)),
-            (n, Some(other)) => Err(Self::diverged(n, &other, "a question")),
+            (n, Some(other)) => Err(self.differs(n, &other, "a question")),
         }
     }
 }

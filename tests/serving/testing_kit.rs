@@ -11,7 +11,8 @@ use a2a::TaskState;
 use a2a_card::client::{Payload, TypedEvent};
 use a2a_card::server::Server;
 use a2a_card::server::auth::{Authentication, StaticApiKeys};
-use a2a_card::testing::{CrashPoints, TestAgent, TestClock};
+use a2a_card::server::store::Tasks;
+use a2a_card::testing::{CrashPoints, Replay, ReplayReport, TestAgent, TestClock, Verdict};
 use a2a_card::{Identity, SkillContext, SkillError, agent, skill};
 use futures::StreamExt;
 use serde_json::json;
@@ -381,7 +382,11 @@ async fn a_handler_that_does_not_replay_its_journal_is_reported_point_by_point()
         // otherwise than the run its journal is from.
         {
             let runs = Arc::new(AtomicU32::new(0));
-            move || Server::new(Fickle { runs: Arc::clone(&runs) })
+            move || {
+                Server::new(Fickle {
+                    runs: Arc::clone(&runs),
+                })
+            }
         },
         "pick",
         Payload::text("x"),
@@ -400,7 +405,10 @@ async fn a_handler_that_does_not_replay_its_journal_is_reported_point_by_point()
         "{failures:#?}"
     );
     let point = &report.points()[2];
-    assert_eq!(point.outcome().map(|o| o.state.clone()), Ok(TaskState::Failed));
+    assert_eq!(
+        point.outcome().map(|o| o.state.clone()),
+        Ok(TaskState::Failed)
+    );
 }
 
 #[tokio::test]
@@ -420,4 +428,184 @@ async fn the_trip_planner_survives_a_crash_at_every_point_of_a_plan_that_asks() 
     let days = &report.uninterrupted().artifacts;
     assert_eq!(days.len(), 1, "one itinerary: {days:?}");
     assert_eq!(days[0]["parts"].as_array().map(Vec::len), Some(3));
+}
+
+/// A till whose code changes between versions: 1 charges, asks, ships; 2 renames its charge
+/// step; 3 adds a marker and a step before the charge; 4 says its result otherwise.
+struct Till {
+    version: u8,
+}
+
+/// Sells.
+#[agent(url = "https://till.example.com/a2a")]
+impl Till {
+    /// Charges, asks where to ship, ships. An item called `slow` is charged for ever.
+    #[skill(durable)]
+    async fn sell(&self, item: String, ctx: SkillContext) -> Result<String, SkillError> {
+        if self.version == 3 && ctx.patched("wrap") {
+            ctx.step("wrap", async {}).await?;
+        }
+        let charge = if self.version == 2 { "pay" } else { "charge" };
+        let slow = item == "slow";
+        ctx.step(charge, async move {
+            if slow {
+                std::future::pending::<()>().await;
+            }
+        })
+        .await?;
+        let address = ctx.ask("Ship where?").await?.text().trim().to_owned();
+        ctx.step("ship", async {}).await?;
+        Ok(match self.version {
+            4 => format!("{item}, shipped to {address}"),
+            _ => format!("{item} to {address}"),
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_replay_check_names_the_entry_and_step_a_new_version_diverges_at() {
+    let dir = std::env::temp_dir().join(format!("a2a-card-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("tasks.db");
+    let _ = std::fs::remove_file(&file);
+    let tasks = Tasks::sqlite(&file);
+    // Version 1 leaves two tasks running: one asking (its charge done), one inside its charge.
+    let v1 = TestAgent::start(Server::new(Till { version: 1 }).tasks(tasks.clone()))
+        .await
+        .expect("served");
+    let remote = v1.remote().await.expect("the card");
+    for item in ["lamp", "slow"] {
+        let message = remote.message("sell", Payload::text(item)).unwrap();
+        let sent = v1
+            .json_rpc(
+                "SendMessage",
+                json!({"message": message, "configuration": {"returnImmediately": true}}),
+            )
+            .await
+            .expect("sent");
+        assert!(sent["result"]["task"]["id"].is_string(), "{sent}");
+    }
+    let running = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let running = Replay::from_store(&tasks).await.expect("read");
+            let journals: Vec<usize> = running.tasks().iter().map(|t| t.journal.len()).collect();
+            // Begin and charge begun for both, charge's result for the one that asks.
+            if journals.len() == 2 && journals.iter().sum::<usize>() == 5 {
+                let asking = running
+                    .tasks()
+                    .iter()
+                    .filter(|t| t.task.status.state == TaskState::InputRequired)
+                    .count();
+                if asking == 1 {
+                    return running;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("both tasks under way");
+    // Kept in a file, read back the same.
+    let saved = dir.join("running.jsonl");
+    running.save(&saved).expect("written");
+    let running = Replay::from_file(&saved).expect("read back");
+    assert_eq!(running, Replay::from_file(&saved).unwrap());
+    let by_item = |report: &ReplayReport| -> Vec<(String, Verdict)> {
+        let mut verdicts: Vec<(String, Verdict)> = report
+            .tasks()
+            .iter()
+            .map(|t| {
+                let task = running
+                    .tasks()
+                    .iter()
+                    .find(|r| r.task.id == t.task_id)
+                    .unwrap();
+                let item = task.task.history.as_ref().unwrap()[0].parts[0]
+                    .as_text()
+                    .unwrap()
+                    .to_owned();
+                (item, t.verdict.clone())
+            })
+            .collect();
+        verdicts.sort_by(|a, b| a.0.cmp(&b.0));
+        verdicts
+    };
+
+    // The same code: both replay, and the report says where each goes on.
+    let same = running
+        .check(Server::new(Till { version: 1 }))
+        .await
+        .unwrap();
+    same.assert_compatible();
+    let verdicts = by_item(&same);
+    let Verdict::Replays {
+        entries,
+        next,
+        markers,
+    } = &verdicts[0].1
+    else {
+        panic!("{same}")
+    };
+    assert_eq!((verdicts[0].0.as_str(), *entries), ("lamp", 1));
+    assert_eq!(next.as_deref(), Some("a question"));
+    assert!(markers.is_empty());
+    let Verdict::Replays { next, .. } = &verdicts[1].1 else {
+        panic!("{same}")
+    };
+    assert!(
+        next.as_deref()
+            .unwrap()
+            .starts_with("step `charge` again (begun, its result not journaled"),
+        "{same}"
+    );
+
+    // A step renamed: both diverge at entry 1, which names the old step and the new one.
+    let renamed = running
+        .check(Server::new(Till { version: 2 }))
+        .await
+        .unwrap();
+    assert!(!renamed.is_compatible());
+    assert_eq!(renamed.failing().count(), 2, "{renamed}");
+    for (item, verdict) in by_item(&renamed) {
+        let Verdict::Diverges { entry, why } = verdict else {
+            panic!("{renamed}")
+        };
+        assert_eq!(entry, Some(1), "{item}: {why}");
+        assert!(
+            why.contains("step `charge`") && why.contains("step `pay`"),
+            "{why}"
+        );
+    }
+    assert!(renamed.to_string().contains("DIVERGES"), "{renamed}");
+    assert_eq!(renamed.exit_code(), std::process::ExitCode::from(1));
+
+    // A marker added before an existing step: both replay, crossing it on the old path (the
+    // task inside its charge too: the charge begun is the old code's work).
+    let marked = running
+        .check(Server::new(Till { version: 3 }))
+        .await
+        .unwrap();
+    marked.assert_compatible();
+    assert_eq!(marked.crossing_markers().count(), 2, "{marked}");
+    for (_, verdict) in by_item(&marked) {
+        let Verdict::Replays { markers, .. } = verdict else {
+            panic!("{marked}")
+        };
+        assert_eq!(markers, [("wrap".to_owned(), false)]);
+    }
+    assert!(
+        marked
+            .to_string()
+            .contains("crosses marker `wrap` (the old code's path)")
+    );
+
+    // A compatible change (what the handler returns): nothing to report.
+    let reworded = running
+        .check(Server::new(Till { version: 4 }))
+        .await
+        .unwrap();
+    reworded.assert_compatible();
+    assert_eq!(reworded.crossing_markers().count(), 0);
+    drop(v1);
+    let _ = std::fs::remove_dir_all(&dir);
 }

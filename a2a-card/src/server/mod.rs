@@ -143,6 +143,8 @@ pub use hosting::server::{
 use hosting::{catalog, documents, drain, front, host, interfaces, listening, wiring};
 pub use interfaces::{AGENT_CARD_PATH, AI_CATALOG_PATH, CAPABILITIES_PATH};
 pub use lifecycle::FinishedLogs;
+#[cfg(feature = "testing")]
+pub(crate) use lifecycle::{Checked, Lifecycle};
 pub use limits::{Limits, Rate};
 pub use listening::Listening;
 pub use push::Webhooks;

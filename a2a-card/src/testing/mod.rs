@@ -38,12 +38,14 @@ mod clock;
 mod crash;
 #[cfg(feature = "rig")]
 mod model;
+mod replay;
 
 pub use clock::TestClock;
 #[cfg(feature = "sqlite")]
 pub use crash::{CrashPoints, CrashReport, Outcome, Point};
 #[cfg(feature = "rig")]
 pub use model::*;
+pub use replay::{Journaled, Replay, ReplayReport, Replayed, Verdict};
 
 use std::fmt;
 use std::sync::Arc;
@@ -348,6 +350,8 @@ pub enum TestError {
     NoJsonRpc,
     /// The answer could not be read: why, and what came.
     Answer(String),
+    /// Journals could not be read or written ([`Replay`]): why.
+    Journals(String),
 }
 
 impl fmt::Display for TestError {
@@ -356,7 +360,7 @@ impl fmt::Display for TestError {
             TestError::NoJsonRpc => f.write_str(
                 "the agent's card lists no JSON-RPC interface (serve it with the JSONRPC binding, or send raw requests with TestAgent::request)",
             ),
-            TestError::Answer(why) => f.write_str(why),
+            TestError::Answer(why) | TestError::Journals(why) => f.write_str(why),
         }
     }
 }

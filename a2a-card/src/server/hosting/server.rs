@@ -655,6 +655,16 @@ impl<A: Agent> Server<A> {
         Ok(handler)
     }
 
+    /// The agent's task lifecycle alone, on the memory store (nothing served, nothing
+    /// recovered), for the replay check of durable tasks (`testing::Replay`).
+    #[cfg(feature = "testing")]
+    pub(crate) async fn replay_checker(self) -> Result<Arc<crate::server::Lifecycle>, ServerError> {
+        let server = self.tasks(store::Tasks::memory());
+        let (card, endpoint) = server.served(None)?;
+        let (lifecycle, _) = server.handler_for(&card, &endpoint, None).await?;
+        Ok(lifecycle)
+    }
+
     /// Binds `addr`; [`Listening::serve`] then serves there. A loopback URL in the declaration
     /// takes the address bound.
     pub async fn bind(self, addr: impl ToSocketAddrs) -> Result<Listening, ServerError> {

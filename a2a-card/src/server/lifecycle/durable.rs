@@ -12,7 +12,7 @@ use super::run::{self, Sent};
 use super::updates::status;
 use crate::context::Answer;
 use crate::dispatch::Decision;
-use crate::journal::{Begin, Entry, Journal, Recorded, Write};
+use crate::journal::{Begin, Entry, Journal, Recorded, Sink, Write};
 use crate::server::message::{decide, dispatch_input};
 use crate::server::store::{Claimed, EventLog};
 
@@ -23,24 +23,25 @@ pub(super) fn open(
     recorded: Vec<(u64, Recorded<Answer>)>,
     clock: crate::server::Clock,
 ) -> Journal<Answer> {
+    Journal::new(recorded, sink(log, task_id)).clocked(clock)
+}
+
+/// Where the new entries of task `task_id`'s journal go: `log`.
+fn sink(log: Arc<dyn EventLog>, task_id: &str) -> Sink {
     let id = task_id.to_owned();
-    Journal::new(
-        recorded,
-        Box::new(move |n, entry: Entry, write| {
-            if write == Write::Queued {
-                log.journal(&id, n, &entry);
-                return Box::pin(std::future::ready(Ok(())));
-            }
-            let (log, id) = (Arc::clone(&log), id.clone());
-            Box::pin(async move {
-                log.write_journal(&id, n, &entry).await.map_err(|e| {
-                    tracing::warn!(task = %id, "a journal entry was not written: {}", e.message);
-                    e.message
-                })
+    Box::new(move |n, entry: Entry, write| {
+        if write == Write::Queued {
+            log.journal(&id, n, &entry);
+            return Box::pin(std::future::ready(Ok(())));
+        }
+        let (log, id) = (Arc::clone(&log), id.clone());
+        Box::pin(async move {
+            log.write_journal(&id, n, &entry).await.map_err(|e| {
+                tracing::warn!(task = %id, "a journal entry was not written: {}", e.message);
+                e.message
             })
-        }),
-    )
-    .clocked(clock)
+        })
+    })
 }
 
 /// What a run of a task again needs (see [`Lifecycle::prepare`]).
@@ -140,7 +141,7 @@ impl Lifecycle {
             .collect::<Result<Vec<_>, _>>()?;
         let replay = Sent::from_log(events.iter().map(|e| &**e));
         let tracked = self.track_logged(logged)?;
-        match self.prepare(&log, &tracked.snapshot().0, rows) {
+        match self.prepare(&tracked.snapshot().0, rows, sink(Arc::clone(&log), &id)) {
             Ok(Prepared {
                 skill,
                 call,
@@ -185,13 +186,13 @@ impl Lifecycle {
     }
 
     /// What a run of `task` again needs: its skill, the call its first message makes, its
-    /// journal with the entries recorded (`rows`, entry 0 first), and the trace its first run
-    /// was in; why it cannot run again otherwise.
+    /// journal with the entries recorded (`rows`, entry 0 first) and its new ones going to
+    /// `sink`, and the trace its first run was in; why it cannot run again otherwise.
     fn prepare(
         &self,
-        log: &Arc<dyn EventLog>,
         task: &Task,
         rows: Vec<(u64, Entry)>,
+        sink: Sink,
     ) -> Result<Prepared, String> {
         // A task of an agent no longer mounted here (a host's: its id names its agent).
         let namespace = crate::server::store::namespace_of(&task.id);
@@ -267,8 +268,135 @@ impl Lifecycle {
         Ok(Prepared {
             skill,
             call,
-            journal: open(Arc::clone(log), &task.id, recorded, self.clock.clone()),
+            journal: Journal::new(recorded, sink).clocked(self.clock.clone()),
             trace,
         })
+    }
+}
+
+/// What a replay check of a task found ([`Lifecycle::check_replay`]).
+#[cfg(feature = "testing")]
+pub(crate) enum Checked {
+    /// The handler replayed what the journal holds (`found` says how far, and the markers it
+    /// met), and its log's items.
+    Replays(crate::journal::Found),
+    /// It did not: what differed (the journal's entry, or an item of the log).
+    Diverged {
+        /// The journal's entry number, where an entry differed.
+        entry: Option<u64>,
+        /// What differed, as a run would fail saying.
+        why: String,
+    },
+    /// The task would not run again at all (its skill gone, another version): why.
+    NotRun(String),
+}
+
+#[cfg(feature = "testing")]
+impl Lifecycle {
+    /// Replays durable task `task` (its journal `rows`, entry 0 first, and its log's `events`)
+    /// against this agent's handler without running a step's body, sleeping, asking, calling
+    /// or storing anything: where the handler would do new work, the replay stops.
+    pub(crate) async fn check_replay(
+        &self,
+        task: &Task,
+        rows: Vec<(u64, Entry)>,
+        events: &[a2a::StreamResponse],
+    ) -> Checked {
+        use futures::StreamExt as _;
+
+        use super::run::{Replay, Sent, chunk};
+        use super::updates::reply_part;
+        use crate::context::Event;
+
+        let nothing: Sink = Box::new(|_, _, _| {
+            Box::pin(std::future::ready(Err(
+                "a replay check writes nothing".to_owned()
+            )))
+        });
+        let Prepared {
+            skill,
+            mut call,
+            journal,
+            ..
+        } = match self.prepare(task, rows, nothing) {
+            Ok(prepared) => prepared,
+            Err(why) => return Checked::NotRun(why),
+        };
+        let items = Sent::from_log(events);
+        let dry = Arc::new(crate::journal::Dry::default());
+        // Its sleeps end at once: the clock stands at the end of time.
+        let end_of_time =
+            crate::server::Clock::driven(Arc::new(crate::server::Driven::at_ms(i64::MAX)));
+        let journal = Arc::new(
+            journal
+                .dry(Arc::clone(&dry))
+                .replaying(items.len())
+                .clocked(end_of_time),
+        );
+        call.context.task_id = Some(task.id.clone());
+        call.context.context_id = Some(task.context_id.clone());
+        let skill_id = self.agent.skills().get(skill).map_or("output", |s| s.id);
+        let (_link, mut events) = call.context.link(skill_id, 16, Some(journal));
+        let run = std::panic::AssertUnwindSafe(self.agent.run_skill(skill, call));
+        let mut replay = Replay::new(items);
+        // The items the handler sends, beside what the log holds; the first that differs.
+        let items = async {
+            while let Some(event) = events.next().await {
+                let met = match event {
+                    Event::Progress(text) => replay.meets(|| Sent::Progress(text)),
+                    Event::Chunk {
+                        id,
+                        reply,
+                        append,
+                        last,
+                        ..
+                    } => match reply_part(reply) {
+                        Some(part) => replay.meets(|| chunk(&id, &part, append, last)),
+                        None => Ok(false),
+                    },
+                    Event::Close { id } => replay.meets(|| Sent::Close { id }),
+                    Event::Asked { auth, question } => {
+                        replay.meets(|| Sent::Ask { auth, question })
+                    }
+                    Event::Ask { .. } | Event::End { .. } => Ok(false),
+                };
+                if let Err(why) = met {
+                    return Some(why);
+                }
+            }
+            None
+        };
+        let handler = async {
+            // A handler that goes on past the journal's end, errors and all, is stopped.
+            let _ = tokio::time::timeout(
+                std::time::Duration::from_secs(10),
+                futures::FutureExt::catch_unwind(run),
+            )
+            .await;
+        };
+        let item_diverged = {
+            let items = std::pin::pin!(items);
+            let handler = std::pin::pin!(handler);
+            match futures::future::select(items, handler).await {
+                futures::future::Either::Left((why, _)) => why,
+                // The handler ended: the items it sent before are in the channel still.
+                futures::future::Either::Right(((), items)) => {
+                    drop(_link);
+                    items.await
+                }
+            }
+        };
+        let found = dry.found();
+        if let Some((n, entry, did)) = &found.diverged {
+            let why = format!("entry {n} of the journal is {entry}, and the handler now did {did}");
+            return Checked::Diverged {
+                entry: Some(*n),
+                why,
+            };
+        }
+        match item_diverged {
+            Some(why) => Checked::Diverged { entry: None, why },
+            None => Checked::Replays(found),
+        }
     }
 }

@@ -63,6 +63,8 @@ use super::store::{Logged, Place, Store};
 pub(crate) use at_once::Followed;
 use cluster::{Cluster, follow_log, hear, post_recovered};
 use dispatched::Prepared;
+#[cfg(feature = "testing")]
+pub(crate) use durable::Checked;
 pub(crate) use handler::Called;
 pub(crate) use handler::Calls;
 use handover::answer_of;

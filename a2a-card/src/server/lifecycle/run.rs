@@ -117,17 +117,23 @@ impl Sent {
 
 /// Where a durable handler's replay is: the items still to meet, and how many it met.
 #[derive(Default)]
-struct Replay {
+pub(super) struct Replay {
     items: VecDeque<Sent>,
     met: usize,
 }
 
 impl Replay {
+    /// A replay that meets `items` (what the task's log holds), in order.
+    #[cfg_attr(not(feature = "testing"), allow(dead_code))]
+    pub(super) fn new(items: VecDeque<Sent>) -> Replay {
+        Replay { items, met: 0 }
+    }
+
     /// Whether the item `item` makes is the next one the log holds (then met, and not to be
     /// recorded again); `Err` (why) when the log holds another; `Ok(false)` once the log's
     /// items are all met (the item is then not made: a run that replays nothing does no more
     /// work per item than any other).
-    fn meets(&mut self, item: impl FnOnce() -> Sent) -> Result<bool, String> {
+    pub(super) fn meets(&mut self, item: impl FnOnce() -> Sent) -> Result<bool, String> {
         let Some(next) = self.items.front() else {
             return Ok(false);
         };
@@ -216,10 +222,7 @@ pub(crate) fn start(
         }
         link.end(outcome).await;
     };
-    let replay = Replay {
-        items: replay,
-        met: 0,
-    };
+    let replay = Replay::new(replay);
     // The handler and the recording of its events in one task: each event is recorded
     // without waking another.
     tokio::spawn(future::join(
@@ -419,7 +422,7 @@ async fn drive(
 }
 
 /// A chunk as its task's log holds it.
-fn chunk(id: &str, part: &Part, append: bool, last: bool) -> Sent {
+pub(super) fn chunk(id: &str, part: &Part, append: bool, last: bool) -> Sent {
     Sent::Chunk {
         id: id.to_owned(),
         parts: serde_json::to_value([part]).unwrap_or(Value::Null),
