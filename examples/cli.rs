@@ -1,5 +1,7 @@
 //! The command line the example agents share, on clap: `--port`, `--tasks`, `--mcp-stdio`,
-//! `--print-card`, serving until SIGTERM or Ctrl-C (then drained: see `Listening::serve`).
+//! `--print-card`, serving until SIGTERM or Ctrl-C (then drained: see `Listening::serve`);
+//! `--replay-check` before a deploy (the durable tasks running in the store, replayed against
+//! this build) and `--save-journals`.
 
 use std::future::Future;
 use std::io::Write;
@@ -8,6 +10,7 @@ use std::time::Duration;
 
 use a2a_card::server::store::Tasks;
 use a2a_card::server::{Listening, Server};
+use a2a_card::testing::Replay;
 use a2a_card::{Agent, wire::Profile};
 use clap::{CommandFactory, FromArgMatches, Parser};
 
@@ -33,6 +36,15 @@ struct Args {
     /// Print the card in profile v1 (the default), v0.3 or compat, and exit.
     #[arg(long, value_name = "PROFILE", num_args = 0..=1, default_missing_value = "v1")]
     print_card: Option<Profile>,
+    /// Before a deploy: replay the durable tasks still running in the store --tasks names (or
+    /// in FILE, written by --save-journals) against this build, list those that would diverge,
+    /// and exit 1 if any would.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
+    replay_check: Option<std::path::PathBuf>,
+    /// Write the durable tasks still running in the store --tasks names to FILE (JSON lines),
+    /// for --replay-check FILE on another build, and exit.
+    #[arg(long, value_name = "FILE")]
+    save_journals: Option<std::path::PathBuf>,
 }
 
 /// Runs the example: parses the arguments, then prints the card of `A`, or serves `example`
@@ -67,6 +79,21 @@ pub fn run<A: Agent>(
         Some(ms) => tasks.lease(Duration::from_millis(ms)),
         None => tasks,
     };
+    if let Some(file) = args.save_journals {
+        return block_on(name, async move {
+            let running = Replay::from_store(&tasks).await?;
+            running.save(&file)?;
+            eprintln!(
+                "{} durable task(s) written to {}",
+                running.tasks().len(),
+                file.display()
+            );
+            Ok::<(), a2a_card::testing::TestError>(())
+        });
+    }
+    if let Some(file) = args.replay_check {
+        return replay_check(name, example(Tasks::memory()), tasks, file);
+    }
     if args.mcp_stdio {
         return block_on(name, example(tasks).serve_mcp_stdio());
     }
@@ -96,6 +123,49 @@ fn print_card<A: Agent>(profile: Profile) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Replays the durable tasks running in `tasks` (or saved in `file`, when one is named)
+/// against `server`'s handlers, prints what each comes to, and says in the exit code whether
+/// every one replays.
+fn replay_check<A: Agent>(
+    name: &str,
+    server: Server<A>,
+    tasks: Tasks,
+    file: std::path::PathBuf,
+) -> ExitCode {
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(async move {
+        let running = if file.as_os_str().is_empty() {
+            eprintln!("{name}: reading the durable tasks running in {tasks:?}");
+            Replay::from_store(&tasks).await
+        } else {
+            Replay::from_file(&file)
+        };
+        let running = match running {
+            Ok(running) => running,
+            Err(e) => {
+                eprintln!("{name}: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        match running.check(server).await {
+            Ok(report) => {
+                print!("{report}");
+                report.exit_code()
+            }
+            Err(e) => {
+                eprintln!("{name}: {e}");
+                ExitCode::from(2)
+            }
+        }
+    })
 }
 
 fn serve<A: Agent>(

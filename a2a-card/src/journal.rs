@@ -313,6 +313,15 @@ impl Dry {
         self.lock().clone()
     }
 
+    /// The replay stopped at `what` (new work past what the task's log holds), unless it
+    /// stopped before.
+    pub(crate) fn stopped(&self, what: impl FnOnce() -> String) {
+        let mut found = self.lock();
+        if found.end.is_none() && found.diverged.is_none() {
+            found.end = Some((0, what()));
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Found> {
         self.found.lock().unwrap_or_else(|p| p.into_inner())
     }

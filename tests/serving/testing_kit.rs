@@ -609,3 +609,112 @@ async fn a_replay_check_names_the_entry_and_step_a_new_version_diverges_at() {
     drop(v1);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The plans an earlier build of the trip planner left running, as `Replay::save` wrote them: one
+/// asking for its start date, one mid-stream. `A2A_BLESS=1` writes them again from this build
+/// (which a later build then replays).
+#[tokio::test]
+async fn the_trip_planner_replays_the_plans_an_earlier_build_left_running() {
+    let saved = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/journals/trip_planner.jsonl");
+    if std::env::var_os("A2A_BLESS").is_some() {
+        leave_plans_running(&saved).await;
+    }
+    let running = Replay::from_file(&saved).expect("the saved journals");
+    assert_eq!(running.tasks().len(), 2);
+    let report = running
+        .check(planner(Duration::from_millis(1)))
+        .await
+        .expect("checked");
+    report.assert_compatible();
+    let mut next: Vec<String> = report
+        .tasks()
+        .iter()
+        .map(|t| match &t.verdict {
+            Verdict::Replays { next, .. } => next.clone().unwrap_or_default(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    next.sort();
+    assert_eq!(
+        next,
+        ["a question", "new items, past what the task's log holds"],
+        "{report}"
+    );
+    // A log whose first day says otherwise than this build plans it: the plan mid-stream
+    // diverges at that item (no entry of its journal differs).
+    let mut tasks = running.tasks().to_vec();
+    let streaming = tasks
+        .iter_mut()
+        .find(|t| t.task.status.state == TaskState::Working)
+        .expect("the plan mid-stream");
+    let day = streaming
+        .events
+        .iter_mut()
+        .find_map(|e| match e {
+            a2a::StreamResponse::ArtifactUpdate(update) => Some(update),
+            _ => None,
+        })
+        .expect("a day streamed");
+    day.artifact.parts = vec![a2a::Part::text("a day another build planned")];
+    let report = Replay::new(tasks)
+        .check(planner(Duration::from_millis(1)))
+        .await
+        .expect("checked");
+    let failing: Vec<&Verdict> = report.failing().map(|t| &t.verdict).collect();
+    let [Verdict::Diverges { entry: None, why }] = failing[..] else {
+        panic!("{report}")
+    };
+    assert!(why.contains("a chunk of artifact"), "{why}");
+}
+
+/// Runs this build's trip planner on a SQLite file until one plan asks and another has streamed
+/// two days, and saves their journals to `saved`.
+async fn leave_plans_running(saved: &std::path::Path) {
+    let dir = std::env::temp_dir().join(format!("a2a-card-bless-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tasks = Tasks::sqlite(dir.join("tasks.db"));
+    let agent = TestAgent::start(planner(Duration::from_millis(300)).tasks(tasks.clone()))
+        .await
+        .expect("served");
+    let remote = agent.remote().await.expect("the card");
+    for trip in [
+        json!({"destination": "Lisbon", "days": 3}),
+        json!({"destination": "Porto", "days": 14, "start_date": "2026-12-01"}),
+    ] {
+        let message = remote.message("plan-trip", Payload::data(trip)).unwrap();
+        agent
+            .json_rpc(
+                "SendMessage",
+                json!({"message": message, "configuration": {"returnImmediately": true}}),
+            )
+            .await
+            .expect("sent");
+    }
+    let running = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let running = Replay::from_store(&tasks).await.expect("read");
+            let streamed = running.tasks().iter().any(|t| {
+                t.events
+                    .iter()
+                    .filter(|e| matches!(e, a2a::StreamResponse::ArtifactUpdate(_)))
+                    .count()
+                    >= 2
+            });
+            let asking = running
+                .tasks()
+                .iter()
+                .any(|t| t.task.status.state == TaskState::InputRequired);
+            if streamed && asking {
+                return running;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("one plan asks, one streams");
+    std::fs::create_dir_all(saved.parent().unwrap()).unwrap();
+    running.save(saved).expect("saved");
+    drop(agent);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -336,10 +336,11 @@ impl Lifecycle {
         call.context.task_id = Some(task.id.clone());
         call.context.context_id = Some(task.context_id.clone());
         let skill_id = self.agent.skills().get(skill).map_or("output", |s| s.id);
-        let (_link, mut events) = call.context.link(skill_id, 16, Some(journal));
+        let (link, mut events) = call.context.link(skill_id, 16, Some(journal));
         let run = std::panic::AssertUnwindSafe(self.agent.run_skill(skill, call));
         let mut replay = Replay::new(items);
-        // The items the handler sends, beside what the log holds; the first that differs.
+        // The items the handler sends, beside what the log holds: the first that differs, or
+        // the first past the log (new work: the replay stops there).
         let items = async {
             while let Some(event) = events.next().await {
                 let met = match event {
@@ -352,16 +353,21 @@ impl Lifecycle {
                         ..
                     } => match reply_part(reply) {
                         Some(part) => replay.meets(|| chunk(&id, &part, append, last)),
-                        None => Ok(false),
+                        None => Ok(true),
                     },
                     Event::Close { id } => replay.meets(|| Sent::Close { id }),
                     Event::Asked { auth, question } => {
                         replay.meets(|| Sent::Ask { auth, question })
                     }
-                    Event::Ask { .. } | Event::End { .. } => Ok(false),
+                    Event::Ask { .. } | Event::End { .. } => Ok(true),
                 };
-                if let Err(why) = met {
-                    return Some(why);
+                match met {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        dry.stopped(|| "new items, past what the task's log holds".to_owned());
+                        return None;
+                    }
+                    Err(why) => return Some(why),
                 }
             }
             None
@@ -381,7 +387,7 @@ impl Lifecycle {
                 futures::future::Either::Left((why, _)) => why,
                 // The handler ended: the items it sent before are in the channel still.
                 futures::future::Either::Right(((), items)) => {
-                    drop(_link);
+                    drop(link);
                     items.await
                 }
             }
