@@ -307,6 +307,7 @@ pub(crate) struct Found {
     pub(crate) markers: Vec<(String, bool)>,
 }
 
+#[cfg_attr(not(feature = "testing"), allow(dead_code))]
 impl Dry {
     /// What it met so far.
     pub(crate) fn found(&self) -> Found {

@@ -32,6 +32,7 @@ pub(crate) struct Driven {
     pub(crate) deadlines: std::sync::Mutex<Vec<i64>>,
 }
 
+#[cfg_attr(not(feature = "testing"), allow(dead_code))]
 impl Driven {
     /// A clock standing at `now_ms`, no sleep waiting on it.
     pub(crate) fn at_ms(now_ms: i64) -> Driven {

@@ -479,10 +479,8 @@ impl Cut {
         tally.entries.push(entry.clone());
         match entry {
             Entry::Started { started } => *tally.runs.entry(started.clone()).or_default() += 1,
-            Entry::Step { name, .. } => {
-                if tally.again.remove(&(task.to_owned(), n)).is_some() {
-                    *tally.runs.entry(name.clone()).or_default() += 1;
-                }
+            Entry::Step { name, .. } if tally.again.remove(&(task.to_owned(), n)).is_some() => {
+                *tally.runs.entry(name.clone()).or_default() += 1;
             }
             Entry::Answer { .. } => tally.answers += 1,
             _ => {}
