@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use a2a::TaskState;
 use a2a_card::client::{Payload, TypedEvent};
-use a2a_card::server::Server;
 use a2a_card::server::auth::{Authentication, StaticApiKeys};
 use a2a_card::server::store::Tasks;
+use a2a_card::server::{Limits, Rate, Server};
 use a2a_card::testing::{CrashPoints, Replay, ReplayReport, TestAgent, TestClock, Verdict};
 use a2a_card::{Identity, SkillContext, SkillError, agent, skill};
 use futures::StreamExt;
@@ -717,4 +717,28 @@ async fn leave_plans_running(saved: &std::path::Path) {
     running.save(saved).expect("saved");
     drop(agent);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn a_limit_per_hour_opens_again_when_the_test_clock_moves_an_hour() {
+    let clock = TestClock::at_ms(1_800_000_000_000);
+    let server = Server::new(Checkout {
+        ledger: Arc::default(),
+    })
+    .limits(Limits::new().per_tenant(Rate::per_hour(1)))
+    .clock(clock.clock());
+    let agent = TestAgent::start(server).await.expect("served");
+    let get = || agent.json_rpc("GetTask", json!({"id": "nobody"}));
+    let first = get().await.expect("an answer");
+    assert_eq!(first["error"]["code"], -32001, "{first}");
+    let second = get().await.expect("an answer");
+    assert!(
+        second["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("too many requests")),
+        "{second}"
+    );
+    clock.advance(Duration::from_secs(3600));
+    let later = get().await.expect("an answer");
+    assert_eq!(later["error"]["code"], -32001, "a new window: {later}");
 }

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use super::store::Store;
 use crate::principal::Principal;
@@ -195,6 +195,8 @@ pub(crate) struct Limiter {
     windows: Windows,
     logins: Windows,
     running: Arc<Mutex<HashMap<u64, usize>>>,
+    /// The clock its windows read (the server's: [`Server::clock`](super::Server::clock)).
+    clock: super::Clock,
 }
 
 /// Tasks running at once, counted until dropped.
@@ -264,7 +266,14 @@ impl Limiter {
             windows: Windows::default(),
             logins: Windows::default(),
             running: Arc::default(),
+            clock: super::Clock::system(),
         }
+    }
+
+    /// This limiter, its windows read on `clock`.
+    pub(crate) fn clocked(mut self, clock: super::Clock) -> Limiter {
+        self.clock = clock;
+        self
     }
 
     fn hash(&self, key: &Key<'_>) -> u64 {
@@ -291,7 +300,7 @@ impl Limiter {
     /// One more hit of `key` at `rate`: shared by the replicas where the store counts, else
     /// here.
     async fn count(&self, key: &Key<'_>, rate: Rate) -> Result<(), Limited> {
-        let now = now_ms();
+        let now = self.clock.now_ms();
         let window = millis(rate.window);
         let start = now - now % window;
         let shared = match &self.store {
@@ -358,7 +367,7 @@ impl Limiter {
         let (Some(rate), Some(Peer(addr))) = (self.limits.failed_logins, peer) else {
             return Ok(());
         };
-        let now = now_ms();
+        let now = self.clock.now_ms();
         let window = millis(rate.window);
         let start = now - now % window;
         let key = self.hash(&Key::Address(addr));
@@ -371,7 +380,7 @@ impl Limiter {
     /// Counts a failed login of the client at `peer`.
     pub(crate) fn failed_login(&self, peer: Option<Peer>) {
         if let (Some(rate), Some(Peer(addr))) = (self.limits.failed_logins, peer) {
-            let now = now_ms();
+            let now = self.clock.now_ms();
             let window = millis(rate.window);
             self.logins
                 .hit(self.hash(&Key::Address(addr)), now - now % window);
@@ -429,13 +438,6 @@ impl Windows {
             _ => 0,
         }
     }
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or_default()
 }
 
 fn millis(d: Duration) -> i64 {

@@ -137,7 +137,7 @@ impl<A: Agent> Server<A> {
         // (a store shared with other processes), else here.
         let counter = store.changes().is_some().then(|| Arc::clone(&store));
         let limits = self.limits.with_declared(A::SKILLS);
-        let limiter = Arc::new(limits::Limiter::new(limits, counter));
+        let limiter = Arc::new(limits::Limiter::new(limits, counter).clocked(self.clock.clone()));
         if let Some(guard) = guard.as_mut() {
             guard.limit_logins(Arc::clone(&limiter));
         }
