@@ -24,6 +24,7 @@ mod hosting;
 mod idempotency;
 mod lifecycle;
 mod mcp;
+mod model_loop;
 mod plain_json;
 mod tenants;
 mod testing_kit;

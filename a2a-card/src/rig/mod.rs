@@ -50,6 +50,8 @@
 //! # Ok(()) }
 //! ```
 
+#[cfg(feature = "server")]
+mod durable;
 mod local;
 #[cfg(feature = "client")]
 mod remote;
@@ -69,6 +71,8 @@ use crate::card::{AgentCard, AgentSkill};
 use crate::dispatch::Violation;
 use crate::schema::SchemaMode;
 
+#[cfg(feature = "server")]
+pub use durable::{Finished, ModelLoop};
 pub use local::{LocalToolsError, local_tools};
 #[cfg(feature = "client")]
 pub use remote::{answer_tool, remote_tool, remote_tools, tools_at, typed_tool};

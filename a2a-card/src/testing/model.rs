@@ -287,6 +287,8 @@ struct State {
     calls: usize,
     /// A misuse of the builder, which every request then answers with.
     misuse: Option<String>,
+    /// Whether a request is answered by its turn in the conversation ([`ScriptedModel::by_turn`]).
+    by_turn: bool,
     /// Every request that reached the model, in order.
     requests: Vec<CompletionRequest>,
 }
@@ -394,6 +396,25 @@ impl ScriptedModel {
     /// ```
     pub fn new() -> ScriptedModel {
         ScriptedModel::default()
+    }
+
+    /// The same model, answering each request with the reply at the request's turn in its
+    /// conversation (the first reply to a history without an assistant message, the second
+    /// to one with one, ...) rather than with the next reply: a request sent again (a durable
+    /// loop taken over after its process stopped in the middle of a completion) gets the same
+    /// reply again, as the test of a crash at every point needs.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
+    /// let model = a2a_card::testing::ScriptedModel::new().by_turn().text("First.").text("Second.");
+    /// assert_eq!(model.call("Hi").await?.text(), "First.");
+    /// assert_eq!(model.call("Hi again").await?.text(), "First.", "no assistant turn yet");
+    /// # Ok::<(), Box<dyn std::error::Error>>(()) })?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn by_turn(self) -> ScriptedModel {
+        self.lock().by_turn = true;
+        self
     }
 
     /// The same model, with `reply` scripted after the others.
@@ -675,9 +696,17 @@ impl ScriptedModel {
     /// the message of the error the request gets.
     fn take(&self, request: CompletionRequest) -> Result<(ScriptedReply, usize), String> {
         let mut state = self.lock();
+        let turn = request
+            .chat_history
+            .iter()
+            .filter(|m| matches!(m, rig_core::message::Message::Assistant(_)))
+            .count();
         state.requests.push(request);
         if let Some(misuse) = &state.misuse {
             return Err(misuse.clone());
+        }
+        if state.by_turn {
+            state.next = turn;
         }
         let Some(reply) = state.script.get(state.next).cloned() else {
             let held = state.script.len();

@@ -1,0 +1,374 @@
+//! A model in a loop with tools, run through a durable skill's context ([`ModelLoop`]): each
+//! completion and each tool call a step of the skill's journal, so that a run after a crash
+//! (or on another replica) gets the model's answers and the tools' results back without
+//! calling the model or running a tool again.
+
+use std::collections::BTreeMap;
+
+use rig_core::DynModel;
+use rig_core::completion::{CompletionRequest, CompletionResponse, ToolDefinition, Usage};
+use rig_core::message::{Message, ToolResultContent, UserContent};
+use rig_core::operation::Completion;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use super::DynamicTool;
+use crate::context::SkillContext;
+use crate::skill::SkillError;
+
+/// A model in a loop with tools, inside a durable skill (`#[skill(durable)]`): the model answers
+/// or asks for tools, the tools run, their results go back to the model, until it answers
+/// without asking for one. Each completion is a step of the task's journal (the messages sent
+/// since the last one, a digest of the whole request, and the whole response, tool calls
+/// included), and so is each tool call (its arguments and its result): after a crash, or on
+/// another replica, the loop gets them back from the journal and goes on from the first that
+/// is missing, without sending the conversation again or running a tool twice.
+///
+/// A tool marked with [`approve`](Self::approve) asks first: the task goes `input-required`
+/// with the proposed call (the question's text names the tool and its arguments), durable like
+/// any question; the answer `yes` (or data `{"approve": true}`) runs it, data `{"arguments":
+/// {..}}` runs it with those arguments, anything else tells the model it was denied (with the
+/// answer's text as the reason).
+///
+/// A replay whose request differs from the journaled one (a new version changed the prompt,
+/// the preamble or the tools) fails the task saying which turn differs: branch on
+/// [`SkillContext::patched`] for tasks begun before such a change.
+///
+/// ```
+/// use a2a_card::rig::{DynamicTool, ModelLoop};
+/// use a2a_card::rig::rig_core::{message::ToolName, tool::ToolOutput};
+/// use a2a_card::testing::ScriptedModel;
+/// use a2a_card::{SkillContext, SkillError, agent, skill};
+/// use serde_json::json;
+///
+/// struct Weather { model: ScriptedModel }
+/// /// Says the weather.
+/// #[agent(url = "https://weather.example.com/a2a")]
+/// impl Weather {
+///     /// Answers a question about the weather.
+///     #[skill(durable)]
+///     async fn ask(&self, question: String, ctx: SkillContext) -> Result<String, SkillError> {
+///         let forecast = DynamicTool::new(
+///             ToolName::new("forecast").map_err(|e| SkillError::Failed(e.to_string()))?,
+///             "The forecast for a city",
+///             json!({"type": "object", "properties": {"city": {"type": "string"}}}),
+///             |_args| Box::pin(async { Ok(ToolOutput::text("sunny")) }),
+///         );
+///         let done = ModelLoop::new(self.model.model())
+///             .preamble("Answer in one sentence.")
+///             .tool(forecast)
+///             .run(&ctx, question)
+///             .await?;
+///         Ok(done.text)
+///     }
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
+/// let model = ScriptedModel::new()
+///     .tool_call("forecast", json!({"city": "Paris"}))
+///     .text("Sunny in Paris.");
+/// let agent = a2a_card::testing::TestAgent::start(
+///     a2a_card::server::Server::new(Weather { model: model.clone() }),
+/// ).await?;
+/// let weather = WeatherClient::connect_with(agent.connect()).await?;
+/// assert_eq!(weather.ask("Paris?".into()).await?, "Sunny in Paris.");
+/// assert_eq!(model.request_count(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(()) })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use]
+pub struct ModelLoop {
+    model: DynModel<Completion>,
+    tools: Vec<DynamicTool>,
+    approve: Vec<String>,
+    preamble: Option<String>,
+    temperature: Option<f64>,
+    max_turns: u32,
+    max_tokens: Option<u64>,
+}
+
+impl std::fmt::Debug for ModelLoop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelLoop")
+            .field("model", &self.model.id())
+            .field("tools", &self.tools.len())
+            .field("approve", &self.approve)
+            .field("max_turns", &self.max_turns)
+            .field("max_tokens", &self.max_tokens)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How a [`ModelLoop`] ended: the model's last answer, the turns it took, and the tokens its
+/// completions used.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Finished {
+    /// The text of the model's last answer.
+    pub text: String,
+    /// How many completions the loop asked for.
+    pub turns: u32,
+    /// The tokens its completions used, summed.
+    pub usage: Usage,
+}
+
+/// A completion as the journal keeps it.
+#[derive(Serialize, Deserialize)]
+struct Turn {
+    /// The messages sent since the previous completion (the prompt, or tool results).
+    sent: Vec<Message>,
+    /// The SHA-256 of the whole request (history and tools), hex.
+    digest: String,
+    /// What the model answered, or why it did not.
+    response: Result<CompletionResponse, String>,
+}
+
+/// A tool call as the journal keeps it: what the model gets back.
+#[derive(Serialize, Deserialize)]
+struct Ran {
+    /// The arguments it ran with (the model's, or those an approval gave).
+    arguments: Value,
+    /// Its result's content, or why it failed (the model reads that too).
+    result: Result<Value, String>,
+}
+
+impl ModelLoop {
+    /// A loop on `model` (any rig completion model: `rig_core::Model<W>` of a provider, or
+    /// a test's `ScriptedModel::model()`), with no tool, at most 16 turns.
+    pub fn new(model: impl Into<DynModel<Completion>>) -> ModelLoop {
+        ModelLoop {
+            model: model.into(),
+            tools: Vec::new(),
+            approve: Vec::new(),
+            preamble: None,
+            temperature: None,
+            max_turns: 16,
+            max_tokens: None,
+        }
+    }
+
+    /// The system prompt.
+    pub fn preamble(mut self, preamble: impl Into<String>) -> ModelLoop {
+        self.preamble = Some(preamble.into());
+        self
+    }
+
+    /// The temperature of each completion.
+    pub fn temperature(mut self, temperature: f64) -> ModelLoop {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    /// A tool the model may call (a local or remote skill as [`local_tools`](super::local_tools)
+    /// and [`remote_tools`](super::remote_tools) give them, or any rig `DynamicTool`).
+    pub fn tool(mut self, tool: DynamicTool) -> ModelLoop {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Tools the model may call.
+    pub fn tools(mut self, tools: impl IntoIterator<Item = DynamicTool>) -> ModelLoop {
+        self.tools.extend(tools);
+        self
+    }
+
+    /// Tool `name` runs only once the caller approves each call of it (see the type's docs).
+    pub fn approve(mut self, name: impl Into<String>) -> ModelLoop {
+        self.approve.push(name.into());
+        self
+    }
+
+    /// At most `turns` completions (16 by default): past them the task fails saying so.
+    pub fn max_turns(mut self, turns: u32) -> ModelLoop {
+        self.max_turns = turns;
+        self
+    }
+
+    /// A budget of `tokens` (input and output, summed over the completions): once spent, the
+    /// loop stops and the task fails saying so.
+    pub fn max_tokens(mut self, tokens: u64) -> ModelLoop {
+        self.max_tokens = Some(tokens);
+        self
+    }
+
+    /// Runs the loop on `prompt` through `ctx`, until the model answers without calling a
+    /// tool: its answer, turns and usage. Fails when the model fails, the turns or the tokens
+    /// run out, or a replay does not match its journal.
+    pub async fn run(
+        &self,
+        ctx: &SkillContext,
+        prompt: impl Into<String>,
+    ) -> Result<Finished, SkillError> {
+        let definitions: Vec<ToolDefinition> = self.tools.iter().map(|t| t.definition()).collect();
+        let mut history: Vec<Message> = self.preamble.iter().map(Message::system).collect();
+        let mut sent = vec![Message::user(prompt.into())];
+        let mut usage = Usage::new();
+        for turn in 1..=self.max_turns {
+            history.extend(sent.iter().cloned());
+            let mut request = CompletionRequest::new(Message::user(""));
+            request.chat_history = history.clone();
+            request.tools = definitions.clone();
+            request.temperature = self.temperature;
+            let digest = digest(&history, &definitions);
+            let model = self.model.clone();
+            let journaled: Turn = ctx
+                .step(&format!("model turn {turn}"), async move {
+                    let response = model.call(request).await.map_err(|e| e.to_string());
+                    Turn {
+                        sent: std::mem::take(&mut sent),
+                        digest,
+                        response,
+                    }
+                })
+                .await?;
+            let now = self::digest(&history, &definitions);
+            if journaled.digest != now {
+                return Err(SkillError::Failed(format!(
+                    "model turn {turn} was journaled for another request (the prompt, the preamble, the tools or an answer before it changed since the task began); a new version that changes them must branch on ctx.patched(..) for the tasks begun before"
+                )));
+            }
+            let response = journaled
+                .response
+                .map_err(|e| SkillError::Failed(format!("the model failed: {e}")))?;
+            usage = add(usage, response.usage);
+            if let Some(max) = self.max_tokens {
+                let spent = usage.input_tokens.unwrap_or(0) + usage.output_tokens.unwrap_or(0);
+                if spent > max {
+                    return Err(SkillError::Failed(format!(
+                        "the token budget is spent: {spent} tokens used of {max}, after {turn} model turn(s)"
+                    )));
+                }
+            }
+            history.extend(response.message());
+            let calls: Vec<_> = response.tool_calls().cloned().collect();
+            if calls.is_empty() {
+                return Ok(Finished {
+                    text: response.text(),
+                    turns: turn,
+                    usage,
+                });
+            }
+            let mut results = Vec::with_capacity(calls.len());
+            for call in calls {
+                let name = call.function.name.to_string();
+                let arguments = Value::Object(call.function.arguments.clone());
+                let content = match self.approved(ctx, &name, arguments).await? {
+                    Err(denied) => vec![ToolResultContent::text(denied)],
+                    Ok(arguments) => {
+                        let ran = self
+                            .call(ctx, turn, &call.id.to_string(), &name, arguments)
+                            .await?;
+                        match ran.result {
+                            Ok(content) => serde_json::from_value(content).unwrap_or_else(|e| {
+                                vec![ToolResultContent::text(format!(
+                                    "the journaled result of tool `{name}` does not read back: {e}"
+                                ))]
+                            }),
+                            Err(why) => vec![ToolResultContent::text(why)],
+                        }
+                    }
+                };
+                results.push(UserContent::tool_result(
+                    call.id,
+                    call.function.name,
+                    content,
+                ));
+            }
+            sent = vec![Message::User { content: results }];
+        }
+        Err(SkillError::Failed(format!(
+            "the model did not answer within {} turns",
+            self.max_turns
+        )))
+    }
+
+    /// Whether tool call `name(arguments)` may run, and with which arguments; `Err` with what
+    /// the model is told when the caller denied it.
+    async fn approved(
+        &self,
+        ctx: &SkillContext,
+        name: &str,
+        arguments: Value,
+    ) -> Result<Result<Value, String>, SkillError> {
+        if !self.approve.iter().any(|a| a == name) {
+            return Ok(Ok(arguments));
+        }
+        let question = format!(
+            "Approve the call of tool `{name}` with {arguments}? Answer yes, no (with a reason), or data {{\"arguments\": {{..}}}} to run it with other arguments."
+        );
+        let answer = ctx
+            .ask(question)
+            .await
+            .map_err(|e| SkillError::Failed(e.to_string()))?;
+        let data: Option<BTreeMap<String, Value>> = answer.data().ok();
+        if let Some(data) = data {
+            if let Some(edited) = data.get("arguments") {
+                return Ok(Ok(edited.clone()));
+            }
+            if data.get("approve") == Some(&Value::Bool(true)) {
+                return Ok(Ok(arguments));
+            }
+        }
+        let text = answer.text().trim();
+        if ["yes", "y", "approve", "approved", "ok"]
+            .iter()
+            .any(|y| text.eq_ignore_ascii_case(y))
+        {
+            return Ok(Ok(arguments));
+        }
+        let reason = if text.is_empty() {
+            "no reason given"
+        } else {
+            text
+        };
+        Ok(Err(format!(
+            "the caller did not approve this call of `{name}`: {reason}"
+        )))
+    }
+
+    /// Runs tool `name` with `arguments` as a step (once, its result journaled).
+    async fn call(
+        &self,
+        ctx: &SkillContext,
+        turn: u32,
+        id: &str,
+        name: &str,
+        arguments: Value,
+    ) -> Result<Ran, SkillError> {
+        let tool = self.tools.iter().find(|t| t.name().as_str() == name);
+        let step = format!("tool {name} (turn {turn}, call {id})");
+        ctx.step(&step, async move {
+            let result = match tool {
+                None => Err(format!("there is no tool `{name}`")),
+                Some(tool) => match tool.execute(arguments.clone()).await {
+                    Ok(output) => serde_json::to_value(&output).map_err(|e| e.to_string()),
+                    Err(e) => Err(e.to_string()),
+                },
+            };
+            Ran { arguments, result }
+        })
+        .await
+    }
+}
+
+/// The SHA-256 of a request's history and tools, hex.
+fn digest(history: &[Message], tools: &[ToolDefinition]) -> String {
+    let bytes =
+        serde_json::to_vec(&json!({"history": history, "tools": tools})).unwrap_or_default();
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Two usages summed.
+fn add(total: Usage, more: Usage) -> Usage {
+    let sum = |a: Option<u64>, b: Option<u64>| match (a, b) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+    };
+    Usage::new()
+        .input_tokens(sum(total.input_tokens, more.input_tokens))
+        .output_tokens(sum(total.output_tokens, more.output_tokens))
+}
