@@ -13,7 +13,7 @@ use a2a_card::rig::rig_core::message::ToolName;
 use a2a_card::rig::rig_core::tool::ToolOutput;
 use a2a_card::rig::{DynamicTool, ModelLoop};
 use a2a_card::server::Server;
-use a2a_card::testing::{CrashPoints, ScriptedModel, ScriptedReply};
+use a2a_card::testing::{CrashPoints, ScriptedModel, ScriptedReply, TestAgent};
 use a2a_card::{SkillContext, SkillError, agent, skill};
 use serde_json::{Value, json};
 
@@ -200,5 +200,65 @@ async fn a_token_budget_spent_stops_the_loop_and_says_so() {
     assert!(
         why.contains("the token budget is spent: 150 tokens used of 100, after 2 model turn(s)"),
         "{why}"
+    );
+}
+
+#[tokio::test]
+async fn an_approval_question_carries_the_proposed_call_as_data() {
+    let (model, ledger) = (script(), Arc::new(Mutex::new(Vec::new())));
+    let agent = TestAgent::on_sqlite(booker(&model, &ledger))
+        .await
+        .expect("served");
+    let remote = agent.remote().await.expect("the card");
+    let message = remote.message("book", Payload::text("Lisbon")).unwrap();
+    let sent = agent
+        .json_rpc(
+            "SendMessage",
+            json!({"message": message, "configuration": {"returnImmediately": true}}),
+        )
+        .await
+        .expect("sent");
+    let id = sent["result"]["task"]["id"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    let context = sent["result"]["task"]["contextId"].clone();
+    let asking = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        loop {
+            let task = agent.json_rpc("GetTask", json!({"id": id})).await.unwrap();
+            if task["result"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED" {
+                return task["result"]["status"]["message"].clone();
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("asks");
+    let proposal = &asking["parts"][1]["data"];
+    assert_eq!(proposal["tool"], "book", "{asking}");
+    assert_eq!(proposal["arguments"], json!({"hotel": "Alfama"}));
+    assert_eq!(proposal["answer"], a2a_card::rig::approval_schema());
+    assert!(
+        asking["parts"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Approve the call of tool `book`")
+    );
+    // Denied as data, with a reason the model reads.
+    let answer = json!({"messageId": "a1", "role": "ROLE_USER", "taskId": id, "contextId": context,
+        "parts": [{"data": {"approve": false, "reason": "over budget"}}]});
+    let done = agent
+        .json_rpc("SendMessage", json!({"message": answer}))
+        .await
+        .expect("answered");
+    assert_eq!(
+        done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{done}"
+    );
+    assert!(ledger.lock().unwrap().is_empty());
+    let told = serde_json::to_string(&model.last_request().unwrap().chat_history).unwrap();
+    assert!(
+        told.contains("did not approve this call of `book`: over budget"),
+        "{told}"
     );
 }

@@ -77,7 +77,7 @@ async fn a_stream_gives_typed_items_and_surfaces_the_question() {
         match event.expect("no error") {
             TypedEvent::Item(day) => items.push(day),
             TypedEvent::Progress(p) => progress.push(p),
-            TypedEvent::Question { text, auth } => {
+            TypedEvent::Question { text, auth, .. } => {
                 assert!(!auth);
                 questions.push(text);
                 run.answer("2026-12-30").await.expect("the answer is sent");

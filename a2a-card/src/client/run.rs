@@ -143,6 +143,9 @@ pub enum Event {
         text: String,
         /// Whether it asks for authentication (`auth-required`).
         auth: bool,
+        /// The data the question carries beside its text (its status message's first data
+        /// part), if any: a tool call proposed for approval, a form to fill.
+        data: Option<Value>,
     },
     /// The task ended (completed, failed, canceled or rejected).
     Finished {
@@ -166,6 +169,19 @@ fn status_text(status: &a2a::TaskStatus) -> Option<String> {
     (!text.is_empty()).then(|| text.join("\n"))
 }
 
+/// The first data part of a status's message.
+fn status_data(status: &a2a::TaskStatus) -> Option<Value> {
+    status
+        .message
+        .as_ref()?
+        .parts
+        .iter()
+        .find_map(|p| match &p.content {
+            a2a::PartContent::Data(data) => Some(data.clone()),
+            _ => None,
+        })
+}
+
 fn is_interrupted(state: &a2a::TaskState) -> bool {
     matches!(
         state,
@@ -180,6 +196,7 @@ fn state_event(status: &a2a::TaskStatus) -> Event {
         Event::Question {
             text: text.unwrap_or_default(),
             auth: state == a2a::TaskState::AuthRequired,
+            data: status_data(status),
         }
     } else if state.is_terminal() {
         Event::Finished { state, text }

@@ -475,6 +475,8 @@ pub enum TypedEvent<O> {
         text: String,
         /// Whether it asks for authentication.
         auth: bool,
+        /// The data the question carries beside its text, if any.
+        data: Option<serde_json::Value>,
     },
     /// Anything else (parts of another kind, a message answer).
     Other(Event),
@@ -539,7 +541,9 @@ impl<O: FromContent> Stream for TypedRun<O> {
                     text: Some(text), ..
                 } => Ok(TypedEvent::Progress(text)),
                 Event::Status { text: None, .. } => continue,
-                Event::Question { text, auth } => Ok(TypedEvent::Question { text, auth }),
+                Event::Question { text, auth, data } => {
+                    Ok(TypedEvent::Question { text, auth, data })
+                }
                 Event::Finished {
                     state: a2a::TaskState::Completed,
                     ..

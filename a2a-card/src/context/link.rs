@@ -70,6 +70,8 @@ pub(crate) enum Event {
     Ask {
         auth: bool,
         question: String,
+        /// Data the question carries beside its text (a proposal to approve, a form).
+        data: Option<serde_json::Value>,
         answer: oneshot::Sender<Answer>,
         entry: Option<u64>,
     },

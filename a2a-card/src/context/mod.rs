@@ -388,15 +388,49 @@ impl SkillContext {
     /// question left unanswered past the server's `Server::input_timeout` (24 hours by
     /// default; the task then fails saying so).
     pub async fn ask(&self, question: impl Into<String>) -> Result<Answer, Interrupted> {
-        self.ask_with(false, question.into()).await
+        self.ask_with(false, question.into(), None).await
+    }
+
+    /// Like [`ask`](Self::ask), the question carrying `data` beside its text: the status
+    /// message is the text, then `data` as a data part, for a caller that reads it as typed
+    /// data (a tool call proposed for approval, with the schema of the answer it takes).
+    ///
+    /// ```
+    /// # use a2a_card::{SkillContext, SkillError, agent, skill};
+    /// # struct Shop;
+    /// # /// Sells.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Shop {
+    /// /// Refunds, once the caller agrees to the amount.
+    /// #[skill]
+    /// async fn refund(&self, order: String, ctx: SkillContext) -> Result<String, SkillError> {
+    ///     let proposal = serde_json::json!({"order": order, "amount": 12.5});
+    ///     let answer = ctx.ask_with_data("Refund 12.50?", &proposal).await?;
+    ///     Ok(format!("{order}: {}", answer.text()))
+    /// }
+    /// # }
+    /// ```
+    pub async fn ask_with_data(
+        &self,
+        question: impl Into<String>,
+        data: &impl serde::Serialize,
+    ) -> Result<Answer, Interrupted> {
+        let data = serde_json::to_value(data)
+            .map_err(|e| Interrupted(format!("the question's data does not write as JSON: {e}")))?;
+        self.ask_with(false, question.into(), Some(data)).await
     }
 
     /// Like [`ask`](Self::ask), for credentials: the task goes `auth-required`.
     pub async fn ask_auth(&self, question: impl Into<String>) -> Result<Answer, Interrupted> {
-        self.ask_with(true, question.into()).await
+        self.ask_with(true, question.into(), None).await
     }
 
-    async fn ask_with(&self, auth: bool, question: String) -> Result<Answer, Interrupted> {
+    async fn ask_with(
+        &self,
+        auth: bool,
+        question: String,
+        data: Option<Value>,
+    ) -> Result<Answer, Interrupted> {
         let Some(link) = &self.link else {
             return Err(Interrupted(
                 "this call runs outside a task: there is no caller to ask".into(),
@@ -422,6 +456,7 @@ impl SkillContext {
             .send(Event::Ask {
                 auth,
                 question,
+                data,
                 answer,
                 entry,
             })

@@ -26,10 +26,11 @@ use crate::skill::SkillError;
 /// is missing, without sending the conversation again or running a tool twice.
 ///
 /// A tool marked with [`approve`](Self::approve) asks first: the task goes `input-required`
-/// with the proposed call (the question's text names the tool and its arguments), durable like
-/// any question; the answer `yes` (or data `{"approve": true}`) runs it, data `{"arguments":
-/// {..}}` runs it with those arguments, anything else tells the model it was denied (with the
-/// answer's text as the reason).
+/// with the proposed call as the question's data (`{"tool": NAME, "arguments": {..},
+/// "answer": SCHEMA}`, the schema [`approval_schema`]), durable like any question; the answer
+/// `yes` (or data `{"approve": true}`) runs it, data `{"arguments": {..}}` runs it with those
+/// arguments, anything else tells the model it was denied (with `{"approve": false, "reason":
+/// ..}`'s reason, or the answer's text).
 ///
 /// A replay whose request differs from the journaled one (a new version changed the prompt,
 /// the preamble or the tools) fails the task saying which turn differs: branch on
@@ -297,8 +298,13 @@ impl ModelLoop {
         let question = format!(
             "Approve the call of tool `{name}` with {arguments}? Answer yes, no (with a reason), or data {{\"arguments\": {{..}}}} to run it with other arguments."
         );
+        let proposal = json!({
+            "tool": name,
+            "arguments": arguments,
+            "answer": approval_schema(),
+        });
         let answer = ctx
-            .ask(question)
+            .ask_with_data(question, &proposal)
             .await
             .map_err(|e| SkillError::Failed(e.to_string()))?;
         let data: Option<BTreeMap<String, Value>> = answer.data().ok();
@@ -306,8 +312,18 @@ impl ModelLoop {
             if let Some(edited) = data.get("arguments") {
                 return Ok(Ok(edited.clone()));
             }
-            if data.get("approve") == Some(&Value::Bool(true)) {
-                return Ok(Ok(arguments));
+            match data.get("approve") {
+                Some(Value::Bool(true)) => return Ok(Ok(arguments)),
+                Some(Value::Bool(false)) => {
+                    let reason = data
+                        .get("reason")
+                        .and_then(Value::as_str)
+                        .unwrap_or("no reason given");
+                    return Ok(Err(format!(
+                        "the caller did not approve this call of `{name}`: {reason}"
+                    )));
+                }
+                _ => {}
             }
         }
         let text = answer.text().trim();
@@ -350,6 +366,19 @@ impl ModelLoop {
         })
         .await
     }
+}
+
+/// The JSON Schema of an approval's answer, as a question proposing a tool call carries it
+/// (`answer`): approve, deny with a reason, or run with other arguments. Text answers too:
+/// `yes` approves, anything else denies with that text as the reason.
+pub fn approval_schema() -> Value {
+    json!({
+        "oneOf": [
+            {"type": "object", "properties": {"approve": {"const": true}}, "required": ["approve"]},
+            {"type": "object", "properties": {"approve": {"const": false}, "reason": {"type": "string"}}, "required": ["approve"]},
+            {"type": "object", "properties": {"arguments": {"type": "object"}}, "required": ["arguments"]}
+        ]
+    })
 }
 
 /// The SHA-256 of a request's history and tools, hex.

@@ -21,7 +21,7 @@ use super::Recorder;
 use super::handover::withdraw_unanswered;
 use super::log::{Record, Tracked};
 use super::stage::{Caller, Handler, Journal, Waiter};
-use super::updates::{artifact, reply_part, status};
+use super::updates::{artifact, question_status, reply_part, status};
 use crate::server::errors::input_error;
 
 /// How many events a handler may run ahead of the task before it waits.
@@ -306,6 +306,7 @@ async fn drive(
             Event::Ask {
                 auth,
                 question,
+                data,
                 answer,
                 entry,
             } => {
@@ -345,7 +346,7 @@ async fn drive(
                 } else {
                     TaskState::InputRequired
                 };
-                let event = status(&tracked, state, Some(question));
+                let event = question_status(&tracked, state, question, data);
                 recorder.record(&tracked, event).await;
             }
             // A question answered before the process stopped: its answer came from the

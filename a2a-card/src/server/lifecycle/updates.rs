@@ -45,6 +45,23 @@ pub(crate) fn status_of(
     })
 }
 
+/// A question's status update of task `tracked`, stamped now: its text, then `data` (where the
+/// question carries some) as a data part.
+pub(crate) fn question_status(
+    tracked: &Tracked,
+    state: TaskState,
+    question: String,
+    data: Option<Value>,
+) -> StreamResponse {
+    let mut event = status(tracked, state, Some(question));
+    if let (StreamResponse::StatusUpdate(update), Some(data)) = (&mut event, data)
+        && let Some(message) = update.status.message.as_mut()
+    {
+        message.parts.push(Part::data(data));
+    }
+    event
+}
+
 pub(crate) fn artifact(
     tracked: &Tracked,
     id: String,

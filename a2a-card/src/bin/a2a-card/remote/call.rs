@@ -390,7 +390,9 @@ fn event_json(event: &Event) -> Value {
         Event::Message(m) => {
             json!({"event": "message", "message": serde_json::to_value(m).unwrap_or(Value::Null)})
         }
-        Event::Question { text, auth } => json!({"event": "question", "text": text, "auth": auth}),
+        Event::Question { text, auth, data } => {
+            json!({"event": "question", "text": text, "auth": auth, "data": data})
+        }
         Event::Finished { state, text } => {
             json!({"event": "finished", "state": state_str(state.clone()), "text": text})
         }
@@ -452,7 +454,7 @@ async fn stream<'a>(
             return exit_after(written, ExitCode::from(2));
         }
         match event {
-            Event::Question { text, auth } => {
+            Event::Question { text, auth, .. } => {
                 progress.clear();
                 let state = if auth {
                     a2a::TaskState::AuthRequired
