@@ -23,6 +23,35 @@ use opentelemetry_proto::tonic::trace::v1::Span;
 use serde_json::{Value, json};
 use support::otlp::{attribute, receiver};
 
+/// An agent whose skill is a model in a loop with a tool (a scripted model).
+struct Forecaster {
+    model: a2a_card::testing::ScriptedModel,
+}
+
+/// Forecasts.
+#[agent(url = "http://127.0.0.1:9501")]
+impl Forecaster {
+    /// Answers a question about the weather.
+    #[skill(durable)]
+    async fn forecast(
+        &self,
+        question: String,
+        ctx: SkillContext,
+    ) -> Result<String, a2a_card::SkillError> {
+        use a2a_card::rig::rig_core::{message::ToolName, tool::ToolOutput};
+        let name = ToolName::new("sky").map_err(|e| a2a_card::SkillError::Failed(e.to_string()))?;
+        let sky =
+            a2a_card::rig::DynamicTool::new(name, "The sky", json!({"type": "object"}), |_| {
+                Box::pin(async { Ok(ToolOutput::text("blue")) })
+            });
+        let done = a2a_card::rig::ModelLoop::new(self.model.clone())
+            .tool(sky)
+            .run(&ctx, question)
+            .await?;
+        Ok(done.text)
+    }
+}
+
 /// The first string value of `key` in the JSON text `answer`.
 fn first_string(answer: &str, key: &str) -> String {
     answer
@@ -97,6 +126,10 @@ async fn spans_and_metrics_reach_an_otlp_receiver_and_one_trace_spans_two_agents
     )
     .await;
     let referee = serve(Server::new(Referee)).await;
+    let model = a2a_card::testing::ScriptedModel::new()
+        .reply(a2a_card::testing::ScriptedReply::tool_call("sky", json!({})).usage(40, 3))
+        .reply(a2a_card::testing::ScriptedReply::text("Blue skies.").usage(52, 4));
+    let forecaster = serve(Server::new(Forecaster { model })).await;
 
     // A blocking send, with a secret-looking text that must not appear in any span.
     let secret = "Lion-7f3a-secret";
@@ -156,6 +189,16 @@ async fn spans_and_metrics_reach_an_otlp_receiver_and_one_trace_spans_two_agents
     )
     .await;
     assert!(refereed.contains("TASK_STATE_COMPLETED"), "{refereed}");
+
+    // A model in a loop: its completions and its tool call are spans of the GenAI conventions.
+    let forecast = rpc(
+        &forecaster,
+        json!({"jsonrpc": "2.0", "id": 7, "method": "SendMessage", "params": {"message": {
+            "messageId": "m7", "role": "ROLE_USER", "parts": [{"text": "Sky?"}]}}}),
+        None,
+    )
+    .await;
+    assert!(forecast.contains("Blue skies."), "{forecast}");
 
     // A call that fails, over HTTP+JSON: counted as an error of its method.
     let missing = reqwest::get(format!("{fights}/tasks/no-such-task"))
@@ -343,6 +386,44 @@ async fn spans_and_metrics_reach_an_otlp_receiver_and_one_trace_spans_two_agents
         top.trace_id, called.trace_id,
         "one trace from the first request"
     );
+
+    // The model loop's spans, under its skill's: two completions with their usage, one tool.
+    let chats: Vec<&Span> = named("chat scripted-model").collect();
+    assert_eq!(chats.len(), 2, "two completions");
+    let usage: Vec<(Option<String>, Option<String>)> = chats
+        .iter()
+        .map(|s| {
+            (
+                attribute(s, "gen_ai.usage.input_tokens"),
+                attribute(s, "gen_ai.usage.output_tokens"),
+            )
+        })
+        .collect();
+    assert!(
+        usage.contains(&(Some("40".into()), Some("3".into()))),
+        "{usage:?}"
+    );
+    assert!(
+        usage.contains(&(Some("52".into()), Some("4".into()))),
+        "{usage:?}"
+    );
+    for chat in &chats {
+        assert_eq!(
+            attribute(chat, "gen_ai.operation.name").as_deref(),
+            Some("chat")
+        );
+        assert_eq!(
+            attribute(chat, "gen_ai.provider.name").as_deref(),
+            Some("scripted")
+        );
+        let parent = by_id(&chat.parent_span_id).expect("a parent");
+        assert_eq!(
+            parent.name, "a2a.skill",
+            "a completion under its skill's span"
+        );
+    }
+    let tool = named("execute_tool sky").next().expect("the tool's span");
+    assert_eq!(attribute(tool, "gen_ai.tool.name").as_deref(), Some("sky"));
 
     for metric in [
         "a2a.server.requests",

@@ -12,6 +12,7 @@ use rig_core::operation::Completion;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
+use tracing::Instrument as _;
 
 use super::DynamicTool;
 use crate::context::SkillContext;
@@ -215,7 +216,29 @@ impl ModelLoop {
             let model = self.model.clone();
             let journaled: Turn = ctx
                 .step(&format!("model turn {turn}"), async move {
-                    let response = model.call(request).await.map_err(|e| e.to_string());
+                    let span = crate::server::telemetry::completion_span(
+                        model.name(),
+                        model.id().unwrap_or("unknown"),
+                        turn,
+                    );
+                    let response = model
+                        .call(request)
+                        .instrument(span.clone())
+                        .await
+                        .map_err(|e| e.to_string());
+                    match &response {
+                        Ok(r) => {
+                            if let Some(n) = r.usage.input_tokens {
+                                span.record("gen_ai.usage.input_tokens", n);
+                            }
+                            if let Some(n) = r.usage.output_tokens {
+                                span.record("gen_ai.usage.output_tokens", n);
+                            }
+                        }
+                        Err(_) => {
+                            span.record("error.type", "provider");
+                        }
+                    }
                     Turn {
                         sent: std::mem::take(&mut sent),
                         digest,
@@ -354,14 +377,22 @@ impl ModelLoop {
     ) -> Result<Ran, SkillError> {
         let tool = self.tools.iter().find(|t| t.name().as_str() == name);
         let step = format!("tool {name} (turn {turn}, call {id})");
+        let span = crate::server::telemetry::tool_span(name, id);
         ctx.step(&step, async move {
             let result = match tool {
                 None => Err(format!("there is no tool `{name}`")),
-                Some(tool) => match tool.execute(arguments.clone()).await {
+                Some(tool) => match tool
+                    .execute(arguments.clone())
+                    .instrument(span.clone())
+                    .await
+                {
                     Ok(output) => serde_json::to_value(&output).map_err(|e| e.to_string()),
                     Err(e) => Err(e.to_string()),
                 },
             };
+            if result.is_err() {
+                span.record("error.type", "tool");
+            }
             Ran { arguments, result }
         })
         .await

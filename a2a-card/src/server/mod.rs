@@ -122,7 +122,7 @@ mod message;
 mod push;
 mod server_error;
 pub mod store;
-mod telemetry;
+pub(crate) mod telemetry;
 
 #[cfg(feature = "grpc")]
 use bindings::grpc;

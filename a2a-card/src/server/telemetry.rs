@@ -208,6 +208,38 @@ pub(crate) fn store_round(system: &'static str, size: usize, took: Duration) {
     let _ = (system, size, took);
 }
 
+/// The span of one model completion of a model loop (`rig::ModelLoop`), with the OpenTelemetry
+/// GenAI conventions' names: `gen_ai.usage.*` recorded once the model answered.
+#[cfg(feature = "rig")]
+pub(crate) fn completion_span(provider: &str, model: &str, turn: u32) -> Span {
+    tracing::info_span!(
+        "gen_ai.chat",
+        otel.name = format!("chat {model}"),
+        otel.kind = "client",
+        gen_ai.operation.name = "chat",
+        gen_ai.provider.name = provider,
+        gen_ai.request.model = model,
+        a2a.model.turn = turn,
+        gen_ai.usage.input_tokens = tracing::field::Empty,
+        gen_ai.usage.output_tokens = tracing::field::Empty,
+        error.type = tracing::field::Empty,
+    )
+}
+
+/// The span of one tool call of a model loop, with the GenAI conventions' names.
+#[cfg(feature = "rig")]
+pub(crate) fn tool_span(name: &str, call: &str) -> Span {
+    tracing::info_span!(
+        "gen_ai.execute_tool",
+        otel.name = format!("execute_tool {name}"),
+        otel.kind = "internal",
+        gen_ai.operation.name = "execute_tool",
+        gen_ai.tool.name = name,
+        gen_ai.tool.call.id = call,
+        error.type = tracing::field::Empty,
+    )
+}
+
 /// One webhook delivery attempt's span, in the trace `parent` carries (W3C headers).
 pub(crate) fn push_span(task: &str, attempt: u32, parent: &[(String, String)]) -> Span {
     let span = tracing::info_span!(
