@@ -8,6 +8,7 @@
 //! cargo run --example guarded_judge   # an agent behind a bearer JWT (guarded_judge/)
 //! cargo run --example count           # a skill that streams n chunks (count/)
 //! cargo run --example model_agent     # an agent that wraps a language model (model_agent/)
+//! cargo run --example concierge       # a durable model loop with tools and approval (concierge/)
 //! cargo run --example card            # a card built with the builder (card/)
 //! ```
 
@@ -32,6 +33,11 @@ pub mod fight_club {
 
 /// An agent whose card requires a bearer JWT.
 pub mod guarded_judge {
+    pub mod agent;
+}
+
+/// A hotel concierge: a language model in a loop with tools, in a durable skill (rig).
+pub mod concierge {
     pub mod agent;
 }
 

@@ -7,6 +7,8 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+/// The `concierge` example's agent.
+use examples::concierge::agent as concierge;
 /// The `count` example's agent.
 use examples::count::agent as count;
 /// The example agents, as their `main.rs` serve them.

@@ -1,5 +1,5 @@
-//! A model in a loop with tools in a durable skill (`a2a_card::rig::ModelLoop`), with a
-//! scripted model: stopped at every point of its journal (in the middle of a completion,
+//! A model in a loop with tools in a durable skill (`a2a_card::rig::ModelLoop`): the concierge
+//! example, with a scripted model: stopped at every point of its journal (in the middle of a completion,
 //! between a completion and its tool call, in the middle of a tool, waiting for an approval)
 //! and taken over, it ends as the run nobody stopped did, each completion sent once and each
 //! tool run once (twice only where the stop fell inside it); approvals that approve, deny and
@@ -9,84 +9,29 @@ use std::sync::{Arc, Mutex};
 
 use a2a::TaskState;
 use a2a_card::client::Payload;
-use a2a_card::rig::rig_core::message::ToolName;
-use a2a_card::rig::rig_core::tool::ToolOutput;
-use a2a_card::rig::{DynamicTool, ModelLoop};
 use a2a_card::server::Server;
 use a2a_card::testing::{CrashPoints, ScriptedModel, ScriptedReply, TestAgent};
-use a2a_card::{SkillContext, SkillError, agent, skill};
-use serde_json::{Value, json};
+use serde_json::json;
 
-/// A travel agent: a model that finds a hotel and books it (booking needs the caller's
-/// approval); a ledger of the bookings the tool made, as a hotel would keep it.
-struct Booker {
-    model: ScriptedModel,
-    ledger: Arc<Mutex<Vec<String>>>,
-    max_tokens: Option<u64>,
-}
+use crate::concierge::Concierge;
 
-/// Books hotels.
-#[agent(url = "https://booker.example.com/a2a")]
-impl Booker {
-    /// Finds and books a hotel for the request.
-    #[skill(durable)]
-    async fn book(&self, request: String, ctx: SkillContext) -> Result<String, SkillError> {
-        let name = |n: &str| ToolName::new(n).map_err(|e| SkillError::Failed(e.to_string()));
-        let find = DynamicTool::new(
-            name("find")?,
-            "Finds hotels in a city",
-            json!({"type": "object", "properties": {"city": {"type": "string"}}}),
-            |args: Value| {
-                Box::pin(async move {
-                    let city = args["city"].as_str().unwrap_or("?").to_owned();
-                    Ok(ToolOutput::json(
-                        json!({"hotels": [format!("Alfama ({city})")]}),
-                    ))
-                })
-            },
-        );
-        let ledger = Arc::clone(&self.ledger);
-        let book = DynamicTool::new(
-            name("book")?,
-            "Books a hotel",
-            json!({"type": "object", "properties": {"hotel": {"type": "string"}}}),
-            move |args: Value| {
-                let ledger = Arc::clone(&ledger);
-                Box::pin(async move {
-                    let hotel = args["hotel"].as_str().unwrap_or("?").to_owned();
-                    ledger.lock().unwrap().push(hotel.clone());
-                    Ok(ToolOutput::text(format!("booked {hotel}, confirmation 7")))
-                })
-            },
-        );
-        let mut model_loop = ModelLoop::new(self.model.clone())
-            .preamble("Book what the caller asks for.")
-            .tools([find, book])
-            .approve("book");
-        if let Some(max) = self.max_tokens {
-            model_loop = model_loop.max_tokens(max);
-        }
-        let done = model_loop.run(&ctx, request).await?;
-        Ok(format!("{} ({} turns)", done.text, done.turns))
-    }
-}
-
-/// The model's script: find, book, answer; each reply by its turn (a completion sent again
-/// after a stop gets the same reply).
+/// The model's script: find hotels, book one, answer; each reply by its turn (a completion
+/// sent again after a stop gets the same reply).
 fn script() -> ScriptedModel {
     ScriptedModel::new()
         .by_turn()
-        .reply(ScriptedReply::tool_call("find", json!({"city": "Lisbon"})).usage(50, 10))
-        .reply(ScriptedReply::tool_call("book", json!({"hotel": "Alfama"})).usage(80, 10))
+        .reply(ScriptedReply::tool_call("find_hotels", json!({"city": "Lisbon"})).usage(50, 10))
+        .reply(
+            ScriptedReply::tool_call("book_hotel", json!({"hotel": "Alfama Rooms"})).usage(80, 10),
+        )
         .reply(ScriptedReply::text("Booked as asked.").usage(100, 5))
 }
 
-fn booker(model: &ScriptedModel, ledger: &Arc<Mutex<Vec<String>>>) -> Server<Booker> {
-    Server::new(Booker {
-        model: model.clone(),
-        ledger: Arc::clone(ledger),
-        max_tokens: None,
-    })
+/// The concierge example on `model`, its bookings kept in `ledger`.
+fn booker(model: &ScriptedModel, ledger: &Arc<Mutex<Vec<String>>>) -> Server<Concierge> {
+    let mut concierge = Concierge::new(model.clone());
+    concierge.bookings = Arc::clone(ledger);
+    Server::new(concierge)
 }
 
 #[tokio::test]
@@ -95,7 +40,7 @@ async fn a_model_loop_stopped_at_every_point_ends_as_if_never_stopped() {
     let (m, l) = (model.clone(), Arc::clone(&ledger));
     let report = CrashPoints::new(
         move || booker(&m, &l),
-        "book",
+        "book-stay",
         Payload::text("A hotel in Lisbon"),
     )
     .answer(Payload::text("yes"))
@@ -104,20 +49,20 @@ async fn a_model_loop_stopped_at_every_point_ends_as_if_never_stopped() {
     .expect("the loop nobody stopped ends");
     report.assert_survives();
     let said = &report.uninterrupted().artifacts[0]["parts"][0]["text"];
-    assert_eq!(said, "Booked as asked. (3 turns)");
+    assert_eq!(said, "Booked as asked.");
     let cuts: Vec<&str> = report.points().iter().map(|p| p.cut_before()).collect();
     assert_eq!(
         cuts,
         [
             "the start of step `model turn 1`",
             "the result of step `model turn 1`",
-            "the start of step `tool find (turn 1, call call_1)`",
-            "the result of step `tool find (turn 1, call call_1)`",
+            "the start of step `tool find_hotels (turn 1, call call_1)`",
+            "the result of step `tool find_hotels (turn 1, call call_1)`",
             "the start of step `model turn 2`",
             "the result of step `model turn 2`",
             "an answer",
-            "the start of step `tool book (turn 2, call call_2)`",
-            "the result of step `tool book (turn 2, call call_2)`",
+            "the start of step `tool book_hotel (turn 2, call call_2)`",
+            "the result of step `tool book_hotel (turn 2, call call_2)`",
             "the start of step `model turn 3`",
             "the result of step `model turn 3`",
             "the task's end",
@@ -135,7 +80,11 @@ async fn a_model_loop_stopped_at_every_point_ends_as_if_never_stopped() {
             .count()
     };
     assert_eq!(once_more("model turn 2"), 1, "{report}");
-    assert_eq!(once_more("tool book (turn 2, call call_2)"), 1, "{report}");
+    assert_eq!(
+        once_more("tool book_hotel (turn 2, call call_2)"),
+        1,
+        "{report}"
+    );
     let runs = 1 + points;
     assert_eq!(model.request_count(), 3 * runs + 3, "{report}");
     assert_eq!(ledger.lock().unwrap().len(), runs + 1, "{report}");
@@ -146,7 +95,7 @@ async fn an_approval_denied_is_told_to_the_model_and_an_edited_one_runs_as_edite
     // Denied, across a stop at every point: the model reads why, and the hotel has nothing.
     let (model, ledger) = (script(), Arc::new(Mutex::new(Vec::new())));
     let (m, l) = (model.clone(), Arc::clone(&ledger));
-    let report = CrashPoints::new(move || booker(&m, &l), "book", Payload::text("Lisbon"))
+    let report = CrashPoints::new(move || booker(&m, &l), "book-stay", Payload::text("Lisbon"))
         .answer(Payload::text("too expensive"))
         .run()
         .await
@@ -156,22 +105,24 @@ async fn an_approval_denied_is_told_to_the_model_and_an_edited_one_runs_as_edite
     let last = model.last_request().expect("asked");
     let told = serde_json::to_string(&last.chat_history).unwrap();
     assert!(
-        told.contains("the caller did not approve this call of `book`: too expensive"),
+        told.contains("the caller did not approve this call of `book_hotel`: too expensive"),
         "{told}"
     );
 
     // Edited: the tool runs with the caller's arguments.
     let (model, ledger) = (script(), Arc::new(Mutex::new(Vec::new())));
     let (m, l) = (model.clone(), Arc::clone(&ledger));
-    let report = CrashPoints::new(move || booker(&m, &l), "book", Payload::text("Lisbon"))
-        .answer(Payload::data(json!({"arguments": {"hotel": "Baixa"}})))
+    let report = CrashPoints::new(move || booker(&m, &l), "book-stay", Payload::text("Lisbon"))
+        .answer(Payload::data(
+            json!({"arguments": {"hotel": "Baixa House"}}),
+        ))
         .run()
         .await
         .expect("ends");
     report.assert_survives();
     let ledger = ledger.lock().unwrap();
     assert!(
-        !ledger.is_empty() && ledger.iter().all(|h| h == "Baixa"),
+        !ledger.is_empty() && ledger.iter().all(|h| h == "Baixa House"),
         "{ledger:?}"
     );
 }
@@ -180,14 +131,8 @@ async fn an_approval_denied_is_told_to_the_model_and_an_edited_one_runs_as_edite
 async fn a_token_budget_spent_stops_the_loop_and_says_so() {
     let model = script();
     let report = CrashPoints::new(
-        move || {
-            Server::new(Booker {
-                model: model.clone(),
-                ledger: Arc::default(),
-                max_tokens: Some(100),
-            })
-        },
-        "book",
+        move || Server::new(Concierge::new(model.clone()).max_tokens(100)),
+        "book-stay",
         Payload::text("Lisbon"),
     )
     .run()
@@ -210,7 +155,9 @@ async fn an_approval_question_carries_the_proposed_call_as_data() {
         .await
         .expect("served");
     let remote = agent.remote().await.expect("the card");
-    let message = remote.message("book", Payload::text("Lisbon")).unwrap();
+    let message = remote
+        .message("book-stay", Payload::text("Lisbon"))
+        .unwrap();
     let sent = agent
         .json_rpc(
             "SendMessage",
@@ -235,14 +182,14 @@ async fn an_approval_question_carries_the_proposed_call_as_data() {
     .await
     .expect("asks");
     let proposal = &asking["parts"][1]["data"];
-    assert_eq!(proposal["tool"], "book", "{asking}");
-    assert_eq!(proposal["arguments"], json!({"hotel": "Alfama"}));
+    assert_eq!(proposal["tool"], "book_hotel", "{asking}");
+    assert_eq!(proposal["arguments"], json!({"hotel": "Alfama Rooms"}));
     assert_eq!(proposal["answer"], a2a_card::rig::approval_schema());
     assert!(
         asking["parts"][0]["text"]
             .as_str()
             .unwrap()
-            .starts_with("Approve the call of tool `book`")
+            .starts_with("Approve the call of tool `book_hotel`")
     );
     // Denied as data, with a reason the model reads.
     let answer = json!({"messageId": "a1", "role": "ROLE_USER", "taskId": id, "contextId": context,
@@ -258,7 +205,7 @@ async fn an_approval_question_carries_the_proposed_call_as_data() {
     assert!(ledger.lock().unwrap().is_empty());
     let told = serde_json::to_string(&model.last_request().unwrap().chat_history).unwrap();
     assert!(
-        told.contains("did not approve this call of `book`: over budget"),
+        told.contains("did not approve this call of `book_hotel`: over budget"),
         "{told}"
     );
 }

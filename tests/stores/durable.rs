@@ -1119,3 +1119,51 @@ async fn a_replica_paused_past_its_lease_is_fenced_off_by_the_one_that_took_over
     assert_eq!(count(&notes, "charge"), 1, "{:?}", lines(&notes));
     assert_eq!(count(&notes, "receipt-start"), 1, "{:?}", lines(&notes));
 }
+
+/// The concierge example's model loop (a scripted model) on Postgres: stopped at every point of
+/// its journal, its task is taken over by another replica of the database, and ends as the run
+/// nobody stopped did; each completion sent once and each booking made once but where the stop
+/// fell inside it.
+#[tokio::test]
+async fn a_model_loop_on_postgres_is_taken_over_by_another_replica_at_every_point() {
+    use a2a_card::client::Payload;
+    use a2a_card::testing::{CrashPoints, ScriptedModel, ScriptedReply};
+    use examples::concierge::agent::Concierge;
+    use std::sync::{Arc, Mutex};
+
+    let Some(url) = support::postgres::database_or_skip("model_loop").await else {
+        return;
+    };
+    let model = ScriptedModel::new()
+        .by_turn()
+        .reply(ScriptedReply::tool_call(
+            "find_hotels",
+            json!({"city": "Porto"}),
+        ))
+        .reply(ScriptedReply::tool_call(
+            "book_hotel",
+            json!({"hotel": "Ribeira Inn"}),
+        ))
+        .text("Booked the Ribeira Inn.");
+    let ledger = Arc::new(Mutex::new(Vec::new()));
+    let (m, l) = (model.clone(), Arc::clone(&ledger));
+    let report = CrashPoints::new(
+        move || {
+            let mut concierge = Concierge::new(m.clone());
+            concierge.bookings = Arc::clone(&l);
+            Server::new(concierge)
+        },
+        "book-stay",
+        Payload::text("A room in Porto"),
+    )
+    .on_postgres(url)
+    .answer(Payload::text("yes"))
+    .run()
+    .await
+    .expect("the loop nobody stopped ends");
+    report.assert_survives();
+    let points = report.points().len();
+    assert_eq!(points, 12, "{report}");
+    assert_eq!(model.request_count(), 3 * (1 + points) + 3, "{report}");
+    assert_eq!(ledger.lock().unwrap().len(), 1 + points + 1, "{report}");
+}

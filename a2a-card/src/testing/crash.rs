@@ -80,6 +80,8 @@ pub struct CrashPoints<A: Agent> {
     input: Payload,
     answers: Vec<Payload>,
     timeout: Duration,
+    /// The Postgres database the runs share, where one is named (else a SQLite file a run).
+    postgres: Option<String>,
 }
 
 impl<A: Agent> fmt::Debug for CrashPoints<A> {
@@ -107,7 +109,19 @@ impl<A: Agent> CrashPoints<A> {
             input,
             answers: Vec::new(),
             timeout: Duration::from_secs(30),
+            postgres: None,
         }
+    }
+
+    /// Each agent on the Postgres database at `url` instead of a SQLite file (feature
+    /// `postgres`): the agent that takes a task over is another replica of the database, which
+    /// finds it given up by the one that stopped. The runs share the database, one after the
+    /// other (each task its own).
+    #[cfg(feature = "postgres")]
+    #[must_use]
+    pub fn on_postgres(mut self, url: impl Into<String>) -> CrashPoints<A> {
+        self.postgres = Some(url.into());
+        self
     }
 
     /// The answer to the task's next question (each question the handler asks takes the next
@@ -138,7 +152,11 @@ impl<A: Agent> CrashPoints<A> {
             answers: self.answers,
             timeout: self.timeout,
         });
-        let whole = run_point(&plan, &dir.path.join("uninterrupted.db"), None).await;
+        let url = |name: &str| match &self.postgres {
+            Some(url) => url.clone(),
+            None => crate::server::store::sqlite_url(&dir.path.join(format!("{name}.db"))),
+        };
+        let whole = run_point(&plan, url("uninterrupted"), None).await;
         let whole = match whole {
             Ran {
                 outcome: Ok(outcome),
@@ -160,8 +178,7 @@ impl<A: Agent> CrashPoints<A> {
         };
         let mut points = Vec::with_capacity(whole.entries.len() + 1);
         for k in 0..=whole.entries.len() {
-            let file = dir.path.join(format!("point-{k}.db"));
-            let ran = run_point(&plan, &file, Some(k)).await;
+            let ran = run_point(&plan, url(&format!("point-{k}")), Some(k)).await;
             let cut_before = whole
                 .entries
                 .get(k)
@@ -706,14 +723,9 @@ enum Life {
     Ended(Outcome),
 }
 
-/// Runs the task on the SQLite file `file`: its first agent stopped before journal write `at`
+/// Runs the task on the database at `url`: its first agent stopped before journal write `at`
 /// (none: never), then, when it was, a fresh agent that takes the task over.
-async fn run_point<A: Agent>(
-    plan: &Arc<Plan<A>>,
-    file: &std::path::Path,
-    at: Option<usize>,
-) -> Ran {
-    let url = crate::server::store::sqlite_url(file);
+async fn run_point<A: Agent>(plan: &Arc<Plan<A>>, url: String, at: Option<usize>) -> Ran {
     let tally = Arc::new(Mutex::new(Tally::default()));
     let clock = TestClock::new();
     let first = on_own_runtime(
