@@ -22,7 +22,8 @@ use crate::skill::SkillError;
 /// or asks for tools, the tools run, their results go back to the model, until it answers
 /// without asking for one. Each completion is a step of the task's journal (the messages sent
 /// since the last one, a digest of the whole request, and the whole response, tool calls
-/// included), and so is each tool call (its arguments and its result): after a crash, or on
+/// included; not the provider's raw document, which repeats it), and so is each tool call (its
+/// arguments and its result): after a crash, or on
 /// another replica, the loop gets them back from the journal and goes on from the first that
 /// is missing, without sending the conversation again or running a tool twice.
 ///
@@ -225,6 +226,11 @@ impl ModelLoop {
                         .call(request)
                         .instrument(span.clone())
                         .await
+                        .map(|mut response| {
+                            // The provider's own document repeats the response: not journaled.
+                            response.raw = Value::Null;
+                            response
+                        })
                         .map_err(|e| e.to_string());
                     match &response {
                         Ok(r) => {
