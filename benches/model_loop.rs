@@ -48,9 +48,12 @@ impl Loops {
     async fn run(&self, request: String, ctx: &SkillContext) -> Result<String, SkillError> {
         let tool = |name: &str, text: &'static str| -> Result<DynamicTool, SkillError> {
             let name = ToolName::new(name).map_err(|e| SkillError::Failed(e.to_string()))?;
-            Ok(DynamicTool::new(name, text, json!({"type": "object"}), move |_| {
-                Box::pin(async move { Ok(ToolOutput::text(text)) })
-            }))
+            Ok(DynamicTool::new(
+                name,
+                text,
+                json!({"type": "object"}),
+                move |_| Box::pin(async move { Ok(ToolOutput::text(text)) }),
+            ))
         };
         let done = ModelLoop::new(self.model.clone())
             .tools([

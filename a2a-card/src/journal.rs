@@ -192,6 +192,9 @@ pub struct Begin {
     /// it a budget ([`budget`](crate::budget)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deadline_ms: Option<i64>,
+    /// The model tokens its first message gave it ([`budget`](crate::budget)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u64>,
 }
 
 impl Entry {

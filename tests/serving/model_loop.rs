@@ -129,12 +129,14 @@ async fn an_approval_denied_is_told_to_the_model_and_an_edited_one_runs_as_edite
 
 #[tokio::test]
 async fn a_token_budget_spent_stops_the_loop_and_says_so() {
+    // The loop's own budget: no completion once 100 tokens are used (60, then 150).
     let model = script();
     let report = CrashPoints::new(
         move || Server::new(Concierge::new(model.clone()).max_tokens(100)),
         "book-stay",
         Payload::text("Lisbon"),
     )
+    .answer(Payload::text("no"))
     .run()
     .await
     .expect("ends");
@@ -146,6 +148,95 @@ async fn a_token_budget_spent_stops_the_loop_and_says_so() {
         why.contains("the token budget is spent: 150 tokens used of 100, after 2 model turn(s)"),
         "{why}"
     );
+
+    // The caller's budget of tokens (the budget extension), counted by the loop.
+    let model = ScriptedModel::new()
+        .by_turn()
+        .reply(ScriptedReply::tool_call("find_hotels", json!({"city": "Paris"})).usage(50, 10))
+        .reply(ScriptedReply::tool_call("weather", json!({"city": "Paris"})).usage(80, 10))
+        .reply(ScriptedReply::text("Rive Gauche, and sunny.").usage(100, 5));
+    let agent = TestAgent::on_sqlite(Server::new(Concierge::new(model.clone())))
+        .await
+        .expect("served");
+    let remote = agent.remote().await.expect("the card");
+    let send = |tokens: u64| {
+        let mut message = remote.message("book-stay", Payload::text("Paris")).unwrap();
+        a2a_card::budget::with_tokens(&mut message, tokens);
+        agent.json_rpc("SendMessage", json!({"message": message}))
+    };
+    let spent = send(100).await.expect("answered");
+    let status = &spent["result"]["task"]["status"];
+    assert_eq!(status["state"], "TASK_STATE_FAILED", "{spent}");
+    assert_eq!(
+        status["message"]["parts"][0]["text"],
+        "the task's token budget is spent: its caller gave 100 tokens, and 2 model turn(s) used them"
+    );
+    let enough = send(1_000).await.expect("answered");
+    assert_eq!(
+        enough["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{enough}"
+    );
+}
+
+/// An agent that says how many model tokens its task was given.
+struct Counter;
+
+/// Counts.
+#[a2a_card::agent(url = "https://counter.example.com/a2a")]
+impl Counter {
+    /// Says what is left of the task's token budget.
+    #[a2a_card::skill]
+    fn left(&self, _ask: String, ctx: a2a_card::SkillContext) -> String {
+        format!("{:?}", ctx.token_budget())
+    }
+}
+
+/// An agent whose skill spends tokens, then calls the counter.
+struct Spender {
+    counter: a2a_card::client::RemoteAgent,
+}
+
+/// Spends.
+#[a2a_card::agent(url = "https://spender.example.com/a2a")]
+impl Spender {
+    /// Spends 30 tokens, then asks the counter what it was given.
+    #[a2a_card::skill]
+    async fn spend(
+        &self,
+        _ask: String,
+        ctx: a2a_card::SkillContext,
+    ) -> Result<String, a2a_card::SkillError> {
+        ctx.spend_tokens(30);
+        let outcome = ctx
+            .call(&self.counter, "left", Payload::text("?"))
+            .await
+            .map_err(|e| a2a_card::SkillError::Failed(e.to_string()))?;
+        Ok(format!("{:?}", outcome.outputs()))
+    }
+}
+
+#[tokio::test]
+async fn an_agent_called_by_a_task_gets_what_is_left_of_its_token_budget() {
+    let counter = TestAgent::start(Server::new(Counter))
+        .await
+        .expect("served");
+    let spender = TestAgent::start(Server::new(Spender {
+        counter: counter.remote().await.expect("the counter's card"),
+    }))
+    .await
+    .expect("served");
+    let remote = spender.remote().await.expect("the card");
+    let mut message = remote.message("spend", Payload::text("go")).unwrap();
+    a2a_card::budget::with_tokens(&mut message, 100);
+    let answer = spender
+        .json_rpc("SendMessage", json!({"message": message}))
+        .await
+        .expect("answered");
+    let said = answer["result"]["task"]["artifacts"][0]["parts"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(said.contains("Some(70)"), "{answer}");
 }
 
 #[tokio::test]

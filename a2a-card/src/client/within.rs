@@ -46,7 +46,8 @@ impl SkillContext {
     ///   ends (cancelled, failed, or the handler returned without waiting) is cancelled;
     /// - **within the budget**: what is left of this task's [`budget`](Self::budget) goes with
     ///   the message, and the call stops waiting once it is spent
-    ///   ([`ClientError::OutOfTime`], the task made there cancelled);
+    ///   ([`ClientError::OutOfTime`], the task made there cancelled); so does what is left of
+    ///   its model tokens ([`token_budget`](Self::token_budget));
     /// - **patient**: an agent that cannot be reached for a while (restarting, a connection
     ///   cut) is asked again, for up to [`REACH_FOR`](crate::client::REACH_FOR) without an
     ///   answer.
@@ -125,7 +126,16 @@ async fn made(
     // The same key on every run of the task: a sending that reached the agent before the task
     // it made was recorded is answered with that task.
     let key = journal.map(|(_, n)| key_of(ctx.task_id.as_deref().unwrap_or_default(), n));
-    let mut handle = match send(agent, skill, payload, key, ctx.deadline()).await? {
+    let mut handle = match send(
+        agent,
+        skill,
+        payload,
+        key,
+        ctx.deadline(),
+        ctx.token_budget(),
+    )
+    .await?
+    {
         Sent::Answered(outcome) => return Ok(outcome),
         Sent::Task(handle) => handle,
     };
@@ -275,10 +285,15 @@ async fn send(
     payload: Payload,
     key: Option<String>,
     deadline: Option<SystemTime>,
+    tokens: Option<u64>,
 ) -> Result<Sent, ClientError> {
     let mut message = agent.message(skill, payload)?;
     if let Some(key) = key {
         message.message_id = key;
+    }
+    // What is left of the task's model tokens goes with the call.
+    if let Some(tokens) = tokens {
+        crate::budget::with_tokens(&mut message, tokens);
     }
     let mut patience = Patience::default();
     let outcome = loop {

@@ -87,6 +87,10 @@ pub struct SkillContext {
     tenant: Option<String>,
     /// The task's deadline, where its caller gave it a budget ([`crate::budget`]).
     deadline: Option<std::time::SystemTime>,
+    /// The model tokens its caller gave the task, where it gave some ([`crate::budget`]).
+    tokens: Option<u64>,
+    /// The model tokens the task used so far (shared by the context's clones).
+    spent: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl PartialEq for SkillContext {
@@ -120,6 +124,8 @@ impl SkillContext {
             extensions: Vec::new(),
             tenant: None,
             deadline: None,
+            tokens: None,
+            spent: Arc::default(),
         }
     }
 
@@ -235,6 +241,39 @@ impl SkillContext {
             std::time::UNIX_EPOCH
                 .checked_add(std::time::Duration::from_millis(ms.max(0).unsigned_abs()))
         });
+    }
+
+    #[cfg(feature = "server")]
+    pub(crate) fn set_tokens(&mut self, tokens: Option<u64>) {
+        self.tokens = tokens;
+    }
+
+    /// The model tokens the task's caller gave it (see [`crate::budget`]), all of them; `None`
+    /// when it gave none.
+    pub fn tokens_given(&self) -> Option<u64> {
+        self.tokens
+    }
+
+    /// What is left of the model tokens the task's caller gave it: those given less those the
+    /// task used ([`spend_tokens`](Self::spend_tokens): a model loop counts each completion's);
+    /// `None` when its caller gave none. A call of another agent made with
+    /// [`call`](Self::call) sends it on.
+    ///
+    /// ```
+    /// let ctx = a2a_card::SkillContext::new(None, None, serde_json::Value::Null);
+    /// ctx.spend_tokens(40);
+    /// assert_eq!(ctx.token_budget(), None, "no budget given");
+    /// ```
+    pub fn token_budget(&self) -> Option<u64> {
+        let spent = self.spent.load(std::sync::atomic::Ordering::Relaxed);
+        Some(self.tokens?.saturating_sub(spent))
+    }
+
+    /// Counts `tokens` model tokens the task used (what [`token_budget`](Self::token_budget)
+    /// takes away from the budget). `rig::ModelLoop` counts each completion's usage.
+    pub fn spend_tokens(&self, tokens: u64) {
+        self.spent
+            .fetch_add(tokens, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The task's deadline, where its caller gave it a budget (see [`crate::budget`]): the time

@@ -188,8 +188,11 @@ impl ModelLoop {
         self
     }
 
-    /// A budget of `tokens` (input and output, summed over the completions): once spent, the
-    /// loop stops and the task fails saying so.
+    /// A budget of `tokens` (input and output, summed over the completions): once spent, no
+    /// completion is asked for, and the task fails saying so. The task's own budget of tokens, where its
+    /// caller gave one ([`SkillContext::token_budget`], [`crate::budget`]), stops it too: each
+    /// completion's usage is counted against it, and a call of another agent sends on what is
+    /// left.
     pub fn max_tokens(mut self, tokens: u64) -> ModelLoop {
         self.max_tokens = Some(tokens);
         self
@@ -208,6 +211,22 @@ impl ModelLoop {
         let mut sent = vec![Message::user(prompt.into())];
         let mut usage = Usage::new();
         for turn in 1..=self.max_turns {
+            // No completion once a budget is spent.
+            let spent = usage.input_tokens.unwrap_or(0) + usage.output_tokens.unwrap_or(0);
+            if let Some(max) = self.max_tokens
+                && spent >= max
+            {
+                return Err(SkillError::Failed(format!(
+                    "the token budget is spent: {spent} tokens used of {max}, after {} model turn(s)",
+                    turn - 1
+                )));
+            }
+            if let (Some(0), Some(given)) = (ctx.token_budget(), ctx.tokens_given()) {
+                return Err(SkillError::Failed(format!(
+                    "the task's token budget is spent: its caller gave {given} tokens, and {} model turn(s) used them",
+                    turn - 1
+                )));
+            }
             history.extend(sent.iter().cloned());
             let mut request = CompletionRequest::new(Message::user(""));
             request.chat_history = history.clone();
@@ -262,14 +281,10 @@ impl ModelLoop {
                 .response
                 .map_err(|e| SkillError::Failed(format!("the model failed: {e}")))?;
             usage = add(usage, response.usage);
-            if let Some(max) = self.max_tokens {
-                let spent = usage.input_tokens.unwrap_or(0) + usage.output_tokens.unwrap_or(0);
-                if spent > max {
-                    return Err(SkillError::Failed(format!(
-                        "the token budget is spent: {spent} tokens used of {max}, after {turn} model turn(s)"
-                    )));
-                }
-            }
+            ctx.spend_tokens(
+                response.usage.input_tokens.unwrap_or(0)
+                    + response.usage.output_tokens.unwrap_or(0),
+            );
             history.extend(response.message());
             let calls: Vec<_> = response.tool_calls().cloned().collect();
             if calls.is_empty() {

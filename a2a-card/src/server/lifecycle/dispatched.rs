@@ -48,6 +48,12 @@ impl Lifecycle {
                 let ms = i64::try_from(budget.as_millis()).unwrap_or(i64::MAX);
                 chrono::Utc::now().timestamp_millis().saturating_add(ms)
             });
+        let tokens = crate::budget::tokens_of(message.metadata.as_ref()).map_err(|why| {
+            A2AError::invalid_params(format!(
+                "message.metadata.{} {why}",
+                crate::budget::BUDGET_EXTENSION_URI
+            ))
+        })?;
         let decision = match named.or(scope.skill) {
             Some(skill) => {
                 let (json, files) = dispatch_input(self.max_inline_file, message)?;
@@ -93,6 +99,7 @@ impl Lifecycle {
         call.context.set_extensions(scope.extensions.clone());
         call.context.set_tenant(scope.tenant.clone());
         call.context.set_deadline(deadline_ms);
+        call.context.set_tokens(tokens);
         Ok(Prepared {
             skill,
             call,

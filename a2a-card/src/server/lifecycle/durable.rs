@@ -225,6 +225,7 @@ impl Lifecycle {
             tenant,
             trace,
             deadline_ms,
+            tokens,
         } = begin
             .ok_or("the task's journal has no beginning; send the request again as a new task")?;
         let skill = self.agent.skills()
@@ -265,6 +266,7 @@ impl Lifecycle {
         call.context.set_extensions(extensions);
         call.context.set_tenant(tenant);
         call.context.set_deadline(deadline_ms);
+        call.context.set_tokens(tokens);
         Ok(Prepared {
             skill,
             call,

@@ -460,6 +460,7 @@ impl Lifecycle {
                     tenant: call.context.tenant().map(str::to_owned),
                     trace,
                     deadline_ms,
+                    tokens: call.context.tokens_given(),
                 }),
             };
             log.journal(&tracked.id, 0, &begin);
