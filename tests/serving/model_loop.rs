@@ -300,3 +300,36 @@ async fn an_approval_question_carries_the_proposed_call_as_data() {
         "{told}"
     );
 }
+
+#[tokio::test]
+async fn arguments_that_break_a_tools_schema_are_told_to_the_model_which_tries_again() {
+    let model = ScriptedModel::new()
+        .tool_call("find_hotels", json!({"town": "Lisbon"}))
+        .tool_call("find_hotels", json!({"city": "Lisbon"}))
+        .text("Alfama Rooms or Baixa House.");
+    let agent = TestAgent::on_sqlite(Server::new(Concierge::new(model.clone())))
+        .await
+        .expect("served");
+    let remote = agent.remote().await.expect("the card");
+    let message = remote
+        .message("book-stay", Payload::text("Lisbon?"))
+        .unwrap();
+    let answer = agent
+        .json_rpc("SendMessage", json!({"message": message}))
+        .await
+        .expect("answered");
+    assert_eq!(
+        answer["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{answer}"
+    );
+    let requests = model.requests();
+    assert_eq!(requests.len(), 3);
+    let told = serde_json::to_string(&requests[1].chat_history).unwrap();
+    assert!(
+        told.contains("the arguments of `find_hotels` do not follow its parameters' schema")
+            && told.contains("city"),
+        "{told}"
+    );
+    let found = serde_json::to_string(&requests[2].chat_history).unwrap();
+    assert!(found.contains("Baixa House"), "{found}");
+}

@@ -399,16 +399,32 @@ impl ModelLoop {
         let tool = self.tools.iter().find(|t| t.name().as_str() == name);
         let step = format!("tool {name} (turn {turn}, call {id})");
         let span = crate::server::telemetry::tool_span(name, id);
+        let names = || {
+            self.tools
+                .iter()
+                .map(|t| t.name().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         ctx.step(&step, async move {
             let result = match tool {
-                None => Err(format!("there is no tool `{name}`")),
-                Some(tool) => match tool
-                    .execute(arguments.clone())
-                    .instrument(span.clone())
-                    .await
-                {
-                    Ok(output) => serde_json::to_value(&output).map_err(|e| e.to_string()),
-                    Err(e) => Err(e.to_string()),
+                None => Err(format!(
+                    "there is no tool `{name}`; the tools are: {}",
+                    names()
+                )),
+                // Told to the model, which may call again with other arguments.
+                Some(tool) => match violations(&tool.definition().parameters, &arguments) {
+                    Some(why) => Err(format!(
+                        "the arguments of `{name}` do not follow its parameters' schema: {why}; call it again with arguments that do"
+                    )),
+                    None => match tool
+                        .execute(arguments.clone())
+                        .instrument(span.clone())
+                        .await
+                    {
+                        Ok(output) => serde_json::to_value(&output).map_err(|e| e.to_string()),
+                        Err(e) => Err(e.to_string()),
+                    },
                 },
             };
             if result.is_err() {
@@ -431,6 +447,21 @@ pub fn approval_schema() -> Value {
             {"type": "object", "properties": {"arguments": {"type": "object"}}, "required": ["arguments"]}
         ]
     })
+}
+
+/// How `arguments` break the JSON Schema `parameters` (each violation at its JSON pointer),
+/// or `None` when they follow it (or the schema does not compile: the tool judges then).
+fn violations(parameters: &Value, arguments: &Value) -> Option<String> {
+    let validator = jsonschema::validator_for(parameters).ok()?;
+    let found: Vec<String> = validator
+        .iter_errors(arguments)
+        .map(|e| {
+            let at = e.instance_path().to_string();
+            let at = if at.is_empty() { "/".to_owned() } else { at };
+            format!("at {at}: {e}")
+        })
+        .collect();
+    (!found.is_empty()).then(|| found.join("; "))
 }
 
 /// The SHA-256 of a request's history and tools, hex.
