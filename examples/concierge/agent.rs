@@ -34,6 +34,8 @@ pub struct Concierge {
     model: DynModel<Completion>,
     /// Every booking made, in order.
     pub bookings: Arc<Mutex<Vec<String>>>,
+    /// Every tool call that reached a tool, in order: its name and arguments.
+    pub calls: Arc<Mutex<Vec<(String, Value)>>>,
     max_tokens: Option<u64>,
 }
 
@@ -43,6 +45,7 @@ impl Concierge {
         Concierge {
             model: model.into(),
             bookings: Arc::default(),
+            calls: Arc::default(),
             max_tokens: None,
         }
     }
@@ -80,18 +83,34 @@ impl Concierge {
             "required": ["hotel"],
         });
         let bookings = Arc::clone(&self.bookings);
+        let logged = |name: &'static str| {
+            let calls = Arc::clone(&self.calls);
+            move |args: &Value| {
+                let mut calls = calls.lock().unwrap_or_else(|p| p.into_inner());
+                calls.push((name.to_owned(), args.clone()));
+            }
+        };
+        let (find, book, sky) = (
+            logged("find_hotels"),
+            logged("book_hotel"),
+            logged("weather"),
+        );
         Ok(vec![
             DynamicTool::new(
                 tool_name("find_hotels")?,
                 "Lists the hotels of a city",
                 city.clone(),
-                |args: Value| Box::pin(async move { find_hotels(&args) }),
+                move |args: Value| {
+                    find(&args);
+                    Box::pin(async move { find_hotels(&args) })
+                },
             ),
             DynamicTool::new(
                 tool_name("book_hotel")?,
                 "Books a room in a hotel, by the hotel's name",
                 hotel,
                 move |args: Value| {
+                    book(&args);
                     let bookings = Arc::clone(&bookings);
                     Box::pin(async move { book_hotel(&args, &bookings) })
                 },
@@ -100,7 +119,10 @@ impl Concierge {
                 tool_name("weather")?,
                 "Gives the weather in a city",
                 city,
-                |args: Value| Box::pin(async move { weather(&args) }),
+                move |args: Value| {
+                    sky(&args);
+                    Box::pin(async move { weather(&args) })
+                },
             ),
         ])
     }

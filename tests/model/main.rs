@@ -7,9 +7,10 @@
 mod support;
 
 /// The example agents, as their `main.rs` serve them.
-use examples::{fight_club, model_agent, trip_planner};
+use examples::{concierge::agent as concierge, fight_club, model_agent, trip_planner};
 
 #[path = "../support/model_server.rs"]
 mod model_server;
 
 mod model;
+mod tools;

