@@ -171,6 +171,15 @@ async fn a_token_budget_spent_stops_the_loop_and_says_so() {
         status["message"]["parts"][0]["text"],
         "the task's token budget is spent: its caller gave 100 tokens, and 2 model turn(s) used them"
     );
+    let used = &spent["result"]["task"]["metadata"][a2a_card::rig::USAGE_METADATA];
+    assert_eq!(
+        used["inputTokens"], 130,
+        "a failed loop says what it used too: {spent}"
+    );
+    assert_eq!(
+        (used["outputTokens"].clone(), used["turns"].clone()),
+        (json!(20), json!(2))
+    );
     let enough = send(1_000).await.expect("answered");
     assert_eq!(
         enough["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",

@@ -26,6 +26,9 @@ pub(crate) struct Link {
     pub(super) remote: Mutex<Vec<(u64, Canceller)>>,
     /// The number the next of them is kept at.
     pub(super) next_remote: std::sync::atomic::AtomicU64,
+    /// What the handler put in the task's metadata ([`SkillContext::set_metadata`]), written
+    /// with the task's end.
+    pub(super) metadata: Mutex<std::collections::HashMap<String, serde_json::Value>>,
 }
 
 /// What cancels a task another agent runs for a call of the handler.
@@ -77,10 +80,12 @@ pub(crate) enum Event {
     },
     /// A question a durable handler asked again on a replay, whose answer its journal holds.
     Asked { auth: bool, question: String },
-    /// The handler returned: its answer goes into artifact `artifact_id`.
+    /// The handler returned: its answer goes into artifact `artifact_id`, and `metadata` into
+    /// the task's.
     End {
         outcome: Result<Reply, SkillError>,
         artifact_id: String,
+        metadata: std::collections::HashMap<String, serde_json::Value>,
     },
 }
 
@@ -119,6 +124,8 @@ impl LinkHandle {
     /// Sends the handler's outcome, the last event.
     pub(crate) async fn end(&self, outcome: Result<Reply, SkillError>) {
         let artifact_id = self.link.unique_id(self.link.skill_id);
+        let metadata =
+            std::mem::take(&mut *self.link.metadata.lock().unwrap_or_else(|p| p.into_inner()));
         // Nobody listens any more only when the task was dropped: nothing to tell.
         let _ = self
             .link
@@ -127,6 +134,7 @@ impl LinkHandle {
             .send(Event::End {
                 outcome,
                 artifact_id,
+                metadata,
             })
             .await;
     }
@@ -150,6 +158,7 @@ impl Link {
             journal,
             remote: Mutex::new(Vec::new()),
             next_remote: Default::default(),
+            metadata: Mutex::default(),
         });
         let handle = LinkHandle {
             link: Arc::clone(&link),

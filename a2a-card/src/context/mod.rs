@@ -326,6 +326,35 @@ impl SkillContext {
         )
     }
 
+    /// Puts `value` under `key` in the task's metadata, written with the task's end (the last
+    /// value of a key wins): a summary a caller reads with the task, such as the model usage
+    /// `rig::ModelLoop` records. Outside a task, or for a value that does not
+    /// write as JSON, nothing.
+    ///
+    /// ```
+    /// # use a2a_card::{SkillContext, agent, skill};
+    /// # struct Search;
+    /// # /// Searches.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Search {
+    /// /// Searches, and says how many sources it read.
+    /// #[skill]
+    /// async fn search(&self, query: String, ctx: SkillContext) -> String {
+    ///     ctx.set_metadata("https://example.com/sources-read", &3);
+    ///     format!("{query}: found")
+    /// }
+    /// # }
+    /// ```
+    pub fn set_metadata(&self, key: impl Into<String>, value: &impl serde::Serialize) {
+        let (Some(link), Ok(value)) = (&self.link, serde_json::to_value(value)) else {
+            return;
+        };
+        link.metadata
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key.into(), value);
+    }
+
     /// A durable handler's journal, if the context has one.
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) fn journal(&self) -> Option<&Arc<crate::journal::Journal<Answer>>> {

@@ -206,10 +206,33 @@ impl ModelLoop {
         ctx: &SkillContext,
         prompt: impl Into<String>,
     ) -> Result<Finished, SkillError> {
+        let mut usage = Usage::new();
+        let mut turns = 0;
+        let ran = self.turns(ctx, prompt.into(), &mut usage, &mut turns).await;
+        // What the loop used, in the task's metadata, however it ended.
+        ctx.set_metadata(
+            USAGE_METADATA,
+            &json!({
+                "model": self.model.id(),
+                "turns": turns,
+                "inputTokens": usage.input_tokens.unwrap_or(0),
+                "outputTokens": usage.output_tokens.unwrap_or(0),
+            }),
+        );
+        ran
+    }
+
+    /// The loop's turns, counting its usage and turns as they go.
+    async fn turns(
+        &self,
+        ctx: &SkillContext,
+        prompt: String,
+        usage: &mut Usage,
+        turns: &mut u32,
+    ) -> Result<Finished, SkillError> {
         let definitions: Vec<ToolDefinition> = self.tools.iter().map(|t| t.definition()).collect();
         let mut history: Vec<Message> = self.preamble.iter().map(Message::system).collect();
-        let mut sent = vec![Message::user(prompt.into())];
-        let mut usage = Usage::new();
+        let mut sent = vec![Message::user(prompt)];
         for turn in 1..=self.max_turns {
             // No completion once a budget is spent.
             let spent = usage.input_tokens.unwrap_or(0) + usage.output_tokens.unwrap_or(0);
@@ -280,7 +303,8 @@ impl ModelLoop {
             let response = journaled
                 .response
                 .map_err(|e| SkillError::Failed(format!("the model failed: {e}")))?;
-            usage = add(usage, response.usage);
+            *turns = turn;
+            *usage = add(*usage, response.usage);
             ctx.spend_tokens(
                 response.usage.input_tokens.unwrap_or(0)
                     + response.usage.output_tokens.unwrap_or(0),
@@ -291,7 +315,7 @@ impl ModelLoop {
                 return Ok(Finished {
                     text: response.text(),
                     turns: turn,
-                    usage,
+                    usage: *usage,
                 });
             }
             let mut results = Vec::with_capacity(calls.len());
@@ -435,6 +459,11 @@ impl ModelLoop {
         .await
     }
 }
+
+/// The key under which a model loop puts what it used in its task's metadata:
+/// `{"model": ID, "turns": N, "inputTokens": N, "outputTokens": N}` (the last loop's, where a
+/// task runs several).
+pub const USAGE_METADATA: &str = "https://github.com/a2a-card/a2a-card/model-usage/v1";
 
 /// The JSON Schema of an approval's answer, as a question proposing a tool call carries it
 /// (`answer`): approve, deny with a reason, or run with other arguments. Text answers too:

@@ -72,7 +72,7 @@ use crate::dispatch::Violation;
 use crate::schema::SchemaMode;
 
 #[cfg(feature = "server")]
-pub use durable::{Finished, ModelLoop, approval_schema};
+pub use durable::{Finished, ModelLoop, USAGE_METADATA, approval_schema};
 pub use local::{LocalToolsError, local_tools};
 #[cfg(feature = "client")]
 pub use remote::{answer_tool, remote_tool, remote_tools, tools_at, typed_tool};

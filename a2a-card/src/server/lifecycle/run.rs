@@ -357,6 +357,7 @@ async fn drive(
             Event::End {
                 outcome,
                 artifact_id,
+                metadata,
             } => {
                 let caller = tracked.stage.ended();
                 // The artifacts sent in chunks are closed with the end, in one change: one
@@ -412,6 +413,13 @@ async fn drive(
                     }
                     Err(e) => status(&tracked, TaskState::Failed, Some(e.to_string())),
                 };
+                // What the handler put in the task's metadata goes with its end.
+                let mut end = end;
+                if let (false, StreamResponse::StatusUpdate(update)) =
+                    (metadata.is_empty(), &mut end)
+                {
+                    update.metadata = Some(metadata);
+                }
                 // The closes, the reply and the end, written to the store at once.
                 ending.push(Record::Event(end));
                 recorder.record_all(&tracked, ending).await;

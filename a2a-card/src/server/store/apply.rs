@@ -18,6 +18,11 @@ pub(crate) fn stamp(event: &mut StreamResponse) {
 pub(crate) fn apply(task: &mut Task, event: &StreamResponse) -> bool {
     match event {
         StreamResponse::StatusUpdate(update) => {
+            // What the update puts in the task's metadata (a handler's, with its end).
+            if let Some(metadata) = &update.metadata {
+                let kept = task.metadata.get_or_insert_with(Default::default);
+                kept.extend(metadata.iter().map(|(k, v)| (k.clone(), v.clone())));
+            }
             let TaskStatus { state, message, .. } =
                 std::mem::replace(&mut task.status, update.status.clone());
             // The question it replaces joins the conversation (progress notes do not).
