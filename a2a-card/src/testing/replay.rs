@@ -84,23 +84,29 @@ impl Replay {
 
     /// The durable tasks still running (not in a terminal state) in the store `tasks` names,
     /// with their journals and logs. Only read: a SQL store is opened as a replica that takes
-    /// no task over and leaves as the read ends; the memory store holds none another process
-    /// could read.
+    /// no task over and leaves as the read ends; a store of your own
+    /// ([`Tasks::custom`](crate::server::store::Tasks::custom)) is read and left as it is;
+    /// the memory store holds none another process could read.
     pub async fn from_store(tasks: &Tasks) -> Result<Replay, TestError> {
         let failed = |e: a2a::A2AError| TestError::Journals(e.message);
-        let store: Arc<dyn Store> = match tasks {
+        // A SQL store is opened here, as a replica of its own, which leaves once read; a store
+        // of the caller's own is only read (it may be a running server's).
+        let (store, opened): (Arc<dyn Store>, bool) = match tasks {
             Tasks::Memory(_) => return Ok(Replay::default()),
             #[cfg(any(feature = "sqlite", feature = "postgres"))]
             Tasks::Sql {
                 url,
                 retention,
                 lease,
-            } => Arc::new(
-                crate::server::store::SqlTasks::open(url, *retention, *lease, false)
-                    .await
-                    .map_err(|e| TestError::Journals(e.to_string()))?,
+            } => (
+                Arc::new(
+                    crate::server::store::SqlTasks::open(url, *retention, *lease, false)
+                        .await
+                        .map_err(|e| TestError::Journals(e.to_string()))?,
+                ),
+                true,
             ),
-            Tasks::Custom(store) => Arc::clone(store),
+            Tasks::Custom(store) => (Arc::clone(store), false),
         };
         let Some(log) = store.events().filter(|log| log.keeps_journals()) else {
             return Ok(Replay::default());
@@ -151,8 +157,10 @@ impl Replay {
             }
             page_token = Some(page.next_page_token);
         }
-        // This replica leaves the store's table at once (it ran nothing).
-        store.release().await.map_err(failed)?;
+        // The replica opened here leaves the store's table at once (it ran nothing).
+        if opened {
+            store.release().await.map_err(failed)?;
+        }
         Ok(Replay { tasks: found })
     }
 
