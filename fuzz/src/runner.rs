@@ -108,25 +108,12 @@ pub fn feedback(outcome: &str) {
 /// Runs `target` on `data`: the features of what it did (see [`feedback`]), or the first panic
 /// it caused (in the target, or on any task of the agent it served, while it ran).
 pub fn run_one(target: &Target, data: &[u8]) -> Result<Vec<u64>, Panicked> {
-    install_panic_hook();
-    PANICS.lock().unwrap_or_else(|p| p.into_inner()).clear();
     FEEDBACK.with(|f| f.borrow_mut().clear());
-    let caught = panic::catch_unwind(AssertUnwindSafe(|| (target.run)(data)));
-    let first = PANICS
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .drain(..)
-        .next();
-    match (caught, first) {
-        (_, Some(panicked)) => Err(panicked),
-        (Err(_), None) => Err(Panicked {
-            message: "a panic the hook did not see".to_owned(),
-            location: "(unknown)".to_owned(),
-            thread: "(unknown)".to_owned(),
-            backtrace: String::new(),
-        }),
-        (Ok(()), None) => Ok(FEEDBACK.with(|f| std::mem::take(&mut *f.borrow_mut()))),
-    }
+    guarded(
+        AssertUnwindSafe(|| (target.run)(data)),
+        "a panic the hook did not see",
+    )?;
+    Ok(FEEDBACK.with(|f| std::mem::take(&mut *f.borrow_mut())))
 }
 
 /// Checks that `target`'s agent still serves a valid request (the panic, if not).
@@ -134,9 +121,15 @@ pub fn check_alive(target: &Target) -> Result<(), Panicked> {
     let Some(alive) = target.alive else {
         return Ok(());
     };
+    guarded(alive, "the liveness check panicked")
+}
+
+/// Runs `work`: the first panic it caused (the hook's record of it, on any thread, or
+/// `unseen` where the hook saw none), if it caused one.
+fn guarded(work: impl FnOnce() + panic::UnwindSafe, unseen: &str) -> Result<(), Panicked> {
     install_panic_hook();
     PANICS.lock().unwrap_or_else(|p| p.into_inner()).clear();
-    let caught = panic::catch_unwind(alive);
+    let caught = panic::catch_unwind(work);
     let first = PANICS
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -145,7 +138,7 @@ pub fn check_alive(target: &Target) -> Result<(), Panicked> {
     match (caught, first) {
         (_, Some(panicked)) => Err(panicked),
         (Err(_), None) => Err(Panicked {
-            message: "the liveness check panicked".to_owned(),
+            message: unseen.to_owned(),
             location: "(unknown)".to_owned(),
             thread: "(unknown)".to_owned(),
             backtrace: String::new(),
