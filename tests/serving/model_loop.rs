@@ -342,3 +342,149 @@ async fn arguments_that_break_a_tools_schema_are_told_to_the_model_which_tries_a
     let found = serde_json::to_string(&requests[2].chat_history).unwrap();
     assert!(found.contains("Baixa House"), "{found}");
 }
+
+/// A hotel agent whose one skill holds a room: each hold counted, with the tokens its task was
+/// given.
+#[derive(Clone, Default)]
+struct Hotels {
+    holds: Arc<Mutex<Vec<Option<u64>>>>,
+}
+
+/// Holds rooms.
+#[a2a_card::agent(url = "http://127.0.0.1:9000")]
+impl Hotels {
+    /// Holds a room in a city.
+    #[a2a_card::skill(id = "hold-room")]
+    fn hold_room(&self, city: String, ctx: a2a_card::SkillContext) -> String {
+        self.holds.lock().unwrap().push(ctx.token_budget());
+        format!("Room 12 held in {city}.")
+    }
+}
+
+/// A planner whose model loop has the hotel agent's skills as tools.
+struct Planner {
+    model: ScriptedModel,
+    hotels: a2a_card::client::RemoteAgent,
+}
+
+/// Plans stays.
+#[a2a_card::agent(url = "https://planner.example.com/a2a")]
+impl Planner {
+    /// Plans a stay with the hotel agent.
+    #[a2a_card::skill(durable)]
+    async fn plan(
+        &self,
+        ask: String,
+        ctx: a2a_card::SkillContext,
+    ) -> Result<String, a2a_card::SkillError> {
+        let done = a2a_card::rig::ModelLoop::new(self.model.model())
+            .agent(&self.hotels)
+            .stream_text("reply")
+            .run(&ctx, ask)
+            .await?;
+        Ok(done.text)
+    }
+}
+
+/// The planner's script: hold a room at the hotel agent, then say so.
+fn planning() -> ScriptedModel {
+    ScriptedModel::new()
+        .by_turn()
+        .reply(ScriptedReply::tool_call("hold-room", json!({"text": "Lisbon"})).usage(50, 10))
+        .reply(ScriptedReply::text("Your room in Lisbon is held.").usage(90, 8))
+}
+
+#[tokio::test]
+async fn another_agents_skill_is_called_once_however_the_loop_is_stopped() {
+    let hotels = Hotels::default();
+    let served = crate::support::client::serve(Server::new(hotels.clone())).await;
+    let remote = a2a_card::client::RemoteAgent::discover(&served.base)
+        .await
+        .expect("the hotels' card");
+    let model = planning();
+    let (m, r) = (model.clone(), remote.clone());
+    let report = CrashPoints::new(
+        move || {
+            Server::new(Planner {
+                model: m.clone(),
+                hotels: r.clone(),
+            })
+        },
+        "plan",
+        Payload::text("A room in Lisbon"),
+    )
+    .run()
+    .await
+    .expect("the loop nobody stopped ends");
+    report.assert_survives();
+    let cuts: Vec<&str> = report.points().iter().map(|p| p.cut_before()).collect();
+    assert!(
+        cuts.iter().any(|c| c.contains("call")),
+        "the call is journaled as a call, not as a step: {report}"
+    );
+    assert!(
+        !report
+            .uninterrupted_runs()
+            .keys()
+            .any(|step| step.starts_with("tool ")),
+        "{report}"
+    );
+    // The room held once per task: once by the run nobody stopped, once at each point (a
+    // call sent again after a stop is answered with the task the first sending made).
+    let holds = hotels.holds.lock().unwrap().len();
+    assert_eq!(holds, 1 + report.points().len(), "{report}");
+}
+
+#[tokio::test]
+async fn a_streaming_caller_reads_the_completion_as_it_is_written_and_a_called_agent_gets_the_tokens_left()
+ {
+    let hotels = Hotels::default();
+    let served = crate::support::client::serve(Server::new(hotels.clone())).await;
+    let remote = a2a_card::client::RemoteAgent::discover(&served.base)
+        .await
+        .expect("the hotels' card");
+    let planner = TestAgent::on_sqlite(Server::new(Planner {
+        model: planning(),
+        hotels: remote,
+    }))
+    .await
+    .expect("served");
+    let client = planner.remote().await.expect("the card");
+    let mut message = client
+        .message("plan", Payload::text("A room in Lisbon"))
+        .unwrap();
+    a2a_card::budget::with_tokens(&mut message, 1_000);
+    let mut run = client.stream_message(message).await.expect("streamed");
+    let mut reply = Vec::new();
+    let mut result = None;
+    use futures::StreamExt as _;
+    while let Some(event) = run.next().await {
+        match event.expect("an event") {
+            a2a_card::client::Event::Output(output)
+                if output.artifact_name.as_deref() == Some("reply") =>
+            {
+                if let a2a_card::client::Content::Text(text) = output.content {
+                    reply.push(text);
+                }
+            }
+            a2a_card::client::Event::Output(output) => {
+                if let a2a_card::client::Content::Text(text) = output.content {
+                    result = Some(text);
+                }
+            }
+            a2a_card::client::Event::Finished { state, text } => {
+                assert_eq!(state, TaskState::Completed, "{text:?}");
+            }
+            _ => {}
+        }
+    }
+    // Word by word, as the model wrote them.
+    assert_eq!(
+        reply,
+        ["Your ", "room ", "in ", "Lisbon ", "is ", "held."],
+        "{reply:?}"
+    );
+    assert_eq!(result.as_deref(), Some("Your room in Lisbon is held."));
+    // The hotel's task was given what the first completion left (1,000 - 60).
+    assert_eq!(*hotels.holds.lock().unwrap(), [Some(940)]);
+}

@@ -5,10 +5,13 @@
 
 use std::collections::BTreeMap;
 
+use futures::StreamExt as _;
 use rig_core::DynModel;
 use rig_core::completion::{CompletionRequest, CompletionResponse, ToolDefinition, Usage};
+use rig_core::error::ProviderError;
 use rig_core::message::{Message, ToolResultContent, UserContent};
 use rig_core::operation::Completion;
+use rig_core::streaming::{Item, StreamEvent};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -33,6 +36,12 @@ use crate::skill::SkillError;
 /// `yes` (or data `{"approve": true}`) runs it, data `{"arguments": {..}}` runs it with those
 /// arguments, anything else tells the model it was denied (with `{"approve": false, "reason":
 /// ..}`'s reason, or the answer's text).
+///
+/// Another agent's skills are tools too ([`agent`](Self::agent)): a call of one is a durable call
+/// ([`SkillContext::call`]), so after a crash the loop follows the task the call made there
+/// instead of sending it again, and the call carries what is left of the task's budgets. With
+/// [`stream_text`](Self::stream_text) the caller sees each completion's text as the model writes
+/// it, as chunks of an artifact; only the finished response is journaled.
 ///
 /// A replay whose request differs from the journaled one (a new version changed the prompt,
 /// the preamble or the tools) fails the task saying which turn differs: branch on
@@ -89,6 +98,18 @@ pub struct ModelLoop {
     temperature: Option<f64>,
     max_turns: u32,
     max_tokens: Option<u64>,
+    stream_text: Option<String>,
+    /// The tools that are another agent's skills: called as durable calls.
+    #[cfg(feature = "client")]
+    agents: Vec<AgentSkill>,
+}
+
+/// A tool that is skill `skill` of `agent`.
+#[cfg(feature = "client")]
+struct AgentSkill {
+    tool: String,
+    agent: crate::client::RemoteAgent,
+    skill: String,
 }
 
 impl std::fmt::Debug for ModelLoop {
@@ -99,6 +120,7 @@ impl std::fmt::Debug for ModelLoop {
             .field("approve", &self.approve)
             .field("max_turns", &self.max_turns)
             .field("max_tokens", &self.max_tokens)
+            .field("stream_text", &self.stream_text)
             .finish_non_exhaustive()
     }
 }
@@ -148,6 +170,9 @@ impl ModelLoop {
             temperature: None,
             max_turns: 16,
             max_tokens: None,
+            stream_text: None,
+            #[cfg(feature = "client")]
+            agents: Vec::new(),
         }
     }
 
@@ -173,6 +198,58 @@ impl ModelLoop {
     /// Tools the model may call.
     pub fn tools(mut self, tools: impl IntoIterator<Item = DynamicTool>) -> ModelLoop {
         self.tools.extend(tools);
+        self
+    }
+
+    /// The skills of `agent` as tools, named by their ids with the parameters of their input
+    /// schemas (as [`remote_tools`](super::remote_tools) gives them, its answer tool among
+    /// them; feature `client`). Unlike a tool added with [`tool`](Self::tool), which runs as a
+    /// step of the journal (run again when the process stopped inside it), a call of one of
+    /// these skills is a durable call ([`SkillContext::call`]): the task it made at the agent
+    /// is journaled before it is followed, so a run after a crash follows that task to its
+    /// answer instead of sending the call again; the call carries what is left of the task's
+    /// time and token budgets; and a task made there that has not answered when this one ends
+    /// is cancelled.
+    ///
+    /// ```no_run
+    /// # use a2a_card::rig::ModelLoop;
+    /// # async fn run(ctx: a2a_card::SkillContext, model: a2a_card::testing::ScriptedModel) -> Result<(), Box<dyn std::error::Error>> {
+    /// let hotels = a2a_card::client::RemoteAgent::discover("http://127.0.0.1:8082").await?;
+    /// let done = ModelLoop::new(model.model())
+    ///     .agent(&hotels)
+    ///     .run(&ctx, "A room in Lisbon for two nights")
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    #[cfg(feature = "client")]
+    pub fn agent(mut self, agent: &crate::client::RemoteAgent) -> ModelLoop {
+        for skill in agent.skills() {
+            if let Ok(tool) = super::remote_tool(agent, skill.id()) {
+                self.agents.push(AgentSkill {
+                    tool: tool.name().to_string(),
+                    agent: agent.clone(),
+                    skill: skill.id().to_owned(),
+                });
+                self.tools.push(tool);
+            }
+        }
+        self.tools.extend(super::answer_tool(agent));
+        self
+    }
+
+    /// Streams each completion's text to the caller while the model writes it: each delta a
+    /// chunk of an artifact named `artifact` (one artifact per completion that writes text;
+    /// a completion that only calls tools sends none). Only the finished response is journaled:
+    /// a completion the journal holds is not streamed again, and one cut short by a crash is
+    /// asked for and streamed again.
+    ///
+    /// ```
+    /// # use a2a_card::rig::ModelLoop;
+    /// # let model = a2a_card::testing::ScriptedModel::new();
+    /// let looped = ModelLoop::new(model.model()).stream_text("reply");
+    /// ```
+    pub fn stream_text(mut self, artifact: impl Into<String>) -> ModelLoop {
+        self.stream_text = Some(artifact.into());
         self
     }
 
@@ -264,10 +341,15 @@ impl ModelLoop {
                         model.id().unwrap_or("unknown"),
                         turn,
                     );
-                    let response = model
-                        .call(request)
-                        .instrument(span.clone())
-                        .await
+                    let response = match &self.stream_text {
+                        None => model.call(request).instrument(span.clone()).await,
+                        Some(artifact) => {
+                            streamed(ctx, &model, request, artifact)
+                                .instrument(span.clone())
+                                .await
+                        }
+                    };
+                    let response = response
                         .map(|mut response| {
                             // The provider's own document repeats the response: not journaled.
                             response.raw = Value::Null;
@@ -421,8 +503,32 @@ impl ModelLoop {
         arguments: Value,
     ) -> Result<Ran, SkillError> {
         let tool = self.tools.iter().find(|t| t.name().as_str() == name);
-        let step = format!("tool {name} (turn {turn}, call {id})");
         let span = crate::server::telemetry::tool_span(name, id);
+        #[cfg(feature = "client")]
+        if let (Some(tool), Some(skill)) = (tool, self.agents.iter().find(|a| a.tool == name)) {
+            // A durable call of its own (journaled by the call): no step around it.
+            let result = match violations(&tool.definition().parameters, &arguments) {
+                Some(why) => Err(format!(
+                    "the arguments of `{name}` do not follow its parameters' schema: {why}; call it again with arguments that do"
+                )),
+                None => {
+                    super::remote::call_within(ctx, &skill.agent, &skill.skill, arguments.clone())
+                        .instrument(span.clone())
+                        .await
+                        .and_then(|output| {
+                            serde_json::to_value(&output).map_err(|e| {
+                                rig_core::tool::ToolExecutionError::other(e.to_string())
+                            })
+                        })
+                        .map_err(|e| e.to_string())
+                }
+            };
+            if result.is_err() {
+                span.record("error.type", "tool");
+            }
+            return Ok(Ran { arguments, result });
+        }
+        let step = format!("tool {name} (turn {turn}, call {id})");
         let names = || {
             self.tools
                 .iter()
@@ -458,6 +564,31 @@ impl ModelLoop {
         })
         .await
     }
+}
+
+/// A completion of `model` streamed: each text delta sent as a chunk of artifact `artifact`
+/// as it comes, then the response the stream folds into.
+async fn streamed(
+    ctx: &SkillContext,
+    model: &DynModel<Completion>,
+    request: CompletionRequest,
+    artifact: &str,
+) -> Result<CompletionResponse, ProviderError> {
+    let mut stream = model.stream(request)?;
+    let mut chunks = ctx.artifact::<String>(artifact);
+    while let Some(item) = stream.next().await {
+        match item {
+            // A caller gone does not stop the completion: its response is journaled.
+            Ok(Item::Event(StreamEvent::Text { text, .. })) if !text.is_empty() => {
+                let _ = chunks.send(text).await;
+            }
+            Ok(_) => {}
+            // The stream ends after its error, which `finish` gives.
+            Err(_) => break,
+        }
+    }
+    chunks.close().await;
+    stream.finish().await
 }
 
 /// The key under which a model loop puts what it used in its task's metadata:

@@ -284,6 +284,39 @@ async fn call_remote(
     }
 }
 
+/// Calls skill `skill` of `agent` with tool arguments `args` from the running skill of `ctx`,
+/// as a durable call ([`crate::SkillContext::call`]: journaled, followed after a crash, within
+/// the task's budgets), and gives its result as [`remote_tool`]'s call gives it.
+#[cfg(feature = "server")]
+pub(crate) async fn call_within(
+    ctx: &crate::SkillContext,
+    agent: &RemoteAgent,
+    skill: &str,
+    args: Value,
+) -> Result<ToolOutput, ToolExecutionError> {
+    let (takes, _) = takes(
+        agent.card(),
+        agent
+            .skill(skill)
+            .map_err(|e| client_error(Some(skill), e))?
+            .declaration(),
+    );
+    let payload = match takes {
+        Takes::Schema(_) | Takes::Json => Payload::data(args),
+        Takes::Text => Payload::text(text_argument(&args)?),
+    };
+    let output_schema = agent.skill(skill).ok().and_then(|s| s.output_schema_name());
+    let checked = Checked {
+        agent,
+        schema: output_schema.as_deref(),
+    };
+    let outcome = ctx
+        .call(agent, skill, payload)
+        .await
+        .map_err(|e| client_error(Some(skill), e))?;
+    settle(Some(checked), outcome, &answer_tool_name(agent))
+}
+
 /// The skill's output schema, to check data outputs against.
 #[derive(Clone, Copy)]
 struct Checked<'a> {
