@@ -439,3 +439,110 @@ async fn the_readme_example_under_load_answers_every_request_under_way_at_sigter
         "{answer}"
     );
 }
+
+/// Every event of `frames` to the stream's end (20 s at most), with its number.
+async fn to_the_end(mut frames: Frames) -> Vec<(u64, Value)> {
+    let mut events = Vec::new();
+    tokio::time::timeout(Duration::from_secs(20), async {
+        while let Some((n, event)) = frames.next().await {
+            events.push((n.expect("every event has an id"), event));
+        }
+    })
+    .await
+    .expect("the stream ends with the task, not hangs");
+    events
+}
+
+/// A subscriber to a durable task whose server gets SIGTERM: its stream ends cleanly as the
+/// drain begins (after whole events, none an error, the task not ended), the process gives the
+/// task up as it exits, and the subscriber reads on from the next process on the same SQLite
+/// file with `Last-Event-ID`: exactly the events after the last one it read, to the task's end.
+#[tokio::test]
+async fn a_stream_ended_by_sigterm_reads_on_from_the_next_process_with_last_event_id() {
+    use crate::replicas::{PROCESS, completed_with_days, fresh_file, start_plan};
+    let path = fresh_file("sigterm-stream");
+    let url = format!("sqlite://{}", path.display());
+    let replica = || Replica::spawn(PROCESS, &[(crate::replicas::TASKS, url.clone())]);
+    let mut first = replica();
+    let on_first =
+        support::client::client(&support::client::card(&first.base).await, "JSONRPC").await;
+    // The trip planner's durable plan, a day every 150 ms; a subscriber reads its first events.
+    let plan = start_plan(&on_first, 12).await;
+    let mut frames = Frames::open(&first.base, "JSONRPC", &plan.id, None).await;
+    let mut read: Vec<(u64, Value)> = Vec::new();
+    while read.len() < 3 {
+        let (n, event) = frames.next().await.expect("an event");
+        read.push((n.expect("numbered, to resume from"), event));
+    }
+    let sent = Instant::now();
+    first.terminate();
+    // Ended by the server as the drain began, cleanly: a cut connection would fail the read.
+    tokio::time::timeout(Duration::from_secs(2), async {
+        while let Some((n, event)) = frames.next().await {
+            read.push((n.expect("numbered"), event));
+        }
+    })
+    .await
+    .expect("the stream ended at SIGTERM");
+    let ended = sent.elapsed();
+    assert!(
+        read.iter().all(|(_, e)| e.get("error").is_none()),
+        "no error event: {read:?}"
+    );
+    let state = read
+        .iter()
+        .rev()
+        .find_map(|(_, e)| {
+            let result = &e["result"];
+            result["statusUpdate"]["status"]["state"]
+                .as_str()
+                .or(result["task"]["status"]["state"].as_str())
+        })
+        .expect("a state read");
+    assert!(
+        !matches!(
+            state,
+            "TASK_STATE_COMPLETED" | "TASK_STATE_FAILED" | "TASK_STATE_CANCELED"
+        ),
+        "the task had not ended for the subscriber: {state}"
+    );
+    let (status, _) = first
+        .exited_within(Duration::from_secs(10))
+        .await
+        .expect("the server exited within its drain");
+    assert!(status.success(), "{status:?}");
+    let exited = sent.elapsed();
+
+    // The next process on the file, from the event after the last one read.
+    let last = read.last().expect("events").0;
+    let next = replica();
+    let after = to_the_end(Frames::open(&next.base, "JSONRPC", &plan.id, Some(last)).await).await;
+    let numbers: Vec<u64> = after.iter().map(|(n, _)| *n).collect();
+    let expected: Vec<u64> = (last + 1..last + 1 + numbers.len() as u64).collect();
+    assert_eq!(numbers, expected, "exactly the events after {last}");
+    assert!(
+        after.iter().all(|(_, e)| e["result"].get("task").is_none()),
+        "no task again after Last-Event-ID"
+    );
+    let end = &after.last().expect("events after it").1;
+    assert_eq!(
+        end["result"]["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{end}"
+    );
+    // What the subscriber read, before SIGTERM and after, is the task's log from its first
+    // event on, as the next process keeps it: nothing lost, nothing twice, each day once.
+    let first_read = read[0].0;
+    let log =
+        to_the_end(Frames::open(&next.base, "JSONRPC", &plan.id, Some(first_read)).await).await;
+    let resumed = after.len();
+    let seen: Vec<(u64, Value)> = read[1..].iter().cloned().chain(after).collect();
+    assert_eq!(seen, log, "the events read on either side of SIGTERM");
+    let on_next =
+        support::client::client(&support::client::card(&next.base).await, "JSONRPC").await;
+    completed_with_days(&on_next, &plan.id, 12).await;
+    println!(
+        "the stream ended {ended:?} after SIGTERM, the process exited {exited:?} after it; {} events read before, {} after Last-Event-ID {last}",
+        read.len(),
+        resumed
+    );
+}
