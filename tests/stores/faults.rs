@@ -51,7 +51,7 @@ impl Told {
 }
 
 /// One JSON-RPC call to `base`, within 20 s: its answer, or why none came.
-async fn call(
+pub(crate) async fn call(
     http: &reqwest::Client,
     base: &str,
     method: &str,
@@ -75,7 +75,7 @@ async fn call(
 }
 
 /// A two-day plan without its date: the task.
-fn plan() -> Value {
+pub(crate) fn plan() -> Value {
     json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
         "parts": [{"data": {"destination": "Porto", "days": 2},
                    "mediaType": "application/json;schema=tripRequest"}]},
@@ -83,13 +83,13 @@ fn plan() -> Value {
 }
 
 /// The date, answering task `id`'s question; blocking.
-fn date(id: &str) -> Value {
+pub(crate) fn date(id: &str) -> Value {
     json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
         "parts": [{"text": "2026-12-01"}], "taskId": id}})
 }
 
 /// The days of an answered plan.
-fn days(task: &Value) -> Vec<u64> {
+pub(crate) fn days(task: &Value) -> Vec<u64> {
     task["artifacts"]
         .as_array()
         .into_iter()
@@ -158,7 +158,7 @@ async fn caller(
 }
 
 /// A plan of 14 days with its date, run on after its call (about 2 s at 150 ms a day).
-fn long_plan() -> Value {
+pub(crate) fn long_plan() -> Value {
     json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
         "parts": [{"data": {"destination": "Porto", "days": 14, "start_date": "2026-12-01"},
                    "mediaType": "application/json;schema=tripRequest"}]},
@@ -166,7 +166,7 @@ fn long_plan() -> Value {
 }
 
 /// Whether `frame` ends its task's stream: the task or a status in a terminal state.
-fn ends(frame: &Value) -> bool {
+pub(crate) fn ends(frame: &Value) -> bool {
     let result = &frame["result"];
     let state = result["statusUpdate"]["status"]["state"]
         .as_str()
@@ -461,7 +461,7 @@ async fn answer_until_done(http: &reqwest::Client, bases: [&str; 2], id: &str) {
 }
 
 /// A plan of two days with its date, blocking: the answer's task, or the error.
-fn dated_plan() -> Value {
+pub(crate) fn dated_plan() -> Value {
     json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
         "parts": [{"data": {"destination": "Porto", "days": 2, "start_date": "2026-12-01"},
                    "mediaType": "application/json;schema=tripRequest"}]}})

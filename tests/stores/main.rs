@@ -11,6 +11,7 @@ use examples::{fight_club, trip_planner};
 
 mod bounds;
 mod calls;
+mod campaign;
 mod deploy;
 mod durable;
 mod faults;

@@ -27,6 +27,8 @@ struct State {
     open: Mutex<Vec<AbortHandle>>,
     /// How many answers to lose ([`Proxy::lose_answers`]).
     lose: std::sync::atomic::AtomicUsize,
+    /// How long each read waits before it is passed on, in milliseconds ([`Proxy::slow`]).
+    delay_ms: std::sync::atomic::AtomicU64,
 }
 
 impl Proxy {
@@ -39,6 +41,7 @@ impl Proxy {
             partitioned: tokio::sync::watch::channel(false).0,
             open: Mutex::default(),
             lose: Default::default(),
+            delay_ms: Default::default(),
         });
         let shared = Arc::clone(&state);
         let accept = tokio::spawn(async move {
@@ -55,8 +58,14 @@ impl Proxy {
                     };
                     let (from_client, to_client) = client.into_split();
                     let (from_server, to_server) = server.into_split();
-                    let up = pass(from_client, to_server, partitioned.clone(), None);
-                    let down = pass(from_server, to_client, partitioned, Some(lose));
+                    let up = pass(
+                        from_client,
+                        to_server,
+                        partitioned.clone(),
+                        Arc::clone(&lose),
+                        false,
+                    );
+                    let down = pass(from_server, to_client, partitioned, lose, true);
                     let _ = tokio::join!(up, down);
                 });
                 let mut open = shared.open.lock().expect("the connections");
@@ -108,8 +117,17 @@ impl Proxy {
         self.state.lose.store(n, Ordering::SeqCst);
     }
 
-    /// Forwards again, after [`cut`](Self::cut) or [`partition`](Self::partition).
+    /// Holds what passes either way for `by` before passing it on, until
+    /// [`heal`](Self::heal): a slow or congested network.
+    pub fn slow(&self, by: std::time::Duration) {
+        let ms = u64::try_from(by.as_millis()).unwrap_or(u64::MAX);
+        self.state.delay_ms.store(ms, Ordering::SeqCst);
+    }
+
+    /// Forwards again, at full speed, after [`cut`](Self::cut), [`partition`](Self::partition)
+    /// or [`slow`](Self::slow).
     pub fn heal(&self) {
+        self.state.delay_ms.store(0, Ordering::SeqCst);
         self.state.cut.store(false, Ordering::SeqCst);
         self.state.partitioned.send_replace(false);
     }
@@ -122,13 +140,14 @@ impl Drop for Proxy {
     }
 }
 
-/// Copies `from` to `to`, holding what it reads while `partitioned` says so; the way back
-/// (`answers`: the proxy's state) loses answers while the proxy has some to lose.
+/// Copies `from` to `to`, holding what it reads while `partitioned` says so and for the
+/// proxy's delay; the way back (`answers`) loses answers while the proxy has some to lose.
 async fn pass(
     mut from: tokio::net::tcp::OwnedReadHalf,
     mut to: tokio::net::tcp::OwnedWriteHalf,
     mut partitioned: tokio::sync::watch::Receiver<bool>,
-    answers: Option<Arc<State>>,
+    state: Arc<State>,
+    answers: bool,
 ) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut buffer = vec![0u8; 16 * 1024];
@@ -140,15 +159,18 @@ async fn pass(
             Ok(0) | Err(_) => return,
             Ok(n) => n,
         };
-        let lost = answers.as_ref().is_some_and(|state| {
-            state
+        let lost = answers
+            && state
                 .lose
                 .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
-                .is_ok()
-        });
+                .is_ok();
         if lost {
             // Both ways closed: the client's connection ends without its answer.
             return;
+        }
+        let delay = state.delay_ms.load(Ordering::SeqCst);
+        if delay > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
         }
         if partitioned.wait_for(|p| !*p).await.is_err() || to.write_all(&buffer[..n]).await.is_err()
         {
