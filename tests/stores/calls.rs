@@ -23,18 +23,18 @@ use crate::support::proxy::Proxy;
 use crate::support::replica::Replica;
 
 /// Set in an agent process of these tests: which agent it serves (`hotel`, `travel`).
-const ROLE: &str = "A2A_CALL_ROLE";
+pub(crate) const ROLE: &str = "A2A_CALL_ROLE";
 /// Its SQLite file.
-const TASKS: &str = "A2A_CALL_TASKS";
+pub(crate) const TASKS: &str = "A2A_CALL_TASKS";
 /// The address it binds (the same when it is started again).
-const ADDR: &str = "A2A_CALL_ADDR";
+pub(crate) const ADDR: &str = "A2A_CALL_ADDR";
 /// The ledger file its steps write (`STEP TASK_ID ..`).
-const LEDGER: &str = "A2A_CALL_LEDGER";
+pub(crate) const LEDGER: &str = "A2A_CALL_LEDGER";
 /// A file its skill waits for before it goes on past its step (the hotel: before it answers;
 /// the travel agent: before it calls the hotel).
 const GATE: &str = "A2A_CALL_GATE";
 /// The travel agent's: the hotel's URL. The hotel's: the URL its card names (a proxy's).
-const URL: &str = "A2A_CALL_URL";
+pub(crate) const URL: &str = "A2A_CALL_URL";
 
 /// The lease of the agents' durable tasks.
 const LEASE: Duration = Duration::from_millis(600);
@@ -373,10 +373,10 @@ impl Trip {
 }
 
 /// The test the agent processes run.
-const PROCESS: &str = concat!(module_path!(), "::call_process");
+pub(crate) const PROCESS: &str = concat!(module_path!(), "::call_process");
 
 /// A free address on 127.0.0.1, for a process that binds it again when it is started again.
-fn free_addr() -> String {
+pub(crate) fn free_addr() -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
     listener.local_addr().expect("its address").to_string()
 }

@@ -1,8 +1,9 @@
 //! The seeded fault campaign: three replicas of the trip planner on a Postgres cluster of the
-//! test's own, each reaching it through a proxy the campaign controls, and a fourth agent on
-//! SQLite, under clients that do what users do (plans begun and answered, plans cancelled,
-//! blocking sends retried with the same `messageId`, long plans streamed and resumed with
-//! `Last-Event-ID`), while a schedule of overlapping faults drawn from a seed runs: `kill -9`
+//! test's own, each reaching it through a proxy the campaign controls, a fourth agent on
+//! SQLite, and a travel agent whose durable skill calls a hotel agent's (each a process on
+//! SQLite), under clients that do what users do (plans begun and answered, plans cancelled,
+//! blocking sends retried with the same `Idempotency-Key`, long plans streamed and resumed
+//! with `Last-Event-ID`, trips booked), while a schedule of overlapping faults drawn from a seed runs: `kill -9`
 //! and restart, SIGTERM and restart, SIGSTOP past the lease, a replica's database connections
 //! cut, slowed or partitioned, Postgres stopped, a replica restarted with its clock an hour or
 //! 90 s off (libfaketime), the SQLite agent's disk full.
@@ -11,7 +12,9 @@
 //! `target/tmp/campaign/`); once the faults heal, a checker reads the whole history against
 //! the final state: every acknowledged write is there, a task's state never leaves an end it
 //! reached, each stream's events came once and in order, each day of a plan (a durable step)
-//! was planned once, retries with the same `messageId` got the first task, the replicas agree
+//! was planned once, each booking made one task at the hotel (its call sent once) and its steps
+//! ran once but where a kill fell inside one, retries with the same key got the first task, the
+//! replicas agree
 //! within [`AGREE_WITHIN`], and nothing is left running. A failure prints its seed, and the
 //! same seed draws the same schedule and the same clients' choices:
 //!
@@ -31,6 +34,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::calls::{ADDR, LEDGER, PROCESS as CALL_PROCESS, ROLE, TASKS as CALL_TASKS, URL};
 use crate::faults::{call, date, dated_plan, days, ends, long_plan, plan};
 use crate::replicas::{LEASE_MS, PROCESS, TASKS};
 use crate::support::disk::SmallDisk;
@@ -50,6 +54,10 @@ const REPLICAS: usize = 3;
 const AGREE_WITHIN: Duration = Duration::from_secs(10);
 /// How many clients send at once.
 const CLIENTS: usize = 6;
+/// The travel agent's process, by index (after the replicas and the SQLite agent).
+const TRAVEL: usize = REPLICAS + 1;
+/// The hotel's.
+const HOTEL: usize = REPLICAS + 2;
 
 /// A small seeded generator (SplitMix64): the same seed, the same draws.
 struct Rng(u64);
@@ -104,6 +112,10 @@ enum Node {
     Replica(usize),
     /// The agent on SQLite.
     Sqlite,
+    /// The travel agent (its durable skill calls the hotel's).
+    Travel,
+    /// The hotel agent.
+    Hotel,
     /// The database.
     Database,
 }
@@ -113,6 +125,8 @@ impl std::fmt::Display for Node {
         match self {
             Node::Replica(n) => write!(f, "replica {}", ["A", "B", "C"][*n]),
             Node::Sqlite => f.write_str("the SQLite agent"),
+            Node::Travel => f.write_str("the travel agent"),
+            Node::Hotel => f.write_str("the hotel agent"),
             Node::Database => f.write_str("Postgres"),
         }
     }
@@ -177,10 +191,11 @@ fn schedule(seed: u64, seconds: u64, clock: bool, disk: bool) -> Vec<Fault> {
             let mut detail = String::new();
             let (node, lasts) = match kind {
                 Kind::Kill | Kind::Terminate => {
-                    let node = if rng.below(4) == 0 {
-                        Node::Sqlite
-                    } else {
-                        replica
+                    let node = match rng.below(6) {
+                        0 => Node::Sqlite,
+                        1 => Node::Travel,
+                        2 => Node::Hotel,
+                        _ => replica,
                     };
                     (node, rng.millis(200, 2_000))
                 }
@@ -215,6 +230,7 @@ fn schedule(seed: u64, seconds: u64, clock: bool, disk: bool) -> Vec<Fault> {
 enum Group {
     Postgres,
     Sqlite,
+    Travel,
 }
 
 /// One request and what it was told.
@@ -264,9 +280,18 @@ struct World {
     cluster: OwnCluster,
     url: String,
     proxies: Vec<Proxy>,
-    /// The replicas on Postgres, then the SQLite agent.
+    /// The replicas on Postgres, then the SQLite agent, the travel agent and the hotel.
     processes: Vec<tokio::sync::Mutex<Option<Replica>>>,
     sqlite_url: String,
+    /// The travel agent's and the hotel's addresses (the same after a restart), files, and
+    /// the ledger their steps write.
+    travel_addr: String,
+    hotel_addr: String,
+    travel_db: std::path::PathBuf,
+    hotel_db: std::path::PathBuf,
+    ledger: std::path::PathBuf,
+    /// The kills and SIGTERMs each process had, by index.
+    stops: Vec<AtomicUsize>,
     disk: Option<SmallDisk>,
     /// The replicas' addresses, by replica.
     postgres: Arc<Mutex<Vec<String>>>,
@@ -279,9 +304,23 @@ struct World {
 }
 
 impl World {
-    /// The environment of process `n` (the SQLite agent past the replicas), its clock off
-    /// by `offset` where given.
+    /// The environment of process `n` (the SQLite agent past the replicas, then the travel
+    /// agent and the hotel), its clock off by `offset` where given.
     fn env(&self, n: usize, offset: Option<&str>) -> Vec<(&'static str, String)> {
+        if n > REPLICAS {
+            let (role, addr, db) = if n == TRAVEL {
+                ("travel", &self.travel_addr, &self.travel_db)
+            } else {
+                ("hotel", &self.hotel_addr, &self.hotel_db)
+            };
+            return vec![
+                (ROLE, role.to_owned()),
+                (CALL_TASKS, format!("sqlite://{}", db.display())),
+                (ADDR, addr.clone()),
+                (LEDGER, self.ledger.display().to_string()),
+                (URL, format!("http://{}", self.hotel_addr)),
+            ];
+        }
         let tasks = if n < REPLICAS {
             self.proxies[n].postgres_url(&self.url)
         } else {
@@ -301,12 +340,16 @@ impl World {
         let begun = Instant::now();
         loop {
             let env = env.clone();
+            let process = if n > REPLICAS { CALL_PROCESS } else { PROCESS };
             let spawned = tokio::task::spawn_blocking(move || {
                 let env: Vec<(&str, String)> = env.iter().map(|(k, v)| (*k, v.clone())).collect();
-                Replica::spawn(PROCESS, &env)
+                Replica::try_spawn(process, &env)
             })
-            .await;
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|started| started);
             match spawned {
+                Ok(replica) if n > REPLICAS => return replica,
                 Ok(replica) => {
                     let bases = if n < REPLICAS {
                         &self.postgres
@@ -335,6 +378,8 @@ impl World {
         match node {
             Node::Replica(n) => Some(n),
             Node::Sqlite => Some(REPLICAS),
+            Node::Travel => Some(TRAVEL),
+            Node::Hotel => Some(HOTEL),
             Node::Database => None,
         }
     }
@@ -358,6 +403,7 @@ impl World {
             (Kind::Kill, Some(n)) => {
                 if let Some(mut replica) = held.as_mut().and_then(|h| h.take()) {
                     replica.kill();
+                    self.stops[n].fetch_add(1, Ordering::SeqCst);
                 }
                 lasts.await;
                 let replica = self.start(n, None).await;
@@ -368,6 +414,7 @@ impl World {
             (Kind::Terminate, Some(n)) => {
                 if let Some(mut replica) = held.as_mut().and_then(|h| h.take()) {
                     replica.terminate();
+                    self.stops[n].fetch_add(1, Ordering::SeqCst);
                     if replica
                         .exited_within(Duration::from_secs(15))
                         .await
@@ -463,6 +510,7 @@ impl Client {
         let bases = match group {
             Group::Postgres => &self.world.postgres,
             Group::Sqlite => &self.world.sqlite,
+            Group::Travel => return format!("http://{}", self.world.travel_addr),
         };
         let bases = bases.lock().expect("the bases").clone();
         bases[self.rng.below(bases.len() as u64) as usize].clone()
@@ -546,10 +594,11 @@ impl Client {
             } else {
                 Group::Postgres
             };
-            match self.rng.below(10) {
+            match self.rng.below(12) {
                 0..=4 => self.plan_and_answer(group).await,
                 5..=7 => self.retried(group).await,
-                _ => self.streamed(group).await,
+                8..=9 => self.streamed(group).await,
+                _ => self.booked().await,
             }
         }
     }
@@ -648,6 +697,24 @@ impl Client {
         }
     }
 
+    /// A trip booked at the travel agent (a durable skill that calls the hotel's), blocking.
+    async fn booked(&mut self) {
+        let base = self.base(Group::Travel);
+        let params = json!({"message": {"messageId": a2a::new_message_id(), "role": "ROLE_USER",
+            "parts": [{"text": "Lisbon"}]}});
+        match self.call("book", "SendMessage", &base, None, params).await {
+            Ok(task) => {
+                let id = task["task"]["id"].as_str().unwrap_or_default().to_owned();
+                self.history
+                    .lock()
+                    .expect("the history")
+                    .made
+                    .insert(id, Group::Travel);
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+
     /// A long plan begun, its stream followed to the end through the faults.
     async fn streamed(&mut self, group: Group) {
         let base = self.base(group);
@@ -666,7 +733,7 @@ impl Client {
             .insert(id.clone(), group);
         let bases = match group {
             Group::Postgres => Arc::clone(&self.world.postgres),
-            Group::Sqlite => Arc::clone(&self.world.sqlite),
+            Group::Sqlite | Group::Travel => Arc::clone(&self.world.sqlite),
         };
         let (read, subscriptions) = follow(bases, &id).await;
         self.history
@@ -789,6 +856,7 @@ struct Figures {
     acknowledged: usize,
     streams: usize,
     subscriptions: usize,
+    bookings: usize,
     agreed_after: Duration,
     lost: Vec<String>,
 }
@@ -802,6 +870,13 @@ fn terminal(state: &str) -> bool {
             | "TASK_STATE_CANCELED"
             | "TASK_STATE_REJECTED"
     )
+}
+
+/// File `name` of schedule `seed` in `dir`, none there yet.
+fn fresh(dir: &std::path::Path, seed: u64, name: &str) -> std::path::PathBuf {
+    let path = dir.join(format!("seed-{seed}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    path
 }
 
 /// Runs the schedule of `seed` for `seconds`: its figures, and what the checker found wrong.
@@ -842,10 +917,14 @@ async fn campaign(seed: u64, seconds: u64) -> Option<Figures> {
         cluster,
         url,
         proxies,
-        processes: (0..=REPLICAS)
-            .map(|_| tokio::sync::Mutex::new(None))
-            .collect(),
+        processes: (0..=HOTEL).map(|_| tokio::sync::Mutex::new(None)).collect(),
         sqlite_url: format!("sqlite://{}", sqlite_file.display()),
+        travel_addr: crate::calls::free_addr(),
+        hotel_addr: crate::calls::free_addr(),
+        travel_db: fresh(&dir, seed, "travel.db"),
+        hotel_db: fresh(&dir, seed, "hotel.db"),
+        ledger: fresh(&dir, seed, "ledger"),
+        stops: (0..=HOTEL).map(|_| AtomicUsize::new(0)).collect(),
         disk,
         postgres: Arc::default(),
         sqlite: Arc::default(),
@@ -853,7 +932,8 @@ async fn campaign(seed: u64, seconds: u64) -> Option<Figures> {
         database: tokio::sync::Mutex::new(()),
         started: Instant::now(),
     });
-    for n in 0..=REPLICAS {
+    // The hotel before the travel agent, which reads its card as it starts.
+    for n in [0, 1, 2, REPLICAS, HOTEL, TRAVEL] {
         let replica = world.start(n, None).await;
         *world.processes[n].lock().await = Some(replica);
     }
@@ -902,6 +982,8 @@ async fn campaign(seed: u64, seconds: u64) -> Option<Figures> {
     let http = reqwest::Client::new();
     let postgres = world.postgres.lock().expect("the bases").clone();
     let sqlite = world.sqlite.lock().expect("the bases").clone();
+    let travel = vec![format!("http://{}", world.travel_addr)];
+    let hotel = format!("http://{}", world.hotel_addr);
     // The replicas agree: the same tasks, in the same states.
     let agree = async || loop {
         let mut lists = Vec::new();
@@ -923,8 +1005,13 @@ async fn campaign(seed: u64, seconds: u64) -> Option<Figures> {
         ));
     }
 
-    // Every plan still waiting (its answer refused, or never sent) answered now, until it ends.
-    for (group, bases) in [(Group::Postgres, &postgres), (Group::Sqlite, &sqlite)] {
+    // Every plan still waiting (its answer refused, or never sent) answered now, until it ends
+    // (a booking, which asks nothing, waited for).
+    for (group, bases) in [
+        (Group::Postgres, &postgres),
+        (Group::Sqlite, &sqlite),
+        (Group::Travel, &travel),
+    ] {
         let Ok(every) = listed(&http, &bases[0]).await else {
             lost.push(format!("{group:?}: the tasks cannot be listed"));
             continue;
@@ -942,7 +1029,7 @@ async fn campaign(seed: u64, seconds: u64) -> Option<Figures> {
                     ended = true;
                     break;
                 }
-                if turn % 4 == 0 {
+                if turn % 4 == 0 && group != Group::Travel {
                     let _ = call(&http, base, "SendMessage", date(&id)).await;
                 }
                 tokio::time::sleep(Duration::from_millis(250)).await;
@@ -960,7 +1047,11 @@ async fn campaign(seed: u64, seconds: u64) -> Option<Figures> {
         .into_inner()
         .expect("the history");
     let mut last = BTreeMap::new();
-    for (group, bases) in [(Group::Postgres, &postgres), (Group::Sqlite, &sqlite)] {
+    for (group, bases) in [
+        (Group::Postgres, &postgres),
+        (Group::Sqlite, &sqlite),
+        (Group::Travel, &travel),
+    ] {
         for base in bases.iter() {
             match listed(&http, base).await {
                 Ok(tasks) => {
@@ -984,10 +1075,10 @@ async fn campaign(seed: u64, seconds: u64) -> Option<Figures> {
             .and_then(|(_, l)| l.get(id).cloned())
     };
     let read = async |group: Group, id: &str| -> Option<Value> {
-        let bases = if group == Group::Postgres {
-            &postgres
-        } else {
-            &sqlite
+        let bases = match group {
+            Group::Postgres => &postgres,
+            Group::Sqlite => &sqlite,
+            Group::Travel => &travel,
         };
         call(&http, &bases[0], "GetTask", json!({"id": id}))
             .await
@@ -998,6 +1089,7 @@ async fn campaign(seed: u64, seconds: u64) -> Option<Figures> {
         let cancelled = history.cancel_sent.contains(id);
         match state.as_deref() {
             None => lost.push(format!("{id} ({group:?}): acknowledged made, not stored")),
+            Some("TASK_STATE_COMPLETED") if *group == Group::Travel => {}
             Some("TASK_STATE_COMPLETED") => {
                 // Each day planned once (a durable step): the days 1..=N, once each.
                 if let Some(task) = read(*group, id).await {
@@ -1058,6 +1150,52 @@ async fn campaign(seed: u64, seconds: u64) -> Option<Figures> {
             ends_read.insert(id, (state, *at));
         }
     }
+    // Each booking made one task at the hotel (its call sent once, or sent again with the same
+    // key and answered with the first task), and its steps ran once, but where a kill or a
+    // SIGTERM of their process fell inside one (the book's promise for a step).
+    let bookings = last
+        .iter()
+        .find(|((g, _), _)| *g == Group::Travel)
+        .map(|(_, l)| l.clone())
+        .unwrap_or_default();
+    match listed(&http, &hotel).await {
+        Ok(held) if held.len() == bookings.len() => {}
+        Ok(held) => lost.push(format!(
+            "{} bookings made {} tasks at the hotel",
+            bookings.len(),
+            held.len()
+        )),
+        Err(e) => lost.push(format!("the hotel cannot list its tasks: {e}")),
+    }
+    let ledger = std::fs::read_to_string(&world.ledger).unwrap_or_default();
+    let mut runs: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    for line in ledger.lines() {
+        let (Some(step), Some(task)) = (line.split(' ').next(), line.split(' ').next_back()) else {
+            continue;
+        };
+        *runs.entry((step, task)).or_default() += 1;
+    }
+    let stopped = |n: usize| world.stops[n].load(Ordering::SeqCst);
+    for ((step, task), n) in &runs {
+        let stops = if *step == "hold" {
+            stopped(HOTEL)
+        } else {
+            stopped(TRAVEL)
+        };
+        if *n > 1 + stops {
+            lost.push(format!(
+                "step `{step}` of {task} ran {n} times, with {stops} stops of its process"
+            ));
+        }
+    }
+    for (id, state) in &bookings {
+        if state == "TASK_STATE_COMPLETED" && !runs.contains_key(&("use", id.as_str())) {
+            lost.push(format!(
+                "booking {id} completed without using the hotel's answer"
+            ));
+        }
+    }
+    figures.bookings = bookings.len();
     for followed in &history.streams {
         figures.subscriptions += followed.subscriptions;
         let read = match &followed.read {
@@ -1101,8 +1239,8 @@ async fn campaign(seed: u64, seconds: u64) -> Option<Figures> {
     eprintln!(
         "campaign seed {seed}: {} requests ({} acknowledged, {} refused, {} of them during a fault); \
          {} tasks made, {} answers acknowledged completed, {} cancels acknowledged, {} retries; \
-         {} streams followed ({} subscriptions); the replicas agreed {:?} after the faults healed; \
-         lost: {}; history in {}",
+         {} streams followed ({} subscriptions); {} bookings; the replicas agreed {:?} after the \
+         faults healed; lost: {}; history in {}",
         figures.requests,
         figures.acknowledged,
         figures.refused,
@@ -1113,6 +1251,7 @@ async fn campaign(seed: u64, seconds: u64) -> Option<Figures> {
         history.retried.len(),
         figures.streams,
         figures.subscriptions,
+        figures.bookings,
         figures.agreed_after,
         lost.len(),
         kept.display()

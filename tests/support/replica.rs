@@ -28,6 +28,11 @@ impl Replica {
     /// where it listens. `process` is the test's path with the crate's name, as
     /// `concat!(module_path!(), "::name")` gives it.
     pub fn spawn(process: &str, env: &[(&str, String)]) -> Replica {
+        Replica::try_spawn(process, env).unwrap_or_else(|why| panic!("{why}"))
+    }
+
+    /// As [`spawn`](Self::spawn), or why the process did not start (what it printed).
+    pub fn try_spawn(process: &str, env: &[(&str, String)]) -> Result<Replica, String> {
         let mut command = test_process(process);
         for (name, value) in env {
             command.env(name, value);
@@ -56,9 +61,11 @@ impl Replica {
             if let Some(mut e) = child.stderr.take() {
                 let _ = std::io::Read::read_to_string(&mut e, &mut err);
             }
-            panic!("the replica did not start: {err}");
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("the replica did not start: {err}"));
         };
-        Replica { child, base }
+        Ok(Replica { child, base })
     }
 
     /// Sends it SIGTERM, as an orchestrator does to stop it.
