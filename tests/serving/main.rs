@@ -17,6 +17,7 @@ use examples::{fight_club, guarded_judge, trip_planner};
 mod agent_work;
 mod auth;
 mod callers;
+mod console;
 mod decoders;
 mod e2e;
 mod exact_data;

@@ -160,6 +160,31 @@ impl Limits {
         self
     }
 
+    /// Each limit set, as the operators' console shows it: what it bounds, and how much.
+    #[cfg(feature = "console")]
+    pub(crate) fn in_force(&self) -> Vec<(String, String)> {
+        let rate = |r: &Rate| format!("{} requests per {:?}", r.requests, r.window);
+        let mut out = Vec::new();
+        let mut put = |what: &str, value: Option<String>| {
+            if let Some(value) = value {
+                out.push((what.to_owned(), value));
+            }
+        };
+        put("requests per caller", self.per_caller.as_ref().map(rate));
+        put("requests per tenant", self.per_tenant.as_ref().map(rate));
+        let count = |n: Option<usize>| n.map(|n| n.to_string());
+        put("running tasks per caller", count(self.running_per_caller));
+        put("running tasks per tenant", count(self.running_per_tenant));
+        put(
+            "failed logins per client",
+            self.failed_logins.as_ref().map(rate),
+        );
+        for (skill, n) in &self.skills {
+            put(&format!("running tasks of `{skill}`"), Some(n.to_string()));
+        }
+        out
+    }
+
     /// The skill ids the limits name that `skills` does not have.
     pub(crate) fn unknown_skills<'a>(&'a self, skills: &[&str]) -> Vec<&'a str> {
         self.skills

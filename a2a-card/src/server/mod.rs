@@ -29,6 +29,7 @@
 //! http::body::keep_alive  a body the answer left unread: read and dropped, or Connection: close
 //!   telemetry              the request's span and metrics
 //!     documents, ui        the card, /capabilities (any other method), /ui, /metrics
+//!     console              (feature `console`) the operators' pages, behind their own check
 //!     auth::layer          the card's security: what the credentials came to, in the extensions
 //!       http::{jsonrpc, rest} | grpc | mcp/   decode into a call (call: operation + context) ...
 //!         lifecycle        ... that Calls answers (a method per operation): checks, dispatch, the turn
@@ -111,6 +112,8 @@ pub mod auth;
 mod bindings;
 mod call;
 mod clock;
+#[cfg(feature = "console")]
+mod console;
 mod errors;
 #[cfg(test)]
 mod fixtures;
@@ -134,6 +137,8 @@ use bindings::ui;
 pub use clock::Clock;
 #[cfg(feature = "testing")]
 pub(crate) use clock::Driven;
+#[cfg(feature = "console")]
+pub use console::Console;
 pub use drain::SHUT_DOWN;
 pub use host::Host;
 pub use hosting::server::{

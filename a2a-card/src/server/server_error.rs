@@ -49,6 +49,11 @@ pub enum ServerError {
     /// The [limits](crate::server::Limits) given to [`Server::limits`](crate::server::Server::limits)
     /// name a skill the agent does not have.
     Limits(String),
+    /// The [console](crate::server::Console) given to
+    /// [`Server::console`](crate::server::Server::console) cannot be served as asked: it
+    /// allows nobody, or allows a scope or role the server cannot check.
+    #[cfg(feature = "console")]
+    Console(String),
 }
 
 impl fmt::Display for ServerError {
@@ -73,6 +78,8 @@ impl fmt::Display for ServerError {
                 write!(f, "the agents cannot be hosted together: {reason}")
             }
             ServerError::Limits(reason) => write!(f, "the limits cannot be kept: {reason}"),
+            #[cfg(feature = "console")]
+            ServerError::Console(reason) => write!(f, "the console cannot be served: {reason}"),
         }
     }
 }
@@ -91,6 +98,8 @@ impl std::error::Error for ServerError {
             | ServerError::Limits(_) => None,
             #[cfg(feature = "mcp")]
             ServerError::Mcp(_) => None,
+            #[cfg(feature = "console")]
+            ServerError::Console(_) => None,
             #[cfg(feature = "sign")]
             ServerError::Sign(e) => Some(e),
             ServerError::Security(e) => Some(e),

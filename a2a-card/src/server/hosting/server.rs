@@ -89,6 +89,8 @@ pub struct Server<A: Agent> {
     pub(in crate::server) limits: Limits,
     #[cfg(feature = "ui")]
     pub(in crate::server) ui: bool,
+    #[cfg(feature = "console")]
+    pub(in crate::server) console: Option<crate::server::Console>,
 }
 
 impl<A: Agent> fmt::Debug for Server<A> {
@@ -107,6 +109,8 @@ impl<A: Agent> fmt::Debug for Server<A> {
             .field("clock", &self.clock);
         #[cfg(feature = "ui")]
         d.field("ui", &self.ui);
+        #[cfg(feature = "console")]
+        d.field("console", &self.console);
         d.finish_non_exhaustive()
     }
 }
@@ -141,6 +145,8 @@ impl<A: Agent> Server<A> {
             limits: Limits::default(),
             #[cfg(feature = "ui")]
             ui: false,
+            #[cfg(feature = "console")]
+            console: None,
         }
     }
 
@@ -394,6 +400,37 @@ impl<A: Agent> Server<A> {
     #[cfg(feature = "ui")]
     pub fn ui(mut self, on: bool) -> Self {
         self.ui = on;
+        self
+    }
+
+    /// Serves the operators' [`Console`](crate::server::Console) (feature `console`; default:
+    /// off): the tasks across skills, states, tenants and callers, each task's history and
+    /// durable journal, cancel, the replicas and the limits, as plain HTML pages under the
+    /// console's path, for the callers it allows alone (everyone else is refused as any
+    /// protected route). A console that allows nobody, or a scope or role on an agent that
+    /// authenticates nobody, does not serve ([`ServerError::Console`]).
+    ///
+    /// ```no_run
+    /// use a2a_card::server::{Console, Server};
+    /// # use a2a_card::{agent, skill};
+    /// # struct Echo;
+    /// # /// Says back what it is told.
+    /// # #[agent(url = "http://127.0.0.1:9000")]
+    /// # impl Echo {
+    /// #     /// Echoes the text.
+    /// #     #[skill]
+    /// #     fn echo(&self, text: String) -> String { text }
+    /// # }
+    /// # async fn run() -> Result<(), a2a_card::server::ServerError> {
+    /// let token = std::env::var("CONSOLE_TOKEN").expect("set CONSOLE_TOKEN");
+    /// Server::new(Echo)
+    ///     .console(Console::at("/console").allow_token(token))
+    ///     .bind("127.0.0.1:9000").await?.serve().await
+    /// # }
+    /// ```
+    #[cfg(feature = "console")]
+    pub fn console(mut self, console: crate::server::Console) -> Self {
+        self.console = Some(console);
         self
     }
 

@@ -199,6 +199,11 @@ impl<A: Agent> Server<A> {
         let ui = self.ui;
         #[cfg(feature = "otel")]
         let metrics_route = self.metrics_route.clone();
+        #[cfg(feature = "console")]
+        let console = self.console.clone().map(|console| {
+            let limits = self.limits.clone().with_declared(A::SKILLS);
+            (console, limits)
+        });
         let (handler, guard) = self.handler_for(&card, endpoint, shared).await?;
         let halt = handler.halt();
         // The A2A bindings' calls, each recorded once; MCP records its own methods.
@@ -261,8 +266,22 @@ impl<A: Agent> Server<A> {
         });
         let capabilities = crate::ag_ui::Capabilities::for_agent::<A>(&card).to_json();
         let documents = Arc::new(Documents::new(&card, &capabilities, card_max_age));
-        #[cfg_attr(not(any(feature = "ui", feature = "otel")), allow(unused_mut))]
+        #[cfg_attr(
+            not(any(feature = "ui", feature = "otel", feature = "console")),
+            allow(unused_mut)
+        )]
         let mut pages = axum::Router::new();
+        #[cfg(feature = "console")]
+        if let Some((console, limits)) = console {
+            pages = pages.merge(crate::server::console::router(
+                console,
+                Arc::clone(&handler),
+                guard.clone(),
+                limits,
+                card.name.clone(),
+                endpoint.tenant.clone(),
+            )?);
+        }
         #[cfg(feature = "ui")]
         if ui {
             pages = pages.merge(ui::router());

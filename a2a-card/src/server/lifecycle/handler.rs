@@ -594,14 +594,14 @@ impl Lifecycle {
         Ok(self.subscription(id, after).await?)
     }
 
-    async fn get(&self, req: GetTaskRequest) -> Result<Task, A2AError> {
+    pub(super) async fn get(&self, req: GetTaskRequest) -> Result<Task, A2AError> {
         check_history_length("historyLength", req.history_length)?;
         let mut task = self.find(&req.id).await?;
         cut_history(&mut task, req.history_length);
         Ok(task)
     }
 
-    async fn list(&self, req: ListTasksRequest) -> Result<ListTasksResponse, A2AError> {
+    pub(super) async fn list(&self, req: ListTasksRequest) -> Result<ListTasksResponse, A2AError> {
         if let Some(size) = req.page_size
             && !(1..=100).contains(&size)
         {
@@ -618,7 +618,7 @@ impl Lifecycle {
         Ok(list)
     }
 
-    async fn cancel(&self, id: String) -> Result<Task, A2AError> {
+    pub(super) async fn cancel(&self, id: String) -> Result<Task, A2AError> {
         // Cancelling a canceled task answers it as it is (cancel is idempotent); a task that
         // ended otherwise cannot be canceled.
         let settled = |task: Task| {

@@ -32,6 +32,8 @@
 mod answers;
 mod at_once;
 mod cluster;
+#[cfg(feature = "console")]
+mod console;
 mod dispatched;
 mod durable;
 mod handler;

@@ -474,6 +474,22 @@ pub trait Store: Send + Sync + 'static {
     fn reachable(&self) -> bool {
         true
     }
+
+    /// The processes serving the store's tasks, as the store last saw them (each with its
+    /// lease and the running tasks it owns), where the store keeps them: the SQL stores do
+    /// (Postgres: every replica; SQLite: this process). `Ok(None)` (the default): the store
+    /// keeps no replicas (the memory store: one process). The operators' console shows them.
+    ///
+    /// ```
+    /// use a2a_card::server::store::{Store, Tasks};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let tasks: std::sync::Arc<dyn a2a_server::TaskStore> = Tasks::memory().open().await.unwrap();
+    /// assert!(tasks.replicas().await.unwrap().is_none());
+    /// # })
+    /// ```
+    async fn replicas(&self) -> Result<Option<Vec<super::Replica>>, a2a::A2AError> {
+        Ok(None)
+    }
 }
 
 impl Store for Arc<dyn TaskStore> {

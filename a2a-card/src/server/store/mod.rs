@@ -43,6 +43,7 @@ mod listing;
 mod memory;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod notify;
+mod replicas;
 mod size;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod sql;
@@ -64,6 +65,7 @@ pub(crate) use ids::{ANONYMOUS, Place, hex, mark, namespace_of, prefix, reaches}
 pub(crate) use listing::{Cursor, shape, status_at};
 pub(crate) use listing::{matches, page};
 pub use memory::MemoryTasks;
+pub use replicas::Replica;
 pub(crate) use size::{event_bytes, task_bytes};
 #[cfg(feature = "sqlite")]
 pub use sql::SQLITE_LOG_LIMIT;

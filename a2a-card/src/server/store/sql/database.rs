@@ -57,6 +57,11 @@ pub(super) trait Database: Send + Sync {
     async fn renew(&self) -> Result<(), A2AError>;
     /// Whether another replica's lease was renewed within the last `within` milliseconds.
     async fn others_live(&self, within: i64) -> Result<bool, A2AError>;
+    /// The replicas in the table: each one's id, how many milliseconds ago it renewed its
+    /// lease (by the database's clock), and how many running tasks it owns.
+    async fn replicas(&self) -> Result<Vec<(String, i64, i64)>, A2AError>;
+    /// This replica's id.
+    fn replica(&self) -> &str;
     /// Tells the replicas that listen that this one opened.
     async fn opened(&self) -> Result<(), A2AError>;
     /// Listens to what the replicas on the database at `url` tell each other.
@@ -184,6 +189,22 @@ where
         .await
         .map_err(db_error)?;
         Ok(live.is_some())
+    }
+
+    async fn replicas(&self) -> Result<Vec<(String, i64, i64)>, A2AError> {
+        sqlx::query_as(&format!(
+            "SELECT r.id, {} - r.seen_at,
+                (SELECT COUNT(*) FROM a2a_card_tasks t WHERE t.owner = r.id AND t.ended_at IS NULL)
+             FROM a2a_card_replicas r ORDER BY r.id",
+            B::NOW_MS
+        ))
+        .fetch_all(&self.reads)
+        .await
+        .map_err(db_error)
+    }
+
+    fn replica(&self) -> &str {
+        &self.replica
     }
 
     async fn opened(&self) -> Result<(), A2AError> {

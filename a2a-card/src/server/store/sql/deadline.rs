@@ -56,6 +56,12 @@ impl<D: Database> Database for Deadline<D> {
     async fn others_live(&self, within_ms: i64) -> Result<bool, A2AError> {
         within(self.0.others_live(within_ms)).await
     }
+    async fn replicas(&self) -> Result<Vec<(String, i64, i64)>, A2AError> {
+        within(self.0.replicas()).await
+    }
+    fn replica(&self) -> &str {
+        self.0.replica()
+    }
     async fn opened(&self) -> Result<(), A2AError> {
         within(self.0.opened()).await
     }

@@ -373,6 +373,28 @@ impl super::Store for SqlTasks {
         }
     }
 
+    /// Every replica in the table, with its lease and the running tasks it owns.
+    async fn replicas(&self) -> Result<Option<Vec<super::Replica>>, A2AError> {
+        let s = &self.inner;
+        let this = s.db.replica().to_owned();
+        let rows = s.db.replicas().await?;
+        let ms = |ms: i64| Duration::from_millis(u64::try_from(ms).unwrap_or(0));
+        Ok(Some(
+            rows.into_iter()
+                .map(|(id, seen, running)| {
+                    let here = id == this;
+                    super::Replica::new(
+                        id,
+                        ms(seen),
+                        u64::try_from(running).unwrap_or(0),
+                        here,
+                        s.lease,
+                    )
+                })
+                .collect(),
+        ))
+    }
+
     /// Whether the last lease renewal (every third of the lease) reached the database.
     fn reachable(&self) -> bool {
         !self
