@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use a2a_card::server::store::Tasks;
-use a2a_card::server::{Listening, Server};
+use a2a_card::server::{Console, Listening, Server};
 use a2a_card::testing::Replay;
 use a2a_card::{Agent, wire::Profile};
 use clap::{CommandFactory, FromArgMatches, Parser};
@@ -45,6 +45,18 @@ struct Args {
     /// for --replay-check FILE on another build, and exit.
     #[arg(long, value_name = "FILE")]
     save_journals: Option<std::path::PathBuf>,
+    /// Serve the operators' console at /console: the agent's tasks, each task's history and
+    /// journal, cancel, the replicas and limits; for whoever signs in with the console's token.
+    #[arg(long)]
+    console: bool,
+    /// The console's token (with --console); without it, a fresh one is made and printed once.
+    #[arg(
+        long,
+        env = "A2A_CONSOLE_TOKEN",
+        value_name = "TOKEN",
+        hide_env_values = true
+    )]
+    console_token: Option<String>,
 }
 
 /// Runs the example: parses the arguments, then prints the card of `A`, or serves `example`
@@ -98,7 +110,39 @@ pub fn run<A: Agent>(
         return block_on(name, example(tasks).serve_mcp_stdio());
     }
     let port = args.port.unwrap_or(default_port);
-    serve(name, example(tasks), port, banner)
+    let console = match (args.console, args.console_token) {
+        (false, _) => None,
+        (true, Some(token)) if token.len() >= 16 => Some((token, false)),
+        (true, Some(_)) => {
+            eprintln!(
+                "{name}: the console's token is too short: give one of 16 characters or more (32 random ones are best)"
+            );
+            return ExitCode::from(2);
+        }
+        (true, None) => match fresh_token() {
+            Ok(token) => Some((token, true)),
+            Err(e) => {
+                eprintln!(
+                    "{name}: no token could be made for the console ({e}): set A2A_CONSOLE_TOKEN"
+                );
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    let server = match &console {
+        Some((token, _)) => example(tasks).console(Console::at("/console").allow_token(token)),
+        None => example(tasks),
+    };
+    let shown = console.map(|(token, fresh)| fresh.then_some(token));
+    serve(name, server, port, banner, shown)
+}
+
+/// A fresh console token: 24 random bytes from the system, in hex.
+fn fresh_token() -> std::io::Result<String> {
+    use std::io::Read;
+    let mut bytes = [0u8; 24];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 fn print_card<A: Agent>(profile: Profile) -> ExitCode {
@@ -173,11 +217,22 @@ fn serve<A: Agent>(
     server: Server<A>,
     port: u16,
     banner: fn(&Listening) -> String,
+    console: Option<Option<String>>,
 ) -> ExitCode {
     block_on(name, async {
         let listening = server.bind(("127.0.0.1", port)).await?;
         // Serving goes on even if nobody reads the banner.
         let _ = writeln!(std::io::stdout(), "{}", banner(&listening));
+        if let Some(fresh) = console {
+            let at = format!("http://{}/console", listening.local_addr());
+            // A token made here is shown once, on the terminal (never logged); one given in
+            // A2A_CONSOLE_TOKEN is not shown at all.
+            let sign_in = match fresh {
+                Some(token) => format!("sign in with this token (made for this run): {token}"),
+                None => "sign in with the token in A2A_CONSOLE_TOKEN".to_owned(),
+            };
+            let _ = writeln!(std::io::stdout(), "Operators' console: {at}\n  {sign_in}\n");
+        }
         // SIGTERM or Ctrl-C drains the server: the requests under way are answered, open
         // streams end, durable tasks are left for the next process to take over at once.
         listening.serve().await
