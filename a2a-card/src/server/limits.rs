@@ -63,17 +63,19 @@ impl Rate {
 /// | [`running_per_tenant`](Self::running_per_tenant) | tenant | tasks running at once |
 /// | [`skill`](Self::skill), or `#[skill(concurrency = N)]` | skill | tasks of that skill running at once |
 /// | [`failed_logins`](Self::failed_logins) | client address | refused credentials per window: past it, the client's requests are refused before any verifier runs |
+/// | [`open_streams`](Self::open_streams) | this process | streams open at once (`SendStreamingMessage` and `SubscribeToTask`, until the caller or the task ends them) |
+/// | [`open_streams_per_caller`](Self::open_streams_per_caller) | caller | streams open at once |
 ///
 /// A call over a limit is refused before anything is done with it, and no task is made: HTTP
 /// `429 Too Many Requests` with `Retry-After` (the seconds until the window that refused it
-/// ends; `1` for running tasks), JSON-RPC error [`RATE_LIMITED`](super::auth::RATE_LIMITED)
+/// ends; `1` for running tasks and open streams), JSON-RPC error [`RATE_LIMITED`](super::auth::RATE_LIMITED)
 /// (`-31429`, `ErrorInfo` reason `RATE_LIMITED`), HTTP+JSON `RESOURCE_EXHAUSTED`, gRPC
 /// `RESOURCE_EXHAUSTED` with `retry-after` metadata. Each refusal is counted in the metrics
 /// (`a2a.auth.refusals`, `a2a.reason` `rate_limited`).
 ///
 /// Requests per window are counted for every replica together on Postgres (one counter row
 /// per key and window), and by each process on SQLite and in memory; running tasks and failed
-/// logins are counted by each process. The client address is the peer of the connection as
+/// logins and open streams are counted by each process. The client address is the peer of the connection as
 /// [`Listening::serve`](super::Listening::serve) sees it (behind a proxy, the proxy's): a
 /// router served another way counts callers by principal alone unless it is served with
 /// `into_make_service_with_connect_info::<SocketAddr>()`.
@@ -97,6 +99,8 @@ pub struct Limits {
     running_per_tenant: Option<usize>,
     skills: Vec<(String, usize)>,
     failed_logins: Option<Rate>,
+    open_streams: Option<usize>,
+    open_streams_per_caller: Option<usize>,
 }
 
 impl Limits {
@@ -144,6 +148,32 @@ impl Limits {
     /// client's requests are refused (`429`) before any verifier runs, until the window ends.
     pub fn failed_logins(mut self, rate: Rate) -> Limits {
         self.failed_logins = Some(rate);
+        self
+    }
+
+    /// At most `streams` streams open at once in this process, of every caller together: a
+    /// `SendStreamingMessage` or `SubscribeToTask` past it is refused (`429`, `Retry-After:
+    /// 1`) before a task is made or read, and an open stream counts until the caller closes it
+    /// or its task ends. An open stream holds about 35 kB of resident memory on a 64-bit Linux
+    /// server (book, *Performance*, *Ten thousand open streams*): the bound is the memory
+    /// streams may take.
+    ///
+    /// ```
+    /// use a2a_card::server::Limits;
+    ///
+    /// // At most 350 MB or so of open streams, and 100 of them for one caller.
+    /// let limits = Limits::new().open_streams(10_000).open_streams_per_caller(100);
+    /// # drop(limits);
+    /// ```
+    pub fn open_streams(mut self, streams: usize) -> Limits {
+        self.open_streams = Some(streams);
+        self
+    }
+
+    /// At most `streams` streams of one caller (its principal, else its address) open at once
+    /// in this process; past it, as [`open_streams`](Self::open_streams).
+    pub fn open_streams_per_caller(mut self, streams: usize) -> Limits {
+        self.open_streams_per_caller = Some(streams);
         self
     }
 
@@ -219,6 +249,7 @@ pub(crate) struct Limiter {
     hasher: RandomState,
     windows: Windows,
     logins: Windows,
+    /// Running tasks and open streams, by the hash of their key.
     running: Arc<Mutex<HashMap<u64, usize>>>,
     /// The clock its windows read (the server's: [`Server::clock`](super::Server::clock)).
     clock: super::Clock,
@@ -257,6 +288,10 @@ enum Key<'a> {
     Address(IpAddr),
     Tenant(&'a str),
     Skill(&'a str),
+    /// The streams open in this process.
+    Streams,
+    /// The streams of a caller (the key of the caller).
+    StreamsOf(Box<Key<'a>>),
 }
 
 impl Key<'_> {
@@ -276,6 +311,8 @@ impl Key<'_> {
             Key::Address(addr) => format!("caller/ip/{addr}"),
             Key::Tenant(tenant) => format!("tenant/{tenant}"),
             Key::Skill(skill) => format!("skill/{skill}"),
+            Key::Streams => "streams".to_owned(),
+            Key::StreamsOf(caller) => format!("streams/{}", caller.text()),
         }
     }
 }
@@ -363,6 +400,32 @@ impl Limiter {
         if let Some((_, max)) = self.limits.skills.iter().find(|(id, _)| id == skill) {
             wanted.push((self.hash(&Key::Skill(skill)), *max));
         }
+        self.take(wanted, "running tasks")
+    }
+
+    /// Takes an open stream of `caller` (from `peer`): the permits it holds until it closes,
+    /// or the refusal when one is too many.
+    pub(crate) fn stream(
+        &self,
+        caller: Option<&Principal>,
+        peer: Option<Peer>,
+    ) -> Result<Permits, Limited> {
+        let mut wanted: Vec<(u64, usize)> = Vec::new();
+        if let Some(max) = self.limits.open_streams {
+            wanted.push((self.hash(&Key::Streams), max));
+        }
+        if let (Some(max), Some(key)) = (
+            self.limits.open_streams_per_caller,
+            Key::caller(caller, peer),
+        ) {
+            wanted.push((self.hash(&Key::StreamsOf(Box::new(key))), max));
+        }
+        self.take(wanted, "open streams")
+    }
+
+    /// One permit of each of `wanted` (a counter's key and its bound), or, when one of them
+    /// is at its bound, none and the refusal of too many `what`.
+    fn take(&self, wanted: Vec<(u64, usize)>, what: &str) -> Result<Permits, Limited> {
         if wanted.is_empty() {
             return Ok(Permits::default());
         }
@@ -371,7 +434,7 @@ impl Limiter {
             .iter()
             .any(|(key, max)| running.get(key).copied().unwrap_or(0) >= *max)
         {
-            return Err(limited(1_000, "running tasks"));
+            return Err(limited(1_000, what));
         }
         let held = wanted
             .into_iter()
@@ -504,6 +567,33 @@ mod tests {
         drop(one);
         assert!(limiter.run(None, None, None, "plan").is_ok(), "room again");
         drop(two);
+    }
+
+    #[test]
+    fn open_streams_are_counted_in_all_and_per_caller_until_they_close() {
+        let limiter = Limiter::new(
+            Limits::new().open_streams(3).open_streams_per_caller(2),
+            None,
+        );
+        let alice = Principal::new("bearer", Identity::new("alice"));
+        let bob = Principal::new("bearer", Identity::new("bob"));
+        let one = limiter.stream(Some(&alice), None).expect("one");
+        let _two = limiter.stream(Some(&alice), None).expect("two");
+        let Err(refused) = limiter.stream(Some(&alice), None) else {
+            panic!("alice's third is refused")
+        };
+        assert_eq!(refused.retry_after, 1);
+        assert!(
+            refused.message.contains("open streams"),
+            "{}",
+            refused.message
+        );
+        let _three = limiter.stream(Some(&bob), None).expect("bob's first");
+        assert!(limiter.stream(Some(&bob), None).is_err(), "four in all");
+        // Running tasks count apart.
+        assert!(limiter.run(Some(&bob), None, None, "plan").is_ok());
+        drop(one);
+        assert!(limiter.stream(Some(&alice), None).is_ok(), "room again");
     }
 
     #[test]

@@ -156,6 +156,106 @@ async fn an_anonymous_caller_is_counted_by_its_address() {
     assert_limited(&send(&running.base, &anyone).await);
 }
 
+/// A stream's first event, or the refusal: the status, `Retry-After`, and the response
+/// (to hold the stream open) or the refusal's body.
+async fn open_stream(
+    base: &str,
+    method: &str,
+    params: Value,
+) -> (u16, Option<u64>, Result<reqwest::Response, Value>) {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let mut response = reqwest::Client::new()
+        .post(format!("{base}/"))
+        .header("content-type", "application/json")
+        .header("accept", "text/event-stream")
+        .header("a2a-version", "1.0")
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("an answer");
+    let status = response.status().as_u16();
+    let retry = response
+        .headers()
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok());
+    let streams = response
+        .headers()
+        .get("content-type")
+        .is_some_and(|t| t.as_bytes().starts_with(b"text/event-stream"));
+    if !streams {
+        return (status, retry, Err(response.json().await.expect("JSON")));
+    }
+    let first = response.chunk().await.expect("a chunk").expect("an event");
+    assert!(
+        first.starts_with(b"data:") || first.starts_with(b"id:"),
+        "{first:?}"
+    );
+    (status, retry, Ok(response))
+}
+
+#[tokio::test]
+async fn streams_past_the_open_stream_bound_are_refused_until_one_closes() {
+    struct Waits;
+    /// Says it started, then waits.
+    #[agent(url = "http://127.0.0.1:9000", streaming)]
+    impl Waits {
+        /// Streams `started`, and nothing after.
+        #[skill]
+        fn wait(&self, _text: String) -> impl futures::Stream<Item = String> + Send {
+            futures::StreamExt::chain(
+                futures::stream::once(async { "started".to_owned() }),
+                futures::stream::pending(),
+            )
+        }
+    }
+    let running = serve(Server::new(Waits).limits(Limits::new().open_streams(2))).await;
+    let base = &running.base;
+    let send = |n: usize| json!({"message": text(&format!("stream {n}"), None)});
+    let (status, _, one) = open_stream(base, "SendStreamingMessage", send(1)).await;
+    assert_eq!(status, 200);
+    let one = one.expect("the first stream");
+    let (_, _, two) = open_stream(base, "SendStreamingMessage", send(2)).await;
+    let two = two.expect("the second stream");
+    // A third stream is refused, of either kind, and makes no task; a call that is no stream
+    // is not counted.
+    let (status, retry, refused) = open_stream(base, "SendStreamingMessage", send(3)).await;
+    let body = refused.expect_err("the third is refused");
+    assert_eq!((status, retry), (429, Some(1)), "{body}");
+    assert_eq!(body["error"]["code"], RATE_LIMITED, "{body}");
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("open streams"), "{body}");
+    let listed = reqwest::Client::new()
+        .post(format!("{base}/"))
+        .header("content-type", "application/json")
+        .header("a2a-version", "1.0")
+        .body(json!({"jsonrpc": "2.0", "id": 2, "method": "ListTasks", "params": {}}).to_string())
+        .send()
+        .await
+        .expect("an answer");
+    let listed: Value = listed.json().await.expect("JSON");
+    let tasks = listed["result"]["tasks"].as_array().expect("tasks");
+    assert_eq!(tasks.len(), 2, "the refused stream made no task: {listed}");
+    let id = tasks[0]["id"].as_str().expect("an id").to_owned();
+    let (status, _, refused) = open_stream(base, "SubscribeToTask", json!({"id": id})).await;
+    assert_eq!(status, 429, "{refused:?}");
+    // Once the caller closes a stream, another opens (the server sees the connection close
+    // though the stream is idle).
+    drop(one);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let three = loop {
+        match open_stream(base, "SubscribeToTask", json!({"id": id})).await {
+            (200, _, Ok(stream)) => break stream,
+            refused if std::time::Instant::now() < deadline => {
+                assert_eq!(refused.0, 429, "{:?}", refused.2);
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            refused => panic!("a closed stream still counts after 10 s: {:?}", refused.2),
+        }
+    };
+    drop((two, three));
+}
+
 #[tokio::test]
 async fn a_tenants_rate_holds_for_all_its_callers() {
     let pair = Pair::ed25519("ed-1");

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use a2a::*;
 use a2a_server::PushConfigStore;
 use async_trait::async_trait;
+use futures::StreamExt;
 
 use super::log::Until;
 use super::request_checks::{check_history_length, cut_history, cut_shared_history};
@@ -17,6 +18,7 @@ use crate::server::call::{
     Answer, Answered, Binding, Context, Failure, Op, field_error, tenant_of,
 };
 use crate::server::idempotency::Key;
+use crate::server::limits::Permits;
 use crate::server::store::{KeyClaim, Place, prefix, reaches};
 
 /// What a send's idempotency key comes to.
@@ -248,8 +250,9 @@ impl Calls for Lifecycle {
         if !self.streaming {
             return Err(not_streaming().into());
         }
+        let open = self.limiter.stream(ctx.principal.as_deref(), ctx.peer)?;
         let events = self.turn(ctx, req, None, &scope, true).await?;
-        Ok(scope.answered(events))
+        Ok(scope.answered(held_open(events, open)))
     }
 
     async fn followed_turn(
@@ -315,7 +318,9 @@ impl Calls for Lifecycle {
         if !self.streaming {
             return Err(not_streaming().into());
         }
-        Ok(scope.answered(self.subscription(&req.id, ctx.after).await?))
+        let open = self.limiter.stream(ctx.principal.as_deref(), ctx.peer)?;
+        let events = self.subscription(&req.id, ctx.after).await?;
+        Ok(scope.answered(held_open(events, open)))
     }
 
     async fn create_push_config(
@@ -429,6 +434,14 @@ fn redacted(mut config: TaskPushNotificationConfig) -> TaskPushNotificationConfi
         auth.credentials = None;
     }
     config
+}
+
+/// `events`, counted as an open stream (by `open`) until it is dropped.
+fn held_open(events: NumberedStream, open: Permits) -> NumberedStream {
+    Box::pin(events.map(move |event| {
+        let _counted = &open;
+        event
+    }))
 }
 
 fn not_streaming() -> A2AError {
