@@ -113,7 +113,7 @@ async fn the_page_is_off_unless_asked_for() {
 }
 
 /// Chromium, installed with apt when running as root; `None` (and why) when it cannot be had.
-fn chromium() -> Result<PathBuf, String> {
+pub(crate) fn chromium() -> Result<PathBuf, String> {
     let path = std::env::var_os("CHROMIUM")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(CHROMIUM));
@@ -150,7 +150,7 @@ fn chromium() -> Result<PathBuf, String> {
 }
 
 /// `ui/node_modules` with playwright-core, from the lockfile.
-fn playwright(root: &Path) -> Result<(), String> {
+pub(crate) fn playwright(root: &Path) -> Result<(), String> {
     if root.join("ui/node_modules/playwright-core").exists() {
         return Ok(());
     }
@@ -213,7 +213,7 @@ async fn the_forms_work_in_a_real_browser() {
 }
 
 /// The screenshots of the run before, moved to `before/` beside the new ones.
-fn keep_as_before(out: &Path) {
+pub(crate) fn keep_as_before(out: &Path) {
     let Ok(entries) = std::fs::read_dir(out) else {
         return;
     };

@@ -11,6 +11,7 @@ mod support;
 use examples::{fight_club, guarded_judge, trip_planner};
 
 mod conformance;
+mod console_ui;
 mod form_ui;
 mod mcp_sdks;
 mod remote_0_3;
