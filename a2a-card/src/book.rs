@@ -29,6 +29,8 @@ pages! {
     Grpc = "grpc.md";
     Mcp = "mcp.md";
     FormPage = "form-page.md";
+    #[cfg(all(feature = "console", feature = "sqlite"))]
+    ConsolePage = "console.md";
     RequestPath = "request-path.md";
     #[cfg(feature = "server")]
     AgentWork = "agent-work.md";
