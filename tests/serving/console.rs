@@ -375,7 +375,7 @@ async fn a_durable_task_shows_its_journal_steps_sleep_marker_and_answer() {
     );
     // The list knows the task's skill.
     let (_, list) = page(base, "/console?skill=ship").await;
-    assert_eq!(listed(&list), [id.clone()]);
+    assert_eq!(listed(&list), std::slice::from_ref(&id));
     let (_, list) = page(base, "/console?skill=hang").await;
     assert!(listed(&list).is_empty());
 }
@@ -602,13 +602,13 @@ async fn a_console_that_allows_nobody_or_what_cannot_be_checked_does_not_serve()
         .console(Console::at("/console"))
         .router()
         .await;
-    let error = nobody.err().expect("refused").to_string();
+    let error = nobody.expect_err("refused").to_string();
     assert!(error.contains("allows nobody"), "{error}");
     let unchecked = Server::new(Depot)
         .console(Console::at("/console").allow_scope("ops:read"))
         .router()
         .await;
-    let error = unchecked.err().expect("refused").to_string();
+    let error = unchecked.expect_err("refused").to_string();
     assert!(error.contains("authenticates nobody"), "{error}");
     let bad_path = Server::new(Depot)
         .console(Console::at("console/").allow_token(TOKEN))

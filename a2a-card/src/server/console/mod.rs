@@ -85,8 +85,30 @@ const CSS: &str = include_str!("console.css");
 const JS: &str = include_str!("console.js");
 
 /// The operators' console of a served agent: where it is served, who may use it, and when a
-/// task stands out. Given to [`Server::console`](crate::server::Server::console); see the
-/// [module docs](self) for its pages.
+/// task stands out. Given to [`Server::console`](crate::server::Server::console).
+///
+/// | page | what |
+/// |---|---|
+/// | `GET <path>` | the tasks, newest status first, paged through the store's own listing (its cursor), filtered by state, skill, tenant and caller, searched; counts by state; tasks waiting for an answer or working for long flagged |
+/// | `GET <path>/tasks/{id}` | a task: its status history (from the store's event log), messages, artifacts (typed data shown as data), and for a durable skill's task its journal (steps, sleeps with their deadlines, answers, calls to other agents with their remote task ids, markers); refreshed while the task runs; for a task failed by a replay that diverged, what diverged |
+/// | `POST <path>/tasks/{id}/cancel` | cancels the task through the lifecycle's `CancelTask` (the path every binding's cancel takes); a form with a CSRF token |
+/// | `GET <path>/replicas` | the processes on the store (which is live, the lease, the running tasks each owns), where the store keeps them, and the limits in force |
+/// | `GET`/`POST <path>/login` | where a console token is allowed: the token typed once, kept in a cookie for the console's path alone |
+///
+/// **Who may use it.** Only the callers the operator names ([`Console::allow_scope`],
+/// [`Console::allow_role`], [`Console::allow_token`]). A caller is checked by the agent's own
+/// authentication (the card's security schemes and their verifiers, see
+/// [`auth`](crate::server::auth)), and everyone else is refused as any protected route refuses:
+/// `401` with the schemes' challenges without credentials, `403` without the scope or role,
+/// `429` past the failed-login limit; a refusal carries no page content. A server that names
+/// nobody, or a scope or role on an agent that authenticates nobody, does not serve
+/// ([`ServerError::Console`](crate::server::ServerError::Console)).
+///
+/// The pages are the server's own HTML, with one small script (the live refresh of a running
+/// task) and one style sheet, embedded; nothing is fetched from elsewhere, no inline script
+/// runs (`Content-Security-Policy`), nothing is cached (`Cache-Control: no-store`). Every
+/// value shown is escaped; tokens and credentials never appear in a page or the log.
+///
 ///
 /// ```
 /// use std::time::Duration;
