@@ -32,7 +32,8 @@
 //!     console              (feature `console`) the operators' pages, behind their own check
 //!     auth::layer          the card's security: what the credentials came to, in the extensions
 //!       http::{jsonrpc, rest} | grpc | mcp/   decode into a call (call: operation + context) ...
-//!         lifecycle        ... that Calls answers (a method per operation): checks, dispatch, the turn
+//!         lifecycle        ... answered by Lifecycle::call (operations/: a module per operation):
+//!                          recorded once; checks, dispatch, the turn
 //!           run            the skill's run: events, questions, cancel, the input timeout
 //!           recorder, log  every event numbered, applied, logged; readers read the log
 //!             store        memory, SQLite, Postgres (store/sql/: writer, round, statements)

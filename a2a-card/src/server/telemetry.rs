@@ -36,7 +36,7 @@ pub(crate) fn request_span(method: &str, path: &str, headers: &axum::http::Heade
 
 /// One protocol call being answered: named on its request's span as it begins, counted (its
 /// method, outcome and duration) as it ends. The bindings' calls are recorded by
-/// [`Observed`](crate::server::bindings::Observed), MCP's methods by its gate.
+/// the lifecycle's one way in (`Lifecycle::call`), MCP's methods by its gate.
 #[must_use = "a call is counted when it ends"]
 pub(crate) struct CallRecord {
     /// The method and when the call began, for the metrics (feature `otel`).

@@ -24,15 +24,19 @@ use crate::server::auth::Refusal;
 use crate::server::call::{
     Binding, Bound, Context, EXTENSIONS_HEADER, Failure, Incoming, NumberedStream,
 };
-use crate::server::lifecycle::{Called, Calls};
+use crate::server::lifecycle::{
+    Called, CancelTask, CreatePushConfig, DeletePushConfig, GetExtendedAgentCard, GetPushConfig,
+    GetTask, Lifecycle, ListPushConfigs, ListTasks, SendMessage, SendStreamingMessage,
+    SubscribeToTask,
+};
 use crate::server::store::Event;
 
 /// The gRPC service's path prefix.
 pub(crate) const SERVICE_PATH: &str = "/lf.a2a.v1.A2AService";
 
-/// The routes of the gRPC binding over `calls`, with messages limited to `body_limit` bytes.
-pub(crate) fn router(calls: Arc<dyn Calls>, body_limit: usize) -> axum::Router {
-    let service = A2aServiceServer::new(Grpc(calls)).max_decoding_message_size(body_limit);
+/// The routes of the gRPC binding over `lifecycle`, with messages limited to `body_limit` bytes.
+pub(crate) fn router(lifecycle: Arc<Lifecycle>, body_limit: usize) -> axum::Router {
+    let service = A2aServiceServer::new(Grpc(lifecycle)).max_decoding_message_size(body_limit);
     axum::Router::new()
         .route_service(&format!("{SERVICE_PATH}/{{*method}}"), service)
         .layer(axum::middleware::from_fn_with_state(GrpcRequests, context))
@@ -64,7 +68,7 @@ async fn context(
 }
 
 /// The service: each method one call.
-struct Grpc(Arc<dyn Calls>);
+struct Grpc(Arc<Lifecycle>);
 
 type Events = Pin<Box<dyn Stream<Item = Result<proto::StreamResponse, Status>> + Send>>;
 
@@ -145,7 +149,7 @@ impl A2aService for Grpc {
     ) -> Result<Response<proto::SendMessageResponse>, Status> {
         let ctx = ctx_of(&mut request)?;
         let req = pbconv::from_proto_send_message_request(request.get_ref());
-        let called = self.0.send_message(&ctx, req).await;
+        let called = self.0.call(&ctx, SendMessage(req)).await;
         respond(called, |task: &Arc<a2a::Task>| proto::SendMessageResponse {
             payload: Some(proto::send_message_response::Payload::Task(
                 pbconv::to_proto_task(task),
@@ -161,7 +165,7 @@ impl A2aService for Grpc {
     ) -> Result<Response<Events>, Status> {
         let ctx = ctx_of(&mut request)?;
         let req = pbconv::from_proto_send_message_request(request.get_ref());
-        events(self.0.send_streaming_message(&ctx, req).await)
+        events(self.0.call(&ctx, SendStreamingMessage(req)).await)
     }
 
     async fn get_task(
@@ -170,7 +174,7 @@ impl A2aService for Grpc {
     ) -> Result<Response<proto::Task>, Status> {
         let ctx = ctx_of(&mut request)?;
         let req = pbconv::from_proto_get_task_request(request.get_ref());
-        respond(self.0.get_task(&ctx, req).await, pbconv::to_proto_task)
+        respond(self.0.call(&ctx, GetTask(req)).await, pbconv::to_proto_task)
     }
 
     async fn list_tasks(
@@ -179,7 +183,7 @@ impl A2aService for Grpc {
     ) -> Result<Response<proto::ListTasksResponse>, Status> {
         let ctx = ctx_of(&mut request)?;
         let req = pbconv::from_proto_list_tasks_request(request.get_ref());
-        let called = self.0.list_tasks(&ctx, req).await;
+        let called = self.0.call(&ctx, ListTasks(req)).await;
         respond(called, pbconv::to_proto_list_tasks_response)
     }
 
@@ -189,7 +193,10 @@ impl A2aService for Grpc {
     ) -> Result<Response<proto::Task>, Status> {
         let ctx = ctx_of(&mut request)?;
         let req = pbconv::from_proto_cancel_task_request(request.get_ref());
-        respond(self.0.cancel_task(&ctx, req).await, pbconv::to_proto_task)
+        respond(
+            self.0.call(&ctx, CancelTask(req)).await,
+            pbconv::to_proto_task,
+        )
     }
 
     type SubscribeToTaskStream = Events;
@@ -200,7 +207,7 @@ impl A2aService for Grpc {
     ) -> Result<Response<Events>, Status> {
         let ctx = ctx_of(&mut request)?;
         let req = pbconv::from_proto_subscribe_to_task_request(request.get_ref());
-        events(self.0.subscribe_to_task(&ctx, req).await)
+        events(self.0.call(&ctx, SubscribeToTask(req)).await)
     }
 
     async fn create_task_push_notification_config(
@@ -210,7 +217,7 @@ impl A2aService for Grpc {
         let ctx = ctx_of(&mut request)?;
         let req =
             pbconv::from_proto_create_task_push_notification_config_request(request.get_ref());
-        let called = self.0.create_push_config(&ctx, req).await;
+        let called = self.0.call(&ctx, CreatePushConfig(req)).await;
         respond(called, pbconv::to_proto_task_push_notification_config)
     }
 
@@ -220,7 +227,7 @@ impl A2aService for Grpc {
     ) -> Result<Response<proto::TaskPushNotificationConfig>, Status> {
         let ctx = ctx_of(&mut request)?;
         let req = pbconv::from_proto_get_task_push_notification_config_request(request.get_ref());
-        let called = self.0.get_push_config(&ctx, req).await;
+        let called = self.0.call(&ctx, GetPushConfig(req)).await;
         respond(called, pbconv::to_proto_task_push_notification_config)
     }
 
@@ -230,7 +237,7 @@ impl A2aService for Grpc {
     ) -> Result<Response<proto::ListTaskPushNotificationConfigsResponse>, Status> {
         let ctx = ctx_of(&mut request)?;
         let req = pbconv::from_proto_list_task_push_notification_configs_request(request.get_ref());
-        let called = self.0.list_push_configs(&ctx, req).await;
+        let called = self.0.call(&ctx, ListPushConfigs(req)).await;
         respond(
             called,
             pbconv::to_proto_list_task_push_notification_configs_response,
@@ -242,7 +249,7 @@ impl A2aService for Grpc {
         mut request: Request<proto::GetExtendedAgentCardRequest>,
     ) -> Result<Response<proto::AgentCard>, Status> {
         let ctx = ctx_of(&mut request)?;
-        let called = self.0.get_extended_agent_card(&ctx).await;
+        let called = self.0.call(&ctx, GetExtendedAgentCard).await;
         respond(called, pbconv::to_proto_agent_card)
     }
 
@@ -253,6 +260,6 @@ impl A2aService for Grpc {
         let ctx = ctx_of(&mut request)?;
         let req =
             pbconv::from_proto_delete_task_push_notification_config_request(request.get_ref());
-        respond(self.0.delete_push_config(&ctx, req).await, |()| ())
+        respond(self.0.call(&ctx, DeletePushConfig(req)).await, |()| ())
     }
 }

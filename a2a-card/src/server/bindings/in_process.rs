@@ -11,7 +11,11 @@ use futures::StreamExt;
 use futures::stream::BoxStream;
 
 use crate::server::call::{Context, Failure, NumberedStream};
-use crate::server::lifecycle::{Called, Calls, Lifecycle};
+use crate::server::lifecycle::{
+    Called, CancelTask, CreatePushConfig, DeletePushConfig, GetExtendedAgentCard, GetPushConfig,
+    GetTask, Lifecycle, ListPushConfigs, ListTasks, SendMessage, SendStreamingMessage,
+    SubscribeToTask,
+};
 
 /// The official request handler trait, for a caller in the process
 /// ([`Server::request_handler`](crate::server::Server::request_handler)): each method one
@@ -23,7 +27,7 @@ impl RequestHandler for Lifecycle {
         _: &ServiceParams,
         req: SendMessageRequest,
     ) -> Result<SendMessageResponse, A2AError> {
-        let task = in_process(Calls::send_message(self, &Context::in_process(), req).await)?;
+        let task = in_process(self.call(&Context::in_process(), SendMessage(req)).await)?;
         Ok(SendMessageResponse::Task(Arc::unwrap_or_clone(task)))
     }
 
@@ -32,12 +36,14 @@ impl RequestHandler for Lifecycle {
         _: &ServiceParams,
         req: SendMessageRequest,
     ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
-        let called = Calls::send_streaming_message(self, &Context::in_process(), req).await;
+        let called = self
+            .call(&Context::in_process(), SendStreamingMessage(req))
+            .await;
         in_process(called).map(unnumbered)
     }
 
     async fn get_task(&self, _: &ServiceParams, req: GetTaskRequest) -> Result<Task, A2AError> {
-        in_process(Calls::get_task(self, &Context::in_process(), req).await)
+        in_process(self.call(&Context::in_process(), GetTask(req)).await)
     }
 
     async fn list_tasks(
@@ -45,7 +51,7 @@ impl RequestHandler for Lifecycle {
         _: &ServiceParams,
         req: ListTasksRequest,
     ) -> Result<ListTasksResponse, A2AError> {
-        in_process(Calls::list_tasks(self, &Context::in_process(), req).await)
+        in_process(self.call(&Context::in_process(), ListTasks(req)).await)
     }
 
     async fn cancel_task(
@@ -53,7 +59,7 @@ impl RequestHandler for Lifecycle {
         _: &ServiceParams,
         req: CancelTaskRequest,
     ) -> Result<Task, A2AError> {
-        in_process(Calls::cancel_task(self, &Context::in_process(), req).await)
+        in_process(self.call(&Context::in_process(), CancelTask(req)).await)
     }
 
     async fn subscribe_to_task(
@@ -61,7 +67,9 @@ impl RequestHandler for Lifecycle {
         _: &ServiceParams,
         req: SubscribeToTaskRequest,
     ) -> Result<BoxStream<'static, Result<StreamResponse, A2AError>>, A2AError> {
-        let called = Calls::subscribe_to_task(self, &Context::in_process(), req).await;
+        let called = self
+            .call(&Context::in_process(), SubscribeToTask(req))
+            .await;
         in_process(called).map(unnumbered)
     }
 
@@ -70,7 +78,10 @@ impl RequestHandler for Lifecycle {
         _: &ServiceParams,
         req: TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig, A2AError> {
-        in_process(Calls::create_push_config(self, &Context::in_process(), req).await)
+        in_process(
+            self.call(&Context::in_process(), CreatePushConfig(req))
+                .await,
+        )
     }
 
     async fn get_push_config(
@@ -78,7 +89,7 @@ impl RequestHandler for Lifecycle {
         _: &ServiceParams,
         req: GetTaskPushNotificationConfigRequest,
     ) -> Result<TaskPushNotificationConfig, A2AError> {
-        in_process(Calls::get_push_config(self, &Context::in_process(), req).await)
+        in_process(self.call(&Context::in_process(), GetPushConfig(req)).await)
     }
 
     async fn list_push_configs(
@@ -86,7 +97,10 @@ impl RequestHandler for Lifecycle {
         _: &ServiceParams,
         req: ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse, A2AError> {
-        in_process(Calls::list_push_configs(self, &Context::in_process(), req).await)
+        in_process(
+            self.call(&Context::in_process(), ListPushConfigs(req))
+                .await,
+        )
     }
 
     async fn delete_push_config(
@@ -94,7 +108,10 @@ impl RequestHandler for Lifecycle {
         _: &ServiceParams,
         req: DeleteTaskPushNotificationConfigRequest,
     ) -> Result<(), A2AError> {
-        in_process(Calls::delete_push_config(self, &Context::in_process(), req).await)
+        in_process(
+            self.call(&Context::in_process(), DeletePushConfig(req))
+                .await,
+        )
     }
 
     async fn get_extended_agent_card(
@@ -102,7 +119,10 @@ impl RequestHandler for Lifecycle {
         _: &ServiceParams,
         _: GetExtendedAgentCardRequest,
     ) -> Result<a2a::AgentCard, A2AError> {
-        in_process(Calls::get_extended_agent_card(self, &Context::in_process()).await)
+        in_process(
+            self.call(&Context::in_process(), GetExtendedAgentCard)
+                .await,
+        )
     }
 }
 

@@ -12,7 +12,6 @@ use crate::agent::Agent;
 use crate::builder::BuildError;
 use crate::card::AgentCard;
 use crate::dispatch::Dispatcher;
-use crate::server::bindings::Observed;
 use crate::server::documents::{self, Documents, Published};
 use crate::server::interfaces::Endpoint;
 use crate::server::*;
@@ -206,8 +205,6 @@ impl<A: Agent> Server<A> {
         });
         let (handler, guard) = self.handler_for(&card, endpoint, shared).await?;
         let halt = handler.halt();
-        // The A2A bindings' calls, each recorded once; MCP records its own methods.
-        let calls: Arc<dyn lifecycle::Calls> = Arc::new(Observed(Arc::clone(&handler) as _));
         // The one authentication layer of every binding (where the card declares security).
         let authenticated = |router: axum::Router| match &guard {
             Some(guard) => router.layer(axum::middleware::from_fn_with_state(
@@ -220,13 +217,13 @@ impl<A: Agent> Server<A> {
         #[cfg(feature = "grpc")]
         let grpc = endpoint
             .grpc
-            .then(|| authenticated(grpc::router(Arc::clone(&calls), body_limit)));
+            .then(|| authenticated(grpc::router(Arc::clone(&handler), body_limit)));
         #[cfg(not(feature = "grpc"))]
         let grpc = None;
         #[cfg(feature = "mcp")]
         let mcp = match endpoint.mcp {
             true => Some(authenticated(mcp::router(
-                Arc::clone(&handler) as _,
+                Arc::clone(&handler),
                 handler.agent(),
                 guard.clone(),
                 &card,
@@ -238,11 +235,14 @@ impl<A: Agent> Server<A> {
         #[cfg(not(feature = "mcp"))]
         let mcp = None;
         let rpc = Arc::new(http::jsonrpc::JsonRpc {
-            calls: Arc::clone(&calls),
+            lifecycle: Arc::clone(&handler),
             body_limit,
             v0_3,
         });
-        let rest = Arc::new(http::rest::Rest { calls, body_limit });
+        let rest = Arc::new(http::rest::Rest {
+            lifecycle: Arc::clone(&handler),
+            body_limit,
+        });
         // JSON-RPC at the base path; every other path under it is HTTP+JSON's.
         let protocol = authenticated(
             axum::Router::new()

@@ -26,8 +26,7 @@ use crate::server::errors::input_error;
 use crate::server::idempotency::Key;
 use crate::skill::SkillError;
 
-/// What a followed turn comes to (see [`Calls::followed_turn`](super::handler::Calls)).
-#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+/// What a followed turn comes to (see [`FollowedTurn`](super::FollowedTurn)).
 pub(crate) enum Followed {
     /// The turn's task: the task as the turn begins, then its events until it ends or asks.
     Turn(NumberedStream),

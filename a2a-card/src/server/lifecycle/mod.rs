@@ -26,20 +26,21 @@
 //! made), [`handover`] (an answer handed to the handler that asked, and a question withdrawn),
 //! [`answers`] (an answer to a task's question, here, forwarded, or kept in the [`mailbox`]
 //! for a takeover), [`durable`] (durable skills' journals and takeovers), [`cluster`] (what
-//! the processes that share a store tell each other), [`handler`] (each operation of a call
-//! answered); this file holds the turns: a task created, a stream or a subscription begun.
+//! the processes that share a store tell each other), [`operations`] (each A2A operation in a
+//! module of its own, and the one way in of every binding: `Lifecycle::call`); this file holds the turns: a task created, a stream or a subscription begun.
 
 mod answers;
+#[cfg(feature = "mcp")]
 mod at_once;
 mod cluster;
 #[cfg(feature = "console")]
 mod console;
 mod dispatched;
 mod durable;
-mod handler;
 mod handover;
 mod log;
 mod mailbox;
+mod operations;
 mod recorder;
 mod request_checks;
 mod run;
@@ -62,16 +63,22 @@ use super::call::{Answered, Context, Extensions, Failure, NumberedStream, Used};
 use super::limits::Limiter;
 use super::push::{Delivery, Webhooks};
 use super::store::{Logged, Place, Store};
+#[cfg(feature = "mcp")]
 pub(crate) use at_once::Followed;
 use cluster::{Cluster, follow_log, hear, post_recovered};
 use dispatched::Prepared;
 #[cfg(feature = "testing")]
 pub(crate) use durable::Checked;
-pub(crate) use handler::Called;
-pub(crate) use handler::Calls;
 use handover::answer_of;
 pub use log::FinishedLogs;
 use log::{Live, Tracked, Until};
+pub(crate) use operations::Called;
+#[cfg(feature = "mcp")]
+pub(crate) use operations::FollowedTurn;
+pub(crate) use operations::{
+    CancelTask, CreatePushConfig, DeletePushConfig, GetExtendedAgentCard, GetPushConfig, GetTask,
+    ListPushConfigs, ListTasks, SendMessage, SendStreamingMessage, SubscribeToTask,
+};
 use recorder::Recorder;
 use request_checks::{check_message, finished, log_gone};
 use stage::Outcome;

@@ -24,7 +24,7 @@ use crate::server::call::{
     Version, field_error, requested_version,
 };
 use crate::server::errors::json_response;
-use crate::server::lifecycle::Calls;
+use crate::server::lifecycle::Lifecycle;
 use crate::server::store::Event;
 use crate::server::telemetry;
 use crate::v0_3::{self, Method};
@@ -32,7 +32,7 @@ use crate::v0_3::{self, Method};
 /// The JSON-RPC endpoint.
 pub(crate) struct JsonRpc {
     /// What answers every call.
-    pub(crate) calls: Arc<dyn Calls>,
+    pub(crate) lifecycle: Arc<Lifecycle>,
     /// The largest request body.
     pub(crate) body_limit: usize,
     /// Whether A2A 0.3 requests are translated.
@@ -192,10 +192,10 @@ pub(crate) async fn endpoint(
     match legacy {
         Some(legacy) => {
             ctx.version = Version::V0_3;
-            v0_3_call(&*rpc.calls, &ctx, legacy, params, id).await
+            v0_3_call(&rpc.lifecycle, &ctx, legacy, params, id).await
         }
         None => match check_version(&parts.headers) {
-            Ok(()) => call(&*rpc.calls, &ctx, &method, params, id).await,
+            Ok(()) => call(&rpc.lifecycle, &ctx, &method, params, id).await,
             Err(e) => error_response(&id, e),
         },
     }
@@ -231,7 +231,7 @@ fn check_version(headers: &HeaderMap) -> Result<(), A2AError> {
 
 /// A 1.0 request: decoded, called, its answer written with the `a2a` types' serde.
 async fn call(
-    calls: &dyn Calls,
+    lifecycle: &Lifecycle,
     ctx: &Context,
     method: &str,
     params: Option<&str>,
@@ -241,7 +241,7 @@ async fn call(
         Ok(op) => op,
         Err(e) => return error_response(&id, e),
     };
-    let Answered { answer, used } = match calls.call(ctx, op).await {
+    let Answered { answer, used } = match lifecycle.dispatch(ctx, op).await {
         Ok(answered) => answered,
         Err(failure) => return failure_response(&id, failure),
     };
@@ -269,7 +269,7 @@ async fn call(
 /// A 0.3 request: its params in 1.0 shape, the same call, its answer (each event of a stream)
 /// in 0.3 shape.
 async fn v0_3_call(
-    calls: &dyn Calls,
+    lifecycle: &Lifecycle,
     ctx: &Context,
     method: Method,
     params: Option<&str>,
@@ -279,7 +279,7 @@ async fn v0_3_call(
         .and_then(|p| serde_json::from_str(p).ok())
         .unwrap_or(Value::Null);
     let answer = match operation(method.v1(), method.params_to_v1(params)) {
-        Ok(op) => calls.call(ctx, op).await,
+        Ok(op) => lifecycle.dispatch(ctx, op).await,
         Err(e) => Err(Failure::Error(e)),
     };
     let (answer, used) = match answer {

@@ -21,13 +21,13 @@ use crate::server::call::{
     Answer, Answered, Binding, Bound, EXTENSIONS_HEADER, Failure, Incoming, Op, field_error,
 };
 use crate::server::errors::{rest_status, rest_status_json};
-use crate::server::lifecycle::Calls;
+use crate::server::lifecycle::Lifecycle;
 use crate::server::store::Event;
 
 /// The HTTP+JSON binding's state.
 pub(crate) struct Rest {
     /// What answers every call.
-    pub(crate) calls: Arc<dyn Calls>,
+    pub(crate) lifecycle: Arc<Lifecycle>,
     /// The largest request body.
     pub(crate) body_limit: usize,
 }
@@ -221,7 +221,7 @@ pub(crate) async fn endpoint(
             .and_then(|body| decode(route, body.unwrap_or_default(), &parts.uri)),
     };
     match op {
-        Ok(op) => match rest.calls.call(&ctx, op).await {
+        Ok(op) => match rest.lifecycle.dispatch(&ctx, op).await {
             Ok(Answered { answer, used }) => {
                 let response = match answer {
                     Answer::Stream(events) => sse(events, write_event),

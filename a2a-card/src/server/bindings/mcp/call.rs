@@ -18,11 +18,11 @@ use super::render::*;
 use super::tools::*;
 use crate::agent::SkillDecl;
 use crate::server::call::{Context, Failure, NumberedStream};
-use crate::server::lifecycle::{Calls, Followed};
+use crate::server::lifecycle::{CancelTask, Followed, FollowedTurn, GetTask, Lifecycle};
 
 /// One tool call under way.
 pub(super) struct Call<'a> {
-    pub(super) calls: &'a dyn Calls,
+    pub(super) lifecycle: &'a Lifecycle,
     pub(super) skills: &'static [SkillDecl],
     pub(super) ctx: Context,
     pub(super) entry: &'a Entry,
@@ -54,8 +54,14 @@ impl Call<'_> {
             .task_id
             .is_none()
             .then_some(self.entry.skill);
-        self.calls
-            .followed_turn(&self.ctx, request, skill)
+        self.lifecycle
+            .call(
+                &self.ctx,
+                FollowedTurn {
+                    req: request,
+                    skill,
+                },
+            )
             .await
             .map(|answered| answered.answer)
             .map_err(Failure::into_error)
@@ -288,7 +294,7 @@ impl Call<'_> {
             history_length: Some(0),
             tenant: None,
         };
-        let task = self.calls.get_task(&self.ctx, request).await;
+        let task = self.lifecycle.call(&self.ctx, GetTask(request)).await;
         matches!(task, Ok(t) if matches!(
             t.answer
             .status.state,
@@ -299,7 +305,7 @@ impl Call<'_> {
     /// Cancels the call's task, if it has one.
     pub(super) async fn cancel(&self) {
         if let Some(id) = &self.task {
-            cancel(self.calls, &self.ctx, id.clone()).await;
+            cancel(self.lifecycle, &self.ctx, id.clone()).await;
         }
     }
 
@@ -312,11 +318,11 @@ impl Call<'_> {
 
 /// Cancels task `id` for the caller of `ctx`; its answer (the task, or why not) is not
 /// wanted.
-pub(super) async fn cancel(calls: &dyn Calls, ctx: &Context, id: String) {
+pub(super) async fn cancel(lifecycle: &Lifecycle, ctx: &Context, id: String) {
     let request = CancelTaskRequest {
         id,
         metadata: None,
         tenant: None,
     };
-    let _ = calls.cancel_task(ctx, request).await;
+    let _ = lifecycle.call(ctx, CancelTask(request)).await;
 }

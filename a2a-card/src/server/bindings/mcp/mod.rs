@@ -81,7 +81,7 @@ use crate::agent::{Declared, SkillDecl};
 use crate::server::ServerError;
 use crate::server::call::{Binding, Context};
 use crate::server::interfaces::Endpoint;
-use crate::server::lifecycle::Calls;
+use crate::server::lifecycle::{GetTask, Lifecycle};
 
 mod call;
 mod gate;
@@ -158,15 +158,18 @@ impl Clone for Bridge {
 }
 
 struct Inner {
-    calls: Arc<dyn Calls>,
+    lifecycle: Arc<Lifecycle>,
     skills: &'static [SkillDecl],
     tools: Tools,
     info: ServerConfig,
 }
 
 impl Bridge {
-    /// The MCP face of `agent`, whose calls `calls` answers.
-    pub(crate) fn new(calls: Arc<dyn Calls>, agent: &dyn Declared) -> Result<Self, ServerError> {
+    /// The MCP face of `agent`, whose calls `lifecycle` answers.
+    pub(crate) fn new(
+        lifecycle: Arc<Lifecycle>,
+        agent: &dyn Declared,
+    ) -> Result<Self, ServerError> {
         let card = crate::agent::build_extended_card(agent.decl(), agent.skills())
             .map_err(ServerError::Card)?;
         let tools = Tools::of(agent.skills(), &card)?;
@@ -179,7 +182,7 @@ impl Bridge {
         .map_err(|e| ServerError::Mcp(format!("the server description is not MCP's: {e}")))?;
         Ok(Bridge {
             inner: Arc::new(Inner {
-                calls,
+                lifecycle,
                 skills: agent.skills(),
                 tools,
                 info,
@@ -196,7 +199,7 @@ impl Bridge {
             history_length: None,
             tenant: None,
         };
-        match self.inner.calls.get_task(ctx, request).await {
+        match self.inner.lifecycle.call(ctx, GetTask(request)).await {
             Ok(answered) => Ok(answered.answer),
             Err(failure) => Err(McpError::invalid_params(failure.into_error().message, None)),
         }
@@ -327,7 +330,7 @@ impl ServerHandler for Bridge {
         let task = self.a2a_task(&ctx, &request.task_id).await?;
         let entry = self.tool_of(&task)?;
         let call = Call {
-            calls: &*self.inner.calls,
+            lifecycle: &self.inner.lifecycle,
             skills: self.inner.skills,
             ctx,
             entry,
@@ -360,7 +363,7 @@ impl ServerHandler for Bridge {
         let task = self.a2a_task(&ctx, &request.task_id).await?;
         self.tool_of(&task)?;
         // Cancelling an ended task is the caller's no-op (cooperative, as the extension says).
-        cancel(&*self.inner.calls, &ctx, task.id).await;
+        cancel(&self.inner.lifecycle, &ctx, task.id).await;
         Ok(())
     }
 
@@ -386,7 +389,7 @@ impl ServerHandler for Bridge {
             ));
         };
         let mut call = Call {
-            calls: &*self.inner.calls,
+            lifecycle: &self.inner.lifecycle,
             skills: self.inner.skills,
             ctx,
             entry,
@@ -426,11 +429,11 @@ impl ServerHandler for Bridge {
     }
 }
 
-/// The `/mcp` routes of `agent`, whose calls `calls` answers: the MCP endpoint (streamable HTTP),
+/// The `/mcp` routes of `agent`, whose calls `lifecycle` answers: the MCP endpoint (streamable HTTP),
 /// behind the body limit and the card's security, and the protected-resource metadata where
 /// the card declares OAuth.
 pub(crate) fn router(
-    calls: Arc<dyn Calls>,
+    lifecycle: Arc<Lifecycle>,
     agent: &dyn Declared,
     guard: Option<Arc<crate::server::auth::Guard>>,
     card: &AgentCard,
@@ -441,7 +444,7 @@ pub(crate) fn router(
         StreamableHttpServerConfig, StreamableHttpService,
     };
 
-    let bridge = Bridge::new(calls, agent)?;
+    let bridge = Bridge::new(lifecycle, agent)?;
     let gate = Arc::new(Gate {
         guard,
         tools: bridge
