@@ -45,7 +45,12 @@ impl Depot {
     /// Ships a parcel: reserves, waits a moment, asks where to, labels.
     #[skill(durable)]
     async fn ship(&self, parcel: String, ctx: SkillContext) -> Result<String, SkillError> {
-        let reserved: u32 = ctx.step("reserve", async { 7 }).await?;
+        let reserved: u32 = ctx
+            .step("reserve", async {
+                tokio::time::sleep(Duration::from_millis(40)).await;
+                7
+            })
+            .await?;
         ctx.sleep(Duration::from_millis(5)).await?;
         let _ = ctx.patched("labels-v2");
         let to = ctx
@@ -354,6 +359,18 @@ async fn a_durable_task_shows_its_journal_steps_sleep_marker_and_answer() {
     );
     let (_, html) = page(base, &format!("/console/tasks/{id}")).await;
     assert!(html.contains("step <code>reserve</code>"), "{html}");
+    // How long the step took: from its start's write to its result's, the body's 40 ms
+    // between them.
+    let took = html
+        .split("<span class=\"took\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</span>").next())
+        .unwrap_or_else(|| panic!("the step's duration: {html}"));
+    let ms: u64 = took
+        .strip_suffix(" ms")
+        .and_then(|ms| ms.parse().ok())
+        .unwrap_or_else(|| panic!("a duration in ms: {took}"));
+    assert!((40..5_000).contains(&ms), "took {took}");
     assert!(html.contains("class=\"entry sleep"), "{html}");
     assert!(html.contains("marker <code>labels-v2</code>"), "{html}");
     assert!(html.contains("skill <code>ship</code>"), "{html}");

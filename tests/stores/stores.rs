@@ -725,11 +725,11 @@ async fn a_database_that_is_not_ours_or_is_newer_is_refused_and_left_untouched()
     sqlx_probe::run(
         &path,
         "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
-         VALUES (8, 'a later step', TRUE, x'00', 0);",
+         VALUES (9, 'a later step', TRUE, x'00', 0);",
     )
     .await;
     match Tasks::sqlite(&path).open().await {
-        Err(StoreError::Newer { found: 8, known: 7 }) => {}
+        Err(StoreError::Newer { found: 9, known: 8 }) => {}
         other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
     }
 
@@ -771,9 +771,12 @@ async fn a_database_of_the_first_schema_is_migrated_with_its_tasks() {
     let store = Tasks::sqlite(&path).open().await.expect("migrated");
     let old = store.get("old").await.expect("read").expect("kept");
     assert_eq!(old.status.state, TaskState::Completed);
-    assert_eq!(sqlx_probe::version(&path).await, 7);
+    assert_eq!(sqlx_probe::version(&path).await, 8);
     // sqlx's migrator keeps the steps, those the earlier runner applied recorded as its own.
-    assert_eq!(sqlx_probe::applied(&path).await, vec![1, 2, 3, 4, 5, 6, 7]);
+    assert_eq!(
+        sqlx_probe::applied(&path).await,
+        vec![1, 2, 3, 4, 5, 6, 7, 8]
+    );
     let indexes = sqlx_probe::indexes(&path).await;
     assert!(
         indexes.contains(&"a2a_card_tasks_running".to_owned())
@@ -835,7 +838,7 @@ async fn a_journal_kept_in_the_event_log_moves_to_a_table_of_its_own() {
     let store = SqlTasks::sqlite(&path, Retention::default())
         .await
         .expect("migrated");
-    assert_eq!(sqlx_probe::version(&path).await, 7);
+    assert_eq!(sqlx_probe::version(&path).await, 8);
     let mut begin = a2a_card::journal::Begin::default();
     begin.skill = "plan".into();
     assert_eq!(

@@ -614,9 +614,12 @@ pub(super) async fn task_page(
         Some(log) => log.read(id, Some(0)).await?.map(|l| l.events),
         None => None,
     };
-    let journal = match &log {
-        Some(log) if log.keeps_journals() => Some(log.read_journal(id).await?),
-        _ => None,
+    let (journal, written) = match &log {
+        Some(log) if log.keeps_journals() => (
+            Some(log.read_journal(id).await?),
+            log.journal_times(id).await?.into_iter().collect(),
+        ),
+        _ => (None, BTreeMap::new()),
     };
     let now = Utc::now();
     let state = state_name(&task.status.state);
@@ -735,7 +738,7 @@ pub(super) async fn task_page(
     if let Some(journal) = &journal
         && !journal.is_empty()
     {
-        journal_section(&mut live, journal, diverged.flatten(), now);
+        journal_section(&mut live, journal, &written, diverged.flatten(), now);
     }
     // Messages.
     live.push_str("<section aria-labelledby=\"messages\"><h2 id=\"messages\">Messages</h2>");
@@ -823,11 +826,24 @@ pub(super) async fn task_page(
     )))
 }
 
+/// `ms` milliseconds as an operator reads them: `840 ms`, `2.4 s`, `3 min 5 s`, `2 h 10 min`.
+fn duration(ms: i64) -> String {
+    match ms {
+        ..1_000 => format!("{ms} ms"),
+        1_000..60_000 => format!("{:.1} s", ms as f64 / 1_000.0),
+        60_000..3_600_000 => format!("{} min {} s", ms / 60_000, ms % 60_000 / 1_000),
+        _ => format!("{} h {} min", ms / 3_600_000, ms % 3_600_000 / 60_000),
+    }
+}
+
 /// A durable task's journal: its entries in the order the handler made them, steps begun
-/// and not finished among them, markers after.
+/// and not finished among them, markers after; how long each step took, where the store
+/// kept when its start and its result were `written` (entry number to milliseconds since the
+/// Unix epoch).
 fn journal_section(
     out: &mut String,
     journal: &[(u64, Entry)],
+    written: &BTreeMap<u64, i64>,
     diverged: Option<u64>,
     now: DateTime<Utc>,
 ) {
@@ -870,10 +886,18 @@ fn journal_section(
                 } else {
                     "finished"
                 };
+                // From the start's write (before the body ran; the first run's, when a stop
+                // made it run again) to the result's.
+                let took = match (written.get(&(n + STARTS)), written.get(n)) {
+                    (Some(start), Some(end)) if end >= start => {
+                        format!(" in <span class=\"took\">{}</span>", duration(end - start))
+                    }
+                    _ => String::new(),
+                };
                 (
                     format!("step <code>{}</code>", esc(name)),
                     format!(
-                        "{begun}; result <code class=\"json\">{}</code>",
+                        "{begun}{took}; result <code class=\"json\">{}</code>",
                         esc(&cut(&value.to_string(), 200))
                     ),
                     "step",
@@ -1192,6 +1216,14 @@ mod tests {
             Some("3f1c".to_owned())
         );
         assert_eq!(caller_of("uuid-1", ""), None);
+    }
+
+    #[test]
+    fn durations_read_as_an_operator_reads_them() {
+        assert_eq!(duration(840), "840 ms");
+        assert_eq!(duration(2_449), "2.4 s");
+        assert_eq!(duration(185_000), "3 min 5 s");
+        assert_eq!(duration(7_800_000), "2 h 10 min");
     }
 
     #[test]

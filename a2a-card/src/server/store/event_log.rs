@@ -171,6 +171,23 @@ pub trait EventLog: Send + Sync {
         Ok(Vec::new())
     }
 
+    /// When each entry of task `task_id`'s journal was written, in milliseconds since the Unix
+    /// epoch, in order of number, for the entries whose time the store keeps: what the
+    /// operators' console reads to show how long a step took (from its start, written before
+    /// its body ran, to its result). By default none.
+    ///
+    /// ```
+    /// # async fn run(log: &dyn a2a_card::server::store::EventLog) -> Result<(), a2a::A2AError> {
+    /// for (n, at_ms) in log.journal_times("task-1").await? {
+    ///     println!("entry {n} written at {at_ms}");
+    /// }
+    /// # Ok(()) }
+    /// ```
+    async fn journal_times(&self, task_id: &str) -> Result<Vec<(u64, i64)>, a2a::A2AError> {
+        let _ = task_id;
+        Ok(Vec::new())
+    }
+
     /// Gives up this process's claim on running task `task_id`, whose run here stopped (the
     /// store refused a write of it), so that the store's recovery takes it over without
     /// waiting for this process's lease to run out: a durable skill's task runs again from its

@@ -100,8 +100,10 @@ pub(super) trait Database: Send + Sync {
 
     /// Whether entry `n` of task `id`'s journal is written.
     async fn journaled(&self, id: &str, n: i64) -> Result<bool, A2AError>;
-    /// Task `id`'s journal, in order of number.
-    async fn journal(&self, id: &str) -> Result<Vec<(u64, String)>, A2AError>;
+    /// Task `id`'s journal, in order of number: each entry's number, its JSON, and when it was
+    /// written (milliseconds since the Unix epoch; none for entries of releases before 8 of
+    /// the schema).
+    async fn journal(&self, id: &str) -> Result<Vec<(u64, String, Option<i64>)>, A2AError>;
 
     /// Counts a request of `key` in its window, for every replica (`None`: the database is
     /// one process's).
@@ -541,16 +543,17 @@ where
         Ok(found.is_some())
     }
 
-    async fn journal(&self, id: &str) -> Result<Vec<(u64, String)>, A2AError> {
-        let rows: Vec<(i64, String)> =
-            sqlx::query_as("SELECT n, body FROM a2a_card_journal WHERE task_id = $1 ORDER BY n")
-                .bind(id)
-                .fetch_all(&self.reads)
-                .await
-                .map_err(db_error)?;
+    async fn journal(&self, id: &str) -> Result<Vec<(u64, String, Option<i64>)>, A2AError> {
+        let rows: Vec<(i64, String, Option<i64>)> = sqlx::query_as(
+            "SELECT n, body, at FROM a2a_card_journal WHERE task_id = $1 ORDER BY n",
+        )
+        .bind(id)
+        .fetch_all(&self.reads)
+        .await
+        .map_err(db_error)?;
         rows.into_iter()
-            .map(|(n, body)| match u64::try_from(n) {
-                Ok(n) => Ok((n, body)),
+            .map(|(n, body, at)| match u64::try_from(n) {
+                Ok(n) => Ok((n, body, at)),
                 Err(_) => Err(A2AError::internal(format!(
                     "task {id}'s journal holds an entry numbered {n}: journals are numbered from 0"
                 ))),

@@ -105,7 +105,7 @@ impl<D: Database> Database for Deadline<D> {
     async fn journaled(&self, id: &str, n: i64) -> Result<bool, A2AError> {
         within(self.0.journaled(id, n)).await
     }
-    async fn journal(&self, id: &str) -> Result<Vec<(u64, String)>, A2AError> {
+    async fn journal(&self, id: &str) -> Result<Vec<(u64, String, Option<i64>)>, A2AError> {
         within(self.0.journal(id)).await
     }
     async fn hit(&self, key: &str, start_ms: i64, window_ms: i64) -> Result<Option<u64>, A2AError> {

@@ -118,6 +118,13 @@ const MIGRATIONS: &[(&str, &str)] = &[
         SELECT task_id, -1 - seq, body FROM a2a_card_events WHERE seq < 0;
     DELETE FROM a2a_card_events WHERE seq < 0;",
     ),
+    // 7 -> 8: when each journal entry was written (milliseconds since the Unix epoch; none
+    // for the entries written before), for the operators' console to show how long a step
+    // took.
+    (
+        "journal times",
+        "ALTER TABLE a2a_card_journal ADD COLUMN at BIGINT;",
+    ),
 ];
 
 /// The schema's steps as sqlx migrations: step `i` of [`MIGRATIONS`] is version `i + 1`.

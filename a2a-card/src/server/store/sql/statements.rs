@@ -394,16 +394,17 @@ pub(super) fn log_events(n: usize, params: &mut Params) -> String {
     )
 }
 
-/// The `INSERT` of `n` journal entries (an entry written already stays as it was), bound
-/// after the events by [`bind_log`].
+/// The `INSERT` of `n` journal entries (an entry written already stays as it was, with its
+/// time), bound after the events by [`bind_log`].
 pub(super) fn journal_entries(n: usize, params: &mut Params) -> String {
     format!(
-        "INSERT INTO a2a_card_journal (task_id, n, body) VALUES {} ON CONFLICT DO NOTHING",
-        params.rows(n, 3)
+        "INSERT INTO a2a_card_journal (task_id, n, body, at) VALUES {} ON CONFLICT DO NOTHING",
+        params.rows(n, 4)
     )
 }
 
-/// `query` with `log` bound after what it has: its events, then its journal entries.
+/// `query` with `log` bound after what it has: its events, then its journal entries (each
+/// with the time it is written).
 pub(super) fn bind_log<'q, B: Backend>(
     mut query: Query<'q, B, B::Arguments<'q>>,
     log: &'q Log,
@@ -416,8 +417,9 @@ where
     for (task_id, seq, body) in &log.events {
         query = query.bind(task_id).bind(*seq).bind(body.json());
     }
+    let at = super::now_millis();
     for (task_id, n, entry) in &log.journal {
-        query = query.bind(task_id).bind(*n).bind(entry);
+        query = query.bind(task_id).bind(*n).bind(entry).bind(at);
     }
     query
 }

@@ -159,7 +159,7 @@ impl EventLog for SqlTasks {
         s.db.journal(task_id)
             .await?
             .into_iter()
-            .map(|(n, json)| {
+            .map(|(n, json, _)| {
                 serde_json::from_str(&json).map(|entry| (n, entry)).map_err(|e| {
                     A2AError::internal(format!(
                         "entry {n} of task {task_id}'s journal is not one this release knows ({e})"
@@ -167,6 +167,17 @@ impl EventLog for SqlTasks {
                 })
             })
             .collect()
+    }
+
+    async fn journal_times(&self, task_id: &str) -> Result<Vec<(u64, i64)>, A2AError> {
+        let s = &self.inner;
+        s.writer.flush().await?;
+        Ok(s.db
+            .journal(task_id)
+            .await?
+            .into_iter()
+            .filter_map(|(n, _, at)| Some((n, at?)))
+            .collect())
     }
 }
 
