@@ -742,3 +742,57 @@ async fn a_limit_per_hour_opens_again_when_the_test_clock_moves_an_hour() {
     let later = get().await.expect("an answer");
     assert_eq!(later["error"]["code"], -32001, "a new window: {later}");
 }
+
+/// Says what is left of its budget once answered.
+struct Stopwatch;
+
+/// Keeps time.
+#[agent(url = "http://127.0.0.1:9000")]
+impl Stopwatch {
+    /// Asks to go on, then says how many seconds of its budget are left.
+    #[skill]
+    async fn left(&self, _ask: String, ctx: SkillContext) -> Result<String, SkillError> {
+        ctx.ask("Go on?")
+            .await
+            .map_err(|e| SkillError::Failed(e.to_string()))?;
+        let left = ctx.budget().map(|left| left.as_secs());
+        Ok(format!("{left:?}"))
+    }
+}
+
+#[tokio::test]
+async fn a_budget_is_spent_on_the_test_clock() {
+    let clock = TestClock::at_ms(1_800_000_000_000);
+    let agent = TestAgent::start(Server::new(Stopwatch).clock(clock.clock()))
+        .await
+        .expect("served");
+    let budget = a2a_card::budget::BUDGET_EXTENSION_URI;
+    let asked = agent
+        .json_rpc(
+            "SendMessage",
+            json!({"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "time"}],
+                   "metadata": {budget: {"ms": 60_000}}}}),
+        )
+        .await
+        .expect("an answer");
+    let id = asked["result"]["task"]["id"].as_str().expect("a task");
+    assert_eq!(
+        asked["result"]["task"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{asked}"
+    );
+    // Three quarters of a minute go by on the test's clock, none on the system's.
+    clock.advance(Duration::from_secs(45));
+    let done = agent
+        .json_rpc(
+            "SendMessage",
+            json!({"message": {"messageId": "m-2", "role": "ROLE_USER", "parts": [{"text": "yes"}],
+                   "taskId": id}}),
+        )
+        .await
+        .expect("an answer");
+    let said = done["result"]["task"]["artifacts"][0]["parts"][0]["text"].clone();
+    assert!(
+        said == "Some(15)" || said == "Some(14)",
+        "15 s of the minute left: {done}"
+    );
+}

@@ -87,6 +87,12 @@ pub struct SkillContext {
     tenant: Option<String>,
     /// The task's deadline, where its caller gave it a budget ([`crate::budget`]).
     deadline: Option<std::time::SystemTime>,
+    /// The clock the deadline is read on (the server's, [`Server::clock`]); the system's
+    /// where none is given.
+    ///
+    /// [`Server::clock`]: crate::server::Server::clock
+    #[cfg(feature = "server")]
+    clock: Option<crate::server::Clock>,
     /// The model tokens its caller gave the task, where it gave some ([`crate::budget`]).
     tokens: Option<u64>,
     /// The model tokens the task used so far (shared by the context's clones).
@@ -124,6 +130,8 @@ impl SkillContext {
             extensions: Vec::new(),
             tenant: None,
             deadline: None,
+            #[cfg(feature = "server")]
+            clock: None,
             tokens: None,
             spent: Arc::default(),
         }
@@ -235,12 +243,25 @@ impl SkillContext {
         &self.extensions
     }
 
+    /// The task's deadline, `deadline_ms` (milliseconds since the Unix epoch), read on
+    /// `clock`.
     #[cfg(feature = "server")]
-    pub(crate) fn set_deadline(&mut self, deadline_ms: Option<i64>) {
+    pub(crate) fn set_deadline(&mut self, deadline_ms: Option<i64>, clock: crate::server::Clock) {
         self.deadline = deadline_ms.and_then(|ms| {
             std::time::UNIX_EPOCH
                 .checked_add(std::time::Duration::from_millis(ms.max(0).unsigned_abs()))
         });
+        self.clock = Some(clock);
+    }
+
+    /// Now, on the clock the task's deadline is read on.
+    fn now(&self) -> std::time::SystemTime {
+        #[cfg(feature = "server")]
+        if let Some(clock) = &self.clock {
+            let ms = clock.now_ms().max(0).unsigned_abs();
+            return std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms);
+        }
+        std::time::SystemTime::now()
     }
 
     #[cfg(feature = "server")]
@@ -277,8 +298,10 @@ impl SkillContext {
     }
 
     /// The task's deadline, where its caller gave it a budget (see [`crate::budget`]): the time
-    /// the message that made the task arrived, plus the budget. A durable task keeps it when it
-    /// runs again elsewhere. `None` when no budget was given.
+    /// the message that made the task arrived, plus the budget, on the server's clock
+    /// ([`Server::clock`](crate::server::Server::clock): the system's unless a test gives its
+    /// own). A durable task keeps it when it runs again elsewhere. `None` when no budget was
+    /// given.
     ///
     /// ```
     /// # use a2a_card::{SkillContext, agent, skill};
@@ -300,8 +323,9 @@ impl SkillContext {
         self.deadline
     }
 
-    /// What is left of the task's budget now (zero once its deadline passed); `None` when its
-    /// caller gave it none. A call of another agent made with [`call`](Self::call) sends it on.
+    /// What is left of the task's budget now (zero once its deadline passed), read on the
+    /// server's clock; `None` when its caller gave it none. A call of another agent made with
+    /// [`call`](Self::call) sends it on.
     ///
     /// ```
     /// # use a2a_card::{SkillContext, agent, skill};
@@ -319,11 +343,7 @@ impl SkillContext {
     /// ```
     pub fn budget(&self) -> Option<std::time::Duration> {
         let deadline = self.deadline?;
-        Some(
-            deadline
-                .duration_since(std::time::SystemTime::now())
-                .unwrap_or_default(),
-        )
+        Some(deadline.duration_since(self.now()).unwrap_or_default())
     }
 
     /// Puts `value` under `key` in the task's metadata, written with the task's end (the last

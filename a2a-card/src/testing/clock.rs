@@ -10,7 +10,8 @@ use crate::server::{Clock, Driven};
 /// ([`Server::clock`](crate::server::Server::clock)) wait for it, on a store that keeps
 /// journals (SQLite, Postgres; the memory store keeps none, and its sleeps are tokio's): a
 /// skill that sleeps three days is tested in milliseconds, and a test can see it waiting in
-/// between. The server's limits count their request windows on it too.
+/// between. The server's limits count their request windows on it too, and a task's budget
+/// is spent on it (`ctx.budget()`).
 ///
 /// Cheap to clone: clones are the same clock.
 ///

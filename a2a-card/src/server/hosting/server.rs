@@ -297,10 +297,11 @@ impl<A: Agent> Server<A> {
         self
     }
 
-    /// The clock the agent's durable sleeps and its limits' request windows read
+    /// The clock the agent's durable sleeps, its tasks' budgets (`ctx.deadline()`,
+    /// `ctx.budget()`) and its limits' request windows read
     /// ([`Clock::system`](crate::server::Clock::system) by default): a test gives one it moves
     /// (`a2a_card::testing::TestClock`, feature `testing`), so that a durable skill that sleeps
-    /// for days, or a limit per hour, is tested in milliseconds.
+    /// for days, a budget spent, or a limit per hour, is tested in milliseconds.
     ///
     /// ```
     /// # use a2a_card::{agent, skill};

@@ -46,7 +46,7 @@ impl Lifecycle {
             })?
             .map(|budget| {
                 let ms = i64::try_from(budget.as_millis()).unwrap_or(i64::MAX);
-                chrono::Utc::now().timestamp_millis().saturating_add(ms)
+                self.clock.now_ms().saturating_add(ms)
             });
         let tokens = crate::budget::tokens_of(message.metadata.as_ref()).map_err(|why| {
             A2AError::invalid_params(format!(
@@ -98,7 +98,7 @@ impl Lifecycle {
         call.context.set_principal(ctx.principal.clone());
         call.context.set_extensions(scope.extensions.clone());
         call.context.set_tenant(scope.tenant.clone());
-        call.context.set_deadline(deadline_ms);
+        call.context.set_deadline(deadline_ms, self.clock.clone());
         call.context.set_tokens(tokens);
         Ok(Prepared {
             skill,

@@ -265,7 +265,7 @@ impl Lifecycle {
         call.context.set_principal(principal.map(Arc::new));
         call.context.set_extensions(extensions);
         call.context.set_tenant(tenant);
-        call.context.set_deadline(deadline_ms);
+        call.context.set_deadline(deadline_ms, self.clock.clone());
         call.context.set_tokens(tokens);
         Ok(Prepared {
             skill,
