@@ -467,6 +467,70 @@ pub(crate) fn dated_plan() -> Value {
                    "mediaType": "application/json;schema=tripRequest"}]}})
 }
 
+/// A cancel the store cannot keep (the disk full) is refused, never acknowledged: each
+/// cancel of a waiting plan is answered `CANCELED` and then read so by the next process on
+/// the file, or refused. (Found by the fault campaign: a cancel answered `CANCELED` whose
+/// write the store had refused.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_acknowledged_on_a_full_disk_is_one_the_store_kept() {
+    let Some(disk) = crate::support::disk::SmallDisk::mount_or_skip("full-disk-cancel", "16m")
+    else {
+        return;
+    };
+    let url = format!("sqlite://{}", disk.path().join("tasks.db").display());
+    let agent = replica(&url);
+    let http = reqwest::Client::new();
+    // Plans that ask for their start date, then wait.
+    let mut waiting = Vec::new();
+    for _ in 0..20 {
+        let made = call(&http, &agent.base, "SendMessage", plan())
+            .await
+            .expect("a plan");
+        let id = made["task"]["id"].as_str().expect("an id").to_owned();
+        for _ in 0..100 {
+            let task = call(&http, &agent.base, "GetTask", json!({"id": id}))
+                .await
+                .expect("the task");
+            if task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED" {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        waiting.push(id);
+    }
+    disk.fill();
+    let (mut acknowledged, mut refused) = (Vec::new(), 0);
+    for id in &waiting {
+        match call(&http, &agent.base, "CancelTask", json!({"id": id})).await {
+            Ok(task) => {
+                assert_eq!(task["status"]["state"], "TASK_STATE_CANCELED", "{task}");
+                acknowledged.push(id.clone());
+            }
+            Err(why) => {
+                assert!(why.contains("-32603"), "{why}");
+                refused += 1;
+            }
+        }
+    }
+    // Every acknowledged cancel is in the file: read by the next process on it.
+    drop(agent);
+    disk.free();
+    let next = replica(&url);
+    for id in &acknowledged {
+        let task = call(&http, &next.base, "GetTask", json!({"id": id}))
+            .await
+            .unwrap_or_else(|e| panic!("{id}: {e}"));
+        assert_eq!(
+            task["status"]["state"], "TASK_STATE_CANCELED",
+            "{id}, its cancel acknowledged on a full disk: {task}"
+        );
+    }
+    eprintln!(
+        "cancels on a full disk: {} acknowledged and kept, {refused} refused",
+        acknowledged.len()
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_disk_is_refused_clearly_and_the_agent_serves_again_once_space_returns() {
     let Some(disk) = crate::support::disk::SmallDisk::mount_or_skip("full-disk", "16m") else {

@@ -41,6 +41,10 @@ impl Lifecycle {
             if self.recorder.record(&tracked, event).await {
                 tracked.stage.end_run();
                 self.recorder.live.finished(&tracked);
+            } else if let Some(refused) = tracked.broken() {
+                // The store refused the cancel (a full disk, a store out of reach): it is not
+                // acknowledged, whatever the task here says; the store's recovery has the task.
+                return Err(refused);
             }
             return settled(tracked.snapshot().0);
         }
