@@ -26,6 +26,9 @@
 //! `A2A_CAMPAIGN_SECONDS` (20 by default) is how long each schedule's faults run;
 //! `A2A_CAMPAIGN_SCHEDULES` (1) how many schedules run, seeds following one another from
 //! `A2A_CAMPAIGN_SEED` (the time, by default).
+//!
+//! The checker's own test runs a 4 s schedule and tells its history of an answer acknowledged
+//! that no agent stored: the checker must name that task.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -830,6 +833,14 @@ async fn follow(
                 return (Ok(read), turn);
             }
         }
+        // No stream but a JSON-RPC error, answered as plain JSON with status 200.
+        let unread = frames.unread().trim();
+        if !unread.is_empty() {
+            if read.is_empty() && already_ended(unread) && ended(&base, id).await {
+                return (Ok(read), turn);
+            }
+            refused = format!("{base}: {unread}");
+        }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     (
@@ -915,8 +926,23 @@ fn fresh(dir: &std::path::Path, seed: u64, name: &str) -> std::path::PathBuf {
     path
 }
 
+/// One schedule at a time in this process: two at once on the same cores would each run
+/// slower than a schedule is meant to.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// Runs the schedule of `seed` for `seconds`: its figures, and what the checker found wrong.
 async fn campaign(seed: u64, seconds: u64) -> Option<Figures> {
+    campaign_tampered(seed, seconds, |_| {}).await
+}
+
+/// [`campaign`], with the history changed by `tamper` before it is checked (the checker's
+/// own test gives it an acknowledgment the agents never made).
+async fn campaign_tampered(
+    seed: u64,
+    seconds: u64,
+    tamper: impl FnOnce(&mut History),
+) -> Option<Figures> {
+    let _alone = ONE_AT_A_TIME.lock().await;
     let cluster = OwnCluster::start_or_skip(&format!("campaign-{seed}"))?;
     let url = cluster.url();
     let mut proxies = Vec::new();
@@ -1077,11 +1103,12 @@ async fn campaign(seed: u64, seconds: u64) -> Option<Figures> {
     }
 
     // The history, checked against the final state.
-    let history = Arc::try_unwrap(history)
+    let mut history = Arc::try_unwrap(history)
         .ok()
         .expect("the clients are done")
         .into_inner()
         .expect("the history");
+    tamper(&mut history);
     let mut last = BTreeMap::new();
     for (group, bases) in [
         (Group::Postgres, &postgres),
@@ -1341,5 +1368,36 @@ async fn a_seeded_schedule_of_faults_loses_nothing_acknowledged() {
          0 lost; agreed after healing: p50 {:?}, p99 {:?}",
         at(0.5),
         at(0.99)
+    );
+}
+
+/// The checker's own test: a short schedule whose history is told of an answer acknowledged
+/// completed that no agent stored (a plan's days it never had) is reported lost, by task.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_checker_catches_an_acknowledged_answer_that_was_not_stored() {
+    let mut forged = None;
+    let Some(figures) = campaign_tampered(7, 4, |history| {
+        let id = history
+            .made
+            .iter()
+            .find(|(_, group)| **group == Group::Postgres)
+            .map(|(id, _)| id.clone())
+            .expect("a task made on Postgres in 4 s");
+        history.completed.insert(id.clone(), vec![99]);
+        forged = Some(id);
+    })
+    .await
+    else {
+        return;
+    };
+    let forged = forged.expect("the history was tampered with");
+    assert!(
+        figures
+            .lost
+            .iter()
+            .any(|lost| lost.starts_with(&forged)
+                && lost.contains("acknowledged completed with [99]")),
+        "the forged answer of {forged} is caught: {:#?}",
+        figures.lost
     );
 }

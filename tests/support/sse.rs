@@ -9,6 +9,12 @@ pub struct Frames {
 }
 
 impl Frames {
+    /// What the answer held that is no event: a JSON-RPC error answered as plain JSON (with
+    /// status 200, as JSON-RPC answers errors) instead of a stream, read to its end.
+    pub fn unread(&self) -> &str {
+        &self.buffer
+    }
+
     /// `SubscribeToTask` on `binding` (`JSONRPC` or `HTTP+JSON`) of the agent at `base`, after
     /// `last_event_id` when given (`Last-Event-ID`).
     pub async fn open(base: &str, binding: &str, id: &str, last_event_id: Option<u64>) -> Frames {
