@@ -268,6 +268,8 @@ struct History {
     made: BTreeMap<String, Group>,
     /// Tasks acknowledged completed, with the days their answer carried.
     completed: BTreeMap<String, Vec<u64>>,
+    /// Tasks a client was told had failed (and may end so).
+    failed: BTreeSet<String>,
     /// Tasks a cancel was sent for, and those whose cancel was acknowledged.
     cancel_sent: BTreeSet<String>,
     canceled: BTreeSet<String>,
@@ -691,8 +693,16 @@ impl Client {
                 let id = task["task"]["id"].as_str().unwrap_or_default().to_owned();
                 let mut history = self.history.lock().expect("the history");
                 history.made.insert(id.clone(), group);
-                if task["task"]["status"]["state"] == "TASK_STATE_COMPLETED" {
-                    history.completed.insert(id.clone(), days(&task["task"]));
+                match task["task"]["status"]["state"].as_str() {
+                    Some("TASK_STATE_COMPLETED") => {
+                        history.completed.insert(id.clone(), days(&task["task"]));
+                    }
+                    // The first send's run could not be stored (a full disk), and the store's
+                    // recovery failed the task: the retry is told so, truly.
+                    Some("TASK_STATE_FAILED") => {
+                        history.failed.insert(id.clone());
+                    }
+                    _ => {}
                 }
                 got.push(id);
             }
@@ -1164,6 +1174,7 @@ async fn campaign_tampered(
                 }
             }
             Some("TASK_STATE_CANCELED") if cancelled => {}
+            Some("TASK_STATE_FAILED") if history.failed.contains(id) => {}
             Some(other) => lost.push(format!(
                 "{id} ({group:?}): acknowledged made{}, ended {other}",
                 if cancelled { " and cancel sent" } else { "" }
