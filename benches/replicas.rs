@@ -16,13 +16,14 @@
 //! leases, notifications and locks that grow with tasks, not with replicas).
 
 use examples::fight_club::agent::FightClub;
+use process::Process;
 #[path = "../tests/support/postgres.rs"]
 #[allow(dead_code)]
 mod postgres;
+#[path = "support/process.rs"]
+mod process;
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use a2a_card::server::Server;
@@ -45,41 +46,6 @@ async fn replica(url: &str) {
         .expect("the replica binds");
     println!("LISTENING {}", listening.local_addr());
     let _ = listening.serve().await;
-}
-
-/// A replica process, killed when dropped.
-struct Replica {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl Replica {
-    fn start(url: &str) -> Replica {
-        let mut child = Command::new(std::env::current_exe().expect("this bench"))
-            .env(TASKS, url)
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("a replica process");
-        let stdout = child.stdout.take().expect("its output");
-        let mut lines = BufReader::new(stdout).lines();
-        let addr = lines
-            .by_ref()
-            .find_map(|l| {
-                l.ok()?
-                    .strip_prefix("LISTENING ")
-                    .and_then(|a| a.trim().parse().ok())
-            })
-            .expect("the replica says where it listens");
-        std::thread::spawn(move || lines.for_each(drop));
-        Replica { child, addr }
-    }
-}
-
-impl Drop for Replica {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// The fight example's `SendMessage`, a whole HTTP/1.1 request.
@@ -217,7 +183,9 @@ fn main() {
     let mut per_task: [Vec<f64>; 3] = Default::default();
     for round in 0..rounds {
         for count in 1..=3 {
-            let replicas: Vec<Replica> = (0..count).map(|_| Replica::start(&url)).collect();
+            let replicas: Vec<Process> = (0..count)
+                .map(|_| Process::start(&[(TASKS, url.as_str())]))
+                .collect();
             let addrs: Vec<SocketAddr> = replicas.iter().map(|r| r.addr).collect();
             let before = runtime.block_on(commits(&url));
             let (rate, p99) = runtime.block_on(load(&addrs, Duration::from_secs(1), seconds));

@@ -16,10 +16,11 @@
 //! The open files a process may hold must allow it (`ulimit -n`: the client holds one per
 //! stream, and each server one per stream).
 
-use std::io::{BufRead, BufReader};
+#[path = "support/process.rs"]
+mod process;
+
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -28,6 +29,8 @@ use futures::{Stream, StreamExt};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::watch;
+
+use process::Process;
 
 /// Set in a server process: `agent` or `bare`.
 const ROLE: &str = "STREAMS_ROLE";
@@ -106,34 +109,8 @@ async fn serve(role: &str, file: PathBuf) {
     }
 }
 
-/// A server process of `role`, and where it listens.
-struct Process {
-    child: Child,
-    addr: SocketAddr,
-}
-
+/// What the bench reads of a server process.
 impl Process {
-    fn start(role: &str, trigger: &Path) -> Process {
-        let mut child = Command::new(std::env::current_exe().expect("this bench"))
-            .env(ROLE, role)
-            .env(TRIGGER, trigger)
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("a server process");
-        let stdout = child.stdout.take().expect("its output");
-        let mut lines = BufReader::new(stdout).lines();
-        let addr = lines
-            .by_ref()
-            .find_map(|l| {
-                l.ok()?
-                    .strip_prefix("LISTENING ")
-                    .and_then(|a| a.trim().parse().ok())
-            })
-            .expect("the server says where it listens");
-        std::thread::spawn(move || lines.for_each(drop));
-        Process { child, addr }
-    }
-
     /// Its resident memory, in bytes.
     fn rss(&self) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
@@ -159,13 +136,6 @@ impl Process {
                 .unwrap_or(0)
         };
         at(11) + at(12)
-    }
-}
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -282,7 +252,7 @@ async fn measure(role: &str, n: usize) -> Figures {
     let file = dir.join(format!("{role}-go"));
     let _ = std::fs::remove_file(&file);
     let served = if role == "bare" { "bare" } else { "agent" };
-    let server = Process::start(served, &file);
+    let server = Process::start(&[(ROLE, served), (TRIGGER, &file.to_string_lossy())]);
     let mut all = requests(role, server.addr, n + 1).await;
     let request = all.pop().expect("a request");
     // The first event (`ready`), as each stream writes it, and the next (`go`).
