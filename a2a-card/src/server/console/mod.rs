@@ -539,6 +539,16 @@ impl Served {
         }
     }
 
+    /// The console's base path for the request of `parts`, and the operator it comes from;
+    /// the refusal page when it comes from nobody the console allows.
+    async fn operator(&self, parts: &Parts) -> Result<(String, Operator), Response> {
+        let base = self.base(parts);
+        match self.admit(parts).await {
+            Ok(operator) => Ok((base, operator)),
+            Err(refusal) => Err(self.refused(&refusal, &base)),
+        }
+    }
+
     /// The answer to a refused request: its status and challenges, no page content (a
     /// browser is shown where to sign in, where a token is allowed).
     fn refused(&self, refusal: &Refusal, base: &str) -> Response {
@@ -654,10 +664,9 @@ async fn form(request: Request) -> Result<(Parts, Vec<(String, String)>), Respon
 /// `GET <path>`: the tasks.
 async fn list(State(served): State<Arc<Served>>, request: Request) -> Response {
     let (parts, _) = request.into_parts();
-    let base = served.base(&parts);
-    let operator = match served.admit(&parts).await {
-        Ok(operator) => operator,
-        Err(refusal) => return served.refused(&refusal, &base),
+    let (base, operator) = match served.operator(&parts).await {
+        Ok(admitted) => admitted,
+        Err(refused) => return refused,
     };
     let query = pairs(parts.uri.query().unwrap_or(""));
     let filter = pages::Filter::from_query(&query, served.tenant.as_deref());
@@ -674,10 +683,9 @@ async fn task(
     request: Request,
 ) -> Response {
     let (parts, _) = request.into_parts();
-    let base = served.base(&parts);
-    let operator = match served.admit(&parts).await {
-        Ok(operator) => operator,
-        Err(refusal) => return served.refused(&refusal, &base),
+    let (base, operator) = match served.operator(&parts).await {
+        Ok(admitted) => admitted,
+        Err(refused) => return refused,
     };
     let query = pairs(parts.uri.query().unwrap_or(""));
     let live_only = query.iter().any(|(k, v)| k == "part" && v == "live");
@@ -705,10 +713,9 @@ async fn cancel(
         Ok(form) => form,
         Err(answer) => return answer,
     };
-    let base = served.base(&parts);
-    let operator = match served.admit(&parts).await {
-        Ok(operator) => operator,
-        Err(refusal) => return served.refused(&refusal, &base),
+    let (base, operator) = match served.operator(&parts).await {
+        Ok(admitted) => admitted,
+        Err(refused) => return refused,
     };
     let sent = fields
         .iter()
@@ -751,10 +758,9 @@ async fn cancel(
 /// `GET <path>/replicas`: the replicas and the limits.
 async fn replicas(State(served): State<Arc<Served>>, request: Request) -> Response {
     let (parts, _) = request.into_parts();
-    let base = served.base(&parts);
-    let operator = match served.admit(&parts).await {
-        Ok(operator) => operator,
-        Err(refusal) => return served.refused(&refusal, &base),
+    let (base, operator) = match served.operator(&parts).await {
+        Ok(admitted) => admitted,
+        Err(refused) => return refused,
     };
     match pages::replicas_page(&served, &base, &operator).await {
         Ok(body) => html(StatusCode::OK, body),
