@@ -49,40 +49,39 @@
 //!     .await
 //! # }
 //! ```
+//!
+//! One file per part: `access.rs` (who is using the console: the console's token, the
+//! agent's authentication, the CSRF token of their forms), `routes.rs` (the routes and their
+//! handlers), `pages/` (the pages, written as HTML); this file holds the console's settings
+//! and what its handlers share.
 
+mod access;
 mod pages;
+mod routes;
+
+pub(crate) use routes::router;
 
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{Path, Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use sha2::{Digest, Sha256};
-use subtle::ConstantTimeEq;
 
 use crate::principal::Principal;
-use crate::server::ServerError;
-use crate::server::auth::{Guard, Refusal};
+use crate::server::auth::Guard;
 use crate::server::lifecycle::Lifecycle;
-use crate::server::limits::{Limits, Peer};
+use crate::server::limits::Limits;
+use access::digest;
 
 /// The name of the cookie a console token is kept in after sign-in (its digest, not the token).
 const COOKIE: &str = "a2a-console";
-
-/// The largest form body the console reads (a cancel's CSRF token, a sign-in's token).
-const FORM_LIMIT: usize = 8 * 1024;
 
 /// Scripts and styles only from this server, no inline ones; forms post to it alone.
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
                    img-src 'self' data:; base-uri 'none'; form-action 'self'; \
                    frame-ancestors 'none'";
-
-const CSS: &str = include_str!("console.css");
-const JS: &str = include_str!("console.js");
 
 /// The operators' console of a served agent: where it is served, who may use it, and when a
 /// task stands out. Given to [`Server::console`](crate::server::Server::console).
@@ -342,23 +341,6 @@ fn roles(claims: &serde_json::Map<String, serde_json::Value>) -> impl Iterator<I
     listed.into_iter()
 }
 
-/// The digest a console token is kept and compared as.
-fn digest(token: &str) -> [u8; 32] {
-    Sha256::new()
-        .chain_update(b"a2a-card console token\0")
-        .chain_update(token.as_bytes())
-        .finalize()
-        .into()
-}
-
-/// Who is using the console: a key for the CSRF token of their forms, and how to name them.
-#[derive(Debug, Clone)]
-struct Operator {
-    key: String,
-    /// Whether they came in with the token's cookie (they may sign out).
-    cookie: bool,
-}
-
 /// What the console's handlers share.
 pub(crate) struct Served {
     console: Console,
@@ -371,70 +353,6 @@ pub(crate) struct Served {
     tenant: Option<String>,
     /// The key of the CSRF tokens: random, this process's.
     secret: [u8; 32],
-}
-
-/// The console's routes, from the agent's root; why not, when the console cannot be served
-/// as asked.
-pub(crate) fn router(
-    console: Console,
-    lifecycle: Arc<Lifecycle>,
-    guard: Option<Arc<Guard>>,
-    limits: Limits,
-    agent: String,
-    tenant: Option<String>,
-) -> Result<axum::Router, ServerError> {
-    console
-        .check(guard.as_deref())
-        .map_err(ServerError::Console)?;
-    let mut secret = [0u8; 32];
-    getrandom::fill(&mut secret).map_err(|e| {
-        ServerError::Console(format!(
-            "the system gave no random bytes for its CSRF tokens ({e})"
-        ))
-    })?;
-    let path = console.path.clone();
-    let tokens = !console.tokens.is_empty();
-    let served = Arc::new(Served {
-        console,
-        lifecycle,
-        guard,
-        limits,
-        agent,
-        tenant,
-        secret,
-    });
-    let mut router = axum::Router::new()
-        .route(&path, get(list))
-        .route(&format!("{path}/"), get(list))
-        .route(&format!("{path}/tasks/{{id}}"), get(task))
-        .route(&format!("{path}/tasks/{{id}}/cancel"), post(cancel))
-        .route(&format!("{path}/replicas"), get(replicas))
-        .route(
-            &format!("{path}/console.css"),
-            get(|| async { asset("text/css; charset=utf-8", CSS) }),
-        )
-        .route(
-            &format!("{path}/console.js"),
-            get(|| async { asset("text/javascript; charset=utf-8", JS) }),
-        );
-    if tokens {
-        router = router
-            .route(&format!("{path}/login"), get(login_page).post(login))
-            .route(&format!("{path}/logout"), post(logout));
-    }
-    Ok(router.with_state(served))
-}
-
-/// A static asset of the console.
-fn asset(content_type: &'static str, body: &'static str) -> Response {
-    let mut response = body.into_response();
-    let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    headers.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("public, max-age=300"),
-    );
-    secured(response)
 }
 
 /// `response` with the console's security headers.
@@ -480,93 +398,6 @@ impl Served {
         format!("{nested}{}", self.console.path)
     }
 
-    /// The operator making the request, or the refusal any protected route would answer.
-    async fn admit(&self, parts: &Parts) -> Result<Operator, Refusal> {
-        if !self.console.tokens.is_empty()
-            && let Some((presented, cookie)) = presented(parts)
-            && self
-                .console
-                .tokens
-                .iter()
-                .any(|t| bool::from(t.ct_eq(&presented)))
-        {
-            return Ok(Operator {
-                key: format!("token/{}", crate::server::store::hex(&presented[..12])),
-                cookie,
-            });
-        }
-        let Some(guard) = &self.guard else {
-            return Err(self.unauthenticated(&[]));
-        };
-        let peer = Peer::of(parts.extensions.get());
-        match guard.admit(parts, peer).await? {
-            None => Err(self.unauthenticated(guard.unauthenticated_any().challenges())),
-            Some(principal) if self.console.allows(&principal) => Ok(Operator {
-                key: format!("principal/{}/{}", principal.scheme(), principal.subject()),
-                cookie: false,
-            }),
-            Some(_) => {
-                let mut challenges = Vec::new();
-                if !self.console.scopes.is_empty() {
-                    challenges.push(format!(
-                        "Bearer error=\"insufficient_scope\", scope=\"{}\"",
-                        self.console.scopes.join(" ").replace(['"', '\\'], "")
-                    ));
-                }
-                Err(Refusal::Forbidden {
-                    challenges,
-                    message: format!(
-                        "the caller may not use the console: it is for {}",
-                        self.console.allowed()
-                    ),
-                })
-            }
-        }
-    }
-
-    /// The refusal of a caller without the credentials the console needs.
-    fn unauthenticated(&self, challenges: &[String]) -> Refusal {
-        let mut challenges = challenges.to_vec();
-        if !self.console.tokens.is_empty() {
-            challenges.push("Bearer realm=\"a2a-card console\"".to_owned());
-        }
-        Refusal::Unauthenticated {
-            challenges,
-            message: format!(
-                "authentication required: the console is for {}",
-                self.console.allowed()
-            ),
-        }
-    }
-
-    /// The console's base path for the request of `parts`, and the operator it comes from;
-    /// the refusal page when it comes from nobody the console allows.
-    async fn operator(&self, parts: &Parts) -> Result<(String, Operator), Response> {
-        let base = self.base(parts);
-        match self.admit(parts).await {
-            Ok(operator) => Ok((base, operator)),
-            Err(refusal) => Err(self.refused(&refusal, &base)),
-        }
-    }
-
-    /// The answer to a refused request: its status and challenges, no page content (a
-    /// browser is shown where to sign in, where a token is allowed).
-    fn refused(&self, refusal: &Refusal, base: &str) -> Response {
-        let login = (!self.console.tokens.is_empty()).then(|| format!("{base}/login"));
-        let body = pages::refused(refusal.message(), login.as_deref(), base);
-        refusal.over_http(html(StatusCode::OK, body))
-    }
-
-    /// The CSRF token of `operator`'s forms.
-    fn csrf(&self, operator: &Operator) -> String {
-        let mac = Sha256::new()
-            .chain_update(self.secret)
-            .chain_update(b"\0csrf\0")
-            .chain_update(operator.key.as_bytes())
-            .finalize();
-        crate::server::store::hex(&mac[..16])
-    }
-
     /// The prefix of the ids of the tasks of `tenant` (none: the default tenant).
     fn reach(&self, tenant: Option<&str>) -> String {
         crate::server::store::prefix(self.lifecycle.namespace(), tenant)
@@ -581,294 +412,4 @@ impl Served {
             None => crate::server::store::namespace_of(id).is_none(),
         }
     }
-}
-
-/// The console token a request presents, as its digest, and whether it came in the cookie.
-fn presented(parts: &Parts) -> Option<([u8; 32], bool)> {
-    if let Some(value) = parts.headers.get(header::AUTHORIZATION)
-        && let Ok(value) = value.to_str()
-        && let Some((word, token)) = value.trim().split_once(' ')
-        && word.eq_ignore_ascii_case("bearer")
-    {
-        return Some((digest(token.trim()), false));
-    }
-    for value in parts.headers.get_all(header::COOKIE) {
-        let Ok(value) = value.to_str() else { continue };
-        for pair in value.split(';') {
-            if let Some((name, kept)) = pair.trim().split_once('=')
-                && name.trim() == COOKIE
-                && let Some(kept) = unhex(kept.trim())
-            {
-                return Some((kept, true));
-            }
-        }
-    }
-    None
-}
-
-/// 64 hex digits as 32 bytes.
-fn unhex(text: &str) -> Option<[u8; 32]> {
-    if text.len() != 64 {
-        return None;
-    }
-    let mut out = [0u8; 32];
-    for (i, pair) in text.as_bytes().chunks(2).enumerate() {
-        let pair = std::str::from_utf8(pair).ok()?;
-        out[i] = u8::from_str_radix(pair, 16).ok()?;
-    }
-    Some(out)
-}
-
-/// The pairs of a query string or form body.
-fn pairs(text: &str) -> Vec<(String, String)> {
-    url::form_urlencoded::parse(text.as_bytes())
-        .map(|(k, v)| (k.into_owned(), v.into_owned()))
-        .collect()
-}
-
-/// The body of a form post, as pairs; why not, as the answer to give.
-async fn form(request: Request) -> Result<(Parts, Vec<(String, String)>), Response> {
-    let (parts, body) = request.into_parts();
-    let is_form = parts
-        .headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
-    let bytes = match axum::body::to_bytes(body, FORM_LIMIT).await {
-        Ok(bytes) => bytes,
-        Err(_) => {
-            return Err(html(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                pages::problem(
-                    "Too large",
-                    "the form sent more than the console reads (8 KiB): send the page's own form",
-                    None,
-                ),
-            ));
-        }
-    };
-    if !is_form && !bytes.is_empty() {
-        return Err(html(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            pages::problem(
-                "Not a form",
-                "the console takes `application/x-www-form-urlencoded` forms: send the page's own form",
-                None,
-            ),
-        ));
-    }
-    let text = String::from_utf8_lossy(&bytes);
-    Ok((parts, pairs(&text)))
-}
-
-/// `GET <path>`: the tasks.
-async fn list(State(served): State<Arc<Served>>, request: Request) -> Response {
-    let (parts, _) = request.into_parts();
-    let (base, operator) = match served.operator(&parts).await {
-        Ok(admitted) => admitted,
-        Err(refused) => return refused,
-    };
-    let query = pairs(parts.uri.query().unwrap_or(""));
-    let filter = pages::Filter::from_query(&query, served.tenant.as_deref());
-    match pages::list_page(&served, &base, &operator, &filter).await {
-        Ok(body) => html(StatusCode::OK, body),
-        Err(e) => store_failed(&base, &e),
-    }
-}
-
-/// `GET <path>/tasks/{id}`: a task (with `?part=live`: its live part alone, for the refresh).
-async fn task(
-    State(served): State<Arc<Served>>,
-    Path(id): Path<String>,
-    request: Request,
-) -> Response {
-    let (parts, _) = request.into_parts();
-    let (base, operator) = match served.operator(&parts).await {
-        Ok(admitted) => admitted,
-        Err(refused) => return refused,
-    };
-    let query = pairs(parts.uri.query().unwrap_or(""));
-    let live_only = query.iter().any(|(k, v)| k == "part" && v == "live");
-    let note = query
-        .iter()
-        .find(|(k, _)| k == "done")
-        .map(|(_, v)| v.clone());
-    if !served.ours(&id) {
-        return not_found(&base, &id);
-    }
-    match pages::task_page(&served, &base, &operator, &id, live_only, note.as_deref()).await {
-        Ok(Some(body)) => html(StatusCode::OK, body),
-        Ok(None) => not_found(&base, &id),
-        Err(e) => store_failed(&base, &e),
-    }
-}
-
-/// `POST <path>/tasks/{id}/cancel`: cancels the task through the lifecycle.
-async fn cancel(
-    State(served): State<Arc<Served>>,
-    Path(id): Path<String>,
-    request: Request,
-) -> Response {
-    let (parts, fields) = match form(request).await {
-        Ok(form) => form,
-        Err(answer) => return answer,
-    };
-    let (base, operator) = match served.operator(&parts).await {
-        Ok(admitted) => admitted,
-        Err(refused) => return refused,
-    };
-    let sent = fields
-        .iter()
-        .find(|(k, _)| k == "csrf")
-        .map(|(_, v)| v.as_str())
-        .unwrap_or("");
-    let expected = served.csrf(&operator);
-    if !bool::from(sent.as_bytes().ct_eq(expected.as_bytes())) {
-        return html(
-            StatusCode::FORBIDDEN,
-            pages::problem(
-                "Not cancelled",
-                "the form's CSRF token is missing or not this console's: open the task's page again and cancel from there",
-                Some(&base),
-            ),
-        );
-    }
-    if !served.ours(&id) {
-        return not_found(&base, &id);
-    }
-    let at = format!("{base}/tasks/{}", pages::encode(&id));
-    match served.lifecycle.cancel_admitted(&id).await {
-        Ok(_) => {
-            tracing::info!(task = %id, operator = %operator.key.split('/').next().unwrap_or(""), "task cancelled from the console");
-            see_other(&format!("{at}?done=cancelled"))
-        }
-        Err(e) if e.code == a2a::error_code::TASK_NOT_FOUND => not_found(&base, &id),
-        Err(e) if e.code == a2a::error_code::TASK_NOT_CANCELABLE => html(
-            StatusCode::CONFLICT,
-            pages::problem(
-                "Not cancelled",
-                "the task has ended (completed, failed or rejected) and can no longer be cancelled",
-                Some(&at),
-            ),
-        ),
-        Err(e) => store_failed(&base, &e),
-    }
-}
-
-/// `GET <path>/replicas`: the replicas and the limits.
-async fn replicas(State(served): State<Arc<Served>>, request: Request) -> Response {
-    let (parts, _) = request.into_parts();
-    let (base, operator) = match served.operator(&parts).await {
-        Ok(admitted) => admitted,
-        Err(refused) => return refused,
-    };
-    match pages::replicas_page(&served, &base, &operator).await {
-        Ok(body) => html(StatusCode::OK, body),
-        Err(e) => store_failed(&base, &e),
-    }
-}
-
-/// `GET <path>/login`: the form a console token is typed in.
-async fn login_page(State(served): State<Arc<Served>>, request: Request) -> Response {
-    let (parts, _) = request.into_parts();
-    let base = served.base(&parts);
-    html(StatusCode::OK, pages::login(&served, &base, None))
-}
-
-/// `POST <path>/login`: a console token typed in; kept (its digest) in a cookie for the
-/// console's path.
-async fn login(State(served): State<Arc<Served>>, request: Request) -> Response {
-    let (parts, fields) = match form(request).await {
-        Ok(form) => form,
-        Err(answer) => return answer,
-    };
-    let base = served.base(&parts);
-    let typed = fields
-        .iter()
-        .find(|(k, _)| k == "token")
-        .map(|(_, v)| v.trim())
-        .unwrap_or("");
-    let kept = digest(typed);
-    let known = served
-        .console
-        .tokens
-        .iter()
-        .any(|t| bool::from(t.ct_eq(&kept)));
-    if typed.is_empty() || !known {
-        return html(
-            StatusCode::UNAUTHORIZED,
-            pages::login(
-                &served,
-                &base,
-                Some(
-                    "That is not the console's token: type the token the server was started with.",
-                ),
-            ),
-        );
-    }
-    let secure = parts
-        .headers
-        .get("x-forwarded-proto")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.eq_ignore_ascii_case("https"));
-    let cookie = format!(
-        "{COOKIE}={}; Path={base}; HttpOnly; SameSite=Strict{}",
-        crate::server::store::hex(&kept),
-        if secure { "; Secure" } else { "" }
-    );
-    let mut response = see_other(&base);
-    if let Ok(value) = HeaderValue::from_str(&cookie) {
-        response.headers_mut().insert(header::SET_COOKIE, value);
-    }
-    response
-}
-
-/// `POST <path>/logout`: the token's cookie cleared.
-async fn logout(State(served): State<Arc<Served>>, request: Request) -> Response {
-    let (parts, _) = request.into_parts();
-    let base = served.base(&parts);
-    let mut response = see_other(&format!("{base}/login"));
-    if let Ok(value) = HeaderValue::from_str(&format!(
-        "{COOKIE}=; Path={base}; HttpOnly; SameSite=Strict; Max-Age=0"
-    )) {
-        response.headers_mut().insert(header::SET_COOKIE, value);
-    }
-    response
-}
-
-/// `303 See Other` to `to`.
-fn see_other(to: &str) -> Response {
-    let mut response = StatusCode::SEE_OTHER.into_response();
-    if let Ok(value) = HeaderValue::from_str(to) {
-        response.headers_mut().insert(header::LOCATION, value);
-    }
-    secured(response)
-}
-
-fn not_found(base: &str, id: &str) -> Response {
-    html(
-        StatusCode::NOT_FOUND,
-        pages::problem(
-            "No such task",
-            &format!(
-                "the store has no task `{id}` of this agent (it may have been removed by retention): look for it in the list"
-            ),
-            Some(base),
-        ),
-    )
-}
-
-fn store_failed(base: &str, e: &a2a::A2AError) -> Response {
-    tracing::warn!(error = %e.message, "the console could not read the task store");
-    html(
-        StatusCode::SERVICE_UNAVAILABLE,
-        pages::problem(
-            "The store did not answer",
-            &format!(
-                "the task store could not be read ({}): check that the database is up, then reload the page",
-                e.message
-            ),
-            Some(base),
-        ),
-    )
 }
