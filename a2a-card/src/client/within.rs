@@ -136,8 +136,8 @@ async fn made(
     )
     .await?
     {
-        Sent::Answered(outcome) => return Ok(outcome),
-        Sent::Task(handle) => handle,
+        Gave::Answered(outcome) => return Ok(outcome),
+        Gave::Task(handle) => handle,
     };
     let kept = ctx.remote_task(canceller(agent, handle.task_id()));
     if let Some((journal, n)) = journal {
@@ -215,7 +215,7 @@ fn key_of(task: &str, n: u64) -> String {
 
 /// What a sending gave: the answer (a message, or a task that ended at once), or a task to
 /// follow.
-enum Sent {
+enum Gave {
     Answered(TaskOutcome),
     Task(TaskHandle),
 }
@@ -286,7 +286,7 @@ async fn send(
     key: Option<String>,
     deadline: Option<SystemTime>,
     tokens: Option<u64>,
-) -> Result<Sent, ClientError> {
+) -> Result<Gave, ClientError> {
     let mut message = agent.message(skill, payload)?;
     if let Some(key) = key {
         message.message_id = key;
@@ -313,9 +313,9 @@ async fn send(
     };
     Ok(match outcome.task() {
         Some(_) if !outcome.settled() => {
-            Sent::Task(TaskHandle::from_outcome(agent.clone(), outcome)?)
+            Gave::Task(TaskHandle::from_outcome(agent.clone(), outcome)?)
         }
-        _ => Sent::Answered(outcome),
+        _ => Gave::Answered(outcome),
     })
 }
 

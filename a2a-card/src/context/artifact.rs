@@ -3,7 +3,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use super::{Event, SkillContext};
+use super::{Signal, SkillContext};
 use crate::skill::{Reply, SkillError, SkillReturn};
 
 /// An artifact a handler sends chunk by chunk (see [`SkillContext::artifact`]).
@@ -63,7 +63,7 @@ impl<T: SkillReturn> Artifact<T> {
         if self.sent && !self.done {
             self.done = true;
             self.ctx
-                .send(Event::Close {
+                .send(Signal::Close {
                     id: self.id.clone(),
                 })
                 .await;
@@ -86,7 +86,7 @@ impl<T> Artifact<T> {
         let append = std::mem::replace(&mut self.sent, true);
         self.done = last;
         self.ctx
-            .send(Event::Chunk {
+            .send(Signal::Chunk {
                 id: self.id.clone(),
                 name: self.name.clone(),
                 reply,

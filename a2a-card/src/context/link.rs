@@ -12,7 +12,7 @@ use crate::skill::{Reply, SkillError};
 
 /// The running task's side of a context: where events go.
 pub(crate) struct Link {
-    pub(super) events: mpsc::Sender<Event>,
+    pub(super) events: mpsc::Sender<Signal>,
     pub(super) cancelled: AtomicBool,
     /// The artifact ids given out, so that each is unique within the task.
     pub(super) artifact_ids: Mutex<Vec<String>>,
@@ -55,7 +55,7 @@ impl RemoteTask {
 
 /// What a running handler tells the task, in order (read by the server's executor).
 #[cfg_attr(not(feature = "server"), allow(dead_code))]
-pub(crate) enum Event {
+pub(crate) enum Signal {
     /// A `working` status with this text.
     Progress(String),
     /// A chunk of artifact `id`.
@@ -131,7 +131,7 @@ impl LinkHandle {
             .link
             .events
             .clone()
-            .send(Event::End {
+            .send(Signal::End {
                 outcome,
                 artifact_id,
                 metadata,
@@ -148,7 +148,7 @@ impl Link {
         skill_id: &'static str,
         buffer: usize,
         journal: Option<Arc<crate::journal::Journal<Answer>>>,
-    ) -> (Arc<Link>, LinkHandle, mpsc::Receiver<Event>) {
+    ) -> (Arc<Link>, LinkHandle, mpsc::Receiver<Signal>) {
         let (events, receiver) = mpsc::channel(buffer);
         let link = Arc::new(Link {
             events,

@@ -12,7 +12,7 @@ pub use artifact::Artifact;
 use link::Link;
 #[cfg(any(feature = "server", feature = "rig"))]
 pub(crate) use link::LinkHandle;
-pub(crate) use link::{Canceller, Event, RemoteTask};
+pub(crate) use link::{Canceller, RemoteTask, Signal};
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -405,7 +405,7 @@ impl SkillContext {
         skill_id: &'static str,
         buffer: usize,
         journal: Option<Arc<crate::journal::Journal<Answer>>>,
-    ) -> (LinkHandle, futures::channel::mpsc::Receiver<Event>) {
+    ) -> (LinkHandle, futures::channel::mpsc::Receiver<Signal>) {
         let (link, handle, receiver) = Link::new(skill_id, buffer, journal);
         self.link = Some(link);
         (handle, receiver)
@@ -427,7 +427,7 @@ impl SkillContext {
     /// Reports progress: a `working` status update whose message is `text`. Streaming callers
     /// see it at once; `GetTask` shows the latest.
     pub async fn progress(&self, text: impl Into<String>) {
-        self.send(Event::Progress(text.into())).await;
+        self.send(Signal::Progress(text.into())).await;
     }
 
     /// Opens an artifact named `name`, to send chunk by chunk (each chunk one part: `T` as a
@@ -530,7 +530,7 @@ impl SkillContext {
         if let Some(journal) = &link.journal {
             match journal.answer() {
                 Ok(crate::journal::Slot::Recorded(answer)) => {
-                    self.send(Event::Asked { auth, question }).await;
+                    self.send(Signal::Asked { auth, question }).await;
                     return Ok(answer);
                 }
                 Ok(crate::journal::Slot::Free(n) | crate::journal::Slot::Again(n)) => {
@@ -541,7 +541,7 @@ impl SkillContext {
         }
         let (answer, receiver) = oneshot::channel();
         if !self
-            .send(Event::Ask {
+            .send(Signal::Ask {
                 auth,
                 question,
                 data,
@@ -737,7 +737,7 @@ impl SkillContext {
 
     /// Sends an event (an item the task's log keeps, which a durable handler's journal
     /// counts); `false` when the task no longer listens.
-    async fn send(&self, event: Event) -> bool {
+    async fn send(&self, event: Signal) -> bool {
         let Some(link) = &self.link else {
             return false;
         };

@@ -21,7 +21,7 @@ use super::{
 };
 use crate::agent::Agent;
 use crate::builder::BuildError;
-use crate::context::{Answer, Event};
+use crate::context::{Answer, Signal};
 use crate::dispatch::{Decision, DispatchError, Dispatcher, SchemaCompileError};
 use crate::file::File;
 use crate::skill::{Reply, SkillError};
@@ -193,7 +193,7 @@ type Handler = Pin<Box<dyn Future<Output = Result<Reply, SkillError>> + Send>>;
 struct Running {
     skill: &'static str,
     handler: Handler,
-    events: mpsc::Receiver<Event>,
+    events: mpsc::Receiver<Signal>,
     gathered: Gathered,
 }
 
@@ -320,7 +320,7 @@ async fn drive(mut running: Running) -> Step {
         };
         let outcome = match next {
             Either::Left(outcome) => outcome,
-            Either::Right(Some(Event::Ask {
+            Either::Right(Some(Signal::Ask {
                 question, answer, ..
             })) => {
                 return Step::Asked {
@@ -356,15 +356,15 @@ fn finish(
     Ok(gathered.into_output())
 }
 
-fn absorb(event: Event, gathered: &mut Gathered) {
+fn absorb(event: Signal, gathered: &mut Gathered) {
     match event {
-        Event::Chunk { reply, .. } => push_reply(gathered, reply),
+        Signal::Chunk { reply, .. } => push_reply(gathered, reply),
         // A question after the handler returned has nobody to wait for it: dropped.
-        Event::Ask { .. }
-        | Event::Asked { .. }
-        | Event::Progress(_)
-        | Event::Close { .. }
-        | Event::End { .. } => {}
+        Signal::Ask { .. }
+        | Signal::Asked { .. }
+        | Signal::Progress(_)
+        | Signal::Close { .. }
+        | Signal::End { .. } => {}
     }
 }
 

@@ -34,8 +34,10 @@
 //!       http::{jsonrpc, rest} | grpc | mcp/   decode into a call (call: operation + context) ...
 //!         lifecycle        ... answered by Lifecycle::call (operations/: a module per operation):
 //!                          recorded once; checks, dispatch, the turn
-//!           run            the skill's run: events, questions, cancel, the input timeout
-//!           recorder, log  every event numbered, applied, logged; readers read the log
+//!           run            the skill's run: its signals made events, questions, cancel
+//!           task           the one place a task changes: the table of changes (machine),
+//!                          the handler (stage), the recorder: every event numbered,
+//!                          applied, logged; readers read the log
 //!             store        memory, SQLite, Postgres (store/sql/: writer, round, statements)
 //!             push         webhooks, in order, retried
 //!           replicas       answers forwarded, cancels heard, another replica's log followed
@@ -58,8 +60,9 @@
 //! 3. `lifecycle` answers every call (and, for callers in the process, the official request
 //!    handler trait: [`Server::request_handler`]): the message checked and
 //!    dispatched once by the [structured input flow](crate::dispatch) before any task exists;
-//!    the task created and its skill run; every event of the task through one place that
-//!    numbers it in the task's event log, applies it to the task, writes the store and posts
+//!    the task created and its skill run; every change of the task checked against one
+//!    table of what may happen where it stands, and carried out in one place that numbers its
+//!    events in the task's event log, applies them to the task, writes the store and posts
 //!    the webhooks; readers read the log. What a finished task keeps in memory is bounded by
 //!    count and bytes ([`FinishedLogs`]); nothing where the store keeps the log.
 //! 4. [`store`]: where tasks and their event logs are kept (memory; SQLite and Postgres keep

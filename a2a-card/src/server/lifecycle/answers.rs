@@ -8,11 +8,11 @@ use std::sync::Arc;
 
 use a2a::*;
 
-use super::handover::{answer_of, deliver, hand_over, join};
-use super::log::{self, Tracked};
-use super::mailbox::{Found, Letter};
-use super::stage::{self, NotWaiting, Outcome};
-use super::updates::status;
+use super::task::updates::status;
+use super::task::{
+    self, Ending, Found, Happening, Letter, Outcome, Refusal, Tracked, answer_of, asks, deliver,
+    hand_over,
+};
 use super::{
     Lifecycle, Turn,
     cluster::{follow_log, mirror},
@@ -23,6 +23,7 @@ use crate::dispatch::Decision;
 use crate::server::errors::dispatch_error;
 use crate::server::message::decide;
 
+// One of `Lifecycle`'s blocks (see the lifecycle's module docs): answering a question is the lifecycle's work, kept here with its concern.
 impl Lifecycle {
     /// The caller's answer to the question of task `id`, handed to the handler that asked;
     /// `resumable`: the caller reads the turn as a stream it may resume.
@@ -51,8 +52,8 @@ impl Lifecycle {
             Some(tracked) => tracked,
             None => {
                 // A copy followed here may be behind the store: the task is read again.
-                if let Some(stale) = self.recorder.live.get(id) {
-                    self.recorder.live.forget(&stale);
+                if let Some(stale) = self.recorder.registry.get(id) {
+                    self.recorder.drop_stale(&stale);
                 }
                 self.track_stored(id).await?
             }
@@ -73,16 +74,17 @@ impl Lifecycle {
         }
         let message = req.message;
         self.keep_webhook(id, config, false).await?;
-        let (caller, outcome) = stage::turn();
-        let waiting = match tracked.stage.take_waiting(&mut Some(caller)) {
+        let (caller, outcome) = task::turn();
+        let waiting = match tracked.take_waiting(&mut Some(caller)) {
             Ok(waiting) => waiting,
             // A durable task run again here, its handler replaying its way back to the
             // question: the answer waits for it.
-            Err(NotWaiting::Journaled) if log::asks(&tracked.state()) => {
+            Err(Refusal::Journaled) if asks(&tracked.state()) => {
                 return self.keep_for_the_handler(tracked, message, call).await;
             }
-            Err(NotWaiting::Working | NotWaiting::Journaled) => return Err(not_asked(id)),
-            Err(NotWaiting::Gone) => return self.answer_elsewhere(tracked, message, call).await,
+            Err(Refusal::Working | Refusal::Journaled) => return Err(not_asked(id)),
+            Err(Refusal::Ended) => return Err(finished(id)),
+            Err(Refusal::Gone) => return self.answer_elsewhere(tracked, message, call).await,
         };
         let snapshot = hand_over(&self.recorder, &tracked, message, call, waiting).await?;
         Ok(Turn::taken(tracked, snapshot, outcome))
@@ -104,17 +106,20 @@ impl Lifecycle {
             return Ok(turn);
         }
         if !self.durable(&id).await {
-            tracked.edit(|task| join(task, &message));
+            self.recorder.join(&tracked, &message);
             let (task, seq) = tracked.snapshot();
             let why = format!(
                 "task `{id}` was waiting for input, but the handler that asked is no longer running (the agent restarted since); start a new task"
             );
             let event = status(&tracked, TaskState::Failed, Some(why));
-            self.recorder.record(&tracked, event).await;
-            self.recorder.live.finished(&tracked);
+            // Refused when the task ended meanwhile: the caller follows it as it is.
+            let _ = self
+                .recorder
+                .end(&tracked, Happening::Fail, Ending::with(event))
+                .await;
             return Ok(Turn::followed(tracked, (task, seq)));
         }
-        if !log::asks(&tracked.state()) {
+        if !asks(&tracked.state()) {
             return Err(not_asked(&id));
         }
         self.keep_for_the_handler(tracked, message, call).await
@@ -133,7 +138,7 @@ impl Lifecycle {
         call: SkillCall,
     ) -> Result<Turn, A2AError> {
         let (task, asked) = tracked.snapshot();
-        let (caller, outcome) = stage::turn();
+        let (caller, outcome) = task::turn();
         let letter = Letter {
             message,
             answer: answer_of(call),
@@ -143,7 +148,7 @@ impl Lifecycle {
         let found =
             self.recorder
                 .mailbox
-                .keep(&self.recorder.live, &tracked.id, letter, asked_at)?;
+                .keep(&self.recorder.registry, &tracked.id, letter, asked_at)?;
         let Some(Found {
             tracked,
             letter,
@@ -185,7 +190,7 @@ impl Lifecycle {
         }
         // The question and the answer join the conversation here as on the replica that
         // asked (the log carries events, not the caller's messages).
-        tracked.edit(|task| join(task, message));
+        self.recorder.join(&tracked, message);
         let (log, cluster, id) = (
             Arc::clone(log),
             Arc::clone(&self.cluster),

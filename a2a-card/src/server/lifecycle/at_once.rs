@@ -19,7 +19,7 @@ use tracing::Instrument;
 
 use super::dispatched::Prepared;
 use super::run::{PANIC_MESSAGE, panicked};
-use super::updates::reply_part;
+use super::task::updates::reply_part;
 use super::{Lifecycle, Scope};
 use crate::server::call::{Context, Failure, NumberedStream};
 use crate::server::errors::input_error;
@@ -27,7 +27,7 @@ use crate::server::idempotency::Key;
 use crate::skill::SkillError;
 
 /// What a followed turn comes to (see [`FollowedTurn`](super::FollowedTurn)).
-pub(crate) enum Followed {
+pub(crate) enum Unfolding {
     /// The turn's task: the task as the turn begins, then its events until it ends or asks.
     Turn(NumberedStream),
     /// The skill's answer to a call made at once, without a task: the part its reply is
@@ -35,6 +35,7 @@ pub(crate) enum Followed {
     Answered(Result<Option<Part>, String>),
 }
 
+// One of `Lifecycle`'s blocks (see the lifecycle's module docs): a call answered at once is the lifecycle's work, kept here with its concern (feature `mcp`).
 impl Lifecycle {
     /// Whether `req`, a new call of `skill` (an index into the agent's skills), is answered at
     /// once rather than as a task (see the [module docs](self)).

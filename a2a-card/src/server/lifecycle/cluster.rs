@@ -13,11 +13,10 @@ use futures::StreamExt;
 use futures::stream::{self, BoxStream};
 use tokio::sync::broadcast;
 
-use super::handover::{deliver, hand_over};
-use super::log::{Numbered, Tracked};
-use super::mailbox::{Found, Letter};
-use super::recorder::{Recorder, Write};
-use super::updates::status;
+use super::task::updates::status;
+use super::task::{
+    Ending, Found, Happening, Letter, Numbered, Recorder, Tracked, Write, deliver, hand_over,
+};
 use crate::dispatch::Decision;
 use crate::server::message::decide;
 use crate::server::push::Delivery;
@@ -113,13 +112,13 @@ pub(super) fn hear(
                 Change::Task(id) => cancelled(&recorder, &id).await,
                 // Cancels may have been missed: each task running here is checked.
                 Change::Missed => {
-                    for tracked in recorder.live.all() {
+                    for tracked in recorder.registry.all() {
                         cancelled(&recorder, &tracked.id).await;
                     }
                 }
                 // This process's lease ran low: its tasks are no longer its own.
                 Change::LeaseLost => {
-                    for tracked in recorder.live.all() {
+                    for tracked in recorder.registry.all() {
                         if !tracked.state().is_terminal() {
                             recorder.abandon(
                                 &tracked,
@@ -155,21 +154,23 @@ pub(super) fn hear(
                 // or be replaying it, and ask again).
                 let letter = Letter {
                     message: *message,
-                    answer: super::answer_of(call),
+                    answer: super::task::answer_of(call),
                     caller: None,
                 };
                 if let Ok(Some(Found {
                     tracked,
                     letter,
                     waiting,
-                })) = recorder.mailbox.keep(&recorder.live, &task, letter, None)
+                })) = recorder
+                    .mailbox
+                    .keep(&recorder.registry, &task, letter, None)
                     && let Err(e) =
                         deliver(&recorder, &tracked, letter.message, letter.answer, waiting).await
                 {
                     tracing::warn!(task = %task, "a forwarded answer was not handed over: {}", e.message);
                 }
-            } else if let Some(tracked) = recorder.live.get(&task)
-                && let Ok(waiting) = tracked.stage.take_waiting(&mut None)
+            } else if let Some(tracked) = recorder.registry.get(&task)
+                && let Ok(waiting) = tracked.take_waiting(&mut None)
                 && let Err(e) = hand_over(&recorder, &tracked, *message, call, waiting).await
             {
                 tracing::warn!(task = %task, "a forwarded answer was not handed over: {}", e.message);
@@ -198,7 +199,7 @@ where
 
 /// Stops the handler of task `id`, if it runs here and another replica cancelled the task.
 async fn cancelled(recorder: &Recorder, id: &str) {
-    let Some(tracked) = recorder.live.get(id) else {
+    let Some(tracked) = recorder.registry.get(id) else {
         return;
     };
     if tracked.state().is_terminal() {
@@ -208,9 +209,8 @@ async fn cancelled(recorder: &Recorder, id: &str) {
         && task.status.state == TaskState::Canceled
     {
         let event = status(&tracked, TaskState::Canceled, None);
-        recorder.record_as(&tracked, event, Write::Skip).await;
-        tracked.stage.end_run();
-        recorder.live.finished(&tracked);
+        let ending = Ending::with(event).written(Write::Skip);
+        let _ = recorder.end(&tracked, Happening::Cancel, ending).await;
     }
 }
 
@@ -234,11 +234,11 @@ pub(super) fn mirror(
             while let Some(event) = events.next().await {
                 match event {
                     Ok((seq, event)) => {
-                        tracked.record_at(seq, event);
+                        recorder.heard(&tracked, seq, event);
                         pause = FIRST_PAUSE;
                     }
                     Err(e) if e.code == a2a::error_code::TASK_NOT_FOUND => {
-                        tracked.break_off(e);
+                        recorder.lost(&tracked, e);
                         break 'follow;
                     }
                     Err(e) => {
@@ -256,7 +256,7 @@ pub(super) fn mirror(
             // The task ended, or the store closed.
             break;
         }
-        recorder.live.finished(&tracked);
+        recorder.finish(&tracked);
     });
 }
 

@@ -11,6 +11,7 @@ use super::Lifecycle;
 use crate::dispatch::Decision;
 use crate::server::store::Store;
 
+// One of `Lifecycle`'s blocks (see the lifecycle's module docs): what the console reads of the lifecycle, kept with the console (feature `console`).
 impl Lifecycle {
     /// The store, opened.
     pub(crate) fn store(&self) -> &Arc<dyn Store> {

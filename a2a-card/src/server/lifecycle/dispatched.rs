@@ -23,6 +23,7 @@ pub(super) struct Prepared {
     pub(super) deadline_ms: Option<i64>,
 }
 
+// One of `Lifecycle`'s blocks (see the lifecycle's module docs): dispatching a message to its handler is the lifecycle's work, kept here with its concern.
 impl Lifecycle {
     /// What a new task's (or an answer at once's) message comes to before its skill runs:
     /// dispatched once (to the skill `named` by the caller, or the message, or as dispatch

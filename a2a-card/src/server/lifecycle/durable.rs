@@ -8,8 +8,9 @@ use a2a::{A2AError, Role, Task, TaskState};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::Lifecycle;
-use super::run::{self, Sent};
-use super::updates::status;
+use super::run::{self, LogItem};
+use super::task::updates::status;
+use super::task::{Ending, Happening};
 use crate::context::Answer;
 use crate::dispatch::Decision;
 use crate::journal::{Begin, Entry, Journal, Recorded, Sink, Write};
@@ -53,6 +54,9 @@ struct Prepared {
     trace: Vec<(String, String)>,
 }
 
+// One of `Lifecycle`'s blocks (see the lifecycle's module docs): durable skills' journals
+// and takeovers, kept here with their concern; the next block exists only with the feature
+// `testing`.
 impl Lifecycle {
     /// The version of skill `skill`'s code its journals are kept for, when it is durable: the
     /// one `#[skill(durable = "..")]` names, else `None` (any version: a new version of the
@@ -110,8 +114,10 @@ impl Lifecycle {
         match self.track_stored(&id).await {
             Ok(tracked) => {
                 let event = status(&tracked, TaskState::Failed, Some(why));
-                self.recorder.record(&tracked, event).await;
-                self.recorder.live.finished(&tracked);
+                let _ = self
+                    .recorder
+                    .end(&tracked, Happening::Fail, Ending::with(event))
+                    .await;
             }
             Err(e) => {
                 tracing::error!(task = %id, "a durable task could not be failed: {}", e.message)
@@ -139,7 +145,7 @@ impl Lifecycle {
             .iter()
             .map(|(_, e)| e.event())
             .collect::<Result<Vec<_>, _>>()?;
-        let replay = Sent::from_log(events.iter().map(|e| &**e));
+        let replay = LogItem::from_log(events.iter().map(|e| &**e));
         let tracked = self.track_logged(logged)?;
         match self.prepare(&tracked.snapshot().0, rows, sink(Arc::clone(&log), &id)) {
             Ok(Prepared {
@@ -157,7 +163,7 @@ impl Lifecycle {
                     &trace,
                 );
                 tracing::info!(parent: &span, replayed = replay.len(), "resumed");
-                tracked.observe(super::log::Observed {
+                tracked.observe(super::task::Observed {
                     span,
                     skill: skill_id,
                     since: std::time::Instant::now(),
@@ -178,8 +184,10 @@ impl Lifecycle {
             }
             Err(why) => {
                 let event = status(&tracked, TaskState::Failed, Some(why));
-                self.recorder.record(&tracked, event).await;
-                self.recorder.live.finished(&tracked);
+                let _ = self
+                    .recorder
+                    .end(&tracked, Happening::Fail, Ending::with(event))
+                    .await;
             }
         }
         Ok(())
@@ -306,9 +314,9 @@ impl Lifecycle {
     ) -> Checked {
         use futures::StreamExt as _;
 
-        use super::run::{Replay, Sent, chunk};
-        use super::updates::reply_part;
-        use crate::context::Event;
+        use super::run::{LogItem, Replay, chunk};
+        use super::task::updates::reply_part;
+        use crate::context::Signal;
 
         let nothing: Sink = Box::new(|_, _, _| {
             Box::pin(std::future::ready(Err(
@@ -324,7 +332,7 @@ impl Lifecycle {
             Ok(prepared) => prepared,
             Err(why) => return Checked::NotRun(why),
         };
-        let items = Sent::from_log(events);
+        let items = LogItem::from_log(events);
         let dry = Arc::new(crate::journal::Dry::default());
         // Its sleeps end at once: the clock stands at the end of time.
         let end_of_time =
@@ -346,8 +354,8 @@ impl Lifecycle {
         let items = async {
             while let Some(event) = events.next().await {
                 let met = match event {
-                    Event::Progress(text) => replay.meets(|| Sent::Progress(text)),
-                    Event::Chunk {
+                    Signal::Progress(text) => replay.meets(|| LogItem::Progress(text)),
+                    Signal::Chunk {
                         id,
                         reply,
                         append,
@@ -357,11 +365,11 @@ impl Lifecycle {
                         Some(part) => replay.meets(|| chunk(&id, &part, append, last)),
                         None => Ok(true),
                     },
-                    Event::Close { id } => replay.meets(|| Sent::Close { id }),
-                    Event::Asked { auth, question } => {
-                        replay.meets(|| Sent::Ask { auth, question })
+                    Signal::Close { id } => replay.meets(|| LogItem::Close { id }),
+                    Signal::Asked { auth, question } => {
+                        replay.meets(|| LogItem::Ask { auth, question })
                     }
-                    Event::Ask { .. } | Event::End { .. } => Ok(true),
+                    Signal::Ask { .. } | Signal::End { .. } => Ok(true),
                 };
                 match met {
                     Ok(true) => {}

@@ -8,26 +8,31 @@
 //! 2. A new task is created (`submitted`, the caller's message as its history) and its skill
 //!    started ([`run`]); an answer to a question resumes the handler that asked, here or (on
 //!    Postgres) on the replica that runs it, to which the answer is forwarded.
-//! 3. Every event of a task (working, progress, artifact chunk, question, answer, completion,
-//!    failure, cancel, timeout) goes through [`Recorder::record`]: numbered in the task's
-//!    event log ([`log`]), applied to the task in place, written to the store when it changes
-//!    what the store keeps (a status, a whole artifact), and posted to the task's webhooks.
-//!    Nothing else writes a task.
+//! 3. Every change of a task (started, working, progress, artifact chunk, question, answer,
+//!    completion, failure, cancel, timeout, handed over) is made in one module, [`task`]: the
+//!    [table](task::Phase) says whether the change is allowed where the task stands and what
+//!    it requires, and the [`Recorder`] carries that out in order: the event numbered in the
+//!    task's log, applied to the task in place, written to the store when it changes what the
+//!    store keeps (a status, a whole artifact), told to its readers and posted to its
+//!    webhooks. Nothing else writes a task.
 //! 4. Readers read the log: a blocking send waits for the task to finish or ask; a stream (a
 //!    send's, or a subscriber's) begins with the task as it is, then every event after it, in
 //!    order, at the reader's own pace.
 //!
 //! One file per concern: [`request_checks`] (what a request must hold), [`dispatched`] (a
 //! message dispatched to its skill's handler), [`at_once`] (a call answered without a task),
-//! [`recorder`] (where events go), [`log`] (the tasks followed here and their logs), [`stage`]
-//! (where a task stands with its handler: not run here, running, waiting for an answer; every
-//! way between them),
-//! [`run`] (the skills' runs: a handler's events made task events), [`updates`] (the events
-//! made), [`handover`] (an answer handed to the handler that asked, and a question withdrawn),
-//! [`answers`] (an answer to a task's question, here, forwarded, or kept in the [`mailbox`]
+//! [`task`] (a task followed here, the one place its state changes: its log, its phase with
+//! its handler, the table of changes, the recorder that carries them out, answers handed over
+//! or kept, the events made), [`run`] (the skills' runs: a handler's signals made task
+//! events), [`answers`] (an answer to a task's question, here, forwarded, or kept
 //! for a takeover), [`durable`] (durable skills' journals and takeovers), [`cluster`] (what
 //! the processes that share a store tell each other), [`operations`] (each A2A operation in a
-//! module of its own, and the one way in of every binding: `Lifecycle::call`); this file holds the turns: a task created, a stream or a subscription begun.
+//! module of its own, and the one way in of every binding: `Lifecycle::call`); this file
+//! holds the turns: a task created, a stream or a subscription begun.
+//!
+//! [`Lifecycle`] holds the agent's parts once; its work is spread over the files above, one
+//! `impl Lifecycle` block in each, so that each concern's code stands in the file named for it
+//! (a file with a block says so above it).
 
 mod answers;
 #[cfg(feature = "mcp")]
@@ -37,15 +42,10 @@ mod cluster;
 mod console;
 mod dispatched;
 mod durable;
-mod handover;
-mod log;
-mod mailbox;
 mod operations;
-mod recorder;
 mod request_checks;
 mod run;
-mod stage;
-mod updates;
+mod task;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -64,14 +64,11 @@ use super::limits::Limiter;
 use super::push::{Delivery, Webhooks};
 use super::store::{Logged, Place, Store};
 #[cfg(feature = "mcp")]
-pub(crate) use at_once::Followed;
+pub(crate) use at_once::Unfolding;
 use cluster::{Cluster, follow_log, hear, post_recovered};
 use dispatched::Prepared;
 #[cfg(feature = "testing")]
 pub(crate) use durable::Checked;
-use handover::answer_of;
-pub use log::FinishedLogs;
-use log::{Live, Tracked, Until};
 pub(crate) use operations::Called;
 #[cfg(feature = "mcp")]
 pub(crate) use operations::FollowedTurn;
@@ -79,10 +76,10 @@ pub(crate) use operations::{
     CancelTask, CreatePushConfig, DeletePushConfig, GetExtendedAgentCard, GetPushConfig, GetTask,
     ListPushConfigs, ListTasks, SendMessage, SendStreamingMessage, SubscribeToTask,
 };
-use recorder::Recorder;
 use request_checks::{check_message, finished, log_gone};
-use stage::Outcome;
-use updates::status;
+pub use task::FinishedLogs;
+use task::updates::status;
+use task::{Happening, Outcome, Recorder, Registry, Tracked, Until, answer_of};
 
 /// What the handler is built from (see [`Server`](super::Server)).
 pub(crate) struct Parts {
@@ -240,7 +237,7 @@ impl Lifecycle {
             store: store.tasks(),
             memory: parts.memory,
             // Nothing of a finished task stays in memory where the store keeps its log.
-            live: Arc::new(Live::new(match log {
+            registry: Arc::new(Registry::new(match log {
                 Some(_) => FinishedLogs::none(),
                 None => parts.finished_logs,
             })),
@@ -335,9 +332,9 @@ impl Lifecycle {
     /// there is). A copy of a task another process runs may be behind the store: it is read
     /// from the store instead.
     fn current(&self, id: &str) -> Option<Arc<Tracked>> {
-        let tracked = self.recorder.live.get(id)?;
+        let tracked = self.recorder.registry.get(id)?;
         let current = self.recorder.log.is_none()
-            || tracked.stage.runs_here()
+            || tracked.phase().runs_here()
             || tracked.state().is_terminal();
         current.then_some(tracked)
     }
@@ -437,12 +434,12 @@ impl Lifecycle {
         // changes it next).
         self.recorder.create(&task).await?;
         self.keep_webhook(&task.id, config, true).await?;
-        let tracked = self.recorder.live.track(task);
+        let tracked = self.recorder.registry.track(task);
         if resumable {
             tracked.resumable();
         }
         tracked.hold(permits);
-        tracked.observe(log::Observed {
+        tracked.observe(task::Observed {
             span: super::telemetry::task_span(
                 &tracked.id,
                 &tracked.context,
@@ -495,7 +492,7 @@ impl Lifecycle {
         self.recorder
             .record(&tracked, status(&tracked, TaskState::Working, None))
             .await;
-        let (caller, outcome) = stage::turn();
+        let (caller, outcome) = task::turn();
         run::start(
             Arc::clone(&self.agent),
             Arc::clone(&self.recorder),
@@ -536,9 +533,9 @@ impl Lifecycle {
         if task.status.state.is_terminal() {
             return Err(finished(&task.id));
         }
-        let tracked = self.recorder.live.track_at(task, seq);
+        let tracked = self.recorder.registry.track_at(task, seq);
         for (seq, event) in logged.events {
-            tracked.record_at(seq, event);
+            self.recorder.heard(&tracked, seq, event);
         }
         Ok(tracked)
     }
@@ -708,15 +705,14 @@ impl Halt {
         let Some(log) = self.recorder.log.clone() else {
             return;
         };
-        for tracked in self.recorder.live.all() {
-            if tracked.stage.handler() != Some(true)
+        for tracked in self.recorder.registry.all() {
+            if tracked.phase().journaled() != Some(true)
                 || tracked.state().is_terminal()
                 || tracked.read_here()
             {
                 continue;
             }
-            tracked.stage.stop();
-            self.recorder.live.forget(&tracked);
+            self.recorder.stop(&tracked, true);
             let handed = async {
                 self.store.settle(&tracked.id).await?;
                 log.give_up(&tracked.id).await
@@ -731,26 +727,28 @@ impl Halt {
     /// Whether a handler whose task only this process can finish is at work (a skill that is
     /// not durable here, not waiting for an answer).
     pub(crate) fn busy(&self) -> bool {
-        self.recorder.live.all().iter().any(|t| t.stage.busy())
+        let busy = |t: &Arc<Tracked>| t.phase() == task::Phase::Running { journaled: false };
+        self.recorder.registry.all().iter().any(busy)
     }
 
     /// Stops every handler that runs here: a durable skill's is dropped, its task left as
     /// its journal has it for another process to take over; any other's task fails, saying
     /// that the agent shut down ([`SHUT_DOWN`](super::SHUT_DOWN)).
     pub(crate) async fn stop(&self) {
-        for tracked in self.recorder.live.all() {
-            let Some(durable) = tracked.stage.handler() else {
+        for tracked in self.recorder.registry.all() {
+            let Some(durable) = tracked.phase().journaled() else {
                 continue;
             };
             if durable || tracked.state().is_terminal() {
-                tracked.stage.stop();
+                self.recorder.stop(&tracked, false);
                 continue;
             }
-            tracked.stage.end_run();
             let why = super::SHUT_DOWN.to_owned();
             let event = status(&tracked, TaskState::Failed, Some(why));
-            self.recorder.record(&tracked, event).await;
-            self.recorder.live.finished(&tracked);
+            let _ = self
+                .recorder
+                .end(&tracked, Happening::Fail, task::Ending::with(event))
+                .await;
         }
     }
 }

@@ -14,14 +14,14 @@ use serde_json::Value;
 
 use crate::agent::Declared;
 use crate::arguments::SkillCall;
-use crate::context::Event;
+use crate::context::Signal;
 use crate::skill::SkillError;
 
-use super::Recorder;
-use super::handover::withdraw_unanswered;
-use super::log::{Record, Tracked};
-use super::stage::{Caller, Handler, Journal, Waiter};
-use super::updates::{artifact, question_status, reply_part, status};
+use super::task::Recorder;
+use super::task::updates::{artifact, question_status, reply_part, status};
+use super::task::{
+    Caller, Ending, Handler, Happening, Journal, Record, Tracked, Waiter, withdraw_unanswered,
+};
 use crate::server::errors::input_error;
 
 /// How many events a handler may run ahead of the task before it waits.
@@ -36,12 +36,12 @@ pub(crate) const PANIC_MESSAGE: &str =
 /// must send again, in order, and which are not recorded twice.
 pub(crate) struct Durable {
     pub(crate) journal: Arc<Journal>,
-    pub(crate) replay: VecDeque<Sent>,
+    pub(crate) replay: VecDeque<LogItem>,
 }
 
 /// An item a handler sent, as its task's log holds it.
 #[derive(Debug, PartialEq)]
-pub(crate) enum Sent {
+pub(crate) enum LogItem {
     /// A `working` status with this text.
     Progress(String),
     /// A chunk of artifact `id`: its parts (as JSON) and flags.
@@ -57,12 +57,12 @@ pub(crate) enum Sent {
     Ask { auth: bool, question: String },
 }
 
-impl Sent {
+impl LogItem {
     /// The items a handler sent, read from its task's events after the task (the server's own
     /// statuses left out).
     pub(crate) fn from_log<'a>(
         events: impl IntoIterator<Item = &'a StreamResponse>,
-    ) -> VecDeque<Sent> {
+    ) -> VecDeque<LogItem> {
         let mut seen: Vec<&str> = Vec::new();
         let mut sent = VecDeque::new();
         for event in events {
@@ -76,13 +76,15 @@ impl Sent {
                         .and_then(Part::as_text)
                         .map(str::to_owned);
                     match (&update.status.state, text) {
-                        (TaskState::Working, Some(text)) => sent.push_back(Sent::Progress(text)),
-                        (TaskState::InputRequired, Some(question)) => sent.push_back(Sent::Ask {
-                            auth: false,
-                            question,
-                        }),
+                        (TaskState::Working, Some(text)) => sent.push_back(LogItem::Progress(text)),
+                        (TaskState::InputRequired, Some(question)) => {
+                            sent.push_back(LogItem::Ask {
+                                auth: false,
+                                question,
+                            })
+                        }
                         (TaskState::AuthRequired, Some(question)) => {
-                            sent.push_back(Sent::Ask {
+                            sent.push_back(LogItem::Ask {
                                 auth: true,
                                 question,
                             });
@@ -94,12 +96,12 @@ impl Sent {
                     let id = update.artifact.artifact_id.as_str();
                     let append = update.append == Some(true);
                     if seen.contains(&id) && !append {
-                        sent.push_back(Sent::Close { id: id.to_owned() });
+                        sent.push_back(LogItem::Close { id: id.to_owned() });
                     } else {
                         if !seen.contains(&id) {
                             seen.push(id);
                         }
-                        sent.push_back(Sent::Chunk {
+                        sent.push_back(LogItem::Chunk {
                             id: id.to_owned(),
                             parts: serde_json::to_value(&update.artifact.parts)
                                 .unwrap_or(Value::Null),
@@ -118,14 +120,14 @@ impl Sent {
 /// Where a durable handler's replay is: the items still to meet, and how many it met.
 #[derive(Default)]
 pub(super) struct Replay {
-    items: VecDeque<Sent>,
+    items: VecDeque<LogItem>,
     met: usize,
 }
 
 impl Replay {
     /// A replay that meets `items` (what the task's log holds), in order.
     #[cfg_attr(not(feature = "testing"), allow(dead_code))]
-    pub(super) fn new(items: VecDeque<Sent>) -> Replay {
+    pub(super) fn new(items: VecDeque<LogItem>) -> Replay {
         Replay { items, met: 0 }
     }
 
@@ -133,7 +135,7 @@ impl Replay {
     /// recorded again); `Err` (why) when the log holds another; `Ok(false)` once the log's
     /// items are all met (the item is then not made: a run that replays nothing does no more
     /// work per item than any other).
-    pub(super) fn meets(&mut self, item: impl FnOnce() -> Sent) -> Result<bool, String> {
+    pub(super) fn meets(&mut self, item: impl FnOnce() -> LogItem) -> Result<bool, String> {
         let Some(next) = self.items.front() else {
             return Ok(false);
         };
@@ -152,12 +154,12 @@ impl Replay {
     }
 }
 
-fn describe(item: &Sent) -> String {
+fn describe(item: &LogItem) -> String {
     match item {
-        Sent::Progress(text) => format!("progress `{}`", clip(text)),
-        Sent::Chunk { id, .. } => format!("a chunk of artifact `{id}`"),
-        Sent::Close { id } => format!("the close of artifact `{id}`"),
-        Sent::Ask { question, .. } => format!("the question `{}`", clip(question)),
+        LogItem::Progress(text) => format!("progress `{}`", clip(text)),
+        LogItem::Chunk { id, .. } => format!("a chunk of artifact `{id}`"),
+        LogItem::Close { id } => format!("the close of artifact `{id}`"),
+        LogItem::Ask { question, .. } => format!("the question `{}`", clip(question)),
     }
 }
 
@@ -186,9 +188,10 @@ pub(crate) fn start(
     };
     let (link, events) = call.context.link(skill_id, EVENT_BUFFER, journal.clone());
     let (abort, aborted) = oneshot::channel::<()>();
-    tracked
-        .stage
-        .start(Handler::new(abort, link.clone(), journal, caller));
+    if !tracked.start(Handler::new(abort, link.clone(), journal, caller)) {
+        tracing::warn!(task = %tracked.id, "a handler was not started for a task that ended here");
+        return;
+    }
     let task = tracked.id.clone();
     let parent = tracked.span().unwrap_or_else(tracing::Span::current);
     let span = super::super::telemetry::skill_span(&parent, skill_id);
@@ -247,7 +250,7 @@ pub(super) fn panicked(span: &tracing::Span, panic: &(dyn std::any::Any + Send))
 async fn drive(
     recorder: Arc<Recorder>,
     tracked: Arc<Tracked>,
-    mut events: mpsc::Receiver<Event>,
+    mut events: mpsc::Receiver<Signal>,
     mut replay: Replay,
 ) {
     // Artifacts sent in chunks and not closed yet.
@@ -258,7 +261,7 @@ async fn drive(
             match replay.meets(|| $item) {
                 Ok(met) => met,
                 Err(why) => {
-                    diverged(&recorder, &tracked, why).await;
+                    diverged(&recorder, &tracked, why, Vec::new()).await;
                     break;
                 }
             }
@@ -266,14 +269,14 @@ async fn drive(
     }
     while let Some(event) = events.next().await {
         match event {
-            Event::Progress(text) => {
-                if replayed!(Sent::Progress(text.clone())) {
+            Signal::Progress(text) => {
+                if replayed!(LogItem::Progress(text.clone())) {
                     continue;
                 }
                 let event = status(&tracked, TaskState::Working, Some(text));
                 recorder.record(&tracked, event).await;
             }
-            Event::Chunk {
+            Signal::Chunk {
                 id,
                 name,
                 reply,
@@ -294,28 +297,28 @@ async fn drive(
                 let event = artifact(&tracked, id, name, vec![part], append, last);
                 recorder.record(&tracked, event).await;
             }
-            Event::Close { id } => {
+            Signal::Close { id } => {
                 if let Some(i) = open.iter().position(|o| *o == id) {
                     open.swap_remove(i);
-                    if replayed!(Sent::Close { id: id.clone() }) {
+                    if replayed!(LogItem::Close { id: id.clone() }) {
                         continue;
                     }
                     recorder.record(&tracked, Record::Close(id)).await;
                 }
             }
-            Event::Ask {
+            Signal::Ask {
                 auth,
                 question,
                 data,
                 answer,
                 entry,
             } => {
-                if !tracked.stage.ask(Waiter::new(answer, entry)) {
+                if !tracked.ask(Waiter::new(answer, entry)) {
                     break;
                 }
                 // The question the task was waiting on when its process stopped: it waits on,
                 // for what is left of its time.
-                let pending = replayed!(Sent::Ask {
+                let pending = replayed!(LogItem::Ask {
                     auth,
                     question: question.clone()
                 });
@@ -327,8 +330,8 @@ async fn drive(
                     // An answer that came while no process ran the handler.
                     // Its caller's turn begins with it.
                     if let Some(letter) = recorder.mailbox.take(&tracked.id, asked_at)
-                        && let Ok(waiting) = tracked.stage.take_waiting(&mut { letter.caller })
-                        && let Err(e) = Box::pin(super::handover::deliver(
+                        && let Ok(waiting) = tracked.take_waiting(&mut { letter.caller })
+                        && let Err(e) = Box::pin(super::task::deliver(
                             &recorder,
                             &tracked,
                             letter.message,
@@ -351,31 +354,31 @@ async fn drive(
             }
             // A question answered before the process stopped: its answer came from the
             // journal, and the log holds the question.
-            Event::Asked { auth, question } => {
-                replayed!(Sent::Ask { auth, question });
+            Signal::Asked { auth, question } => {
+                replayed!(LogItem::Ask { auth, question });
             }
-            Event::End {
+            Signal::End {
                 outcome,
                 artifact_id,
                 metadata,
             } => {
-                let caller = tracked.stage.ended();
                 // The artifacts sent in chunks are closed with the end, in one change: one
                 // write of the task, which is not copied in between.
                 let mut ending: Vec<Record> = Vec::new();
                 let mut diverged_at_end = None;
                 for id in std::mem::take(&mut open) {
-                    match replay.meets(|| Sent::Close { id: id.clone() }) {
+                    match replay.meets(|| LogItem::Close { id: id.clone() }) {
                         Ok(true) => {}
                         Ok(false) => ending.push(Record::Close(id)),
                         Err(why) => diverged_at_end = Some(why),
                     }
                 }
                 if let Some(why) = diverged_at_end {
-                    recorder.record_all(&tracked, ending).await;
-                    diverged(&recorder, &tracked, why).await;
+                    diverged(&recorder, &tracked, why, ending).await;
                     break;
                 }
+                // The refusal of its input the caller of the handler's turn is told.
+                let mut refusal = None;
                 let end = match outcome {
                     Ok(reply) => {
                         // The reply's artifact, unless recorded already (the process stopped
@@ -396,19 +399,16 @@ async fn drive(
                                 "the durable handler did not replay as its task's log says: it returned before sending {} again",
                                 describe(left)
                             );
-                            recorder.record_all(&tracked, ending).await;
-                            diverged(&recorder, &tracked, why).await;
+                            diverged(&recorder, &tracked, why, ending).await;
                             break;
                         }
                         status(&tracked, TaskState::Completed, None)
                     }
                     Err(e @ SkillError::Input(_)) => {
                         // The caller of the turn is answered with the refusal, the task fails.
-                        let refusal = input_error(&e);
-                        let why = refusal.message.clone();
-                        if let Some(caller) = caller {
-                            caller.refuse(refusal);
-                        }
+                        let input = input_error(&e);
+                        let why = input.message.clone();
+                        refusal = Some(input);
                         status(&tracked, TaskState::Failed, Some(why))
                     }
                     Err(e) => status(&tracked, TaskState::Failed, Some(e.to_string())),
@@ -422,17 +422,19 @@ async fn drive(
                 }
                 // The closes, the reply and the end, written to the store at once.
                 ending.push(Record::Event(end));
-                recorder.record_all(&tracked, ending).await;
+                let ending = Ending::of(ending).refusing(refusal);
+                // Refused when the task ended meanwhile (canceled, handed over).
+                let _ = recorder.end(&tracked, Happening::Return, ending).await;
                 break;
             }
         }
     }
-    recorder.live.finished(&tracked);
+    recorder.finish(&tracked);
 }
 
 /// A chunk as its task's log holds it.
-pub(super) fn chunk(id: &str, part: &Part, append: bool, last: bool) -> Sent {
-    Sent::Chunk {
+pub(super) fn chunk(id: &str, part: &Part, append: bool, last: bool) -> LogItem {
+    LogItem::Chunk {
         id: id.to_owned(),
         parts: serde_json::to_value([part]).unwrap_or(Value::Null),
         append,
@@ -441,10 +443,10 @@ pub(super) fn chunk(id: &str, part: &Part, append: bool, last: bool) -> Sent {
 }
 
 /// Ends the run of a durable handler whose replay is not what its task's log holds: the task
-/// fails saying why, and the handler is dropped.
-async fn diverged(recorder: &Recorder, tracked: &Arc<Tracked>, why: String) {
+/// fails saying why (after `ending`, the closes due before it), and the handler is dropped.
+async fn diverged(recorder: &Recorder, tracked: &Arc<Tracked>, why: String, ending: Vec<Record>) {
     tracing::warn!(task = %tracked.id, "{why}");
-    tracked.stage.end_run();
-    let event = status(tracked, TaskState::Failed, Some(why));
-    recorder.record(tracked, event).await;
+    let failed = status(tracked, TaskState::Failed, Some(why));
+    let ending = Ending::of(ending.into_iter().chain([Record::Event(failed)]));
+    let _ = recorder.end(tracked, Happening::Fail, ending).await;
 }

@@ -18,7 +18,7 @@ use super::render::*;
 use super::tools::*;
 use crate::agent::SkillDecl;
 use crate::server::call::{Context, Failure, NumberedStream};
-use crate::server::lifecycle::{CancelTask, Followed, FollowedTurn, GetTask, Lifecycle};
+use crate::server::lifecycle::{CancelTask, FollowedTurn, GetTask, Lifecycle, Unfolding};
 
 /// One tool call under way.
 pub(super) struct Call<'a> {
@@ -41,7 +41,7 @@ pub(super) enum Stop {
 }
 
 impl Call<'_> {
-    pub(super) async fn start(&self, message: Message) -> Result<Followed, A2AError> {
+    pub(super) async fn start(&self, message: Message) -> Result<Unfolding, A2AError> {
         let request = SendMessageRequest {
             message,
             configuration: None,
@@ -68,7 +68,7 @@ impl Call<'_> {
     }
 
     /// Sends `answer` to task `id`, which asked.
-    pub(super) async fn answer(&self, id: &str, answer: String) -> Result<Followed, A2AError> {
+    pub(super) async fn answer(&self, id: &str, answer: String) -> Result<Unfolding, A2AError> {
         let mut message = Message::new(Role::User, vec![Part::text(answer)]);
         message.task_id = Some(id.to_owned());
         self.start(message).await
@@ -77,11 +77,11 @@ impl Call<'_> {
     /// The call as an MCP task: the A2A task it started, which runs on unwatched.
     pub(super) async fn as_task(
         &self,
-        events: Result<Followed, A2AError>,
+        events: Result<Unfolding, A2AError>,
     ) -> Result<CallToolResponse, McpError> {
         let mut events = match events {
-            Ok(Followed::Turn(events)) => events,
-            Ok(Followed::Answered(answer)) => return Ok(self.answered(answer).into()),
+            Ok(Unfolding::Turn(events)) => events,
+            Ok(Unfolding::Answered(answer)) => return Ok(self.answered(answer).into()),
             Err(error) => return Ok(tool_error(error, None).into()),
         };
         let began = || McpError::internal_error("the task did not begin", None);
@@ -114,12 +114,12 @@ impl Call<'_> {
     /// question it asks.
     pub(super) async fn follow(
         &mut self,
-        mut events: Result<Followed, A2AError>,
+        mut events: Result<Unfolding, A2AError>,
     ) -> Result<CallToolResponse, McpError> {
         loop {
             let stream = match events {
-                Ok(Followed::Turn(stream)) => stream,
-                Ok(Followed::Answered(answer)) => return Ok(self.answered(answer).into()),
+                Ok(Unfolding::Turn(stream)) => stream,
+                Ok(Unfolding::Answered(answer)) => return Ok(self.answered(answer).into()),
                 Err(error) => return Ok(tool_error(error, self.task.as_deref()).into()),
             };
             let question = match self.read(stream).await? {

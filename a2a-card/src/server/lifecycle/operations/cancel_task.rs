@@ -6,7 +6,7 @@ use a2a::*;
 use super::{Asked, Called, Operation};
 use crate::server::call::Context;
 use crate::server::lifecycle::Lifecycle;
-use crate::server::lifecycle::updates::{status, status_of};
+use crate::server::lifecycle::task::updates::{status, status_of};
 
 /// `CancelTask`.
 pub(crate) struct CancelTask(pub(crate) CancelTaskRequest);
@@ -24,6 +24,7 @@ impl Operation for CancelTask {
     }
 }
 
+// One of `Lifecycle`'s blocks (see the lifecycle's module docs): each operation's work is kept in its own module.
 impl Lifecycle {
     /// `CancelTask` once admitted.
     pub(in crate::server::lifecycle) async fn cancel(&self, id: String) -> Result<Task, A2AError> {
@@ -38,10 +39,11 @@ impl Lifecycle {
         };
         if let Some(tracked) = self.current(&id) {
             let event = status(&tracked, TaskState::Canceled, None);
-            if self.recorder.record(&tracked, event).await {
-                tracked.stage.end_run();
-                self.recorder.live.finished(&tracked);
-            } else if let Some(refused) = tracked.broken() {
+            let ending = crate::server::lifecycle::task::Ending::with(event);
+            let happening = crate::server::lifecycle::task::Happening::Cancel;
+            if let Ok(false) = self.recorder.end(&tracked, happening, ending).await
+                && let Some(refused) = tracked.broken()
+            {
                 // The store refused the cancel (a full disk, a store out of reach): it is not
                 // acknowledged, whatever the task here says; the store's recovery has the task.
                 return Err(refused);

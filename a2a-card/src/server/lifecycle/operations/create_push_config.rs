@@ -27,6 +27,7 @@ impl Operation for CreatePushConfig {
     }
 }
 
+// One of `Lifecycle`'s blocks (see the lifecycle's module docs): each operation's work is kept in its own module.
 impl Lifecycle {
     async fn create_config(
         &self,

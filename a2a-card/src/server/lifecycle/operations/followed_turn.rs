@@ -3,7 +3,7 @@
 
 use super::{Asked, Called, Operation};
 use crate::server::call::Context;
-use crate::server::lifecycle::{Followed, Lifecycle};
+use crate::server::lifecycle::{Lifecycle, Unfolding};
 use a2a::SendMessageRequest;
 
 /// One turn of a message followed as a stream whatever the card says of streaming, a new task
@@ -18,10 +18,10 @@ pub(crate) struct FollowedTurn {
 }
 
 impl Operation for FollowedTurn {
-    type Answer = Followed;
+    type Answer = Unfolding;
     const METHOD: Option<&'static str> = None;
 
-    async fn answer(self, lifecycle: &Lifecycle, ctx: &Context) -> Called<Followed> {
+    async fn answer(self, lifecycle: &Lifecycle, ctx: &Context) -> Called<Unfolding> {
         let FollowedTurn { req, skill } = self;
         // The skill is the caller's to name here, not the message's.
         let asked = Asked {
@@ -35,10 +35,10 @@ impl Operation for FollowedTurn {
             let answer = lifecycle
                 .answer_at_once(ctx, req.message, &scope, skill)
                 .await?;
-            return Ok(scope.answered(Followed::Answered(answer)));
+            return Ok(scope.answered(Unfolding::Answered(answer)));
         }
         // Followed here, by no reader that could resume it.
         let events = lifecycle.turn(ctx, req, skill, &scope, false).await?;
-        Ok(scope.answered(Followed::Turn(events)))
+        Ok(scope.answered(Unfolding::Turn(events)))
     }
 }

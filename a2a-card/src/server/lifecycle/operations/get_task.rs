@@ -23,6 +23,7 @@ impl Operation for GetTask {
     }
 }
 
+// One of `Lifecycle`'s blocks (see the lifecycle's module docs): each operation's work is kept in its own module.
 impl Lifecycle {
     /// `GetTask` once admitted.
     pub(in crate::server::lifecycle) async fn get(

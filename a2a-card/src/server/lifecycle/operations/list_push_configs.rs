@@ -28,6 +28,7 @@ impl Operation for ListPushConfigs {
     }
 }
 
+// One of `Lifecycle`'s blocks (see the lifecycle's module docs): each operation's work is kept in its own module.
 impl Lifecycle {
     async fn list_configs(
         &self,

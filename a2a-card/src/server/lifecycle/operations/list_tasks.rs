@@ -28,6 +28,7 @@ impl Operation for ListTasks {
     }
 }
 
+// One of `Lifecycle`'s blocks (see the lifecycle's module docs): each operation's work is kept in its own module.
 impl Lifecycle {
     /// `ListTasks` once admitted (`req.tenant`: the reach).
     pub(in crate::server::lifecycle) async fn list(

@@ -70,6 +70,41 @@ pub(crate) trait Operation: Send + 'static {
     ) -> impl Future<Output = Called<Self::Answer>> + Send;
 }
 
+/// What a call's admission reads of its operation.
+#[derive(Default)]
+struct Asked<'a> {
+    /// The tenant the operation's own `tenant` field names.
+    tenant: Option<&'a str>,
+    /// The existing task the operation is about.
+    task: Option<&'a str>,
+    /// The message of a send, which may name the skill of the task it makes.
+    message: Option<&'a Message>,
+    /// `GetExtendedAgentCard`, which answers only authenticated callers.
+    extended_card: bool,
+}
+
+impl<'a> Asked<'a> {
+    /// A call about task `task`, in the tenant `tenant` names.
+    fn task(task: &'a str, tenant: Option<&'a str>) -> Self {
+        Asked {
+            tenant,
+            task: Some(task),
+            ..Asked::default()
+        }
+    }
+
+    /// A send of `req`'s message.
+    fn send(req: &'a SendMessageRequest) -> Self {
+        Asked {
+            tenant: req.tenant.as_deref(),
+            task: req.message.task_id.as_deref(),
+            message: Some(&req.message),
+            extended_card: false,
+        }
+    }
+}
+
+// One of `Lifecycle`'s blocks (see the lifecycle's module docs): the one way in of every call, beside the operations it dispatches.
 impl Lifecycle {
     /// Answers `op` for the caller of `ctx`: the one way in of every binding and of the
     /// in-process caller. The calls of the A2A bindings are recorded here, once (MCP's gate
@@ -132,43 +167,7 @@ impl Lifecycle {
                 .map(|card| Answer::Card(Box::new(card))),
         })
     }
-}
 
-/// What a call's admission reads of its operation.
-#[derive(Default)]
-struct Asked<'a> {
-    /// The tenant the operation's own `tenant` field names.
-    tenant: Option<&'a str>,
-    /// The existing task the operation is about.
-    task: Option<&'a str>,
-    /// The message of a send, which may name the skill of the task it makes.
-    message: Option<&'a Message>,
-    /// `GetExtendedAgentCard`, which answers only authenticated callers.
-    extended_card: bool,
-}
-
-impl<'a> Asked<'a> {
-    /// A call about task `task`, in the tenant `tenant` names.
-    fn task(task: &'a str, tenant: Option<&'a str>) -> Self {
-        Asked {
-            tenant,
-            task: Some(task),
-            ..Asked::default()
-        }
-    }
-
-    /// A send of `req`'s message.
-    fn send(req: &'a SendMessageRequest) -> Self {
-        Asked {
-            tenant: req.tenant.as_deref(),
-            task: req.message.task_id.as_deref(),
-            message: Some(&req.message),
-            extended_card: false,
-        }
-    }
-}
-
-impl Lifecycle {
     /// Admits a call of `asked` in `ctx`, or says why not: the card's security, the
     /// extensions asked for, the tenant, the limits, the caller's reach; what the call may do
     /// (its [`Scope`]).

@@ -9,10 +9,10 @@ use futures::StreamExt;
 use super::{Asked, Called, Operation};
 use crate::server::call::{Context, Failure, NumberedStream};
 use crate::server::idempotency::Key;
-use crate::server::lifecycle::log::Until;
 use crate::server::lifecycle::request_checks::{
     check_history_length, cut_history, cut_shared_history,
 };
+use crate::server::lifecycle::task::Until;
 use crate::server::lifecycle::{Lifecycle, Scope, Start};
 use crate::server::limits::Permits;
 use crate::server::store::KeyClaim;
@@ -74,6 +74,7 @@ pub(super) fn not_streaming() -> A2AError {
     A2AError::unsupported_operation("the agent card does not declare streaming")
 }
 
+// One of `Lifecycle`'s blocks (see the lifecycle's module docs): each operation's work is kept in its own module.
 impl Lifecycle {
     /// `SendMessage`: the task when its turn ends or asks (or at once, when the caller says
     /// `returnImmediately`).

@@ -196,14 +196,14 @@ impl Local {
 
 /// What reaches the writer: a write, or a flush (answered once every write sent before it is
 /// written).
-enum Sent {
+enum Queued {
     Write(Op),
     Flush(oneshot::Sender<()>),
 }
 
 /// The writer's handle; the writer stops when the last handle is dropped.
 pub(super) struct Writer {
-    ops: mpsc::UnboundedSender<Sent>,
+    ops: mpsc::UnboundedSender<Queued>,
     local: Arc<Local>,
 }
 
@@ -341,7 +341,7 @@ impl Writer {
 
     /// Hands `op` to the writer.
     fn send(&self, op: Op) -> Result<(), A2AError> {
-        self.ops.send(Sent::Write(op)).map_err(|_| stopped())
+        self.ops.send(Queued::Write(op)).map_err(|_| stopped())
     }
 
     /// Hands the writer the op `make` builds around its answer's sender, and waits for the
@@ -414,7 +414,7 @@ impl Writer {
     /// once the store's deadline went by first.
     pub(super) async fn flush(&self) -> Result<(), A2AError> {
         let (done, answer) = oneshot::channel();
-        if self.ops.send(Sent::Flush(done)).is_err() {
+        if self.ops.send(Queued::Flush(done)).is_err() {
             return Ok(());
         }
         // A writer that stopped (its answer dropped) has nothing left to write either.
@@ -456,7 +456,7 @@ impl Writer {
 /// The writer: takes what is queued into rounds, each task's writes in the order they came
 /// (a task in a round still in the database waits for it), and answers flushes once what came
 /// before them is written.
-async fn run(db: Arc<dyn Database>, local: Arc<Local>, mut rx: mpsc::UnboundedReceiver<Sent>) {
+async fn run(db: Arc<dyn Database>, local: Arc<Local>, mut rx: mpsc::UnboundedReceiver<Queued>) {
     use futures::StreamExt as _;
     // How many rounds may be in the database at once (see `Backend::ROUNDS`).
     let limit = db.rounds();
@@ -538,12 +538,12 @@ struct Taken {
 }
 
 impl Queue {
-    fn push(&mut self, received: impl Iterator<Item = Sent>) {
+    fn push(&mut self, received: impl Iterator<Item = Queued>) {
         let now = Instant::now();
         for sent in received {
             match sent {
-                Sent::Flush(done) => self.flushes.push((self.next, done)),
-                Sent::Write(op) => {
+                Queued::Flush(done) => self.flushes.push((self.next, done)),
+                Queued::Write(op) => {
                     self.awaited += usize::from(op.awaited());
                     self.waiting.push_back((self.next, now, op));
                     self.next += 1;

@@ -7,9 +7,9 @@ fn task(id: &str) -> Task {
     crate::server::fixtures::task(id, TaskState::Working)
 }
 
-fn update(id: &str, awaited: bool) -> (Sent, Option<oneshot::Receiver<Result<i64, A2AError>>>) {
+fn update(id: &str, awaited: bool) -> (Queued, Option<oneshot::Receiver<Result<i64, A2AError>>>) {
     let (done, answer) = oneshot::channel();
-    let sent = Sent::Write(Op::Update {
+    let sent = Queued::Write(Op::Update {
         task: Box::new(task(id)),
         expected: None,
         seq: None,
@@ -18,8 +18,8 @@ fn update(id: &str, awaited: bool) -> (Sent, Option<oneshot::Receiver<Result<i64
     (sent, awaited.then_some(answer))
 }
 
-fn event(id: &str, seq: i64) -> Sent {
-    Sent::Write(Op::Event {
+fn event(id: &str, seq: i64) -> Queued {
+    Queued::Write(Op::Event {
         task_id: id.to_owned(),
         seq,
         body: Arc::new(crate::server::store::Event::new(
@@ -64,7 +64,7 @@ fn a_flush_is_answered_once_every_write_before_it_is_written() {
     queue.push([update("a", false).0].into_iter());
     let first = queue.take(Instant::now()).expect("a round");
     let (done, mut answer) = oneshot::channel();
-    queue.push([Sent::Flush(done), update("b", false).0].into_iter());
+    queue.push([Queued::Flush(done), update("b", false).0].into_iter());
     let second = queue.take(Instant::now()).expect("b's round");
     queue.answer_flushes();
     assert!(answer.try_recv().is_err(), "a is not written yet");
@@ -92,7 +92,7 @@ fn a_queued_write_lingers_for_its_tasks_next_write_unless_someone_waits_for_it()
     queue.written(round.tasks, round.first);
     // A flush after b makes it due.
     let (done, _flushed) = oneshot::channel();
-    queue.push([Sent::Flush(done), update("c", false).0].into_iter());
+    queue.push([Queued::Flush(done), update("c", false).0].into_iter());
     let round = queue.take(now).expect("b's round");
     assert_eq!(tasks(&round), ["b"], "c came after the flush");
     queue.written(round.tasks, round.first);
@@ -114,6 +114,6 @@ fn only_a_write_someone_waits_for_or_a_flush_asks_for_a_round_beside_others() {
     assert_eq!(tasks(&round), ["a", "b"]);
     assert!(!queue.awaited(), "taken");
     let (done, _answer) = oneshot::channel();
-    queue.push([Sent::Flush(done)].into_iter());
+    queue.push([Queued::Flush(done)].into_iter());
     assert!(queue.awaited(), "a flush waits");
 }

@@ -1,12 +1,45 @@
-//! The tasks this process follows: each one's current state and its event log, numbered.
+//! A task followed here: the one place its state changes.
 //!
-//! Every event of a task goes through [`Tracked::record`]: it gets the next sequence number,
-//! is applied to the task in place (a question joins the history when the status moves on; an artifact chunk is appended to its artifact, so each chunk costs its own size),
+//! A [`Tracked`] task is everything this process knows of one task: the task as it is and its
+//! event log (numbered, read by every follower at its own pace), its [phase](machine::Phase)
+//! with its handler (not run here, running, waiting for an answer, ended: [`stage`]), the
+//! permits it counts in the agent's limits, and its telemetry. Nothing outside this module
+//! changes it: the methods that do are private to it, and its phase moves only by the
+//! [table](machine::next) of allowed changes, which says what each change requires; the
+//! [`Recorder`] carries that out, in order (the store write, the events its readers and
+//! webhooks see, the end of the task here).
+//!
+//! Every event of a task goes through [`Recorder::record`]: it gets the next sequence
+//! number, is applied to the task in place (a question joins the history when the status
+//! moves on; an artifact chunk is appended to its artifact, so each chunk costs its own size),
 //! and is kept in the log, from which every reader (the caller's stream, subscribers, a
 //! blocking send waiting for its answer) reads at its own pace: a slow reader is never
 //! dropped, it reads the log later.
+//!
+//! One file per part: [`machine`] (the table of changes), [`stage`] (the handler and its
+//! question, as the table moves them), [`recorder`] (where a change's effects are carried
+//! out: the store, readers, webhooks), [`handover`] (an answer handed to the handler that
+//! asked, a question withdrawn), [`mailbox`] (answers kept for a durable task no process
+//! runs yet), [`registry`] (the tasks followed here, by id), [`updates`] (the events this
+//! process makes: a status, an artifact chunk, a reply's part); this file holds the task and
+//! its log.
 
-use std::collections::{HashMap, VecDeque};
+mod handover;
+mod machine;
+mod mailbox;
+mod recorder;
+mod registry;
+mod stage;
+pub(crate) mod updates;
+
+pub(crate) use handover::{answer_of, deliver, hand_over, withdraw_unanswered};
+pub(crate) use machine::{Happening, Phase, Refusal};
+pub(crate) use mailbox::{Found, Letter};
+pub(crate) use recorder::{Ending, Recorder, Write};
+pub use registry::FinishedLogs;
+pub(crate) use registry::Registry;
+pub(crate) use stage::{Caller, Handler, Journal, Outcome, Waiter, Waiting, turn};
+
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -21,197 +54,6 @@ pub(crate) use super::super::store::{apply, asks};
 /// An event of a task's log, with its number.
 pub(crate) type Numbered = (u64, Arc<Event>);
 
-/// How much of its finished tasks' event logs a server keeps in memory, for subscribers that
-/// reconnect with `Last-Event-ID` after a task ended.
-///
-/// Where the store keeps the event log (SQLite, Postgres, a [`Store`](super::super::store::Store)
-/// of your own with an [`EventLog`](super::super::store::EventLog)), nothing of a finished task
-/// stays in memory: a reconnecting subscriber reads the log from the store. Elsewhere (the
-/// memory store) the logs of the latest finished tasks that a stream read are kept (a task
-/// answered by a blocking call alone has no stream to resume), oldest evicted first, at most
-/// [`max_entries`](Self::max_entries) of them (and never more than the store's
-/// [`Retention::max_terminal`](super::super::store::Retention::max_terminal)) and at most
-/// [`max_bytes`](Self::max_bytes) in all (an estimate of their data). A subscriber that
-/// reconnects to a task whose log was evicted is told so.
-///
-/// The default keeps at most 10,000 logs and 32 MiB.
-///
-/// ```
-/// use a2a_card::server::FinishedLogs;
-///
-/// let logs = FinishedLogs::default().max_entries(1_000).max_bytes(8 << 20);
-/// assert_eq!(logs.entries(), 1_000);
-/// assert_eq!(logs.bytes(), 8 << 20);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FinishedLogs {
-    entries: usize,
-    bytes: usize,
-}
-
-impl Default for FinishedLogs {
-    fn default() -> Self {
-        FinishedLogs {
-            entries: 10_000,
-            bytes: 32 << 20,
-        }
-    }
-}
-
-impl FinishedLogs {
-    /// Keeps no log of a finished task in memory (a subscriber reconnecting after the end
-    /// reads the store's log, or is told the log is gone).
-    pub fn none() -> Self {
-        FinishedLogs {
-            entries: 0,
-            bytes: 0,
-        }
-    }
-
-    /// Keeps the logs of at most `count` finished tasks.
-    pub fn max_entries(mut self, count: usize) -> Self {
-        self.entries = count;
-        self
-    }
-
-    /// Keeps at most about `bytes` of finished tasks' logs (their events' data, estimated).
-    pub fn max_bytes(mut self, bytes: usize) -> Self {
-        self.bytes = bytes;
-        self
-    }
-
-    /// The most logs kept.
-    pub fn entries(&self) -> usize {
-        self.entries
-    }
-
-    /// The most bytes kept.
-    pub fn bytes(&self) -> usize {
-        self.bytes
-    }
-}
-
-/// The tasks followed here, by id: those running, and the latest finished ones as
-/// [`FinishedLogs`] says (none where the store keeps the log).
-pub(crate) struct Live {
-    inner: Mutex<Followed>,
-    /// What is kept of finished tasks ([`FinishedLogs::none`] where the store keeps their logs).
-    keep: FinishedLogs,
-}
-
-#[derive(Default)]
-struct Followed {
-    tasks: HashMap<String, Arc<Tracked>>,
-    /// The finished tasks kept, oldest first, with the bytes each is counted for.
-    ended: VecDeque<(String, usize)>,
-    /// The bytes of `ended`, in all.
-    bytes: usize,
-}
-
-impl Live {
-    /// Follows tasks, keeping the logs of finished ones as `keep` says.
-    pub(crate) fn new(keep: FinishedLogs) -> Live {
-        Live {
-            inner: Mutex::new(Followed::default()),
-            keep,
-        }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Followed> {
-        lock(&self.inner)
-    }
-
-    /// The tracked task `id`, if this process follows it.
-    pub(crate) fn get(&self, id: &str) -> Option<Arc<Tracked>> {
-        self.lock().tasks.get(id).cloned()
-    }
-
-    /// Follows `task` from now on (its log starts at sequence number 0, the task itself); the
-    /// one already followed when there is one.
-    pub(crate) fn track(&self, task: impl Into<Arc<Task>>) -> Arc<Tracked> {
-        self.track_at(task, 0)
-    }
-
-    /// Follows `task` as it is after its event `seq` (a task read from the store's log); the
-    /// one already followed when there is one.
-    pub(crate) fn track_at(&self, task: impl Into<Arc<Task>>, seq: u64) -> Arc<Tracked> {
-        let task = task.into();
-        let mut followed = self.lock();
-        if let Some(tracked) = followed.tasks.get(&task.id) {
-            return Arc::clone(tracked);
-        }
-        let tracked = Arc::new(Tracked::new(task, seq));
-        followed
-            .tasks
-            .insert(tracked.id.clone(), Arc::clone(&tracked));
-        tracked
-    }
-
-    /// Takes note that `tracked` ended: it is no longer followed, but for its log, kept while
-    /// [`FinishedLogs`] allows (the oldest evicted first) where the store keeps none and a
-    /// stream read it. Readers that hold it read on. Once per task; later calls do nothing.
-    pub(crate) fn finished(&self, tracked: &Arc<Tracked>) {
-        if tracked
-            .noted
-            .swap(true, std::sync::atomic::Ordering::AcqRel)
-        {
-            return;
-        }
-        let keep = self.keep;
-        // A log no resumable stream read has no reader to come back to it.
-        let resumable = tracked.resumable.load(std::sync::atomic::Ordering::Acquire);
-        let weight = (keep.entries > 0 && resumable).then(|| tracked.weight());
-        let mut followed = self.lock();
-        let same = |t: &Arc<Tracked>| Arc::ptr_eq(t, tracked);
-        let Some(weight) = weight else {
-            if followed.tasks.get(&tracked.id).is_some_and(same) {
-                followed.tasks.remove(&tracked.id);
-            }
-            return;
-        };
-        if !followed.tasks.get(&tracked.id).is_some_and(same) {
-            return;
-        }
-        followed.ended.push_back((tracked.id.clone(), weight));
-        followed.bytes += weight;
-        while followed.ended.len() > keep.entries || followed.bytes > keep.bytes {
-            let Some((id, weight)) = followed.ended.pop_front() else {
-                break;
-            };
-            followed.bytes -= weight;
-            followed.tasks.remove(&id);
-        }
-    }
-
-    /// The tasks followed here.
-    pub(crate) fn all(&self) -> Vec<Arc<Tracked>> {
-        self.lock().tasks.values().cloned().collect()
-    }
-
-    /// Stops following `tracked` at once, keeping nothing of it (its run here stopped short:
-    /// the store's copy is the task).
-    pub(crate) fn forget(&self, tracked: &Arc<Tracked>) {
-        tracked
-            .noted
-            .store(true, std::sync::atomic::Ordering::Release);
-        let mut followed = self.lock();
-        if followed
-            .tasks
-            .get(&tracked.id)
-            .is_some_and(|t| Arc::ptr_eq(t, tracked))
-        {
-            followed.tasks.remove(&tracked.id);
-        }
-    }
-
-    /// How many tasks are followed (running or kept), and how many of them finished.
-    #[cfg(test)]
-    pub(crate) fn counts(&self) -> (usize, usize) {
-        let followed = self.lock();
-        (followed.tasks.len(), followed.ended.len())
-    }
-}
-
 /// One task followed here.
 pub(crate) struct Tracked {
     pub(crate) id: String,
@@ -221,15 +63,15 @@ pub(crate) struct Tracked {
     last: watch::Sender<u64>,
     /// The task's span and what its metrics need, while it runs here.
     observed: Mutex<Option<Observed>>,
-    /// Whether [`Live::finished`] took note of its end.
+    /// Whether [`Registry::finished`] took note of its end.
     noted: AtomicBool,
     /// Whether a stream that can be resumed reads its log ([`Tracked::resumable`]): only such a
     /// log is kept once the task ends.
     resumable: AtomicBool,
     /// What the task counts in the agent's limits of running tasks, until it ends.
     permits: Mutex<Option<Permits>>,
-    /// Where the task stands with its handler (see [`Stage`](super::stage::Stage)).
-    pub(super) stage: super::stage::Stage,
+    /// Its handler, as its phase holds it (see [`stage`]).
+    stage: stage::Stage,
 }
 
 /// A task observed by the telemetry: its span (closed at its final state), its skill, and
@@ -294,6 +136,44 @@ impl Tracked {
         }
     }
 
+    /// The task's phase here (see [`machine`]).
+    pub(crate) fn phase(&self) -> Phase {
+        self.stage.phase()
+    }
+
+    /// A handler of the task starts here, its first turn `caller`'s (an older one is
+    /// stopped); `false`, and `handler` dropped, when the task ended here.
+    pub(crate) fn start(&self, handler: Handler) -> bool {
+        self.stage.start(handler)
+    }
+
+    /// The handler asks a question and waits on `waiter` for its answer; `false` when it runs
+    /// here no more.
+    pub(crate) fn ask(&self, waiter: Waiter) -> bool {
+        self.stage.ask(waiter)
+    }
+
+    /// Puts `waiting` back: the handler waits on for an answer (one taken for it could not be
+    /// kept); `false` when it runs here no more. Its question's timer is armed again by the
+    /// caller.
+    pub(crate) fn wait_again(&self, waiting: Waiting) -> bool {
+        let entry = waiting.journal.map(|(_, n)| n);
+        self.stage.ask(Waiter::new(waiting.answer, entry))
+    }
+
+    /// Arms `expiry`, the timer that withdraws the question the handler waits on; aborted at
+    /// once when it waits no more.
+    pub(crate) fn arm(&self, expiry: tokio::task::AbortHandle) {
+        self.stage.arm(expiry);
+    }
+
+    /// Takes the way to the handler waiting for an answer, its question's timer disarmed;
+    /// the answer begins a turn of `caller`, taken from it (`None`: of no caller here), which
+    /// is left where it is when the handler does not wait (and the table's reason is given).
+    pub(crate) fn take_waiting(&self, caller: &mut Option<Caller>) -> Result<Waiting, Refusal> {
+        self.stage.take_waiting(caller)
+    }
+
     /// Counts the task in the agent's limits of running tasks until it ends.
     pub(crate) fn hold(&self, permits: Permits) {
         *lock(&self.permits) = Some(permits);
@@ -312,7 +192,7 @@ impl Tracked {
     }
 
     /// Tells the telemetry of a state the task reached; a final one ends its observation.
-    pub(crate) fn reached(&self, state: &TaskState) {
+    fn reached(&self, state: &TaskState) {
         if state.is_terminal() {
             lock(&self.permits).take();
         }
@@ -380,7 +260,7 @@ impl Tracked {
     }
 
     /// Applies `f` to the task without an event (the caller's message joining the history).
-    pub(crate) fn edit(&self, f: impl FnOnce(&mut Task)) {
+    fn edit(&self, f: impl FnOnce(&mut Task)) {
         f(Arc::make_mut(&mut self.lock().task));
     }
 
@@ -391,7 +271,7 @@ impl Tracked {
     /// such an event once the caller has written it and [`publish`](Self::publish)es it; a
     /// chunk (`None`), which the log alone carries, they see at once. An event after the task
     /// has ended is dropped (`None`): a terminal state is final.
-    pub(crate) fn record(
+    fn record(
         &self,
         event: impl Into<Record>,
         logged: impl FnOnce(u64, &Arc<Event>),
@@ -414,7 +294,7 @@ impl Tracked {
     /// one, with the task as it is after the last (shared) when any of them changes what
     /// the store keeps (readers see them all once it is written). The events recorded (none
     /// once the task has ended), with their numbers.
-    pub(crate) fn record_all(
+    fn record_all(
         &self,
         events: impl IntoIterator<Item = Record>,
         mut logged: impl FnMut(u64, &Arc<Event>),
@@ -454,7 +334,7 @@ impl Tracked {
     /// Stops the task's run here short: the store refused to write event `seq` or an earlier
     /// one. Readers of what was not stored get `error` instead (a caller is never told of a
     /// state the store does not have), and nothing more is recorded.
-    pub(crate) fn break_off(&self, error: A2AError) {
+    fn break_off(&self, error: A2AError) {
         {
             let mut state = self.lock();
             if state.broken.is_none() {
@@ -470,7 +350,7 @@ impl Tracked {
     }
 
     /// Lets readers see the events up to `seq` (written to the store).
-    pub(crate) fn publish(&self, seq: u64) {
+    fn publish(&self, seq: u64) {
         {
             let mut state = self.lock();
             if seq <= state.published {
@@ -483,7 +363,7 @@ impl Tracked {
 
     /// Records event `seq` as another process numbered it (a task it runs); events this
     /// process holds already are left out.
-    pub(crate) fn record_at(&self, seq: u64, event: Arc<Event>) {
+    fn record_at(&self, seq: u64, event: Arc<Event>) {
         {
             let mut state = self.lock();
             if seq <= state.last() || state.task.status.state.is_terminal() {

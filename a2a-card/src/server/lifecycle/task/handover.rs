@@ -7,10 +7,8 @@ use std::time::Duration;
 
 use a2a::*;
 
-use super::log::{self, Tracked};
-use super::recorder::Recorder;
-use super::stage::Waiting;
 use super::updates::status;
+use super::{Ending, Happening, Recorder, Tracked, Waiting, asks};
 use crate::arguments::CallInput;
 use crate::context::Answer;
 
@@ -18,7 +16,7 @@ use crate::context::Answer;
 /// task's conversation.
 pub(super) fn join(task: &mut Task, answer: &Message) {
     let history = task.history.get_or_insert_with(Vec::new);
-    if log::asks(&task.status.state)
+    if asks(&task.status.state)
         && let Some(question) = task.status.message.take()
     {
         history.push(question);
@@ -29,7 +27,7 @@ pub(super) fn join(task: &mut Task, answer: &Message) {
 /// Hands the caller's answer (`message`, as the dispatcher read it into `call`) to the
 /// handler `waiting` for it: the answer joins the history, the task goes `working`. The task
 /// then, and that state's number.
-pub(super) async fn hand_over(
+pub(crate) async fn hand_over(
     recorder: &Arc<Recorder>,
     tracked: &Arc<Tracked>,
     message: Message,
@@ -43,7 +41,7 @@ pub(super) async fn hand_over(
 /// [`hand_over`]. A durable handler's answer is journaled first; when the store does not
 /// keep it, the handler waits on and the caller is told (nothing is acknowledged that a
 /// restart could lose).
-pub(super) async fn deliver(
+pub(crate) async fn deliver(
     recorder: &Arc<Recorder>,
     tracked: &Arc<Tracked>,
     message: Message,
@@ -55,7 +53,7 @@ pub(super) async fn deliver(
             message: Box::new(message.clone()),
         };
         if let Err(why) = journal.write_at(*n, entry).await {
-            if tracked.stage.wait_again(waiting) {
+            if tracked.wait_again(waiting) {
                 withdraw_unanswered(recorder, tracked, None);
             }
             return Err(A2AError::internal(format!(
@@ -75,7 +73,7 @@ pub(super) async fn deliver(
 }
 
 /// The answer a handler gets from the follow-up `call` dispatch made of the caller's message.
-pub(super) fn answer_of(call: crate::arguments::SkillCall) -> Answer {
+pub(crate) fn answer_of(call: crate::arguments::SkillCall) -> Answer {
     let (text, data) = match call.input {
         CallInput::Text(text) => (text, None),
         CallInput::Data(data) => (String::new(), Some(data)),
@@ -111,18 +109,17 @@ pub(crate) fn withdraw_unanswered(
         let Some(tracked) = weak.upgrade() else {
             return;
         };
-        if !tracked.stage.withdraw() {
-            return;
-        }
         let why = format!(
             "no answer came within {} (the agent's input timeout), so the question was withdrawn; start a new task",
             span(timeout)
         );
         let event = status(&tracked, TaskState::Failed, Some(why));
-        recorder.record(&tracked, event).await;
-        recorder.live.finished(&tracked);
+        // Refused when the handler waits no more (answered or stopped meanwhile).
+        let _ = recorder
+            .end(&tracked, Happening::Expire, Ending::with(event))
+            .await;
     });
-    tracked.stage.arm(timer.abort_handle());
+    tracked.arm(timer.abort_handle());
 }
 
 /// A duration as a message says it: `24 h`, `90 s`, `250 ms`.

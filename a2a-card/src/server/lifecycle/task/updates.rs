@@ -9,7 +9,7 @@ use a2a::{
 };
 use serde_json::Value;
 
-use super::log::Tracked;
+use super::Tracked;
 use crate::file::{File, FileContent};
 use crate::schema::SchemaMode;
 use crate::skill::Reply;

@@ -22,14 +22,14 @@ fn chunk(id: &str, text: &str, append: bool) -> StreamResponse {
 }
 
 /// A tracked task that streamed `text` in one chunk to a reader and completed.
-fn finished_task(live: &Live, id: &str, text: &str) -> Arc<Tracked> {
-    finished(live, id, text, true)
+fn finished_task(registry: &Registry, id: &str, text: &str) -> Arc<Tracked> {
+    finished(registry, id, text, true)
 }
 
 /// A tracked task that produced `text` in one chunk and completed, read by a stream or
 /// not (`streamed`).
-fn finished(live: &Live, id: &str, text: &str, streamed: bool) -> Arc<Tracked> {
-    let tracked = live.track(task(id));
+fn finished(registry: &Registry, id: &str, text: &str, streamed: bool) -> Arc<Tracked> {
+    let tracked = registry.track(task(id));
     if streamed {
         tracked.resumable();
     }
@@ -37,33 +37,36 @@ fn finished(live: &Live, id: &str, text: &str, streamed: bool) -> Arc<Tracked> {
     let done = fixtures::status(id, TaskState::Completed);
     let (seq, _, _) = tracked.record(done, |_, _| {}).expect("recorded");
     tracked.publish(seq);
-    live.finished(&tracked);
+    registry.finished(&tracked);
     tracked
 }
 
 #[test]
 fn where_the_store_keeps_the_log_nothing_of_a_finished_task_stays() {
-    let live = Live::new(FinishedLogs::none());
-    let running = live.track(task("running"));
-    finished_task(&live, "done", "hello");
-    assert!(live.get("done").is_none(), "a finished task is not kept");
-    assert!(live.get("running").is_some(), "a running one is");
-    assert_eq!(live.counts(), (1, 0));
+    let registry = Registry::new(FinishedLogs::none());
+    let running = registry.track(task("running"));
+    finished_task(&registry, "done", "hello");
+    assert!(
+        registry.get("done").is_none(),
+        "a finished task is not kept"
+    );
+    assert!(registry.get("running").is_some(), "a running one is");
+    assert_eq!(registry.counts(), (1, 0));
     drop(running);
 }
 
 #[test]
 fn finished_logs_are_evicted_oldest_first_past_the_count() {
-    let live = Live::new(FinishedLogs::default().max_entries(3));
+    let registry = Registry::new(FinishedLogs::default().max_entries(3));
     for i in 0..10 {
-        finished_task(&live, &format!("t{i}"), "hello");
+        finished_task(&registry, &format!("t{i}"), "hello");
     }
-    assert_eq!(live.counts(), (3, 3), "three kept");
+    assert_eq!(registry.counts(), (3, 3), "three kept");
     for i in 0..7 {
-        assert!(live.get(&format!("t{i}")).is_none(), "t{i} was evicted");
+        assert!(registry.get(&format!("t{i}")).is_none(), "t{i} was evicted");
     }
     for i in 7..10 {
-        assert!(live.get(&format!("t{i}")).is_some(), "t{i} is kept");
+        assert!(registry.get(&format!("t{i}")).is_some(), "t{i} is kept");
     }
 }
 
@@ -71,27 +74,27 @@ fn finished_logs_are_evicted_oldest_first_past_the_count() {
 fn finished_logs_are_evicted_oldest_first_past_the_bytes() {
     let big = "x".repeat(10_000);
     // Room for two tasks of about 20 kB each (the text is in the task and in its log).
-    let live = Live::new(FinishedLogs::default().max_bytes(50_000));
+    let registry = Registry::new(FinishedLogs::default().max_bytes(50_000));
     for i in 0..5 {
-        finished_task(&live, &format!("t{i}"), &big);
+        finished_task(&registry, &format!("t{i}"), &big);
     }
-    assert_eq!(live.counts(), (2, 2));
-    assert!(live.get("t3").is_some() && live.get("t4").is_some());
+    assert_eq!(registry.counts(), (2, 2));
+    assert!(registry.get("t3").is_some() && registry.get("t4").is_some());
     // Small ones (under 4 kB each) fit many more in the same bytes, once the large ones
     // made room.
     for i in 0..12 {
-        finished_task(&live, &format!("s{i}"), "hi");
+        finished_task(&registry, &format!("s{i}"), "hi");
     }
-    assert!(live.get("s0").is_some_and(|s| s.weight() < 4_000));
-    assert_eq!(live.counts(), (12, 12), "the twelve small logs");
-    assert!(live.get("t4").is_none(), "the large ones went first");
+    assert!(registry.get("s0").is_some_and(|s| s.weight() < 4_000));
+    assert_eq!(registry.counts(), (12, 12), "the twelve small logs");
+    assert!(registry.get("t4").is_none(), "the large ones went first");
 }
 
 #[test]
 fn a_reader_holding_an_evicted_task_reads_its_whole_log() {
-    let live = Live::new(FinishedLogs::none());
-    let tracked = finished_task(&live, "t", "hello");
-    assert!(live.get("t").is_none(), "not kept");
+    let registry = Registry::new(FinishedLogs::none());
+    let tracked = finished_task(&registry, "t", "hello");
+    assert!(registry.get("t").is_none(), "not kept");
     let events: Vec<_> = futures::executor::block_on_stream(tracked.events(0, Until::Terminal))
         .map(|e| e.expect("an event").0)
         .collect();
@@ -100,9 +103,9 @@ fn a_reader_holding_an_evicted_task_reads_its_whole_log() {
 
 #[test]
 fn a_streamed_tasks_weight_is_close_to_what_it_holds() {
-    let live = Live::new(FinishedLogs::default());
+    let registry = Registry::new(FinishedLogs::default());
     let (tracked, real) = crate::counted::held(|| {
-        let tracked = live.track(task("t"));
+        let tracked = registry.track(task("t"));
         for i in 0..10_000 {
             tracked.record(chunk("t", &format!("token {i}"), i > 0), |_, _| {});
         }
@@ -113,31 +116,31 @@ fn a_streamed_tasks_weight_is_close_to_what_it_holds() {
 
 #[test]
 fn a_finished_log_no_stream_read_is_not_kept() {
-    let live = Live::new(FinishedLogs::default());
-    finished(&live, "blocking", "hello", false);
-    finished(&live, "streamed", "hello", true);
-    assert!(live.get("blocking").is_none(), "nothing can resume it");
+    let registry = Registry::new(FinishedLogs::default());
+    finished(&registry, "blocking", "hello", false);
+    finished(&registry, "streamed", "hello", true);
+    assert!(registry.get("blocking").is_none(), "nothing can resume it");
     assert!(
-        live.get("streamed").is_some(),
+        registry.get("streamed").is_some(),
         "a reader may come back to it"
     );
-    assert_eq!(live.counts(), (1, 1));
+    assert_eq!(registry.counts(), (1, 1));
 }
 
 #[test]
 fn a_task_noted_twice_is_kept_once() {
-    let live = Live::new(FinishedLogs::default());
-    let tracked = finished_task(&live, "t", "hello");
-    live.finished(&tracked);
-    live.finished(&tracked);
-    assert_eq!(live.counts(), (1, 1));
+    let registry = Registry::new(FinishedLogs::default());
+    let tracked = finished_task(&registry, "t", "hello");
+    registry.finished(&tracked);
+    registry.finished(&tracked);
+    assert_eq!(registry.counts(), (1, 1));
 }
 
 #[test]
 fn a_log_weighs_about_its_data() {
-    let live = Live::new(FinishedLogs::none());
-    let small = finished_task(&live, "small", "x").weight();
-    let large = finished_task(&live, "large", &"x".repeat(100_000)).weight();
+    let registry = Registry::new(FinishedLogs::none());
+    let small = finished_task(&registry, "small", "x").weight();
+    let large = finished_task(&registry, "large", &"x".repeat(100_000)).weight();
     // The text is held twice: in the task's artifact and in the chunk of the log.
     assert!(
         (199_000..210_000).contains(&(large - small)),

@@ -8,8 +8,8 @@ use std::time::Duration;
 use a2a::{A2AError, Message};
 use chrono::{DateTime, Utc};
 
-use super::log::{Live, Tracked, lock};
 use super::stage::{Caller, Waiting};
+use super::{Registry, Tracked, lock};
 use crate::context::Answer;
 
 /// Answers that came for durable tasks whose handler no process ran at the time (its process
@@ -56,13 +56,13 @@ impl Mailbox {
     /// oldest kept answer makes room for a new one.
     pub(crate) fn keep(
         &self,
-        live: &Live,
+        registry: &Registry,
         task: &str,
         mut letter: Letter,
         asked_at: Option<DateTime<Utc>>,
     ) -> Result<Option<Found>, A2AError> {
         let mut kept = lock(&self.0);
-        if let Some(tracked) = live.get(task)
+        if let Some(tracked) = registry.get(task)
             && let Ok(waiting) = tracked.stage.take_waiting(&mut letter.caller)
         {
             return Ok(Some(Found {
