@@ -959,7 +959,10 @@ async fn campaign_tampered(
     for _ in 0..REPLICAS {
         proxies.push(Proxy::start(postgres_address(&url)).await);
     }
-    let disk = SmallDisk::mount_or_skip(&format!("campaign-{seed}"), "24m");
+    // Room for the SQLite agent's store at its retention bound (64 MiB by default) and its
+    // write-ahead log: what fills this disk is the fault, never the load. (A 24 MiB disk was
+    // filled by the tasks of a run's first half hour, and the agent could not start again.)
+    let disk = SmallDisk::mount_or_skip(&format!("campaign-{seed}"), "96m");
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("campaign");
     std::fs::create_dir_all(&dir).expect("a directory");
     let sqlite_file = match &disk {

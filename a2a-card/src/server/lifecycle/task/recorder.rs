@@ -105,7 +105,7 @@ impl Recorder {
     ) -> Result<bool, Refusal> {
         debug_assert!(happening.ends(), "{happening:?} does not end a task");
         let mut carried = tracked.stage.change(happening)?;
-        for effect in carried.rest {
+        for effect in carried.effects {
             match effect {
                 Effect::TellCaller => {
                     if let (Some(caller), Some(refusal)) =
@@ -124,7 +124,8 @@ impl Recorder {
                 }
                 Effect::Finish => self.registry.finished(tracked),
                 Effect::Forget => self.registry.forget(tracked),
-                _ => {}
+                // Carried out by the stage, under its lock.
+                Effect::Disarm | Effect::CancelCalls | Effect::StopHandler | Effect::Deliver => {}
             }
         }
         Ok(true)
@@ -338,7 +339,7 @@ impl Recorder {
         // A durable task runs again from its journal (its calls followed there); any other
         // fails, and the tasks its calls made end with it: the table says which.
         if let Ok(carried) = tracked.stage.change(Happening::GiveUp) {
-            debug_assert_eq!(carried.rest, [Effect::Forget]);
+            debug_assert_eq!(carried.effects.last(), Some(&Effect::Forget));
             self.registry.forget(tracked);
         }
         if let Some(log) = self.log.clone() {

@@ -149,11 +149,13 @@ pub(crate) struct Waiting {
 }
 
 /// What a change hands back, once the effects on the handler and its question are carried out
-/// under the stage's lock: the effects left for the [recorder](super::recorder) (telling the
-/// caller, recording, finishing, forgetting), in order, and what they need.
+/// under the stage's lock: the change's effects, of which the [recorder](super::recorder)
+/// carries out those left (telling the caller, recording, finishing, forgetting), in order,
+/// and what they need.
 pub(crate) struct Carried {
-    /// The effects left, in the table's order.
-    pub(crate) rest: Vec<Effect>,
+    /// The change's effects, in the table's order (those on the handler and its question
+    /// carried out already).
+    pub(crate) effects: &'static [Effect],
     /// The caller of the handler's turn, for [`Effect::TellCaller`].
     pub(crate) caller: Option<Caller>,
     /// The handler that waited, for [`Effect::Deliver`].
@@ -215,7 +217,7 @@ impl Stage {
         let step = machine::next(stage.phase(), happening)?;
         let mut held = std::mem::take(&mut *stage).held();
         let mut carried = Carried {
-            rest: Vec::new(),
+            effects: step.effects,
             caller: None,
             waiting: None,
         };
@@ -245,9 +247,9 @@ impl Stage {
                 }
                 Effect::TellCaller => {
                     carried.caller = held.handler.as_mut().and_then(|h| h.caller.take());
-                    carried.rest.push(*effect);
                 }
-                Effect::Record | Effect::Finish | Effect::Forget => carried.rest.push(*effect),
+                // The recorder's.
+                Effect::Record | Effect::Finish | Effect::Forget => {}
             }
         }
         *stage = enter(step.to, &mut held);
