@@ -283,7 +283,7 @@ pub(crate) struct Journal<A> {
     token: u64,
     /// The clock its sleeps read.
     #[cfg(feature = "server")]
-    clock: crate::server::Clock,
+    clock: crate::clock::Clock,
     sink: Sink,
     /// Where a replay that only reads ([`Journal::dry`]) tells what it met.
     dry: Option<Arc<Dry>>,
@@ -406,7 +406,7 @@ impl<A> Journal<A> {
             sent: AtomicUsize::new(0),
             token: 1,
             #[cfg(feature = "server")]
-            clock: crate::server::Clock::system(),
+            clock: crate::clock::Clock::system(),
             sink,
             dry: None,
         }
@@ -466,14 +466,14 @@ impl<A> Journal<A> {
 
     /// This journal, its sleeps reading `clock`.
     #[cfg(feature = "server")]
-    pub(crate) fn clocked(mut self, clock: crate::server::Clock) -> Journal<A> {
+    pub(crate) fn clocked(mut self, clock: crate::clock::Clock) -> Journal<A> {
         self.clock = clock;
         self
     }
 
     /// The clock its sleeps read.
     #[cfg(feature = "server")]
-    pub(crate) fn clock(&self) -> &crate::server::Clock {
+    pub(crate) fn clock(&self) -> &crate::clock::Clock {
         &self.clock
     }
 

@@ -58,6 +58,8 @@ mod builder;
 mod card;
 #[cfg(feature = "client")]
 pub mod client;
+#[cfg(feature = "server")]
+mod clock;
 mod const_checks;
 mod context;
 pub mod dispatch;

@@ -92,7 +92,7 @@ pub struct SkillContext {
     ///
     /// [`Server::clock`]: crate::server::Server::clock
     #[cfg(feature = "server")]
-    clock: Option<crate::server::Clock>,
+    clock: Option<crate::clock::Clock>,
     /// The model tokens its caller gave the task, where it gave some ([`crate::budget`]).
     tokens: Option<u64>,
     /// The model tokens the task used so far (shared by the context's clones).
@@ -246,7 +246,7 @@ impl SkillContext {
     /// The task's deadline, `deadline_ms` (milliseconds since the Unix epoch), read on
     /// `clock`.
     #[cfg(feature = "server")]
-    pub(crate) fn set_deadline(&mut self, deadline_ms: Option<i64>, clock: crate::server::Clock) {
+    pub(crate) fn set_deadline(&mut self, deadline_ms: Option<i64>, clock: crate::clock::Clock) {
         self.deadline = deadline_ms.and_then(|ms| {
             std::time::UNIX_EPOCH
                 .checked_add(std::time::Duration::from_millis(ms.max(0).unsigned_abs()))

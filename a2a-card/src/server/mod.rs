@@ -115,7 +115,7 @@
 pub mod auth;
 mod bindings;
 mod call;
-mod clock;
+
 #[cfg(feature = "console")]
 mod console;
 mod errors;
@@ -131,6 +131,9 @@ mod server_error;
 pub mod store;
 pub(crate) mod telemetry;
 
+pub use crate::clock::Clock;
+#[cfg(feature = "testing")]
+pub(crate) use crate::clock::Driven;
 #[cfg(feature = "grpc")]
 use bindings::grpc;
 use bindings::http;
@@ -138,9 +141,6 @@ use bindings::http;
 pub use bindings::mcp;
 #[cfg(feature = "ui")]
 use bindings::ui;
-pub use clock::Clock;
-#[cfg(feature = "testing")]
-pub(crate) use clock::Driven;
 #[cfg(feature = "console")]
 pub use console::Console;
 pub use drain::SHUT_DOWN;

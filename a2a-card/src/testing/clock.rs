@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::server::{Clock, Driven};
+use crate::clock::{Clock, Driven};
 
 /// A clock a test owns: it stands still until [`advance`](Self::advance) moves it, and the
 /// durable sleeps (`ctx.sleep` in a `#[skill(durable)]` handler) of a server given it

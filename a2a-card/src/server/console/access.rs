@@ -3,13 +3,12 @@
 //! with an allowed scope or role, and the CSRF token of their forms; everyone else refused as
 //! any protected route refuses.
 
+use axum::http::header;
 use axum::http::request::Parts;
-use axum::http::{StatusCode, header};
-use axum::response::Response;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use super::{COOKIE, Served, html, pages};
+use super::{COOKIE, Served};
 use crate::server::auth::Refusal;
 use crate::server::limits::Peer;
 
@@ -91,21 +90,17 @@ impl Served {
     }
 
     /// The console's base path for the request of `parts`, and the operator it comes from;
-    /// the refusal page when it comes from nobody the console allows.
-    pub(super) async fn operator(&self, parts: &Parts) -> Result<(String, Operator), Response> {
+    /// why not (with the base path, for the page that says so) when it comes from nobody the
+    /// console allows.
+    pub(super) async fn operator(
+        &self,
+        parts: &Parts,
+    ) -> Result<(String, Operator), (Refusal, String)> {
         let base = self.base(parts);
         match self.admit(parts).await {
             Ok(operator) => Ok((base, operator)),
-            Err(refusal) => Err(self.refused(&refusal, &base)),
+            Err(refusal) => Err((refusal, base)),
         }
-    }
-
-    /// The answer to a refused request: its status and challenges, no page content (a
-    /// browser is shown where to sign in, where a token is allowed).
-    fn refused(&self, refusal: &Refusal, base: &str) -> Response {
-        let login = (!self.console.tokens.is_empty()).then(|| format!("{base}/login"));
-        let body = pages::refused(refusal.message(), login.as_deref(), base);
-        refusal.over_http(html(StatusCode::OK, body))
     }
 
     /// The CSRF token of `operator`'s forms.

@@ -14,7 +14,7 @@ use subtle::ConstantTimeEq;
 use super::access::digest;
 use super::{COOKIE, Console, Served, html, pages, secured};
 use crate::server::ServerError;
-use crate::server::auth::Guard;
+use crate::server::auth::{Guard, Refusal};
 use crate::server::lifecycle::Lifecycle;
 use crate::server::limits::Limits;
 
@@ -130,12 +130,20 @@ async fn form(request: Request) -> Result<(Parts, Vec<(String, String)>), Respon
     Ok((parts, pairs(&text)))
 }
 
+/// The answer to a request the console refused (`refusal`): its status and challenges, no
+/// page content (a browser is shown where to sign in, where a token is allowed).
+fn refused(served: &Served, refusal: &Refusal, base: &str) -> Response {
+    let login = (!served.console.tokens.is_empty()).then(|| format!("{base}/login"));
+    let body = pages::refused(refusal.message(), login.as_deref(), base);
+    refusal.over_http(html(StatusCode::OK, body))
+}
+
 /// `GET <path>`: the tasks.
 async fn list(State(served): State<Arc<Served>>, request: Request) -> Response {
     let (parts, _) = request.into_parts();
     let (base, operator) = match served.operator(&parts).await {
         Ok(admitted) => admitted,
-        Err(refused) => return refused,
+        Err((refusal, base)) => return refused(&served, &refusal, &base),
     };
     let query = pairs(parts.uri.query().unwrap_or(""));
     let filter = pages::Filter::from_query(&query, served.tenant.as_deref());
@@ -154,7 +162,7 @@ async fn task(
     let (parts, _) = request.into_parts();
     let (base, operator) = match served.operator(&parts).await {
         Ok(admitted) => admitted,
-        Err(refused) => return refused,
+        Err((refusal, base)) => return refused(&served, &refusal, &base),
     };
     let query = pairs(parts.uri.query().unwrap_or(""));
     let live_only = query.iter().any(|(k, v)| k == "part" && v == "live");
@@ -184,7 +192,7 @@ async fn cancel(
     };
     let (base, operator) = match served.operator(&parts).await {
         Ok(admitted) => admitted,
-        Err(refused) => return refused,
+        Err((refusal, base)) => return refused(&served, &refusal, &base),
     };
     let sent = fields
         .iter()
@@ -229,7 +237,7 @@ async fn replicas(State(served): State<Arc<Served>>, request: Request) -> Respon
     let (parts, _) = request.into_parts();
     let (base, operator) = match served.operator(&parts).await {
         Ok(admitted) => admitted,
-        Err(refused) => return refused,
+        Err((refusal, base)) => return refused(&served, &refusal, &base),
     };
     match pages::replicas_page(&served, &base, &operator).await {
         Ok(body) => html(StatusCode::OK, body),

@@ -10,7 +10,7 @@ use tokio::sync::watch;
 /// The time a server's durable sleeps (`ctx.sleep` in a `#[skill(durable)]` handler) read:
 /// when one began, and when its deadline has come. [`Clock::system`] by default; a test gives
 /// the server one it owns (`a2a_card::testing::TestClock`, feature `testing`) with
-/// [`Server::clock`](super::Server::clock), so that a skill that sleeps three days is tested
+/// [`Server::clock`](crate::server::Server::clock), so that a skill that sleeps three days is tested
 /// in milliseconds, on a store that keeps journals (SQLite, Postgres). On the memory store a
 /// durable skill keeps no journal and its sleeps are tokio's: a test with tokio's clock paused
 /// (`#[tokio::test(start_paused = true)]`) skips them.
