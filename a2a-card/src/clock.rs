@@ -81,6 +81,24 @@ impl Clock {
         }
     }
 
+    /// Returns once it is `until_ms` (milliseconds since the Unix epoch) or later, without
+    /// counting as a durable sleep (its deadline is not one [`Driven::next_deadline`] gives):
+    /// a timer of the server's own, such as a question's input timeout.
+    pub(crate) async fn wait_until_ms(&self, until_ms: i64) {
+        match &self.driven {
+            None => {
+                let left = until_ms.saturating_sub(self.now_ms());
+                if left > 0 {
+                    tokio::time::sleep(std::time::Duration::from_millis(left.unsigned_abs())).await;
+                }
+            }
+            Some(driven) => {
+                let mut now = driven.now_ms.subscribe();
+                let _ = now.wait_for(|now| *now >= until_ms).await;
+            }
+        }
+    }
+
     /// Returns once it is `until_ms` (milliseconds since the Unix epoch) or later.
     pub(crate) async fn sleep_until_ms(&self, until_ms: i64) {
         match &self.driven {

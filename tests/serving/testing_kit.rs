@@ -796,3 +796,52 @@ async fn a_budget_is_spent_on_the_test_clock() {
         "15 s of the minute left: {done}"
     );
 }
+
+#[tokio::test]
+async fn a_question_unanswered_past_the_input_timeout_on_the_test_clock_is_withdrawn() {
+    let clock = TestClock::at_ms(1_800_000_000_000);
+    let server = Server::new(Stopwatch)
+        .input_timeout(Duration::from_secs(15 * 60))
+        .clock(clock.clock());
+    let agent = TestAgent::start(server).await.expect("served");
+    let asked = agent
+        .json_rpc(
+            "SendMessage",
+            json!({"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "time"}]}}),
+        )
+        .await
+        .expect("an answer");
+    let id = asked["result"]["task"]["id"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    let state = |agent: TestAgent, id: String| async move {
+        agent
+            .json_rpc("GetTask", json!({"id": id}))
+            .await
+            .expect("an answer")["result"]["status"]
+            .clone()
+    };
+    // A second short of the timeout on the test's clock: the question still waits.
+    clock.advance(Duration::from_secs(15 * 60 - 1));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let waiting = state(agent.clone(), id.clone()).await;
+    assert_eq!(waiting["state"], "TASK_STATE_INPUT_REQUIRED", "{waiting}");
+    // The timer is not a durable sleep: a test that runs what is due next is not stopped by it.
+    assert_eq!(clock.sleepers(), 0);
+    assert_eq!(clock.advance_to_next_deadline(), None);
+    clock.advance(Duration::from_secs(1));
+    let failed = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let status = state(agent.clone(), id.clone()).await;
+            if status["state"] == "TASK_STATE_FAILED" {
+                return status;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("withdrawn once the test's clock passed the timeout");
+    let why = failed["message"]["parts"][0]["text"].as_str().unwrap_or("");
+    assert!(why.contains("15 min"), "says the timeout: {failed}");
+}

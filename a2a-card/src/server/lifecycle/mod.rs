@@ -79,7 +79,7 @@ pub(crate) use operations::{
 use request_checks::{check_message, finished, log_gone};
 pub use task::FinishedLogs;
 use task::updates::status;
-use task::{Happening, Outcome, Recorder, Registry, Tracked, Until, answer_of};
+use task::{Happening, Recorder, Registry, Tracked, TurnOutcome, Until, answer_of};
 
 /// What the handler is built from (see [`Server`](super::Server)).
 pub(crate) struct Parts {
@@ -164,7 +164,7 @@ struct Turn {
     /// The task at `seq` (`None`: not read by the caller, a blocking send's new task).
     task: Option<Task>,
     seq: u64,
-    outcome: Outcome,
+    outcome: TurnOutcome,
     /// Whether the turn shows on the task already (`false`: an answer kept for the handler
     /// or forwarded to the replica that runs it, the task still asking until the handler takes
     /// it: its caller waits for an event after `seq`).
@@ -179,14 +179,14 @@ impl Turn {
             tracked,
             task: Some(task),
             seq,
-            outcome: Outcome::none(),
+            outcome: TurnOutcome::none(),
             begun: true,
         }
     }
 
     /// A turn whose input the handler took (its caller `outcome`), from the task's state
     /// `task` then, numbered `seq`.
-    fn taken(tracked: Arc<Tracked>, (task, seq): (Task, u64), outcome: Outcome) -> Turn {
+    fn taken(tracked: Arc<Tracked>, (task, seq): (Task, u64), outcome: TurnOutcome) -> Turn {
         Turn {
             tracked,
             task: Some(task),
@@ -198,7 +198,7 @@ impl Turn {
 
     /// A turn whose input the handler has not taken yet (see [`Turn::begun`]), from the
     /// task's state `task`, numbered `seq`.
-    fn pending(tracked: Arc<Tracked>, (task, seq): (Task, u64), outcome: Outcome) -> Turn {
+    fn pending(tracked: Arc<Tracked>, (task, seq): (Task, u64), outcome: TurnOutcome) -> Turn {
         Turn {
             tracked,
             task: Some(task),
@@ -244,6 +244,7 @@ impl Lifecycle {
             mailbox: Default::default(),
             push: parts.push.as_ref().map(|(_, d, _)| Arc::clone(d)),
             input_timeout: parts.input_timeout,
+            clock: parts.clock.clone(),
             log,
             stopping: Default::default(),
         });

@@ -96,16 +96,21 @@ pub(crate) fn withdraw_unanswered(
     let Some(timeout) = recorder.input_timeout else {
         return;
     };
-    // A question asked before its process stopped has what is left of its time.
-    let after = match asked_at {
+    // A question asked before its process stopped has what is left of its time. The time is
+    // counted on the server's clock (a test's moves it past the timeout).
+    let left = match asked_at {
         Some(at) => timeout.saturating_sub((chrono::Utc::now() - at).to_std().unwrap_or_default()),
         None => timeout,
     };
+    let clock = recorder.clock.clone();
+    let due = clock
+        .now_ms()
+        .saturating_add(i64::try_from(left.as_millis()).unwrap_or(i64::MAX));
     // Weak: a task that ends otherwise is not kept alive by its timer.
     let weak = Arc::downgrade(tracked);
     let recorder = Arc::clone(recorder);
     let timer = tokio::spawn(async move {
-        tokio::time::sleep(after).await;
+        clock.wait_until_ms(due).await;
         let Some(tracked) = weak.upgrade() else {
             return;
         };

@@ -8,7 +8,7 @@ use std::time::Duration;
 use a2a::*;
 use a2a_server::TaskStore;
 
-use super::machine::{Effect, Happening, Refusal};
+use super::machine::{Effect, Happening, Refused};
 use super::mailbox::Mailbox;
 use super::{Record, Registry, Tracked};
 use crate::server::push::Delivery;
@@ -24,6 +24,8 @@ pub(crate) struct Recorder {
     pub(crate) mailbox: Mailbox,
     pub(crate) push: Option<Arc<Delivery>>,
     pub(crate) input_timeout: Option<Duration>,
+    /// The server's clock, which a question's input timeout is counted on.
+    pub(crate) clock: crate::server::Clock,
     /// The store's event log, where it keeps one.
     pub(crate) log: Option<Arc<dyn EventLog>>,
     /// Whether the listener's drain began: tasks the store takes over are not run here any
@@ -102,7 +104,7 @@ impl Recorder {
         tracked: &Arc<Tracked>,
         happening: Happening,
         mut ending: Ending,
-    ) -> Result<bool, Refusal> {
+    ) -> Result<bool, Refused> {
         debug_assert!(happening.ends(), "{happening:?} does not end a task");
         let mut carried = tracked.stage.change(happening)?;
         for effect in carried.effects {
