@@ -16,6 +16,7 @@ use crate::wire::Profile;
 /// The media type of plain text, the default mode.
 pub(crate) const TEXT_PLAIN: &str = "text/plain";
 
+// One of `AgentCard`'s blocks, each in the file of its concern: here, the builders.
 impl AgentCard {
     /// Starts a card with the three fields every card needs.
     ///

@@ -74,6 +74,7 @@ pub struct AgentCard {
     pub extra: Extra,
 }
 
+// One of `AgentCard`'s blocks, each in the file of its concern: here, the model's own reads.
 impl AgentCard {
     /// The skill with this id.
     pub fn skill(&self, id: &str) -> Option<&AgentSkill> {

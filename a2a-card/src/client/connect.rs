@@ -387,6 +387,8 @@ async fn fetch_card(
     reply.bytes(max).await.map_err(unreachable)
 }
 
+// One of `RemoteAgent`'s blocks, each in the file of its concern: here, reaching an agent
+// (its card read and checked, its endpoint chosen).
 impl RemoteAgent {
     /// Reads the card of the agent at `url` (no credentials, no signature check): see
     /// [`Connect`] for those.

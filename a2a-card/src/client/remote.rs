@@ -143,6 +143,7 @@ fn is_json(mode: &str) -> bool {
         .is_ok_and(|m| m.essence() == "application/json" || m.subtype().ends_with("+json"))
 }
 
+// One of `RemoteAgent`'s blocks, each in the file of its concern: here, calling a skill.
 impl RemoteAgent {
     /// The card, as read (normalised from whatever profile the agent served).
     pub fn card(&self) -> &AgentCard {

@@ -620,6 +620,8 @@ impl<O: FromContent> Pending<O> {
     }
 }
 
+// One of `RemoteAgent`'s blocks, each in the file of its concern: here, what the typed
+// clients `#[agent]` generates call.
 impl RemoteAgent {
     /// Checks that the agent's card matches the compiled declaration of `A`: every skill of
     /// `A` (but those only on the extended card) is on the card, takes and gives the same

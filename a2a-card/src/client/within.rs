@@ -30,6 +30,8 @@ use crate::journal::{CallSlot, Entry, RemoteCall};
 /// ```
 pub const REACH_FOR: Duration = Duration::from_secs(60);
 
+// Another block of `SkillContext`: calls of other agents, which need the feature `client`,
+// kept with the client.
 /// Calls made from a running skill (feature `client`).
 impl SkillContext {
     /// Calls skill `skill` of another agent with `payload` (feature `client`), and waits until

@@ -1,7 +1,7 @@
 //! The call: one protocol operation with its typed parameters, and the context it came in
 //! (who calls, over which binding and version, which extensions it asks for, where a
 //! subscription resumes). Every binding decodes its request into a call and encodes the
-//! [`Answer`]; the lifecycle answers calls, and nothing reaches it any other way.
+//! [`CallAnswer`]; the lifecycle answers calls, and nothing reaches it any other way.
 
 use std::sync::Arc;
 
@@ -321,10 +321,10 @@ impl Extensions {
     }
 }
 
-/// What a call answered (its operation's own answer; [`Answer`], any operation's, where the
+/// What a call answered (its operation's own answer; [`CallAnswer`], any operation's, where the
 /// operation was read from a request by its method's name), and the extensions it used, which
 /// the bindings name in the answer.
-pub(crate) struct Answered<T = Answer> {
+pub(crate) struct Answered<T = CallAnswer> {
     pub(crate) answer: T,
     pub(crate) used: Used,
 }
@@ -396,7 +396,7 @@ pub(crate) fn field_error(field: &str, description: impl Into<String>) -> A2AErr
     ])
 }
 /// What a call answers.
-pub(crate) enum Answer {
+pub(crate) enum CallAnswer {
     /// `SendMessage`'s answer: the task (shared with its log where it ran here).
     Sent(Arc<Task>),
     /// A task (`GetTask`, `CancelTask`).
@@ -417,22 +417,22 @@ pub(crate) enum Answer {
 
 /// The answer as the JSON bindings write it (a stream, which is written event by event, and
 /// nothing as `null`).
-impl serde::Serialize for Answer {
+impl serde::Serialize for CallAnswer {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
             // As `SendMessageResponse::Task` writes it.
-            Answer::Sent(task) => {
+            CallAnswer::Sent(task) => {
                 use serde::ser::SerializeMap as _;
                 let mut map = serializer.serialize_map(Some(1))?;
                 map.serialize_entry("task", &**task)?;
                 map.end()
             }
-            Answer::Task(task) => task.serialize(serializer),
-            Answer::Tasks(list) => list.serialize(serializer),
-            Answer::Config(config) => config.serialize(serializer),
-            Answer::Configs(list) => list.serialize(serializer),
-            Answer::Card(card) => card.serialize(serializer),
-            Answer::Deleted | Answer::Stream(_) => serializer.serialize_unit(),
+            CallAnswer::Task(task) => task.serialize(serializer),
+            CallAnswer::Tasks(list) => list.serialize(serializer),
+            CallAnswer::Config(config) => config.serialize(serializer),
+            CallAnswer::Configs(list) => list.serialize(serializer),
+            CallAnswer::Card(card) => card.serialize(serializer),
+            CallAnswer::Deleted | CallAnswer::Stream(_) => serializer.serialize_unit(),
         }
     }
 }

@@ -189,6 +189,20 @@ impl Webhooks {
         }
         Ok(())
     }
+
+    /// The check of a URL whose host is an IP literal (host names go through the resolver).
+    fn check_literal(&self, url: &str) -> Result<(), String> {
+        let parsed = url::Url::parse(url).map_err(|e| e.to_string())?;
+        let ip = match parsed.host() {
+            Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip),
+            Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip),
+            _ => return Ok(()),
+        };
+        match self.refuses(ip) {
+            Some(why) => Err(format!("the webhook's host is {why}")),
+            None => Ok(()),
+        }
+    }
 }
 
 /// A URL cut for messages.
@@ -471,22 +485,6 @@ impl Delivery {
         }
         tracing::warn!(task = %config.task_id, "push notification dropped after every retry");
         super::telemetry::pushed(false, self.policy.retries > 0);
-    }
-}
-
-impl Webhooks {
-    /// The check of a URL whose host is an IP literal (host names go through the resolver).
-    fn check_literal(&self, url: &str) -> Result<(), String> {
-        let parsed = url::Url::parse(url).map_err(|e| e.to_string())?;
-        let ip = match parsed.host() {
-            Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip),
-            Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip),
-            _ => return Ok(()),
-        };
-        match self.refuses(ip) {
-            Some(why) => Err(format!("the webhook's host is {why}")),
-            None => Ok(()),
-        }
     }
 }
 

@@ -585,6 +585,8 @@ pub fn pointer_push(pointer: &str, token: &str) -> String {
     out
 }
 
+// One of `AgentCard`'s blocks, each in the file of its concern: here, the card read from
+// and written to its JSON profiles.
 impl AgentCard {
     /// Reads a card from JSON of any profile. Fails, listing every value of the wrong type with
     /// its JSON pointer, when any value has the wrong type; missing fields are not an error here

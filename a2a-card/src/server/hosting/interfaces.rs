@@ -151,9 +151,7 @@ impl Endpoint {
         }
         served
     }
-}
 
-impl Endpoint {
     /// This endpoint's interfaces moved to `{origin}{mount}`, for an agent a
     /// [`Host`](crate::server::Host) mounts at `mount` (`/planner`): MCP goes under the mount too.
     pub(crate) fn placed(&self, origin: &str, mount: &str) -> Result<Endpoint, ServerError> {

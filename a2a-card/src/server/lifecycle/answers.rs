@@ -10,8 +10,8 @@ use a2a::*;
 
 use super::task::updates::status;
 use super::task::{
-    self, Ending, Found, Happening, Letter, Outcome, Refusal, Tracked, answer_of, asks, deliver,
-    hand_over,
+    self, Ending, Found, Happening, Letter, Refused, Tracked, TurnOutcome, answer_of, asks,
+    deliver, hand_over,
 };
 use super::{
     Lifecycle, Turn,
@@ -79,12 +79,12 @@ impl Lifecycle {
             Ok(waiting) => waiting,
             // A durable task run again here, its handler replaying its way back to the
             // question: the answer waits for it.
-            Err(Refusal::Journaled) if asks(&tracked.state()) => {
+            Err(Refused::Journaled) if asks(&tracked.state()) => {
                 return self.keep_for_the_handler(tracked, message, call).await;
             }
-            Err(Refusal::Working | Refusal::Journaled) => return Err(not_asked(id)),
-            Err(Refusal::Ended) => return Err(finished(id)),
-            Err(Refusal::Gone) => return self.answer_elsewhere(tracked, message, call).await,
+            Err(Refused::Working | Refused::Journaled) => return Err(not_asked(id)),
+            Err(Refused::Ended) => return Err(finished(id)),
+            Err(Refused::Gone) => return self.answer_elsewhere(tracked, message, call).await,
         };
         let snapshot = hand_over(&self.recorder, &tracked, message, call, waiting).await?;
         Ok(Turn::taken(tracked, snapshot, outcome))
@@ -206,7 +206,11 @@ impl Lifecycle {
             },
         );
         let (task, _) = tracked.snapshot();
-        Ok(Some(Turn::pending(tracked, (task, after), Outcome::none())))
+        Ok(Some(Turn::pending(
+            tracked,
+            (task, after),
+            TurnOutcome::none(),
+        )))
     }
 
     /// Whether task `id` is a durable skill's, with a journal this process can run it again

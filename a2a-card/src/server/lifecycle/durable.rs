@@ -46,7 +46,7 @@ fn sink(log: Arc<dyn EventLog>, task_id: &str) -> Sink {
 }
 
 /// What a run of a task again needs (see [`Lifecycle::prepare`]).
-struct Prepared {
+struct Rerun {
     skill: usize,
     call: crate::arguments::SkillCall,
     journal: Journal<Answer>,
@@ -148,7 +148,7 @@ impl Lifecycle {
         let replay = LogItem::from_log(events.iter().map(|e| &**e));
         let tracked = self.track_logged(logged)?;
         match self.prepare(&tracked.snapshot().0, rows, sink(Arc::clone(&log), &id)) {
-            Ok(Prepared {
+            Ok(Rerun {
                 skill,
                 call,
                 journal,
@@ -196,12 +196,7 @@ impl Lifecycle {
     /// What a run of `task` again needs: its skill, the call its first message makes, its
     /// journal with the entries recorded (`rows`, entry 0 first) and its new ones going to
     /// `sink`, and the trace its first run was in; why it cannot run again otherwise.
-    fn prepare(
-        &self,
-        task: &Task,
-        rows: Vec<(u64, Entry)>,
-        sink: Sink,
-    ) -> Result<Prepared, String> {
+    fn prepare(&self, task: &Task, rows: Vec<(u64, Entry)>, sink: Sink) -> Result<Rerun, String> {
         // A task of an agent no longer mounted here (a host's: its id names its agent).
         let namespace = crate::server::store::namespace_of(&task.id);
         if namespace != self.namespace.as_deref() {
@@ -275,7 +270,7 @@ impl Lifecycle {
         call.context.set_tenant(tenant);
         call.context.set_deadline(deadline_ms, self.clock.clone());
         call.context.set_tokens(tokens);
-        Ok(Prepared {
+        Ok(Rerun {
             skill,
             call,
             journal: Journal::new(recorded, sink).clocked(self.clock.clone()),
@@ -314,7 +309,7 @@ impl Lifecycle {
     ) -> Checked {
         use futures::StreamExt as _;
 
-        use super::run::{LogItem, Replay, chunk};
+        use super::run::{LogItem, LogReplay, chunk};
         use super::task::updates::reply_part;
         use crate::context::Signal;
 
@@ -323,7 +318,7 @@ impl Lifecycle {
                 "a replay check writes nothing".to_owned()
             )))
         });
-        let Prepared {
+        let Rerun {
             skill,
             mut call,
             journal,
@@ -348,7 +343,7 @@ impl Lifecycle {
         let skill_id = self.agent.skills().get(skill).map_or("output", |s| s.id);
         let (link, mut events) = call.context.link(skill_id, 16, Some(journal));
         let run = std::panic::AssertUnwindSafe(self.agent.run_skill(skill, call));
-        let mut replay = Replay::new(items);
+        let mut replay = LogReplay::new(items);
         // The items the handler sends, beside what the log holds: the first that differs, or
         // the first past the log (new work: the replay stops there).
         let items = async {

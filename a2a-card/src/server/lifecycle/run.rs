@@ -119,16 +119,16 @@ impl LogItem {
 
 /// Where a durable handler's replay is: the items still to meet, and how many it met.
 #[derive(Default)]
-pub(super) struct Replay {
+pub(super) struct LogReplay {
     items: VecDeque<LogItem>,
     met: usize,
 }
 
-impl Replay {
+impl LogReplay {
     /// A replay that meets `items` (what the task's log holds), in order.
     #[cfg_attr(not(feature = "testing"), allow(dead_code))]
-    pub(super) fn new(items: VecDeque<LogItem>) -> Replay {
-        Replay { items, met: 0 }
+    pub(super) fn new(items: VecDeque<LogItem>) -> LogReplay {
+        LogReplay { items, met: 0 }
     }
 
     /// Whether the item `item` makes is the next one the log holds (then met, and not to be
@@ -225,7 +225,7 @@ pub(crate) fn start(
         }
         link.end(outcome).await;
     };
-    let replay = Replay::new(replay);
+    let replay = LogReplay::new(replay);
     // The handler and the recording of its events in one task: each event is recorded
     // without waking another.
     tokio::spawn(future::join(
@@ -251,7 +251,7 @@ async fn drive(
     recorder: Arc<Recorder>,
     tracked: Arc<Tracked>,
     mut events: mpsc::Receiver<Signal>,
-    mut replay: Replay,
+    mut replay: LogReplay,
 ) {
     // Artifacts sent in chunks and not closed yet.
     let mut open: Vec<String> = Vec::new();

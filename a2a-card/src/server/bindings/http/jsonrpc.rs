@@ -20,7 +20,7 @@ use super::protojson::{normalize, read, read_text};
 use crate::server::auth::Refusal;
 use crate::server::call::NumberedStream;
 use crate::server::call::{
-    Answer, Answered, Binding, Bound, Context, EXTENSIONS_HEADER, Failure, Incoming, Op, Used,
+    Answered, Binding, Bound, CallAnswer, Context, EXTENSIONS_HEADER, Failure, Incoming, Op, Used,
     Version, field_error, requested_version,
 };
 use crate::server::errors::json_response;
@@ -246,7 +246,7 @@ async fn call(
         Err(failure) => return failure_response(&id, failure),
     };
     let response = match answer {
-        Answer::Stream(events) => {
+        CallAnswer::Stream(events) => {
             // Each event's JSON is made once, and shared with the log and the webhooks.
             let head = format!(
                 r#"{{"jsonrpc":"2.0","id":{},"result":"#,
@@ -287,7 +287,7 @@ async fn v0_3_call(
         Err(failure) => (Err(failure), Used::default()),
     };
     let answered = match answer {
-        Ok(Answer::Stream(events)) => sse(events, move |data, event| {
+        Ok(CallAnswer::Stream(events)) => sse(events, move |data, event| {
             let written = match event {
                 // The event's JSON, made once, read as the value the 0.3 shape is made of.
                 Ok(event) => match serde_json::from_str(event.json()) {

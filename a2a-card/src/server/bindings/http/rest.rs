@@ -18,7 +18,7 @@ use super::jsonrpc::{is_json, sse};
 use super::protojson::{normalize, read, read_text};
 use crate::server::auth::Refusal;
 use crate::server::call::{
-    Answer, Answered, Binding, Bound, EXTENSIONS_HEADER, Failure, Incoming, Op, field_error,
+    Answered, Binding, Bound, CallAnswer, EXTENSIONS_HEADER, Failure, Incoming, Op, field_error,
 };
 use crate::server::errors::{rest_status, rest_status_json};
 use crate::server::lifecycle::Lifecycle;
@@ -224,8 +224,8 @@ pub(crate) async fn endpoint(
         Ok(op) => match rest.lifecycle.dispatch(&ctx, op).await {
             Ok(Answered { answer, used }) => {
                 let response = match answer {
-                    Answer::Stream(events) => sse(events, write_event),
-                    Answer::Deleted => Response::new(Body::empty()),
+                    CallAnswer::Stream(events) => sse(events, write_event),
+                    CallAnswer::Deleted => Response::new(Body::empty()),
                     answer => json(&answer),
                 };
                 used.name_in(response, EXTENSIONS_HEADER)

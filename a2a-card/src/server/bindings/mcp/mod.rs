@@ -189,9 +189,7 @@ impl Bridge {
             }),
         })
     }
-}
 
-impl Bridge {
     /// The A2A task `id`, as the caller may read it.
     async fn a2a_task(&self, ctx: &Context, id: &str) -> Result<a2a::Task, McpError> {
         let request = a2a::GetTaskRequest {

@@ -17,7 +17,7 @@ use super::{Lifecycle, Scope};
 use crate::agent::SkillDecl;
 use crate::dispatch::{SKILL_EXTENSION_URI, named_skill};
 use crate::server::call::{
-    Answer, Answered, Binding, Context, Failure, Op, field_error, tenant_of,
+    Answered, Binding, CallAnswer, Context, Failure, Op, field_error, tenant_of,
 };
 use crate::server::store::{Place, prefix};
 use crate::server::telemetry::CallRecord;
@@ -125,46 +125,49 @@ impl Lifecycle {
 
     /// Answers `op`, an operation read from a request by its method's name, with the answer
     /// as the JSON bindings write it.
-    pub(crate) async fn dispatch(&self, ctx: &Context, op: Op) -> Called<Answer> {
+    pub(crate) async fn dispatch(&self, ctx: &Context, op: Op) -> Called<CallAnswer> {
         Ok(match op {
-            Op::Send(req) => self.call(ctx, SendMessage(req)).await?.map(Answer::Sent),
+            Op::Send(req) => self
+                .call(ctx, SendMessage(req))
+                .await?
+                .map(CallAnswer::Sent),
             Op::Stream(req) => self
                 .call(ctx, SendStreamingMessage(req))
                 .await?
-                .map(Answer::Stream),
+                .map(CallAnswer::Stream),
             Op::Get(req) => self
                 .call(ctx, GetTask(req))
                 .await?
-                .map(|task| Answer::Task(Box::new(task))),
-            Op::List(req) => self.call(ctx, ListTasks(req)).await?.map(Answer::Tasks),
+                .map(|task| CallAnswer::Task(Box::new(task))),
+            Op::List(req) => self.call(ctx, ListTasks(req)).await?.map(CallAnswer::Tasks),
             Op::Cancel(req) => self
                 .call(ctx, CancelTask(req))
                 .await?
-                .map(|task| Answer::Task(Box::new(task))),
+                .map(|task| CallAnswer::Task(Box::new(task))),
             Op::Subscribe(req) => self
                 .call(ctx, SubscribeToTask(req))
                 .await?
-                .map(Answer::Stream),
+                .map(CallAnswer::Stream),
             Op::CreateConfig(req) => self
                 .call(ctx, CreatePushConfig(req))
                 .await?
-                .map(Answer::Config),
+                .map(CallAnswer::Config),
             Op::GetConfig(req) => self
                 .call(ctx, GetPushConfig(req))
                 .await?
-                .map(Answer::Config),
+                .map(CallAnswer::Config),
             Op::ListConfigs(req) => self
                 .call(ctx, ListPushConfigs(req))
                 .await?
-                .map(Answer::Configs),
+                .map(CallAnswer::Configs),
             Op::DeleteConfig(req) => self
                 .call(ctx, DeletePushConfig(req))
                 .await?
-                .map(|()| Answer::Deleted),
+                .map(|()| CallAnswer::Deleted),
             Op::ExtendedCard => self
                 .call(ctx, GetExtendedAgentCard)
                 .await?
-                .map(|card| Answer::Card(Box::new(card))),
+                .map(|card| CallAnswer::Card(Box::new(card))),
         })
     }
 

@@ -1,7 +1,7 @@
 //! The table of a task's changes: where a task followed here stands with its handler
 //! ([`Phase`]), what can happen to it ([`Happening`]), and, for each pair, whether the change
 //! is allowed and what it requires ([`Effect`]s, in the order they are carried out), or why
-//! it is refused ([`Refusal`]). The table holds nothing and runs nothing: [`next`] is a pure
+//! it is refused ([`Refused`]). The table holds nothing and runs nothing: [`next`] is a pure
 //! function, tested as a table without a server (`tests.rs`, beside this), and the only way
 //! the [stage](super::stage) of a task moves.
 //!
@@ -98,7 +98,7 @@ pub(crate) enum Effect {
 
 /// Why a change is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Refusal {
+pub(crate) enum Refused {
     /// No handler of the task runs here.
     Gone,
     /// The handler runs and has not asked.
@@ -112,13 +112,13 @@ pub(crate) enum Refusal {
 
 /// An allowed change: the phase it leads to, and what it requires, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Step {
+pub(crate) struct Transition {
     pub(crate) to: Phase,
     pub(crate) effects: &'static [Effect],
 }
 
-const fn step(to: Phase, effects: &'static [Effect]) -> Result<Step, Refusal> {
-    Ok(Step { to, effects })
+const fn step(to: Phase, effects: &'static [Effect]) -> Result<Transition, Refused> {
+    Ok(Transition { to, effects })
 }
 
 use Effect::*;
@@ -133,7 +133,7 @@ const END_RUNNING: &[Effect] = &[CancelCalls, StopHandler, Record, Finish];
 const END_WAITING: &[Effect] = &[Disarm, CancelCalls, StopHandler, Record, Finish];
 
 /// The change `happening` makes to a task in `phase`, or why it is refused.
-pub(crate) fn next(phase: Phase, happening: Happening) -> Result<Step, Refusal> {
+pub(crate) fn next(phase: Phase, happening: Happening) -> Result<Transition, Refused> {
     match (phase, happening) {
         // A handler starts where none runs; a newer run replaces an older one (a task taken
         // over again), which is stopped.
@@ -152,8 +152,8 @@ pub(crate) fn next(phase: Phase, happening: Happening) -> Result<Step, Refusal> 
         (Waiting { journaled }, Happening::Answer) => {
             step(Running { journaled }, &[Disarm, Deliver])
         }
-        (Running { journaled: false }, Happening::Answer) => Err(Refusal::Working),
-        (Running { journaled: true }, Happening::Answer) => Err(Refusal::Journaled),
+        (Running { journaled: false }, Happening::Answer) => Err(Refused::Working),
+        (Running { journaled: true }, Happening::Answer) => Err(Refused::Journaled),
 
         (Running { .. }, Happening::Return) => step(Ended, &[TellCaller, Record, Finish]),
         // The end a handler sent before it was stopped is what it did: it is recorded (the
@@ -164,7 +164,7 @@ pub(crate) fn next(phase: Phase, happening: Happening) -> Result<Step, Refusal> 
         (Waiting { .. }, Happening::Expire) => {
             step(Ended, &[CancelCalls, StopHandler, Record, Finish])
         }
-        (Running { .. }, Happening::Expire) => Err(Refusal::Working),
+        (Running { .. }, Happening::Expire) => Err(Refused::Working),
 
         (Running { .. }, Happening::Cancel | Happening::Fail) => step(Ended, END_RUNNING),
         (Waiting { .. }, Happening::Cancel | Happening::Fail) => step(Ended, END_WAITING),
@@ -190,8 +190,8 @@ pub(crate) fn next(phase: Phase, happening: Happening) -> Result<Step, Refusal> 
         // An end the store refused to keep.
         (Ended, Happening::GiveUp) => step(Ended, &[Forget]),
 
-        (Elsewhere, Happening::Ask | Happening::Answer | Happening::Expire) => Err(Refusal::Gone),
-        (Ended, _) => Err(Refusal::Ended),
+        (Elsewhere, Happening::Ask | Happening::Answer | Happening::Expire) => Err(Refused::Gone),
+        (Ended, _) => Err(Refused::Ended),
     }
 }
 

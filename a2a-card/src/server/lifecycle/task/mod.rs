@@ -33,12 +33,12 @@ mod stage;
 pub(crate) mod updates;
 
 pub(crate) use handover::{answer_of, deliver, hand_over, withdraw_unanswered};
-pub(crate) use machine::{Happening, Phase, Refusal};
+pub(crate) use machine::{Happening, Phase, Refused};
 pub(crate) use mailbox::{Found, Letter};
 pub(crate) use recorder::{Ending, Recorder, Write};
 pub use registry::FinishedLogs;
 pub(crate) use registry::Registry;
-pub(crate) use stage::{Caller, Handler, Journal, Outcome, Waiter, Waiting, turn};
+pub(crate) use stage::{Caller, Handler, Journal, TurnOutcome, Waiter, Waiting, turn};
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -170,7 +170,7 @@ impl Tracked {
     /// Takes the way to the handler waiting for an answer, its question's timer disarmed;
     /// the answer begins a turn of `caller`, taken from it (`None`: of no caller here), which
     /// is left where it is when the handler does not wait (and the table's reason is given).
-    pub(crate) fn take_waiting(&self, caller: &mut Option<Caller>) -> Result<Waiting, Refusal> {
+    pub(crate) fn take_waiting(&self, caller: &mut Option<Caller>) -> Result<Waiting, Refused> {
         self.stage.take_waiting(caller)
     }
 

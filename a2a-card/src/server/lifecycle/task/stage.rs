@@ -9,7 +9,7 @@
 //! The handler's current turn has a caller: the send that made the task, or the one whose
 //! answer the handler took. A handler that refuses its input (`SkillError::Input`) ends its
 //! task failed, and that caller is answered with the refusal instead of the task: the
-//! [`Caller`] end goes with the handler, the [`Outcome`] end with the caller's [`Turn`]
+//! [`Caller`] end goes with the handler, the [`TurnOutcome`] end with the caller's [`Turn`]
 //! (see [`turn`]).
 //!
 //! [`Turn`]: super::super::Turn
@@ -20,7 +20,7 @@ use futures::channel::oneshot;
 
 use a2a::A2AError;
 
-use super::machine::{self, Effect, Happening, Phase, Refusal};
+use super::machine::{self, Effect, Happening, Phase, Refused};
 
 use crate::context::{Answer, LinkHandle};
 
@@ -51,12 +51,12 @@ pub(crate) struct Caller(oneshot::Sender<A2AError>);
 
 /// What a caller's turn came to, as the caller holds it: the handler's refusal of its input,
 /// if it refused it (`None`: a turn no handler here answers).
-pub(crate) struct Outcome(Option<oneshot::Receiver<A2AError>>);
+pub(crate) struct TurnOutcome(Option<oneshot::Receiver<A2AError>>);
 
 /// A turn's two ends: the handler's and its caller's.
-pub(crate) fn turn() -> (Caller, Outcome) {
+pub(crate) fn turn() -> (Caller, TurnOutcome) {
     let (caller, outcome) = oneshot::channel();
-    (Caller(caller), Outcome(Some(outcome)))
+    (Caller(caller), TurnOutcome(Some(outcome)))
 }
 
 impl Caller {
@@ -67,11 +67,11 @@ impl Caller {
     }
 }
 
-impl Outcome {
+impl TurnOutcome {
     /// The outcome of a turn whose caller no handler answers (a subscription, an answer
     /// kept or forwarded to another process).
-    pub(crate) fn none() -> Outcome {
-        Outcome(None)
+    pub(crate) fn none() -> TurnOutcome {
+        TurnOutcome(None)
     }
 
     /// The handler's refusal of the caller's input, if it refused it (and said so already).
@@ -212,7 +212,7 @@ impl Stage {
         &self,
         happening: Happening,
         enter: impl FnOnce(Phase, &mut Held) -> Standing,
-    ) -> Result<Carried, Refusal> {
+    ) -> Result<Carried, Refused> {
         let mut stage = self.stage();
         let step = machine::next(stage.phase(), happening)?;
         let mut held = std::mem::take(&mut *stage).held();
@@ -310,19 +310,19 @@ impl Stage {
     /// the answer begins a turn of `caller`, taken from it (`None`: of no caller here, an
     /// answer forwarded by another process), which is left where it is when the handler does
     /// not wait.
-    pub(crate) fn take_waiting(&self, caller: &mut Option<Caller>) -> Result<Waiting, Refusal> {
+    pub(crate) fn take_waiting(&self, caller: &mut Option<Caller>) -> Result<Waiting, Refused> {
         let carried = self.go(Happening::Answer, |to, held| {
             if let Some(handler) = held.handler.as_mut() {
                 handler.caller = caller.take();
             }
             Stage::standing(to, held, None)
         })?;
-        carried.waiting.ok_or(Refusal::Gone)
+        carried.waiting.ok_or(Refused::Gone)
     }
 
     /// A change that ends the task, or gives up or stops its run here (see
     /// [`Happening`]): what is left for the recorder.
-    pub(crate) fn change(&self, happening: Happening) -> Result<Carried, Refusal> {
+    pub(crate) fn change(&self, happening: Happening) -> Result<Carried, Refused> {
         self.go(happening, |to, held| Stage::standing(to, held, None))
     }
 }

@@ -12,7 +12,8 @@ use super::backend::{Backend, Pools};
 use super::db_error;
 use super::round::{Log, Row};
 use super::statements::{
-    INSERT, Outcome, Params, UPDATE, all_refused, journal_entries, log_events, unreachable, values,
+    INSERT, Params, RowOutcome, UPDATE, all_refused, journal_entries, log_events, unreachable,
+    values,
 };
 use crate::server::store::notify::{CHANGES, EVENTS, Others};
 use crate::server::store::{ChangeFeed, StoreError};
@@ -84,7 +85,7 @@ impl Backend for Postgres {
         conn: &mut PgConnection,
         rows: Vec<Row>,
         log: &Log,
-    ) -> Vec<Outcome> {
+    ) -> Vec<RowOutcome> {
         use std::sync::atomic::Ordering::Relaxed;
         let merged = !rows.is_empty();
         if !merged && let Err(e) = pools.log(conn, log).await {

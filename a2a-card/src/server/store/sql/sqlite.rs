@@ -7,8 +7,8 @@ use sqlx::{Sqlite, SqliteConnection, SqlitePool, Transaction};
 use super::backend::{Backend, Pools};
 use super::round::{Log, Row};
 use super::statements::{
-    INSERT, Outcome, Params, UPDATE, all_refused, bind_log, inserted, journal_entries, log_events,
-    unreachable, values,
+    INSERT, Params, RowOutcome, UPDATE, all_refused, bind_log, inserted, journal_entries,
+    log_events, unreachable, values,
 };
 use super::{SQLITE_LOG_LIMIT, db_error};
 use crate::server::store::StoreError;
@@ -118,7 +118,7 @@ impl Backend for Sqlite {
         conn: &mut SqliteConnection,
         rows: Vec<Row>,
         log: &Log,
-    ) -> Vec<Outcome> {
+    ) -> Vec<RowOutcome> {
         use futures::StreamExt as _;
         use std::sync::atomic::Ordering::Relaxed;
         let (new, changed): (Vec<Row>, Vec<Row>) = rows.into_iter().partition(|r| r.new);

@@ -27,7 +27,7 @@ const IDLE_PING: Duration = Duration::from_secs(1);
 const RETRY_ACQUIRE: Duration = Duration::from_millis(250);
 
 /// A row's outcome: the version written, or why not.
-pub(super) type Outcome = (Row, Result<i64, A2AError>);
+pub(super) type RowOutcome = (Row, Result<i64, A2AError>);
 
 impl<B: Backend> Pools<B>
 where
@@ -44,7 +44,7 @@ where
     /// Writes a round on one connection, each statement atomic by itself (on SQLite, wrapping
     /// the round in a transaction measured slower: two more statements a round); each row with
     /// its outcome, in the round's span.
-    pub(super) async fn round_in_span(&self, rows: Vec<Row>, log: Log) -> Vec<Outcome> {
+    pub(super) async fn round_in_span(&self, rows: Vec<Row>, log: Log) -> Vec<RowOutcome> {
         if rows.is_empty() && log.is_empty() {
             return Vec::new();
         }
@@ -71,7 +71,7 @@ where
     /// pool tries a connection each time it hands one out and each time it is given back (a
     /// round trip to the database each, and on SQLite a hand-over to its thread), which cost
     /// as much as the round's own statement.
-    async fn round_on(&self, rows: Vec<Row>, log: &Log) -> Vec<Outcome> {
+    async fn round_on(&self, rows: Vec<Row>, log: &Log) -> Vec<RowOutcome> {
         use std::sync::atomic::Ordering::Relaxed;
         let held = self.kept.lock().unwrap_or_else(|p| p.into_inner()).pop();
         let mut conn = match self.connection(held).await {
@@ -141,7 +141,7 @@ where
         conn: &mut B::Connection,
         rows: Vec<Row>,
         log: &Log,
-    ) -> Vec<Outcome> {
+    ) -> Vec<RowOutcome> {
         if rows.is_empty() {
             return Vec::new();
         }
@@ -161,7 +161,7 @@ where
         conn: &mut B::Connection,
         rows: Vec<Row>,
         outcome: Result<(), sqlx::Error>,
-    ) -> Vec<Outcome> {
+    ) -> Vec<RowOutcome> {
         if outcome.is_err() && rows.len() > 1 {
             let mut outcomes = Vec::with_capacity(rows.len());
             for row in rows {
@@ -184,7 +184,7 @@ where
         conn: &mut B::Connection,
         rows: Vec<Row>,
         log: &Log,
-    ) -> Vec<Outcome> {
+    ) -> Vec<RowOutcome> {
         if rows.is_empty() {
             return Vec::new();
         }
@@ -222,7 +222,7 @@ where
         conn: &mut B::Connection,
         rows: Vec<Row>,
         written: &HashMap<String, i64>,
-    ) -> Vec<Outcome> {
+    ) -> Vec<RowOutcome> {
         let mut outcomes = Vec::with_capacity(rows.len());
         for row in rows {
             let outcome = match written.get(&row.task.id) {
@@ -433,14 +433,14 @@ pub(super) fn unreachable(e: &sqlx::Error) -> bool {
 }
 
 /// Every row of `rows` refused, for `why`.
-pub(super) fn all_refused(rows: impl IntoIterator<Item = Row>, why: &A2AError) -> Vec<Outcome> {
+pub(super) fn all_refused(rows: impl IntoIterator<Item = Row>, why: &A2AError) -> Vec<RowOutcome> {
     rows.into_iter()
         .map(|row| (row, Err(why.clone())))
         .collect()
 }
 
 /// The outcome of inserting `rows`, for each.
-pub(super) fn inserted(rows: Vec<Row>, outcome: Result<(), sqlx::Error>) -> Vec<Outcome> {
+pub(super) fn inserted(rows: Vec<Row>, outcome: Result<(), sqlx::Error>) -> Vec<RowOutcome> {
     rows.into_iter()
         .map(|row| {
             let outcome = match &outcome {
