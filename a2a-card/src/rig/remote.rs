@@ -264,7 +264,7 @@ async fn call_remote(
         Takes::Text => Payload::text(text_argument(&args)?),
     };
     let output_schema = agent.skill(skill).ok().and_then(|s| s.output_schema_name());
-    let checked = Checked {
+    let checked = OutputCheck {
         agent,
         schema: output_schema.as_deref(),
     };
@@ -306,7 +306,7 @@ pub(crate) async fn call_within(
         Takes::Text => Payload::text(text_argument(&args)?),
     };
     let output_schema = agent.skill(skill).ok().and_then(|s| s.output_schema_name());
-    let checked = Checked {
+    let checked = OutputCheck {
         agent,
         schema: output_schema.as_deref(),
     };
@@ -319,12 +319,12 @@ pub(crate) async fn call_within(
 
 /// The skill's output schema, to check data outputs against.
 #[derive(Clone, Copy)]
-struct Checked<'a> {
+struct OutputCheck<'a> {
     agent: &'a RemoteAgent,
     schema: Option<&'a str>,
 }
 
-impl Checked<'_> {
+impl OutputCheck<'_> {
     fn check(&self, value: &Value) -> Result<(), ToolExecutionError> {
         let Some(schema) = self.schema else {
             return Ok(());
@@ -384,7 +384,7 @@ fn ended(
 fn gather(
     gathered: &mut Gathered,
     output: Output,
-    checked: Option<Checked<'_>>,
+    checked: Option<OutputCheck<'_>>,
 ) -> Result<(), ToolExecutionError> {
     match output.content {
         Content::Text(t) => gathered.push_text(&t),
@@ -410,7 +410,7 @@ fn gather(
 /// Follows a streamed task to its end, or to its question.
 async fn follow(
     mut run: crate::client::Run,
-    checked: Option<Checked<'_>>,
+    checked: Option<OutputCheck<'_>>,
     answer_with: &str,
 ) -> Result<ToolOutput, ToolExecutionError> {
     let mut gathered = Gathered::default();
@@ -442,7 +442,7 @@ async fn follow(
 
 /// The result of a task a blocking call gave: done, asking, or failed.
 fn settle(
-    checked: Option<Checked<'_>>,
+    checked: Option<OutputCheck<'_>>,
     outcome: TaskOutcome,
     answer_with: &str,
 ) -> Result<ToolOutput, ToolExecutionError> {

@@ -547,7 +547,7 @@ impl JwtVerifier {
         v
     }
 
-    fn check(&self, token: &str, keys: &JwtKeys, alg: Algorithm, kid: Option<&str>) -> Checked {
+    fn check(&self, token: &str, keys: &JwtKeys, alg: Algorithm, kid: Option<&str>) -> KeyCheck {
         let mut tried = false;
         for key in keys.candidates(kid, alg) {
             tried = true;
@@ -556,23 +556,23 @@ impl JwtVerifier {
                 &key.key,
                 &self.validation(key.algorithm),
             ) {
-                Ok(data) => return Checked::Valid(data.claims),
+                Ok(data) => return KeyCheck::Valid(data.claims),
                 Err(e) => {
                     if !matches!(e.kind(), jsonwebtoken::errors::ErrorKind::InvalidSignature) {
-                        return Checked::Invalid(format!("{e}"));
+                        return KeyCheck::Invalid(format!("{e}"));
                     }
                 }
             }
         }
         if tried {
-            Checked::Invalid("bad signature".into())
+            KeyCheck::Invalid("bad signature".into())
         } else {
-            Checked::UnknownKey
+            KeyCheck::UnknownKey
         }
     }
 }
 
-enum Checked {
+enum KeyCheck {
     Valid(Map<String, Value>),
     Invalid(String),
     UnknownKey,
@@ -621,7 +621,7 @@ impl TokenVerifier for JwtVerifier {
             KeySource::Url { url, resolver } => {
                 let keys = resolver.keys(url, false).await?;
                 match self.check(token, &keys, header.alg, kid) {
-                    Checked::UnknownKey if kid.is_some() => {
+                    KeyCheck::UnknownKey if kid.is_some() => {
                         let keys = resolver.keys(url, true).await?;
                         self.check(token, &keys, header.alg, kid)
                     }
@@ -630,7 +630,7 @@ impl TokenVerifier for JwtVerifier {
             }
         };
         match checked {
-            Checked::Valid(claims) => {
+            KeyCheck::Valid(claims) => {
                 let exp = claims.get("exp").and_then(Value::as_i64);
                 let identity = identity(claims);
                 if let Some(verified) = &self.verified {
@@ -638,8 +638,8 @@ impl TokenVerifier for JwtVerifier {
                 }
                 Ok(identity)
             }
-            Checked::Invalid(why) => Err(Rejected::invalid(why)),
-            Checked::UnknownKey => Err(Rejected::invalid("no key for the token's kid and alg")),
+            KeyCheck::Invalid(why) => Err(Rejected::invalid(why)),
+            KeyCheck::UnknownKey => Err(Rejected::invalid("no key for the token's kid and alg")),
         }
     }
 }

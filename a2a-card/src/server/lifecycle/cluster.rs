@@ -15,7 +15,7 @@ use tokio::sync::broadcast;
 
 use super::task::updates::status;
 use super::task::{
-    Ending, Found, Happening, Letter, Numbered, Recorder, Tracked, Write, deliver, hand_over,
+    Ending, Found, Happening, Letter, Numbered, Recorder, Storing, Tracked, deliver, hand_over,
 };
 use crate::dispatch::Decision;
 use crate::server::message::decide;
@@ -209,7 +209,7 @@ async fn cancelled(recorder: &Recorder, id: &str) {
         && task.status.state == TaskState::Canceled
     {
         let event = status(&tracked, TaskState::Canceled, None);
-        let ending = Ending::with(event).written(Write::Skip);
+        let ending = Ending::with(event).written(Storing::Skip);
         let _ = recorder.end(&tracked, Happening::Cancel, ending).await;
     }
 }

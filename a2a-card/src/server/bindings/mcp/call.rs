@@ -25,7 +25,7 @@ pub(super) struct Call<'a> {
     pub(super) lifecycle: &'a Lifecycle,
     pub(super) skills: &'static [SkillDecl],
     pub(super) ctx: Context,
-    pub(super) entry: &'a Entry,
+    pub(super) entry: &'a ToolEntry,
     pub(super) progress: Option<ProgressToken>,
     pub(super) reported: u32,
     pub(super) task: Option<String>,

@@ -204,7 +204,7 @@ impl Bridge {
     }
 
     /// The tool whose call made `task` (none: the task was not made by a tool call).
-    fn tool_of(&self, task: &a2a::Task) -> Result<&Entry, McpError> {
+    fn tool_of(&self, task: &a2a::Task) -> Result<&ToolEntry, McpError> {
         let first = task.history.as_ref().and_then(|h| h.first());
         let name = first
             .and_then(|m| m.metadata.as_ref())

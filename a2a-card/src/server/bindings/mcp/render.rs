@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use crate::agent::SkillDecl;
 
-use super::tools::{Entry, Output};
+use super::tools::{Output, ToolEntry};
 
 /// How often a caller should poll a task, in milliseconds.
 pub(super) const POLL_INTERVAL_MS: u64 = 500;
@@ -50,7 +50,7 @@ pub(super) fn object_of(result: &CallToolResult) -> Result<Map<String, Value>, M
 /// and text, other artifacts and files as content.
 pub(super) fn result_of(
     skills: &[SkillDecl],
-    entry: &Entry,
+    entry: &ToolEntry,
     artifacts: Vec<Artifact>,
 ) -> CallToolResult {
     let own = skills[entry.skill].id;

@@ -14,11 +14,11 @@ use crate::server::ServerError;
 
 /// The tools, one per skill, in the order of the skills.
 pub(super) struct Tools {
-    pub(super) entries: Vec<Entry>,
+    pub(super) entries: Vec<ToolEntry>,
 }
 
 /// One tool: what MCP sees, and how its calls become messages and its answers results.
-pub(super) struct Entry {
+pub(super) struct ToolEntry {
     pub(super) tool: Tool,
     pub(super) skill: usize,
     pub(super) input: Input,
@@ -99,7 +99,7 @@ impl Tools {
                     skill.id
                 ))
             })?;
-            entries.push(Entry {
+            entries.push(ToolEntry {
                 tool,
                 skill: index,
                 input,
@@ -112,11 +112,11 @@ impl Tools {
     }
 
     /// The tool called `name`, as the caller may see it.
-    pub(super) fn find(&self, name: &str, authenticated: bool) -> Option<&Entry> {
+    pub(super) fn find(&self, name: &str, authenticated: bool) -> Option<&ToolEntry> {
         self.visible(authenticated).find(|e| e.tool.name == name)
     }
 
-    pub(super) fn visible(&self, authenticated: bool) -> impl Iterator<Item = &Entry> {
+    pub(super) fn visible(&self, authenticated: bool) -> impl Iterator<Item = &ToolEntry> {
         self.entries
             .iter()
             .filter(move |e| authenticated || !e.extended)
@@ -178,7 +178,7 @@ pub(super) fn items_of(mut item: Value) -> Value {
 
 /// The message of a tool call: the arguments as the skill's input.
 pub(super) fn message_of(
-    entry: &Entry,
+    entry: &ToolEntry,
     arguments: Option<Map<String, Value>>,
 ) -> Result<Message, A2AError> {
     let arguments = arguments.unwrap_or_default();

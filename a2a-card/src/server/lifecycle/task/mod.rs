@@ -35,7 +35,7 @@ pub(crate) mod updates;
 pub(crate) use handover::{answer_of, deliver, hand_over, withdraw_unanswered};
 pub(crate) use machine::{Happening, Phase, Refused};
 pub(crate) use mailbox::{Found, Letter};
-pub(crate) use recorder::{Ending, Recorder, Write};
+pub(crate) use recorder::{Ending, Recorder, Storing};
 pub use registry::FinishedLogs;
 pub(crate) use registry::Registry;
 pub(crate) use stage::{Caller, Handler, Journal, TurnOutcome, Waiter, Waiting, turn};

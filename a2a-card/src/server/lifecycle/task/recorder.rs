@@ -48,7 +48,7 @@ fn observed(record: &Record) -> Option<TaskState> {
 
 /// Whether an event's change is written to the store by [`Recorder::record_as`].
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Write {
+pub(crate) enum Storing {
     /// Logged and written (the usual case).
     Store,
     /// Logged; the task is already in the store (a cancel the store made itself).
@@ -60,7 +60,7 @@ pub(crate) enum Write {
 /// of the handler's turn is told where the handler refused its input.
 pub(crate) struct Ending {
     events: Vec<Record>,
-    write: Write,
+    write: Storing,
     refusal: Option<A2AError>,
 }
 
@@ -69,7 +69,7 @@ impl Ending {
     pub(crate) fn of(events: impl IntoIterator<Item = impl Into<Record>>) -> Ending {
         Ending {
             events: events.into_iter().map(Into::into).collect(),
-            write: Write::Store,
+            write: Storing::Store,
             refusal: None,
         }
     }
@@ -80,7 +80,7 @@ impl Ending {
     }
 
     /// The same end, written to the store as `write` says.
-    pub(crate) fn written(mut self, write: Write) -> Ending {
+    pub(crate) fn written(mut self, write: Storing) -> Ending {
         self.write = write;
         self
     }
@@ -190,7 +190,7 @@ impl Recorder {
         tracked: &'a Arc<Tracked>,
         event: impl Into<Record>,
     ) -> impl Future<Output = bool> + Send + 'a {
-        self.record_as(tracked, event, Write::Store)
+        self.record_as(tracked, event, Storing::Store)
     }
 
     /// [`record`](Self::record), writing the change to the store as `write` says.
@@ -198,7 +198,7 @@ impl Recorder {
         &'a self,
         tracked: &'a Arc<Tracked>,
         event: impl Into<Record>,
-        write: Write,
+        write: Storing,
     ) -> impl Future<Output = bool> + Send + 'a {
         let event = event.into();
         let reached = observed(&event);
@@ -226,7 +226,7 @@ impl Recorder {
         &'a self,
         tracked: &'a Arc<Tracked>,
         events: Vec<Record>,
-        write: Write,
+        write: Storing,
     ) -> impl Future<Output = bool> + Send + 'a {
         // Each event observed (a chunk counted), the last state kept.
         let reached = events
@@ -259,12 +259,12 @@ impl Recorder {
         tracked: &Arc<Tracked>,
         seq: u64,
         stored: Option<Arc<Task>>,
-        write: Write,
+        write: Storing,
     ) -> bool {
         let Some(task) = stored else {
             return true;
         };
-        if write == Write::Store
+        if write == Storing::Store
             && let Err(refused) = self.store(task, seq).await
         {
             self.abandon(tracked, refused);

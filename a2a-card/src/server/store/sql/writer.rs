@@ -61,7 +61,7 @@ const FINISHED_BYTES: usize = 8 << 20;
 /// What this replica knows of the tasks it writes.
 #[derive(Default)]
 pub(super) struct Local {
-    tasks: Mutex<HashMap<String, Entry>>,
+    tasks: Mutex<HashMap<String, Versioned>>,
     /// The tasks this store finished last, as written: what a server reads back right after
     /// it finishes one (a finished task never changes; retention empties it).
     finished: Mutex<Finished>,
@@ -104,7 +104,7 @@ impl Finished {
     }
 }
 
-struct Entry {
+struct Versioned {
     /// The version this store last wrote or queued.
     version: i64,
     /// The task as queued and not yet written, with its version.
@@ -116,7 +116,7 @@ struct Entry {
 }
 
 impl Local {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Versioned>> {
         self.tasks.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -162,7 +162,7 @@ impl Local {
             return;
         }
         let mut tasks = self.lock();
-        let entry = tasks.entry(id.to_owned()).or_insert(Entry {
+        let entry = tasks.entry(id.to_owned()).or_insert(Versioned {
             version,
             queued: None,
             written: true,
@@ -232,7 +232,7 @@ impl Writer {
             }
             tasks.insert(
                 task.id.clone(),
-                Entry {
+                Versioned {
                     version: 1,
                     queued: Some((1, task.clone())),
                     written: false,
