@@ -28,6 +28,9 @@ pub(crate) const LEASE_MS: &str = "600";
 
 /// Set in a replica process that serves the [`Ticker`] instead of the trip planner.
 const TICKER: &str = "A2A_REPLICA_TICKER";
+/// Set: the replica keeps every task (`Retention::forever`), for a history checked against
+/// all of them (a long campaign makes more tasks than the default retention keeps).
+pub(crate) const KEEP_ALL: &str = "A2A_REPLICA_KEEP_ALL";
 /// Set in a replica process: its lease in milliseconds, instead of [`LEASE_MS`].
 pub(crate) const LEASE: &str = "A2A_REPLICA_LEASE_MS";
 
@@ -67,6 +70,9 @@ async fn replica_process() {
     let lease = std::env::var(LEASE).unwrap_or_else(|_| LEASE_MS.to_owned());
     let lease = Duration::from_millis(lease.parse().unwrap_or(600));
     let tasks = match Tasks::from_url(&url) {
+        Ok(t) if std::env::var_os(KEEP_ALL).is_some() => t
+            .lease(lease)
+            .retention(a2a_card::server::store::Retention::forever()),
         Ok(t) => t.lease(lease),
         Err(e) => {
             eprintln!("replica: {e}");
