@@ -9,7 +9,8 @@
 //! 90 s off (libfaketime), the SQLite agent's disk full.
 //!
 //! Every request and what it was told is recorded (a JSON line each, under
-//! `target/tmp/campaign/`); once the faults heal, a checker reads the whole history against
+//! `target/tmp/campaign/`, beside each replica's and the SQLite agent's own log,
+//! `seed-N-PID-log-K.log`); once the faults heal, a checker reads the whole history against
 //! the final state: every acknowledged write is there, a task's state never leaves an end it
 //! reached, each stream's events came once and in order, each day of a plan (a durable step)
 //! was planned once, each booking made one task at the hotel (its call sent once) and its steps
@@ -39,7 +40,7 @@ use serde_json::{Value, json};
 
 use crate::calls::{ADDR, LEDGER, PROCESS as CALL_PROCESS, ROLE, TASKS as CALL_TASKS, URL};
 use crate::faults::{call, date, dated_plan, days, ends, long_plan, plan};
-use crate::replicas::{KEEP_ALL, LEASE_MS, PROCESS, TASKS};
+use crate::replicas::{KEEP_ALL, LEASE_MS, LOG, PROCESS, TASKS};
 use crate::support::disk::SmallDisk;
 use crate::support::postgres::OwnCluster;
 use crate::support::proxy::{Proxy, postgres_address};
@@ -295,6 +296,9 @@ struct World {
     travel_db: std::path::PathBuf,
     hotel_db: std::path::PathBuf,
     ledger: std::path::PathBuf,
+    /// Where each replica and the SQLite agent write their logs: this path with `-N.log`
+    /// after it, N the process's index (a restarted process appends to its file).
+    logs: std::path::PathBuf,
     /// The kills and SIGTERMs each process had, by index.
     stops: Vec<AtomicUsize>,
     disk: Option<SmallDisk>,
@@ -339,6 +343,8 @@ impl World {
             // lost). The SQLite agent keeps its default, within its disk.
             env.push((KEEP_ALL, "1".to_owned()));
         }
+        let log = format!("{}-{n}.log", self.logs.display());
+        env.push((LOG, log));
         if let Some(clock) = offset.and_then(clock_offset_or_skip) {
             env.extend(clock);
         }
@@ -1006,6 +1012,7 @@ async fn campaign_tampered(
         travel_db: fresh(&dir, seed, "travel.db"),
         hotel_db: fresh(&dir, seed, "hotel.db"),
         ledger: fresh(&dir, seed, "ledger"),
+        logs: fresh(&dir, seed, "log"),
         stops: (0..=HOTEL).map(|_| AtomicUsize::new(0)).collect(),
         disk,
         postgres: Arc::default(),

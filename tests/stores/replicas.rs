@@ -31,6 +31,9 @@ const TICKER: &str = "A2A_REPLICA_TICKER";
 /// Set: the replica keeps every task (`Retention::forever`), for a history checked against
 /// all of them (a long campaign makes more tasks than the default retention keeps).
 pub(crate) const KEEP_ALL: &str = "A2A_REPLICA_KEEP_ALL";
+/// Set: the file the replica writes its log to (appended; info and above), as an operator's
+/// would be kept: what a campaign's finding is looked for in.
+pub(crate) const LOG: &str = "A2A_REPLICA_LOG";
 /// Set in a replica process: its lease in milliseconds, instead of [`LEASE_MS`].
 pub(crate) const LEASE: &str = "A2A_REPLICA_LEASE_MS";
 
@@ -67,6 +70,18 @@ async fn replica_process() {
     let Ok(url) = std::env::var(TASKS) else {
         return;
     };
+    if let Some(path) = std::env::var_os(LOG)
+        && let Ok(file) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+    {
+        let _ = tracing_subscriber::fmt()
+            .with_ansi(false)
+            .with_max_level(tracing_subscriber::filter::LevelFilter::INFO)
+            .with_writer(std::sync::Mutex::new(file))
+            .try_init();
+    }
     let lease = std::env::var(LEASE).unwrap_or_else(|_| LEASE_MS.to_owned());
     let lease = Duration::from_millis(lease.parse().unwrap_or(600));
     let tasks = match Tasks::from_url(&url) {
