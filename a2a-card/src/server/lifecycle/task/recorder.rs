@@ -345,10 +345,18 @@ impl Recorder {
             self.registry.forget(tracked);
         }
         if let Some(log) = self.log.clone() {
+            let registry = Arc::clone(&self.registry);
             tokio::spawn(async move {
                 // The store may be unreachable for a while: tried until it answers.
                 let mut wait = Duration::from_millis(200);
                 for _ in 0..60 {
+                    // Taken up here again meanwhile (the store's recovery gave it back to
+                    // this process): the claim is that run's now, and the store checks only
+                    // that the task is this process's, so giving it up would leave the new
+                    // run going on a task another replica then takes over too.
+                    if registry.get(&id).is_some_and(|t| t.phase().runs_here()) {
+                        return;
+                    }
                     match log.give_up(&id).await {
                         Ok(()) => return,
                         Err(e) => {
