@@ -157,7 +157,15 @@ impl LogReplay {
 fn describe(item: &LogItem) -> String {
     match item {
         LogItem::Progress(text) => format!("progress `{}`", clip(text)),
-        LogItem::Chunk { id, .. } => format!("a chunk of artifact `{id}`"),
+        LogItem::Chunk {
+            id,
+            parts,
+            append,
+            last,
+        } => format!(
+            "a chunk of artifact `{id}` (append {append}, last {last}: {})",
+            clip(&parts.to_string())
+        ),
         LogItem::Close { id } => format!("the close of artifact `{id}`"),
         LogItem::Ask { question, .. } => format!("the question `{}`", clip(question)),
     }
