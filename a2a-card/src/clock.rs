@@ -99,29 +99,20 @@ impl Clock {
         }
     }
 
-    /// Returns once it is `until_ms` (milliseconds since the Unix epoch) or later.
+    /// Returns once it is `until_ms` (milliseconds since the Unix epoch) or later: a durable
+    /// sleep, which a driven clock counts among its sleepers until it ends.
     pub(crate) async fn sleep_until_ms(&self, until_ms: i64) {
-        match &self.driven {
-            None => {
-                let left = until_ms.saturating_sub(self.now_ms());
-                if left > 0 {
-                    tokio::time::sleep(std::time::Duration::from_millis(left.unsigned_abs())).await;
-                }
-            }
-            Some(driven) => {
-                let mut now = driven.now_ms.subscribe();
-                driven
-                    .deadlines
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push(until_ms);
-                driven.sleeping.send_modify(|n| *n += 1);
-                // Counted out however the sleep ends (its handler may be dropped meanwhile).
-                let _awake = Awake(driven, until_ms);
-                // The sender lives as long as `driven`: the wait ends only at the deadline.
-                let _ = now.wait_for(|now| *now >= until_ms).await;
-            }
-        }
+        // Counted out however the sleep ends (its handler may be dropped meanwhile).
+        let _awake = self.driven.as_deref().map(|driven| {
+            driven
+                .deadlines
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(until_ms);
+            driven.sleeping.send_modify(|n| *n += 1);
+            Awake(driven, until_ms)
+        });
+        self.wait_until_ms(until_ms).await;
     }
 }
 

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use a2a::{A2AError, ListTasksRequest, Task, TaskState};
 use chrono::{DateTime, Utc};
 
-use super::{STATES, cut, encode, esc, flag, layout, state_name, text_of, when};
+use super::{STATES, cut, encode, esc, flag, layout, named_state, state_name, text_of, when};
 use crate::server::console::Served;
 use crate::server::console::access::Operator;
 
@@ -40,12 +40,7 @@ impl Filter {
         };
         let some = |v: Option<String>| v.filter(|v| !v.is_empty());
         Filter {
-            state: get("state").and_then(|s| {
-                STATES
-                    .iter()
-                    .find(|(_, n)| *n == s)
-                    .map(|(state, _)| state.clone())
-            }),
+            state: get("state").and_then(|s| named_state(&s)),
             skill: some(get("skill")),
             tenant: match get("tenant") {
                 Some(t) => some(Some(t)),
@@ -164,11 +159,11 @@ pub(in crate::server::console) async fn list_page(
     let now = Utc::now();
     // Counts by state: the store's own count of each.
     let mut counts = Vec::with_capacity(STATES.len());
-    for (state, name) in &STATES {
+    for state in STATES {
         let listed = lifecycle
             .list_tasks_admitted(request(&reach, Some(state.clone()), 1, None))
             .await?;
-        counts.push((name, listed.total_size));
+        counts.push((state, listed.total_size));
     }
     // The page: the store's pages from the cursor, as many as a narrowed list needs.
     let size = served.console.page_size;
@@ -199,12 +194,10 @@ pub(in crate::server::console) async fn list_page(
     main.push_str("<h1>Tasks</h1>");
     // Counts.
     main.push_str("<section aria-labelledby=\"counts\"><h2 id=\"counts\" class=\"quiet\">By state</h2><ul class=\"counts\">");
-    for (name, n) in &counts {
+    for (state, n) in &counts {
+        let name = state_name(state);
         let mut by_state = filter.clone();
-        by_state.state = STATES
-            .iter()
-            .find(|(_, s)| s == *name)
-            .map(|(state, _)| state.clone());
+        by_state.state = Some(state.clone());
         by_state.after = None;
         let _ = write!(
             main,
@@ -222,7 +215,8 @@ pub(in crate::server::console) async fn list_page(
         esc(base)
     );
     main.push_str("<label>State <select name=\"state\"><option value=\"\">any</option>");
-    for (state, name) in &STATES {
+    for state in &STATES {
+        let name = state_name(state);
         let selected = if filter.state.as_ref() == Some(state) {
             " selected"
         } else {

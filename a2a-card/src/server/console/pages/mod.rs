@@ -23,25 +23,31 @@ use chrono::{DateTime, Utc};
 use super::Served;
 use super::access::Operator;
 
-/// The states a task can be in, with how the console names them (as A2A 1.0's JSON does,
-/// lowercase), in the order the counts show them.
-const STATES: [(TaskState, &str); 8] = [
-    (TaskState::Submitted, "submitted"),
-    (TaskState::Working, "working"),
-    (TaskState::InputRequired, "input-required"),
-    (TaskState::AuthRequired, "auth-required"),
-    (TaskState::Completed, "completed"),
-    (TaskState::Failed, "failed"),
-    (TaskState::Canceled, "canceled"),
-    (TaskState::Rejected, "rejected"),
+/// The states a task can be in, in the order the counts show them.
+const STATES: [TaskState; 8] = [
+    TaskState::Submitted,
+    TaskState::Working,
+    TaskState::InputRequired,
+    TaskState::AuthRequired,
+    TaskState::Completed,
+    TaskState::Failed,
+    TaskState::Canceled,
+    TaskState::Rejected,
 ];
 
-/// The name of `state`.
+/// The name of `state` (as the protocol's JSON names it, lowercase: `input-required`);
+/// `unknown` for a state that is none of [`STATES`].
 fn state_name(state: &TaskState) -> &'static str {
-    STATES
-        .iter()
-        .find(|(s, _)| s == state)
-        .map_or("unknown", |(_, n)| n)
+    if STATES.contains(state) {
+        crate::v0_3::state_name(state)
+    } else {
+        "unknown"
+    }
+}
+
+/// The state named `name` (see [`state_name`]).
+fn named_state(name: &str) -> Option<TaskState> {
+    STATES.into_iter().find(|state| state_name(state) == name)
 }
 
 /// `text` escaped for HTML text and attribute values.

@@ -7,6 +7,7 @@ use super::{Asked, Called, Operation};
 use crate::server::call::Context;
 use crate::server::lifecycle::Lifecycle;
 use crate::server::lifecycle::task::updates::{status, status_of};
+use crate::server::lifecycle::task::{Ending, Happening};
 
 /// `CancelTask`.
 pub(crate) struct CancelTask(pub(crate) CancelTaskRequest);
@@ -39,9 +40,10 @@ impl Lifecycle {
         };
         if let Some(tracked) = self.current(&id) {
             let event = status(&tracked, TaskState::Canceled, None);
-            let ending = crate::server::lifecycle::task::Ending::with(event);
-            let happening = crate::server::lifecycle::task::Happening::Cancel;
-            if let Ok(false) = self.recorder.end(&tracked, happening, ending).await
+            if let Ok(false) = self
+                .recorder
+                .end(&tracked, Happening::Cancel, Ending::with(event))
+                .await
                 && let Some(refused) = tracked.broken()
             {
                 // The store refused the cancel (a full disk, a store out of reach): it is not

@@ -46,7 +46,7 @@ fn observed(record: &Record) -> Option<TaskState> {
     }
 }
 
-/// Whether an event's change is written to the store by [`Recorder::record_as`].
+/// Whether the change an end records is written to the store ([`Ending::written`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Storing {
     /// Logged and written (the usual case).
@@ -190,16 +190,6 @@ impl Recorder {
         tracked: &'a Arc<Tracked>,
         event: impl Into<Record>,
     ) -> impl Future<Output = bool> + Send + 'a {
-        self.record_as(tracked, event, Storing::Store)
-    }
-
-    /// [`record`](Self::record), writing the change to the store as `write` says.
-    fn record_as<'a>(
-        &'a self,
-        tracked: &'a Arc<Tracked>,
-        event: impl Into<Record>,
-        write: Storing,
-    ) -> impl Future<Output = bool> + Send + 'a {
         let event = event.into();
         let reached = observed(&event);
         let recorded = tracked.record(event, |seq, event| self.log(tracked, seq, event));
@@ -207,7 +197,7 @@ impl Recorder {
             let Some((seq, event, stored)) = recorded else {
                 return false;
             };
-            if !self.keep(tracked, seq, stored, write).await {
+            if !self.keep(tracked, seq, stored, Storing::Store).await {
                 return false;
             }
             self.tell(tracked, event);
