@@ -874,6 +874,63 @@ async fn a_journal_kept_in_the_event_log_moves_to_a_table_of_its_own() {
 }
 
 #[tokio::test]
+async fn a_task_whose_events_could_not_be_logged_is_written_no_further_leaving_no_gap() {
+    use a2a_card::server::store::{Event, EventLog, SqlTasks};
+    let path = db_path("log-gap");
+    let store = SqlTasks::sqlite(&path, Retention::default())
+        .await
+        .expect("opened");
+    store
+        .create(task("gap", "c", TaskState::Working))
+        .await
+        .expect("created");
+    // The database refuses the task's third event (as a full disk refuses a write), and only
+    // that one.
+    sqlx_probe::run(
+        &path,
+        "CREATE TRIGGER no_room BEFORE INSERT ON a2a_card_events
+            WHEN NEW.task_id = 'gap' AND NEW.seq = 3
+            BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;",
+    )
+    .await;
+    let event = |n: u64| {
+        Arc::new(Event::from(a2a::StreamResponse::StatusUpdate(
+            a2a::TaskStatusUpdateEvent {
+                task_id: "gap".into(),
+                context_id: "c".into(),
+                status: TaskStatus {
+                    state: TaskState::InputRequired,
+                    message: Some(Message::new(Role::Agent, vec![Part::text(format!("{n}?"))])),
+                    timestamp: None,
+                },
+                metadata: None,
+            },
+        )))
+    };
+    // Each write of the task is one a caller waits for (a question): one round each.
+    let mut outcomes = Vec::new();
+    for n in 1..=4 {
+        store.append("gap", n, &event(n));
+        outcomes.push(
+            store
+                .update_at(task("gap", "c", TaskState::InputRequired), n)
+                .await
+                .is_ok(),
+        );
+    }
+    assert_eq!(
+        outcomes,
+        [true, true, false, false],
+        "the write whose events were not logged is refused, and every write after it"
+    );
+    assert_eq!(
+        sqlx_probe::events(&path, "gap").await,
+        vec![1, 2],
+        "the log ends where it failed: an event written after a lost one would leave a gap"
+    );
+}
+
+#[tokio::test]
 async fn retention_removes_a_finished_tasks_journal_with_it() {
     use a2a_card::server::store::{DEFAULT_LEASE, EventLog, SqlTasks};
     let path = db_path("journal-sweep");

@@ -13,11 +13,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::Instant;
 
-use a2a::A2AError;
 use sqlx::pool::PoolConnection;
 use sqlx::{Pool, Transaction};
 
-use super::round::{Log, Row};
+use super::round::{Log, Row, Written};
 use crate::server::store::notify::Others;
 use crate::server::store::{ChangeFeed, StoreError};
 
@@ -121,7 +120,7 @@ pub(super) trait Backend: sqlx::Database {
         conn: &mut Self::Connection,
         rows: Vec<Row>,
         log: &Log,
-    ) -> impl Future<Output = Vec<(Row, Result<i64, A2AError>)>> + Send;
+    ) -> impl Future<Output = Written> + Send;
 
     /// The `INSERT` of `rows` new rows, with `log` logged by the same statement (where the
     /// database can), announced when `announce`.
@@ -166,9 +165,6 @@ pub(super) struct Pools<B: Backend> {
     pub(super) page_bytes: AtomicU64,
     /// The checkpoints in a row that found nothing written since the one before.
     pub(super) quiet: std::sync::atomic::AtomicU32,
-    /// How many times a round's log (events, journal entries) was not written: a writer
-    /// waiting for an entry reads it back only when this moved while its round ran.
-    pub(super) log_failures: AtomicU64,
 }
 
 impl<B: Backend> Pools<B> {
@@ -195,7 +191,6 @@ impl<B: Backend> Pools<B> {
             #[cfg(feature = "sqlite")]
             page_bytes: AtomicU64::new(0),
             quiet: Default::default(),
-            log_failures: AtomicU64::new(0),
         })
     }
 }

@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Type};
 
 use super::backend::{Backend, Pools};
-use super::round::{Log, Row};
+use super::round::{Log, Row, Written};
 use super::{db_error, decode, encode, millis, now_millis, state_name};
 use crate::server::store::notify::{ANSWERS, CHANGES, GONE, REPLICAS};
 use crate::server::store::{ChangeFeed, Cursor, Event, KeyClaim, Retention};
@@ -129,10 +129,9 @@ pub(super) trait Database: Send + Sync {
     /// Removes push config `id` of task `task_id` (`None`: all of them).
     async fn delete_configs(&self, task_id: &str, id: Option<&str>) -> Result<(), A2AError>;
 
-    /// Writes a round: `rows` and `log`, each row with its outcome.
-    async fn round(&self, rows: Vec<Row>, log: Log) -> Vec<(Row, Result<i64, A2AError>)>;
-    /// How many rounds' logs were not written so far (see [`Pools::log_failures`]).
-    fn log_failures(&self) -> u64;
+    /// Writes a round: `rows` and `log`, each row with its outcome, and whether the log was
+    /// written.
+    async fn round(&self, rows: Vec<Row>, log: Log) -> Written;
 
     /// Whether this store runs the database's checkpoints ([`Backend::CHECKPOINTS`]).
     fn checkpoints(&self) -> bool;
@@ -691,14 +690,10 @@ where
         Ok(())
     }
 
-    async fn round(&self, rows: Vec<Row>, log: Log) -> Vec<(Row, Result<i64, A2AError>)> {
+    async fn round(&self, rows: Vec<Row>, log: Log) -> Written {
         self.writes
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.round_in_span(rows, log).await
-    }
-
-    fn log_failures(&self) -> u64 {
-        self.log_failures.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     fn checkpoints(&self) -> bool {

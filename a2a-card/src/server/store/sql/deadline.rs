@@ -11,7 +11,7 @@ use a2a::{A2AError, ListTasksRequest, Task};
 use async_trait::async_trait;
 
 use super::database::{Database, Orphan, Stored};
-use super::round::{Log, Row};
+use super::round::{Log, Row, Written};
 use crate::server::store::{ChangeFeed, Event, KeyClaim, Retention};
 
 /// How long a statement may take, its wait for a connection included (the pools' own
@@ -139,11 +139,8 @@ impl<D: Database> Database for Deadline<D> {
     async fn delete_configs(&self, task_id: &str, id: Option<&str>) -> Result<(), A2AError> {
         within(self.0.delete_configs(task_id, id)).await
     }
-    async fn round(&self, rows: Vec<Row>, log: Log) -> Vec<(Row, Result<i64, A2AError>)> {
+    async fn round(&self, rows: Vec<Row>, log: Log) -> Written {
         self.0.round(rows, log).await
-    }
-    fn log_failures(&self) -> u64 {
-        self.0.log_failures()
     }
 
     fn checkpoints(&self) -> bool {

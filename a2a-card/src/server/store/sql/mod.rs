@@ -628,8 +628,11 @@ impl Shared {
     ///
     /// A creation of the task still on its way is waited for first: given up before its row is
     /// written, the task would be written after, this replica's with no handler, and its
-    /// caller (who waits for the creation too) told it was kept when it was not. An error
-    /// while the database has not answered for it yet (the caller tries again).
+    /// caller (who waits for the creation too) told it was kept when it was not. So are the
+    /// task's other writes still queued (written, or dropped when the task's writes were
+    /// refused): once the task is forgotten here they would no longer be told from a later
+    /// run's. An error while the database has not answered for it yet (the caller tries
+    /// again).
     pub(super) async fn give_up(&self, id: &str) -> Result<(), A2AError> {
         if let Err(why) = self.writer.settle(id).await {
             if self.local.pending(id) {
@@ -638,6 +641,7 @@ impl Shared {
             // Refused: never stored, nothing to give up.
             return Ok(());
         }
+        self.writer.flush().await?;
         self.db.give_up(id).await?;
         self.local.forget(id);
         Ok(())

@@ -10,11 +10,8 @@ use sqlx::{PgConnection, PgPool, Postgres, Transaction};
 
 use super::backend::{Backend, Pools};
 use super::db_error;
-use super::round::{Log, Row};
-use super::statements::{
-    INSERT, Params, RowOutcome, UPDATE, all_refused, journal_entries, log_events, unreachable,
-    values,
-};
+use super::round::{Log, Row, Written};
+use super::statements::{INSERT, Params, UPDATE, journal_entries, log_events, unreachable, values};
 use crate::server::store::notify::{CHANGES, EVENTS, Others};
 use crate::server::store::{ChangeFeed, StoreError};
 
@@ -85,27 +82,30 @@ impl Backend for Postgres {
         conn: &mut PgConnection,
         rows: Vec<Row>,
         log: &Log,
-    ) -> Vec<RowOutcome> {
+    ) -> Written {
         use std::sync::atomic::Ordering::Relaxed;
-        let merged = !rows.is_empty();
-        if !merged && let Err(e) = pools.log(conn, log).await {
-            // The database cannot be reached: the rows would wait as long again to learn it.
-            if unreachable(&e) {
-                pools.down.store(true, Relaxed);
-                return all_refused(rows, &db_error(e));
-            }
+        if rows.is_empty() {
+            let logged = pools.log(conn, log).await;
+            pools
+                .down
+                .store(logged.as_ref().is_err_and(unreachable), Relaxed);
+            return Written {
+                rows: Vec::new(),
+                unlogged: logged.err().map(db_error),
+            };
         }
         pools.down.store(false, Relaxed);
         let (new, changed): (Vec<Row>, Vec<Row>) = rows.into_iter().partition(|r| r.new);
         let none = Log::default();
-        let (with_new, with_changed) = match (merged, new.is_empty()) {
-            (false, _) => (&none, &none),
-            (true, false) => (log, &none),
-            (true, true) => (&none, log),
+        let (with_new, with_changed) = match new.is_empty() {
+            false => (log, &none),
+            true => (&none, log),
         };
-        let mut outcomes = pools.insert_all(conn, new, with_new).await;
-        outcomes.extend(pools.update_all(conn, changed, with_changed).await);
-        outcomes
+        let mut written = pools.insert_all(conn, new, with_new).await;
+        let updated = pools.update_all(conn, changed, with_changed).await;
+        written.rows.extend(updated.rows);
+        written.unlogged = written.unlogged.or(updated.unlogged);
+        written
     }
 
     /// `WITH` the rows and the log, and when `announce`, each new task announced.

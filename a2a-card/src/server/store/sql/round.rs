@@ -32,7 +32,7 @@ pub(super) enum Op {
         body: Arc<Event>,
     },
     /// Entry `n` of task `task_id`'s journal (JSON), and who waits for it: told `true` once
-    /// its round wrote it with no log failing meanwhile, `false` when that is not sure.
+    /// its round wrote its log, `false` when that is not sure.
     Journal {
         task_id: String,
         n: i64,
@@ -98,6 +98,36 @@ pub(super) struct Log {
 impl Log {
     pub(super) fn is_empty(&self) -> bool {
         self.events.is_empty() && self.journal.is_empty()
+    }
+
+    /// The tasks with an event or a journal entry in the log.
+    pub(super) fn tasks(&self) -> std::collections::HashSet<&str> {
+        let events = self.events.iter().map(|(id, _, _)| id.as_str());
+        events
+            .chain(self.journal.iter().map(|(id, _, _)| id.as_str()))
+            .collect()
+    }
+}
+
+/// What the database did with a round.
+#[derive(Default)]
+pub(super) struct Written {
+    /// Each row with its outcome: the version written, or why not.
+    pub(super) rows: Vec<(Row, Result<i64, A2AError>)>,
+    /// Why the round's log (its events and journal entries) is not surely written, when it is
+    /// not: a log that failed leaves a gap in its tasks' logs should any later item of theirs
+    /// be written, so the writer stops writing those tasks (see
+    /// [`writer`](super::writer)'s `write`).
+    pub(super) unlogged: Option<A2AError>,
+}
+
+impl Written {
+    /// A round whose rows were all refused for `why`, its log (if any) not written.
+    pub(super) fn refused(rows: Vec<Row>, log: &Log, why: &A2AError) -> Written {
+        Written {
+            rows: rows.into_iter().map(|r| (r, Err(why.clone()))).collect(),
+            unlogged: (!log.is_empty()).then(|| why.clone()),
+        }
     }
 }
 

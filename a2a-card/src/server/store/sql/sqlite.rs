@@ -5,10 +5,10 @@ use sqlx::sqlite::SqlitePoolOptions;
 use sqlx::{Sqlite, SqliteConnection, SqlitePool, Transaction};
 
 use super::backend::{Backend, Pools};
-use super::round::{Log, Row};
+use super::round::{Log, Row, Written};
 use super::statements::{
-    INSERT, Params, RowOutcome, UPDATE, all_refused, bind_log, inserted, journal_entries,
-    log_events, unreachable, values,
+    INSERT, Params, UPDATE, all_refused, bind_log, inserted, journal_entries, log_events,
+    unreachable, values,
 };
 use super::{SQLITE_LOG_LIMIT, db_error};
 use crate::server::store::StoreError;
@@ -112,13 +112,14 @@ impl Backend for Sqlite {
     /// statement atomic by itself (the database's worker thread runs them one after the
     /// other: one hand-over and one wake-up a round instead of one per statement, which bound
     /// SQLite's throughput). Should a statement fail, those after it did not run: they run one
-    /// by one as on their own, and each row learns its own outcome.
+    /// by one as on their own, and each row learns its own outcome; but should the log fail
+    /// (a full disk), the rows of its tasks are refused with it, not written past it.
     async fn round(
         pools: &Pools<Sqlite>,
         conn: &mut SqliteConnection,
         rows: Vec<Row>,
         log: &Log,
-    ) -> Vec<RowOutcome> {
+    ) -> Written {
         use futures::StreamExt as _;
         use std::sync::atomic::Ordering::Relaxed;
         let (new, changed): (Vec<Row>, Vec<Row>) = rows.into_iter().partition(|r| r.new);
@@ -161,6 +162,7 @@ impl Backend for Sqlite {
             }
         }
         let mut outcomes = Vec::with_capacity(new.len() + changed.len());
+        let mut unlogged = None;
         let (mut new, mut changed) = (Some(new), Some(changed));
         // Reached (only an unreachable database, found by the first statement, says otherwise).
         pools.down.store(false, Relaxed);
@@ -169,15 +171,29 @@ impl Backend for Sqlite {
             let failed = if i == ran { failure.take() } else { None };
             match (statement, failed) {
                 (Statement::Log | Statement::Journal, None) if i < ran => {}
+                // Not run: the log's statement before it failed, and was dealt with.
+                (Statement::Log | Statement::Journal, None) if unlogged.is_some() => {}
                 (Statement::Log | Statement::Journal, failed) => {
                     let failed = failed.unwrap_or(sqlx::Error::WorkerCrashed);
-                    pools.log_failures.fetch_add(1, Relaxed);
                     tracing::warn!(error = %failed, events = log.events.len(), entries = log.journal.len(), "task events were not logged");
+                    let why = db_error(&failed);
                     if unreachable(&failed) {
                         pools.down.store(true, Relaxed);
                         let rows = new.take().into_iter().chain(changed.take()).flatten();
-                        return all_refused(rows, &db_error(failed));
+                        return Written::refused(rows.collect(), log, &why);
                     }
+                    // A row written past its task's lost log would say more than the log.
+                    let tasks = log.tasks();
+                    for rows in [&mut new, &mut changed] {
+                        let (lost, kept): (Vec<Row>, Vec<Row>) = rows
+                            .take()
+                            .unwrap_or_default()
+                            .into_iter()
+                            .partition(|r| tasks.contains(r.task.id.as_str()));
+                        outcomes.extend(all_refused(lost, &why));
+                        *rows = Some(kept);
+                    }
+                    unlogged = Some(why);
                 }
                 (Statement::Update, None) if i < ran => {
                     let rows = changed.take().unwrap_or_default();
@@ -200,15 +216,18 @@ impl Backend for Sqlite {
                 // Not run (a statement before it failed): on its own.
                 (Statement::Update, None) => {
                     let rows = changed.take().unwrap_or_default();
-                    outcomes.extend(pools.update_all(conn, rows, &none).await);
+                    outcomes.extend(pools.update_all(conn, rows, &none).await.rows);
                 }
                 (Statement::Insert, None) => {
                     let rows = new.take().unwrap_or_default();
-                    outcomes.extend(pools.insert_all(conn, rows, &none).await);
+                    outcomes.extend(pools.insert_all(conn, rows, &none).await.rows);
                 }
             }
         }
-        outcomes
+        Written {
+            rows: outcomes,
+            unlogged,
+        }
     }
 
     /// SQLite writes a round's log in a statement of its own ([`round`](Self::round)): `log`

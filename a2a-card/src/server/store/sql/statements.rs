@@ -14,7 +14,7 @@ use sqlx::query::Query;
 use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Row as _, Type};
 
 use super::backend::{Backend, Pools};
-use super::round::{Log, Row};
+use super::round::{Log, Row, Written};
 use super::{db_error, now_millis, state_name};
 use crate::server::store::Event;
 use crate::server::store::memory::terminal_error;
@@ -44,9 +44,9 @@ where
     /// Writes a round on one connection, each statement atomic by itself (on SQLite, wrapping
     /// the round in a transaction measured slower: two more statements a round); each row with
     /// its outcome, in the round's span.
-    pub(super) async fn round_in_span(&self, rows: Vec<Row>, log: Log) -> Vec<RowOutcome> {
+    pub(super) async fn round_in_span(&self, rows: Vec<Row>, log: Log) -> Written {
         if rows.is_empty() && log.is_empty() {
-            return Vec::new();
+            return Written::default();
         }
         let (new, changed) = rows.iter().fold((0, 0), |(n, c), r| match r.new {
             true => (n + 1, c),
@@ -62,35 +62,35 @@ where
         let span = crate::server::telemetry::store_span(B::SYSTEM, statements, rows.len(), logged);
         let started = Instant::now();
         let size = rows.len() + logged;
-        let outcomes = self.round_on(rows, &log).instrument(span).await;
+        let written = self.round_on(rows, &log).instrument(span).await;
         crate::server::telemetry::store_round(B::SYSTEM, size, started.elapsed());
-        outcomes
+        written
     }
 
     /// A round on a connection the writer keeps from round to round while they succeed: the
     /// pool tries a connection each time it hands one out and each time it is given back (a
     /// round trip to the database each, and on SQLite a hand-over to its thread), which cost
     /// as much as the round's own statement.
-    async fn round_on(&self, rows: Vec<Row>, log: &Log) -> Vec<RowOutcome> {
+    async fn round_on(&self, rows: Vec<Row>, log: &Log) -> Written {
         use std::sync::atomic::Ordering::Relaxed;
         let held = self.kept.lock().unwrap_or_else(|p| p.into_inner()).pop();
         let mut conn = match self.connection(held).await {
             Ok(conn) => conn,
             Err(e) => {
                 self.down.store(unreachable(&e), Relaxed);
-                if !log.is_empty() {
-                    self.log_failures.fetch_add(1, Relaxed);
-                }
-                return all_refused(rows, &db_error(e));
+                return Written::refused(rows, log, &db_error(e));
             }
         };
-        let outcomes = B::round(self, &mut conn, rows, log).await;
+        let written = B::round(self, &mut conn, rows, log).await;
         // After any refusal or fault the connection goes back to the pool, which tries it.
-        if !self.down.load(Relaxed) && outcomes.iter().all(|(_, outcome)| outcome.is_ok()) {
+        if !self.down.load(Relaxed)
+            && written.unlogged.is_none()
+            && written.rows.iter().all(|(_, outcome)| outcome.is_ok())
+        {
             let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
             kept.push((conn, Instant::now()));
         }
-        outcomes
+        written
     }
 
     /// The writer's connection: the one kept from an earlier round (tried first when it has
@@ -126,8 +126,6 @@ where
             .execute(&mut *conn)
             .await;
         if let Err(e) = &logged {
-            self.log_failures
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             tracing::warn!(error = %e, events = log.events.len(), entries = log.journal.len(), "task events were not logged");
         }
         logged.map(drop)
@@ -141,16 +139,20 @@ where
         conn: &mut B::Connection,
         rows: Vec<Row>,
         log: &Log,
-    ) -> Vec<RowOutcome> {
+    ) -> Written {
         if rows.is_empty() {
-            return Vec::new();
+            return Written::default();
         }
         let outcome = self.insert(conn, &rows, log).await;
+        let mut unlogged = None;
         if outcome.is_err() {
             // The log went with the refused statement: on its own.
-            let _ = self.log(conn, log).await;
+            unlogged = self.log(conn, log).await.err().map(db_error);
         }
-        self.insert_each(conn, rows, outcome).await
+        Written {
+            rows: self.insert_each(conn, rows, outcome).await,
+            unlogged,
+        }
     }
 
     /// The outcomes of inserting `rows` in one statement that ended with `outcome`: should it
@@ -184,20 +186,26 @@ where
         conn: &mut B::Connection,
         rows: Vec<Row>,
         log: &Log,
-    ) -> Vec<RowOutcome> {
+    ) -> Written {
         if rows.is_empty() {
-            return Vec::new();
+            return Written::default();
         }
         let statement = B::update_sql(rows.len(), log, self.others.announce());
         let written = bind_log(self.bind(sqlx::query(&statement), &rows), log)
             .fetch_all(&mut *conn)
             .await;
         match written.and_then(|written| Self::versions(&written)) {
-            Ok(written) => self.updated(conn, rows, &written).await,
+            Ok(written) => Written {
+                rows: self.updated(conn, rows, &written).await,
+                unlogged: None,
+            },
             Err(e) => {
                 // The log went with the failed statement: on its own.
-                let _ = self.log(conn, log).await;
-                all_refused(rows, &db_error(e))
+                let unlogged = self.log(conn, log).await.err().map(db_error);
+                Written {
+                    rows: all_refused(rows, &db_error(e)),
+                    unlogged,
+                }
             }
         }
     }

@@ -128,7 +128,8 @@ impl EventLog for SqlTasks {
         let json = encoded(task_id, n, entry)?;
         match self.inner.writer.journal_now(task_id, n, json).await? {
             true => Ok(()),
-            // A log failed while its round ran: whether it was this one's is read back.
+            // Its round's log failed, or was not written (the task's writes stopped):
+            // read back, in case the database wrote it before it failed to answer.
             false => self.journal_written(task_id, n).await,
         }
     }

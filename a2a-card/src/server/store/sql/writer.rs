@@ -34,7 +34,7 @@
 //! [`round`](super::round) what a round is, and [`statements`](super::statements) its SQL
 //! (each database's own in its [`Backend`](super::backend::Backend)).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -175,6 +175,48 @@ impl Local {
         }
     }
 
+    /// The writes of `ops` that may be written: those of a task whose write was refused are
+    /// answered with why (an awaited row write), told they are not sure (a journal entry
+    /// waited for) or dropped (an event, a queued write).
+    fn writable(&self, ops: Vec<Op>) -> Vec<Op> {
+        let tasks = self.lock();
+        let mut kept = Vec::with_capacity(ops.len());
+        for op in ops {
+            let Some(why) = tasks.get(op.task()).and_then(|e| e.refused.as_ref()) else {
+                kept.push(op);
+                continue;
+            };
+            match op {
+                Op::Create { done, .. } | Op::Update { done, .. } => {
+                    if let Some(done) = done {
+                        let _ = done.send(Err(why.clone()));
+                    }
+                }
+                Op::Journal { done, .. } => {
+                    if let Some(done) = done {
+                        let _ = done.send(false);
+                    }
+                }
+                Op::Event { .. } => {}
+            }
+        }
+        kept
+    }
+
+    /// Records that task `id`'s events or journal entries of a round were not written (`why`):
+    /// no later write of it is written (see [`write`]), and its next write is refused.
+    fn unlogged(&self, id: &str, why: &A2AError) {
+        let mut tasks = self.lock();
+        let entry = tasks.entry(id.to_owned()).or_insert(Versioned {
+            version: 0,
+            queued: None,
+            written: true,
+            refused: None,
+        });
+        entry.queued = None;
+        entry.refused.get_or_insert_with(|| why.clone());
+    }
+
     /// Records that a write of task `id` was refused: its later writes, and its settling,
     /// report `why` (unless the refused one finished a task whose creation was written: no
     /// later write is expected).
@@ -308,7 +350,7 @@ impl Writer {
 
     /// Writes entry `n` of task `task_id`'s journal in the next round, at once (the task's
     /// queued writes with it), and returns once the round ran: `true` when it surely wrote
-    /// the entry (no round's log failed meanwhile), `false` when that is not sure (read it
+    /// the entry (its round's log was written), `false` when that is not sure (read it
     /// back); an error once the store's deadline went by first.
     pub(super) async fn journal_now(
         &self,
@@ -522,7 +564,7 @@ struct Queue {
     /// Flushes, each with the number of the first write after it.
     flushes: Vec<(u64, oneshot::Sender<()>)>,
     /// The tasks of the rounds in the database.
-    busy: std::collections::HashSet<String>,
+    busy: HashSet<String>,
     /// The number of the first write of each round in the database.
     firsts: Vec<u64>,
     /// How many writes waiting someone waits for.
@@ -532,7 +574,7 @@ struct Queue {
 /// A round taken from the [`Queue`].
 struct Taken {
     ops: Vec<Op>,
-    tasks: std::collections::HashSet<String>,
+    tasks: HashSet<String>,
     /// The number of its first write.
     first: u64,
 }
@@ -558,7 +600,7 @@ impl Queue {
     fn take(&mut self, now: Instant) -> Option<Taken> {
         let mut round = Taken {
             ops: Vec::new(),
-            tasks: std::collections::HashSet::new(),
+            tasks: HashSet::new(),
             first: u64::MAX,
         };
         // Writes that came before this flush, or by this time, are due whoever waits.
@@ -569,7 +611,7 @@ impl Queue {
             .max()
             .unwrap_or(0);
         let ripe = now.checked_sub(self.linger).unwrap_or(now);
-        let awaited: std::collections::HashSet<String> = if self.awaited > 0 {
+        let awaited: HashSet<String> = if self.awaited > 0 {
             self.waiting
                 .iter()
                 .filter(|(_, _, op)| op.awaited())
@@ -624,7 +666,7 @@ impl Queue {
     }
 
     /// The round of `tasks` whose first write was `first` is written.
-    fn written(&mut self, tasks: std::collections::HashSet<String>, first: u64) {
+    fn written(&mut self, tasks: HashSet<String>, first: u64) {
         for task in &tasks {
             self.busy.remove(task);
         }
@@ -671,22 +713,42 @@ fn refuse(row: Row, why: &A2AError, local: &Local) {
     }
 }
 /// Writes `ops`, answers their writers and updates `local`.
+///
+/// The writes of a task whose write was refused (or whose log was not written) are not
+/// written: the task is no longer this store's to write, and an event or a journal entry
+/// written after one that was lost would leave a gap in its log, which no reader (a stream
+/// resumed after an event, a durable replay) can tell from the task's own history. Its writers
+/// learn why; its run here stops at its next write, and the store's recovery takes the task
+/// over from what its log holds.
 async fn write(db: &dyn Database, ops: Vec<Op>, local: &Local) {
+    let ops = local.writable(ops);
+    if ops.is_empty() {
+        return;
+    }
     let Round {
         rows,
         log,
         journaled,
     } = Round::of(ops);
-    let failures = db.log_failures();
-    for (row, outcome) in db.round(rows, log).await {
+    let mut logged: HashSet<String> = log.tasks().into_iter().map(str::to_owned).collect();
+    let written = db.round(rows, log).await;
+    for (row, outcome) in written.rows {
+        // A task that ended is written no more: no gap can follow its log.
+        if row.task.status.state.is_terminal() {
+            logged.remove(&row.task.id);
+        }
         match outcome {
             Ok(version) => accept(row, version, local),
             Err(why) => refuse(row, &why, local),
         }
     }
-    let sure = db.log_failures() == failures;
+    if let Some(why) = &written.unlogged {
+        for task in &logged {
+            local.unlogged(task, why);
+        }
+    }
     for done in journaled {
-        let _ = done.send(sure);
+        let _ = done.send(written.unlogged.is_none());
     }
 }
 
