@@ -725,12 +725,22 @@ async fn write(db: &dyn Database, ops: Vec<Op>, local: &Local) {
     if ops.is_empty() {
         return;
     }
+    // The tasks a lost log would leave a gap in: those of its events, and of its journal
+    // entries no one waits for (one waited for is not counted written when it is not).
+    let mut logged: HashSet<String> = ops
+        .iter()
+        .filter(|op| match op {
+            Op::Event { .. } => true,
+            Op::Journal { done, .. } => done.is_none(),
+            Op::Create { .. } | Op::Update { .. } => false,
+        })
+        .map(|op| op.task().to_owned())
+        .collect();
     let Round {
         rows,
         log,
         journaled,
     } = Round::of(ops);
-    let mut logged: HashSet<String> = log.tasks().into_iter().map(str::to_owned).collect();
     let written = db.round(rows, log).await;
     for (row, outcome) in written.rows {
         // A task that ended is written no more: no gap can follow its log.
