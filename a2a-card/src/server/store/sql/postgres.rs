@@ -11,7 +11,9 @@ use sqlx::{PgConnection, PgPool, Postgres, Transaction};
 use super::backend::{Backend, Pools};
 use super::db_error;
 use super::round::{Log, Row, Written};
-use super::statements::{INSERT, Params, UPDATE, journal_entries, log_events, unreachable, values};
+use super::statements::{
+    INSERT, Params, UPDATE, journal_entries, log_events, refuse_logged, unreachable, values,
+};
 use crate::server::store::notify::{CHANGES, EVENTS, Others};
 use crate::server::store::{ChangeFeed, StoreError};
 
@@ -95,13 +97,17 @@ impl Backend for Postgres {
             };
         }
         pools.down.store(false, Relaxed);
-        let (new, changed): (Vec<Row>, Vec<Row>) = rows.into_iter().partition(|r| r.new);
+        let (new, mut changed): (Vec<Row>, Vec<Row>) = rows.into_iter().partition(|r| r.new);
         let none = Log::default();
         let (with_new, with_changed) = match new.is_empty() {
             false => (log, &none),
             true => (&none, log),
         };
         let mut written = pools.insert_all(conn, new, with_new).await;
+        // The log failed with the inserts: the updates of its tasks are not written past it.
+        if let Some(why) = &written.unlogged {
+            written.rows.extend(refuse_logged(&mut changed, log, why));
+        }
         let updated = pools.update_all(conn, changed, with_changed).await;
         written.rows.extend(updated.rows);
         written.unlogged = written.unlogged.or(updated.unlogged);

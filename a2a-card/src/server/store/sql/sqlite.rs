@@ -8,7 +8,7 @@ use super::backend::{Backend, Pools};
 use super::round::{Log, Row, Written};
 use super::statements::{
     INSERT, Params, UPDATE, all_refused, bind_log, inserted, journal_entries, log_events,
-    unreachable, values,
+    refuse_logged, unreachable, values,
 };
 use super::{SQLITE_LOG_LIMIT, db_error};
 use crate::server::store::StoreError;
@@ -183,15 +183,8 @@ impl Backend for Sqlite {
                         return Written::refused(rows.collect(), log, &why);
                     }
                     // A row written past its task's lost log would say more than the log.
-                    let tasks = log.tasks();
-                    for rows in [&mut new, &mut changed] {
-                        let (lost, kept): (Vec<Row>, Vec<Row>) = rows
-                            .take()
-                            .unwrap_or_default()
-                            .into_iter()
-                            .partition(|r| tasks.contains(r.task.id.as_str()));
-                        outcomes.extend(all_refused(lost, &why));
-                        *rows = Some(kept);
+                    for rows in [&mut new, &mut changed].into_iter().flatten() {
+                        outcomes.extend(refuse_logged(rows, log, &why));
                     }
                     unlogged = Some(why);
                 }

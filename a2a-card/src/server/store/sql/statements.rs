@@ -137,34 +137,43 @@ where
     pub(super) async fn insert_all(
         &self,
         conn: &mut B::Connection,
-        rows: Vec<Row>,
+        mut rows: Vec<Row>,
         log: &Log,
     ) -> Written {
         if rows.is_empty() {
             return Written::default();
         }
         let outcome = self.insert(conn, &rows, log).await;
-        let mut unlogged = None;
-        if outcome.is_err() {
-            // The log went with the refused statement: on its own.
-            unlogged = self.log(conn, log).await.err().map(db_error);
+        if outcome.is_err()
+            && let Err(e) = self.log(conn, log).await
+        {
+            // The log went with the refused statement, and failed on its own too: the rows
+            // of its tasks are not written past it, the others one by one.
+            let why = db_error(e);
+            let mut outcomes = refuse_logged(&mut rows, log, &why);
+            outcomes.extend(self.insert_each(conn, rows, outcome).await);
+            return Written {
+                rows: outcomes,
+                unlogged: Some(why),
+            };
         }
         Written {
             rows: self.insert_each(conn, rows, outcome).await,
-            unlogged,
+            unlogged: None,
         }
     }
 
     /// The outcomes of inserting `rows` in one statement that ended with `outcome`: should it
     /// have failed (e.g. one id exists already), the rows are inserted one by one, so that
-    /// each task learns its own outcome.
+    /// each task learns its own outcome (a row alone again: the statement may have failed for
+    /// a row no longer among them).
     pub(super) async fn insert_each(
         &self,
         conn: &mut B::Connection,
         rows: Vec<Row>,
         outcome: Result<(), sqlx::Error>,
     ) -> Vec<RowOutcome> {
-        if outcome.is_err() && rows.len() > 1 {
+        if outcome.is_err() && !rows.is_empty() {
             let mut outcomes = Vec::with_capacity(rows.len());
             for row in rows {
                 let outcome = self
@@ -445,6 +454,17 @@ pub(super) fn all_refused(rows: impl IntoIterator<Item = Row>, why: &A2AError) -
     rows.into_iter()
         .map(|row| (row, Err(why.clone())))
         .collect()
+}
+
+/// Takes out of `rows` those of the tasks whose events or journal entries are in `log`, which
+/// was not written (`why`): each refused, not written past its task's log.
+pub(super) fn refuse_logged(rows: &mut Vec<Row>, log: &Log, why: &A2AError) -> Vec<RowOutcome> {
+    let tasks = log.tasks();
+    let (lost, kept): (Vec<Row>, Vec<Row>) = std::mem::take(rows)
+        .into_iter()
+        .partition(|r| tasks.contains(r.task.id.as_str()));
+    *rows = kept;
+    all_refused(lost, why)
 }
 
 /// The outcome of inserting `rows`, for each.
