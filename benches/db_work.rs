@@ -87,9 +87,9 @@ async fn reset(db: &mut PgConnection) -> String {
 }
 
 /// What the database did since `lsn` (the statistics' reset), this connection's own queries
-/// left out.
+/// left out (the agents' databases are `tasks_*`).
 async fn read(db: &mut PgConnection, lsn: &str) -> Work0 {
-    let own = "dbid = (SELECT oid FROM pg_database WHERE datname = 'tasks')";
+    let own = "dbid IN (SELECT oid FROM pg_database WHERE datname IN ('tasks_fights', 'tasks_counter', 'tasks_work'))";
     let row = sqlx::query(&format!(
         "SELECT COALESCE(SUM(calls), 0)::bigint, \
                 COALESCE(SUM(calls) FILTER (WHERE query ILIKE 'COMMIT%'), 0)::bigint, \
@@ -191,112 +191,181 @@ fn main() {
             .execute(&mut db)
             .await
             .expect("pg_stat_statements");
-        sqlx::query("CREATE DATABASE tasks")
-            .execute(&mut db)
+        // Each agent on a database of its own: a store that finds another live on its database
+        // takes it for a replica of its agent and announces its writes.
+        for name in ["fights", "counter", "work"] {
+            sqlx::query(&format!("CREATE DATABASE tasks_{name}"))
+                .execute(&mut db)
+                .await
+                .expect("a database");
+        }
+        let base = url.trim_end_matches("/postgres").to_owned();
+        let store = move |name: &str| Tasks::postgres(format!("{base}/tasks_{name}"));
+        let fights = TestAgent::start(Server::new(FightClub).tasks(store("fights")))
             .await
-            .expect("a database");
-        let tasks_url = format!("{}/tasks", url.trim_end_matches("/postgres"));
-        let store = || Tasks::postgres(tasks_url.clone());
-        let fights = TestAgent::start(Server::new(FightClub).tasks(store())).await.expect("served");
-        let counter = TestAgent::start(Server::new(Counter).tasks(store())).await.expect("served");
-        let work = TestAgent::start(Server::new(Work).tasks(store())).await.expect("served");
-        let fight_club = FightClubClient::connect_with(fights.connect()).await.expect("connected");
-        let remote = counter.remote().await.expect("the card");
-
-        let mut report = Vec::new();
-        // A blocking send that completes.
-        let lsn = reset(&mut db).await;
-        for _ in 0..tasks {
-            fight_club
-                .fight_comparison(Input::Data(FightComparison {
-                    a: "Lion".into(),
-                    b: "Tiger".into(),
-                }))
+            .expect("served");
+        let counter = TestAgent::start(Server::new(Counter).tasks(store("counter")))
+            .await
+            .expect("served");
+        let work = TestAgent::start(Server::new(Work).tasks(store("work")))
+            .await
+            .expect("served");
+        let agents = Agents {
+            fights: &fights,
+            counter: &counter,
+            work: &work,
+        };
+        let alone = kinds(&agents, &mut db, tasks).await;
+        // The same again with a second replica of each agent live on its database (idle: the
+        // client sends to the first): the first announces each write, and hears its own.
+        let _second = (
+            TestAgent::start(Server::new(FightClub).tasks(store("fights")))
                 .await
-                .expect("a verdict");
-        }
-        report.push(("blocking send", read(&mut db, &lsn).await));
-        // A streamed task of 100 chunks.
-        let lsn = reset(&mut db).await;
-        for _ in 0..tasks {
-            let message = remote
-                .message("count", a2a_card::client::Payload::text("100"))
-                .expect("a message");
-            let events = counter
-                .json_rpc("SendStreamingMessage", json!({"message": message}))
+                .expect("served"),
+            TestAgent::start(Server::new(Counter).tasks(store("counter")))
                 .await
-                .expect("a stream");
-            assert!(events.as_array().is_some_and(|e| e.len() > 100), "{events}");
-        }
-        report.push(("stream of 100 chunks", read(&mut db, &lsn).await));
-        // A durable skill of 3 steps.
-        let lsn = reset(&mut db).await;
-        for _ in 0..tasks {
-            let task = send(&work, "steps", "go", false).await;
-            assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{task}");
-        }
-        report.push(("durable, 3 steps", read(&mut db, &lsn).await));
-        // An answer to a waiting task (the task made and waiting before the count starts).
-        let mut waiting = Vec::new();
-        for _ in 0..tasks {
-            let task = send(&work, "ask", "go", true).await;
-            let id = task["id"].as_str().expect("an id").to_owned();
-            until(&work, &id, "TASK_STATE_INPUT_REQUIRED").await;
-            waiting.push((id, task["contextId"].clone()));
-        }
-        let lsn = reset(&mut db).await;
-        for (id, context) in &waiting {
-            let answer = json!({"messageId": format!("a-{id}"), "role": "ROLE_USER", "taskId": id,
-                "contextId": context, "parts": [{"text": "this one"}]});
-            let done = work
-                .json_rpc("SendMessage", json!({"message": answer}))
+                .expect("served"),
+            TestAgent::start(Server::new(Work).tasks(store("work")))
                 .await
-                .expect("answered");
-            assert_eq!(result(&done)["task"]["status"]["state"], "TASK_STATE_COMPLETED", "{done}");
-        }
-        report.push(("answer to a waiting task", read(&mut db, &lsn).await));
-        // A cancel (the task made and running before the count starts).
-        let mut running = Vec::new();
-        for _ in 0..tasks {
-            let task = send(&work, "wait", "go", true).await;
-            running.push(task["id"].as_str().expect("an id").to_owned());
-        }
-        let lsn = reset(&mut db).await;
-        for id in &running {
-            let canceled = work
-                .json_rpc("CancelTask", json!({"id": id}))
-                .await
-                .expect("cancelled");
-            assert_eq!(result(&canceled)["status"]["state"], "TASK_STATE_CANCELED", "{canceled}");
-        }
-        report.push(("cancel", read(&mut db, &lsn).await));
+                .expect("served"),
+        );
+        // A replica learns of another at its next lease renewal, or when one says it opened.
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let replicated = kinds(&agents, &mut db, tasks).await;
 
         if !timed {
             return;
         }
-        let per = |n: i64| n as f64 / f64::from(tasks);
-        println!(
-            "db_work: per task on Postgres 15 (one replica, a sequential client, {tasks} tasks a kind):"
-        );
-        println!(
-            "  {:<26} {:>10} {:>16} {:>10} {:>10}",
-            "work", "statements", "explicit COMMIT", "WAL bytes", "notifies"
-        );
-        for (name, work) in &report {
-            println!(
-                "  {name:<26} {:>10.2} {:>16.2} {:>10.0} {:>10.2}",
-                per(work.statements),
-                per(work.commits),
-                per(work.wal),
-                per(work.notifies),
-            );
-        }
-        for (name, work) in &report {
-            println!("  {name}: the statements run most");
-            for (calls, query) in &work.top {
-                let query: String = query.chars().take(110).collect();
-                println!("    {:>8.2} a task  {query}", per(*calls));
-            }
+        for (replicas, report) in [("one replica", alone), ("two replicas", replicated)] {
+            print_report(replicas, tasks, &report);
         }
     });
+}
+
+/// The agents the client sends to.
+struct Agents<'a> {
+    fights: &'a TestAgent,
+    counter: &'a TestAgent,
+    work: &'a TestAgent,
+}
+
+/// Runs `tasks` tasks of each kind of work, and what the database did for each kind.
+async fn kinds(
+    agents: &Agents<'_>,
+    db: &mut PgConnection,
+    tasks: u32,
+) -> Vec<(&'static str, Work0)> {
+    let Agents {
+        fights,
+        counter,
+        work,
+    } = *agents;
+    let fight_club = FightClubClient::connect_with(fights.connect())
+        .await
+        .expect("connected");
+    let remote = counter.remote().await.expect("the card");
+    let mut report = Vec::new();
+    // A blocking send that completes.
+    let lsn = reset(db).await;
+    for _ in 0..tasks {
+        fight_club
+            .fight_comparison(Input::Data(FightComparison {
+                a: "Lion".into(),
+                b: "Tiger".into(),
+            }))
+            .await
+            .expect("a verdict");
+    }
+    report.push(("blocking send", read(db, &lsn).await));
+    // A streamed task of 100 chunks.
+    let lsn = reset(db).await;
+    for _ in 0..tasks {
+        let message = remote
+            .message("count", a2a_card::client::Payload::text("100"))
+            .expect("a message");
+        let events = counter
+            .json_rpc("SendStreamingMessage", json!({"message": message}))
+            .await
+            .expect("a stream");
+        assert!(events.as_array().is_some_and(|e| e.len() > 100), "{events}");
+    }
+    report.push(("stream of 100 chunks", read(db, &lsn).await));
+    // A durable skill of 3 steps.
+    let lsn = reset(db).await;
+    for _ in 0..tasks {
+        let task = send(&work, "steps", "go", false).await;
+        assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{task}");
+    }
+    report.push(("durable, 3 steps", read(db, &lsn).await));
+    // An answer to a waiting task (the task made and waiting before the count starts).
+    let mut waiting = Vec::new();
+    for _ in 0..tasks {
+        let task = send(&work, "ask", "go", true).await;
+        let id = task["id"].as_str().expect("an id").to_owned();
+        until(&work, &id, "TASK_STATE_INPUT_REQUIRED").await;
+        waiting.push((id, task["contextId"].clone()));
+    }
+    let lsn = reset(db).await;
+    for (id, context) in &waiting {
+        let answer = json!({"messageId": format!("a-{id}"), "role": "ROLE_USER", "taskId": id,
+            "contextId": context, "parts": [{"text": "this one"}]});
+        let done = work
+            .json_rpc("SendMessage", json!({"message": answer}))
+            .await
+            .expect("answered");
+        assert_eq!(
+            result(&done)["task"]["status"]["state"],
+            "TASK_STATE_COMPLETED",
+            "{done}"
+        );
+    }
+    report.push(("answer to a waiting task", read(db, &lsn).await));
+    // A cancel (the task made and running before the count starts).
+    let mut running = Vec::new();
+    for _ in 0..tasks {
+        let task = send(&work, "wait", "go", true).await;
+        running.push(task["id"].as_str().expect("an id").to_owned());
+    }
+    let lsn = reset(db).await;
+    for id in &running {
+        let canceled = work
+            .json_rpc("CancelTask", json!({"id": id}))
+            .await
+            .expect("cancelled");
+        assert_eq!(
+            result(&canceled)["status"]["state"],
+            "TASK_STATE_CANCELED",
+            "{canceled}"
+        );
+    }
+    report.push(("cancel", read(db, &lsn).await));
+    report
+}
+
+/// Prints what the database did per task for each kind of work, with `replicas` of each agent.
+fn print_report(replicas: &str, tasks: u32, report: &[(&str, Work0)]) {
+    let per = |n: i64| n as f64 / f64::from(tasks);
+    println!(
+        "db_work: per task on Postgres 15 ({replicas}, a sequential client, {tasks} tasks a kind):"
+    );
+    println!(
+        "  {:<26} {:>10} {:>16} {:>10} {:>10}",
+        "work", "statements", "explicit COMMIT", "WAL bytes", "notifies"
+    );
+    for (name, work) in report {
+        println!(
+            "  {name:<26} {:>10.2} {:>16.2} {:>10.0} {:>10.2}",
+            per(work.statements),
+            per(work.commits),
+            per(work.wal),
+            per(work.notifies),
+        );
+    }
+    for (name, work) in report {
+        println!("  {name}: the statements run most");
+        for (calls, query) in &work.top {
+            let query: String = query.chars().take(110).collect();
+            println!("    {:>8.2} a task  {query}", per(*calls));
+        }
+    }
 }

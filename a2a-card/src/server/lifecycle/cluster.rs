@@ -109,7 +109,9 @@ pub(super) fn hear(
         let recorder = Arc::clone(&cancels);
         async move {
             match change {
-                Change::Task(id) => cancelled(&recorder, &id).await,
+                // (A task's other changes are its own replica's writes, or a follower's
+                // concern: reading each would cost a read of the task a write.)
+                Change::Canceled(id) => cancelled(&recorder, &id).await,
                 // Cancels may have been missed: each task running here is checked.
                 Change::Missed => {
                     for tracked in recorder.registry.all() {

@@ -26,6 +26,9 @@ pub enum Change {
     Task(String),
     /// Task `id`'s event log grew.
     Events(String),
+    /// Task `id` was cancelled through the store (by a process other than the one whose
+    /// handler runs it, which stops it); a [`Task`](Change::Task) change is told too.
+    Canceled(String),
     /// An answer to the question of task `task`, for the process whose handler asked
     /// ([`Store::forward`]).
     Answer {

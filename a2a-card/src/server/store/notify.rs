@@ -15,6 +15,10 @@ use sqlx::postgres::PgListener;
 
 /// The Postgres channel on which every write announces the id of the task it changed.
 pub(crate) const CHANGES: &str = "a2a_card_tasks";
+/// The Postgres channel on which a cancel of a task announces its id (besides [`CHANGES`]): the
+/// replica whose handler runs the task stops it. Its own writes, which it hears on
+/// [`CHANGES`] too, do not make it read the task to see whether it was cancelled.
+pub(crate) const CANCELS: &str = "a2a_card_cancels";
 /// The Postgres channel on which an answer to a question travels to the replica whose handler
 /// asked.
 pub(crate) const ANSWERS: &str = "a2a_card_answers";
@@ -80,7 +84,7 @@ pub(crate) async fn listen(
         }
     };
     if let Err(e) = listener
-        .listen_all([CHANGES, ANSWERS, EVENTS, REPLICAS, GONE])
+        .listen_all([CHANGES, CANCELS, ANSWERS, EVENTS, REPLICAS, GONE])
         .await
     {
         tracing::warn!(error = %e, "task changes cannot be listened to");
@@ -136,6 +140,7 @@ pub(crate) async fn listen(
                     None => continue,
                 },
                 EVENTS => Change::Events(n.payload().to_owned()),
+                CANCELS => Change::Canceled(n.payload().to_owned()),
                 _ => Change::Task(n.payload().to_owned()),
             };
             changes.send(change);

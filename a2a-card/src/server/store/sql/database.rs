@@ -12,7 +12,7 @@ use sqlx::{ColumnIndex, Decode, Encode, Executor, IntoArguments, Type};
 use super::backend::{Backend, Pools};
 use super::round::{Log, Row, Written};
 use super::{db_error, decode, encode, millis, now_millis, state_name};
-use crate::server::store::notify::{ANSWERS, CHANGES, GONE, REPLICAS};
+use crate::server::store::notify::{ANSWERS, CANCELS, CHANGES, GONE, REPLICAS};
 use crate::server::store::{ChangeFeed, Cursor, Event, KeyClaim, Retention};
 
 /// The terminal tasks a sweep removes in one transaction: the writer, which waits for the
@@ -527,6 +527,7 @@ where
             return Err(A2AError::task_not_cancelable(id));
         }
         B::notify(&mut tx, CHANGES, id).await.map_err(db_error)?;
+        B::notify(&mut tx, CANCELS, id).await.map_err(db_error)?;
         tx.commit().await.map_err(db_error)?;
         Ok((task, version + 1))
     }
