@@ -13,6 +13,17 @@
 //! STREAMS=2000 cargo bench --bench streams     # fewer
 //! ```
 //!
+//! Beside them, the same `SendStreamingMessage` streams on the peer, `a2a-protocol-server`
+//! (`peer`: the counting agent of `benches/peers/count`, whose `tick` does what this bench's
+//! agent does), when its binary is built:
+//!
+//! ```sh
+//! CARGO_TARGET_DIR=target/peer-target cargo build --release --locked \
+//!   --manifest-path benches/peers/count/Cargo.toml
+//! ```
+//!
+//! (`STREAMS_PEER` names another path to it.)
+//!
 //! The open files a process may hold must allow it (`ulimit -n`: the client holds one per
 //! stream, and each server one per stream).
 
@@ -192,9 +203,19 @@ async fn requests(role: &str, addr: SocketAddr, n: usize) -> Vec<Arc<Vec<u8>>> {
         .collect()
 }
 
+/// The peer's binary (see the module's docs), if it is built.
+fn peer() -> Option<PathBuf> {
+    let path = std::env::var_os("STREAMS_PEER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/peer-target/release/count_peer")
+        });
+    path.exists().then_some(path)
+}
+
 /// The request that opens one stream on `role`'s server.
 fn request(role: &str) -> Vec<u8> {
-    if role == "agent" {
+    if role == "agent" || role == "peer" {
         let body = serde_json::json!({
             "jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
             "params": {"message": {"messageId": "m", "role": "ROLE_USER",
@@ -252,7 +273,23 @@ async fn measure(role: &str, n: usize) -> Figures {
     let file = dir.join(format!("{role}-go"));
     let _ = std::fs::remove_file(&file);
     let served = if role == "bare" { "bare" } else { "agent" };
-    let server = Process::start(&[(ROLE, served), (TRIGGER, &file.to_string_lossy())]);
+    let trigger = file.to_string_lossy();
+    let server = match role {
+        "peer" => {
+            // A free port, given to the peer (it does not say which one it took).
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .expect("a free port")
+                .port()
+                .to_string();
+            Process::program(
+                &peer().expect("the peer's binary"),
+                &["--port", &port],
+                &[(TRIGGER, &trigger)],
+            )
+        }
+        _ => Process::start(&[(ROLE, served), (TRIGGER, &trigger)]),
+    };
     let mut all = requests(role, server.addr, n + 1).await;
     let request = all.pop().expect("a request");
     // The first event (`ready`), as each stream writes it, and the next (`go`).
@@ -300,13 +337,20 @@ async fn measure(role: &str, n: usize) -> Figures {
                 return;
             }
             let mut buffer = Vec::with_capacity(1024);
-            let Some(end) = read_until(&mut stream, &mut buffer, 0, first).await else {
+            // A server that holds a connection without answering (past what it takes) does
+            // not hold the bench: the stream counts as not opened.
+            let opening = read_until(&mut stream, &mut buffer, 0, first);
+            let Ok(Some(end)) = tokio::time::timeout(Duration::from_secs(60), opening).await else {
                 let _ = ready_tx.send(false);
                 return;
             };
             drop(permit);
             let _ = ready_tx.send(true);
-            let got = read_until(&mut stream, &mut buffer, end, second).await;
+            let next = read_until(&mut stream, &mut buffer, end, second);
+            let got = tokio::time::timeout(Duration::from_secs(60), next)
+                .await
+                .ok()
+                .flatten();
             let due = go_rx.wait_for(Option::is_some).await.ok().and_then(|d| *d);
             let _ = done_tx.send(got.and(due).map(|due| due.elapsed()));
             drop(stream);
@@ -385,7 +429,11 @@ fn main() {
         "server", "opened", "open in", "kB a stream", "idle CPU", "delivered", "p50", "p99"
     );
     let mut memory = Vec::new();
-    for role in ["bare", "agent", "subscribe"] {
+    for role in ["bare", "agent", "subscribe", "peer"] {
+        if role == "peer" && peer().is_none() {
+            println!("peer   not built (see `benches/streams.rs`)");
+            continue;
+        }
         let f = runtime.block_on(measure(role, n));
         println!(
             "{:<6} {:>7} {:>8.2}s {:>12.1} {:>8.1}% {:>10} {:>7.1}ms {:>7.1}ms",
@@ -400,11 +448,18 @@ fn main() {
         );
         memory.push(f.rss_per_stream);
     }
-    if let [bare, agent, subscribe] = memory[..] {
+    if let [bare, agent, subscribe, ..] = memory[..] {
         println!(
             "memory a stream against the bare SSE handler's: SendStreamingMessage {:.2}x, SubscribeToTask {:.2}x",
             agent / bare.max(1.0),
             subscribe / bare.max(1.0)
         );
+        if let Some(peer) = memory.get(3) {
+            println!(
+                "the peer's SendStreamingMessage: {:.2}x the bare handler's, {:.2}x ours",
+                peer / bare.max(1.0),
+                peer / agent.max(1.0)
+            );
+        }
     }
 }

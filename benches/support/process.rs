@@ -18,11 +18,19 @@ impl Process {
     /// This bench started again with `env`, once it says where it listens (the rest of its
     /// output read and dropped).
     pub fn start(env: &[(&str, &str)]) -> Process {
-        let mut child = Command::new(std::env::current_exe().expect("this bench"))
+        Process::program(&std::env::current_exe().expect("this bench"), &[], env)
+    }
+
+    /// `program` started with `args` and `env`, once it says where it listens, as
+    /// [`start`](Process::start).
+    #[allow(dead_code)] // (each bench has its own copy of this module; some start only themselves)
+    pub fn program(program: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Process {
+        let mut child = Command::new(program)
+            .args(args)
             .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .spawn()
-            .expect("a server process");
+            .unwrap_or_else(|e| panic!("{} could not start: {e}", program.display()));
         let stdout = child.stdout.take().expect("its output");
         let mut lines = BufReader::new(stdout).lines();
         let addr = lines

@@ -5,6 +5,10 @@
 //! ```text
 //! count_peer [--port N]
 //! ```
+//!
+//! For `benches/streams.rs` (`STREAMS_TRIGGER` set to a file's path): the text `tick` streams
+//! `ready` at once and `go` once the file exists (one task looks for it every 5 ms, as the
+//! bench's own servers do), and the process says `LISTENING 127.0.0.1:N` once it listens.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -21,11 +25,52 @@ use a2a_protocol_types::events::{StreamResponse, TaskArtifactUpdateEvent, TaskSt
 use a2a_protocol_types::message::{Part, PartContent};
 use a2a_protocol_types::task::{ContextId, TaskState, TaskStatus};
 
-/// Counts to the number it is sent.
-struct Counter;
+/// Counts to the number it is sent; `tick` streams `ready`, then `go` once `go` turns true.
+struct Counter {
+    go: Option<tokio::sync::watch::Receiver<bool>>,
+}
 
 impl Counter {
+    /// `tick`: `ready` at once, `go` once the trigger comes, then completed.
+    async fn tick(&self, ctx: &RequestContext, queue: &dyn EventQueueWriter) -> A2aResult<()> {
+        let context_id = ContextId::new(ctx.context_id.clone());
+        let artifact_id = ArtifactId::new(format!("{}-tick", ctx.task_id));
+        for (i, word) in ["ready", "go"].into_iter().enumerate() {
+            if i == 1
+                && let Some(go) = &self.go
+            {
+                let mut go = go.clone();
+                let _ = go.wait_for(|g| *g).await;
+            }
+            queue
+                .write(StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+                    task_id: ctx.task_id.clone(),
+                    context_id: context_id.clone(),
+                    artifact: Artifact::new(artifact_id.clone(), vec![Part::text(word)]),
+                    append: (i > 0).then_some(true),
+                    last_chunk: (i == 1).then_some(true),
+                    metadata: None,
+                }))
+                .await?;
+        }
+        queue
+            .write(StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+                task_id: ctx.task_id.clone(),
+                context_id,
+                status: TaskStatus::with_timestamp(TaskState::Completed),
+                metadata: None,
+            }))
+            .await
+    }
+
     async fn run(&self, ctx: &RequestContext, queue: &dyn EventQueueWriter) -> A2aResult<()> {
+        let ticks = ctx.message.parts.iter().any(|p| match &p.content {
+            PartContent::Text(t) => t.trim() == "tick",
+            _ => false,
+        });
+        if ticks {
+            return self.tick(ctx, queue).await;
+        }
         let n: u64 = ctx
             .message
             .parts
@@ -84,8 +129,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let base = format!("http://127.0.0.1:{port}");
     let card: AgentCard = card(&base)?;
+    // The streams bench's trigger: one task looks for the file.
+    let trigger = std::env::var_os("STREAMS_TRIGGER").map(std::path::PathBuf::from);
+    let go = trigger.as_ref().map(|file| {
+        let (tx, rx) = tokio::sync::watch::channel(false);
+        let file = file.clone();
+        tokio::spawn(async move {
+            while !file.exists() {
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            }
+            let _ = tx.send(true);
+        });
+        rx
+    });
     let handler = Arc::new(
-        RequestHandlerBuilder::new(Counter)
+        RequestHandlerBuilder::new(Counter { go })
             .with_agent_card(card)
             .build()?,
     );
@@ -93,6 +151,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .await?
         .with_config(ServeConfig::default());
     println!("{base} (a2a-protocol-server 0.15.0, counting)");
+    if trigger.is_some() {
+        println!("LISTENING 127.0.0.1:{port}");
+    }
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
