@@ -293,16 +293,16 @@ async fn kinds(
     // A durable skill of 3 steps.
     let lsn = reset(db).await;
     for _ in 0..tasks {
-        let task = send(&work, "steps", "go", false).await;
+        let task = send(work, "steps", "go", false).await;
         assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{task}");
     }
     report.push(("durable, 3 steps", read(db, &lsn).await));
     // An answer to a waiting task (the task made and waiting before the count starts).
     let mut waiting = Vec::new();
     for _ in 0..tasks {
-        let task = send(&work, "ask", "go", true).await;
+        let task = send(work, "ask", "go", true).await;
         let id = task["id"].as_str().expect("an id").to_owned();
-        until(&work, &id, "TASK_STATE_INPUT_REQUIRED").await;
+        until(work, &id, "TASK_STATE_INPUT_REQUIRED").await;
         waiting.push((id, task["contextId"].clone()));
     }
     let lsn = reset(db).await;
@@ -323,7 +323,7 @@ async fn kinds(
     // A cancel (the task made and running before the count starts).
     let mut running = Vec::new();
     for _ in 0..tasks {
-        let task = send(&work, "wait", "go", true).await;
+        let task = send(work, "wait", "go", true).await;
         running.push(task["id"].as_str().expect("an id").to_owned());
     }
     let lsn = reset(db).await;
