@@ -516,6 +516,57 @@ async fn a_hundred_durable_tasks_of_a_killed_replica_all_complete_on_another() {
     assert!(took < Duration::from_secs(10), "{took:?}");
 }
 
+/// `kill -9` of one of three replicas, which runs 20 durable plans waiting for their start
+/// date: the two others take them over between them (each its share, not all of them taken by
+/// whichever recovers first), and every one is taken.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_replicas_durable_tasks_are_taken_over_spread_across_the_others() {
+    let Some(url) = postgres("spread").await else {
+        return;
+    };
+    let mut a = Replicas::start(&url);
+    let (_b, _c) = (Replicas::start(&url), Replicas::start(&url));
+    let on_a = client(&card(&a.base).await, "JSONRPC").await;
+    let mut waiting = Vec::new();
+    for _ in 0..20 {
+        waiting.push(start_waiting(&on_a).await);
+    }
+    for t in &waiting {
+        for _ in 0..100 {
+            let now = on_a.get_task(&get(&t.id)).await.expect("the task");
+            if now.status.state == TaskState::InputRequired {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    let killed = owner(&url, &waiting[0].id).await.expect("A owns its tasks");
+    a.kill();
+    let started = std::time::Instant::now();
+    let owners = loop {
+        let mut owners = std::collections::BTreeMap::<String, usize>::new();
+        for t in &waiting {
+            if let Some(o) = owner(&url, &t.id).await.filter(|o| *o != killed) {
+                *owners.entry(o).or_default() += 1;
+            }
+        }
+        if owners.values().sum::<usize>() == waiting.len() {
+            break owners;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "not all taken over: {owners:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    eprintln!("20 tasks of a killed replica taken over as {owners:?}");
+    assert_eq!(
+        owners.len(),
+        2,
+        "each of the two others took its share: {owners:?}"
+    );
+}
+
 #[tokio::test]
 async fn a_killed_replicas_task_of_a_skill_that_is_not_durable_is_failed() {
     let Some(url) = postgres("crash-ticker").await else {

@@ -57,6 +57,9 @@ pub(super) trait Database: Send + Sync {
     async fn renew(&self) -> Result<(), A2AError>;
     /// Whether another replica's lease was renewed within the last `within` milliseconds.
     async fn others_live(&self, within: i64) -> Result<bool, A2AError>;
+    /// How many replicas (this one among them) renewed their lease within the last `within`
+    /// milliseconds.
+    async fn live_replicas(&self, within: i64) -> Result<usize, A2AError>;
     /// The replicas in the table: each one's id, how many milliseconds ago it renewed its
     /// lease (by the database's clock), and how many running tasks it owns.
     async fn replicas(&self) -> Result<Vec<(String, i64, i64)>, A2AError>;
@@ -190,6 +193,18 @@ where
         .await
         .map_err(db_error)?;
         Ok(live.is_some())
+    }
+
+    async fn live_replicas(&self, within: i64) -> Result<usize, A2AError> {
+        let live: i64 = sqlx::query_scalar(&format!(
+            "SELECT COUNT(*) FROM a2a_card_replicas WHERE seen_at >= {} - $1",
+            B::NOW_MS
+        ))
+        .bind(within)
+        .fetch_one(&self.reads)
+        .await
+        .map_err(db_error)?;
+        Ok(usize::try_from(live).unwrap_or(1))
     }
 
     async fn replicas(&self) -> Result<Vec<(String, i64, i64)>, A2AError> {

@@ -56,6 +56,9 @@ impl<D: Database> Database for Deadline<D> {
     async fn others_live(&self, within_ms: i64) -> Result<bool, A2AError> {
         within(self.0.others_live(within_ms)).await
     }
+    async fn live_replicas(&self, within_ms: i64) -> Result<usize, A2AError> {
+        within(self.0.live_replicas(within_ms)).await
+    }
     async fn replicas(&self) -> Result<Vec<(String, i64, i64)>, A2AError> {
         within(self.0.replicas()).await
     }

@@ -125,6 +125,9 @@ struct Shared {
     unreachable: std::sync::atomic::AtomicBool,
     /// Whether a retention sweep runs (beside the lease, which it must not hold up).
     sweeping: std::sync::atomic::AtomicBool,
+    /// The durable tasks this replica's last recovery left to the other replicas (see
+    /// [`recover`](Shared::recover)).
+    left: std::sync::Mutex<std::collections::HashSet<String>>,
 }
 
 impl std::fmt::Debug for SqlTasks {
@@ -224,6 +227,7 @@ impl SqlTasks {
                 renewing: Default::default(),
                 unreachable: Default::default(),
                 sweeping: Default::default(),
+                left: Default::default(),
             }),
         };
         let unavailable = |e: A2AError| StoreError::Unavailable(e.message);
@@ -564,10 +568,35 @@ impl Shared {
         caught_up(task, seq, tail)
     }
 
+    /// Takes over the tasks of replicas whose lease ran out: a durable skill's task to run
+    /// again here, any other failed.
+    ///
+    /// The durable tasks are shared among the live replicas, each of which recovers when its
+    /// lease is renewed and at once when a replica says it stopped: this one takes its share
+    /// (the tasks over the number of live replicas, from a place in the list of its own, so
+    /// that they do not all reach for the same ones first) and leaves the rest to the others;
+    /// a task it left last time and finds still left (the others did not take it: they could
+    /// not, or are not servers) it takes whatever its share.
     async fn recover(&self) -> Result<usize, A2AError> {
         let lease = millis(self.lease);
         let mut n = 0;
-        for orphan in self.db.orphans(lease).await? {
+        let mut orphans = self.db.orphans(lease).await?;
+        let durable = orphans.iter().filter(|o| o.journaled).count();
+        let mut share = durable;
+        if self.queue_creates && durable > 1 {
+            let live = self.db.live_replicas(lease).await.unwrap_or(1).max(1);
+            share = durable.div_ceil(live);
+            // Where this replica starts in the list: its id's own place.
+            let start = self.replica.bytes().fold(0usize, |h, b| {
+                h.wrapping_mul(31).wrapping_add(usize::from(b))
+            });
+            let len = orphans.len();
+            orphans.rotate_left(start % len);
+        }
+        let before = std::mem::take(&mut *self.left.lock().unwrap_or_else(|p| p.into_inner()));
+        let mut left = std::collections::HashSet::new();
+        let mut taken = 0;
+        for orphan in orphans {
             let Ok(task) = decode(&orphan.body) else {
                 continue;
             };
@@ -584,7 +613,12 @@ impl Shared {
                 if !self.queue_creates {
                     continue;
                 }
+                if taken >= share && !before.contains(&task.id) {
+                    left.insert(task.id);
+                    continue;
+                }
                 if let Some(version) = self.db.claim(&task.id, owner).await? {
+                    taken += 1;
                     // The claimed version is this replica's to write from: a replica that
                     // claims the task after it moves the version on, and this one's writes
                     // are refused from then on.
@@ -618,6 +652,7 @@ impl Shared {
                 }
             }
         }
+        *self.left.lock().unwrap_or_else(|p| p.into_inner()) = left;
         self.db.forget_replicas(lease.saturating_mul(11)).await?;
         Ok(n)
     }
