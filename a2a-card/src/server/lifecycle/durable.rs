@@ -99,15 +99,23 @@ impl Lifecycle {
             tracing::info!(task = %id, "a durable task taken over while shutting down is left for another process");
             return;
         }
-        let mut why = String::new();
+        let mut why = A2AError::internal("");
         for wait in [1, 2, 4, 8] {
             match self.resume_durable(task.clone(), fencing_token).await {
                 Ok(()) => return,
-                Err(e) => why = e.message,
+                Err(e) => why = e,
             }
-            tracing::warn!(task = %id, "a durable task could not be taken up again yet: {why}");
+            tracing::warn!(task = %id, "a durable task could not be taken up again yet: {}", why.message);
             tokio::time::sleep(std::time::Duration::from_secs(wait)).await;
         }
+        // The store out of reach all along is no fault of the task's: it goes back to the
+        // store's recovery, which takes it up again (here or elsewhere) once the store answers.
+        if crate::server::store::unavailable(&why) {
+            tracing::warn!(task = %id, "a durable task taken over is given back: the store did not answer");
+            self.recorder.give_back(&id);
+            return;
+        }
+        let why = why.message;
         let why = format!(
             "the agent stopped while this task ran, and it could not be run again from its journal ({why}); send the request again as a new task"
         );

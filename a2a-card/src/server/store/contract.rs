@@ -525,3 +525,13 @@ pub enum KeyClaim {
     /// The store keeps no keys.
     NotKept,
 }
+
+/// What a store says when its database does not answer (or cannot be reached): an internal
+/// error whose message begins so. A passing fault, not one of the task: the same call may
+/// succeed later.
+pub(crate) const UNAVAILABLE: &str = "the task store is unavailable";
+
+/// Whether `e` is a store's [`UNAVAILABLE`].
+pub(crate) fn unavailable(e: &a2a::A2AError) -> bool {
+    e.message.starts_with(UNAVAILABLE)
+}

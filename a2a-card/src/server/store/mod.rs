@@ -57,8 +57,8 @@ use a2a_server::TaskStore;
 pub(crate) use apply::{apply, apply_owned, asks, stamp, status_update};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use apply::{interrupted, was_running};
-pub(crate) use contract::Recovered;
 pub use contract::{Change, ChangeFeed, Claimed, KeyClaim, Recovery, Store};
+pub(crate) use contract::{Recovered, UNAVAILABLE, unavailable};
 pub use event_log::{Event, EventLog, Logged};
 pub(crate) use ids::{ANONYMOUS, Place, hex, mark, namespace_of, prefix, reaches};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]

@@ -334,8 +334,16 @@ impl Recorder {
             debug_assert_eq!(carried.effects.last(), Some(&Effect::Forget));
             self.registry.forget(tracked);
         }
+        self.give_back(&id);
+    }
+
+    /// Hands task `id`, whose run here stopped or never began, back to the store's recovery
+    /// (tried until the store answers, in the background), unless a run of it is here again
+    /// by then.
+    pub(crate) fn give_back(&self, id: &str) {
         if let Some(log) = self.log.clone() {
             let registry = Arc::clone(&self.registry);
+            let id = id.to_owned();
             tokio::spawn(async move {
                 // The store may be unreachable for a while: tried until it answers.
                 let mut wait = Duration::from_millis(200);

@@ -22,7 +22,8 @@ pub(super) const DEADLINE: Duration = Duration::from_secs(5);
 fn unanswered() -> A2AError {
     tracing::error!("the task store did not answer within {DEADLINE:?}");
     A2AError::internal(format!(
-        "the task store did not answer within {} s",
+        "{}: it did not answer within {} s",
+        crate::server::store::UNAVAILABLE,
         DEADLINE.as_secs()
     ))
 }

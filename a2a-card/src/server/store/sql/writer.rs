@@ -482,7 +482,7 @@ impl Writer {
                 entry
                     .refused
                     .clone()
-                    .unwrap_or_else(|| A2AError::internal("the task store is unavailable")),
+                    .unwrap_or_else(|| A2AError::internal(crate::server::store::UNAVAILABLE)),
                 entry.refused.is_some(),
             ),
             _ => return Ok(()),
