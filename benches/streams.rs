@@ -320,6 +320,9 @@ async fn measure(role: &str, n: usize) -> Figures {
     let (go_tx, go_rx) = watch::channel::<Option<Instant>>(None);
     let (done_tx, mut done_rx) = tokio::sync::mpsc::unbounded_channel::<Option<Duration>>();
     let started = Instant::now();
+    // A server that holds connections without answering them (past what it takes) does not
+    // hold the bench: what is not open a minute from now counts as not opened.
+    let open_by = tokio::time::Instant::now() + Duration::from_secs(60);
     let gate = Arc::new(tokio::sync::Semaphore::new(256));
     for request in all {
         let (addr, ready_tx, done_tx) = (server.addr, ready_tx.clone(), done_tx.clone());
@@ -327,8 +330,13 @@ async fn measure(role: &str, n: usize) -> Figures {
         let gate = Arc::clone(&gate);
         tokio::spawn(async move {
             // At most 256 connecting at once (the listener's backlog).
-            let permit = gate.acquire_owned().await.expect("the gate");
-            let Ok(mut stream) = TcpStream::connect(addr).await else {
+            let Ok(Ok(permit)) = tokio::time::timeout_at(open_by, gate.acquire_owned()).await
+            else {
+                let _ = ready_tx.send(false);
+                return;
+            };
+            let connecting = TcpStream::connect(addr);
+            let Ok(Ok(mut stream)) = tokio::time::timeout_at(open_by, connecting).await else {
                 let _ = ready_tx.send(false);
                 return;
             };
@@ -337,10 +345,8 @@ async fn measure(role: &str, n: usize) -> Figures {
                 return;
             }
             let mut buffer = Vec::with_capacity(1024);
-            // A server that holds a connection without answering (past what it takes) does
-            // not hold the bench: the stream counts as not opened.
             let opening = read_until(&mut stream, &mut buffer, 0, first);
-            let Ok(Some(end)) = tokio::time::timeout(Duration::from_secs(60), opening).await else {
+            let Ok(Some(end)) = tokio::time::timeout_at(open_by, opening).await else {
                 let _ = ready_tx.send(false);
                 return;
             };
