@@ -58,7 +58,7 @@ pub(crate) use apply::{apply, apply_owned, asks, stamp, status_update};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use apply::{interrupted, was_running};
 pub use contract::{Change, ChangeFeed, Claimed, KeyClaim, Recovery, Store};
-pub(crate) use contract::{Recovered, UNAVAILABLE, unavailable};
+pub(crate) use contract::{Recovered, unavailable};
 pub use event_log::{Event, EventLog, Logged};
 pub(crate) use ids::{ANONYMOUS, Place, hex, mark, namespace_of, prefix, reaches};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]

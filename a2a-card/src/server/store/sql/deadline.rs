@@ -23,7 +23,7 @@ fn unanswered() -> A2AError {
     tracing::error!("the task store did not answer within {DEADLINE:?}");
     A2AError::internal(format!(
         "{}: it did not answer within {} s",
-        crate::server::store::UNAVAILABLE,
+        crate::server::store::contract::UNAVAILABLE,
         DEADLINE.as_secs()
     ))
 }

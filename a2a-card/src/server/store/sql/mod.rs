@@ -143,7 +143,7 @@ impl std::fmt::Debug for SqlTasks {
 fn db_error(e: impl std::fmt::Display) -> A2AError {
     // The cause goes to the log; the caller learns only that the store failed.
     tracing::error!(error = %e, "task store error");
-    A2AError::internal(super::UNAVAILABLE)
+    A2AError::internal(super::contract::UNAVAILABLE)
 }
 
 fn encode(task: &Task) -> Result<String, A2AError> {

@@ -479,10 +479,9 @@ impl Writer {
         let mut tasks = self.local.lock();
         let (why, refused) = match tasks.get(id) {
             Some(entry) if !entry.written => (
-                entry
-                    .refused
-                    .clone()
-                    .unwrap_or_else(|| A2AError::internal(crate::server::store::UNAVAILABLE)),
+                entry.refused.clone().unwrap_or_else(|| {
+                    A2AError::internal(crate::server::store::contract::UNAVAILABLE)
+                }),
                 entry.refused.is_some(),
             ),
             _ => return Ok(()),
