@@ -142,8 +142,53 @@ impl std::fmt::Debug for SqlTasks {
 
 fn db_error(e: impl std::fmt::Display) -> A2AError {
     // The cause goes to the log; the caller learns only that the store failed.
-    tracing::error!(error = %e, "task store error");
+    static SINCE: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    static ERRORS: Throttle = Throttle::new();
+    let now = SINCE
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_millis();
+    if let Some(muted) = ERRORS.due(u64::try_from(now).unwrap_or(u64::MAX - 1)) {
+        tracing::error!(error = %e, muted, "task store error");
+    }
     A2AError::internal(super::contract::UNAVAILABLE)
+}
+
+/// At most one log line a second, across the process: while the database is out of reach
+/// every statement fails, each for the same cause, and a line for each would flood an
+/// operator's log (hundreds a second were seen in the fault campaign).
+struct Throttle {
+    /// When the last line was due (milliseconds; none yet: `u64::MAX`).
+    last: std::sync::atomic::AtomicU64,
+    /// How many were not logged since.
+    muted: std::sync::atomic::AtomicU64,
+}
+
+impl Throttle {
+    const fn new() -> Throttle {
+        Throttle {
+            last: std::sync::atomic::AtomicU64::new(u64::MAX),
+            muted: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// Whether a line is due at `now` (milliseconds): how many were not logged since the last
+    /// one, if it is.
+    fn due(&self, now: u64) -> Option<u64> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let last = self.last.load(Relaxed);
+        let due = last == u64::MAX || now.saturating_sub(last) >= 1_000;
+        if due
+            && self
+                .last
+                .compare_exchange(last, now, Relaxed, Relaxed)
+                .is_ok()
+        {
+            return Some(self.muted.swap(0, Relaxed));
+        }
+        self.muted.fetch_add(1, Relaxed);
+        None
+    }
 }
 
 fn encode(task: &Task) -> Result<String, A2AError> {
@@ -703,4 +748,22 @@ fn caught_up(
         last = n;
     }
     Ok((task, last))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Throttle;
+
+    #[test]
+    fn a_store_error_is_logged_at_most_once_a_second_with_the_count_of_those_that_were_not() {
+        let errors = Throttle::new();
+        let lines: Vec<_> = [0, 10, 500, 999, 1_000, 1_001, 1_500, 2_600]
+            .into_iter()
+            .map(|now| errors.due(now))
+            .collect();
+        assert_eq!(
+            lines,
+            [Some(0), None, None, None, Some(3), None, None, Some(2)]
+        );
+    }
 }
