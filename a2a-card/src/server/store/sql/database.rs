@@ -134,7 +134,7 @@ pub(super) trait Database: Send + Sync {
 
     /// Writes a round: `rows` and `log`, each row with its outcome, and whether the log was
     /// written.
-    async fn round(&self, rows: Vec<Row>, log: Log) -> Written;
+    async fn round(&self, rows: Vec<Row>, log: &Log) -> Written;
 
     /// Whether this store runs the database's checkpoints ([`Backend::CHECKPOINTS`]).
     fn checkpoints(&self) -> bool;
@@ -706,7 +706,7 @@ where
         Ok(())
     }
 
-    async fn round(&self, rows: Vec<Row>, log: Log) -> Written {
+    async fn round(&self, rows: Vec<Row>, log: &Log) -> Written {
         self.writes
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.round_in_span(rows, log).await

@@ -143,7 +143,7 @@ impl<D: Database> Database for Deadline<D> {
     async fn delete_configs(&self, task_id: &str, id: Option<&str>) -> Result<(), A2AError> {
         within(self.0.delete_configs(task_id, id)).await
     }
-    async fn round(&self, rows: Vec<Row>, log: Log) -> Written {
+    async fn round(&self, rows: Vec<Row>, log: &Log) -> Written {
         self.0.round(rows, log).await
     }
 

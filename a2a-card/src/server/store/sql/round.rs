@@ -84,6 +84,8 @@ pub(super) struct Round {
     pub(super) log: Log,
     /// Who waits for a journal entry of the round.
     pub(super) journaled: Vec<oneshot::Sender<bool>>,
+    /// Where those entries are in the log's journal entries.
+    pub(super) waited: Vec<usize>,
 }
 
 /// What a round logs beside its rows (an entry logged already stays as it was).
@@ -98,6 +100,21 @@ pub(super) struct Log {
 impl Log {
     pub(super) fn is_empty(&self) -> bool {
         self.events.is_empty() && self.journal.is_empty()
+    }
+
+    /// The tasks a lost log leaves a gap in, should any later item of theirs be written: those
+    /// of its events, and of its journal entries but those at `waited` (entries someone waits
+    /// for, not counted written when they are not: asked for again at the same number).
+    pub(super) fn gaps(&self, waited: &[usize]) -> std::collections::HashSet<&str> {
+        let events = self.events.iter().map(|(id, _, _)| id.as_str());
+        let entries = self.journal.iter().enumerate();
+        events
+            .chain(
+                entries
+                    .filter(|(i, _)| !waited.contains(i))
+                    .map(|(_, (id, _, _))| id.as_str()),
+            )
+            .collect()
     }
 
     /// The tasks with an event or a journal entry in the log.
@@ -125,7 +142,7 @@ impl Written {
     /// A round whose rows were all refused for `why`, its log (if any) not written.
     pub(super) fn refused(rows: Vec<Row>, log: &Log, why: &A2AError) -> Written {
         Written {
-            rows: rows.into_iter().map(|r| (r, Err(why.clone()))).collect(),
+            rows: super::statements::all_refused(rows, why),
             unlogged: (!log.is_empty()).then(|| why.clone()),
         }
     }
@@ -147,6 +164,9 @@ impl Round {
                     entry,
                     done,
                 } => {
+                    if done.is_some() {
+                        round.waited.push(round.log.journal.len());
+                    }
                     round.log.journal.push((task_id, n, entry));
                     round.journaled.extend(done);
                     continue;

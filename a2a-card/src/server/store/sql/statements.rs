@@ -44,7 +44,7 @@ where
     /// Writes a round on one connection, each statement atomic by itself (on SQLite, wrapping
     /// the round in a transaction measured slower: two more statements a round); each row with
     /// its outcome, in the round's span.
-    pub(super) async fn round_in_span(&self, rows: Vec<Row>, log: Log) -> Written {
+    pub(super) async fn round_in_span(&self, rows: Vec<Row>, log: &Log) -> Written {
         if rows.is_empty() && log.is_empty() {
             return Written::default();
         }
@@ -62,7 +62,7 @@ where
         let span = crate::server::telemetry::store_span(B::SYSTEM, statements, rows.len(), logged);
         let started = Instant::now();
         let size = rows.len() + logged;
-        let written = self.round_on(rows, &log).instrument(span).await;
+        let written = self.round_on(rows, log).instrument(span).await;
         crate::server::telemetry::store_round(B::SYSTEM, size, started.elapsed());
         written
     }
@@ -151,7 +151,11 @@ where
             // of its tasks are not written past it, the others one by one.
             let why = db_error(e);
             let mut outcomes = refuse_logged(&mut rows, log, &why);
-            outcomes.extend(self.insert_each(conn, rows, outcome).await);
+            // The statement may have failed for a row taken out: each of the others alone.
+            outcomes.extend(match outcomes.is_empty() {
+                true => self.insert_each(conn, rows, outcome).await,
+                false => self.insert_one_by_one(conn, rows).await,
+            });
             return Written {
                 rows: outcomes,
                 unlogged: Some(why),
@@ -165,26 +169,30 @@ where
 
     /// The outcomes of inserting `rows` in one statement that ended with `outcome`: should it
     /// have failed (e.g. one id exists already), the rows are inserted one by one, so that
-    /// each task learns its own outcome (a row alone again: the statement may have failed for
-    /// a row no longer among them).
+    /// each task learns its own outcome.
     pub(super) async fn insert_each(
         &self,
         conn: &mut B::Connection,
         rows: Vec<Row>,
         outcome: Result<(), sqlx::Error>,
     ) -> Vec<RowOutcome> {
-        if outcome.is_err() && !rows.is_empty() {
-            let mut outcomes = Vec::with_capacity(rows.len());
-            for row in rows {
-                let outcome = self
-                    .insert(conn, std::slice::from_ref(&row), &Log::default())
-                    .await;
-                outcomes.extend(inserted(vec![row], outcome));
-            }
-            outcomes
+        if outcome.is_err() && rows.len() > 1 {
+            self.insert_one_by_one(conn, rows).await
         } else {
             inserted(rows, outcome)
         }
+    }
+
+    /// Inserts each of `rows` in a statement of its own, each with its outcome.
+    async fn insert_one_by_one(&self, conn: &mut B::Connection, rows: Vec<Row>) -> Vec<RowOutcome> {
+        let mut outcomes = Vec::with_capacity(rows.len());
+        for row in rows {
+            let outcome = self
+                .insert(conn, std::slice::from_ref(&row), &Log::default())
+                .await;
+            outcomes.extend(inserted(vec![row], outcome));
+        }
+        outcomes
     }
 
     /// Applies every update in one compare-and-swap statement (with `log`, as

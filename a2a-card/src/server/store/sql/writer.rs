@@ -724,36 +724,34 @@ async fn write(db: &dyn Database, ops: Vec<Op>, local: &Local) {
     if ops.is_empty() {
         return;
     }
-    // The tasks a lost log would leave a gap in: those of its events, and of its journal
-    // entries no one waits for (one waited for is not counted written when it is not).
-    let mut logged: HashSet<String> = ops
-        .iter()
-        .filter(|op| match op {
-            Op::Event { .. } => true,
-            Op::Journal { done, .. } => done.is_none(),
-            Op::Create { .. } | Op::Update { .. } => false,
-        })
-        .map(|op| op.task().to_owned())
-        .collect();
     let Round {
         rows,
         log,
         journaled,
+        waited,
     } = Round::of(ops);
-    let written = db.round(rows, log).await;
+    let written = db.round(rows, &log).await;
+    // A task that ended is written no more: no gap can follow its log.
+    let ended: Vec<String> = match written.unlogged {
+        None => Vec::new(),
+        Some(_) => written
+            .rows
+            .iter()
+            .filter(|(row, _)| row.task.status.state.is_terminal())
+            .map(|(row, _)| row.task.id.clone())
+            .collect(),
+    };
     for (row, outcome) in written.rows {
-        // A task that ended is written no more: no gap can follow its log.
-        if row.task.status.state.is_terminal() {
-            logged.remove(&row.task.id);
-        }
         match outcome {
             Ok(version) => accept(row, version, local),
             Err(why) => refuse(row, &why, local),
         }
     }
     if let Some(why) = &written.unlogged {
-        for task in &logged {
-            local.unlogged(task, why);
+        for task in log.gaps(&waited) {
+            if !ended.iter().any(|id| id == task) {
+                local.unlogged(task, why);
+            }
         }
     }
     for done in journaled {
