@@ -465,15 +465,7 @@ async fn a_hundred_durable_tasks_of_a_killed_replica_all_complete_on_another() {
         planning.push(start_plan(&on_a, 10 + i % 5).await);
         waiting.push(start_waiting(&on_a).await);
     }
-    for t in &waiting {
-        for _ in 0..100 {
-            let now = on_a.get_task(&get(&t.id)).await.expect("the task");
-            if now.status.state == TaskState::InputRequired {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
+    until_asking(&on_a, &waiting).await;
     // Mid-stream: some days planned, not all.
     parts_at_least(&on_a, &planning[49].id, 1).await;
     a.kill();
@@ -531,15 +523,7 @@ async fn a_killed_replicas_durable_tasks_are_taken_over_spread_across_the_others
     for _ in 0..20 {
         waiting.push(start_waiting(&on_a).await);
     }
-    for t in &waiting {
-        for _ in 0..100 {
-            let now = on_a.get_task(&get(&t.id)).await.expect("the task");
-            if now.status.state == TaskState::InputRequired {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
+    until_asking(&on_a, &waiting).await;
     let killed = owner(&url, &waiting[0].id).await.expect("A owns its tasks");
     a.kill();
     let started = std::time::Instant::now();
@@ -1361,6 +1345,19 @@ async fn tenants_are_kept_apart_across_replicas() {
         .expect("the stream ends with the task")
         .expect("the events");
     assert!(text.contains("TASK_STATE_COMPLETED"), "{text}");
+}
+
+/// Waits (2 s at most each) until each of `tasks` asks for its start date.
+async fn until_asking(on: &AgentClient, tasks: &[Task]) {
+    for t in tasks {
+        for _ in 0..100 {
+            let now = on.get_task(&get(&t.id)).await.expect("the task");
+            if now.status.state == TaskState::InputRequired {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
 }
 
 /// Starts a two-day plan without its date, which waits for it; its task.
