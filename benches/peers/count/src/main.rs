@@ -31,60 +31,28 @@ struct Counter {
 }
 
 impl Counter {
-    /// `tick`: `ready` at once, `go` once the trigger comes, then completed.
-    async fn tick(&self, ctx: &RequestContext, queue: &dyn EventQueueWriter) -> A2aResult<()> {
+    /// Streams `n` chunks of one artifact (`{task}-{name}`), chunk `i` holding `text(i)`, the
+    /// last once `go` turns true when `held` (the bench's `tick`), then completes.
+    async fn chunks(
+        &self,
+        ctx: &RequestContext,
+        queue: &dyn EventQueueWriter,
+        name: &str,
+        n: u64,
+        text: impl Fn(u64) -> String,
+        held: bool,
+    ) -> A2aResult<()> {
         let context_id = ContextId::new(ctx.context_id.clone());
-        let artifact_id = ArtifactId::new(format!("{}-tick", ctx.task_id));
-        for (i, word) in ["ready", "go"].into_iter().enumerate() {
-            if i == 1
+        let artifact_id = ArtifactId::new(format!("{}-{name}", ctx.task_id));
+        for i in 0..n {
+            if held
+                && i + 1 == n
                 && let Some(go) = &self.go
             {
                 let mut go = go.clone();
                 let _ = go.wait_for(|g| *g).await;
             }
-            queue
-                .write(StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
-                    task_id: ctx.task_id.clone(),
-                    context_id: context_id.clone(),
-                    artifact: Artifact::new(artifact_id.clone(), vec![Part::text(word)]),
-                    append: (i > 0).then_some(true),
-                    last_chunk: (i == 1).then_some(true),
-                    metadata: None,
-                }))
-                .await?;
-        }
-        queue
-            .write(StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-                task_id: ctx.task_id.clone(),
-                context_id,
-                status: TaskStatus::with_timestamp(TaskState::Completed),
-                metadata: None,
-            }))
-            .await
-    }
-
-    async fn run(&self, ctx: &RequestContext, queue: &dyn EventQueueWriter) -> A2aResult<()> {
-        let ticks = ctx.message.parts.iter().any(|p| match &p.content {
-            PartContent::Text(t) => t.trim() == "tick",
-            _ => false,
-        });
-        if ticks {
-            return self.tick(ctx, queue).await;
-        }
-        let n: u64 = ctx
-            .message
-            .parts
-            .iter()
-            .find_map(|p| match &p.content {
-                PartContent::Text(t) => t.trim().parse().ok(),
-                _ => None,
-            })
-            .unwrap_or(0);
-        let context_id = ContextId::new(ctx.context_id.clone());
-        let artifact_id = ArtifactId::new(format!("{}-count", ctx.task_id));
-        for i in 0..n {
-            let artifact =
-                Artifact::new(artifact_id.clone(), vec![Part::text(format!("chunk {i}"))]);
+            let artifact = Artifact::new(artifact_id.clone(), vec![Part::text(text(i))]);
             queue
                 .write(StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
                     task_id: ctx.task_id.clone(),
@@ -103,6 +71,30 @@ impl Counter {
                 status: TaskStatus::with_timestamp(TaskState::Completed),
                 metadata: None,
             }))
+            .await
+    }
+
+    async fn run(&self, ctx: &RequestContext, queue: &dyn EventQueueWriter) -> A2aResult<()> {
+        let ticks = ctx
+            .message
+            .parts
+            .iter()
+            .any(|p| matches!(&p.content, PartContent::Text(t) if t.trim() == "tick"));
+        if ticks {
+            // `ready` at once, `go` once the trigger comes.
+            let word = |i: u64| if i == 0 { "ready" } else { "go" }.to_owned();
+            return self.chunks(ctx, queue, "tick", 2, word, true).await;
+        }
+        let n: u64 = ctx
+            .message
+            .parts
+            .iter()
+            .find_map(|p| match &p.content {
+                PartContent::Text(t) => t.trim().parse().ok(),
+                _ => None,
+            })
+            .unwrap_or(0);
+        self.chunks(ctx, queue, "count", n, |i| format!("chunk {i}"), false)
             .await
     }
 }
