@@ -115,8 +115,8 @@ where
     }
 
     /// Logs `log` in one statement (an entry logged already stays as it was), announced on
-    /// Postgres by the statement itself. A refusal is said in the log: the tasks go on, and
-    /// their readers find the stored task.
+    /// Postgres by the statement itself. A refusal is said in the log, and returned: the
+    /// round's writer stops writing the log's tasks (see [`Written`]).
     pub(super) async fn log(&self, conn: &mut B::Connection, log: &Log) -> Result<(), sqlx::Error> {
         if log.is_empty() {
             return Ok(());

@@ -12,7 +12,8 @@
 //!   a crash cannot lose a task a caller knows of; a crash can lose intermediate writes, and
 //!   recovery then fails the task (it was running), as it would anyway. A queued write that
 //!   the database refuses (the id exists; another writer changed the task) is reported by the
-//!   task's next write.
+//!   task's next write; so is a round whose log (events, journal entries) the database
+//!   refused, after which nothing more of its tasks is written (see [`write`]).
 //! - A write that a caller must be able to rely on (a terminal state, a question to the
 //!   caller, a task this store did not create) is *awaited*: the call returns once it is
 //!   written, with the writes queued before it.
