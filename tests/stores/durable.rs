@@ -1167,3 +1167,81 @@ async fn a_model_loop_on_postgres_is_taken_over_by_another_replica_at_every_poin
     assert_eq!(model.request_count(), 3 * (1 + points) + 3, "{report}");
     assert_eq!(ledger.lock().unwrap().len(), 1 + points + 1, "{report}");
 }
+
+/// A task whose log holds its end while its row does not (the run that ended it had lost its
+/// claim when it wrote the row: the log went in, the row was refused) is taken over once and
+/// its row written as the log says: the task is done, and no run of it is left behind. Before,
+/// each recovery took it over and ran its handler again, which replayed to the end it could not
+/// record twice and left the row running (53 such tasks in an hour of the fault campaign, one
+/// of them taken over hundreds of times).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_whose_log_ended_before_its_row_is_ended_by_the_takeover_not_run_again() {
+    use sqlx::Connection as _;
+    let (url, notes) = fresh("log-ended");
+    let mut first = ledger(&url, &[]);
+    let id = start(&first.base, &notes, 0, 0).await;
+    in_state(&first.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    let done = confirm(&first.base, &id).await;
+    assert_eq!(
+        done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{done}"
+    );
+    first.kill();
+
+    // The row set back to where it was before the end, owned by a process that is gone, as
+    // a run that lost its claim leaves it: its log holds every event, the end among them.
+    let mut db = sqlx::SqliteConnection::connect(&url)
+        .await
+        .expect("the file");
+    let (body, events): (String, i64) = sqlx::query_as(
+        "SELECT body, (SELECT COUNT(*) FROM a2a_card_events WHERE task_id = $1)
+         FROM a2a_card_tasks WHERE id = $1",
+    )
+    .bind(&id)
+    .fetch_one(&mut db)
+    .await
+    .expect("the task's row");
+    assert!(events >= 3, "the task logged its events: {events}");
+    let mut running: Value = serde_json::from_str(&body).expect("a task");
+    running["status"]["state"] = json!("TASK_STATE_WORKING");
+    sqlx::query(
+        "UPDATE a2a_card_tasks SET state = 'TASK_STATE_WORKING', ended_at = NULL,
+         owner = 'a-replica-that-is-gone', seq = 1, body = $2 WHERE id = $1",
+    )
+    .bind(&id)
+    .bind(running.to_string())
+    .execute(&mut db)
+    .await
+    .expect("the row set back");
+    let charged = count(&notes, "charge");
+
+    let next = ledger(&url, &[]);
+    // Taken over, and ended as its log says.
+    let mut ended = None;
+    for _ in 0..200 {
+        ended = sqlx::query_scalar::<_, Option<i64>>(
+            "SELECT ended_at FROM a2a_card_tasks WHERE id = $1",
+        )
+        .bind(&id)
+        .fetch_one(&mut db)
+        .await
+        .expect("the task's row");
+        if ended.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(ended.is_some(), "the task's row was never ended");
+    let task = get(&next.base, &id).await;
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{task}");
+    assert!(text_of(&task).contains("42: yes"), "{task}");
+    let (state, owner): (String, Option<String>) =
+        sqlx::query_as("SELECT state, owner FROM a2a_card_tasks WHERE id = $1")
+            .bind(&id)
+            .fetch_one(&mut db)
+            .await
+            .expect("the task's row");
+    assert_eq!(state, "TASK_STATE_COMPLETED");
+    assert_eq!(owner, None, "no process holds the task");
+    assert_eq!(count(&notes, "charge"), charged, "{:?}", lines(&notes));
+}

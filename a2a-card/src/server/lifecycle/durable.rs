@@ -17,6 +17,9 @@ use crate::journal::{Begin, Entry, Journal, Recorded, Sink, Write};
 use crate::server::message::{decide, dispatch_input};
 use crate::server::store::{Claimed, EventLog};
 
+/// How many tasks taken over a process reads back at once (see [`Lifecycle::take_up`]).
+const TAKING_UP: usize = 4;
+
 /// The journal of task `task_id` in `log`, its entries `recorded` (by number).
 pub(super) fn open(
     log: Arc<dyn EventLog>,
@@ -70,20 +73,28 @@ impl Lifecycle {
 
     /// Runs again each task `resumed` brings (a durable skill's, which the store took over
     /// from a process that stopped), for as long as the store lives.
+    ///
+    /// At most [`TAKING_UP`] tasks are read back at once: a replica that takes over hundreds
+    /// (another stopped, or this one stepped back and claimed its own again) would otherwise
+    /// read all their journals and logs at once, hold every connection of its pool, and starve
+    /// its own lease renewal, which then fails and makes it step back and give them all up
+    /// again (seen in an hour of the fault campaign, every few seconds).
     pub(crate) fn take_up(self: &Arc<Self>, mut resumed: UnboundedReceiver<Claimed>) {
         let lifecycle = Arc::clone(self);
+        let reading = Arc::new(tokio::sync::Semaphore::new(TAKING_UP));
         tokio::spawn(async move {
             while let Some(claimed) = resumed.recv().await {
                 let lifecycle = Arc::clone(&lifecycle);
+                let reading = Arc::clone(&reading);
                 // Each on its own: a database that does not answer holds back no other.
-                tokio::spawn(async move { lifecycle.take_up_one(claimed).await });
+                tokio::spawn(async move { lifecycle.take_up_one(claimed, &reading).await });
             }
         });
     }
 
     /// Runs task `task` again; tried again a few times when the store fails, then failed (it
     /// is this process's now: no other would take it up).
-    async fn take_up_one(&self, claimed: Claimed) {
+    async fn take_up_one(&self, claimed: Claimed, reading: &tokio::sync::Semaphore) {
         let Claimed {
             task,
             fencing_token,
@@ -101,7 +112,12 @@ impl Lifecycle {
         }
         let mut why = A2AError::internal("");
         for wait in [1, 2, 4, 8] {
-            match self.resume_durable(task.clone(), fencing_token).await {
+            let resumed = match reading.acquire().await {
+                Ok(_permit) => self.resume_durable(task.clone(), fencing_token).await,
+                // Never closed while the lifecycle lives.
+                Err(_) => return,
+            };
+            match resumed {
                 Ok(()) => return,
                 Err(e) => why = e,
             }
@@ -155,6 +171,17 @@ impl Lifecycle {
             .collect::<Result<Vec<_>, _>>()?;
         let replay = LogItem::from_log(events.iter().map(|e| &**e));
         let tracked = self.track_logged(logged)?;
+        let (now, seq) = tracked.snapshot();
+        if now.status.state.is_terminal() {
+            // Its log holds its end and its row does not: the run that ended it could not
+            // write the row (it had lost its claim), and no run is left to. Run again, the
+            // handler would only replay to that end, which it cannot record twice: the row is
+            // written as the log says instead, and the task is done.
+            tracing::info!(task = %id, "a durable task taken over had ended in its log: its row is written as it ended");
+            let written = self.recorder.store(Arc::new(now), seq).await;
+            self.recorder.finish(&tracked);
+            return written;
+        }
         match self.prepare(&tracked.snapshot().0, rows, sink(Arc::clone(&log), &id)) {
             Ok(Rerun {
                 skill,
