@@ -508,14 +508,18 @@ fn spawn_checkpoints(store: Weak<Shared>) {
 fn spawn_lease(store: Weak<Shared>) {
     tokio::spawn(async move {
         let mut renewed_at = tokio::time::Instant::now();
-        let mut failing = false;
+        // When the renewals began to fail, and how many have failed since.
+        let mut failing_since: Option<(tokio::time::Instant, u64)> = None;
         let mut lost = false;
         loop {
             let (lease, others) = match store.upgrade() {
                 Some(s) => (s.lease, Arc::clone(&s.others)),
                 None => return,
             };
-            let period = if failing { lease / 12 } else { lease / 3 };
+            let period = match failing_since {
+                Some(_) => lease / 12,
+                None => lease / 3,
+            };
             // At the period's end, or at once when another replica says it stopped.
             let period = tokio::time::sleep(period.max(Duration::from_millis(50)));
             futures::future::select(
@@ -543,11 +547,21 @@ fn spawn_lease(store: Weak<Shared>) {
                     Err(_) => Err(A2AError::internal("the database did not answer in time")),
                 }
             };
-            failing = renewed.is_err();
             s.unreachable
-                .store(failing, std::sync::atomic::Ordering::Relaxed);
+                .store(renewed.is_err(), std::sync::atomic::Ordering::Relaxed);
             if let Err(e) = renewed {
-                tracing::warn!(error = %e.message, "the task store lease could not be renewed");
+                // The first failure of a run of them is a warning; the retries that follow
+                // (every twelfth of the lease) are told once the lease is renewed again.
+                match failing_since {
+                    None => {
+                        tracing::warn!(error = %e.message, "the task store lease could not be renewed; trying again");
+                        failing_since = Some((tokio::time::Instant::now(), 1));
+                    }
+                    Some((_, ref mut tries)) => {
+                        *tries += 1;
+                        tracing::debug!(error = %e.message, "the task store lease could not be renewed");
+                    }
+                }
                 if !lost && renewed_at.elapsed() >= lease / 2 {
                     lost = true;
                     s.step_back(
@@ -555,6 +569,13 @@ fn spawn_lease(store: Weak<Shared>) {
                     );
                 }
                 continue;
+            }
+            if let Some((since, tries)) = failing_since.take() {
+                tracing::info!(
+                    failed = tries,
+                    for_ms = u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX),
+                    "the task store lease is renewed again"
+                );
             }
             renewed_at = tokio::time::Instant::now();
             lost = false;
