@@ -821,6 +821,8 @@ async fn follow(
     let mut turn = 0;
     // Why the last subscription gave no event, for the report.
     let mut refused = String::from("none");
+    // By address: the subscriptions refused, and those that ended having read nothing.
+    let mut by_base: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     while started.elapsed() < Duration::from_secs(90) {
         turn += 1;
         let base = {
@@ -835,10 +837,13 @@ async fn follow(
                     return (Ok(read), turn);
                 }
                 refused = format!("{base}: {why}");
+                by_base.entry(base).or_default().0 += 1;
                 tokio::time::sleep(Duration::from_millis(200)).await;
                 continue;
             }
         };
+        let before = read.len();
+        let mut was_refused = false;
         while let Ok(Some((number, frame))) = frames.try_next().await {
             let Some(number) = number.filter(|_| frame.get("error").is_none()) else {
                 // A stream that reached the task only after it ended (its sender was
@@ -848,6 +853,7 @@ async fn follow(
                     return (Ok(read), turn);
                 }
                 refused = format!("{base}: {frame}");
+                was_refused = true;
                 break;
             };
             let end = ends(&frame);
@@ -863,14 +869,28 @@ async fn follow(
                 return (Ok(read), turn);
             }
             refused = format!("{base}: {unread}");
+            was_refused = true;
+        }
+        let tally = by_base.entry(base).or_default();
+        match (was_refused, read.len() == before) {
+            (true, _) => tally.0 += 1,
+            (false, true) => tally.1 += 1,
+            (false, false) => {}
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    let by_base: Vec<String> = by_base
+        .iter()
+        .map(|(base, (refused, empty))| {
+            format!("{base} refused {refused}, ended with nothing read {empty}")
+        })
+        .collect();
     (
         Err(format!(
             "the stream did not reach the task's end within 90 s: {} events read in {turn} \
-             subscriptions; the last refusal: {refused}",
-            read.len()
+             subscriptions ({}); the last refusal: {refused}",
+            read.len(),
+            by_base.join("; ")
         )),
         turn,
     )
@@ -914,6 +934,39 @@ async fn listed(http: &reqwest::Client, base: &str) -> Result<BTreeMap<String, S
             return Ok(all);
         }
     }
+}
+
+/// How the replicas at `bases` disagree in their listings `lists` (in the same order): each
+/// that could not list, and the first tasks whose states differ.
+fn disagreement(
+    bases: &[String],
+    lists: &[Result<BTreeMap<String, String>, String>],
+) -> String {
+    let mut said = Vec::new();
+    for (base, list) in bases.iter().zip(lists) {
+        match list {
+            Err(e) => said.push(format!("{base} cannot list ({e})")),
+            Ok(tasks) => said.push(format!("{base} lists {}", tasks.len())),
+        }
+    }
+    let listed: Vec<(&String, &BTreeMap<String, String>)> = bases
+        .iter()
+        .zip(lists)
+        .filter_map(|(base, list)| list.as_ref().ok().map(|l| (base, l)))
+        .collect();
+    let ids: BTreeSet<&String> = listed.iter().flat_map(|(_, l)| l.keys()).collect();
+    let differ = ids.into_iter().filter(|id| {
+        let states: BTreeSet<Option<&String>> = listed.iter().map(|(_, l)| l.get(*id)).collect();
+        states.len() > 1
+    });
+    for id in differ.take(5) {
+        let states: Vec<String> = listed
+            .iter()
+            .map(|(base, l)| format!("{base} {}", l.get(id).map_or("(none)", String::as_str)))
+            .collect();
+        said.push(format!("{id}: {}", states.join(", ")));
+    }
+    said.join("; ")
 }
 
 /// What one schedule showed.
@@ -1061,6 +1114,7 @@ async fn campaign_tampered(
     for fault in injected {
         fault.await.expect("a fault injected and healed");
     }
+    let faults_healed = Instant::now();
     running.store(false, Ordering::SeqCst);
     for client in clients {
         client.await.expect("a client");
@@ -1073,24 +1127,35 @@ async fn campaign_tampered(
     let sqlite = world.sqlite.lock().expect("the bases").clone();
     let travel = vec![format!("http://{}", world.travel_addr)];
     let hotel = format!("http://{}", world.hotel_addr);
-    // The replicas agree: the same tasks, in the same states.
-    let agree = async || loop {
-        let mut lists = Vec::new();
+    // The replicas agree: the same tasks, in the same states (within a minute, or the last
+    // disagreement is reported).
+    let mut lists = Vec::new();
+    let agreed = loop {
+        lists.clear();
         for base in &postgres {
             lists.push(listed(&http, base).await);
         }
         if lists.iter().all(|l| l.is_ok()) && lists.windows(2).all(|w| w[0] == w[1]) {
-            return;
+            break true;
+        }
+        if healed.elapsed() > Duration::from_secs(60) {
+            break false;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
-    let agreed = tokio::time::timeout(Duration::from_secs(60), agree()).await;
     figures.agreed_after = healed.elapsed();
     let mut lost = Vec::new();
-    if agreed.is_err() || figures.agreed_after > AGREE_WITHIN {
+    if !agreed || figures.agreed_after > AGREE_WITHIN {
         lost.push(format!(
-            "the replicas did not agree within {AGREE_WITHIN:?} of the faults healing (after {:?})",
-            figures.agreed_after
+            "the replicas did not agree within {AGREE_WITHIN:?} of the faults healing (after {:?}, \
+             the load stopped {:?} after the last fault healed){}",
+            figures.agreed_after,
+            healed.duration_since(faults_healed),
+            if agreed {
+                String::new()
+            } else {
+                format!(": {}", disagreement(&postgres, &lists))
+            }
         ));
     }
 
