@@ -938,10 +938,7 @@ async fn listed(http: &reqwest::Client, base: &str) -> Result<BTreeMap<String, S
 
 /// How the replicas at `bases` disagree in their listings `lists` (in the same order): each
 /// that could not list, and the first tasks whose states differ.
-fn disagreement(
-    bases: &[String],
-    lists: &[Result<BTreeMap<String, String>, String>],
-) -> String {
+fn disagreement(bases: &[String], lists: &[Result<BTreeMap<String, String>, String>]) -> String {
     let mut said = Vec::new();
     for (base, list) in bases.iter().zip(lists) {
         match list {
