@@ -1127,6 +1127,8 @@ async fn campaign_tampered(
     // The replicas agree: the same tasks, in the same states (within a minute, or the last
     // disagreement is reported).
     let mut lists = Vec::new();
+    // How they disagreed when the bound went by (or last, if they never agreed).
+    let mut at_bound = None;
     let agreed = loop {
         lists.clear();
         for base in &postgres {
@@ -1135,7 +1137,11 @@ async fn campaign_tampered(
         if lists.iter().all(|l| l.is_ok()) && lists.windows(2).all(|w| w[0] == w[1]) {
             break true;
         }
+        if healed.elapsed() > AGREE_WITHIN && at_bound.is_none() {
+            at_bound = Some(disagreement(&postgres, &lists));
+        }
         if healed.elapsed() > Duration::from_secs(60) {
+            at_bound = Some(disagreement(&postgres, &lists));
             break false;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -1145,14 +1151,10 @@ async fn campaign_tampered(
     if !agreed || figures.agreed_after > AGREE_WITHIN {
         lost.push(format!(
             "the replicas did not agree within {AGREE_WITHIN:?} of the faults healing (after {:?}, \
-             the load stopped {:?} after the last fault healed){}",
+             the load stopped {:?} after the last fault healed): {}",
             figures.agreed_after,
             healed.duration_since(faults_healed),
-            if agreed {
-                String::new()
-            } else {
-                format!(": {}", disagreement(&postgres, &lists))
-            }
+            at_bound.unwrap_or_default()
         ));
     }
 
