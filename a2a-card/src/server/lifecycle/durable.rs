@@ -182,7 +182,7 @@ impl Lifecycle {
             self.recorder.finish(&tracked);
             return written;
         }
-        match self.prepare(&tracked.snapshot().0, rows, sink(Arc::clone(&log), &id)) {
+        match self.prepare(&now, rows, sink(Arc::clone(&log), &id)) {
             Ok(Rerun {
                 skill,
                 call,

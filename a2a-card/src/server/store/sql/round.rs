@@ -117,12 +117,10 @@ impl Log {
             .collect()
     }
 
-    /// The tasks with an event or a journal entry in the log.
+    /// The tasks with an event or a journal entry in the log (the [`gaps`](Self::gaps) it
+    /// leaves when no one waits for any of its entries).
     pub(super) fn tasks(&self) -> std::collections::HashSet<&str> {
-        let events = self.events.iter().map(|(id, _, _)| id.as_str());
-        events
-            .chain(self.journal.iter().map(|(id, _, _)| id.as_str()))
-            .collect()
+        self.gaps(&[])
     }
 }
 
