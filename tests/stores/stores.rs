@@ -931,6 +931,77 @@ async fn a_task_whose_events_could_not_be_logged_is_written_no_further_leaving_n
 }
 
 #[tokio::test]
+async fn a_run_whose_task_another_replica_claimed_logs_nothing_more() {
+    use a2a_card::journal::Entry;
+    use a2a_card::server::store::{Event, EventLog, SqlTasks};
+    let path = db_path("fenced");
+    let store = SqlTasks::sqlite(&path, Retention::default())
+        .await
+        .expect("opened");
+    store
+        .create(task("fenced", "c", TaskState::Working))
+        .await
+        .expect("created");
+    let event = |n: u64| {
+        Arc::new(Event::from(a2a::StreamResponse::StatusUpdate(
+            a2a::TaskStatusUpdateEvent {
+                task_id: "fenced".into(),
+                context_id: "c".into(),
+                status: TaskStatus {
+                    state: TaskState::Working,
+                    message: Some(Message::new(Role::Agent, vec![Part::text(format!("{n}"))])),
+                    timestamp: None,
+                },
+                metadata: None,
+            },
+        )))
+    };
+    store.append("fenced", 1, &event(1));
+    store.journal("fenced", 0, &Entry::Sleep { until_ms: 0 });
+    store
+        .journal_written("fenced", 0)
+        .await
+        .expect("logged while the task is this store's");
+    // Another process claims the task, as a takeover does when this one's lease ran out:
+    // the row's owner and version move on.
+    sqlx_probe::run(
+        &path,
+        "UPDATE a2a_card_tasks SET owner = 'another-replica', version = version + 1
+            WHERE id = 'fenced';",
+    )
+    .await;
+    // The run here, not told yet, logs on: none of it is kept.
+    store.append("fenced", 2, &event(2));
+    store.journal("fenced", 1, &Entry::Sleep { until_ms: 0 });
+    assert!(
+        store.journal_written("fenced", 1).await.is_err(),
+        "a journal entry of a run that lost its task is not written"
+    );
+    assert_eq!(
+        sqlx_probe::events(&path, "fenced").await,
+        vec![1],
+        "an event of a run that lost its task is not logged"
+    );
+    assert!(
+        store
+            .update_at(task("fenced", "c", TaskState::InputRequired), 2)
+            .await
+            .is_err(),
+        "and its next row write is refused"
+    );
+    // A process that does not run the task (one that cancels it, say) logs as it writes.
+    let other = SqlTasks::sqlite(&path, Retention::default())
+        .await
+        .expect("opened again");
+    other.append("fenced", 2, &event(2));
+    other
+        .update_at(task("fenced", "c", TaskState::Canceled), 2)
+        .await
+        .expect("written by a process that does not run the task");
+    assert_eq!(sqlx_probe::events(&path, "fenced").await, vec![1, 2]);
+}
+
+#[tokio::test]
 async fn retention_removes_a_finished_tasks_journal_with_it() {
     use a2a_card::server::store::{DEFAULT_LEASE, EventLog, SqlTasks};
     let path = db_path("journal-sweep");
