@@ -977,7 +977,10 @@ struct Figures {
     streams: usize,
     subscriptions: usize,
     bookings: usize,
+    /// When the listings that found the replicas agreeing began, after the faults healed.
     agreed_after: Duration,
+    /// How long those listings took.
+    listed_in: Duration,
     lost: Vec<String>,
 }
 
@@ -1124,35 +1127,42 @@ async fn campaign_tampered(
     let sqlite = world.sqlite.lock().expect("the bases").clone();
     let travel = vec![format!("http://{}", world.travel_addr)];
     let hotel = format!("http://{}", world.hotel_addr);
-    // The replicas agree: the same tasks, in the same states (within a minute, or the last
-    // disagreement is reported).
-    let mut lists = Vec::new();
+    // The replicas agree: the same tasks, in the same states, in listings taken at once (a
+    // round of listings begun within a minute, or the last disagreement is reported). When
+    // they agreed is when the round that found them agreeing began: after an hour's load a
+    // replica's listing is hundreds of pages, and the time it takes says nothing of when its
+    // store agreed.
     // How they disagreed when the bound went by (or last, if they never agreed).
     let mut at_bound = None;
     let agreed = loop {
-        lists.clear();
-        for base in &postgres {
-            lists.push(listed(&http, base).await);
-        }
+        let began = Instant::now();
+        let lists =
+            futures::future::join_all(postgres.iter().map(|base| listed(&http, base))).await;
         if lists.iter().all(|l| l.is_ok()) && lists.windows(2).all(|w| w[0] == w[1]) {
+            figures.agreed_after = began.duration_since(healed);
+            figures.listed_in = began.elapsed();
             break true;
         }
-        if healed.elapsed() > AGREE_WITHIN && at_bound.is_none() {
+        if began.duration_since(healed) > AGREE_WITHIN && at_bound.is_none() {
             at_bound = Some(disagreement(&postgres, &lists));
         }
-        if healed.elapsed() > Duration::from_secs(60) {
+        if began.duration_since(healed) > Duration::from_secs(60) {
             at_bound = Some(disagreement(&postgres, &lists));
+            figures.agreed_after = began.duration_since(healed);
             break false;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
-    figures.agreed_after = healed.elapsed();
     let mut lost = Vec::new();
     if !agreed || figures.agreed_after > AGREE_WITHIN {
         lost.push(format!(
-            "the replicas did not agree within {AGREE_WITHIN:?} of the faults healing (after {:?}, \
-             the load stopped {:?} after the last fault healed): {}",
+            "the replicas did not agree within {AGREE_WITHIN:?} of the faults healing (in listings \
+             begun {:?} after, {}; the load stopped {:?} after the last fault healed): {}",
             figures.agreed_after,
+            match agreed {
+                true => "they agreed",
+                false => "they never agreed",
+            },
             healed.duration_since(faults_healed),
             at_bound.unwrap_or_default()
         ));
@@ -1395,7 +1405,7 @@ async fn campaign_tampered(
         "campaign seed {seed}: {} requests ({} acknowledged, {} refused, {} of them during a fault); \
          {} tasks made, {} answers acknowledged completed, {} cancels acknowledged, {} retries; \
          {} streams followed ({} subscriptions); {} bookings; the replicas agreed {:?} after the \
-         faults healed; lost: {}; history in {}",
+         faults healed (their listings took {:?}); lost: {}; history in {}",
         figures.requests,
         figures.acknowledged,
         figures.refused,
@@ -1408,6 +1418,7 @@ async fn campaign_tampered(
         figures.subscriptions,
         figures.bookings,
         figures.agreed_after,
+        figures.listed_in,
         lost.len(),
         kept.display()
     );
