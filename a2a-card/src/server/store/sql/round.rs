@@ -1,7 +1,7 @@
 //! A round: the writes of a task folded into one row write, and what one round asks of the
 //! database (rows, and what it logs: events and journal entries).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use a2a::{A2AError, Task};
@@ -95,10 +95,6 @@ pub(super) struct Log {
     pub(super) events: Vec<(String, i64, Arc<Event>)>,
     /// Journal entries of durable skills' tasks: task id, number, entry.
     pub(super) journal: Vec<(String, i64, String)>,
-    /// The tasks of the log that this replica runs: their items are logged only while the
-    /// task's row is this replica's and not ended (see [`statements`](super::statements)'
-    /// `fenced`).
-    pub(super) fenced: HashSet<String>,
 }
 
 impl Log {
@@ -109,7 +105,7 @@ impl Log {
     /// The tasks a lost log leaves a gap in, should any later item of theirs be written: those
     /// of its events, and of its journal entries but those at `waited` (entries someone waits
     /// for, not counted written when they are not: asked for again at the same number).
-    pub(super) fn gaps(&self, waited: &[usize]) -> HashSet<&str> {
+    pub(super) fn gaps(&self, waited: &[usize]) -> std::collections::HashSet<&str> {
         let events = self.events.iter().map(|(id, _, _)| id.as_str());
         let entries = self.journal.iter().enumerate();
         events
@@ -121,20 +117,9 @@ impl Log {
             .collect()
     }
 
-    /// Fences the items of the tasks that `runs` says this replica runs.
-    pub(super) fn fence(&mut self, runs: impl Fn(&str) -> bool) {
-        let ids = self.events.iter().map(|(id, _, _)| id);
-        let ids = ids.chain(self.journal.iter().map(|(id, _, _)| id));
-        for id in ids {
-            if !self.fenced.contains(id) && runs(id) {
-                self.fenced.insert(id.clone());
-            }
-        }
-    }
-
     /// The tasks with an event or a journal entry in the log (the [`gaps`](Self::gaps) it
     /// leaves when no one waits for any of its entries).
-    pub(super) fn tasks(&self) -> HashSet<&str> {
+    pub(super) fn tasks(&self) -> std::collections::HashSet<&str> {
         self.gaps(&[])
     }
 }

@@ -122,7 +122,7 @@ where
             return Ok(());
         }
         let statement = B::log_sql(log, self.others.announce());
-        let logged = bind_log(sqlx::query(&statement), log, &self.replica)
+        let logged = bind_log(sqlx::query(&statement), log)
             .execute(&mut *conn)
             .await;
         if let Err(e) = &logged {
@@ -208,13 +208,9 @@ where
             return Written::default();
         }
         let statement = B::update_sql(rows.len(), log, self.others.announce());
-        let written = bind_log(
-            self.bind(sqlx::query(&statement), &rows),
-            log,
-            &self.replica,
-        )
-        .fetch_all(&mut *conn)
-        .await;
+        let written = bind_log(self.bind(sqlx::query(&statement), &rows), log)
+            .fetch_all(&mut *conn)
+            .await;
         match written.and_then(|written| Self::versions(&written)) {
             Ok(written) => Written {
                 rows: self.updated(conn, rows, &written).await,
@@ -271,7 +267,7 @@ where
         log: &Log,
     ) -> Result<(), sqlx::Error> {
         let statement = B::insert_sql(rows.len(), log, self.others.announce());
-        bind_log(self.bind(sqlx::query(&statement), rows), log, &self.replica)
+        bind_log(self.bind(sqlx::query(&statement), rows), log)
             .execute(&mut *conn)
             .await?;
         Ok(())
@@ -415,72 +411,40 @@ pub(super) fn values(n: usize, params: &mut Params) -> String {
 }
 
 /// The `INSERT` of `n` events into their tasks' logs (an event logged already stays as it
-/// was), bound by [`bind_log`]; a fenced event is not logged ([`fenced`]).
+/// was), bound by [`bind_log`].
 pub(super) fn log_events(n: usize, params: &mut Params) -> String {
     format!(
-        "INSERT INTO a2a_card_events (task_id, seq, body) SELECT e.column1, e.column2, e.column3
-            FROM (VALUES {}) AS e WHERE {} ON CONFLICT DO NOTHING",
-        params.rows(n, 4),
-        fenced("e.column1", "e.column4")
+        "INSERT INTO a2a_card_events (task_id, seq, body) VALUES {} ON CONFLICT DO NOTHING",
+        params.rows(n, 3)
     )
 }
 
 /// The `INSERT` of `n` journal entries (an entry written already stays as it was, with its
-/// time), bound after the events by [`bind_log`]; a fenced entry is not written ([`fenced`]).
+/// time), bound after the events by [`bind_log`].
 pub(super) fn journal_entries(n: usize, params: &mut Params) -> String {
     format!(
-        "INSERT INTO a2a_card_journal (task_id, n, body, at)
-            SELECT j.column1, j.column2, j.column3, j.column4
-            FROM (VALUES {}) AS j WHERE {} ON CONFLICT DO NOTHING",
-        params.rows(n, 5),
-        fenced("j.column1", "j.column5")
-    )
-}
-
-/// The condition on a log item of task `task` (a column) that its column `fence` holds: `NULL` (the item is not fenced: a cancel, a recovery's failure, written by
-/// a replica that does not run the task), else the replica that runs the task, which may log
-/// it only while the task's row is unwritten or still its own and not ended. A run that lost
-/// its claim (another replica took the task over while it was paused or cut off) logs
-/// nothing more in the same statement that the other's run logs in, rather than interleaving
-/// its events and journal entries with those of the run that holds the task (their numbers
-/// meet, and the first written wins); its next row write is refused, which stops it.
-fn fenced(task: &str, fence: &str) -> String {
-    format!(
-        "({fence} IS NULL OR NOT EXISTS (SELECT 1 FROM a2a_card_tasks t WHERE t.id = {task}
-            AND (t.ended_at IS NOT NULL OR t.owner IS NULL OR t.owner <> {fence})))"
+        "INSERT INTO a2a_card_journal (task_id, n, body, at) VALUES {} ON CONFLICT DO NOTHING",
+        params.rows(n, 4)
     )
 }
 
 /// `query` with `log` bound after what it has: its events, then its journal entries (each
-/// with the time it is written), each with its fence: `replica` for the tasks the log says
-/// are fenced ([`Log::fenced`]).
+/// with the time it is written).
 pub(super) fn bind_log<'q, B: Backend>(
     mut query: Query<'q, B, B::Arguments<'q>>,
     log: &'q Log,
-    replica: &'q str,
 ) -> Query<'q, B, B::Arguments<'q>>
 where
     for<'a> &'a str: Encode<'a, B> + Type<B>,
-    for<'a> Option<String>: Encode<'a, B> + Type<B>,
     for<'a> String: Encode<'a, B> + Type<B>,
     for<'a> i64: Encode<'a, B> + Type<B>,
 {
-    let fence = |task: &str| log.fenced.contains(task).then(|| replica.to_owned());
     for (task_id, seq, body) in &log.events {
-        query = query
-            .bind(task_id)
-            .bind(*seq)
-            .bind(body.json())
-            .bind(fence(task_id));
+        query = query.bind(task_id).bind(*seq).bind(body.json());
     }
     let at = super::now_millis();
     for (task_id, n, entry) in &log.journal {
-        query = query
-            .bind(task_id)
-            .bind(*n)
-            .bind(entry)
-            .bind(at)
-            .bind(fence(task_id));
+        query = query.bind(task_id).bind(*n).bind(entry).bind(at);
     }
     query
 }

@@ -727,15 +727,10 @@ async fn write(db: &dyn Database, ops: Vec<Op>, local: &Local) {
     }
     let Round {
         rows,
-        mut log,
+        log,
         journaled,
         waited,
     } = Round::of(ops);
-    {
-        // The tasks this store created or claimed and has not ended: it runs them.
-        let running = local.lock();
-        log.fence(|id| running.contains_key(id));
-    }
     let written = db.round(rows, &log).await;
     // A task that ended is written no more: no gap can follow its log.
     let ended: Vec<String> = match written.unlogged {
