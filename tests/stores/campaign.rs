@@ -1138,17 +1138,16 @@ async fn campaign_tampered(
         let began = Instant::now();
         let lists =
             futures::future::join_all(postgres.iter().map(|base| listed(&http, base))).await;
+        figures.agreed_after = began.duration_since(healed);
         if lists.iter().all(|l| l.is_ok()) && lists.windows(2).all(|w| w[0] == w[1]) {
-            figures.agreed_after = began.duration_since(healed);
             figures.listed_in = began.elapsed();
             break true;
         }
-        if began.duration_since(healed) > AGREE_WITHIN && at_bound.is_none() {
+        if figures.agreed_after > AGREE_WITHIN && at_bound.is_none() {
             at_bound = Some(disagreement(&postgres, &lists));
         }
-        if began.duration_since(healed) > Duration::from_secs(60) {
+        if figures.agreed_after > Duration::from_secs(60) {
             at_bound = Some(disagreement(&postgres, &lists));
-            figures.agreed_after = began.duration_since(healed);
             break false;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
