@@ -97,6 +97,29 @@ fn text_of(parts: &[Part]) -> String {
         .collect()
 }
 
+/// How long a one-token completion takes the model server, which generates one answer at a
+/// time: it waits for any generation still running.
+///
+/// It also leaves the server's prompt cache the same each time: the server reuses whatever
+/// prefix of a prompt it evaluated last, and a prompt evaluated in a different batch can round
+/// differently and tip a close greedy choice. Two requests compared word for word each follow
+/// one of these, so each evaluates its prompt the same way.
+async fn one_token(base: &str) -> Duration {
+    let body = json!({"model": MODEL, "messages": [{"role": "user", "content": "Hi"}],
+                      "max_tokens": 1, "temperature": 0});
+    let started = Instant::now();
+    let answer = reqwest::Client::new()
+        .post(format!("{base}/v1/chat/completions"))
+        .header("content-type", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("the model server answers");
+    assert!(answer.status().is_success());
+    answer.text().await.expect("a body");
+    started.elapsed()
+}
+
 mod streaming {
     //! A model's answer streamed as a skill's artifact, token by token, over each binding.
     use super::*;
@@ -112,6 +135,7 @@ mod streaming {
         let mut answers = Vec::new();
         for binding in ["JSONRPC", "HTTP+JSON"] {
             let client = client(&card, binding).await;
+            one_token(&model.base).await;
             let started = Instant::now();
             let mut events = client
                 .send_streaming_message(&request(vec![Part::text(LONG)], None))
@@ -170,6 +194,7 @@ mod streaming {
             .discover()
             .await
             .expect("the card");
+        one_token(&model.base).await;
         let run = remote
             .stream("ask", Payload::text(LONG))
             .await
@@ -189,11 +214,13 @@ mod streaming {
         let agent = model_agent(model, 48, "http://127.0.0.1:1");
         let question = "What is the capital of France?";
         // Straight from rig, as a user of the model would call it.
+        one_token(&model.base).await;
         let direct = answer_text(&agent, question).await;
         let running = serve(Server::new(agent)).await;
         let remote = RemoteAgent::discover(running.base.as_str())
             .await
             .expect("the card");
+        one_token(&model.base).await;
         let run = remote
             .stream("ask", Payload::text(question))
             .await
@@ -207,24 +234,6 @@ mod streaming {
 mod cancellation {
     //! Cancelling the task drops the model request: the server stops generating.
     use super::*;
-
-    /// How long a one-token completion takes the model server, which generates one answer at a
-    /// time: it waits for any generation still running.
-    async fn one_token(base: &str) -> Duration {
-        let body = json!({"model": MODEL, "messages": [{"role": "user", "content": "Hi"}],
-                          "max_tokens": 1, "temperature": 0});
-        let started = Instant::now();
-        let answer = reqwest::Client::new()
-            .post(format!("{base}/v1/chat/completions"))
-            .header("content-type", "application/json")
-            .body(body.to_string())
-            .send()
-            .await
-            .expect("the model server answers");
-        assert!(answer.status().is_success());
-        answer.text().await.expect("a body");
-        started.elapsed()
-    }
 
     #[tokio::test]
     async fn cancel_mid_answer_stops_the_generation() {

@@ -931,6 +931,115 @@ async fn a_task_whose_events_could_not_be_logged_is_written_no_further_leaving_n
 }
 
 #[tokio::test]
+async fn a_run_whose_task_another_replica_claimed_logs_nothing_more_and_stops() {
+    use a2a_card::journal::Entry;
+    use a2a_card::server::store::{Event, EventLog, SqlTasks};
+    use sqlx::Connection as _;
+    let Some(url) = crate::replicas::postgres("fenced").await else {
+        return;
+    };
+    let store = SqlTasks::postgres(&url, Retention::default())
+        .await
+        .expect("opened");
+    let mut db = sqlx::PgConnection::connect(&url)
+        .await
+        .expect("the database");
+    store
+        .create(task("fenced", "c", TaskState::Working))
+        .await
+        .expect("created");
+    let event = |n: u64| {
+        Arc::new(Event::from(a2a::StreamResponse::StatusUpdate(
+            a2a::TaskStatusUpdateEvent {
+                task_id: "fenced".into(),
+                context_id: "c".into(),
+                status: TaskStatus {
+                    state: TaskState::Working,
+                    message: Some(Message::new(Role::Agent, vec![Part::text(format!("{n}"))])),
+                    timestamp: None,
+                },
+                metadata: None,
+            },
+        )))
+    };
+    let logged = async |db: &mut sqlx::PgConnection| -> Vec<i64> {
+        sqlx::query_scalar("SELECT seq FROM a2a_card_events WHERE task_id = 'fenced' ORDER BY seq")
+            .fetch_all(db)
+            .await
+            .expect("the log")
+    };
+    store.append("fenced", 1, &event(1));
+    store.journal("fenced", 0, &Entry::Sleep { until_ms: 0 });
+    store
+        .journal_written("fenced", 0)
+        .await
+        .expect("logged while the task is this store's");
+    let mine = crate::replicas::owner(&url, "fenced")
+        .await
+        .expect("the task is this replica's");
+    // Another replica claims the task, as a takeover does when this one's lease ran out: the
+    // row's owner and version move on.
+    sqlx::query(
+        "UPDATE a2a_card_tasks SET owner = 'another-replica', version = version + 1
+            WHERE id = 'fenced'",
+    )
+    .execute(&mut db)
+    .await
+    .expect("claimed");
+    // The run here, not told yet, logs on: none of it is kept, and it learns so.
+    store.append("fenced", 2, &event(2));
+    store.journal("fenced", 1, &Entry::Sleep { until_ms: 0 });
+    assert!(
+        store.journal_written("fenced", 1).await.is_err(),
+        "a journal entry of a run that lost its task is not written, and its waiter is told"
+    );
+    assert_eq!(
+        logged(&mut db).await,
+        vec![1],
+        "an event of a run that lost its task is not logged"
+    );
+    let refused = store
+        .update_at(task("fenced", "c", TaskState::InputRequired), 2)
+        .await
+        .expect_err("its next row write is refused");
+    assert!(
+        refused.message.contains("no longer this process's"),
+        "{}",
+        refused.message
+    );
+    // Should the task be this replica's again (given back, claimed once more), what the old run
+    // still logs stays out: its run stopped at the item the fence refused, with no gap after.
+    sqlx::query("UPDATE a2a_card_tasks SET owner = $1 WHERE id = 'fenced'")
+        .bind(&mine)
+        .execute(&mut db)
+        .await
+        .expect("given back");
+    store.append("fenced", 3, &event(3));
+    // Written in order: once an entry of another task queued after it is written, so would
+    // the event be.
+    store
+        .create(task("after", "c", TaskState::Working))
+        .await
+        .expect("created");
+    store.journal("after", 0, &Entry::Sleep { until_ms: 0 });
+    store
+        .journal_written("after", 0)
+        .await
+        .expect("another task's entry is written");
+    assert_eq!(logged(&mut db).await, vec![1], "nothing after the gap");
+    // A process that does not run the task (one that cancels it, say) logs as it writes.
+    let other = SqlTasks::postgres(&url, Retention::default())
+        .await
+        .expect("opened again");
+    other.append("fenced", 2, &event(2));
+    other
+        .update_at(task("fenced", "c", TaskState::Canceled), 2)
+        .await
+        .expect("written by a process that does not run the task");
+    assert_eq!(logged(&mut db).await, vec![1, 2]);
+}
+
+#[tokio::test]
 async fn retention_removes_a_finished_tasks_journal_with_it() {
     use a2a_card::server::store::{DEFAULT_LEASE, EventLog, SqlTasks};
     let path = db_path("journal-sweep");

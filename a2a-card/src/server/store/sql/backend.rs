@@ -114,6 +114,23 @@ pub(super) trait Backend: sqlx::Database {
         async { Ok(()) }
     }
 
+    /// Whether a round's log is fenced by the claims on its tasks (a database several
+    /// replicas share): an event or a journal entry of a task this replica runs
+    /// ([`Log::fenced`]) is written only while the task's row is still this replica's and not
+    /// ended, checked by the statement that writes it, and those refused are said
+    /// ([`fenced`](Self::fenced)). A replica stalled past its lease, whose task another took
+    /// over meanwhile, would otherwise log into the log of the run that holds the task (their
+    /// numbers meet, and the first written wins) before it learns it lost the task. SQLite:
+    /// one process at a time, no one to fence out.
+    const FENCES: bool = false;
+
+    /// The tasks whose log items a round's statement refused, read from its result `rows`
+    /// (see [`FENCES`](Self::FENCES)).
+    fn fenced(rows: &[Self::Row]) -> std::collections::HashSet<String> {
+        let _ = rows;
+        std::collections::HashSet::new()
+    }
+
     /// Writes a round on `conn`: `rows` and `log`, each row with its outcome.
     fn round(
         pools: &Pools<Self>,

@@ -3,17 +3,17 @@
 //! data-modifying `WITH`, so that they commit together), rounds on several connections at
 //! once.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
-use sqlx::postgres::PgPoolOptions;
+use sqlx::Row as _;
+use sqlx::postgres::{PgPoolOptions, PgRow};
 use sqlx::{PgConnection, PgPool, Postgres, Transaction};
 
 use super::backend::{Backend, Pools};
 use super::db_error;
 use super::round::{Log, Row, Written};
-use super::statements::{
-    INSERT, Params, UPDATE, journal_entries, log_events, refuse_logged, unreachable, values,
-};
+use super::statements::{INSERT, Params, UPDATE, refuse_logged, unreachable, values};
 use crate::server::store::notify::{CHANGES, EVENTS, Others};
 use crate::server::store::{ChangeFeed, StoreError};
 
@@ -91,9 +91,15 @@ impl Backend for Postgres {
             pools
                 .down
                 .store(logged.as_ref().is_err_and(unreachable), Relaxed);
-            return Written {
-                rows: Vec::new(),
-                unlogged: logged.err().map(db_error),
+            return match logged {
+                Ok(fenced) => Written {
+                    fenced,
+                    ..Written::default()
+                },
+                Err(e) => Written {
+                    unlogged: Some(db_error(e)),
+                    ..Written::default()
+                },
             };
         }
         pools.down.store(false, Relaxed);
@@ -111,20 +117,27 @@ impl Backend for Postgres {
         let updated = pools.update_all(conn, changed, with_changed).await;
         written.rows.extend(updated.rows);
         written.unlogged = written.unlogged.or(updated.unlogged);
+        written.fenced.extend(updated.fenced);
         written
     }
 
-    /// `WITH` the rows and the log, and when `announce`, each new task announced.
+    /// `WITH` the rows and the log, and when `announce`, each new task announced; the result
+    /// ends with the tasks whose log items the fence refused ([`fenced_rows`]).
     fn insert_sql(rows: usize, log: &Log, announce: bool) -> String {
         let mut params = Params::default();
         let values = values(rows, &mut params);
         let logged = logged(log, &mut params);
-        match announce {
-            true => format!(
-                "WITH {values}{logged}, created AS ({INSERT} RETURNING id) SELECT created.id FROM created, pg_notify('{CHANGES}', created.id){}",
-                announce_logged(log, "")
+        match (announce, log.is_empty()) {
+            (true, _) => format!(
+                "WITH {values}{logged}, created AS ({INSERT} RETURNING id) SELECT created.id, {NO_VERSION}, FALSE FROM created, pg_notify('{CHANGES}', created.id){}{}",
+                announce_logged(log),
+                fenced_rows(log, " UNION ALL "),
             ),
-            false => format!("WITH {values}{logged} {INSERT}"),
+            (false, true) => format!("WITH {values} {INSERT}"),
+            (false, false) => format!(
+                "WITH {values}{logged}, created AS ({INSERT}) {}",
+                fenced_rows(log, "")
+            ),
         }
     }
 
@@ -136,10 +149,14 @@ impl Backend for Postgres {
         let logged = logged(log, &mut params);
         match announce {
             true => format!(
-                "WITH {values}{logged}, changed AS ({UPDATE}) SELECT changed.id, changed.version FROM changed, pg_notify('{CHANGES}', changed.id){}",
-                announce_logged(log, ", CAST(NULL AS BIGINT)")
+                "WITH {values}{logged}, changed AS ({UPDATE}) SELECT changed.id, changed.version, FALSE FROM changed, pg_notify('{CHANGES}', changed.id){}{}",
+                announce_logged(log),
+                fenced_rows(log, " UNION ALL "),
             ),
-            false => format!("WITH {values}{logged} {UPDATE}"),
+            false => format!(
+                "WITH {values}{logged}, changed AS ({UPDATE}) SELECT changed.id, changed.version, FALSE FROM changed{}",
+                fenced_rows(log, " UNION ALL "),
+            ),
         }
     }
 
@@ -150,43 +167,97 @@ impl Backend for Postgres {
         let logged = logged.trim_start_matches(", ");
         if announce && !log.events.is_empty() {
             format!(
-                "WITH {logged} SELECT pg_notify('{EVENTS}', t.task_id) FROM (SELECT DISTINCT task_id FROM logged) AS t"
+                "WITH {logged} SELECT t.task_id, {NO_VERSION}, FALSE FROM (SELECT DISTINCT task_id FROM logged) AS t, pg_notify('{EVENTS}', t.task_id){}",
+                fenced_rows(log, " UNION ALL ")
             )
         } else {
             // A `WITH` item that writes runs to its end, whatever reads its result.
-            format!("WITH {logged} SELECT 1")
+            format!("WITH {logged} {}", fenced_rows(log, ""))
         }
+    }
+
+    const FENCES: bool = true;
+
+    /// The rows whose third column is true ([`fenced_rows`]).
+    fn fenced(rows: &[PgRow]) -> HashSet<String> {
+        rows.iter()
+            .filter(|row| row.len() == 3 && row.try_get::<bool, _>(2).unwrap_or(false))
+            .filter_map(|row| row.try_get::<String, _>(0).ok())
+            .collect()
     }
 }
 
-/// The log written by the statement a round's rows are written by: `WITH` items `logged`
-/// (the events) and `journaled` (the journal entries), each when there are any, bound after
-/// the rows by [`bind_log`](super::statements::bind_log). An item that writes always runs to
-/// its end, though nothing reads its result.
+/// A version column that holds none.
+const NO_VERSION: &str = "CAST(NULL AS BIGINT)";
+
+/// The log written by the statement a round's rows are written by: its events (`ev`) and its
+/// journal entries (`jn`) as tables, and the `WITH` items that insert them, `logged` and
+/// `journaled`, each when there are any, bound after the rows by
+/// [`bind_log`](super::statements::bind_log). An item that writes always runs to its end,
+/// though nothing reads its result. An item whose fence is not `NULL` (a task this replica
+/// runs, [`Log::fenced`]) is inserted only while no row of its task says it is ended or
+/// another's ([`open`]); [`fenced_rows`] says which tasks' items were not.
 fn logged(log: &Log, params: &mut Params) -> String {
     let mut items = String::new();
     if !log.events.is_empty() {
         items.push_str(&format!(
-            ", logged AS ({} RETURNING task_id)",
-            log_events(log.events.len(), params)
+            ", ev (task_id, seq, body, fence) AS (VALUES {}), logged AS (INSERT INTO a2a_card_events (task_id, seq, body) SELECT task_id, seq, body FROM ev WHERE {} ON CONFLICT DO NOTHING RETURNING task_id)",
+            params.rows(log.events.len(), 4),
+            open("ev")
         ));
     }
     if !log.journal.is_empty() {
         items.push_str(&format!(
-            ", journaled AS ({})",
-            journal_entries(log.journal.len(), params)
+            ", jn (task_id, n, body, at, fence) AS (VALUES {}), journaled AS (INSERT INTO a2a_card_journal (task_id, n, body, at) SELECT task_id, n, body, at FROM jn WHERE {} ON CONFLICT DO NOTHING)",
+            params.rows(log.journal.len(), 5),
+            open("jn")
         ));
     }
     items
 }
 
-/// The tail of the statement's result that announces each task whose log grew (its id, then
-/// `more` columns), when [`logged`] logged events.
-fn announce_logged(log: &Log, more: &str) -> String {
+/// Whether the log item in table `item` may be written: it is not fenced, or its task's row is
+/// not written yet or is still the fence's (this replica's) and not ended. Read in the
+/// statement's snapshot: the claim of another replica that committed before it is seen, one
+/// that commits after it finds the item logged (and moves the version on, refusing the run's
+/// next row write).
+fn open(item: &str) -> String {
+    format!(
+        "({item}.fence IS NULL OR NOT EXISTS (SELECT 1 FROM a2a_card_tasks t WHERE t.id = {item}.task_id AND (t.ended_at IS NOT NULL OR t.owner IS NULL OR t.owner <> {item}.fence)))"
+    )
+}
+
+/// A `SELECT` of the tasks whose log items [`open`] refused, each `(id, NULL, TRUE)`, after
+/// `joined` (a `UNION ALL`, or nothing when it is the statement's whole result); a `SELECT` of
+/// no rows when the log has none.
+fn fenced_rows(log: &Log, joined: &str) -> String {
+    let mut tables = Vec::new();
+    if !log.events.is_empty() {
+        tables.push("SELECT task_id, fence FROM ev");
+    }
+    if !log.journal.is_empty() {
+        tables.push("SELECT task_id, fence FROM jn");
+    }
+    if tables.is_empty() {
+        return match joined.is_empty() {
+            true => format!("SELECT CAST(NULL AS TEXT), {NO_VERSION}, FALSE WHERE FALSE"),
+            false => String::new(),
+        };
+    }
+    format!(
+        "{joined}SELECT DISTINCT f.task_id, {NO_VERSION}, TRUE FROM ({}) AS f WHERE NOT {}",
+        tables.join(" UNION ALL "),
+        open("f")
+    )
+}
+
+/// The tail of the statement's result that announces each task whose log grew (its id, no
+/// version, not fenced), when [`logged`] logged events.
+fn announce_logged(log: &Log) -> String {
     if log.events.is_empty() {
         return String::new();
     }
     format!(
-        " UNION ALL SELECT t.task_id{more} FROM (SELECT DISTINCT task_id FROM logged) AS t, pg_notify('{EVENTS}', t.task_id)"
+        " UNION ALL SELECT t.task_id, {NO_VERSION}, FALSE FROM (SELECT DISTINCT task_id FROM logged) AS t, pg_notify('{EVENTS}', t.task_id)"
     )
 }

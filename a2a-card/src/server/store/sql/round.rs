@@ -1,7 +1,7 @@
 //! A round: the writes of a task folded into one row write, and what one round asks of the
 //! database (rows, and what it logs: events and journal entries).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use a2a::{A2AError, Task};
@@ -95,6 +95,11 @@ pub(super) struct Log {
     pub(super) events: Vec<(String, i64, Arc<Event>)>,
     /// Journal entries of durable skills' tasks: task id, number, entry.
     pub(super) journal: Vec<(String, i64, String)>,
+    /// The tasks of the log that this replica runs: on a database shared by several replicas
+    /// ([`Backend::FENCES`](super::backend::Backend::FENCES)) their items are logged only
+    /// while the task's row is still this replica's and not ended, and those refused are said
+    /// in [`Written::fenced`].
+    pub(super) fenced: HashSet<String>,
 }
 
 impl Log {
@@ -105,7 +110,7 @@ impl Log {
     /// The tasks a lost log leaves a gap in, should any later item of theirs be written: those
     /// of its events, and of its journal entries but those at `waited` (entries someone waits
     /// for, not counted written when they are not: asked for again at the same number).
-    pub(super) fn gaps(&self, waited: &[usize]) -> std::collections::HashSet<&str> {
+    pub(super) fn gaps(&self, waited: &[usize]) -> HashSet<&str> {
         let events = self.events.iter().map(|(id, _, _)| id.as_str());
         let entries = self.journal.iter().enumerate();
         events
@@ -117,9 +122,20 @@ impl Log {
             .collect()
     }
 
+    /// Fences the items of the tasks that `runs` says this replica runs (see
+    /// [`fenced`](Self::fenced)).
+    pub(super) fn fence(&mut self, runs: impl Fn(&str) -> bool) {
+        let events = self.events.iter().map(|(id, _, _)| id);
+        for id in events.chain(self.journal.iter().map(|(id, _, _)| id)) {
+            if !self.fenced.contains(id) && runs(id) {
+                self.fenced.insert(id.clone());
+            }
+        }
+    }
+
     /// The tasks with an event or a journal entry in the log (the [`gaps`](Self::gaps) it
     /// leaves when no one waits for any of its entries).
-    pub(super) fn tasks(&self) -> std::collections::HashSet<&str> {
+    pub(super) fn tasks(&self) -> HashSet<&str> {
         self.gaps(&[])
     }
 }
@@ -134,6 +150,12 @@ pub(super) struct Written {
     /// be written, so the writer stops writing those tasks (see
     /// [`writer`](super::writer)'s `write`).
     pub(super) unlogged: Option<A2AError>,
+    /// The tasks whose events or journal entries the database refused because their rows are
+    /// no longer this replica's (another replica claimed the task, this one gave it up) or
+    /// ended: the run here is not the task's any more, and stops (see
+    /// [`writer`](super::writer)'s `write`). Only on a database that
+    /// [fences](super::backend::Backend::FENCES) the log.
+    pub(super) fenced: HashSet<String>,
 }
 
 impl Written {
@@ -142,6 +164,7 @@ impl Written {
         Written {
             rows: super::statements::all_refused(rows, why),
             unlogged: (!log.is_empty()).then(|| why.clone()),
+            fenced: HashSet::new(),
         }
     }
 }

@@ -142,7 +142,10 @@ impl Backend for Sqlite {
                 statements.push(kind);
             }
         }
-        let query = pools.bind(pools.bind(bind_log(sqlx::query(&sql), log), &changed), &new);
+        let query = pools.bind(
+            pools.bind(bind_log(sqlx::query(&sql), log, &pools.replica), &changed),
+            &new,
+        );
         // Each statement ends with its result (`Left`); the updates' written rows come before.
         let (mut ran, mut written, mut failure) = (0, Vec::new(), None);
         {
@@ -220,6 +223,7 @@ impl Backend for Sqlite {
         Written {
             rows: outcomes,
             unlogged,
+            fenced: Default::default(),
         }
     }
 

@@ -3,7 +3,7 @@
 //! Postgres), with the steps both share here (the inserts, the compare-and-swap, each row's
 //! outcome), and the statements both read alike.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tracing::Instrument as _;
@@ -115,20 +115,25 @@ where
     }
 
     /// Logs `log` in one statement (an entry logged already stays as it was), announced on
-    /// Postgres by the statement itself. A refusal is said in the log, and returned: the
-    /// round's writer stops writing the log's tasks (see [`Written`]).
-    pub(super) async fn log(&self, conn: &mut B::Connection, log: &Log) -> Result<(), sqlx::Error> {
+    /// Postgres by the statement itself; the tasks whose items the fence refused
+    /// ([`Written::fenced`]). A refusal is said in the log, and returned: the round's writer
+    /// stops writing the log's tasks (see [`Written`]).
+    pub(super) async fn log(
+        &self,
+        conn: &mut B::Connection,
+        log: &Log,
+    ) -> Result<HashSet<String>, sqlx::Error> {
         if log.is_empty() {
-            return Ok(());
+            return Ok(HashSet::new());
         }
         let statement = B::log_sql(log, self.others.announce());
-        let logged = bind_log(sqlx::query(&statement), log)
-            .execute(&mut *conn)
+        let logged = bind_log(sqlx::query(&statement), log, &self.replica)
+            .fetch_all(&mut *conn)
             .await;
         if let Err(e) = &logged {
             tracing::warn!(error = %e, events = log.events.len(), entries = log.journal.len(), "task events were not logged");
         }
-        logged.map(drop)
+        logged.map(|rows| B::fenced(&rows))
     }
 
     /// Inserts new rows in one statement (with `log`, where the database writes it with
@@ -143,27 +148,36 @@ where
         if rows.is_empty() {
             return Written::default();
         }
-        let outcome = self.insert(conn, &rows, log).await;
-        if outcome.is_err()
-            && let Err(e) = self.log(conn, log).await
-        {
-            // The log went with the refused statement, and failed on its own too: the rows
-            // of its tasks are not written past it, the others one by one.
-            let why = db_error(e);
-            let mut outcomes = refuse_logged(&mut rows, log, &why);
-            // The statement may have failed for a row taken out: each of the others alone.
-            outcomes.extend(match outcomes.is_empty() {
-                true => self.insert_each(conn, rows, outcome).await,
-                false => self.insert_one_by_one(conn, rows).await,
-            });
-            return Written {
-                rows: outcomes,
-                unlogged: Some(why),
-            };
+        let (outcome, mut fenced) = match self.insert(conn, &rows, log).await {
+            Ok(fenced) => (Ok(()), fenced),
+            Err(e) => (Err(e), HashSet::new()),
+        };
+        if outcome.is_err() {
+            match self.log(conn, log).await {
+                Ok(alone) => fenced = alone,
+                Err(e) => {
+                    // The log went with the refused statement, and failed on its own too: the
+                    // rows of its tasks are not written past it, the others one by one.
+                    let why = db_error(e);
+                    let mut outcomes = refuse_logged(&mut rows, log, &why);
+                    // The statement may have failed for a row taken out: each of the others
+                    // alone.
+                    outcomes.extend(match outcomes.is_empty() {
+                        true => self.insert_each(conn, rows, outcome).await,
+                        false => self.insert_one_by_one(conn, rows).await,
+                    });
+                    return Written {
+                        rows: outcomes,
+                        unlogged: Some(why),
+                        fenced: HashSet::new(),
+                    };
+                }
+            }
         }
         Written {
             rows: self.insert_each(conn, rows, outcome).await,
             unlogged: None,
+            fenced,
         }
     }
 
@@ -190,7 +204,7 @@ where
             let outcome = self
                 .insert(conn, std::slice::from_ref(&row), &Log::default())
                 .await;
-            outcomes.extend(inserted(vec![row], outcome));
+            outcomes.extend(inserted(vec![row], outcome.map(drop)));
         }
         outcomes
     }
@@ -208,20 +222,31 @@ where
             return Written::default();
         }
         let statement = B::update_sql(rows.len(), log, self.others.announce());
-        let written = bind_log(self.bind(sqlx::query(&statement), &rows), log)
-            .fetch_all(&mut *conn)
-            .await;
-        match written.and_then(|written| Self::versions(&written)) {
-            Ok(written) => Written {
+        let written = bind_log(
+            self.bind(sqlx::query(&statement), &rows),
+            log,
+            &self.replica,
+        )
+        .fetch_all(&mut *conn)
+        .await;
+        let written =
+            written.and_then(|written| Ok((Self::versions(&written)?, B::fenced(&written))));
+        match written {
+            Ok((written, fenced)) => Written {
                 rows: self.updated(conn, rows, &written).await,
                 unlogged: None,
+                fenced,
             },
             Err(e) => {
                 // The log went with the failed statement: on its own.
-                let unlogged = self.log(conn, log).await.err().map(db_error);
+                let (unlogged, fenced) = match self.log(conn, log).await {
+                    Ok(fenced) => (None, fenced),
+                    Err(e) => (Some(db_error(e)), HashSet::new()),
+                };
                 Written {
                     rows: all_refused(rows, &db_error(e)),
                     unlogged,
+                    fenced,
                 }
             }
         }
@@ -259,18 +284,20 @@ where
         outcomes
     }
 
-    /// Inserts `rows` in one statement (atomic by itself: no transaction needed).
+    /// Inserts `rows` in one statement (atomic by itself: no transaction needed), with `log`
+    /// where the database writes it with them; the tasks whose items the fence refused
+    /// ([`Written::fenced`]).
     async fn insert(
         &self,
         conn: &mut B::Connection,
         rows: &[Row],
         log: &Log,
-    ) -> Result<(), sqlx::Error> {
+    ) -> Result<HashSet<String>, sqlx::Error> {
         let statement = B::insert_sql(rows.len(), log, self.others.announce());
-        bind_log(self.bind(sqlx::query(&statement), rows), log)
-            .execute(&mut *conn)
+        let written = bind_log(self.bind(sqlx::query(&statement), rows), log, &self.replica)
+            .fetch_all(&mut *conn)
             .await?;
-        Ok(())
+        Ok(B::fenced(&written))
     }
 
     /// `query` with the values of `rows`, in the order of [`values`].
@@ -363,7 +390,7 @@ pub(super) struct Params(usize);
 
 impl Params {
     /// `n` rows of `columns` parameters each: `($1, $2), ($3, $4)`.
-    fn rows(&mut self, n: usize, columns: usize) -> String {
+    pub(super) fn rows(&mut self, n: usize, columns: usize) -> String {
         let mut out = String::with_capacity(n * columns * 5);
         for row in 0..n {
             if row > 0 {
@@ -429,22 +456,33 @@ pub(super) fn journal_entries(n: usize, params: &mut Params) -> String {
 }
 
 /// `query` with `log` bound after what it has: its events, then its journal entries (each
-/// with the time it is written).
+/// with the time it is written); where the database [fences](Backend::FENCES) the log, each
+/// item then with its fence: this replica for the tasks it runs ([`Log::fenced`]), else
+/// `NULL`.
 pub(super) fn bind_log<'q, B: Backend>(
     mut query: Query<'q, B, B::Arguments<'q>>,
     log: &'q Log,
+    replica: &'q str,
 ) -> Query<'q, B, B::Arguments<'q>>
 where
     for<'a> &'a str: Encode<'a, B> + Type<B>,
+    for<'a> Option<String>: Encode<'a, B> + Type<B>,
     for<'a> String: Encode<'a, B> + Type<B>,
     for<'a> i64: Encode<'a, B> + Type<B>,
 {
+    let fence = |task: &str| log.fenced.contains(task).then(|| replica.to_owned());
     for (task_id, seq, body) in &log.events {
         query = query.bind(task_id).bind(*seq).bind(body.json());
+        if B::FENCES {
+            query = query.bind(fence(task_id));
+        }
     }
     let at = super::now_millis();
     for (task_id, n, entry) in &log.journal {
         query = query.bind(task_id).bind(*n).bind(entry).bind(at);
+        if B::FENCES {
+            query = query.bind(fence(task_id));
+        }
     }
     query
 }

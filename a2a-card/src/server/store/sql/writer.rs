@@ -694,6 +694,13 @@ impl Queue {
     }
 }
 
+/// Why a run's writes are refused once the fence refused its log items ([`Written::fenced`]).
+fn taken_over(task: &str) -> A2AError {
+    A2AError::invalid_request(format!(
+        "task {task} is no longer this process's to write: another process took it over, or it ended, while this one ran it; read it again"
+    ))
+}
+
 /// A row written at `version`: its writers learn their versions.
 fn accept(row: Row, version: i64, local: &Local) {
     local.committed(&row.task, version);
@@ -727,15 +734,20 @@ async fn write(db: &dyn Database, ops: Vec<Op>, local: &Local) {
     }
     let Round {
         rows,
-        log,
+        mut log,
         journaled,
         waited,
     } = Round::of(ops);
+    {
+        // The tasks this store created or claimed and has not ended: it runs them.
+        let running = local.lock();
+        log.fence(|id| running.contains_key(id));
+    }
     let written = db.round(rows, &log).await;
-    // A task that ended is written no more: no gap can follow its log.
-    let ended: Vec<String> = match written.unlogged {
-        None => Vec::new(),
-        Some(_) => written
+    // A task that ended is written no more: no gap can follow its log, no run to stop.
+    let ended: Vec<String> = match written.unlogged.is_some() || !written.fenced.is_empty() {
+        false => Vec::new(),
+        true => written
             .rows
             .iter()
             .filter(|(row, _)| row.task.status.state.is_terminal())
@@ -755,8 +767,20 @@ async fn write(db: &dyn Database, ops: Vec<Op>, local: &Local) {
             }
         }
     }
-    for done in journaled {
-        let _ = done.send(written.unlogged.is_none());
+    // A task whose items the fence refused is another replica's now (or ended): its run here
+    // stops, as after a lost log, and whoever waits for one of its entries learns it was not
+    // written.
+    for task in &written.fenced {
+        if !ended.contains(task) {
+            local.unlogged(task, &taken_over(task));
+        }
+    }
+    for (done, i) in journaled.into_iter().zip(waited) {
+        let fenced = log
+            .journal
+            .get(i)
+            .is_some_and(|(task, _, _)| written.fenced.contains(task));
+        let _ = done.send(written.unlogged.is_none() && !fenced);
     }
 }
 
