@@ -1120,6 +1120,36 @@ async fn a_replica_paused_past_its_lease_is_fenced_off_by_the_one_that_took_over
     assert_eq!(count(&notes, "receipt-start"), 1, "{:?}", lines(&notes));
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_paused_past_its_lease_that_no_one_took_over_goes_on_without_running_again() {
+    let Some(url) = support::postgres::database_or_skip("durable_paused_alone").await else {
+        return;
+    };
+    let (_, notes) = fresh("paused-alone");
+    let a = ledger(&url, &[]);
+    // A runs a slow step (3 s) alone on the database; it is paused (SIGSTOP) in the middle
+    // of it for three leases, and no other replica is there to take its task over.
+    let id = start(&a.base, &notes, 3_000, 0).await;
+    noted(&notes, "slow-start", 1).await;
+    journaled(&url, &id, 2).await;
+    a.pause();
+    tokio::time::sleep(Duration::from_millis(1_800)).await;
+    a.resume();
+    // A renews as it wakes and finds the task still its own: the step goes on to its end,
+    // not run again from the journal, and the task asks.
+    in_state(&a.base, &id, "TASK_STATE_INPUT_REQUIRED").await;
+    assert_eq!(count(&notes, "slow-start"), 1, "{:?}", lines(&notes));
+    let runs = tokens(&notes, "run ");
+    assert_eq!(runs.len(), 1, "one run: {:?}", lines(&notes));
+    assert_eq!(tokens(&notes, "effect "), runs, "{:?}", lines(&notes));
+    let done = confirm(&a.base, &id).await;
+    assert_eq!(
+        done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{done}"
+    );
+    assert_eq!(count(&notes, "charge"), 1, "{:?}", lines(&notes));
+}
+
 /// The concierge example's model loop (a scripted model) on Postgres: stopped at every point of
 /// its journal, its task is taken over by another replica of the database, and ends as the run
 /// nobody stopped did; each completion sent once and each booking made once but where the stop

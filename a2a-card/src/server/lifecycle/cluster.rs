@@ -118,6 +118,19 @@ pub(super) fn hear(
                         cancelled(&recorder, &tracked.id).await;
                     }
                 }
+                // Another process took this one's task over while it was stalled.
+                Change::TakenOver(id) => {
+                    if let Some(tracked) = recorder.registry.get(&id)
+                        && !tracked.state().is_terminal()
+                    {
+                        recorder.abandon(
+                            &tracked,
+                            A2AError::internal(
+                                "another process took the task over while this one was stalled past its lease",
+                            ),
+                        );
+                    }
+                }
                 // This process's lease ran low: its tasks are no longer its own.
                 Change::LeaseLost => {
                     for tracked in recorder.registry.all() {

@@ -44,6 +44,11 @@ pub enum Change {
     /// longer its own (another process may take them over once the lease runs out), and it
     /// stops them now, before that, acknowledging nothing more of them.
     LeaseLost,
+    /// Task `id`, which this process ran, is no longer its own: another process took it over
+    /// while this one was stalled past its lease (paused, swapped out, starved). Its run here
+    /// stops, acknowledging nothing more of it (the store refuses its writes anyway); the
+    /// tasks no other process took over meanwhile go on running here.
+    TakenOver(String),
 }
 
 /// The feed of a store shared by several processes ([`Store::changes`]): what the store tells

@@ -3,6 +3,7 @@
 //! with plain values. The store's own rules (recovery, ownership, retention, what a read
 //! answers) are `SqlTasks`'s, in `mod.rs` and `task_store.rs`.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use a2a::{A2AError, ListTasksRequest, Task, TaskState};
@@ -77,6 +78,8 @@ pub(super) trait Database: Send + Sync {
     /// The running tasks whose replica was last seen more than `lease` milliseconds ago, or
     /// that have none.
     async fn orphans(&self, lease: i64) -> Result<Vec<Orphan>, A2AError>;
+    /// The running tasks this replica owns.
+    async fn owned(&self) -> Result<HashSet<String>, A2AError>;
     /// Gives up this replica's claim on running task `id` (its version moves on).
     async fn give_up(&self, id: &str) -> Result<(), A2AError>;
     /// Makes this replica the owner of running task `id`, which `was` owned: the task's
@@ -287,6 +290,17 @@ where
                 journaled: begun.is_some(),
             })
             .collect())
+    }
+
+    async fn owned(&self) -> Result<HashSet<String>, A2AError> {
+        let ids: Vec<String> = sqlx::query_scalar(
+            "SELECT id FROM a2a_card_tasks WHERE owner = $1 AND ended_at IS NULL",
+        )
+        .bind(&self.replica)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db_error)?;
+        Ok(ids.into_iter().collect())
     }
 
     async fn give_up(&self, id: &str) -> Result<(), A2AError> {

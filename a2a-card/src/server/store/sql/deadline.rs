@@ -3,6 +3,7 @@
 //! A database that went away without a word (a network partition: no reset, no error) would
 //! otherwise hold a statement for as long as TCP retries, minutes, and every caller with it.
 
+use std::collections::HashSet;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -80,6 +81,9 @@ impl<D: Database> Database for Deadline<D> {
     }
     async fn orphans(&self, lease: i64) -> Result<Vec<Orphan>, A2AError> {
         within(self.0.orphans(lease)).await
+    }
+    async fn owned(&self) -> Result<HashSet<String>, A2AError> {
+        within(self.0.owned()).await
     }
     async fn give_up(&self, id: &str) -> Result<(), A2AError> {
         within(self.0.give_up(id)).await

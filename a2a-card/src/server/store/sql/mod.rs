@@ -503,14 +503,20 @@ fn spawn_checkpoints(store: Weak<Shared>) {
 /// back: it says [`Change::LeaseLost`](super::Change::LeaseLost) to whoever runs tasks here,
 /// who stops them (by then at most three quarters of the lease has gone by: another process
 /// takes them over only once all of it has). A process woken a whole lease after its last
-/// renewal (it was stalled) steps back at once, before it renews: its writes since the
-/// takeover are refused anyway (a claim moves the task's version on), and its handlers stop.
+/// renewal (it was stalled) renews first, then stops only the tasks whose rows are no longer
+/// its own ([`Change::TakenOver`](super::Change::TakenOver)): another process may have taken
+/// some over meanwhile, and their runs' writes are refused (a claim moves the task's version
+/// on, and the log of a task whose row is another's takes nothing more of this process's run);
+/// the others go on, not run again from their journals. Should it not renew at once, or not
+/// read which tasks are still its own, it steps back.
 fn spawn_lease(store: Weak<Shared>) {
     tokio::spawn(async move {
         let mut renewed_at = tokio::time::Instant::now();
         // When the renewals began to fail, and how many have failed since.
         let mut failing_since: Option<(tokio::time::Instant, u64)> = None;
         let mut lost = false;
+        // Woken a lease after the last renewal, and not renewed since.
+        let mut stalled = false;
         loop {
             let (lease, others) = match store.upgrade() {
                 Some(s) => (s.lease, Arc::clone(&s.others)),
@@ -529,13 +535,10 @@ fn spawn_lease(store: Weak<Shared>) {
             .await;
             let Some(s) = store.upgrade() else { return };
             // Woken a lease after the last renewal (the process was stalled: paused, swapped
-            // out, starved): another process may have taken its tasks over meanwhile. They
-            // stop here before anything else of theirs is acknowledged.
+            // out, starved): another process may have taken its tasks over meanwhile. Renewed
+            // first, then those taken over stop.
             if !lost && renewed_at.elapsed() >= lease {
-                lost = true;
-                s.step_back(
-                    "this process was stalled past its task store lease: the tasks running here are given up, as another process may have taken them over",
-                );
+                stalled = true;
             }
             let renewed = {
                 let _renewing = s.renewing.lock().await;
@@ -562,7 +565,12 @@ fn spawn_lease(store: Weak<Shared>) {
                         tracing::debug!(error = %e.message, "the task store lease could not be renewed");
                     }
                 }
-                if !lost && renewed_at.elapsed() >= lease / 2 {
+                if !lost && stalled {
+                    lost = true;
+                    s.step_back(
+                        "this process was stalled past its task store lease and could not renew it: the tasks running here are given up, as another process may have taken them over",
+                    );
+                } else if !lost && renewed_at.elapsed() >= lease / 2 {
                     lost = true;
                     s.step_back(
                         "the task store lease was not renewed for half of it: the tasks running here are given up before another process may take them over",
@@ -578,6 +586,21 @@ fn spawn_lease(store: Weak<Shared>) {
                 );
             }
             renewed_at = tokio::time::Instant::now();
+            if std::mem::take(&mut stalled) && !lost {
+                match s.taken_over().await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::warn!(
+                        tasks = n,
+                        "this process was stalled past its task store lease: the tasks another process took over meanwhile stop here"
+                    ),
+                    Err(e) => {
+                        s.step_back(&format!(
+                            "this process was stalled past its task store lease, and which of its tasks are still its own could not be read ({}): the tasks running here are given up",
+                            e.message
+                        ));
+                    }
+                }
+            }
             lost = false;
             if let Err(e) = s.count_others().await {
                 tracing::warn!(error = %e.message, "the other replicas could not be counted");
@@ -608,6 +631,26 @@ impl Shared {
         if let Some(feed) = self.feed.get() {
             feed.send(super::Change::LeaseLost);
         }
+    }
+
+    /// Stops the runs here of the tasks whose rows are no longer this replica's (another took
+    /// them over while it was stalled, [`Change::TakenOver`](super::Change::TakenOver)): their
+    /// writes are refused from now on. How many.
+    async fn taken_over(&self) -> Result<usize, A2AError> {
+        // Those written before the rows are read: a task written after is in them.
+        let running = self.local.running();
+        let owned = self.db.owned().await?;
+        let mut n = 0;
+        for id in running {
+            if !owned.contains(&id) {
+                self.local.taken_over(&id);
+                if let Some(feed) = self.feed.get() {
+                    feed.send(super::Change::TakenOver(id));
+                }
+                n += 1;
+            }
+        }
+        Ok(n)
     }
 
     /// Reads whether another replica's lease is live, into [`others`](Self::others) (a

@@ -142,6 +142,25 @@ impl Local {
             .is_some_and(|e| !e.written && e.refused.is_none())
     }
 
+    /// The tasks this store runs whose rows are written (not those whose writes were
+    /// refused).
+    pub(super) fn running(&self) -> Vec<String> {
+        self.lock()
+            .iter()
+            .filter(|(_, e)| e.written && e.refused.is_none())
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+
+    /// Records that task `id` is another replica's now (its row says so): its writes here are
+    /// refused from now on.
+    pub(super) fn taken_over(&self, id: &str) {
+        if let Some(entry) = self.lock().get_mut(id) {
+            entry.queued = None;
+            entry.refused.get_or_insert_with(|| taken_over(id));
+        }
+    }
+
     /// Forgets task `id` (this replica gave up its claim on it).
     pub(super) fn forget(&self, id: &str) {
         self.lock().remove(id);
