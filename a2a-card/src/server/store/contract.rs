@@ -45,9 +45,11 @@ pub enum Change {
     /// stops them now, before that, acknowledging nothing more of them.
     LeaseLost,
     /// Task `id`, which this process ran, is no longer its own: another process took it over
-    /// while this one was stalled past its lease (paused, swapped out, starved). Its run here
-    /// stops, acknowledging nothing more of it (the store refuses its writes anyway); the
-    /// tasks no other process took over meanwhile go on running here.
+    /// while this one was stalled past its lease (paused, swapped out, starved) or cut off
+    /// from the store, as the process found once it renewed its lease, or as the store found
+    /// when it refused the run's writes. Its run here stops, acknowledging nothing more of it
+    /// (the store refuses its writes anyway), even one that waits and writes nothing; the
+    /// tasks no other process took over go on running here.
     TakenOver(String),
 }
 

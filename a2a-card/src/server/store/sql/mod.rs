@@ -320,6 +320,7 @@ impl SqlTasks {
         let Some(feed) = inner.db.listen(&inner.url).await else {
             return;
         };
+        inner.local.tell_through(feed.clone());
         let _ = inner.feed.set(feed);
         // Listening now: a replica that opens from here on is heard, one already open is
         // in the table.
@@ -730,8 +731,9 @@ impl Shared {
                     taken += 1;
                     // The claimed version is this replica's to write from: a replica that
                     // claims the task after it moves the version on, and this one's writes
-                    // are refused from then on.
-                    self.local.committed(&task, version);
+                    // are refused from then on. A refusal its earlier run here met is not
+                    // this run's.
+                    self.local.claimed(&task.id, version);
                     n += 1;
                     let token = u64::try_from(version).unwrap_or_default();
                     self.recovery.resumed(super::Claimed::new(task, token));

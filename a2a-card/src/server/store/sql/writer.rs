@@ -66,6 +66,9 @@ pub(super) struct Local {
     /// The tasks this store finished last, as written: what a server reads back right after
     /// it finishes one (a finished task never changes; retention empties it).
     finished: Mutex<Finished>,
+    /// The feed of the store's changes, once it listens: told of each task another replica
+    /// took over ([`Change::TakenOver`](crate::server::store::Change::TakenOver)).
+    changes: std::sync::OnceLock<crate::server::store::ChangeFeed>,
 }
 
 #[derive(Default)]
@@ -159,6 +162,25 @@ impl Local {
             entry.queued = None;
             entry.refused.get_or_insert_with(|| taken_over(id));
         }
+    }
+
+    /// Tells of the tasks taken over through `changes` (the store's feed, once it listens).
+    pub(super) fn tell_through(&self, changes: crate::server::store::ChangeFeed) {
+        let _ = self.changes.set(changes);
+    }
+
+    /// Records that this replica claimed task `id` at `version`: its writes are written from
+    /// that version on, whatever an earlier run of it here met.
+    pub(super) fn claimed(&self, id: &str, version: i64) {
+        self.lock().insert(
+            id.to_owned(),
+            Versioned {
+                version,
+                queued: None,
+                written: true,
+                refused: None,
+            },
+        );
     }
 
     /// Forgets task `id` (this replica gave up its claim on it).
@@ -792,6 +814,10 @@ async fn write(db: &dyn Database, ops: Vec<Op>, local: &Local) {
     for task in &written.fenced {
         if !ended.contains(task) {
             local.unlogged(task, &taken_over(task));
+            // A run that waits (for an answer, a timer) writes nothing that would stop it.
+            if let Some(changes) = local.changes.get() {
+                changes.send(crate::server::store::Change::TakenOver(task.clone()));
+            }
         }
     }
     for (done, i) in journaled.into_iter().zip(waited) {
