@@ -7,8 +7,7 @@ use sqlx::{Sqlite, SqliteConnection, SqlitePool, Transaction};
 use super::backend::{Backend, Pools};
 use super::round::{Log, Row, Written};
 use super::statements::{
-    INSERT, Params, UPDATE, all_refused, bind_log, inserted, journal_entries, log_events,
-    refuse_logged, unreachable, values,
+    INSERT, Params, UPDATE, all_refused, bind_log, inserted, refuse_logged, unreachable, values,
 };
 use super::{SQLITE_LOG_LIMIT, db_error};
 use crate::server::store::StoreError;
@@ -336,4 +335,22 @@ async fn connect(url: &str, connections: u32) -> Result<SqlitePool, sqlx::Error>
 /// The sqlx URL of a SQLite file, created when missing.
 pub(crate) fn sqlite_url(path: &std::path::Path) -> String {
     format!("sqlite://{}?mode=rwc", path.display())
+}
+
+/// The `INSERT` of `n` events into their tasks' logs (an event logged already stays as it
+/// was), bound by [`bind_log`](super::statements::bind_log).
+fn log_events(n: usize, params: &mut Params) -> String {
+    format!(
+        "INSERT INTO a2a_card_events (task_id, seq, body) VALUES {} ON CONFLICT DO NOTHING",
+        params.rows(n, 3)
+    )
+}
+
+/// The `INSERT` of `n` journal entries (an entry written already stays as it was, with its
+/// time), bound after the events by [`bind_log`](super::statements::bind_log).
+fn journal_entries(n: usize, params: &mut Params) -> String {
+    format!(
+        "INSERT INTO a2a_card_journal (task_id, n, body, at) VALUES {} ON CONFLICT DO NOTHING",
+        params.rows(n, 4)
+    )
 }

@@ -437,24 +437,6 @@ pub(super) fn values(n: usize, params: &mut Params) -> String {
     )
 }
 
-/// The `INSERT` of `n` events into their tasks' logs (an event logged already stays as it
-/// was), bound by [`bind_log`].
-pub(super) fn log_events(n: usize, params: &mut Params) -> String {
-    format!(
-        "INSERT INTO a2a_card_events (task_id, seq, body) VALUES {} ON CONFLICT DO NOTHING",
-        params.rows(n, 3)
-    )
-}
-
-/// The `INSERT` of `n` journal entries (an entry written already stays as it was, with its
-/// time), bound after the events by [`bind_log`].
-pub(super) fn journal_entries(n: usize, params: &mut Params) -> String {
-    format!(
-        "INSERT INTO a2a_card_journal (task_id, n, body, at) VALUES {} ON CONFLICT DO NOTHING",
-        params.rows(n, 4)
-    )
-}
-
 /// `query` with `log` bound after what it has: its events, then its journal entries (each
 /// with the time it is written); where the database [fences](Backend::FENCES) the log, each
 /// item then with its fence: this replica for the tasks it runs ([`Log::fenced`]), else
