@@ -118,7 +118,7 @@ pub(super) fn hear(
                         cancelled(&recorder, &tracked.id).await;
                     }
                 }
-                // Another process took this one's task over while it was stalled.
+                // Another process took this one's task over (while it was stalled or cut off).
                 Change::TakenOver(id) => {
                     if let Some(tracked) = recorder.registry.get(&id)
                         && !tracked.state().is_terminal()
@@ -126,7 +126,7 @@ pub(super) fn hear(
                         recorder.abandon(
                             &tracked,
                             A2AError::internal(
-                                "another process took the task over while this one was stalled past its lease",
+                                "another process took the task over while this one was stalled past its lease or cut off from the store",
                             ),
                         );
                     }

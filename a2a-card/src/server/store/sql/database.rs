@@ -66,6 +66,10 @@ pub(super) trait Database: Send + Sync {
     async fn replicas(&self) -> Result<Vec<(String, i64, i64)>, A2AError>;
     /// This replica's id.
     fn replica(&self) -> &str;
+    /// Whether a round's log is fenced by its tasks' claims
+    /// ([`Backend::FENCES`](super::backend::Backend::FENCES)): only then does the writer say
+    /// which of the log's tasks this replica runs ([`Log::fenced`]).
+    fn fences(&self) -> bool;
     /// Tells the replicas that listen that this one opened.
     async fn opened(&self) -> Result<(), A2AError>;
     /// Listens to what the replicas on the database at `url` tell each other.
@@ -224,6 +228,10 @@ where
 
     fn replica(&self) -> &str {
         &self.replica
+    }
+
+    fn fences(&self) -> bool {
+        B::FENCES
     }
 
     async fn opened(&self) -> Result<(), A2AError> {

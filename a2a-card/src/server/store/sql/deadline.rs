@@ -67,6 +67,9 @@ impl<D: Database> Database for Deadline<D> {
     fn replica(&self) -> &str {
         self.0.replica()
     }
+    fn fences(&self) -> bool {
+        self.0.fences()
+    }
     async fn opened(&self) -> Result<(), A2AError> {
         within(self.0.opened()).await
     }

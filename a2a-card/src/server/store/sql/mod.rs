@@ -113,8 +113,6 @@ struct Shared {
     others: Arc<Others>,
     /// Whether this replica listens (a server's store): only then is `others` kept.
     listens: std::sync::atomic::AtomicBool,
-    /// The replicas' changes, heard (a server's store on Postgres).
-    feed: std::sync::OnceLock<super::ChangeFeed>,
     /// Whether this replica gave up its lease ([`Store::release`](super::Store::release)):
     /// it is not renewed again.
     released: std::sync::atomic::AtomicBool,
@@ -267,7 +265,6 @@ impl SqlTasks {
                 url: url.to_owned(),
                 others,
                 listens: Default::default(),
-                feed: Default::default(),
                 released: Default::default(),
                 renewing: Default::default(),
                 unreachable: Default::default(),
@@ -320,8 +317,7 @@ impl SqlTasks {
         let Some(feed) = inner.db.listen(&inner.url).await else {
             return;
         };
-        inner.local.tell_through(feed.clone());
-        let _ = inner.feed.set(feed);
+        inner.local.keep_feed(feed);
         // Listening now: a replica that opens from here on is heard, one already open is
         // in the table.
         inner.listens.store(true, Relaxed);
@@ -375,11 +371,11 @@ impl super::Store for SqlTasks {
     /// A server's store on Postgres: what every replica announces. SQLite: none (one
     /// process at a time).
     fn changes(&self) -> Option<super::ChangeFeed> {
-        self.inner.feed.get().cloned()
+        self.inner.local.feed().cloned()
     }
 
     async fn forward(&self, task_id: &str, message: &a2a::Message) -> Result<bool, A2AError> {
-        if self.inner.feed.get().is_none() {
+        if self.inner.local.feed().is_none() {
             return Ok(false);
         }
         let payload = super::notify::answer_payload(task_id, message);
@@ -629,7 +625,7 @@ impl Shared {
     /// ([`Change::LeaseLost`](super::Change::LeaseLost)).
     fn step_back(&self, why: &str) {
         tracing::error!("{why}");
-        if let Some(feed) = self.feed.get() {
+        if let Some(feed) = self.local.feed() {
             feed.send(super::Change::LeaseLost);
         }
     }
@@ -645,9 +641,6 @@ impl Shared {
         for id in running {
             if !owned.contains(&id) {
                 self.local.taken_over(&id);
-                if let Some(feed) = self.feed.get() {
-                    feed.send(super::Change::TakenOver(id));
-                }
                 n += 1;
             }
         }

@@ -228,8 +228,8 @@ fn open(item: &str) -> String {
 }
 
 /// A `SELECT` of the tasks whose log items [`open`] refused, each `(id, NULL, TRUE)`, after
-/// `joined` (a `UNION ALL`, or nothing when it is the statement's whole result); a `SELECT` of
-/// no rows when the log has none.
+/// `joined` (a `UNION ALL`, or nothing when it is the statement's whole result, the log then
+/// never empty); nothing when the log is empty.
 fn fenced_rows(log: &Log, joined: &str) -> String {
     let mut tables = Vec::new();
     if !log.events.is_empty() {
@@ -239,10 +239,7 @@ fn fenced_rows(log: &Log, joined: &str) -> String {
         tables.push("SELECT task_id, fence FROM jn");
     }
     if tables.is_empty() {
-        return match joined.is_empty() {
-            true => format!("SELECT CAST(NULL AS TEXT), {NO_VERSION}, FALSE WHERE FALSE"),
-            false => String::new(),
-        };
+        return String::new();
     }
     format!(
         "{joined}SELECT DISTINCT f.task_id, {NO_VERSION}, TRUE FROM ({}) AS f WHERE NOT {}",

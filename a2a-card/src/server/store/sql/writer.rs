@@ -66,9 +66,10 @@ pub(super) struct Local {
     /// The tasks this store finished last, as written: what a server reads back right after
     /// it finishes one (a finished task never changes; retention empties it).
     finished: Mutex<Finished>,
-    /// The feed of the store's changes, once it listens: told of each task another replica
-    /// took over ([`Change::TakenOver`](crate::server::store::Change::TakenOver)).
-    changes: std::sync::OnceLock<crate::server::store::ChangeFeed>,
+    /// The feed of the store's changes (Postgres), once it listens: what the store tells a
+    /// server, among it each task another replica took over from this one
+    /// ([`Change::TakenOver`](crate::server::store::Change::TakenOver)).
+    feed: std::sync::OnceLock<crate::server::store::ChangeFeed>,
 }
 
 #[derive(Default)]
@@ -155,18 +156,27 @@ impl Local {
             .collect()
     }
 
-    /// Records that task `id` is another replica's now (its row says so): its writes here are
-    /// refused from now on.
+    /// Records that task `id` is another replica's now (its row says so, or the log refused
+    /// its run's items): its writes here are refused from now on, and its run is told to stop
+    /// (a run that waits, for an answer or a timer, writes nothing that would stop it).
     pub(super) fn taken_over(&self, id: &str) {
         if let Some(entry) = self.lock().get_mut(id) {
             entry.queued = None;
             entry.refused.get_or_insert_with(|| taken_over(id));
         }
+        if let Some(feed) = self.feed.get() {
+            feed.send(crate::server::store::Change::TakenOver(id.to_owned()));
+        }
     }
 
-    /// Tells of the tasks taken over through `changes` (the store's feed, once it listens).
-    pub(super) fn tell_through(&self, changes: crate::server::store::ChangeFeed) {
-        let _ = self.changes.set(changes);
+    /// The store's feed of changes, once it listens.
+    pub(super) fn feed(&self) -> Option<&crate::server::store::ChangeFeed> {
+        self.feed.get()
+    }
+
+    /// Keeps `feed`, the store's feed of changes, once it listens.
+    pub(super) fn keep_feed(&self, feed: crate::server::store::ChangeFeed) {
+        let _ = self.feed.set(feed);
     }
 
     /// Records that this replica claimed task `id` at `version`: its writes are written from
@@ -779,7 +789,7 @@ async fn write(db: &dyn Database, ops: Vec<Op>, local: &Local) {
         journaled,
         waited,
     } = Round::of(ops);
-    {
+    if db.fences() {
         // The tasks this store created or claimed and has not ended: it runs them.
         let running = local.lock();
         log.fence(|id| running.contains_key(id));
@@ -813,11 +823,7 @@ async fn write(db: &dyn Database, ops: Vec<Op>, local: &Local) {
     // written.
     for task in &written.fenced {
         if !ended.contains(task) {
-            local.unlogged(task, &taken_over(task));
-            // A run that waits (for an answer, a timer) writes nothing that would stop it.
-            if let Some(changes) = local.changes.get() {
-                changes.send(crate::server::store::Change::TakenOver(task.clone()));
-            }
+            local.taken_over(task);
         }
     }
     for (done, i) in journaled.into_iter().zip(waited) {
