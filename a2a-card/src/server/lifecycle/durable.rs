@@ -86,27 +86,15 @@ impl Lifecycle {
             while let Some(claimed) = resumed.recv().await {
                 let lifecycle = Arc::clone(&lifecycle);
                 let reading = Arc::clone(&reading);
-                // From now until its run is set up, no give-back of an earlier run of the task
-                // here gives this claim up.
-                let id = claimed.task.id.clone();
-                lifecycle.recorder.taking_up.begin(&id);
                 // Each on its own: a database that does not answer holds back no other.
-                tokio::spawn(async move {
-                    let given_back = lifecycle.take_up_one(claimed, &reading).await;
-                    lifecycle.recorder.taking_up.end(&id);
-                    if given_back {
-                        lifecycle.recorder.give_back(&id);
-                    }
-                });
+                tokio::spawn(async move { lifecycle.take_up_one(claimed, &reading).await });
             }
         });
     }
 
     /// Runs task `task` again; tried again a few times when the store fails, then failed (it
-    /// is this process's now: no other would take it up). Whether it is to be given back to
-    /// the store's recovery instead (the store did not answer), once its run is no longer
-    /// being set up here.
-    async fn take_up_one(&self, claimed: Claimed, reading: &tokio::sync::Semaphore) -> bool {
+    /// is this process's now: no other would take it up).
+    async fn take_up_one(&self, claimed: Claimed, reading: &tokio::sync::Semaphore) {
         let Claimed {
             task,
             fencing_token,
@@ -120,17 +108,17 @@ impl Lifecycle {
         {
             // Given up again, with this process's other tasks, at its drain's end.
             tracing::info!(task = %id, "a durable task taken over while shutting down is left for another process");
-            return false;
+            return;
         }
         let mut why = A2AError::internal("");
         for wait in [1, 2, 4, 8] {
             let resumed = match reading.acquire().await {
                 Ok(_permit) => self.resume_durable(task.clone(), fencing_token).await,
                 // Never closed while the lifecycle lives.
-                Err(_) => return false,
+                Err(_) => return,
             };
             match resumed {
-                Ok(()) => return false,
+                Ok(()) => return,
                 Err(e) => why = e,
             }
             tracing::warn!(task = %id, "a durable task could not be taken up again yet: {}", why.message);
@@ -140,7 +128,8 @@ impl Lifecycle {
         // store's recovery, which takes it up again (here or elsewhere) once the store answers.
         if crate::server::store::unavailable(&why) {
             tracing::warn!(task = %id, "a durable task taken over is given back: the store did not answer");
-            return true;
+            self.recorder.give_back(&id);
+            return;
         }
         let why = why.message;
         let why = format!(
@@ -158,7 +147,6 @@ impl Lifecycle {
                 tracing::error!(task = %id, "a durable task could not be failed: {}", e.message)
             }
         }
-        false
     }
 
     /// Runs task `task` again from its journal, as the run of fencing token `token`, or fails

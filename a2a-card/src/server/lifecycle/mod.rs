@@ -247,7 +247,6 @@ impl Lifecycle {
             clock: parts.clock.clone(),
             log,
             stopping: Default::default(),
-            taking_up: Default::default(),
         });
         let cluster = cluster::of(&store);
         if let Some(changes) = cluster.wake() {

@@ -31,42 +31,6 @@ pub(crate) struct Recorder {
     /// Whether the listener's drain began: tasks the store takes over are not run here any
     /// more (this process gives them up at its drain's end).
     pub(crate) stopping: std::sync::atomic::AtomicBool,
-    /// The durable tasks the store claimed for this process whose run here is being set up
-    /// (their journals read): a give-back still pending from an earlier run of one of them
-    /// must not give up this claim ([`give_back`](Self::give_back)).
-    pub(crate) taking_up: Arc<TakingUp>,
-}
-
-/// The tasks claimed for this process whose run is being set up, each counted as many times
-/// as it is (a task claimed again while its last claim's run is still being set up).
-#[derive(Default)]
-pub(crate) struct TakingUp(std::sync::Mutex<std::collections::HashMap<String, usize>>);
-
-impl TakingUp {
-    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, usize>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Task `id` was claimed for this process: its run is being set up.
-    pub(crate) fn begin(&self, id: &str) {
-        *self.lock().entry(id.to_owned()).or_default() += 1;
-    }
-
-    /// The run of task `id` that [`begin`](Self::begin) announced is set up (or was not).
-    pub(crate) fn end(&self, id: &str) {
-        let mut ids = self.lock();
-        if let Some(n) = ids.get_mut(id) {
-            *n -= 1;
-            if *n == 0 {
-                ids.remove(id);
-            }
-        }
-    }
-
-    /// Whether a run of task `id` is being set up here.
-    pub(crate) fn contains(&self, id: &str) -> bool {
-        self.lock().contains_key(id)
-    }
 }
 
 /// The state `record` brings its task to, for the telemetry (a chunk or a close is counted
@@ -375,26 +339,20 @@ impl Recorder {
 
     /// Hands task `id`, whose run here stopped or never began, back to the store's recovery
     /// (tried until the store answers, in the background), unless a run of it is here again
-    /// by then, or being set up.
+    /// by then.
     pub(crate) fn give_back(&self, id: &str) {
         if let Some(log) = self.log.clone() {
             let registry = Arc::clone(&self.registry);
-            let taking_up = Arc::clone(&self.taking_up);
             let id = id.to_owned();
             tokio::spawn(async move {
                 // The store may be unreachable for a while: tried until it answers.
                 let mut wait = Duration::from_millis(200);
                 for _ in 0..60 {
                     // Taken up here again meanwhile (the store's recovery gave it back to
-                    // this process), its run going or being set up (its journal read): the
-                    // claim is that run's now, and the store checks only that the task is
-                    // this process's, so giving it up would leave the new run going on a task
-                    // another replica then takes over too (seen in an hour of the fault
-                    // campaign: the new claim given up, claimed again, given up, hundreds of
-                    // times, until a task was left this process's with no run here).
-                    if taking_up.contains(&id)
-                        || registry.get(&id).is_some_and(|t| t.phase().runs_here())
-                    {
+                    // this process): the claim is that run's now, and the store checks only
+                    // that the task is this process's, so giving it up would leave the new
+                    // run going on a task another replica then takes over too.
+                    if registry.get(&id).is_some_and(|t| t.phase().runs_here()) {
                         return;
                     }
                     match log.give_up(&id).await {

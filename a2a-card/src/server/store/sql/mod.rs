@@ -773,7 +773,6 @@ impl Shared {
     /// run's. An error while the database has not answered for it yet (the caller tries
     /// again).
     pub(super) async fn give_up(&self, id: &str) -> Result<(), A2AError> {
-        let claim = self.local.claim_of(id);
         if let Err(why) = self.writer.settle(id).await {
             if self.local.pending(id) {
                 return Err(why);
@@ -782,18 +781,8 @@ impl Shared {
             return Ok(());
         }
         self.writer.flush().await?;
-        // Claimed here again while the writes settled (the store's recovery gave the task
-        // back to this replica): the claim is the new run's, which the database cannot tell
-        // from the one given up (it checks only that the task is this replica's).
-        if self
-            .local
-            .claim_of(id)
-            .is_some_and(|now| Some(now) != claim)
-        {
-            return Ok(());
-        }
         self.db.give_up(id).await?;
-        self.local.forget(id, claim);
+        self.local.forget(id);
         Ok(())
     }
 

@@ -70,8 +70,6 @@ pub(super) struct Local {
     /// server, among it each task another replica took over from this one
     /// ([`Change::TakenOver`](crate::server::store::Change::TakenOver)).
     feed: std::sync::OnceLock<crate::server::store::ChangeFeed>,
-    /// How many claims this store made: each claim's number ([`Versioned::claim`]).
-    claims: std::sync::atomic::AtomicU64,
 }
 
 #[derive(Default)]
@@ -120,8 +118,6 @@ struct Versioned {
     written: bool,
     /// Why a queued write was refused, for the task's later writes.
     refused: Option<A2AError>,
-    /// The number of this store's claim of the task (0: created here, not claimed).
-    claim: u64,
 }
 
 impl Local {
@@ -186,9 +182,6 @@ impl Local {
     /// Records that this replica claimed task `id` at `version`: its writes are written from
     /// that version on, whatever an earlier run of it here met.
     pub(super) fn claimed(&self, id: &str, version: i64) {
-        let claim = 1 + self
-            .claims
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.lock().insert(
             id.to_owned(),
             Versioned {
@@ -196,24 +189,13 @@ impl Local {
                 queued: None,
                 written: true,
                 refused: None,
-                claim,
             },
         );
     }
 
-    /// The number of this store's last claim of task `id`, while it runs it: a give-up that
-    /// began before that claim is not that claim's to give up.
-    pub(super) fn claim_of(&self, id: &str) -> Option<u64> {
-        self.lock().get(id).map(|e| e.claim)
-    }
-
-    /// Forgets task `id` (this replica gave up its claim on it) if it is still that of claim
-    /// `claim` ([`claim_of`](Self::claim_of)): not a claim made since.
-    pub(super) fn forget(&self, id: &str, claim: Option<u64>) {
-        let mut tasks = self.lock();
-        if tasks.get(id).is_some_and(|e| Some(e.claim) == claim) {
-            tasks.remove(id);
-        }
+    /// Forgets task `id` (this replica gave up its claim on it).
+    pub(super) fn forget(&self, id: &str) {
+        self.lock().remove(id);
     }
 
     /// Forgets the finished tasks (retention may have removed them).
@@ -237,7 +219,6 @@ impl Local {
             queued: None,
             written: true,
             refused: None,
-            claim: 0,
         });
         entry.version = entry.version.max(version);
         entry.written = true;
@@ -283,7 +264,6 @@ impl Local {
             queued: None,
             written: true,
             refused: None,
-            claim: 0,
         });
         entry.queued = None;
         entry.refused.get_or_insert_with(|| why.clone());
@@ -351,7 +331,6 @@ impl Writer {
                     queued: Some((1, task.clone())),
                     written: false,
                     refused: None,
-                    claim: 0,
                 },
             );
         }

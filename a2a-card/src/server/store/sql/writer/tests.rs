@@ -117,23 +117,3 @@ fn only_a_write_someone_waits_for_or_a_flush_asks_for_a_round_beside_others() {
     queue.push([Queued::Flush(done)].into_iter());
     assert!(queue.awaited(), "a flush waits");
 }
-
-#[test]
-fn a_give_up_begun_before_a_claim_of_the_same_task_here_forgets_nothing_of_it() {
-    let local = Local::default();
-    local.claimed("t", 3);
-    let before = local.claim_of("t");
-    assert!(before.is_some());
-    // The store's recovery claims the task for this replica again while the give-up of the
-    // earlier claim is under way.
-    local.claimed("t", 5);
-    assert_ne!(local.claim_of("t"), before, "each claim has its own number");
-    local.forget("t", before);
-    assert!(
-        local.claim_of("t").is_some(),
-        "the new claim is not the give-up's to forget"
-    );
-    // The give-up of the new claim forgets it.
-    local.forget("t", local.claim_of("t"));
-    assert_eq!(local.claim_of("t"), None);
-}
