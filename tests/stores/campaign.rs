@@ -844,7 +844,14 @@ async fn follow(
         };
         let before = read.len();
         let mut was_refused = false;
-        while let Ok(Some((number, frame))) = frames.try_next().await {
+        // A stream that stays open (its keep-alives coming) and never reaches the task's end
+        // is read no longer than the bound.
+        while let Ok(Ok(Some((number, frame)))) = tokio::time::timeout(
+            Duration::from_secs(90).saturating_sub(started.elapsed()),
+            frames.try_next(),
+        )
+        .await
+        {
             let Some(number) = number.filter(|_| frame.get("error").is_none()) else {
                 // A stream that reached the task only after it ended (its sender was
                 // answered, then faults kept every subscription out until the end): the
@@ -1169,7 +1176,9 @@ async fn campaign_tampered(
 
     // Every plan still waiting (its answer refused, or never sent) answered now, until it ends
     // (a booking, which asks nothing, waited for): eight at a time (after an hour, hundreds
-    // wait).
+    // wait), for ten minutes at most in all (a run with many plans that never end would
+    // otherwise take hours to report; those not reached are reported as never ending).
+    let answering_until = Instant::now() + Duration::from_secs(600);
     for (group, bases) in [
         (Group::Postgres, &postgres),
         (Group::Sqlite, &sqlite),
@@ -1185,6 +1194,12 @@ async fn campaign_tampered(
         let never: Vec<Option<String>> = futures::stream::iter(waiting)
             .map(|(id, state)| async move {
                 for turn in 0..60 {
+                    if Instant::now() > answering_until {
+                        return Some(format!(
+                            "{id} ({group:?}): left {state}, not ended when the checker's ten \
+                             minutes of answering ran out"
+                        ));
+                    }
                     let base = &bases[turn % bases.len()];
                     if let Ok(task) = call(http, base, "GetTask", json!({"id": id})).await
                         && terminal(task["status"]["state"].as_str().unwrap_or_default())
