@@ -86,9 +86,10 @@ pub(super) trait Database: Send + Sync {
     async fn owned(&self) -> Result<HashSet<String>, A2AError>;
     /// Gives up this replica's claim on running task `id` (its version moves on).
     async fn give_up(&self, id: &str) -> Result<(), A2AError>;
-    /// Makes this replica the owner of running task `id`, which `was` owned: the task's
-    /// version once claimed, if it did.
-    async fn claim(&self, id: &str, was: Option<&str>) -> Result<Option<i64>, A2AError>;
+    /// Makes this replica the owner of running task `id`, which `was` owned, if `was`'s lease
+    /// (`lease` milliseconds) has still run out: the task's version once claimed, if it did.
+    async fn claim(&self, id: &str, was: Option<&str>, lease: i64)
+    -> Result<Option<i64>, A2AError>;
     /// Removes the terminal tasks `retention` lets go (with all they keep), and the request
     /// counters, forwarded answers and idempotency keys past their time.
     async fn sweep(&self, retention: Retention) -> Result<(), A2AError>;
@@ -332,15 +333,28 @@ where
         Ok(())
     }
 
-    async fn claim(&self, id: &str, was: Option<&str>) -> Result<Option<i64>, A2AError> {
+    async fn claim(
+        &self,
+        id: &str,
+        was: Option<&str>,
+        lease: i64,
+    ) -> Result<Option<i64>, A2AError> {
+        // The owner's lease checked again here, not only when the orphans were read: a
+        // recovery claims one task after another, and by the time it reaches this one its
+        // owner may have renewed (it was slowed, or starved, not gone) and still run the task.
+        let sql = format!(
+            "UPDATE a2a_card_tasks SET owner = $1, version = version + 1
+             WHERE id = $2 AND ended_at IS NULL AND owner = $3 AND NOT EXISTS
+                (SELECT 1 FROM a2a_card_replicas r WHERE r.id = $3 AND r.seen_at >= {} - $4)
+             RETURNING version",
+            B::NOW_MS
+        );
         let query = match was {
-            Some(was) => sqlx::query_scalar(
-                "UPDATE a2a_card_tasks SET owner = $1, version = version + 1
-                 WHERE id = $2 AND ended_at IS NULL AND owner = $3 RETURNING version",
-            )
-            .bind(&self.replica)
-            .bind(id)
-            .bind(was.to_owned()),
+            Some(was) => sqlx::query_scalar(&sql)
+                .bind(&self.replica)
+                .bind(id)
+                .bind(was.to_owned())
+                .bind(lease),
             None => sqlx::query_scalar(
                 "UPDATE a2a_card_tasks SET owner = $1, version = version + 1
                  WHERE id = $2 AND ended_at IS NULL AND owner IS NULL RETURNING version",

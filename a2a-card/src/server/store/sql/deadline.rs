@@ -91,8 +91,13 @@ impl<D: Database> Database for Deadline<D> {
     async fn give_up(&self, id: &str) -> Result<(), A2AError> {
         within(self.0.give_up(id)).await
     }
-    async fn claim(&self, id: &str, was: Option<&str>) -> Result<Option<i64>, A2AError> {
-        within(self.0.claim(id, was)).await
+    async fn claim(
+        &self,
+        id: &str,
+        was: Option<&str>,
+        lease: i64,
+    ) -> Result<Option<i64>, A2AError> {
+        within(self.0.claim(id, was, lease)).await
     }
     async fn sweep(&self, retention: Retention) -> Result<(), A2AError> {
         within(self.0.sweep(retention)).await

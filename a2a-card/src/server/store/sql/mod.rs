@@ -720,7 +720,7 @@ impl Shared {
                     left.insert(task.id);
                     continue;
                 }
-                if let Some(version) = self.db.claim(&task.id, owner).await? {
+                if let Some(version) = self.db.claim(&task.id, owner, lease).await? {
                     taken += 1;
                     // The claimed version is this replica's to write from: a replica that
                     // claims the task after it moves the version on, and this one's writes
@@ -812,6 +812,56 @@ fn caught_up(
 #[cfg(test)]
 mod tests {
     use super::Throttle;
+
+    /// A recovery claims the orphans it read one after another: by the time it reaches one,
+    /// the owner may have renewed its lease (it was slowed, not gone) and still run the task.
+    #[cfg(feature = "sqlite")]
+    #[tokio::test]
+    async fn a_claim_is_refused_once_the_owner_it_read_as_gone_renewed_its_lease() {
+        use super::backend::Pools;
+        use super::database::Database as _;
+        let path = std::env::temp_dir().join(format!(
+            "a2a-card-claim-{}-{}.db",
+            std::process::id(),
+            a2a::new_message_id()
+        ));
+        let url = super::sqlite::sqlite_url(&path);
+        let open = |replica: &str| {
+            let others = std::sync::Arc::new(crate::server::store::notify::Others {
+                announce: false.into(),
+                heard: 0.into(),
+                gone: Default::default(),
+            });
+            Pools::<sqlx::Sqlite>::open(&url, "test", replica.into(), others)
+        };
+        let (a, b) = (open("a").await.expect("a"), open("b").await.expect("b"));
+        sqlx::query(
+            "INSERT INTO a2a_card_tasks (id, context_id, state, status_at, version, owner, body, seq)
+             VALUES ('t', 'c', 'TASK_STATE_INPUT_REQUIRED', '', 3, 'a', '{}', 1)",
+        )
+        .execute(&a.pool)
+        .await
+        .expect("a task of a's");
+        a.renew().await.expect("a's lease");
+        assert_eq!(
+            b.claim("t", Some("a"), 60_000).await.expect("a claim"),
+            None,
+            "a's lease is live: the task is not b's to claim"
+        );
+        sqlx::query("UPDATE a2a_card_replicas SET seen_at = seen_at - 120000 WHERE id = 'a'")
+            .execute(&a.pool)
+            .await
+            .expect("a's lease run out");
+        assert_eq!(
+            b.claim("t", Some("a"), 60_000).await.expect("a claim"),
+            Some(4),
+            "a's lease ran out: b claims the task"
+        );
+        drop((a, b));
+        for end in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{end}", path.display()));
+        }
+    }
 
     #[test]
     fn a_store_error_is_logged_at_most_once_a_second_with_the_count_of_those_that_were_not() {
