@@ -42,7 +42,7 @@ pub(crate) const GONE: &str = "a2a_card_gone";
 /// then on it hears a newcomer say it opened, on [`REPLICAS`]); then whether the table of
 /// replicas holds another live one, read at each lease renewal, or one said it opened since
 /// the read began.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Others {
     pub(crate) announce: std::sync::atomic::AtomicBool,
     /// How many newcomers were heard.

@@ -282,9 +282,8 @@ where
             sqlx::query_as(&format!(
                 "SELECT body, seq, owner,
                 (SELECT j.n FROM a2a_card_journal j WHERE j.task_id = a2a_card_tasks.id AND j.n = 0)
-             FROM a2a_card_tasks WHERE ended_at IS NULL AND (owner IS NULL OR owner NOT IN
-                (SELECT id FROM a2a_card_replicas WHERE seen_at >= {} - $1))",
-                B::NOW_MS
+             FROM a2a_card_tasks WHERE ended_at IS NULL AND (owner IS NULL OR owner NOT IN ({}))",
+                live::<B>("$1")
             ))
             .bind(lease)
             .fetch_all(&self.pool)
@@ -342,19 +341,21 @@ where
         // The owner's lease checked again here, not only when the orphans were read: a
         // recovery claims one task after another, and by the time it reaches this one its
         // owner may have renewed (it was slowed, or starved, not gone) and still run the task.
-        let sql = format!(
-            "UPDATE a2a_card_tasks SET owner = $1, version = version + 1
-             WHERE id = $2 AND ended_at IS NULL AND owner = $3 AND NOT EXISTS
-                (SELECT 1 FROM a2a_card_replicas r WHERE r.id = $3 AND r.seen_at >= {} - $4)
-             RETURNING version",
-            B::NOW_MS
-        );
+        let sql;
         let query = match was {
-            Some(was) => sqlx::query_scalar(&sql)
-                .bind(&self.replica)
-                .bind(id)
-                .bind(was.to_owned())
-                .bind(lease),
+            Some(was) => {
+                sql = format!(
+                    "UPDATE a2a_card_tasks SET owner = $1, version = version + 1
+                     WHERE id = $2 AND ended_at IS NULL AND owner = $3 AND owner NOT IN ({})
+                     RETURNING version",
+                    live::<B>("$4")
+                );
+                sqlx::query_scalar(&sql)
+                    .bind(&self.replica)
+                    .bind(id)
+                    .bind(was.to_owned())
+                    .bind(lease)
+            }
             None => sqlx::query_scalar(
                 "UPDATE a2a_card_tasks SET owner = $1, version = version + 1
                  WHERE id = $2 AND ended_at IS NULL AND owner IS NULL RETURNING version",
@@ -765,4 +766,14 @@ where
             _ => Ok(()),
         }
     }
+}
+
+/// The replicas whose lease is live: renewed within the last `lease` milliseconds (a bound
+/// parameter) by the database's clock. A task whose owner is not among them is an orphan,
+/// for the recovery that lists them and again for the claim that takes one.
+fn live<B: Backend>(lease: &str) -> String {
+    format!(
+        "SELECT id FROM a2a_card_replicas WHERE seen_at >= {} - {lease}",
+        B::NOW_MS
+    )
 }

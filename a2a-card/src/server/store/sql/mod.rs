@@ -245,8 +245,7 @@ impl SqlTasks {
         let replica = a2a::new_task_id();
         let others = Arc::new(Others {
             announce: true.into(),
-            heard: 0.into(),
-            gone: Default::default(),
+            ..Default::default()
         });
         let db = connect(url, replica.clone(), Arc::clone(&others)).await?;
         let local = Arc::new(writer::Local::default());
@@ -827,12 +826,7 @@ mod tests {
         ));
         let url = super::sqlite::sqlite_url(&path);
         let open = |replica: &str| {
-            let others = std::sync::Arc::new(crate::server::store::notify::Others {
-                announce: false.into(),
-                heard: 0.into(),
-                gone: Default::default(),
-            });
-            Pools::<sqlx::Sqlite>::open(&url, "test", replica.into(), others)
+            Pools::<sqlx::Sqlite>::open(&url, "test", replica.into(), Default::default())
         };
         let (a, b) = (open("a").await.expect("a"), open("b").await.expect("b"));
         sqlx::query(
