@@ -1275,3 +1275,139 @@ async fn a_task_whose_log_ended_before_its_row_is_ended_by_the_takeover_not_run_
     assert_eq!(owner, None, "no process holds the task");
     assert_eq!(count(&notes, "charge"), charged, "{:?}", lines(&notes));
 }
+
+/// Asks for a word and says the text back with it, durably; counts its runs.
+struct Repeater {
+    runs: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+/// Repeats, durably.
+#[agent(url = "http://127.0.0.1:1")]
+impl Repeater {
+    /// Asks for a word, then says the text with it.
+    #[skill(durable)]
+    async fn repeat(&self, text: String, ctx: SkillContext) -> Result<String, SkillError> {
+        self.runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let word = ctx.ask("Which word?").await?;
+        Ok(format!("{text} {}", word.text()))
+    }
+}
+
+/// A SQLite store that keeps the server's recovery, for the test to take a task up again
+/// through it as the store's own recovery would (a claim given back and claimed anew).
+struct KeptRecovery {
+    sql: a2a_card::server::store::SqlTasks,
+    recovery: std::sync::Arc<std::sync::Mutex<Option<a2a_card::server::store::Recovery>>>,
+}
+
+#[async_trait::async_trait]
+impl a2a_card::server::store::Store for KeptRecovery {
+    fn tasks(&self) -> std::sync::Arc<dyn a2a_server::TaskStore> {
+        a2a_card::server::store::Store::tasks(&self.sql)
+    }
+    fn push_configs(&self) -> Option<std::sync::Arc<dyn a2a_server::PushConfigStore>> {
+        a2a_card::server::store::Store::push_configs(&self.sql)
+    }
+    fn events(&self) -> Option<std::sync::Arc<dyn a2a_card::server::store::EventLog>> {
+        a2a_card::server::store::Store::events(&self.sql)
+    }
+    async fn settle(&self, task_id: &str) -> Result<(), a2a::A2AError> {
+        a2a_card::server::store::Store::settle(&self.sql, task_id).await
+    }
+    fn recover_into(&self, recovery: a2a_card::server::store::Recovery) {
+        *self.recovery.lock().expect("not poisoned") = Some(recovery.clone());
+        a2a_card::server::store::Store::recover_into(&self.sql, recovery);
+    }
+    async fn release(&self) -> Result<(), a2a::A2AError> {
+        a2a_card::server::store::Store::release(&self.sql).await
+    }
+}
+
+/// A task taken up again on the replica whose run of it still goes on (its claim given back
+/// by a late hand-back, then claimed anew by the same replica: seen in the fault campaign)
+/// goes on in the newer run, which takes the answer. The older run's end once dropped the
+/// task from those followed here while the newer one ran it: the answer then waited for a
+/// handler forever, on a row its live replica kept owning.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_taken_up_again_where_it_runs_goes_on_in_the_newer_run_and_takes_the_answer() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
+
+    let dir = std::env::temp_dir().join(format!(
+        "a2a-card-again-{}-{}",
+        std::process::id(),
+        a2a::new_task_id()
+    ));
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let sql = a2a_card::server::store::SqlTasks::sqlite(
+        dir.join("tasks.db"),
+        a2a_card::server::store::Retention::default(),
+    )
+    .await
+    .expect("opened");
+    let recovery = Arc::new(Mutex::new(None));
+    let runs = Arc::new(AtomicUsize::new(0));
+    let server = Server::new(Repeater {
+        runs: Arc::clone(&runs),
+    })
+    .tasks(Tasks::custom(KeptRecovery {
+        sql,
+        recovery: Arc::clone(&recovery),
+    }));
+    let agent = a2a_card::testing::TestAgent::start(server)
+        .await
+        .expect("served");
+
+    let asked = agent
+        .json_rpc(
+            "SendMessage",
+            json!({"message": {"messageId": "m1", "role": "ROLE_USER",
+                "parts": [{"text": "hello"}]}}),
+        )
+        .await
+        .expect("an answer");
+    let task: a2a::Task = serde_json::from_value(asked["result"]["task"].clone())
+        .unwrap_or_else(|e| panic!("a task ({e}): {asked}"));
+    assert_eq!(task.status.state, a2a::TaskState::InputRequired, "{asked}");
+
+    // Taken up again here while its first run waits for the answer.
+    let kept = recovery.lock().expect("not poisoned").clone();
+    kept.expect("the server handed the store its recovery")
+        .resumed(a2a_card::server::store::Claimed::new(task.clone(), 2));
+    let since = Instant::now();
+    while runs.load(Ordering::SeqCst) < 2 {
+        assert!(
+            since.elapsed() < Duration::from_secs(10),
+            "the task was not run again"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // The first run, stopped by the second, has ended by now.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    let answer = json!({"message": {"messageId": "m2", "role": "ROLE_USER",
+        "taskId": task.id, "parts": [{"text": "world"}]}});
+    let _ = tokio::time::timeout(
+        Duration::from_secs(10),
+        agent.json_rpc("SendMessage", answer),
+    )
+    .await;
+    let since = Instant::now();
+    let done = loop {
+        let read = agent
+            .json_rpc("GetTask", json!({"id": task.id}))
+            .await
+            .expect("an answer");
+        if read["result"]["status"]["state"] == "TASK_STATE_COMPLETED" {
+            break read;
+        }
+        assert!(
+            since.elapsed() < Duration::from_secs(10),
+            "the answer did not reach the newer run: {read}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(done.to_string().contains("hello world"), "{done}");
+    assert_eq!(runs.load(Ordering::SeqCst), 2, "run once more, not again");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -20,7 +20,7 @@ use crate::skill::SkillError;
 use super::task::Recorder;
 use super::task::updates::{artifact, question_status, reply_part, status};
 use super::task::{
-    Caller, Ending, Handler, Happening, Journal, Record, Tracked, Waiter, withdraw_unanswered,
+    Caller, Ending, Handler, Happening, Journal, Record, Run, Tracked, Waiter, withdraw_unanswered,
 };
 use crate::server::errors::input_error;
 
@@ -196,7 +196,9 @@ pub(crate) fn start(
     };
     let (link, events) = call.context.link(skill_id, EVENT_BUFFER, journal.clone());
     let (abort, aborted) = oneshot::channel::<()>();
-    if !tracked.start(Handler::new(abort, link.clone(), journal, caller)) {
+    let handler = Handler::new(abort, link.clone(), journal, caller);
+    let run = handler.run();
+    if !tracked.start(handler) {
         tracing::warn!(task = %tracked.id, "a handler was not started for a task that ended here");
         return;
     }
@@ -238,7 +240,7 @@ pub(crate) fn start(
     // without waking another.
     tokio::spawn(future::join(
         handler,
-        drive(recorder, tracked, events, replay),
+        drive(recorder, tracked, run, events, replay),
     ));
 }
 
@@ -254,10 +256,12 @@ pub(super) fn panicked(span: &tracing::Span, panic: &(dyn std::any::Any + Send))
         .unwrap_or_else(|| "(no message)".to_owned())
 }
 
-/// Records a handler's events until it ends or is dropped.
+/// Records the events of `run`'s handler until it ends or is dropped, or a newer run of the
+/// task replaces it here.
 async fn drive(
     recorder: Arc<Recorder>,
     tracked: Arc<Tracked>,
+    run: Run,
     mut events: mpsc::Receiver<Signal>,
     mut replay: LogReplay,
 ) {
@@ -276,6 +280,12 @@ async fn drive(
         };
     }
     while let Some(event) = events.next().await {
+        // The task was taken up here again and a newer run replaced this one (its claim was
+        // given back and claimed anew while this run went on): what this handler sent last
+        // is not the task's (the newer run replays to it), and the task is the newer run's.
+        if tracked.replaced(run) {
+            break;
+        }
         match event {
             Signal::Progress(text) => {
                 if replayed!(LogItem::Progress(text.clone())) {
@@ -321,7 +331,7 @@ async fn drive(
                 answer,
                 entry,
             } => {
-                if !tracked.ask(Waiter::new(answer, entry)) {
+                if !tracked.ask(run, Waiter::new(answer, entry)) {
                     break;
                 }
                 // The question the task was waiting on when its process stopped: it waits on,
@@ -437,7 +447,13 @@ async fn drive(
             }
         }
     }
-    recorder.finish(&tracked);
+    // What followed the task here is over, unless a newer run of it goes on with what this
+    // one followed: taken out of the registry, its answers would find no handler here and
+    // wait for one forever (seen in the fault campaign: rows a live replica owned and renewed,
+    // with no run there, the answers forwarded to it kept for a run that never came).
+    if !tracked.replaced(run) {
+        recorder.finish(&tracked);
+    }
 }
 
 /// A chunk as its task's log holds it.

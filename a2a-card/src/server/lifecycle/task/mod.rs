@@ -38,7 +38,7 @@ pub(crate) use mailbox::{Found, Letter};
 pub(crate) use recorder::{Ending, Recorder, Storing};
 pub use registry::FinishedLogs;
 pub(crate) use registry::Registry;
-pub(crate) use stage::{Caller, Handler, Journal, TurnOutcome, Waiter, Waiting, turn};
+pub(crate) use stage::{Caller, Handler, Journal, Run, TurnOutcome, Waiter, Waiting, turn};
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -147,10 +147,17 @@ impl Tracked {
         self.stage.start(handler)
     }
 
-    /// The handler asks a question and waits on `waiter` for its answer; `false` when it runs
-    /// here no more.
-    pub(crate) fn ask(&self, waiter: Waiter) -> bool {
-        self.stage.ask(waiter)
+    /// The handler of `run` asks a question and waits on `waiter` for its answer; `false`
+    /// when it runs here no more (stopped, or replaced by a newer run).
+    pub(crate) fn ask(&self, run: Run, waiter: Waiter) -> bool {
+        self.stage.ask(Some(run), waiter)
+    }
+
+    /// Whether a newer run of the task than `run` runs here (the task was taken up here
+    /// again while `run` went on): `run` is over, and what its handler sent last is not the
+    /// task's.
+    pub(crate) fn replaced(&self, run: Run) -> bool {
+        self.stage.replaced(run)
     }
 
     /// Puts `waiting` back: the handler waits on for an answer (one taken for it could not be
@@ -158,7 +165,7 @@ impl Tracked {
     /// caller.
     pub(crate) fn wait_again(&self, waiting: Waiting) -> bool {
         let entry = waiting.journal.map(|(_, n)| n);
-        self.stage.ask(Waiter::new(waiting.answer, entry))
+        self.stage.ask(None, Waiter::new(waiting.answer, entry))
     }
 
     /// Arms `expiry`, the timer that withdraws the question the handler waits on; aborted at

@@ -80,9 +80,20 @@ impl TurnOutcome {
     }
 }
 
+/// Which run of its task a handler is: a task taken up again here while a run of it still
+/// goes on (its claim given back and taken again) has a newer run, which replaces the older
+/// in the stage; what the older one's handler sent after that is not the task's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Run(u64);
+
+/// The number of the next run started in this process.
+static NEXT_RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// A handler running here: how it is stopped, its journal (a durable skill's), and the caller
 /// of its current turn.
 pub(crate) struct Handler {
+    /// Which run of the task it is.
+    run: Run,
     /// Drops the handler's future (cancellation).
     abort: oneshot::Sender<()>,
     link: LinkHandle,
@@ -101,11 +112,17 @@ impl Handler {
         caller: Option<Caller>,
     ) -> Handler {
         Handler {
+            run: Run(NEXT_RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed)),
             abort,
             link,
             journal,
             caller,
         }
+    }
+
+    /// Which run of the task it is.
+    pub(crate) fn run(&self) -> Run {
+        self.run
     }
 
     /// Stops the handler: it reads as cancelled, and its future is dropped.
@@ -183,6 +200,14 @@ impl Standing {
         }
     }
 
+    /// The run whose handler runs here, if one does.
+    fn run(&self) -> Option<Run> {
+        match self {
+            Standing::Running(h) | Standing::Waiting(h, _) => Some(h.run),
+            Standing::Elsewhere | Standing::Ended => None,
+        }
+    }
+
     fn held(self) -> Held {
         let (handler, waiter) = match self {
             Standing::Elsewhere | Standing::Ended => (None, None),
@@ -203,17 +228,32 @@ impl Stage {
         self.stage().phase()
     }
 
+    /// Whether a newer run of the task than `run` runs here: `run`'s handler was replaced
+    /// (stopped) by it.
+    pub(crate) fn replaced(&self, run: Run) -> bool {
+        self.stage().run().is_some_and(|now| now != run)
+    }
+
     /// The one way the stage moves: `happening` is checked against the table; allowed, the
     /// effects the table lists on the handler and its question are carried out in order, and
     /// `enter` makes the new standing (of the table's phase) from what is left of them. A
     /// question dropped in the change is dropped last, once its handler reads as stopped: a
     /// handler whose question fails first must not take itself for one that returned.
+    ///
+    /// `by`: the run whose handler makes the change itself, refused as [`Refused::Gone`]
+    /// once a newer run replaced it.
     fn go(
         &self,
         happening: Happening,
+        by: Option<Run>,
         enter: impl FnOnce(Phase, &mut Held) -> Standing,
     ) -> Result<Carried, Refused> {
         let mut stage = self.stage();
+        if let (Some(by), Some(now)) = (by, stage.run())
+            && by != now
+        {
+            return Err(Refused::Gone);
+        }
         let step = machine::next(stage.phase(), happening)?;
         let mut held = std::mem::take(&mut *stage).held();
         let mut carried = Carried {
@@ -277,7 +317,7 @@ impl Stage {
     pub(crate) fn start(&self, handler: Handler) -> bool {
         let journaled = handler.journal.is_some();
         let mut handler = Some(handler);
-        self.go(Happening::Start { journaled }, |_, _| {
+        self.go(Happening::Start { journaled }, None, |_, _| {
             handler
                 .take()
                 .map_or(Standing::Elsewhere, Standing::Running)
@@ -285,10 +325,12 @@ impl Stage {
         .is_ok()
     }
 
-    /// The handler asks, and waits on `waiter`; `false` when it runs here no more.
-    pub(crate) fn ask(&self, waiter: Waiter) -> bool {
+    /// The handler asks, and waits on `waiter`; `false` when it runs here no more. `by`: the
+    /// run whose handler asks (`None`: a handler put back to wait on), refused once a newer
+    /// run replaced it.
+    pub(crate) fn ask(&self, by: Option<Run>, waiter: Waiter) -> bool {
         let mut waiter = Some(waiter);
-        self.go(Happening::Ask, |to, held| {
+        self.go(Happening::Ask, by, |to, held| {
             Stage::standing(to, held, waiter.take())
         })
         .is_ok()
@@ -311,7 +353,7 @@ impl Stage {
     /// answer forwarded by another process), which is left where it is when the handler does
     /// not wait.
     pub(crate) fn take_waiting(&self, caller: &mut Option<Caller>) -> Result<Waiting, Refused> {
-        let carried = self.go(Happening::Answer, |to, held| {
+        let carried = self.go(Happening::Answer, None, |to, held| {
             if let Some(handler) = held.handler.as_mut() {
                 handler.caller = caller.take();
             }
@@ -323,6 +365,6 @@ impl Stage {
     /// A change that ends the task, or gives up or stops its run here (see
     /// [`Happening`]): what is left for the recorder.
     pub(crate) fn change(&self, happening: Happening) -> Result<Carried, Refused> {
-        self.go(happening, |to, held| Stage::standing(to, held, None))
+        self.go(happening, None, |to, held| Stage::standing(to, held, None))
     }
 }
