@@ -242,9 +242,24 @@ impl Listening {
         );
         let halts = self.halts;
         let busy = || halts.iter().any(Halt::busy);
-        let settled = std::pin::pin!(drain.settle(self.drain_timeout, busy));
+        // A task a caller here read when the drain began is handed over once no caller reads
+        // it: a stream the drain ends lets go of it a moment later, a blocking call once it is
+        // answered (its task then waits for an answer, or runs for nobody here).
+        let handing = async {
+            loop {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                for halt in &halts {
+                    halt.hand_over().await;
+                }
+            }
+        };
+        let settle = std::pin::pin!(drain.settle(self.drain_timeout, busy));
+        let handing = std::pin::pin!(handing);
+        let settled = future::select(settle, handing);
         let drained = match future::select(settled, &mut served).await {
-            Either::Left((drained, _)) => drained,
+            Either::Left((Either::Left((drained, _)), _)) => drained,
+            // (The handover loops until the drain settles.)
+            Either::Left((Either::Right(((), settle)), _)) => settle.await,
             Either::Right((result, _)) => return result.map_err(ServerError::from),
         };
         if !drained {

@@ -700,8 +700,9 @@ impl Halt {
     /// answer, or running for a caller that did not wait): its handler is dropped, its writes
     /// stored, and the store's claim on it given up, so that another process takes it over
     /// now rather than when this one's drain ends. A task a blocking call or a stream here
-    /// reads goes on here, for the drain (the call is answered; a stream is ended by the drain
-    /// and resumed elsewhere), and is handed over at its end ([`stop`](Self::stop)).
+    /// reads goes on here (the call is answered; a stream is ended by the drain and resumed
+    /// elsewhere): the drain calls this again until it settles, and the task is handed over
+    /// once no caller here reads it, or at the drain's end ([`stop`](Self::stop)).
     pub(crate) async fn hand_over(&self) {
         let Some(log) = self.recorder.log.clone() else {
             return;
