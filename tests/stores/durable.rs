@@ -1333,14 +1333,10 @@ async fn a_task_taken_up_again_where_it_runs_goes_on_in_the_newer_run_and_takes_
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{Arc, Mutex};
 
-    let dir = std::env::temp_dir().join(format!(
-        "a2a-card-again-{}-{}",
-        std::process::id(),
-        a2a::new_task_id()
-    ));
-    std::fs::create_dir_all(&dir).expect("a directory");
+    let (url, _) = fresh("again");
+    let path = url.strip_prefix("sqlite://").expect("a SQLite URL");
     let sql = a2a_card::server::store::SqlTasks::sqlite(
-        dir.join("tasks.db"),
+        path,
         a2a_card::server::store::Retention::default(),
     )
     .await
@@ -1409,5 +1405,4 @@ async fn a_task_taken_up_again_where_it_runs_goes_on_in_the_newer_run_and_takes_
     };
     assert!(done.to_string().contains("hello world"), "{done}");
     assert_eq!(runs.load(Ordering::SeqCst), 2, "run once more, not again");
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -75,11 +75,17 @@ impl Drain {
     }
 
     /// Waits until no request is under way and `busy` says no work of this process is left,
-    /// or `deadline` passed: whether the work was done in time.
-    pub(crate) async fn settle(&self, deadline: Duration, busy: impl Fn() -> bool) -> bool {
+    /// or `deadline` passed: whether the work was done in time. `busy` is asked at once, then
+    /// every 20 ms, whatever the requests under way (it may do work of its own first: the
+    /// server hands over there the tasks no caller reads any more).
+    pub(crate) async fn settle<F>(&self, deadline: Duration, busy: impl Fn() -> F) -> bool
+    where
+        F: std::future::Future<Output = bool>,
+    {
         let done = async {
             loop {
-                if self.in_flight.load(Ordering::Acquire) == 0 && !busy() {
+                let busy = busy().await;
+                if self.in_flight.load(Ordering::Acquire) == 0 && !busy {
                     return;
                 }
                 tokio::time::sleep(Duration::from_millis(20)).await;
@@ -346,10 +352,22 @@ mod tests {
     #[tokio::test]
     async fn the_drain_settles_once_nothing_is_under_way_or_at_its_deadline() {
         let drain = Drain::new();
-        assert!(drain.settle(Duration::from_secs(5), || false).await);
+        assert!(
+            drain
+                .settle(Duration::from_secs(5), || async { false })
+                .await
+        );
         let counted = InFlight::enter(&drain);
-        assert!(!drain.settle(Duration::from_millis(100), || false).await);
+        assert!(
+            !drain
+                .settle(Duration::from_millis(100), || async { false })
+                .await
+        );
         drop(counted);
-        assert!(!drain.settle(Duration::from_millis(100), || true).await);
+        assert!(
+            !drain
+                .settle(Duration::from_millis(100), || async { true })
+                .await
+        );
     }
 }

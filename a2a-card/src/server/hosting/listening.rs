@@ -233,33 +233,24 @@ impl Listening {
         for halt in &self.halts {
             halt.begin();
         }
-        for halt in &self.halts {
-            halt.hand_over().await;
-        }
         tracing::info!(
             timeout = ?self.drain_timeout,
             "shutting down: draining the requests and tasks under way"
         );
-        let halts = self.halts;
-        let busy = || halts.iter().any(Halt::busy);
-        // A task a caller here read when the drain began is handed over once no caller reads
-        // it: a stream the drain ends lets go of it a moment later, a blocking call once it is
-        // answered (its task then waits for an answer, or runs for nobody here).
-        let handing = async {
-            loop {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-                for halt in &halts {
-                    halt.hand_over().await;
-                }
+        let halts = &self.halts;
+        // Each time the drain looks (at once, then every 20 ms): the durable tasks no caller
+        // here reads are handed over (at once those none read as the drain began; a stream the
+        // drain ends lets go of its task a moment later, a blocking call once it is answered),
+        // then whether work only this process can finish is left.
+        let busy = move || async move {
+            for halt in halts {
+                halt.hand_over().await;
             }
+            halts.iter().any(Halt::busy)
         };
-        let settle = std::pin::pin!(drain.settle(self.drain_timeout, busy));
-        let handing = std::pin::pin!(handing);
-        let settled = future::select(settle, handing);
+        let settled = std::pin::pin!(drain.settle(self.drain_timeout, busy));
         let drained = match future::select(settled, &mut served).await {
-            Either::Left((Either::Left((drained, _)), _)) => drained,
-            // (The handover loops until the drain settles.)
-            Either::Left((Either::Right(((), settle)), _)) => settle.await,
+            Either::Left((drained, _)) => drained,
             Either::Right((result, _)) => return result.map_err(ServerError::from),
         };
         if !drained {
@@ -268,7 +259,7 @@ impl Listening {
                 "the drain timeout passed with requests or tasks under way; stopping them"
             );
         }
-        for halt in &halts {
+        for halt in halts {
             halt.stop().await;
         }
         for store in &stores {

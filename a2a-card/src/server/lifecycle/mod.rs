@@ -721,7 +721,7 @@ impl Halt {
             };
             if let Err(e) = handed.await {
                 // Its claim goes with this process's lease, at the drain's end.
-                tracing::warn!(task = %tracked.id, error = %e.message, "a durable task could not be handed over at the drain's start");
+                tracing::warn!(task = %tracked.id, error = %e.message, "a durable task could not be handed over during the drain");
             }
         }
     }

@@ -200,11 +200,12 @@ impl Standing {
         }
     }
 
-    /// The run whose handler runs here, if one does.
-    fn run(&self) -> Option<Run> {
+    /// Whether a newer run than `run` runs here: `run`'s handler was replaced (stopped) by
+    /// it.
+    fn replaced(&self, run: Run) -> bool {
         match self {
-            Standing::Running(h) | Standing::Waiting(h, _) => Some(h.run),
-            Standing::Elsewhere | Standing::Ended => None,
+            Standing::Running(h) | Standing::Waiting(h, _) => h.run != run,
+            Standing::Elsewhere | Standing::Ended => false,
         }
     }
 
@@ -231,7 +232,7 @@ impl Stage {
     /// Whether a newer run of the task than `run` runs here: `run`'s handler was replaced
     /// (stopped) by it.
     pub(crate) fn replaced(&self, run: Run) -> bool {
-        self.stage().run().is_some_and(|now| now != run)
+        self.stage().replaced(run)
     }
 
     /// The one way the stage moves: `happening` is checked against the table; allowed, the
@@ -249,9 +250,7 @@ impl Stage {
         enter: impl FnOnce(Phase, &mut Held) -> Standing,
     ) -> Result<Carried, Refused> {
         let mut stage = self.stage();
-        if let (Some(by), Some(now)) = (by, stage.run())
-            && by != now
-        {
+        if by.is_some_and(|by| stage.replaced(by)) {
             return Err(Refused::Gone);
         }
         let step = machine::next(stage.phase(), happening)?;
